@@ -1,0 +1,39 @@
+/** Outbound chat channels (contract §9.5): file, webhook, slack. */
+import type { ChannelConfig } from '../../config/schema.js';
+
+export type Severity = 'P1' | 'P2' | 'P3';
+
+/** The direct message the agent sends to the on-call person. */
+export interface OutboundMessage {
+  eventId: string;
+  agentId: string;
+  severity: Severity;
+  status: 'firing' | 'resolved';
+  title: string;
+  text: string;
+}
+
+/** Result of one delivery attempt; the dispatcher owns retries and back-off. */
+export type DeliveryResult =
+  | { ok: true; detail: Record<string, string> }
+  | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
+
+/** A message arriving from the chat side (a mention, a DM reply). */
+export interface InboundMessage {
+  from: string;
+  text: string;
+}
+
+export interface Channel {
+  readonly id: string;
+  readonly type: ChannelConfig['type'];
+  readonly direction: 'outbound';
+  /** Attempts before dead-lettering, when the channel sets its own. */
+  readonly maxAttempts: number | undefined;
+  /** One delivery attempt. Never throws: failures are results. */
+  send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult>;
+  /** Outbound channels ignore inbound messages (spec: "inbound mentions are ignored"). */
+  receive(message: InboundMessage): { handled: false; reason: 'outbound-only' };
+  ready(): boolean;
+  close(): Promise<void>;
+}
