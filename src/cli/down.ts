@@ -1,0 +1,35 @@
+/** `svc down`: SIGTERM to the daemon, then wait until it has drained and exited. */
+import { homePaths, svcHome } from '../config/paths.js';
+import type { CliContext } from './context.js';
+import { runningPid } from './daemon-files.js';
+
+const STOP_TIMEOUT_MS = 60_000;
+
+export async function downCommand(ctx: CliContext): Promise<number> {
+  const paths = homePaths(svcHome(ctx.env));
+  const pid = runningPid(paths.pidFile);
+  if (pid === null) {
+    ctx.stdout('svc down: svc is not running\n');
+    return 0;
+  }
+  process.kill(pid, 'SIGTERM');
+  const deadline = ctx.clock.now() + STOP_TIMEOUT_MS;
+  while (ctx.clock.now() < deadline) {
+    if (!alive(pid)) {
+      ctx.stdout(`svc down: stopped (pid ${pid})\n`);
+      return 0;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  ctx.stderr(`svc down: pid ${pid} did not stop within ${STOP_TIMEOUT_MS / 1000} s\n`);
+  return 1;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

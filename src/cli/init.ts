@@ -1,0 +1,94 @@
+/**
+ * `svc init --template alert-escalation --provider <p> [DIR]`: writes the seven files of the template
+ * (contract §2), never overwriting without --force, and creates the referenced HMAC secret in
+ * `$SVC_HOME/secrets` when it is missing. No secret value is ever written into DIR.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { svcHome } from '../config/paths.js';
+import type { ProviderName } from '../config/schema.js';
+import { PROVIDERS } from '../config/schema.js';
+import { secretExists, writeSecret } from '../config/secrets.js';
+import { RuntimeError, UsageError } from '../core/errors.js';
+import type { CliContext } from './context.js';
+
+export const TEMPLATES = ['alert-escalation'] as const;
+
+/** Template file → scaffold file. `env.example` is stored without its dot so packaging keeps it. */
+const FILES: ReadonlyArray<[string, string]> = [
+  ['agent.yaml', 'agent.yaml'],
+  ['event-sources.yaml', 'event-sources.yaml'],
+  ['channels.yaml', 'channels.yaml'],
+  ['skills/triage.md', 'skills/triage.md'],
+  ['fixtures/mock-alert.json', 'fixtures/mock-alert.json'],
+  ['env.example', '.env.example'],
+  ['README.md', 'README.md'],
+];
+
+/** The secret the template's event-sources.yaml references. */
+const HMAC_SECRET = 'alert-escalation/webhook-hmac';
+
+const PROVIDER_VARS: Record<ProviderName, { model: string; env: string }> = {
+  rules: { model: '', env: '# The rules provider is built in and offline: it needs no key.' },
+  anthropic: {
+    model: 'model: claude-haiku-4-5\n',
+    env: '# Anthropic Messages API\nANTHROPIC_API_KEY=',
+  },
+  openai: {
+    model: 'model: gpt-4o-mini\n# baseUrl: http://127.0.0.1:8000/v1   # any OpenAI-compatible endpoint\n',
+    env: '# OpenAI-compatible endpoint\nOPENAI_API_KEY=',
+  },
+};
+
+function templateDir(template: string): string {
+  // dist/cli/init.js and src/cli/init.ts both sit two levels below the package root.
+  return fileURLToPath(new URL(`../../templates/${template}/`, import.meta.url));
+}
+
+export function initCommand(
+  dirArg: string | undefined,
+  opts: { template?: string; provider?: string; force: boolean },
+  ctx: CliContext,
+): number {
+  const template = opts.template;
+  if (!template || !(TEMPLATES as readonly string[]).includes(template)) {
+    throw new UsageError(`svc init: unknown template "${template ?? ''}"; valid templates: ${TEMPLATES.join(', ')}`);
+  }
+  const provider = opts.provider;
+  if (!provider || !(PROVIDERS as readonly string[]).includes(provider)) {
+    throw new UsageError(`svc init: unknown provider "${provider ?? ''}"; valid providers: ${PROVIDERS.join(', ')}`);
+  }
+  const vars = PROVIDER_VARS[provider as ProviderName];
+  const dir = resolve(ctx.cwd, dirArg ?? `./${template}`);
+  const existing = FILES.map(([, to]) => join(dir, to)).filter((p) => existsSync(p));
+  if (existing.length > 0 && !opts.force) {
+    throw new RuntimeError('EEXIST', `svc init: would overwrite ${existing.map((p) => relative(ctx.cwd, p) || p).join(', ')}; use --force to replace`);
+  }
+  const source = templateDir(template);
+  for (const [from, to] of FILES) {
+    const text = readFileSync(join(source, from), 'utf8')
+      .replaceAll('{{PROVIDER}}', provider)
+      .replaceAll('{{MODEL}}', vars.model)
+      .replaceAll('{{PROVIDER_ENV}}', vars.env);
+    const target = join(dir, to);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text);
+  }
+  const home = svcHome(ctx.env);
+  let secretNote = `kept the existing secret ${HMAC_SECRET}`;
+  if (!secretExists(home, HMAC_SECRET)) {
+    writeSecret(home, HMAC_SECRET, randomBytes(32).toString('hex'));
+    secretNote = `created secret ${HMAC_SECRET} in ${join(home, 'secrets')} (mode 0600)`;
+  }
+  const shown = relative(ctx.cwd, dir) || '.';
+  ctx.stdout(
+    `svc init: scaffolded ${template} (provider ${provider}) in ${shown}\n` +
+      FILES.map(([, to]) => `  ${to}\n`).join('') +
+      `  ${secretNote}\n` +
+      (provider === 'rules' ? '' : `  note: provider "${provider}" is accepted by init; this build runs only "rules" (see .env.example)\n`) +
+      `next: cd ${shown} && svc up -d && svc webhook send fixtures/mock-alert.json\n`,
+  );
+  return 0;
+}

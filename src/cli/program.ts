@@ -1,0 +1,87 @@
+/** The `svc` command line: one sub-command per file in this folder; errors become exit codes here. */
+import { Command, CommanderError } from 'commander';
+import { ConfigError, EXIT, RuntimeError, UsageError, errorText, exitCodeFor } from '../core/errors.js';
+import { packageVersion } from '../core/version.js';
+import type { CliContext } from './context.js';
+import { downCommand } from './down.js';
+import { initCommand } from './init.js';
+import { secretSetCommand } from './secret-set.js';
+import { upCommand } from './up.js';
+import { webhookSendCommand } from './webhook-send.js';
+
+function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command {
+  const program = new Command('svc')
+    .description('svc: an agent runtime for operations teams')
+    .version(packageVersion())
+    .exitOverride()
+    .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
+
+  program
+    .command('init')
+    .description('scaffold an agent from a template')
+    .argument('[dir]', 'target directory (default ./<template>)')
+    .requiredOption('--template <name>', 'template: alert-escalation')
+    .requiredOption('--provider <name>', 'provider: rules | anthropic | openai')
+    .option('--force', 'overwrite existing files', false)
+    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean }) => {
+      setCode(initCommand(dir, opts, ctx));
+    });
+
+  program
+    .command('up')
+    .description('run the agents of each DIR (default .) until SIGINT/SIGTERM')
+    .argument('[dirs...]', 'agent directories, each holding an agent.yaml')
+    .option('-d, --detach', 'run in the background; return once ready', false)
+    .action(async (dirs: string[], opts: { detach: boolean }) => {
+      setCode(await upCommand(dirs, opts, ctx));
+    });
+
+  program
+    .command('down')
+    .description('stop the running daemon gracefully')
+    .action(async () => {
+      setCode(await downCommand(ctx));
+    });
+
+  const webhook = program.command('webhook').description('webhook tools');
+  webhook
+    .command('send')
+    .description("sign FILE with a source's secret and POST it to the local ingest")
+    .argument('<file>', 'payload file (JSON)')
+    .option('--source <id>', 'source id (default: the only source)')
+    .option('--dir <dir>', 'agent directory', '.')
+    .option('--fingerprint <fp>', 'idempotency key (default: derived from the body)')
+    .action(async (file: string, opts: { source?: string; dir?: string; fingerprint?: string }) => {
+      setCode(await webhookSendCommand(file, opts, ctx));
+    });
+
+  const secret = program.command('secret').description('local secrets under $SVC_HOME/secrets');
+  secret
+    .command('set')
+    .description('store the value read from standard input')
+    .argument('<path>', 'secret path, e.g. alert-escalation/webhook-hmac')
+    .action(async (path: string) => {
+      setCode(await secretSetCommand(path, ctx));
+    });
+
+  return program;
+}
+
+/** Runs one command line; returns the exit code (0 success, 1 runtime failure, 2 usage or configuration). */
+export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(ctx, (c) => { code = c; });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here with exitCode 0; everything else is a usage error.
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (err instanceof ConfigError) ctx.stderr(`svc: configuration error:\n${err.message}\n`);
+    else if (err instanceof UsageError || err instanceof RuntimeError) ctx.stderr(`${err.message}\n`);
+    else ctx.stderr(`svc: unexpected error: ${errorText(err)}\n`);
+    return exitCodeFor(err);
+  }
+}

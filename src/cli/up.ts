@@ -1,0 +1,119 @@
+/**
+ * `svc up [-d] [DIR...]`: validates every agent directory first (exit 2 on a configuration error,
+ * before anything starts or detaches), then runs the daemon in the foreground until SIGINT/SIGTERM,
+ * or with -d spawns it detached and returns once it is ready (exit 0) or has failed (exit 1).
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadAgents } from '../config/load-agent.js';
+import { homePaths, svcHome } from '../config/paths.js';
+import type { LoadedAgent } from '../config/schema.js';
+import { isoTs } from '../core/clock.js';
+import { errorText } from '../core/errors.js';
+import { packageVersion } from '../core/version.js';
+import { timerSleep } from '../runtime/backoff.js';
+import { startDaemon } from '../runtime/start-daemon.js';
+import type { CliContext } from './context.js';
+import { acquirePidFile, releasePidFile, runningPid, writeState } from './daemon-files.js';
+
+/** Messages a detached daemon sends its parent over the IPC channel. */
+type ReadyMessage = { type: 'ready'; pid: number; ingest: string[] } | { type: 'failed'; error: string };
+
+const DETACH_READY_TIMEOUT_MS = 60_000;
+
+export async function upCommand(dirs: string[], opts: { detach: boolean }, ctx: CliContext): Promise<number> {
+  const home = svcHome(ctx.env);
+  const absDirs = (dirs.length > 0 ? dirs : ['.']).map((d) => resolve(ctx.cwd, d));
+  const agents = loadAgents(absDirs, { env: ctx.env, home });
+  return opts.detach ? detach(absDirs, home, ctx) : foreground(agents, home, ctx);
+}
+
+function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
+  return agents.flatMap((a) =>
+    a.sources.map((s) => {
+      const host = s.bind === '0.0.0.0' || s.bind === '::' ? '127.0.0.1' : s.bind;
+      const port = s.port !== 0 ? s.port : (ports[0] ?? 0);
+      return `http://${host.includes(':') ? `[${host}]` : host}:${port}/webhooks/${s.id}`;
+    }),
+  );
+}
+
+async function foreground(agents: LoadedAgent[], home: string, ctx: CliContext): Promise<number> {
+  const paths = homePaths(home);
+  const ids = agents.map((a) => a.agent.id);
+  acquirePidFile(paths.pidFile, ctx.pid);
+  const startedAt = isoTs(ctx.clock.now());
+  writeState(paths.stateFile, { pid: ctx.pid, state: 'starting', startedAt, agents: ids, ingest: [] });
+  const report = (line: string): void => ctx.stdout(`${isoTs(ctx.clock.now())} ${line}\n`);
+  let daemon;
+  try {
+    daemon = await startDaemon({ agents, home, clock: ctx.clock, sleep: timerSleep, version: packageVersion(),
+      pid: ctx.pid, report });
+  } catch (err) {
+    const error = errorText(err);
+    writeState(paths.stateFile, { pid: ctx.pid, state: 'failed', startedAt, agents: ids, ingest: [], error });
+    releasePidFile(paths.pidFile, ctx.pid);
+    ctx.notifyParent?.({ type: 'failed', error } satisfies ReadyMessage);
+    ctx.stderr(`svc up: startup failed: ${error}\n`);
+    return 1;
+  }
+  const ingest = ingestUrls(agents, daemon.ingestPorts());
+  writeState(paths.stateFile, { pid: ctx.pid, state: 'running', startedAt, agents: ids, ingest });
+  report(`svc up: running (pid ${ctx.pid}); agents: ${ids.join(', ')}`);
+  for (const url of ingest) report(`svc up: webhook ingest ${url}`);
+  ctx.notifyParent?.({ type: 'ready', pid: ctx.pid, ingest } satisfies ReadyMessage);
+
+  const signal = await ctx.waitForSignal();
+  report(`svc up: ${signal} received, draining in-flight work`);
+  writeState(paths.stateFile, { pid: ctx.pid, state: 'stopping', startedAt, agents: ids, ingest });
+  try {
+    await daemon.close();
+  } finally {
+    writeState(paths.stateFile, { pid: ctx.pid, state: 'stopped', startedAt, agents: ids, ingest });
+    releasePidFile(paths.pidFile, ctx.pid);
+  }
+  report('svc up: stopped');
+  return 0;
+}
+
+async function detach(dirs: string[], home: string, ctx: CliContext): Promise<number> {
+  const paths = homePaths(home);
+  const other = runningPid(paths.pidFile);
+  if (other !== null) {
+    ctx.stderr(`svc up: svc is already running (pid ${other}); stop it with \`svc down\` first\n`);
+    return 1;
+  }
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const logFd = openSync(paths.upLog, 'a', 0o600);
+  const runner = ctx.mainScript.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...runner, ctx.mainScript, 'up', ...dirs], {
+    cwd: ctx.cwd,
+    env: ctx.env,
+    detached: true,
+    stdio: ['ignore', logFd, logFd, 'ipc'],
+  });
+  closeSync(logFd);
+  const outcome = await new Promise<ReadyMessage>((done) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      done({ type: 'failed', error: `daemon not ready after ${DETACH_READY_TIMEOUT_MS / 1000} s (see ${paths.upLog})` });
+    }, DETACH_READY_TIMEOUT_MS);
+    child.once('message', (msg: ReadyMessage) => { clearTimeout(timer); done(msg); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done({ type: 'failed', error: `daemon exited with code ${code ?? 'null'} before it was ready (see ${paths.upLog})` });
+    });
+    child.once('error', (err) => { clearTimeout(timer); done({ type: 'failed', error: err.message }); });
+  });
+  if (child.connected) child.disconnect();
+  child.unref();
+  if (outcome.type === 'failed') {
+    ctx.stderr(`svc up: startup failed: ${outcome.error}\n`);
+    return 1;
+  }
+  ctx.stdout(`svc up: running in the background (pid ${outcome.pid})\n`);
+  for (const url of outcome.ingest) ctx.stdout(`  webhook ingest: ${url}\n`);
+  ctx.stdout(`  logs: ${paths.logs}/<agent>.log   daemon output: ${paths.upLog}\n  stop: svc down\n`);
+  return 0;
+}

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ConfigError } from '../core/errors.js';
+import { loadAgentDir, loadAgents } from './load-agent.js';
+import { writeSecret } from './secrets.js';
+
+const root = mkdtempSync(join(tmpdir(), 'svc-load-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+const home = join(root, 'home');
+const HMAC = 'f0e1d2c3b4a5968778695a4b3c2d1e0f';
+writeSecret(home, 'alert-escalation/webhook-hmac', HMAC);
+const ctx = { env: { SLACK_BOT_TOKEN: 'xoxb-123', SLACK_ONCALL_USER: 'U42' }, home };
+
+const AGENT = 'id: oncall-escalator\nprovider: rules\nskills: [skills/triage.md]\n';
+const SOURCES = [
+  'sources:',
+  '  - id: alertmanager',
+  '    type: webhook',
+  '    port: 8787',
+  '    secret: ${secret:alert-escalation/webhook-hmac}',
+  '',
+].join('\n');
+const CHANNELS = 'channels:\n  - id: oncall-dm\n    type: file\n    direction: outbound\n    path: ./out/oncall-dm.jsonl\n';
+
+let n = 0;
+/** An agent directory with the template's files, any of them replaced. */
+function agentDir(files: { agent?: string; sources?: string; channels?: string; skill?: boolean } = {}): string {
+  const dir = join(root, `agent${++n}`);
+  mkdirSync(join(dir, 'skills'), { recursive: true });
+  writeFileSync(join(dir, 'agent.yaml'), files.agent ?? AGENT);
+  writeFileSync(join(dir, 'event-sources.yaml'), files.sources ?? SOURCES);
+  writeFileSync(join(dir, 'channels.yaml'), files.channels ?? CHANNELS);
+  if (files.skill !== false) writeFileSync(join(dir, 'skills', 'triage.md'), '# Triage\nMap severity.\n');
+  return dir;
+}
+
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+    return err.message;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('loadAgentDir', () => {
+  it('loads a valid directory with defaults applied, references resolved and paths absolute', () => {
+    const dir = agentDir();
+    assert.deepEqual(loadAgentDir(dir, ctx), {
+      dir,
+      agent: {
+        id: 'oncall-escalator',
+        provider: 'rules',
+        skills: ['skills/triage.md'],
+        dispatch: { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 4 },
+      },
+      sources: [{ id: 'alertmanager', type: 'webhook', port: 8787, bind: '127.0.0.1', secret: HMAC,
+        fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature' }],
+      channels: [{ id: 'oncall-dm', type: 'file', direction: 'outbound', path: join(dir, 'out', 'oncall-dm.jsonl'),
+        to: 'on-call', timeoutMs: 10_000 }],
+      skills: [{ path: join(dir, 'skills', 'triage.md'), text: '# Triage\nMap severity.\n' }],
+    });
+  });
+
+  it('resolves env references in a slack channel', () => {
+    const dir = agentDir({ channels: [
+      'channels:',
+      '  - id: dm',
+      '    type: slack',
+      '    direction: outbound',
+      '    token: ${env:SLACK_BOT_TOKEN}',
+      '    user: ${env:SLACK_ONCALL_USER}',
+      '',
+    ].join('\n') });
+    assert.deepEqual(loadAgentDir(dir, ctx).channels, [{ id: 'dm', type: 'slack', direction: 'outbound', token: 'xoxb-123',
+      user: 'U42', apiUrl: 'https://slack.com/api', timeoutMs: 10_000 }]);
+  });
+
+  it('reports a missing skill file at its list entry', () => {
+    const dir = agentDir({ agent: 'id: a\nprovider: rules\nskills:\n  - skills/triage.md\n  - skills/gone.md\n' });
+    assert.equal(errorOf(() => loadAgentDir(dir, ctx)), `${join(dir, 'agent.yaml')}:5:5: skills.1: file not found: skills/gone.md`);
+  });
+
+  it('refuses providers that are not in this build yet', () => {
+    const dir = agentDir({ agent: 'id: a\n\nprovider: anthropic\nmodel: claude-haiku-4-5\n' });
+    assert.equal(errorOf(() => loadAgentDir(dir, ctx)),
+      `${join(dir, 'agent.yaml')}:3:11: provider: provider "anthropic" is not available in this build yet (use "rules")`);
+  });
+
+  it('rejects a literal webhook secret and a literal slack token, never echoing them', () => {
+    const dir = agentDir({
+      sources: SOURCES.replace('${secret:alert-escalation/webhook-hmac}', 'my-literal-hmac-key-0000'),
+      channels: 'channels:\n  - id: dm\n    type: slack\n    direction: outbound\n    token: xoxb-literal-token\n    user: U1\n',
+    });
+    const msg = errorOf(() => loadAgentDir(dir, ctx));
+    assert.equal(msg, [
+      `${join(dir, 'event-sources.yaml')}:5:13: sources.0.secret: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`,
+      `${join(dir, 'channels.yaml')}:5:12: channels.0.token: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`,
+    ].join('\n'));
+    assert.ok(!msg.includes('my-literal-hmac-key-0000') && !msg.includes('xoxb-literal-token'));
+  });
+
+  it('reports an unresolvable secret naming file, line and key, and problems of every file at once', () => {
+    const dir = agentDir({
+      agent: 'id: a\nprovider: rules\nsklls: []\n',
+      sources: SOURCES.replace('alert-escalation/webhook-hmac', 'alert-escalation/rotated'),
+    });
+    assert.equal(errorOf(() => loadAgentDir(dir, ctx)), [
+      `${join(dir, 'agent.yaml')}:3:1: sklls: unknown key "sklls"`,
+      `${join(dir, 'event-sources.yaml')}:5:13: sources.0.secret: secret "alert-escalation/rotated" not found in $SVC_HOME/secrets (${join(home, 'secrets')}); store it with \`svc secret set alert-escalation/rotated\``,
+    ].join('\n'));
+  });
+
+  it('reports duplicate source and channel ids within an agent', () => {
+    const dir = agentDir({
+      sources: `${SOURCES}  - id: alertmanager\n    type: webhook\n    port: 8788\n    secret: \${secret:alert-escalation/webhook-hmac}\n`,
+      channels: `${CHANNELS}  - id: oncall-dm\n    type: file\n    direction: outbound\n    path: b.jsonl\n`,
+    });
+    const s = join(dir, 'event-sources.yaml');
+    const c = join(dir, 'channels.yaml');
+    assert.equal(errorOf(() => loadAgentDir(dir, ctx)), [
+      `${s}:6:9: sources.1.id: duplicate source id "alertmanager" (first at ${s}:2:9)`,
+      `${c}:6:9: channels.1.id: duplicate channel id "oncall-dm" (first at ${c}:2:9)`,
+    ].join('\n'));
+  });
+
+  it('reports a missing agent.yaml', () => {
+    const dir = join(root, 'empty');
+    mkdirSync(dir);
+    assert.equal(errorOf(() => loadAgentDir(dir, ctx)), [
+      `${join(dir, 'agent.yaml')}: file not found`,
+      `${join(dir, 'event-sources.yaml')}: file not found`,
+      `${join(dir, 'channels.yaml')}: file not found`,
+    ].join('\n'));
+  });
+});
+
+describe('loadAgents', () => {
+  it('loads several agents in order', () => {
+    const a = agentDir({ agent: 'id: a\nprovider: rules\n' });
+    const b = agentDir({ agent: 'id: b\nprovider: rules\n', sources: SOURCES.replace('alertmanager', 'grafana') });
+    assert.deepEqual(loadAgents([a, b], ctx).map((l) => [l.agent.id, l.sources[0]?.id]), [['a', 'alertmanager'], ['b', 'grafana']]);
+  });
+
+  it('rejects duplicate agent ids across directories', () => {
+    const a = agentDir({ agent: 'id: same\nprovider: rules\n' });
+    const b = agentDir({ agent: '# second\nid: same\nprovider: rules\n', sources: SOURCES.replace('8787', '8790') });
+    assert.equal(errorOf(() => loadAgents([a, b], ctx)),
+      `${join(b, 'agent.yaml')}:2:5: id: duplicate agent id "same" (also in ${join(a, 'agent.yaml')}:1:5)`);
+  });
+
+  it('rejects the same source id on the same port, allows it on another port', () => {
+    const a = agentDir({ agent: 'id: a\nprovider: rules\n' });
+    const b = agentDir({ agent: 'id: b\nprovider: rules\n' });
+    const c = agentDir({ agent: 'id: c\nprovider: rules\n', sources: SOURCES.replace('8787', '8799') });
+    assert.equal(errorOf(() => loadAgents([a, b], ctx)),
+      `${join(b, 'event-sources.yaml')}:2:9: sources.0.id: source id "alertmanager" is already served on port 8787 (${join(a, 'event-sources.yaml')}:2:9)`);
+    assert.equal(loadAgents([a, c], ctx).length, 2);
+  });
+
+  it('rejects sources sharing a port with different bind addresses', () => {
+    const a = agentDir({ agent: 'id: a\nprovider: rules\n' });
+    const b = agentDir({ agent: 'id: b\nprovider: rules\n',
+      sources: SOURCES.replace('alertmanager', 'other').replace('port: 8787', 'port: 8787\n    bind: 0.0.0.0') });
+    assert.equal(errorOf(() => loadAgents([a, b], ctx)),
+      `${join(b, 'event-sources.yaml')}:5:11: sources.0.bind: port 8787 is also used with bind "127.0.0.1" (${join(a, 'event-sources.yaml')}:2:5); sources sharing a port must share the bind address`);
+  });
+
+  it('requires agents that set controlPlane to agree, naming both files and the differing key', () => {
+    const a = agentDir({ agent: 'id: a\nprovider: rules\ncontrolPlane:\n  port: 9464\n' });
+    const b = agentDir({ agent: 'id: b\nprovider: rules\n', sources: SOURCES.replace('8787', '8801') });
+    const c = agentDir({ agent: 'id: c\nprovider: rules\ncontrolPlane: { bind: 127.0.0.1 }\n', sources: SOURCES.replace('8787', '8802') });
+    const d = agentDir({ agent: 'id: d\nprovider: rules\n\ncontrolPlane:\n  port: 9999\n', sources: SOURCES.replace('8787', '8803') });
+    // Equal after defaults (bind 127.0.0.1, port 9464), and b does not set it: no problem.
+    assert.equal(loadAgents([a, b, c], ctx).length, 3);
+    assert.equal(errorOf(() => loadAgents([a, b, d], ctx)),
+      `${join(d, 'agent.yaml')}:5:3: controlPlane: differs from ${join(a, 'agent.yaml')}:4:3 in controlPlane.port; agents that set controlPlane must agree`);
+  });
+
+  it('collects the problems of every directory', () => {
+    const a = agentDir({ agent: 'id: a\nprovider: rules\nskills: [nope.md]\n' });
+    const b = agentDir({ agent: 'id: b\nprovider: openai\n', sources: SOURCES.replace('8787', '8804') });
+    assert.equal(errorOf(() => loadAgents([a, b], ctx)), [
+      `${join(a, 'agent.yaml')}:3:10: skills.0: file not found: nope.md`,
+      `${join(b, 'agent.yaml')}:2:11: provider: provider "openai" is not available in this build yet (use "rules")`,
+    ].join('\n'));
+  });
+});

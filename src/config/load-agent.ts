@@ -1,0 +1,194 @@
+/**
+ * Loads agent directories (`agent.yaml`, `event-sources.yaml`, `channels.yaml`, skills) into
+ * LoadedAgent values, and checks what only shows across files and agents: duplicate ids, ingest
+ * routes that would collide, daemon-wide settings that disagree (contract §2a). Every problem of every
+ * directory is collected first, so one `svc up` names them all.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { ConfigError } from '../core/errors.js';
+import { SECRET_KEYS, agentSchema, channelsFileSchema, sourcesFileSchema } from './schema.js';
+import type { AgentConfig, ChannelConfig, LoadedAgent, WebhookSourceConfig } from './schema.js';
+import { loadYamlFile } from './yaml-file.js';
+import type { YamlFile } from './yaml-file.js';
+
+export interface LoadContext {
+  env: NodeJS.ProcessEnv;
+  home: string;
+}
+
+/** A loaded agent plus its files, so cross-agent checks can point at positions. */
+interface Located {
+  loaded: LoadedAgent;
+  agentFile: YamlFile<AgentConfig>;
+  sourcesFile: YamlFile<{ sources: WebhookSourceConfig[] }>;
+  channelsFile: YamlFile<{ channels: ChannelConfig[] }>;
+}
+
+/** Until real providers land (a later issue) only the built-in one can run. */
+const AVAILABLE_PROVIDERS: ReadonlySet<string> = new Set(['rules']);
+
+/** Loads one agent directory. Throws ConfigError listing every problem found in it. */
+export function loadAgentDir(dir: string, ctx: LoadContext): LoadedAgent {
+  return locateAgentDir(dir, ctx).loaded;
+}
+
+/**
+ * Loads every directory of one `svc up`, then checks them against each other: agent ids are unique,
+ * sources sharing a port (one ingest server per port) have distinct ids and the same bind, and the
+ * agents that set `controlPlane` agree. Throws ConfigError listing every problem of every directory.
+ */
+export function loadAgents(dirs: string[], ctx: LoadContext): LoadedAgent[] {
+  const problems: string[] = [];
+  const located: Located[] = [];
+  for (const dir of dirs) {
+    try {
+      located.push(locateAgentDir(dir, ctx));
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(err.message);
+    }
+  }
+  problems.push(...crossAgentProblems(located));
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return located.map((l) => l.loaded);
+}
+
+function secretKeysOf(fileName: string): RegExp[] {
+  return SECRET_KEYS.filter((k) => k.file === fileName).map((k) => k.path);
+}
+
+function locateAgentDir(dir: string, ctx: LoadContext): Located {
+  const problems: string[] = [];
+  const attempt = <T>(load: () => T): T | null => {
+    try {
+      return load();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(err.message);
+      return null;
+    }
+  };
+  // Each file is loaded even when an earlier one failed, so every problem is reported at once.
+  const yamlCtx = (fileName: string) => ({ env: ctx.env, home: ctx.home, secretKeys: secretKeysOf(fileName) });
+  const agentFile = attempt(() => loadYamlFile(join(dir, 'agent.yaml'), agentSchema, yamlCtx('agent.yaml')));
+  const sourcesFile = attempt(() =>
+    loadYamlFile(join(dir, 'event-sources.yaml'), sourcesFileSchema, yamlCtx('event-sources.yaml')));
+  const channelsFile = attempt(() => loadYamlFile(join(dir, 'channels.yaml'), channelsFileSchema, yamlCtx('channels.yaml')));
+
+  const absDir = resolve(dir);
+  const skills: LoadedAgent['skills'] = [];
+  if (agentFile) {
+    const { value: agent } = agentFile;
+    if (!AVAILABLE_PROVIDERS.has(agent.provider)) {
+      problems.push(agentFile.problem(['provider'],
+        `provider "${agent.provider}" is not available in this build yet (use "rules")`));
+    }
+    agent.skills.forEach((skill, i) => {
+      const path = resolve(absDir, skill);
+      try {
+        skills.push({ path, text: readFileSync(path, 'utf8') });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        problems.push(agentFile.problem(['skills', i],
+          code === 'ENOENT' ? `file not found: ${skill}` : `cannot read ${skill} (${code ?? 'unknown error'})`));
+      }
+    });
+  }
+  if (sourcesFile) problems.push(...duplicateIds(sourcesFile, 'sources', 'source'));
+  if (channelsFile) problems.push(...duplicateIds(channelsFile, 'channels', 'channel'));
+
+  if (problems.length > 0 || !agentFile || !sourcesFile || !channelsFile) throw new ConfigError(problems.join('\n'));
+  return {
+    loaded: {
+      dir: absDir,
+      agent: agentFile.value,
+      sources: sourcesFile.value.sources,
+      // A relative file-channel path means "next to the configuration", not "wherever svc was started".
+      channels: channelsFile.value.channels.map((c) => (c.type === 'file' ? { ...c, path: resolve(absDir, c.path) } : c)),
+      skills,
+    },
+    agentFile,
+    sourcesFile,
+    channelsFile,
+  };
+}
+
+function duplicateIds<K extends string>(file: YamlFile<Record<K, Array<{ id: string }>>>, key: K, noun: string): string[] {
+  const problems: string[] = [];
+  const first = new Map<string, number>();
+  file.value[key].forEach((item, i) => {
+    const earlier = first.get(item.id);
+    if (earlier === undefined) {
+      first.set(item.id, i);
+      return;
+    }
+    problems.push(file.problem([key, i, 'id'], `duplicate ${noun} id "${item.id}" (first at ${file.where([key, earlier, 'id'])})`));
+  });
+  return problems;
+}
+
+function crossAgentProblems(located: Located[]): string[] {
+  const problems: string[] = [];
+
+  const agentIds = new Map<string, Located>();
+  for (const l of located) {
+    const other = agentIds.get(l.loaded.agent.id);
+    if (other) {
+      problems.push(l.agentFile.problem(['id'], `duplicate agent id "${l.loaded.agent.id}" (also in ${other.agentFile.where(['id'])})`));
+    } else {
+      agentIds.set(l.loaded.agent.id, l);
+    }
+  }
+
+  // One ingest server per port routes /webhooks/<source id>: ids must be unique per port, and the
+  // server can listen on only one address.
+  const ports = new Map<number, { bind: string; at: string; ids: Map<string, string> }>();
+  for (const l of located) {
+    l.loaded.sources.forEach((source, i) => {
+      const idAt = l.sourcesFile.where(['sources', i, 'id']);
+      const seen = ports.get(source.port);
+      if (!seen) {
+        ports.set(source.port, { bind: source.bind, at: l.sourcesFile.where(['sources', i]), ids: new Map([[source.id, idAt]]) });
+        return;
+      }
+      if (seen.bind !== source.bind) {
+        problems.push(l.sourcesFile.problem(['sources', i, 'bind'],
+          `port ${source.port} is also used with bind "${seen.bind}" (${seen.at}); sources sharing a port must share the bind address`));
+      }
+      const sameId = seen.ids.get(source.id);
+      if (sameId !== undefined) {
+        problems.push(l.sourcesFile.problem(['sources', i, 'id'],
+          `source id "${source.id}" is already served on port ${source.port} (${sameId})`));
+      } else {
+        seen.ids.set(source.id, idAt);
+      }
+    });
+  }
+
+  // controlPlane configures the whole daemon: the agents that set it must agree (contract, preamble).
+  let reference: Located | null = null;
+  for (const l of located) {
+    const cp = l.loaded.agent.controlPlane;
+    if (cp === undefined) continue;
+    if (!reference) {
+      reference = l;
+      continue;
+    }
+    const ref = reference.loaded.agent.controlPlane;
+    if (isDeepStrictEqual(cp, ref)) continue;
+    // Name the differing keys, not their values: later settings (auth) may hold resolved secrets.
+    const keys = differingKeys(ref, cp).map((k) => `controlPlane.${k}`).join(', ');
+    problems.push(l.agentFile.problem(['controlPlane'],
+      `differs from ${reference.agentFile.where(['controlPlane'])} in ${keys}; agents that set controlPlane must agree`));
+  }
+  return problems;
+}
+
+function differingKeys(a: unknown, b: unknown, prefix = ''): string[] {
+  const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isObj(a) || !isObj(b)) return isDeepStrictEqual(a, b) ? [] : [prefix || '(value)'];
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  return keys.flatMap((k) => differingKeys(a[k], b[k], prefix ? `${prefix}.${k}` : k));
+}

@@ -1,0 +1,40 @@
+/** Where svc keeps its state: `$SVC_HOME` (default `~/.svc`) and the files inside it (contract §1). */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/**
+ * The svc home directory: `$SVC_HOME` when set and non-empty, else `~/.svc`. Always absolute, so a
+ * detached daemon started from another working directory ends up in the same place.
+ */
+export function svcHome(env: NodeJS.ProcessEnv): string {
+  const fromEnv = env.SVC_HOME;
+  return fromEnv !== undefined && fromEnv !== '' ? resolve(fromEnv) : join(homedir(), '.svc');
+}
+
+export interface HomePaths {
+  home: string;
+  /** Embedded SQLite store (WAL). */
+  db: string;
+  logs: string;
+  /** Per-agent log file, one JSON record per line. The id is trusted: it passed ID_PATTERN. */
+  log(agentId: string): string;
+  secrets: string;
+  pidFile: string;
+  stateFile: string;
+  /** stdout/stderr of a detached `svc up -d`. */
+  upLog: string;
+}
+
+export function homePaths(home: string): HomePaths {
+  const logs = join(home, 'logs');
+  return {
+    home,
+    db: join(home, 'svc.db'),
+    logs,
+    log: (agentId) => join(logs, `${agentId}.log`),
+    secrets: join(home, 'secrets'),
+    pidFile: join(home, 'up.pid'),
+    stateFile: join(home, 'up-state.json'),
+    upLog: join(home, 'up.log'),
+  };
+}

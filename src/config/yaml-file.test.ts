@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { z } from 'zod';
+import { ConfigError } from '../core/errors.js';
+import { channelsFileSchema, sourcesFileSchema } from './schema.js';
+import { writeSecret } from './secrets.js';
+import { loadYamlFile } from './yaml-file.js';
+
+const root = mkdtempSync(join(tmpdir(), 'svc-yaml-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+const home = join(root, 'home');
+const SECRET = 'Zq8-this-is-the-hmac-key-9f3a';
+writeSecret(home, 'hooks/hmac', SECRET);
+writeSecret(home, 'hooks/short', 'tiny-SECRET-x');
+const SECRET_KEYS = [/^sources\.\d+\.secret$/];
+const ctx = { env: { HOOK_SECRET: SECRET }, home, secretKeys: SECRET_KEYS };
+
+let n = 0;
+function file(text: string): string {
+  const path = join(root, `f${++n}.yaml`);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** The ConfigError message thrown by `fn`. */
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+    return err.message;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+const small = z.strictObject({
+  name: z.string(),
+  port: z.number().int(),
+  nested: z.strictObject({ a: z.number(), b: z.string().default('bee') }).optional(),
+  list: z.array(z.strictObject({ x: z.number() })).default([]),
+});
+
+describe('loadYamlFile', () => {
+  it('returns the validated value with defaults applied and aliases followed', () => {
+    const f = file('name: svc\nport: 80\nnested: &n\n  a: 1\nlist:\n  - x: 1\n  - x: 2\n');
+    const loaded = loadYamlFile(f, small, ctx);
+    assert.deepEqual(loaded.value, { name: 'svc', port: 80, nested: { a: 1, b: 'bee' }, list: [{ x: 1 }, { x: 2 }] });
+    assert.equal(loaded.where(['list', 1, 'x']), `${f}:7:8`);
+    assert.equal(loaded.problem(['port'], 'bad'), `${f}:2:7: port: bad`);
+  });
+
+  it('reports a missing file', () => {
+    const f = join(root, 'absent.yaml');
+    assert.equal(errorOf(() => loadYamlFile(f, small, ctx)), `${f}: file not found`);
+  });
+
+  it('reports YAML syntax errors with line and column', () => {
+    const f = file('name: svc\nport: [1, 2\nlist: 3\n');
+    assert.equal(errorOf(() => loadYamlFile(f, small, ctx)),
+      `${f}:3:1: Flow sequence in block collection must be sufficiently indented and end with a ]`);
+    const dup = file('name: a\nport: 1\nname: b\n');
+    assert.equal(errorOf(() => loadYamlFile(dup, small, ctx)), `${dup}:3:1: Map keys must be unique`);
+  });
+
+  it('reports a missing key at its parent mapping', () => {
+    const f = file('# comment\nname: svc\nnested:\n  b: x\n');
+    assert.equal(errorOf(() => loadYamlFile(f, small, ctx)),
+      [`${f}:2:1: port: required key missing`, `${f}:4:3: nested.a: required key missing`].join('\n'));
+  });
+
+  it('reports a wrong type at the value', () => {
+    const f = file('name: svc\nport: "8080"\nlist:\n  - x: one\n');
+    assert.equal(errorOf(() => loadYamlFile(f, small, ctx)),
+      [`${f}:2:7: port: expected number, got string`, `${f}:4:8: list.0.x: expected number, got string`].join('\n'));
+  });
+
+  it('reports an unknown key at the key itself', () => {
+    const f = file('name: svc\nport: 1\nnested:\n  a: 1\n  colour: blue\nextra: true\n');
+    assert.equal(errorOf(() => loadYamlFile(f, small, ctx)),
+      [`${f}:5:3: nested.colour: unknown key "colour"`, `${f}:6:1: extra: unknown key "extra"`].join('\n'));
+  });
+
+  it('reports an empty value at its key', () => {
+    const f = file('name: svc\nport:\n');
+    assert.equal(errorOf(() => loadYamlFile(f, small, ctx)), `${f}:2:1: port: expected number, got null`);
+  });
+
+  it('reports an empty file', () => {
+    const f = file('# nothing here\n');
+    assert.equal(errorOf(() => loadYamlFile(f, small, ctx)), `${f}:1:1: file is empty (expected a mapping)`);
+  });
+
+  it('reports an alias without an anchor', () => {
+    const f = file('name: *nope\nport: 1\n');
+    assert.equal(errorOf(() => loadYamlFile(f, small, ctx)), `${f}:1:7: name: alias "*nope" refers to no anchor`);
+  });
+
+  it('lists every problem of the file, sorted by position', () => {
+    const f = file([
+      'sources:',
+      '  - id: Bad_Id',
+      '    type: webhook',
+      '    port: 70000',
+      '    secret: ${env:HOOK_SECRET}',
+      '  - id: b',
+      '    type: webhook',
+      '    secret: ${secret:hooks/missing}',
+      '    signatureHeader: "not a header"',
+      '    colour: red',
+      '',
+    ].join('\n'));
+    assert.equal(errorOf(() => loadYamlFile(f, sourcesFileSchema, ctx)), [
+      `${f}:2:9: sources.0.id: must match ^[a-z0-9][a-z0-9._-]{0,63}$`,
+      `${f}:4:11: sources.0.port: must be <= 65535`,
+      `${f}:6:5: sources.1.port: required key missing`,
+      `${f}:8:13: sources.1.secret: secret "hooks/missing" not found in $SVC_HOME/secrets (${join(home, 'secrets')}); store it with \`svc secret set hooks/missing\``,
+      `${f}:9:22: sources.1.signatureHeader: must be an HTTP header name`,
+      `${f}:10:5: sources.1.colour: unknown key "colour"`,
+    ].join('\n'));
+  });
+
+  it('reports unresolvable env and file references with file:line:col and key path', () => {
+    const f = file('sources:\n  - id: a\n    type: webhook\n    port: 8787\n    secret: ${env:UNSET_VAR}\n');
+    assert.equal(errorOf(() => loadYamlFile(f, sourcesFileSchema, ctx)),
+      `${f}:5:13: sources.0.secret: environment variable "UNSET_VAR" is not set`);
+    const g = file('sources:\n  - id: a\n    type: webhook\n    port: 8787\n    secret: "${file:keys/hmac}"\n');
+    assert.equal(errorOf(() => loadYamlFile(g, sourcesFileSchema, ctx)),
+      `${g}:5:13: sources.0.secret: file "keys/hmac" not found (${join(root, 'keys/hmac')})`);
+  });
+
+  it('rejects a literal secret without echoing it', () => {
+    const literal = 'literal-hmac-key-1234567890';
+    const f = file(`sources:\n  - id: a\n    type: webhook\n    port: 8787\n    secret: ${literal}\n`);
+    const msg = errorOf(() => loadYamlFile(f, sourcesFileSchema, ctx));
+    assert.equal(msg, `${f}:5:13: sources.0.secret: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`);
+    assert.ok(!msg.includes(literal));
+    const num = file('sources:\n  - id: a\n    type: webhook\n    port: 8787\n    secret: 12345678901234567890\n');
+    assert.match(errorOf(() => loadYamlFile(num, sourcesFileSchema, ctx)), /:5:13: sources\.0\.secret: must be a \$\{env:/);
+  });
+
+  it('never puts a resolved secret into an error, even when it fails validation', () => {
+    const f = file('sources:\n  - id: a\n    type: webhook\n    port: "x"\n    secret: ${secret:hooks/short}\n');
+    const msg = errorOf(() => loadYamlFile(f, sourcesFileSchema, ctx));
+    assert.equal(msg, [
+      `${f}:4:11: sources.0.port: expected number, got string`,
+      `${f}:5:13: sources.0.secret: must be at least 16 characters`,
+    ].join('\n'));
+    assert.ok(!msg.includes('tiny-SECRET-x'));
+  });
+
+  it('resolves references and applies defaults on a valid file', () => {
+    const f = file('sources:\n  - id: a\n    type: webhook\n    port: 8787\n    secret: ${secret:hooks/hmac}\n');
+    assert.deepEqual(loadYamlFile(f, sourcesFileSchema, ctx).value, {
+      sources: [{ id: 'a', type: 'webhook', port: 8787, bind: '127.0.0.1', secret: SECRET,
+        fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature' }],
+    });
+  });
+
+  it('reports a bad discriminator and a missing one', () => {
+    const f = file('channels:\n  - id: a\n    type: fax\n  - id: b\n    direction: outbound\n');
+    assert.equal(errorOf(() => loadYamlFile(f, channelsFileSchema, ctx)), [
+      `${f}:3:11: channels.0.type: expected one of "file", "slack", "webhook"`,
+      `${f}:4:5: channels.1.type: required key missing`,
+    ].join('\n'));
+  });
+});

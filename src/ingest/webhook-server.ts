@@ -1,0 +1,377 @@
+/**
+ * Webhook ingest (contract §9): `POST /webhooks/<source id>`, one `node:http` server per distinct
+ * (bind, port). Pipeline, in this order: route (404) → method (405) → size (413) → signature and
+ * optional timestamp (401, nothing recorded) → JSON (400) → fingerprint header (400) → store
+ * (202 accepted / 200 duplicate / 503). `node:http` rather than a framework: the HMAC needs the raw
+ * body bytes, and the path is small enough that a framework would cost more than it saves.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { WebhookSourceConfig } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import { RuntimeError, errorText } from '../core/errors.js';
+import type { AgentLog, LogLevel } from '../logs/agent-log.js';
+import type { SourceStats } from '../runtime/source-stats.js';
+import type { EventRecord, IngestResult, Store } from '../store/store.js';
+import type { TimestampCheck } from './signature.js';
+import { checkTimestamp, parseSignature, verifySignature } from './signature.js';
+
+/** Largest accepted body, bytes (contract §9.1). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Idempotency window of a fingerprint (contract §9.3). */
+export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 15 * 60 * 1000;
+/** Slow senders: whole headers within 15 s, whole request within 30 s, checked every 5 s. */
+const HEADERS_TIMEOUT_MS = 15_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const CONNECTIONS_CHECK_MS = 5_000;
+/** How long close() lets in-flight requests finish before it cuts the remaining connections. */
+const CLOSE_GRACE_MS = 5_000;
+const PATH_PREFIX = '/webhooks/';
+/** 1..200 printable ASCII characters (space included; Node trims the ends). */
+const FINGERPRINT = /^[\x20-\x7e]{1,200}$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export interface WebhookRoute {
+  agentId: string;
+  source: WebhookSourceConfig;
+  log: AgentLog;
+}
+
+export interface WebhookIngestDeps {
+  store: Store;
+  clock: Clock;
+  routes: WebhookRoute[];
+  stats: SourceStats;
+  /** Fingerprint window, ms; default 15 minutes. */
+  windowMs?: number;
+  /** Called once per accepted event, after its 202 has been written. */
+  onAccepted(event: EventRecord): void;
+  /** Problems that have no HTTP answer of their own (audit append, server errors, callback throws). */
+  onError?(err: unknown): void;
+}
+
+export interface WebhookIngest {
+  start(): Promise<void>;
+  /** Stops accepting, lets in-flight requests finish (bounded), then closes every connection. Idempotent. */
+  close(): Promise<void>;
+  /** Actual bound ports, one per server, in order of first appearance in `routes`. */
+  ports(): number[];
+}
+
+interface Listener {
+  bind: string;
+  port: number;
+  routes: Map<string, WebhookRoute>;
+  server: Server | null;
+  boundPort: number | null;
+}
+
+type Json = Record<string, unknown>;
+
+function hostPort(bind: string, port: number): string {
+  return `${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
+}
+
+/** The single value of a header: undefined when absent, null when sent more than once. */
+function oneHeader(req: IncomingMessage, name: string): string | undefined | null {
+  const values = req.headersDistinct[name.toLowerCase()];
+  if (values === undefined || values.length === 0) return undefined;
+  return values.length === 1 ? values[0] : null;
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function reply(res: ServerResponse, status: number, body: Json, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.writableEnded) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' | 'aborted' };
+
+/** Reads the body, counting bytes as they stream; past `limit` it stops reading at once. */
+function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (result: BodyResult): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      req.off('error', onClose);
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        chunks.length = 0;
+        finish({ ok: false, reason: 'too-large' });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => finish({ ok: true, body: Buffer.concat(chunks, size) });
+    const onClose = (): void => finish({ ok: false, reason: 'aborted' });
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+    req.on('error', onClose);
+  });
+}
+
+export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
+  const { store, clock, stats } = deps;
+  const windowMs = deps.windowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS;
+  const report = (err: unknown): void => {
+    try {
+      deps.onError?.(err);
+    } catch {
+      // a failing error reporter has nowhere left to report to
+    }
+  };
+
+  const listeners: Listener[] = [];
+  for (const route of deps.routes) {
+    const { source } = route;
+    // Defence in depth: config validation already requires a resolved secret of 16+ characters.
+    if (source.secret.length < 16) {
+      throw new RuntimeError('ECONFIG', `webhook source ${source.id} (agent ${route.agentId}) has no usable secret; refusing to start it unsigned`);
+    }
+    let listener = listeners.find((l) => l.bind === source.bind && l.port === source.port);
+    if (!listener) {
+      listener = { bind: source.bind, port: source.port, routes: new Map(), server: null, boundPort: null };
+      listeners.push(listener);
+    }
+    const taken = listener.routes.get(source.id);
+    if (taken) {
+      throw new RuntimeError('ECONFIG', `webhook source id ${source.id} is used by agents ${taken.agentId} and ${route.agentId} on ${hostPort(source.bind, source.port)}; /webhooks/${source.id} would be ambiguous`);
+    }
+    listener.routes.set(source.id, route);
+  }
+
+  const inflight = new Set<Promise<void>>();
+  let closing = false;
+  let starting: Promise<void> | null = null;
+  let closed: Promise<void> | null = null;
+
+  /** While closing, answered connections are not kept alive. */
+  const send = (res: ServerResponse, status: number, body: Json, headers: Record<string, string> = {}): void =>
+    reply(res, status, body, closing ? { ...headers, Connection: 'close' } : headers);
+
+  function rejectRequest(route: WebhookRoute, level: LogLevel, status: number, reason: string, req: IncomingMessage): void {
+    route.log.write(level, 'webhook.rejected', { sourceId: route.source.id, status, reason, remote: req.socket.remoteAddress });
+  }
+
+  function unauthorized(route: WebhookRoute, res: ServerResponse, req: IncomingMessage, reason: string): void {
+    rejectRequest(route, 'warn', 401, reason, req);
+    send(res, 401, { error: 'EUNAUTHORIZED', message: 'missing or invalid signature' });
+  }
+
+  async function handle(listener: Listener, req: IncomingMessage, res: ServerResponse, expectContinue: boolean): Promise<void> {
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const route = path.startsWith(PATH_PREFIX) ? listener.routes.get(path.slice(PATH_PREFIX.length)) : undefined;
+    // An unread body on an early rejection is not drained: the connection is closed instead.
+    const closeIfBody: Record<string, string> = hasBody(req) ? { Connection: 'close' } : {};
+    if (!route) {
+      send(res, 404, { error: 'ENOTFOUND', message: 'unknown webhook source' }, closeIfBody);
+      return;
+    }
+    const { source, agentId, log } = route;
+    if (req.method !== 'POST') {
+      rejectRequest(route, 'debug', 405, 'method-not-allowed', req);
+      send(res, 405, { error: 'EMETHOD', message: 'method not allowed, use POST' }, { Allow: 'POST', ...closeIfBody });
+      return;
+    }
+    if (closing) {
+      send(res, 503, { error: 'EUNAVAILABLE', message: 'webhook ingest is shutting down, retry' }, { Connection: 'close' });
+      return;
+    }
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      rejectRequest(route, 'warn', 413, 'body-too-large', req);
+      send(res, 413, { error: 'ETOOLARGE', message: `body exceeds ${MAX_BODY_BYTES} bytes` }, { Connection: 'close' });
+      return;
+    }
+    if (expectContinue) res.writeContinue();
+    const read = await readBody(req, MAX_BODY_BYTES);
+    if (!read.ok) {
+      if (read.reason === 'aborted') return; // the sender is gone; nobody to answer
+      rejectRequest(route, 'warn', 413, 'body-too-large', req);
+      send(res, 413, { error: 'ETOOLARGE', message: `body exceeds ${MAX_BODY_BYTES} bytes` }, { Connection: 'close' });
+      return;
+    }
+    const body = read.body;
+
+    // Authentication: nothing is recorded in the store before this passes.
+    const signature = oneHeader(req, source.signatureHeader);
+    if (signature === undefined) return unauthorized(route, res, req, 'missing-signature');
+    if (signature === null || parseSignature(signature) === null) return unauthorized(route, res, req, 'malformed-signature');
+    let timestamp: string | undefined;
+    let window: TimestampCheck = 'ok';
+    if (source.timestampHeader !== undefined) {
+      const ts = oneHeader(req, source.timestampHeader);
+      window = ts === null ? 'malformed' : checkTimestamp(ts, clock.now());
+      if (window === 'missing') return unauthorized(route, res, req, 'missing-timestamp');
+      if (window === 'malformed') return unauthorized(route, res, req, 'malformed-timestamp');
+      timestamp = ts ?? undefined;
+    }
+    if (!verifySignature({ secret: source.secret, body, header: signature, timestamp })) {
+      return unauthorized(route, res, req, 'bad-signature');
+    }
+    // Checked after the HMAC, so a logged stale-timestamp means an authentic but old (replayed) request.
+    if (window === 'out-of-window') return unauthorized(route, res, req, 'stale-timestamp');
+
+    let payload: unknown;
+    try {
+      payload = JSON.parse(utf8.decode(body));
+    } catch {
+      rejectRequest(route, 'warn', 400, 'invalid-json', req);
+      send(res, 400, { error: 'EBADREQUEST', message: 'body is not valid JSON' });
+      return;
+    }
+    const fingerprintHeader = oneHeader(req, source.fingerprintHeader);
+    if (fingerprintHeader === null || (fingerprintHeader !== undefined && !FINGERPRINT.test(fingerprintHeader))) {
+      rejectRequest(route, 'warn', 400, 'invalid-fingerprint', req);
+      send(res, 400, { error: 'EBADREQUEST', message: `${source.fingerprintHeader} must be one value of 1 to 200 printable ASCII characters` });
+      return;
+    }
+    const fingerprint = fingerprintHeader ?? null;
+
+    let result: IngestResult;
+    try {
+      result = await store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payload }, windowMs);
+    } catch (err) {
+      log.write('error', 'webhook.store-failed', { sourceId: source.id, fingerprint, error: errorText(err) });
+      report(err);
+      send(res, 503, { error: 'EUNAVAILABLE', message: 'event store unavailable, retry' });
+      return;
+    }
+
+    const counters = stats.get(agentId, source.id);
+    if (result.outcome === 'accepted') {
+      const { event } = result;
+      counters.received += 1;
+      counters.inflight += 1;
+      log.write('info', 'webhook.accepted', { eventId: event.id, fingerprint, sourceId: source.id });
+      send(res, 202, { status: 'accepted', eventId: event.id });
+      // The event is durable whatever happened to the sender, so dispatch does not wait for the socket.
+      try {
+        deps.onAccepted(event);
+      } catch (err) {
+        report(err);
+      }
+      return;
+    }
+    counters.received += 1;
+    log.write('info', 'webhook.duplicate', { eventId: result.eventId, fingerprint, sourceId: source.id });
+    try {
+      await store.appendAudit({ kind: 'event.duplicate', actor: `source:${source.id}`, agentId,
+        data: { eventId: result.eventId, sourceId: source.id, fingerprint } });
+    } catch (err) {
+      report(err);
+    }
+    send(res, 200, { status: 'duplicate', eventId: result.eventId });
+  }
+
+  function track(listener: Listener, req: IncomingMessage, res: ServerResponse, expectContinue: boolean): void {
+    const done = handle(listener, req, res, expectContinue).catch((err: unknown) => {
+      report(err);
+      send(res, 500, { error: 'EINTERNAL', message: 'internal error' }, { Connection: 'close' });
+    });
+    inflight.add(done);
+    void done.finally(() => inflight.delete(done));
+  }
+
+  function listen(listener: Listener): Promise<void> {
+    const server = createServer({
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    });
+    server.on('request', (req, res) => track(listener, req, res, false));
+    // Answer `Expect: 100-continue` ourselves so an oversized or unknown request is refused unread.
+    server.on('checkContinue', (req, res) => track(listener, req, res, true));
+    return new Promise((resolve, reject) => {
+      const onListenError = (err: NodeJS.ErrnoException): void => {
+        const sources = [...listener.routes.values()].map((r) => `${r.source.id} (agent ${r.agentId})`).join(', ');
+        reject(new RuntimeError('ELISTEN', `webhook ingest cannot listen on ${hostPort(listener.bind, listener.port)} for source ${sources}: ${err.code ?? err.message}`));
+      };
+      server.once('error', onListenError);
+      server.listen({ host: listener.bind, port: listener.port }, () => {
+        server.off('error', onListenError);
+        server.on('error', report);
+        listener.server = server;
+        listener.boundPort = (server.address() as AddressInfo).port;
+        resolve();
+      });
+    });
+  }
+
+  async function shutdown(): Promise<void> {
+    closing = true;
+    await starting?.catch(() => undefined);
+    const servers = listeners.flatMap((l) => (l.server ? [l.server] : []));
+    for (const l of listeners) {
+      l.server = null;
+      l.boundPort = null;
+    }
+    // server.close() stops accepting and drops idle keep-alive connections; it resolves once every
+    // connection is gone. Responses written from now on carry `Connection: close`.
+    const allClosed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_GRACE_MS);
+    });
+    try {
+      await Promise.race([Promise.allSettled([...inflight]), grace]);
+      for (const s of servers) s.closeIdleConnections();
+      await Promise.race([allClosed, grace]);
+      for (const s of servers) s.closeAllConnections();
+      await allClosed;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    start() {
+      if (closing) return Promise.reject(new RuntimeError('ECLOSED', 'webhook ingest is closed'));
+      starting ??= (async () => {
+        try {
+          for (const listener of listeners) await listen(listener);
+        } catch (err) {
+          await Promise.all(listeners.map((l) => new Promise<void>((resolve) => {
+            if (!l.server) return resolve();
+            l.server.close(() => resolve());
+            l.server.closeAllConnections();
+            l.server = null;
+            l.boundPort = null;
+          })));
+          throw err;
+        }
+      })();
+      return starting;
+    },
+    close() {
+      closed ??= shutdown();
+      return closed;
+    },
+    ports() {
+      return listeners.flatMap((l) => (l.boundPort === null ? [] : [l.boundPort]));
+    },
+  };
+}

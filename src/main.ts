@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+/** The `svc` bin: runs the CLI and owns the process exit code. */
+import { fileURLToPath } from 'node:url';
+import { runCli } from './cli/program.js';
+import { systemContext } from './cli/context.js';
+
+const code = await runCli(process.argv.slice(2), systemContext(fileURLToPath(import.meta.url)));
+process.exit(code);

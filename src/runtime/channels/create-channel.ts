@@ -1,0 +1,23 @@
+/** Builds the outbound channel a `channels.yaml` entry names (contract §9.5). */
+import type { ChannelConfig } from '../../config/schema.js';
+import type { Clock } from '../../core/clock.js';
+import type { Channel } from './channel.js';
+import { createFileChannel } from './file-channel.js';
+import { createSlackChannel } from './slack-channel.js';
+import { createWebhookChannel } from './webhook-channel.js';
+
+export function createChannel(config: ChannelConfig, deps: { clock: Clock }): Channel {
+  switch (config.type) {
+    case 'file':
+      return createFileChannel(config, deps);
+    case 'slack':
+      return createSlackChannel(config, deps);
+    case 'webhook':
+      return createWebhookChannel(config, deps);
+    default: {
+      // A new channel type in the schema without a case here fails to compile.
+      const unknown: never = config;
+      throw new Error(`unknown channel type: ${(unknown as { type: string }).type}`);
+    }
+  }
+}

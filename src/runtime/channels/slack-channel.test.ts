@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { manualClock } from '../../core/clock.js';
+import type { OutboundMessage } from './channel.js';
+import { createSlackChannel } from './slack-channel.js';
+import { slackChannelSchema } from '../../config/schema.js';
+
+const TOKEN = 'xoxb-0000000000-1111111111-SeCrEtToKeNvAlUe';
+const USER = 'U0ONCALL1';
+
+const message: OutboundMessage = {
+  eventId: 'evt-1', agentId: 'oncall', severity: 'P1', status: 'firing', title: 'HighLatency on api-1',
+  text: '[P1] FIRING: HighLatency on api-1\n- p99 > 2s & rising',
+};
+
+interface Seen { method: string; auth: string | undefined; contentType: string | undefined; body: Record<string, unknown> }
+type Mode = 'ok' | 'ratelimited' | 'invalid_auth' | 'hang' | 'server_error';
+
+/** A loopback stand-in that speaks the Slack Web API wire format. */
+function slackStub(): { server: Server; seen: Seen[]; setMode(m: Mode): void } {
+  const seen: Seen[] = [];
+  let mode: Mode = 'ok';
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const method = (req.url ?? '').replace(/^\/api\//, '');
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+      seen.push({ method, auth: req.headers.authorization, contentType: req.headers['content-type'], body });
+      const reply = (status: number, payload: unknown, headers: Record<string, string> = {}): void => {
+        res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
+        res.end(JSON.stringify(payload));
+      };
+      if (mode === 'hang') return; // never answers
+      if (req.method !== 'POST') return reply(405, { ok: false, error: 'method_not_allowed' });
+      if (req.headers.authorization !== `Bearer ${TOKEN}` || mode === 'invalid_auth') {
+        return reply(200, { ok: false, error: 'invalid_auth' });
+      }
+      if (!/^application\/json/.test(req.headers['content-type'] ?? '')) return reply(200, { ok: false, error: 'invalid_arguments' });
+      if (mode === 'ratelimited') return reply(429, { ok: false, error: 'ratelimited' }, { 'Retry-After': '2' });
+      if (mode === 'server_error') return reply(503, { ok: false, error: 'service_unavailable' });
+      if (method === 'conversations.open') {
+        if (body.users !== USER) return reply(200, { ok: false, error: 'user_not_found' });
+        return reply(200, { ok: true, channel: { id: 'D123' } });
+      }
+      if (method === 'chat.postMessage') {
+        if (body.channel !== 'D123') return reply(200, { ok: false, error: 'channel_not_found' });
+        return reply(200, { ok: true, channel: 'D123', ts: '1700000000.000100',
+          message: { type: 'message', text: body.text, user: 'UBOT', ts: '1700000000.000100' } });
+      }
+      return reply(404, { ok: false, error: 'unknown_method' });
+    });
+  });
+  return { server, seen, setMode: (m) => { mode = m; } };
+}
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+}
+
+function channelFor(port: number, timeoutMs = 2000) {
+  const config = slackChannelSchema.parse({ id: 'oncall-dm', type: 'slack', direction: 'outbound', token: TOKEN,
+    user: USER, apiUrl: `http://127.0.0.1:${port}/api`, timeoutMs });
+  return createSlackChannel(config, { clock: manualClock(Date.parse('2026-11-21T03:12:00.000Z')) });
+}
+
+const signal = (): AbortSignal => new AbortController().signal;
+
+describe('slack channel against a local Slack Web API', () => {
+  const stub = slackStub();
+  let port = 0;
+  before(async () => { port = await listen(stub.server); });
+  after(() => new Promise<void>((resolve) => { stub.server.closeAllConnections(); stub.server.close(() => resolve()); }));
+  beforeEach(() => { stub.seen.length = 0; stub.setMode('ok'); });
+
+  it('opens the DM, posts the message, reports channel and ts, caches the DM id', async () => {
+    const channel = channelFor(port);
+    assert.equal(channel.type, 'slack');
+    assert.equal(channel.ready(), true);
+    const result = await channel.send(message, signal());
+    assert.deepEqual(result, { ok: true, detail: { channel: 'D123', ts: '1700000000.000100' } });
+    assert.deepEqual(stub.seen.map((s) => s.method), ['conversations.open', 'chat.postMessage']);
+    for (const s of stub.seen) {
+      assert.equal(s.auth, `Bearer ${TOKEN}`);
+      assert.equal(s.contentType, 'application/json; charset=utf-8');
+    }
+    assert.deepEqual(stub.seen[0]?.body, { users: USER });
+    assert.deepEqual(stub.seen[1]?.body, { channel: 'D123', unfurl_links: false,
+      text: '[P1] FIRING: HighLatency on api-1\n- p99 &gt; 2s &amp; rising' });
+
+    stub.seen.length = 0;
+    assert.equal((await channel.send(message, signal())).ok, true);
+    assert.deepEqual(stub.seen.map((s) => s.method), ['chat.postMessage'], 'DM channel id is cached');
+    assert.deepEqual(channel.receive({ from: 'U1', text: 'hi' }), { handled: false, reason: 'outbound-only' });
+  });
+
+  it('429 with Retry-After: 2 → retryable, retryAfterMs 2000', async () => {
+    stub.setMode('ratelimited');
+    const result = await channelFor(port).send(message, signal());
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.equal(result.retryable, true);
+    assert.equal(result.retryAfterMs, 2000);
+    assert.match(result.error, /ratelimited/);
+  });
+
+  it('5xx → retryable', async () => {
+    stub.setMode('server_error');
+    const result = await channelFor(port).send(message, signal());
+    assert.equal(result.ok, false);
+    if (!result.ok) assert.equal(result.retryable, true);
+  });
+
+  it('{ok:false, error:"invalid_auth"} → not retryable, token absent, not ready', async () => {
+    stub.setMode('invalid_auth');
+    const channel = channelFor(port);
+    const result = await channel.send(message, signal());
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.equal(result.retryable, false);
+    assert.match(result.error, /invalid_auth/);
+    assert.equal(JSON.stringify(result).includes(TOKEN), false);
+    assert.equal(result.error.includes('SeCrEt'), false);
+    assert.equal(channel.ready(), false);
+  });
+
+  it('a hanging server → timeout, retryable, within timeoutMs', async () => {
+    stub.setMode('hang');
+    const started = performance.now();
+    const result = await channelFor(port, 300).send(message, signal());
+    const elapsed = performance.now() - started;
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.equal(result.retryable, true);
+    assert.match(result.error, /timed out after 300 ms/);
+    assert.ok(elapsed >= 250 && elapsed < 1000, `took ${elapsed} ms`);
+  });
+
+  it('the caller aborting ends the attempt at once', async () => {
+    stub.setMode('hang');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = performance.now();
+    const result = await channelFor(port, 5000).send(message, controller.signal);
+    assert.equal(result.ok, false);
+    assert.ok(performance.now() - started < 1000);
+  });
+});
+
+describe('slack channel without a server', () => {
+  it('a closed port → retryable network error', async () => {
+    const server = createServer();
+    const port = await listen(server);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const result = await channelFor(port).send(message, signal());
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.equal(result.retryable, true);
+    assert.match(result.error, /ECONNREFUSED/);
+    assert.equal(result.error.includes(TOKEN), false);
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * `slack` channel (contract §9.5): a direct message to the on-call user through the Slack Web API
+ * with a bot token (scopes `im:write` and `chat:write`).
+ *
+ *   POST {apiUrl}/conversations.open  {"users": "<user>"}                 → channel.id (cached per user)
+ *   POST {apiUrl}/chat.postMessage    {"channel", "text", "unfurl_links": false}
+ *
+ * Slack answers API errors with HTTP 200 and `{"ok": false, "error": "<code>"}`
+ * (https://api.slack.com/web#responses); rate limits with HTTP 429, `Retry-After: <seconds>` and
+ * `error: "ratelimited"` (https://api.slack.com/docs/rate-limits). The token never appears in a
+ * result: every text that leaves this file passes through `safeSnippet` with the token redacted.
+ */
+import type { SlackChannelConfig } from '../../config/schema.js';
+import type { Clock } from '../../core/clock.js';
+import { errorText } from '../../core/errors.js';
+import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
+import type { HttpAttempt } from './webhook-channel.js';
+import { parseRetryAfter, postJson, safeSnippet } from './webhook-channel.js';
+
+/** Slack error codes a retry cannot fix: the configuration or the message must change. */
+const PERMANENT_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'channel_not_found', 'user_not_found',
+  'missing_scope', 'not_in_channel', 'is_archived', 'msg_too_long', 'no_text',
+]);
+/** Errors that say the token itself is unusable: the channel reports not ready until a success. */
+const AUTH_ERRORS: ReadonlySet<string> = new Set([
+  'invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'missing_scope',
+]);
+/** Errors after which a cached DM channel id may be stale. */
+const STALE_CHANNEL_ERRORS: ReadonlySet<string> = new Set(['channel_not_found', 'is_archived', 'not_in_channel']);
+/** Slack's JSON answers are small; anything bigger is not Slack. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+type Call = { ok: true; data: Record<string, unknown> } | { ok: false; result: DeliveryResult; slackError?: string };
+
+export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Clock }): Channel {
+  const apiUrl = config.apiUrl.replace(/\/+$/, '');
+  const secrets = [config.token];
+  const dmChannels = new Map<string, string>();
+  let closed = false;
+  let healthy = true;
+
+  async function call(method: string, body: Record<string, unknown>, signal: AbortSignal,
+    timedOut: () => boolean): Promise<Call> {
+    const attempt = await postJson(`${apiUrl}/${method}`, body, {
+      headers: { 'Authorization': `Bearer ${config.token}`, 'Content-Type': 'application/json; charset=utf-8' },
+      timeoutMs: config.timeoutMs,
+      signal,
+      maxBodyBytes: MAX_RESPONSE_BYTES,
+    });
+    return interpret(method, attempt, timedOut());
+  }
+
+  function interpret(method: string, attempt: HttpAttempt, timedOut: boolean): Call {
+    const fail = (retryable: boolean, error: string, retryAfterMs?: number, slackError?: string): Call => {
+      const text = `slack ${method}: ${safeSnippet(error, secrets)}`;
+      const result: DeliveryResult = retryAfterMs === undefined
+        ? { ok: false, retryable, error: text }
+        : { ok: false, retryable, error: text, retryAfterMs };
+      return slackError === undefined ? { ok: false, result } : { ok: false, result, slackError };
+    };
+    if (attempt.kind === 'timeout' || (attempt.kind === 'aborted' && timedOut)) {
+      return fail(true, `timed out after ${config.timeoutMs} ms`);
+    }
+    if (attempt.kind === 'aborted') return fail(true, 'aborted');
+    if (attempt.kind === 'network') return fail(true, `network error: ${attempt.error}`);
+
+    const { status, headers } = attempt;
+    const data = parseJsonObject(attempt.body);
+    const slackError = data && typeof data.error === 'string' ? data.error : undefined;
+    if (status >= 200 && status < 300 && data?.ok === true) return { ok: true, data };
+    if (status === 429 || slackError === 'ratelimited') {
+      return fail(true, slackError ?? `HTTP ${status} rate limited`,
+        parseRetryAfter(headers.get('retry-after'), deps.clock.now()), slackError);
+    }
+    if (slackError !== undefined) {
+      const needed = data && typeof data.needed === 'string' ? ` (needed: ${data.needed})` : '';
+      return fail(!PERMANENT_ERRORS.has(slackError), `${slackError}${needed}`, undefined, slackError);
+    }
+    if (status === 408 || status >= 500) return fail(true, `HTTP ${status}`);
+    // A 4xx without a Slack body (404 on a wrong apiUrl, 401 from a proxy): retrying will not help.
+    if (status >= 300 && status < 500) return fail(false, `HTTP ${status}`);
+    return fail(true, `HTTP ${status}: unexpected response`);
+  }
+
+  async function openDm(signal: AbortSignal, timedOut: () => boolean): Promise<{ ok: true; id: string } | Call & { ok: false }> {
+    const cached = dmChannels.get(config.user);
+    if (cached !== undefined) return { ok: true, id: cached };
+    const opened = await call('conversations.open', { users: config.user }, signal, timedOut);
+    if (!opened.ok) return opened;
+    const channel = opened.data.channel;
+    const id = isRecord(channel) && typeof channel.id === 'string' ? channel.id : undefined;
+    if (!id) return { ok: false, result: { ok: false, retryable: true, error: 'slack conversations.open: response without channel.id' } };
+    dmChannels.set(config.user, id);
+    return { ok: true, id };
+  }
+
+  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
+    if (closed) return { ok: false, retryable: true, error: 'channel closed' };
+    if (signal.aborted) return { ok: false, retryable: true, error: 'aborted' };
+    // One deadline for the whole attempt (open + post), on top of the caller's signal.
+    const attempt = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      attempt.abort();
+    }, config.timeoutMs);
+    const onAbort = (): void => attempt.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const isTimedOut = (): boolean => timedOut;
+    const settle = (failed: Call & { ok: false }): DeliveryResult => {
+      if (!signal.aborted) {
+        const authError = failed.slackError !== undefined && AUTH_ERRORS.has(failed.slackError);
+        const r = failed.result;
+        healthy = !authError && (r.ok || !r.retryable);
+      }
+      return failed.result;
+    };
+    try {
+      const dm = await openDm(attempt.signal, isTimedOut);
+      if (!dm.ok) return settle(dm);
+      const posted = await call('chat.postMessage',
+        { channel: dm.id, text: escapeSlackText(message.text), unfurl_links: false }, attempt.signal, isTimedOut);
+      if (!posted.ok) {
+        if (posted.slackError !== undefined && STALE_CHANNEL_ERRORS.has(posted.slackError)) dmChannels.delete(config.user);
+        return settle(posted);
+      }
+      healthy = true;
+      const ts = typeof posted.data.ts === 'string' ? posted.data.ts : '';
+      const channel = typeof posted.data.channel === 'string' ? posted.data.channel : dm.id;
+      return { ok: true, detail: { channel, ts } };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  return {
+    id: config.id,
+    type: 'slack',
+    direction: 'outbound',
+    maxAttempts: config.maxAttempts,
+    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
+      ok: false as const, retryable: true, error: `slack: internal error: ${safeSnippet(errorText(err), secrets)}` })),
+    receive: () => ({ handled: false, reason: 'outbound-only' }),
+    /** False after an auth error, a timeout, a network error or a 5xx, until a message goes through. */
+    ready: () => !closed && healthy,
+    close: () => {
+      closed = true;
+      dmChannels.clear();
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * Slack reads `&`, `<` and `>` as control characters (`<url|label>`, `<@U123>`): they must be sent as
+ * HTML entities, and only those three (https://api.slack.com/reference/surfaces/formatting#escaping).
+ * Alert text like "latency > 5s" would otherwise be mangled.
+ */
+export function escapeSlackText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function parseJsonObject(body: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,119 @@
+/**
+ * Configuration errors stop `svc up` before anything starts: exit 2, file:line:col and the key path.
+ * An unresolvable webhook secret never yields an unsigned door.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { freePort, runSvc, setIngestPort, tempEnv } from './helpers.js';
+
+/** 1-based line number of the first line of FILE containing `needle`. */
+function lineOf(file: string, needle: string): number {
+  const index = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(needle));
+  assert.ok(index >= 0, `${needle} not in ${file}`);
+  return index + 1;
+}
+
+function edit(file: string, from: string, to: string): void {
+  const text = readFileSync(file, 'utf8');
+  assert.ok(text.includes(from), `${from} not in ${file}`);
+  writeFileSync(file, text.replace(from, to));
+}
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+describe('configuration errors', () => {
+  const t = tempEnv();
+  const base = join(t.work, 'base');
+  let port = 0;
+  let n = 0;
+  const variant = (): string => {
+    const dir = join(t.work, `v${n++}`);
+    cpSync(base, dir, { recursive: true });
+    return dir;
+  };
+  const up = (dir: string) => runSvc(['up', '-d'], { env: t.env, cwd: dir });
+
+  before(async () => {
+    mkdirSync(t.work, { recursive: true });
+    const r = await runSvc(['init', '--template', 'alert-escalation', '--provider', 'rules', base], { env: t.env, cwd: t.work });
+    assert.equal(r.code, 0, r.stderr);
+    port = await freePort();
+    setIngestPort(base, port);
+  });
+  after(async () => {
+    await runSvc(['down'], { env: t.env, cwd: base });
+    t.cleanup();
+  });
+
+  it('a missing key', async () => {
+    const dir = variant();
+    const file = join(dir, 'agent.yaml');
+    edit(file, 'provider: rules\n', '');
+    const r = await up(dir);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /agent\.yaml:\d+:\d+: provider: required key missing/);
+    assert.ok(!existsSync(join(t.home, 'up.pid')));
+  });
+
+  it('a wrong type', async () => {
+    const dir = variant();
+    const file = join(dir, 'event-sources.yaml');
+    edit(file, `port: ${port}`, 'port: eighty');
+    const r = await up(dir);
+    assert.equal(r.code, 2);
+    assert.ok(r.stderr.includes(`event-sources.yaml:${lineOf(file, 'port: eighty')}:`), r.stderr);
+    assert.match(r.stderr, /sources\.0\.port: expected number/);
+  });
+
+  it('an unknown key', async () => {
+    const dir = variant();
+    const file = join(dir, 'channels.yaml');
+    edit(file, '    to: on-call\n', '    to: on-call\n    colour: blue\n');
+    const r = await up(dir);
+    assert.equal(r.code, 2);
+    assert.ok(r.stderr.includes(`channels.yaml:${lineOf(file, 'colour: blue')}:5: channels.0.colour: unknown key "colour"`), r.stderr);
+  });
+
+  it('an unresolvable secret: exit 2 and no listener, never an unsigned door', async () => {
+    const dir = variant();
+    const file = join(dir, 'event-sources.yaml');
+    edit(file, '${secret:alert-escalation/webhook-hmac}', '${secret:alert-escalation/missing}');
+    const r = await up(dir);
+    assert.equal(r.code, 2);
+    assert.ok(r.stderr.includes(`event-sources.yaml:${lineOf(file, 'missing}')}:`), r.stderr);
+    assert.match(r.stderr, /sources\.0\.secret: .*alert-escalation\/missing/);
+    assert.equal(await refused(port), true);
+  });
+
+  it('an unset environment reference and a literal secret', async () => {
+    const dir = variant();
+    const file = join(dir, 'event-sources.yaml');
+    edit(file, '${secret:alert-escalation/webhook-hmac}', '${env:SVC_TEST_UNSET_HMAC}');
+    const r = await up(dir);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /sources\.0\.secret: .*SVC_TEST_UNSET_HMAC/);
+    const literal = variant();
+    edit(join(literal, 'event-sources.yaml'), '${secret:alert-escalation/webhook-hmac}', 'plain-text-secret-value-1234');
+    const r2 = await up(literal);
+    assert.equal(r2.code, 2);
+    assert.match(r2.stderr, /sources\.0\.secret: must be a \$\{env:…\}, \$\{file:…\} or \$\{secret:…\} reference/);
+    assert.ok(!r2.stderr.includes('plain-text-secret-value-1234'));
+  });
+
+  it('a provider this build does not run', async () => {
+    const dir = variant();
+    edit(join(dir, 'agent.yaml'), 'provider: rules', 'provider: anthropic');
+    const r = await up(dir);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /agent\.yaml:\d+:\d+: provider: provider "anthropic" is not available in this build yet/);
+  });
+});
