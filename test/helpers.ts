@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { AuditRow } from '../src/store/store.js';
+import { processAlive } from '../src/cli/daemon-files.js';
 
 export const SVC_BIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -76,7 +77,7 @@ export async function postWebhook(
 ): Promise<{ status: number; json: Record<string, unknown> | null; headers: Headers }> {
   const res = await fetch(url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body });
   const text = await res.text();
-  let json: Record<string, unknown> | null = null;
+  let json: Record<string, unknown> | null;
   try {
     json = JSON.parse(text) as Record<string, unknown>;
   } catch {
@@ -111,13 +112,9 @@ export function readJsonLines(path: string): Array<Record<string, unknown>> {
   return readFileSync(path, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
+/** A running process (a zombie awaiting its reaper counts as gone). */
 export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return processAlive(pid);
 }
 
 /**

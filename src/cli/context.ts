@@ -7,11 +7,11 @@ export interface CliContext {
   cwd: string;
   clock: Clock;
   pid: number;
-  stdout(text: string): void;
-  stderr(text: string): void;
-  readStdin(): Promise<string>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  readStdin: () => Promise<string>;
   /** Resolves with the name of the first SIGINT/SIGTERM received. */
-  waitForSignal(): Promise<string>;
+  waitForSignal: () => Promise<string>;
   /** Path of the CLI entry script, to spawn the detached daemon. */
   mainScript: string;
   /** Present in a daemon spawned by `svc up -d`: tells the waiting parent it is ready or failed. */

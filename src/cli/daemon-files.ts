@@ -29,13 +29,28 @@ export function runningPid(pidFile: string): number | null {
   return isSvcProcess(pid) ? pid : null;
 }
 
-function isSvcProcess(pid: number): boolean {
+/**
+ * Whether `pid` is a running process. A zombie (killed, not yet reaped by its parent — in containers
+ * PID 1 may reap late) answers signal 0 but runs nothing, so it counts as gone.
+ */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (err) {
-    // EPERM: alive but not ours to signal: still a live process holding the home.
+    // EPERM: alive but not ours to signal.
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 3, after the parenthesised command name, is the state letter.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc: trust the signal check
+  }
+}
+
+function isSvcProcess(pid: number): boolean {
+  if (!processAlive(pid)) return false;
   try {
     // A recycled pid belongs to some other program: the file is stale.
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');

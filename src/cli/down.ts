@@ -1,7 +1,7 @@
 /** `svc down`: SIGTERM to the daemon, then wait until it has drained and exited. */
 import { homePaths, svcHome } from '../config/paths.js';
 import type { CliContext } from './context.js';
-import { runningPid } from './daemon-files.js';
+import { processAlive, runningPid } from './daemon-files.js';
 
 const STOP_TIMEOUT_MS = 60_000;
 
@@ -15,7 +15,7 @@ export async function downCommand(ctx: CliContext): Promise<number> {
   process.kill(pid, 'SIGTERM');
   const deadline = ctx.clock.now() + STOP_TIMEOUT_MS;
   while (ctx.clock.now() < deadline) {
-    if (!alive(pid)) {
+    if (!processAlive(pid)) {
       ctx.stdout(`svc down: stopped (pid ${pid})\n`);
       return 0;
     }
@@ -23,13 +23,4 @@ export async function downCommand(ctx: CliContext): Promise<number> {
   }
   ctx.stderr(`svc down: pid ${pid} did not stop within ${STOP_TIMEOUT_MS / 1000} s\n`);
   return 1;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

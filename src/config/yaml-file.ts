@@ -250,15 +250,17 @@ const TYPE_NAMES: Record<string, string> = { object: 'mapping' };
 
 /** zod's default texts read "Invalid input: expected …, received …"; say it the way a YAML author thinks. */
 function issueMessage(issue: z.core.$ZodIssue, value: unknown, missing: boolean): string {
+  // An absent key fails as whatever its schema expected (a type, an enum value, a union member).
+  if (missing && (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union')) {
+    return 'required key missing';
+  }
   switch (issue.code) {
     case 'invalid_type':
-      if (missing) return 'required key missing';
       if (value === null && issue.path.length === 0) return 'file is empty (expected a mapping)';
       return `expected ${TYPE_NAMES[issue.expected] ?? issue.expected}, got ${kindOf(value)}`;
     case 'invalid_value':
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'invalid_union': {
-      if (missing) return 'required key missing';
       const options = (issue as { options?: unknown[] }).options;
       if (Array.isArray(options)) return `expected one of ${options.map((v) => JSON.stringify(v)).join(', ')}`;
       return 'does not match any of the allowed forms';

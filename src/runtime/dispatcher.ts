@@ -45,7 +45,7 @@ export function createDispatcher(deps: {
   agents: DispatchAgent[];
   stats: SourceStats;
   sleep: Sleep;
-  onError(err: unknown): void;
+  onError: (err: unknown) => void;
 }): Dispatcher {
   const { store, stats, sleep } = deps;
   const abort = new AbortController();

@@ -30,7 +30,7 @@ export interface DaemonDeps {
   version: string;
   pid: number;
   /** Daemon-level diagnostics (stdout of `svc up`, `up.log` with `-d`). Never secrets. */
-  report(line: string): void;
+  report: (line: string) => void;
 }
 
 export interface Daemon {
