@@ -5,8 +5,11 @@ import { packageVersion } from '../core/version.js';
 import type { CliContext } from './context.js';
 import { downCommand } from './down.js';
 import { initCommand } from './init.js';
+import { psCommand } from './ps.js';
 import { secretSetCommand } from './secret-set.js';
 import { upCommand } from './up.js';
+import type { ViewOptions } from './views.js';
+import { auditCommand, dlqCommand, eventsCommand } from './views.js';
 import { webhookSendCommand } from './webhook-send.js';
 
 function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command {
@@ -63,6 +66,37 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .action(async (path: string) => {
       setCode(await secretSetCommand(path, ctx));
     });
+
+  program
+    .command('ps')
+    .description('show the running agents, sources, channels and MCP servers (GET /status)')
+    .option('--json', 'print the status snapshot as JSON', false)
+    .option('--url <url>', 'control-plane URL (default: the local daemon)')
+    .action(async (opts: { json: boolean; url?: string }) => {
+      setCode(await psCommand(opts, ctx));
+    });
+
+  const views: Array<[string, string, string[], (o: ViewOptions, c: CliContext) => Promise<number>]> = [
+    ['events', 'list stored events, every page (GET /events)', ['agent', 'source', 'kind'], eventsCommand],
+    ['dlq', 'list dispatch dead letters, every page (GET /dlq)', ['agent', 'source', 'reason'], dlqCommand],
+    ['audit', 'list audit rows, every page (GET /audit)', ['agent', 'kind'], auditCommand],
+  ];
+  for (const [name, description, filters, run] of views) {
+    const command = program
+      .command(name)
+      .description(description)
+      .option('--json', 'print {"items": [...]} as JSON', false)
+      .option('--url <url>', 'control-plane URL (default: the local daemon)')
+      .option('--limit <n>', 'page size used while following pages (1-1000)')
+      .option('--order <asc|desc>', 'sort order')
+      .option('--since <time>', 'ISO-8601 or integer ms')
+      .option('--until <time>', 'ISO-8601 or integer ms');
+    for (const filter of filters) command.option(`--${filter} <value>`, `only rows with this ${filter}`);
+    if (name === 'audit') command.option('--verify', 'verify the whole hash chain; exit 1 when broken', false);
+    command.action(async (opts: ViewOptions) => {
+      setCode(await run(opts, ctx));
+    });
+  }
 
   return program;
 }

@@ -143,6 +143,11 @@ async function counts(store: Store): Promise<{ events: number; audit: number }> 
   return { events: events.items.length, audit: audit.items.length };
 }
 
+/** The sqlite store with some methods replaced. */
+function withStore(store: Store, overrides: Partial<Store>): Store {
+  return { ...store, kind: store.kind, ...overrides };
+}
+
 function assertJsonHeaders(r: Reply): void {
   assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
   assert.equal(r.headers['cache-control'], 'no-store');
@@ -406,13 +411,8 @@ describe('webhook ingest', () => {
 
   it('answers 503 when the store fails, records nothing, and accepts the retry', async () => {
     let failing = true;
-    const env = await setup({ wrap: (store) => ({
-      ...store,
-      kind: store.kind,
+    const env = await setup({ wrap: (store) => withStore(store, {
       ingestEvent: (e, w) => (failing ? Promise.reject(new Error('SQLITE_IOERR: disk I/O error at /secret/path')) : store.ingestEvent(e, w)),
-      listEvents: (q, f) => store.listEvents(q, f),
-      listAudit: (q, f) => store.listAudit(q, f),
-      close: () => store.close(),
     }) });
     const body = JSON.stringify(ALERT);
     const r = await signed(env.port, body, { 'x-alert-fingerprint': 'fp-retry' });
@@ -441,14 +441,8 @@ describe('webhook ingest', () => {
   });
 
   it('still answers 200 to a duplicate when its audit row cannot be written, and reports it', async () => {
-    const env = await setup({ wrap: (store) => ({
-      ...store,
-      kind: store.kind,
-      ingestEvent: (e, w) => store.ingestEvent(e, w),
+    const env = await setup({ wrap: (store) => withStore(store, {
       appendAudit: () => Promise.reject(new Error('audit down')),
-      listEvents: (q, f) => store.listEvents(q, f),
-      listAudit: (q, f) => store.listAudit(q, f),
-      close: () => store.close(),
     }) });
     const body = JSON.stringify(ALERT);
     assert.equal((await signed(env.port, body, { 'x-alert-fingerprint': 'f' })).status, 202);
@@ -500,17 +494,12 @@ describe('webhook ingest', () => {
     const gate = new Promise<void>((resolve) => { release = resolve; });
     let entered: () => void = () => undefined;
     const inStore = new Promise<void>((resolve) => { entered = resolve; });
-    const env = await setup({ wrap: (store) => ({
-      ...store,
-      kind: store.kind,
+    const env = await setup({ wrap: (store) => withStore(store, {
       ingestEvent: async (e, w) => {
         entered();
         await gate;
         return store.ingestEvent(e, w);
       },
-      listEvents: (q, f) => store.listEvents(q, f),
-      listAudit: (q, f) => store.listAudit(q, f),
-      close: () => store.close(),
     }) });
     const pending = signed(env.port, JSON.stringify(ALERT));
     await inStore;

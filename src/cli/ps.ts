@@ -1,0 +1,29 @@
+/** `svc ps [--json] [--url URL]`: the daemon's /status as a table (or the JSON as served). */
+import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
+import type { CliContext } from './context.js';
+import { controlPlaneUrl, getJson } from './control-client.js';
+import { formatTable } from './table.js';
+
+export async function psCommand(opts: { json: boolean; url?: string }, ctx: CliContext): Promise<number> {
+  const status = (await getJson(controlPlaneUrl(ctx, opts.url), '/status')) as StatusSnapshot;
+  if (opts.json) {
+    ctx.stdout(JSON.stringify(status, null, 2) + '\n');
+    return 0;
+  }
+  const auth = status.controlPlane.auth.enabled ? `auth ${status.controlPlane.auth.provider ?? 'on'}` : 'no auth';
+  let out = `svc pid ${status.pid}, up ${status.uptimeSeconds} s since ${status.startedAt}; store ${status.store.kind}; ` +
+    `control plane ${status.controlPlane.bind}:${status.controlPlane.port} (${auth})\n`;
+  for (const agent of status.agents) {
+    out += `\nagent ${agent.id}  ${agent.state}  provider ${agent.provider}\n`;
+    out += formatTable(['SOURCE', 'TYPE', 'RECEIVED', 'PROCESSED', 'DLQ', 'INFLIGHT', 'SUMMARY'],
+      agent.sources.map((s) => [s.id, s.type, String(s.received), String(s.processed), String(s.dlq), String(s.inflight), s.summary]));
+    out += formatTable(['CHANNEL', 'TYPE', 'DIRECTION', 'READY'],
+      agent.channels.map((c) => [c.id, c.type, c.direction, c.ready ? 'yes' : 'no']));
+    if (agent.mcpServers.length > 0) {
+      out += formatTable(['MCP SERVER', 'STATE', 'CIRCUIT', 'RESTARTS'],
+        agent.mcpServers.map((m) => [m.id, m.state, m.circuit, String(m.restarts)]));
+    }
+  }
+  ctx.stdout(out);
+  return 0;
+}

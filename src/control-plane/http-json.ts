@@ -1,0 +1,20 @@
+/** JSON answers of the control plane (contract §3.5): fixed headers, `{error}` bodies, no internals. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export const JSON_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+/** Writes a JSON response; HEAD gets the same status and headers without a body. */
+export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...JSON_HEADERS, 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.end(req.method === 'HEAD' ? undefined : text);
+}
+
+export function sendError(req: IncomingMessage, res: ServerResponse, status: number, error: string,
+  extra: Record<string, string> = {}, headers: Record<string, string> = {}): void {
+  sendJson(req, res, status, { error, ...extra }, headers);
+}

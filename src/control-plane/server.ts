@@ -1,0 +1,120 @@
+/**
+ * The read-only control-plane listener. Pipeline, in this order (contract §3.3): Host check → the
+ * authentication seam → route lookup (404) → method (405 with Allow) → handler. Every JSON error is
+ * `{"error": …}`; a handler that throws gets a bare 500 and the detail goes to `report`.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { errorText } from '../core/errors.js';
+import type { HostClass } from './host-guard.js';
+import { classifyHost, hostValues } from './host-guard.js';
+import { sendError } from './http-json.js';
+import type { Principal, Routes } from './route.js';
+
+export type AuthOutcome =
+  | { ok: true; principal: Principal }
+  | { ok: false; status: number; body: { error: string; reason: string }; headers: Record<string, string> };
+
+/** The seam authentication plugs into: runs after the Host check, before any route. */
+export type AuthGuard = (req: IncomingMessage, host: HostClass) => Promise<AuthOutcome>;
+
+export interface ControlPlaneOptions {
+  bind: string;
+  port: number;
+  /** false: only loopback Host headers are served (spec "Remote Host header check"). */
+  allowRemote: boolean;
+  routes: Routes;
+  guard: AuthGuard | null;
+  report: (line: string) => void;
+}
+
+export interface ControlPlane {
+  start(): Promise<void>;
+  /** The bound port (differs from the configured one when that was 0 in tests). */
+  port(): number;
+  close(): Promise<void>;
+}
+
+const ALLOW = 'GET, HEAD';
+const NO_AUTH: Principal = { expiresAtMs: null };
+/** Open streams get this long to finish after close() before their sockets are destroyed. */
+const CLOSE_GRACE_MS = 2_000;
+
+export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
+  const live = new Set<AbortController>();
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => fail(res, req, err));
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_err, socket: Socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  function fail(res: ServerResponse, req: IncomingMessage, err: unknown): void {
+    opts.report(`control plane: ${req.method ?? '?'} ${pathOf(req)} failed: ${errorText(err)}`);
+    if (!res.headersSent) sendError(req, res, 500, 'internal error');
+    else res.destroy();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const host = classifyHost(hostValues(req.rawHeaders));
+    if (host === 'ambiguous') return sendError(req, res, 400, 'multiple Host headers');
+    if (host === 'remote' && !opts.allowRemote) return sendError(req, res, 403, 'remote control-plane disabled');
+
+    let principal = NO_AUTH;
+    if (opts.guard) {
+      const outcome = await opts.guard(req, host);
+      if (!outcome.ok) return sendError(req, res, outcome.status, outcome.body.error, { reason: outcome.body.reason }, outcome.headers);
+      principal = outcome.principal;
+    }
+
+    const url = new URL(req.url ?? '/', 'http://control-plane.invalid');
+    const route = opts.routes.get(url.pathname);
+    if (!route) return sendError(req, res, 404, 'not found');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(req, res, 405, 'method not allowed', {}, { allow: ALLOW });
+
+    const controller = new AbortController();
+    live.add(controller);
+    const abort = (): void => controller.abort();
+    res.once('close', abort);
+    req.once('aborted', abort);
+    try {
+      await route({ req, res, url, signal: controller.signal, principal });
+    } finally {
+      live.delete(controller);
+      res.off('close', abort);
+    }
+  }
+
+  let closing: Promise<void> | null = null;
+  return {
+    start: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', (err) => reject(new Error(`control plane cannot listen on ${opts.bind}:${opts.port}: ${errorText(err)}`)));
+        server.listen(opts.port, opts.bind, () => resolve());
+      }),
+    port: () => (server.address() as AddressInfo | null)?.port ?? opts.port,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        for (const c of live) c.abort(); // streams end themselves on abort
+        server.closeIdleConnections();
+        setTimeout(() => { for (const s of sockets) s.destroy(); }, CLOSE_GRACE_MS).unref();
+      });
+      return closing;
+    },
+  };
+}
+
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?')[0] ?? '/';
+}

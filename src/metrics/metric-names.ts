@@ -1,0 +1,88 @@
+/**
+ * The closed vocabulary of exported metric families (specification "Exported metric names", contract
+ * §8). Names are public interface and fixed by the specification, including the ones promtool's naming
+ * lint dislikes (`_ms` units, `svc_provider_rate_limit_waits` without `_total`). docs/metrics.md carries
+ * the same table; metric-names.test.ts checks that the two agree.
+ */
+
+/** Label names the families use. `kind` is `dispatch` on dispatch dead letters. */
+export const LABEL_NAMES = ['server_id', 'agent', 'source', 'tool', 'kind', 'exporter'] as const;
+export type LabelName = (typeof LABEL_NAMES)[number];
+
+export const METRIC_TYPES = ['counter', 'gauge', 'histogram'] as const;
+export type MetricType = (typeof METRIC_TYPES)[number];
+
+/** Values of the `kind` label on source_messages_dlq_total. */
+export const SOURCE_DLQ_KINDS = ['dispatch'] as const;
+export type SourceDlqKind = (typeof SOURCE_DLQ_KINDS)[number];
+
+/** Encoding of mcp_server_circuit_state. */
+export const CIRCUIT_STATE_VALUES = { closed: 0, 'half-open': 1, open: 2 } as const;
+export type CircuitState = keyof typeof CIRCUIT_STATE_VALUES;
+
+export interface MetricFamily {
+  name: string;
+  type: MetricType;
+  labels: readonly LabelName[];
+  /** Unit of the value, as written in docs/metrics.md. */
+  unit: string;
+  /** The HELP line: what is measured, and the unit. */
+  help: string;
+}
+
+/** Every exported family, in exposition order. */
+export const METRIC_FAMILIES = [
+  // MCP server supervision
+  { name: 'mcp_server_restarts_total', type: 'counter', labels: ['server_id'], unit: 'restarts',
+    help: 'Restarts of the MCP server process by its supervisor (count).' },
+  { name: 'mcp_server_circuit_state', type: 'gauge', labels: ['server_id'], unit: 'state',
+    help: 'Circuit breaker state of the MCP server: 0 closed, 1 half-open, 2 open.' },
+  { name: 'mcp_server_circuit_open_total', type: 'counter', labels: ['server_id'], unit: 'transitions',
+    help: 'Times the circuit breaker of the MCP server opened (count).' },
+  { name: 'mcp_server_drain_duration_ms', type: 'histogram', labels: ['server_id'], unit: 'milliseconds',
+    help: 'Time the MCP server took to drain its in-flight calls before a stop or restart, in milliseconds.' },
+  { name: 'mcp_server_rate_limited_total', type: 'counter', labels: ['server_id'], unit: 'calls',
+    help: 'Calls to the MCP server held back by its rate limit (count).' },
+  // Audit back-pressure
+  { name: 'svc_audit_backpressure_active', type: 'gauge', labels: [], unit: 'boolean',
+    help: 'Whether audit back-pressure is pausing intake because the audit sink is behind: 1 active, 0 not.' },
+  { name: 'svc_audit_backpressure_paused_total', type: 'counter', labels: [], unit: 'pauses',
+    help: 'Times audit back-pressure paused intake (count).' },
+  { name: 'svc_audit_backpressure_backlog_ms', type: 'gauge', labels: [], unit: 'milliseconds',
+    help: 'Age of the oldest audit entry waiting to be written, in milliseconds (0 when none waits).' },
+  // Audit batching
+  { name: 'svc_audit_batch_interval_ms', type: 'gauge', labels: [], unit: 'milliseconds',
+    help: 'Current interval between audit batch flushes, in milliseconds.' },
+  { name: 'svc_audit_batch_rows', type: 'histogram', labels: [], unit: 'rows',
+    help: 'Audit rows written per batch (rows).' },
+  // Audit export (SIEM)
+  { name: 'svc_audit_export_acked_total', type: 'counter', labels: ['exporter'], unit: 'rows',
+    help: 'Audit rows the SIEM exporter delivered and the receiver acknowledged (rows).' },
+  { name: 'svc_audit_export_failures_total', type: 'counter', labels: ['exporter'], unit: 'attempts',
+    help: 'Failed delivery attempts of the SIEM exporter (count).' },
+  { name: 'svc_audit_export_last_seq', type: 'gauge', labels: ['exporter'], unit: 'sequence number',
+    help: 'Audit seq of the last row the SIEM exporter had acknowledged (0 before the first).' },
+  // Rate limits
+  { name: 'svc_provider_rate_limit_waits', type: 'counter', labels: ['agent'], unit: 'waits',
+    help: 'Provider calls of the agent that waited for the provider rate limit (count).' },
+  { name: 'svc_provider_rate_limit_wait_ms', type: 'histogram', labels: ['agent'], unit: 'milliseconds',
+    help: 'Time provider calls of the agent waited for the provider rate limit, in milliseconds.' },
+  { name: 'svc_tool_rate_limit_waits_total', type: 'counter', labels: ['agent', 'tool'], unit: 'waits',
+    help: 'Tool calls of the agent that waited for the rate limit of the tool (count).' },
+  // Sources
+  { name: 'source_messages_received_total', type: 'counter', labels: ['agent', 'source'], unit: 'messages',
+    help: 'Authenticated, well-formed deliveries the source received, accepted and duplicate (messages).' },
+  { name: 'source_messages_processed_total', type: 'counter', labels: ['agent', 'source'], unit: 'messages',
+    help: 'Events from the source whose outbound message went out (messages).' },
+  { name: 'source_messages_dlq_total', type: 'counter', labels: ['agent', 'source', 'kind'], unit: 'messages',
+    help: 'Events from the source that were dead-lettered; kind is dispatch for dispatch dead letters (messages).' },
+  { name: 'source_inflight', type: 'gauge', labels: ['agent', 'source'], unit: 'messages',
+    help: 'Accepted events from the source not yet processed or dead-lettered (messages).' },
+] as const satisfies readonly MetricFamily[];
+
+export type MetricFamilyDef = (typeof METRIC_FAMILIES)[number];
+export type MetricName = MetricFamilyDef['name'];
+/** Names of the families of one type, e.g. `FamilyNamesOf<'histogram'>`. */
+export type FamilyNamesOf<T extends MetricType> = Extract<MetricFamilyDef, { type: T }>['name'];
+/** Label names of one family (`never` for a family without labels). */
+export type LabelsOf<N extends MetricName> = Extract<MetricFamilyDef, { name: N }>['labels'][number];

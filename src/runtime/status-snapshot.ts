@@ -1,0 +1,49 @@
+/** Builds the /status snapshot (contract §7) from the live daemon: every value read at call time. */
+import type { ControlPlaneSettings } from '../config/control-plane.js';
+import type { LoadedAgent } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
+import type { Channel } from './channels/channel.js';
+import type { SourceStats } from './source-stats.js';
+
+export interface SnapshotDeps {
+  pid: number;
+  startedAtMs: number;
+  clock: Clock;
+  agents: readonly LoadedAgent[];
+  channels: ReadonlyMap<string, readonly Channel[]>;
+  stats: SourceStats;
+  controlPlane: () => ControlPlaneSettings;
+  storeKind: string;
+  stopping: () => boolean;
+}
+
+export function createStatusSnapshot(deps: SnapshotDeps): () => StatusSnapshot {
+  return () => {
+    const cp = deps.controlPlane();
+    return {
+      version: 1,
+      pid: deps.pid,
+      startedAt: new Date(deps.startedAtMs).toISOString(),
+      uptimeSeconds: Math.max(0, Math.floor((deps.clock.now() - deps.startedAtMs) / 1000)),
+      agents: deps.agents.map(({ agent, sources }) => ({
+        id: agent.id,
+        state: deps.stopping() ? 'stopping' : 'running',
+        provider: agent.provider,
+        sources: sources.map((s) => {
+          const c = deps.stats.get(agent.id, s.id);
+          return { id: s.id, type: s.type, summary: `POST http://${hostPort(s.bind, s.port)}/webhooks/${s.id} (HMAC ${s.signatureHeader})`,
+            received: c.received, processed: c.processed, dlq: c.dlq, inflight: c.inflight };
+        }),
+        channels: (deps.channels.get(agent.id) ?? []).map((c) => ({ id: c.id, type: c.type, direction: c.direction, ready: c.ready() })),
+        mcpServers: [],
+      })),
+      controlPlane: { bind: cp.bind, port: cp.port, auth: { enabled: false, provider: null } },
+      store: { kind: deps.storeKind },
+    };
+  };
+}
+
+function hostPort(bind: string, port: number): string {
+  return bind.includes(':') ? `[${bind}]:${port}` : `${bind}:${port}`;
+}
