@@ -39,7 +39,8 @@ export function tempEnv(): { home: string; work: string; env: NodeJS.ProcessEnv;
   const root = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const home = join(root, 'home');
   const work = join(root, 'work');
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: root, SVC_HOME: home, NO_COLOR: '1' };
+  // SVC_METRICS_PORT=0: no control-plane listener unless a test asks for one on a free port.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: root, SVC_HOME: home, NO_COLOR: '1', SVC_METRICS_PORT: '0' };
   return { home, work, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
 }
 

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { CIRCUIT_STATE_VALUES, LABEL_NAMES, METRIC_FAMILIES } from './metric-names.js';
+import { HISTOGRAM_BUCKETS } from './registry.js';
+
+const DOC = readFileSync(fileURLToPath(new URL('../../docs/metrics.md', import.meta.url)), 'utf8');
+
+/** Rows of the first markdown table under `heading`, header row and separator dropped. */
+function table(heading: string): string[][] {
+  const start = DOC.indexOf(`\n${heading}\n`);
+  assert.ok(start >= 0, `docs/metrics.md has no "${heading}" section`);
+  const lines = DOC.slice(start).split('\n');
+  const first = lines.findIndex((l) => l.startsWith('|'));
+  const rows: string[][] = [];
+  for (const line of lines.slice(first + 2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.slice(1, -1).split('|').map((c) => c.trim()));
+  }
+  return rows;
+}
+
+const unquote = (cell: string): string => cell.replace(/^`(.*)`$/, '$1');
+
+describe('metric names', () => {
+  it('are exactly the families of the specification, three source counters with _total', () => {
+    // Specification "Exported metric names", contract §8.
+    assert.deepEqual(METRIC_FAMILIES.map((f) => f.name).sort(), [
+      'mcp_server_restarts_total', 'mcp_server_circuit_state', 'mcp_server_circuit_open_total',
+      'mcp_server_drain_duration_ms', 'mcp_server_rate_limited_total',
+      'svc_audit_backpressure_active', 'svc_audit_backpressure_paused_total', 'svc_audit_backpressure_backlog_ms',
+      'svc_audit_batch_interval_ms', 'svc_audit_batch_rows',
+      'svc_audit_export_acked_total', 'svc_audit_export_failures_total', 'svc_audit_export_last_seq',
+      'svc_provider_rate_limit_waits', 'svc_provider_rate_limit_wait_ms', 'svc_tool_rate_limit_waits_total',
+      'source_messages_received_total', 'source_messages_processed_total', 'source_messages_dlq_total', 'source_inflight',
+    ].sort());
+  });
+
+  it('name counters with _total except svc_provider_rate_limit_waits, and nothing else with _total', () => {
+    for (const f of METRIC_FAMILIES) {
+      const exempt = f.name === 'svc_provider_rate_limit_waits';
+      assert.equal(f.name.endsWith('_total'), f.type === 'counter' && !exempt, f.name);
+    }
+  });
+
+  it('use only the label names of the vocabulary, each at most once per family', () => {
+    for (const f of METRIC_FAMILIES) {
+      assert.equal(new Set(f.labels).size, f.labels.length, f.name);
+      for (const l of f.labels) assert.ok((LABEL_NAMES as readonly string[]).includes(l), `${f.name}: ${l}`);
+    }
+  });
+
+  it('match the families table of docs/metrics.md', () => {
+    const rows = table('## Families');
+    assert.deepEqual(rows.map((r) => r.length), METRIC_FAMILIES.map(() => 5));
+    assert.deepEqual(
+      rows.map(([name, type, labels, unit, meaning]) => ({
+        name: unquote(name ?? ''), type, unit, help: meaning,
+        labels: labels === '—' ? [] : (labels ?? '').split(',').map((l) => unquote(l.trim())),
+      })),
+      METRIC_FAMILIES.map((f) => ({ name: f.name, type: f.type, unit: f.unit, help: f.help, labels: [...f.labels] })),
+    );
+  });
+
+  it('match the circuit-state encoding and the histogram buckets in docs/metrics.md', () => {
+    assert.deepEqual(
+      table('### `mcp_server_circuit_state` encoding').map(([value, state]) => [Number(value), (state ?? '').split(':')[0]]),
+      Object.entries(CIRCUIT_STATE_VALUES).map(([state, value]) => [value, state]),
+    );
+    assert.deepEqual(
+      table('## Histogram buckets').map(([name, bounds]) => [unquote(name ?? ''), (bounds ?? '').replace(/ (ms|rows)$/, '').split(', ').map(Number)]),
+      Object.entries(HISTOGRAM_BUCKETS).map(([name, bounds]) => [name, [...bounds]]),
+    );
+  });
+});

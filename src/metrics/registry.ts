@@ -1,0 +1,214 @@
+/**
+ * The metrics registry (contract §8): every family of metric-names.ts on an explicit prom-client
+ * Registry (never the global one, no default Node metrics), present from startup with HELP and TYPE and
+ * a zero series for each configured agent, source, MCP server and exporter.
+ *
+ * The four source families are not updated by the runtime: they read the live SourceStats at every
+ * scrape, so what is exposed is exactly what /status reports. The other families belong to
+ * subsystems (MCP supervision, audit batching and export, rate limits) that update them through the
+ * typed handles returned here; until those exist they stay at zero.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PrometheusContentType } from 'prom-client';
+import type { SourceCounters, SourceStats } from '../runtime/source-stats.js';
+import type { FamilyNamesOf, LabelsOf, MetricFamily, MetricName, SourceDlqKind } from './metric-names.js';
+import { METRIC_FAMILIES } from './metric-names.js';
+
+export interface MetricsDeps {
+  stats: SourceStats;
+  /** Configured agents and the ids of their sources: one zero series per agent and agent×source. */
+  agents: ReadonlyArray<{ id: string; sources: readonly string[] }>;
+  /** Configured MCP server ids: one series per server on the mcp_server_* families. */
+  mcpServers?: readonly string[];
+  /** Configured SIEM exporter ids: one series per exporter on the svc_audit_export_* families. */
+  exporters?: readonly string[];
+}
+
+export interface McpMetrics {
+  restarts: Counter<'server_id'>;
+  /** Values: CIRCUIT_STATE_VALUES (0 closed, 1 half-open, 2 open). */
+  circuitState: Gauge<'server_id'>;
+  circuitOpen: Counter<'server_id'>;
+  drainDurationMs: Histogram<'server_id'>;
+  rateLimited: Counter<'server_id'>;
+}
+
+export interface AuditMetrics {
+  backpressureActive: Gauge<never>;
+  backpressurePaused: Counter<never>;
+  backpressureBacklogMs: Gauge<never>;
+  batchIntervalMs: Gauge<never>;
+  batchRows: Histogram<never>;
+  exportAcked: Counter<'exporter'>;
+  exportFailures: Counter<'exporter'>;
+  exportLastSeq: Gauge<'exporter'>;
+}
+
+export interface RateLimitMetrics {
+  providerWaits: Counter<'agent'>;
+  providerWaitMs: Histogram<'agent'>;
+  toolWaits: Counter<'agent' | 'tool'>;
+}
+
+export interface Metrics {
+  /** Scrape it (`metrics()`, `getMetricsAsJSON()`); never reset it: the source families add differences. */
+  registry: Registry;
+  /** `text/plain; version=0.0.4; charset=utf-8` */
+  contentType: PrometheusContentType;
+  mcp: McpMetrics;
+  audit: AuditMetrics;
+  rateLimit: RateLimitMetrics;
+}
+
+/** Bucket upper bounds of the histograms (docs/metrics.md); a histogram missing here is a compile error. */
+export const HISTOGRAM_BUCKETS: Readonly<Record<FamilyNamesOf<'histogram'>, readonly number[]>> = {
+  // ms: a drain is bounded by the daemon's 10 s shutdown budget; 60 s catches stuck servers.
+  mcp_server_drain_duration_ms: [10, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000],
+  svc_audit_batch_rows: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
+  // ms: from a token-bucket hiccup to a provider's minute-long Retry-After.
+  svc_provider_rate_limit_wait_ms: [10, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000],
+};
+
+interface SourceSeries { key: string; agent: string; source: string; counters: SourceCounters }
+
+const ZERO: SourceCounters = Object.freeze({ received: 0, processed: 0, dlq: 0, inflight: 0 });
+
+function family(name: MetricName): MetricFamily {
+  const found = METRIC_FAMILIES.find((f) => f.name === name);
+  if (!found) throw new Error(`unknown metric family ${name}`);
+  return found;
+}
+
+/** Builds the registry and its families. Does no work until scraped; owns no timers. */
+export function createMetrics(deps: MetricsDeps): Metrics {
+  const registry = new Registry(); // text/plain; version=0.0.4 (prom-client's default)
+  const registers = [registry];
+  const mcpServers = dedupe(deps.mcpServers ?? []);
+  const exporters = dedupe(deps.exporters ?? []);
+  const agents = dedupe(deps.agents.map((a) => a.id));
+  const configuredPairs = deps.agents.flatMap((a) => a.sources.map((source) => ({ agent: a.id, source })));
+
+  /**
+   * Configured agent×source pairs first (stable order, zero until touched), then any other live pair.
+   * Built once per scrape: prom-client runs the collects of all families in the same synchronous pass,
+   * so the list is dropped at the next microtask.
+   */
+  let scrapeSeries: SourceSeries[] | null = null;
+  const sourceSeries = (): SourceSeries[] => {
+    if (!scrapeSeries) {
+      scrapeSeries = buildSourceSeries();
+      queueMicrotask(() => { scrapeSeries = null; });
+    }
+    return scrapeSeries;
+  };
+  const buildSourceSeries = (): SourceSeries[] => {
+    const byKey = new Map<string, SourceSeries>();
+    for (const { agent, source } of configuredPairs) {
+      const key = `${agent}\u0000${source}`;
+      byKey.set(key, { key, agent, source, counters: ZERO });
+    }
+    for (const { agentId, sourceId, counters } of deps.stats.all()) {
+      const key = `${agentId}\u0000${sourceId}`;
+      byKey.set(key, { key, agent: agentId, source: sourceId, counters });
+    }
+    return [...byKey.values()];
+  };
+
+  const counter = <N extends FamilyNamesOf<'counter'>>(name: N, collect?: (c: Counter<LabelsOf<N>>) => void): Counter<LabelsOf<N>> => {
+    const f = family(name);
+    return new Counter<LabelsOf<N>>({ name, help: f.help, labelNames: f.labels as readonly LabelsOf<N>[], registers,
+      ...(collect ? { collect(this: Counter<LabelsOf<N>>) { collect(this); } } : {}) });
+  };
+  const gauge = <N extends FamilyNamesOf<'gauge'>>(name: N, collect?: (g: Gauge<LabelsOf<N>>) => void): Gauge<LabelsOf<N>> => {
+    const f = family(name);
+    return new Gauge<LabelsOf<N>>({ name, help: f.help, labelNames: f.labels as readonly LabelsOf<N>[], registers,
+      ...(collect ? { collect(this: Gauge<LabelsOf<N>>) { collect(this); } } : {}) });
+  };
+  const histogram = <N extends FamilyNamesOf<'histogram'>>(name: N): Histogram<LabelsOf<N>> => {
+    const f = family(name);
+    return new Histogram<LabelsOf<N>>({ name, help: f.help, labelNames: f.labels as readonly LabelsOf<N>[], registers,
+      buckets: [...HISTOGRAM_BUCKETS[name]] });
+  };
+  /**
+   * A family that mirrors one SourceStats field, brought up to date at each scrape. Only series whose
+   * number moved are touched (a counter by the difference), so the exposed value is exactly the
+   * runtime's and a counter only goes up as long as SourceStats only adds, which it does.
+   */
+  const mirror = (field: keyof SourceCounters, kind: SourceDlqKind | null) => {
+    const last = new Map<string, number>();
+    return (metric: Counter<string> | Gauge<string>): void => {
+      for (const s of sourceSeries()) {
+        const value = s.counters[field];
+        const previous = last.get(s.key);
+        if (value === previous) continue;
+        last.set(s.key, value);
+        const labels = kind ? { agent: s.agent, source: s.source, kind } : { agent: s.agent, source: s.source };
+        if (metric instanceof Gauge) metric.set(labels, value);
+        else if (previous === undefined || value > previous) metric.inc(labels, value - (previous ?? 0));
+        else {
+          // Cannot happen with SourceStats; should it, show a counter reset rather than a wrong number.
+          metric.remove(labels);
+          metric.inc(labels, value);
+        }
+      }
+    };
+  };
+
+  // Constructed in METRIC_FAMILIES order, which is the exposition order.
+  const mcp: McpMetrics = {
+    restarts: counter('mcp_server_restarts_total'),
+    circuitState: gauge('mcp_server_circuit_state'),
+    circuitOpen: counter('mcp_server_circuit_open_total'),
+    drainDurationMs: histogram('mcp_server_drain_duration_ms'),
+    rateLimited: counter('mcp_server_rate_limited_total'),
+  };
+  const audit: AuditMetrics = {
+    backpressureActive: gauge('svc_audit_backpressure_active'),
+    backpressurePaused: counter('svc_audit_backpressure_paused_total'),
+    backpressureBacklogMs: gauge('svc_audit_backpressure_backlog_ms'),
+    batchIntervalMs: gauge('svc_audit_batch_interval_ms'),
+    batchRows: histogram('svc_audit_batch_rows'),
+    exportAcked: counter('svc_audit_export_acked_total'),
+    exportFailures: counter('svc_audit_export_failures_total'),
+    exportLastSeq: gauge('svc_audit_export_last_seq'),
+  };
+  const rateLimit: RateLimitMetrics = {
+    providerWaits: counter('svc_provider_rate_limit_waits'),
+    providerWaitMs: histogram('svc_provider_rate_limit_wait_ms'),
+    // Tool ids come from the MCP servers at runtime, not from configuration: series appear on first use.
+    toolWaits: counter('svc_tool_rate_limit_waits_total'),
+  };
+  counter('source_messages_received_total', mirror('received', null));
+  counter('source_messages_processed_total', mirror('processed', null));
+  // SourceStats.dlq counts dispatch dead letters, the only kind there is so far.
+  counter('source_messages_dlq_total', mirror('dlq', 'dispatch'));
+  gauge('source_inflight', mirror('inflight', null));
+
+  // A zero series for every configured label value, so dashboards and alerts see them from startup.
+  for (const server_id of mcpServers) {
+    mcp.restarts.inc({ server_id }, 0);
+    mcp.circuitState.set({ server_id }, 0);
+    mcp.circuitOpen.inc({ server_id }, 0);
+    mcp.drainDurationMs.zero({ server_id });
+    mcp.rateLimited.inc({ server_id }, 0);
+  }
+  for (const exporter of exporters) {
+    audit.exportAcked.inc({ exporter }, 0);
+    audit.exportFailures.inc({ exporter }, 0);
+    audit.exportLastSeq.set({ exporter }, 0);
+  }
+  for (const agent of agents) {
+    rateLimit.providerWaits.inc({ agent }, 0);
+    rateLimit.providerWaitMs.zero({ agent });
+  }
+
+  const registered = registry.getMetricsAsArray().map((m) => m.name);
+  if (registered.join() !== METRIC_FAMILIES.map((f) => f.name).join()) {
+    throw new Error(`metric families out of step with metric-names.ts: ${registered.join(', ')}`);
+  }
+  return { registry, contentType: registry.contentType, mcp, audit, rateLimit };
+}
+
+function dedupe(values: readonly string[]): string[] {
+  return [...new Set(values)];
+}
