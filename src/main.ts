@@ -5,4 +5,7 @@ import { runCli } from './cli/program.js';
 import { systemContext } from './cli/context.js';
 
 const code = await runCli(process.argv.slice(2), systemContext(fileURLToPath(import.meta.url)));
-process.exit(code);
+// Exit only once stdout and stderr are flushed: a pipe that is full takes writes asynchronously, and
+// an immediate exit would cut a long `--json` answer short.
+process.exitCode = code;
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));

@@ -14,6 +14,13 @@ import { createParser } from 'eventsource-parser';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { freePort, postWebhook, queryStore, readSecretFile, runSvc, setIngestPort, sign, tempEnv, waitFor } from './helpers.js';
 
+// The parts of /status these tests read.
+interface Status {
+  version: number; pid: number; uptimeSeconds: number; controlPlane: unknown; store: unknown;
+  agents: [{ id: string; state: string; provider: string; channels: unknown; mcpServers: unknown;
+    sources: [{ id: string; received: number; inflight: number }] }];
+}
+
 /** One raw HTTP/1.1 exchange, so Host headers can be malformed or doubled. */
 function rawRequest(port: number, head: string): Promise<{ status: number; headers: string; body: string }> {
   return new Promise((resolve, reject) => {
@@ -70,14 +77,14 @@ describe('control plane against the running daemon', () => {
   });
 
   it('/status: exact JSON headers and live values', async () => {
-    const before = (await (await fetch(`${cp}/status`)).json()) as Record<string, any>;
+    const before = (await (await fetch(`${cp}/status`)).json()) as Status;
     await send();
     const res = await fetch(`${cp}/status`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
     assert.equal(res.headers.get('cache-control'), 'no-store');
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
-    const status = (await res.json()) as Record<string, any>;
+    const status = (await res.json()) as Status;
     assert.equal(status.version, 1);
     assert.equal(status.pid, Number(readFileSync(join(t.home, 'up.pid'), 'utf8')));
     assert.equal(typeof status.uptimeSeconds, 'number');
@@ -95,10 +102,10 @@ describe('control plane against the running daemon', () => {
 
   it('/metrics: exact content type, live source counters, promtool finds only the fixed-name lint', async () => {
     await waitFor('inflight drained', async () => {
-      const s = (await (await fetch(`${cp}/status`)).json()) as Record<string, any>;
+      const s = (await (await fetch(`${cp}/status`)).json()) as Status;
       return s.agents[0].sources[0].inflight === 0 ? s : undefined;
     });
-    const status = (await (await fetch(`${cp}/status`)).json()) as Record<string, any>;
+    const status = (await (await fetch(`${cp}/status`)).json()) as Status;
     const res = await fetch(`${cp}/metrics`);
     assert.equal(res.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
     const text = await res.text();
@@ -148,7 +155,7 @@ describe('control plane against the running daemon', () => {
       do {
         const q = new URLSearchParams({ limit: '100', order });
         if (cursor) q.set('cursor', cursor);
-        const page = (await (await fetch(`${cp}/events?${q}`)).json()) as { items: Array<{ id: string }>; nextCursor: string | null };
+        const page = (await (await fetch(`${cp}/events?${q.toString()}`)).json()) as { items: Array<{ id: string }>; nextCursor: string | null };
         seen.push(...page.items.map((e) => e.id));
         cursor = page.nextCursor;
       } while (cursor);

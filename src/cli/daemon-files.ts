@@ -13,6 +13,8 @@ export interface UpState {
   startedAt: string;
   agents: string[];
   ingest: string[];
+  /** Base URL of the control-plane listener, null when disabled. */
+  controlPlane: string | null;
   error?: string;
 }
 

@@ -6,6 +6,8 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { ControlPlaneSettings } from '../config/control-plane.js';
+import { resolveControlPlane } from '../config/control-plane.js';
 import { loadAgents } from '../config/load-agent.js';
 import { homePaths, svcHome } from '../config/paths.js';
 import type { LoadedAgent } from '../config/schema.js';
@@ -18,7 +20,7 @@ import type { CliContext } from './context.js';
 import { acquirePidFile, releasePidFile, runningPid, writeState } from './daemon-files.js';
 
 /** Messages a detached daemon sends its parent over the IPC channel. */
-type ReadyMessage = { type: 'ready'; pid: number; ingest: string[] } | { type: 'failed'; error: string };
+type ReadyMessage = { type: 'ready'; pid: number; ingest: string[]; controlPlane: string | null } | { type: 'failed'; error: string };
 
 const DETACH_READY_TIMEOUT_MS = 60_000;
 
@@ -26,7 +28,8 @@ export async function upCommand(dirs: string[], opts: { detach: boolean }, ctx: 
   const home = svcHome(ctx.env);
   const absDirs = (dirs.length > 0 ? dirs : ['.']).map((d) => resolve(ctx.cwd, d));
   const agents = loadAgents(absDirs, { env: ctx.env, home });
-  return opts.detach ? detach(absDirs, home, ctx) : foreground(agents, home, ctx);
+  const controlPlane = resolveControlPlane(agents, ctx.env);
+  return opts.detach ? detach(absDirs, home, ctx) : foreground(agents, controlPlane, home, ctx);
 }
 
 function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
@@ -39,38 +42,43 @@ function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
   );
 }
 
-async function foreground(agents: LoadedAgent[], home: string, ctx: CliContext): Promise<number> {
+async function foreground(agents: LoadedAgent[], controlPlane: ControlPlaneSettings, home: string, ctx: CliContext): Promise<number> {
   const paths = homePaths(home);
   const ids = agents.map((a) => a.agent.id);
   acquirePidFile(paths.pidFile, ctx.pid);
   const startedAt = isoTs(ctx.clock.now());
-  writeState(paths.stateFile, { pid: ctx.pid, state: 'starting', startedAt, agents: ids, ingest: [] });
+  const base = { pid: ctx.pid, startedAt, agents: ids, ingest: [] as string[], controlPlane: null as string | null };
+  writeState(paths.stateFile, { ...base, state: 'starting' });
   const report = (line: string): void => ctx.stdout(`${isoTs(ctx.clock.now())} ${line}\n`);
   let daemon;
   try {
-    daemon = await startDaemon({ agents, home, clock: ctx.clock, sleep: timerSleep, version: packageVersion(),
+    daemon = await startDaemon({ agents, controlPlane, home, clock: ctx.clock, sleep: timerSleep, version: packageVersion(),
       pid: ctx.pid, report });
   } catch (err) {
     const error = errorText(err);
-    writeState(paths.stateFile, { pid: ctx.pid, state: 'failed', startedAt, agents: ids, ingest: [], error });
+    writeState(paths.stateFile, { ...base, state: 'failed', error });
     releasePidFile(paths.pidFile, ctx.pid);
     ctx.notifyParent?.({ type: 'failed', error } satisfies ReadyMessage);
     ctx.stderr(`svc up: startup failed: ${error}\n`);
     return 1;
   }
   const ingest = ingestUrls(agents, daemon.ingestPorts());
-  writeState(paths.stateFile, { pid: ctx.pid, state: 'running', startedAt, agents: ids, ingest });
+  const cpPort = daemon.controlPlanePort();
+  const cpUrl = cpPort === null ? null : `http://${controlPlane.bind.includes(':') ? `[${controlPlane.bind}]` : controlPlane.bind}:${cpPort}`;
+  const running = { ...base, ingest, controlPlane: cpUrl };
+  writeState(paths.stateFile, { ...running, state: 'running' });
   report(`svc up: running (pid ${ctx.pid}); agents: ${ids.join(', ')}`);
   for (const url of ingest) report(`svc up: webhook ingest ${url}`);
-  ctx.notifyParent?.({ type: 'ready', pid: ctx.pid, ingest } satisfies ReadyMessage);
+  report(`svc up: control plane ${cpUrl ?? 'disabled (SVC_METRICS_PORT=0)'}`);
+  ctx.notifyParent?.({ type: 'ready', pid: ctx.pid, ingest, controlPlane: cpUrl } satisfies ReadyMessage);
 
   const signal = await ctx.waitForSignal();
   report(`svc up: ${signal} received, draining in-flight work`);
-  writeState(paths.stateFile, { pid: ctx.pid, state: 'stopping', startedAt, agents: ids, ingest });
+  writeState(paths.stateFile, { ...running, state: 'stopping' });
   try {
     await daemon.close();
   } finally {
-    writeState(paths.stateFile, { pid: ctx.pid, state: 'stopped', startedAt, agents: ids, ingest });
+    writeState(paths.stateFile, { ...running, state: 'stopped' });
     releasePidFile(paths.pidFile, ctx.pid);
   }
   report('svc up: stopped');
@@ -114,6 +122,7 @@ async function detach(dirs: string[], home: string, ctx: CliContext): Promise<nu
   }
   ctx.stdout(`svc up: running in the background (pid ${outcome.pid})\n`);
   for (const url of outcome.ingest) ctx.stdout(`  webhook ingest: ${url}\n`);
+  ctx.stdout(`  control plane: ${outcome.controlPlane ?? 'disabled (SVC_METRICS_PORT=0)'}\n`);
   ctx.stdout(`  logs: ${paths.logs}/<agent>.log   daemon output: ${paths.upLog}\n  stop: svc down\n`);
   return 0;
 }

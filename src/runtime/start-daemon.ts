@@ -3,7 +3,9 @@
  * the loaded agents, starts them, and returns a handle that closes everything in reverse order.
  */
 import { createHash } from 'node:crypto';
+import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { LoadedAgent } from '../config/schema.js';
+import { startControlPlane } from '../control-plane/start-control-plane.js';
 import { homePaths } from '../config/paths.js';
 import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
@@ -11,6 +13,7 @@ import { errorText } from '../core/errors.js';
 import { createWebhookIngest } from '../ingest/webhook-server.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import { createAgentLog } from '../logs/agent-log.js';
+import { createMetrics } from '../metrics/registry.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import type { Sleep } from './backoff.js';
@@ -21,9 +24,12 @@ import { createDispatcher } from './dispatcher.js';
 import { createProvider } from './providers/create-provider.js';
 import type { SourceStats } from './source-stats.js';
 import { createSourceStats } from './source-stats.js';
+import { createStatusSnapshot } from './status-snapshot.js';
 
 export interface DaemonDeps {
   agents: LoadedAgent[];
+  /** Resolved by the config layer (agent.yaml + SVC_METRICS_PORT). */
+  controlPlane: ControlPlaneSettings;
   home: string;
   clock: Clock;
   sleep: Sleep;
@@ -39,6 +45,8 @@ export interface Daemon {
   readonly stats: SourceStats;
   /** Bound ingest ports, in the order of first appearance. */
   ingestPorts(): number[];
+  /** The control-plane listener's bound port, or null when it is disabled. */
+  controlPlanePort(): number | null;
   agentIds(): string[];
   close(): Promise<void>;
 }
@@ -70,6 +78,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const logs = new Map<string, AgentLog>();
     const dispatchAgents: DispatchAgent[] = [];
     const channels: Channel[] = [];
+    const channelsByAgent = new Map<string, Channel[]>();
 
     for (const loaded of deps.agents) {
       const { agent } = loaded;
@@ -78,6 +87,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       closers.push({ name: `log ${agent.id}`, close: () => log.close() });
       const agentChannels = loaded.channels.map((c) => createChannel(c, { clock }));
       channels.push(...agentChannels);
+      channelsByAgent.set(agent.id, agentChannels);
       dispatchAgents.push({ id: agent.id, provider: createProvider(agent), channels: agentChannels, log,
         dispatch: agent.dispatch });
       for (const source of loaded.sources) stats.get(agent.id, source.id);
@@ -109,9 +119,22 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     }
     if (pending.length > 0) report(`re-dispatching ${pending.length} event(s) left from the previous run`);
 
+    let stopping = false;
+    const metrics = createMetrics({ stats, agents: deps.agents.map((a) => ({ id: a.agent.id, sources: a.sources.map((s) => s.id) })) });
+    const agentIds = deps.agents.map((a) => a.agent.id);
+    const controlPlane = await startControlPlane({
+      settings: deps.controlPlane, store, dbPath: paths.db, metrics, clock, report,
+      agents: () => agentIds,
+      logPath: (id) => paths.log(id),
+      snapshot: createStatusSnapshot({ pid: deps.pid, startedAtMs: Date.parse(startedAt), clock, agents: deps.agents,
+        channels: channelsByAgent, stats, storeKind: store.kind, stopping: () => stopping,
+        controlPlane: () => ({ ...deps.controlPlane, port: controlPlane?.port() ?? deps.controlPlane.port }) }),
+    });
+    if (controlPlane) closers.push({ name: 'control plane', close: () => controlPlane.close() });
+
     await store.appendAudit({ kind: 'runtime.started', actor: 'svc', agentId: null,
       data: { pid: deps.pid, version: deps.version, agents: deps.agents.map((a) => a.agent.id),
-        ingestPorts: ingest.ports(), requeued: pending.length } });
+        ingestPorts: ingest.ports(), controlPlanePort: controlPlane?.port() ?? null, requeued: pending.length } });
 
     let closing: Promise<void> | null = null;
     return {
@@ -119,9 +142,11 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       store,
       stats,
       ingestPorts: () => ingest.ports(),
-      agentIds: () => deps.agents.map((a) => a.agent.id),
+      controlPlanePort: () => controlPlane?.port() ?? null,
+      agentIds: () => agentIds,
       close() {
         closing ??= (async () => {
+          stopping = true;
           // Stop intake first, then let in-flight work finish, then record the stop.
           await ingest.close();
           await dispatcher.drain(DRAIN_TIMEOUT_MS);

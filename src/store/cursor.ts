@@ -16,6 +16,19 @@ export interface CursorValue {
 
 export type DecodedCursor = ({ ok: true } & CursorValue) | { ok: false };
 
+/**
+ * A `cursor` that does not decode or belongs to the other order. Any store throws it; the HTTP
+ * layer answers 400 `invalid cursor: <message>`, so the message is fixed text, never input.
+ */
+export class InvalidCursorError extends Error {
+  readonly code = 'EINVALID_CURSOR';
+  readonly param = 'cursor';
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidCursorError';
+  }
+}
+
 export function encodeCursor(value: CursorValue): string {
   return Buffer.from(JSON.stringify({ v: CURSOR_VERSION, k: value.key, o: value.order }), 'utf8').toString('base64url');
 }

@@ -51,6 +51,21 @@ export interface AuditRow {
   hash: string;
 }
 
+/**
+ * Audit row as stored, for whole-chain verification: `dataText` is the stored JSON text of `data`
+ * (its RFC 8785 form when written by svc), not parsed, so the verifier can hash it directly.
+ */
+export interface StoredAuditRow {
+  seq: number;
+  ts: string;
+  kind: string;
+  actor: string;
+  agentId: string | null;
+  dataText: string;
+  prevHash: string;
+  hash: string;
+}
+
 export interface NewAuditEntry {
   kind: string;
   actor: string;
@@ -104,6 +119,11 @@ export interface Store {
   listAudit(query: PageQuery, filter: AuditFilter): Promise<Page<AuditRow>>;
   /** Audit rows with seq > afterSeq in seq order, for whole-chain verification in chunks. */
   auditChunk(afterSeq: number, limit: number): Promise<AuditRow[]>;
+  /**
+   * The same rows as stored, `data` left as its text: what verification hashes, and a row whose
+   * data is not even JSON any more is still readable (and found to mismatch) instead of failing.
+   */
+  auditStoredChunk(afterSeq: number, limit: number): Promise<StoredAuditRow[]>;
 
   close(): Promise<void>;
 }

@@ -1,0 +1,332 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { manualClock } from '../core/clock.js';
+import { openAuditReader, openSqliteStore } from '../store/sqlite-store.js';
+import type { AuditRow, NewAuditEntry, Store, StoredAuditRow } from '../store/store.js';
+import type { SegmentResult, VerifyResult } from './chain.js';
+import {
+  canonicalJson, canonicalRow, createChainVerifier, createSegmentVerifier, GENESIS_HASH, hashRow, mergeSegments,
+  sha256Hex, storedRowHashMatches, storedRowText,
+} from './chain.js';
+import type { AuditChainVerifier } from './chain-verifier.js';
+import { createStoreChainVerifier, singleFlight } from './chain-verifier.js';
+import { createSqliteChainVerifier } from './sqlite-chain-verifier.js';
+
+const T0 = Date.UTC(2024, 0, 1);
+const root = mkdtempSync(join(tmpdir(), 'svc-verify-test-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let dbCount = 0;
+const freshPath = (): string => join(root, `db-${++dbCount}`, 'svc.db');
+
+/** Entries whose text exercises every branch of JSON string and number serialisation. */
+const VARIED: NewAuditEntry[] = [
+  { kind: 'event.accepted', actor: 'source:alertmanager', agentId: 'oncall-escalator', data: { eventId: 'e-1', fingerprint: null } },
+  { kind: 'k', actor: 'svc', agentId: null, data: {} },
+  { kind: 'unicode', actor: 'agent:é€😀中文', agentId: 'a.b_c-d', data: { 'é': 'ü', 'Z': 1, 'a': 2, '€': ['😀', '\u2028\u2029'] } },
+  { kind: 'controls "quoted" \\ back', actor: 'tab\there\nnewline\r\u0001\u001f\u007f\b\f', agentId: 'x',
+    data: { s: '\u0000\u0008\u000b\u001b"\\/</script>', lone: '\ud800', nested: { deep: [{ z: [1, [2, { y: null }]] }] } } },
+  { kind: 'numbers', actor: 'svc', agentId: null,
+    data: { n: [0, -0, 1, -5, 0.1, 1.5e-7, 1e21, 1e-7, 2 ** 53, 123456789.123, Number.MAX_VALUE, Number.MIN_VALUE, 5e-324] } },
+  { kind: 'bools', actor: 'svc', agentId: 'agent-0', data: { t: true, f: false, arr: [], obj: { b: {}, a: [] } } },
+  { kind: 'keys', actor: 'svc', agentId: null, data: { b: 1, a: 2, A: 3, '10': 4, '9': 5, '': 6, 'aa': 7, '\u0080': 8, '\uffff': 9 } },
+];
+
+function chainOf(entries: NewAuditEntry[]): AuditRow[] {
+  const rows: AuditRow[] = [];
+  let prevHash = GENESIS_HASH;
+  entries.forEach((e, i) => {
+    const unhashed = { seq: i + 1, ts: new Date(T0 + i).toISOString(), ...e, prevHash };
+    const hash = hashRow(prevHash, unhashed);
+    rows.push({ ...unhashed, hash });
+    prevHash = hash;
+  });
+  return rows;
+}
+
+const stored = (r: AuditRow): StoredAuditRow => ({ ...r, dataText: canonicalJson(r.data) });
+
+describe('audit chain: the fast stored-row path', () => {
+  it('storedRowText is the RFC 8785 text of the row, and hashes like hashRow, for varied rows', () => {
+    for (const row of chainOf(VARIED)) {
+      assert.equal(storedRowText(stored(row)), canonicalRow(row));
+      assert.equal(sha256Hex(`${row.prevHash}\n${storedRowText(stored(row))}`), hashRow(row.prevHash, row));
+      assert.equal(storedRowHashMatches(stored(row)), true);
+    }
+  });
+
+  it('the text SQLite builds for a stored row is the same text, for rows written by the store', async () => {
+    const path = freshPath();
+    const store = openSqliteStore({ path, clock: manualClock(T0) });
+    const written: AuditRow[] = [];
+    for (const e of VARIED) written.push(await store.appendAudit(e));
+    const reader = openAuditReader(path);
+    try {
+      const rows = reader.hashRows(0, 1e9, 100);
+      assert.equal(rows.length, VARIED.length);
+      rows.forEach(([seq, prevHash, hash, hashInput], i) => {
+        const w = written[i]!;
+        assert.deepEqual([seq, prevHash, hash], [w.seq, w.prevHash, w.hash]);
+        assert.equal(hashInput, `${w.prevHash}\n${canonicalRow(w)}`, `row ${seq}`);
+        assert.equal(sha256Hex(hashInput), w.hash);
+        assert.equal(storedRowHashMatches(reader.row(seq)!), true);
+      });
+      assert.deepEqual(reader.head(), { seq: VARIED.length, hash: written.at(-1)!.hash });
+    } finally {
+      reader.close();
+      await store.close();
+    }
+  });
+
+  it('data text that is not canonical but equal still matches; tampered or non-JSON data does not', () => {
+    const row = stored(chainOf([{ kind: 'k', actor: 'a', agentId: null, data: { b: [1, 2], a: 'x' } }])[0]!);
+    assert.equal(storedRowHashMatches({ ...row, dataText: '{ "b": [1, 2.0], "a": "\\u0078" }' }), true);
+    assert.equal(storedRowHashMatches({ ...row, dataText: '{"a":"y","b":[1,2]}' }), false);
+    assert.equal(storedRowHashMatches({ ...row, dataText: '{"a":' }), false);
+    assert.equal(storedRowHashMatches({ ...row, kind: 'K' }), false);
+  });
+});
+
+/** Deterministic PRNG, so a failure reproduces. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function sequential(rows: AuditRow[]): VerifyResult {
+  const v = createChainVerifier();
+  for (const r of rows) v.push(r);
+  return v.result();
+}
+
+function segmented(rows: AuditRow[], cuts: number[]): VerifyResult {
+  const last = rows.at(-1);
+  const head = last === undefined ? null : { seq: last.seq, hash: last.hash };
+  const bounds = [0, ...cuts.filter((c) => head !== null && c > 0 && c < head.seq).sort((a, b) => a - b), head?.seq ?? 0];
+  const results: SegmentResult[] = [];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const [lo, hi] = [bounds[i]!, bounds[i + 1]!];
+    const bySeq = new Map(rows.map((r) => [r.seq, r]));
+    const v = createSegmentVerifier(lo, (seq) => storedRowHashMatches(stored(bySeq.get(seq)!)));
+    for (const r of rows.filter((x) => x.seq > lo && x.seq <= hi)) {
+      // A deliberately wrong fast text for some rows: the recheck must keep the verdict.
+      const input = r.seq % 5 === 0 ? 'not the row' : `${r.prevHash}\n${storedRowText(stored(r))}`;
+      if (!v.push(r.seq, r.prevHash, r.hash, input)) break;
+    }
+    results.push(v.result());
+  }
+  return mergeSegments(results, head);
+}
+
+describe('audit chain: slices merged', () => {
+  it('any split of any tampered chain gives exactly the sequential result', () => {
+    const rand = prng(42);
+    const tampers = ['none', 'data', 'hash', 'prev', 'prev-rehashed', 'delete', 'delete-first', 'delete-last', 'two'] as const;
+    for (let trial = 0; trial < 600; trial++) {
+      const n = 1 + Math.floor(rand() * 30);
+      const rows = chainOf(Array.from({ length: n }, (_, i) => ({ kind: 'k', actor: 'a', agentId: null, data: { i } })));
+      const at = Math.floor(rand() * n);
+      const tamper = tampers[trial % tampers.length]!;
+      const r = rows[at]!;
+      if (tamper === 'data') r.data = { i: -1 };
+      if (tamper === 'hash') r.hash = 'f'.repeat(64);
+      if (tamper === 'prev') r.prevHash = 'e'.repeat(64);
+      if (tamper === 'prev-rehashed') {
+        r.prevHash = 'e'.repeat(64);
+        for (let i = at; i < rows.length; i++) {
+          rows[i]!.hash = hashRow(rows[i]!.prevHash, rows[i]!);
+          if (i + 1 < rows.length) rows[i + 1]!.prevHash = rows[i]!.hash;
+        }
+      }
+      if (tamper === 'delete') rows.splice(at, 1);
+      if (tamper === 'delete-first') rows.shift();
+      if (tamper === 'delete-last') rows.pop();
+      if (tamper === 'two') {
+        r.data = { i: -2 };
+        rows.splice(Math.floor(rand() * rows.length), 1);
+      }
+      const cuts = Array.from({ length: Math.floor(rand() * 6) }, () => Math.floor(rand() * (n + 2)));
+      assert.deepEqual(segmented(rows, cuts), sequential(rows), `trial ${trial}: ${tamper} at ${at + 1}, cuts ${cuts.join(',')}`);
+    }
+  });
+});
+
+// ---- the verifiers on a real store file ----
+
+async function seedStore(n: number): Promise<{ store: Store; path: string }> {
+  const path = freshPath();
+  const store = openSqliteStore({ path, clock: manualClock(T0) });
+  for (let i = 0; i < n; i++) {
+    await store.appendAudit(VARIED[i % VARIED.length]!);
+  }
+  return { store, path };
+}
+
+function sql(path: string, statement: string, ...params: unknown[]): void {
+  const db = new Database(path);
+  try {
+    db.prepare(statement).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
+/** Both verifiers, the worker one with slices small enough that tampering lands on boundaries. */
+function verifiers(store: Store, path: string): AuditChainVerifier[] {
+  return [
+    createSqliteChainVerifier({ path, threads: 2, segmentRows: 7, chunkRows: 3 }),
+    createStoreChainVerifier({ store, chunkRows: 4 }),
+  ];
+}
+
+async function verifyBoth(store: Store, path: string): Promise<VerifyResult> {
+  const [fast, slow] = verifiers(store, path);
+  try {
+    const a = await fast!.verify();
+    const b = await slow!.verify();
+    assert.deepEqual(a, b);
+    return a;
+  } finally {
+    await fast!.close();
+    await slow!.close();
+  }
+}
+
+describe('audit chain verifiers on a SQLite file', () => {
+  it('an empty chain verifies with no head', async () => {
+    const { store, path } = await seedStore(0);
+    assert.deepEqual(await verifyBoth(store, path),
+      { ok: true, checked: 0, headSeq: 0, headHash: null, firstBadSeq: null, problem: null });
+    await store.close();
+  });
+
+  it('an intact chain verifies whole, head included', async () => {
+    const { store, path } = await seedStore(30);
+    const head = (await store.listAudit({ limit: 1, cursor: null, order: 'desc', sinceMs: null, untilMs: null }, {})).items[0]!;
+    assert.deepEqual(await verifyBoth(store, path),
+      { ok: true, checked: 30, headSeq: 30, headHash: head.hash, firstBadSeq: null, problem: null });
+    await store.close();
+  });
+
+  const cases: Array<{ name: string; tamper: (path: string) => void; problem: string; firstBadSeq: number; checked: number }> = [
+    { name: 'data changed in the file', tamper: (p) => sql(p, `UPDATE audit SET data = '{"forged":true}' WHERE seq = 12`),
+      problem: 'hash-mismatch', firstBadSeq: 12, checked: 12 },
+    { name: 'data of a slice\'s first row', tamper: (p) => sql(p, `UPDATE audit SET data = '{}' WHERE seq = 8`),
+      problem: 'hash-mismatch', firstBadSeq: 8, checked: 8 },
+    { name: 'data that is not JSON', tamper: (p) => sql(p, `UPDATE audit SET data = '{"a":' WHERE seq = 20`),
+      problem: 'hash-mismatch', firstBadSeq: 20, checked: 20 },
+    { name: 'kind stored as a BLOB', tamper: (p) => sql(p, `UPDATE audit SET kind = X'6B' WHERE seq = 3`),
+      problem: 'hash-mismatch', firstBadSeq: 3, checked: 3 },
+    { name: 'prevHash changed', tamper: (p) => sql(p, `UPDATE audit SET prev_hash = ? WHERE seq = 17`, 'a'.repeat(64)),
+      problem: 'prev-link-mismatch', firstBadSeq: 17, checked: 17 },
+    { name: 'prevHash of a slice\'s first row', tamper: (p) => sql(p, `UPDATE audit SET prev_hash = ? WHERE seq = 15`, 'b'.repeat(64)),
+      problem: 'prev-link-mismatch', firstBadSeq: 15, checked: 15 },
+    { name: 'first row not linked to genesis', tamper: (p) => sql(p, `UPDATE audit SET prev_hash = ? WHERE seq = 1`, 'c'.repeat(64)),
+      problem: 'prev-link-mismatch', firstBadSeq: 1, checked: 1 },
+    { name: 'stored hash changed', tamper: (p) => sql(p, `UPDATE audit SET hash = ? WHERE seq = 25`, 'd'.repeat(64)),
+      problem: 'hash-mismatch', firstBadSeq: 25, checked: 25 },
+    { name: 'a row deleted', tamper: (p) => sql(p, 'DELETE FROM audit WHERE seq = 10'),
+      problem: 'seq-gap', firstBadSeq: 10, checked: 10 },
+    { name: 'the last row of a slice deleted', tamper: (p) => sql(p, 'DELETE FROM audit WHERE seq = 14'),
+      problem: 'seq-gap', firstBadSeq: 14, checked: 14 },
+    { name: 'a whole slice deleted', tamper: (p) => sql(p, 'DELETE FROM audit WHERE seq BETWEEN 7 AND 15'),
+      problem: 'seq-gap', firstBadSeq: 7, checked: 7 },
+    { name: 'the first row deleted', tamper: (p) => sql(p, 'DELETE FROM audit WHERE seq = 1'),
+      problem: 'seq-gap', firstBadSeq: 1, checked: 1 },
+  ];
+  for (const c of cases) {
+    it(`${c.name} → ${c.problem} at seq ${c.firstBadSeq}`, async () => {
+      const { store, path } = await seedStore(30);
+      const head = (await store.listAudit({ limit: 1, cursor: null, order: 'desc', sinceMs: null, untilMs: null }, {})).items[0]!;
+      c.tamper(path);
+      assert.deepEqual(await verifyBoth(store, path), {
+        ok: false, checked: c.checked, headSeq: 30, headHash: head.hash, firstBadSeq: c.firstBadSeq, problem: c.problem,
+      });
+      await store.close();
+    });
+  }
+
+  it('equal but non-canonical data text still verifies (the reference path decides)', async () => {
+    const { store, path } = await seedStore(10);
+    sql(path, `UPDATE audit SET data = '{ "fingerprint" : null, "eventId" : "e-1" }' WHERE seq = 1`);
+    assert.equal((await verifyBoth(store, path)).ok, true);
+    await store.close();
+  });
+
+  it('rows appended after a run started are left to the next run', async () => {
+    const { store, path } = await seedStore(20);
+    const v = createSqliteChainVerifier({ path, segmentRows: 5 });
+    const running = v.verify();
+    await store.appendAudit(VARIED[0]!);
+    assert.equal((await running).headSeq, 20);
+    assert.equal((await v.verify()).headSeq, 21);
+    await v.close();
+    await store.close();
+  });
+});
+
+describe('audit chain verifiers: single flight and lifecycle', () => {
+  it('singleFlight shares the run under way and starts a new one after it settles', async () => {
+    let runs = 0;
+    const f = singleFlight(async () => { runs += 1; await new Promise((r) => setTimeout(r, 20)); return runs; });
+    const [a, b, c] = await Promise.all([f(), f(), f()]);
+    assert.deepEqual([a, b, c, runs], [1, 1, 1, 1]);
+    assert.equal(await f(), 2);
+    const failing = singleFlight(() => Promise.reject(new Error('boom')));
+    await assert.rejects(failing(), /boom/);
+    await assert.rejects(failing(), /boom/);
+  });
+
+  it('concurrent verify() calls of the SQLite verifier are one run', async () => {
+    const { store, path } = await seedStore(15);
+    const v = createSqliteChainVerifier({ path, segmentRows: 4 });
+    const p1 = v.verify();
+    const p2 = v.verify();
+    assert.equal(p1, p2);
+    assert.equal((await p1).ok, true);
+    const p3 = v.verify();
+    assert.notEqual(p3, p1);
+    await p3;
+    await v.close();
+    await store.close();
+  });
+
+  it('close() rejects a run under way and every later one', async () => {
+    const { store, path } = await seedStore(15);
+    const v = createSqliteChainVerifier({ path, segmentRows: 2 });
+    const running = v.verify();
+    const closing = v.close();
+    await assert.rejects(running, /closed/);
+    await closing;
+    await assert.rejects(v.verify(), /closed/);
+    const s = createStoreChainVerifier({ store });
+    await s.close();
+    await assert.rejects(s.verify(), /closed/);
+    await store.close();
+  });
+
+  it('workers that stay silent fail the run instead of hanging it; the next run starts afresh', async () => {
+    const { store, path } = await seedStore(5);
+    // No worker can even start in 1 ms.
+    const v = createSqliteChainVerifier({ path, stallMs: 1 });
+    await assert.rejects(v.verify(), /silent for 1 ms/);
+    await assert.rejects(v.verify(), /silent for 1 ms/);
+    await v.close();
+    const patient = createSqliteChainVerifier({ path });
+    assert.equal((await patient.verify()).ok, true);
+    await patient.close();
+    await store.close();
+  });
+
+  it('a store file that cannot be read rejects the run (the route turns it into a 500)', async () => {
+    const v = createSqliteChainVerifier({ path: join(root, 'missing', 'svc.db') });
+    await assert.rejects(v.verify());
+    await v.close();
+  });
+});

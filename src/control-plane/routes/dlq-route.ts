@@ -1,0 +1,30 @@
+/** GET /dlq (contract §5): the dispatch dead letters, newest first by default. */
+import type { DeadLetterRecord, Store } from '../../store/store.js';
+import { DEAD_LETTERS_VIEW } from '../page-query.js';
+import type { RouteHandler } from '../route.js';
+import type { Report } from './view-route.js';
+import { createViewRoute, stderrReport } from './view-route.js';
+
+export interface DlqRouteDeps {
+  store: Store;
+  /** Detail of a 500 (default: stderr, which `up -d` sends to up.log). */
+  report?: Report;
+}
+
+/** A dead letter as §5 shows it. */
+export function deadLetterItem(d: DeadLetterRecord): Record<string, unknown> {
+  return {
+    id: d.id, ts: d.ts, agentId: d.agentId, sourceId: d.sourceId, eventId: d.eventId,
+    reason: d.reason, error: d.error, attempts: d.attempts, payload: d.payload,
+  };
+}
+
+export function createDlqRoute(deps: DlqRouteDeps): RouteHandler {
+  return createViewRoute({
+    path: '/dlq',
+    spec: DEAD_LETTERS_VIEW,
+    list: (page, filter) => deps.store.listDeadLetters(page, filter),
+    item: deadLetterItem,
+    report: deps.report ?? stderrReport,
+  });
+}

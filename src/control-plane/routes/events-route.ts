@@ -1,0 +1,31 @@
+/** GET /events (contract §5): the event store, newest first by default. */
+import type { EventRecord, Store } from '../../store/store.js';
+import { EVENTS_VIEW } from '../page-query.js';
+import type { RouteHandler } from '../route.js';
+import type { Report } from './view-route.js';
+import { createViewRoute, stderrReport } from './view-route.js';
+
+export interface EventsRouteDeps {
+  store: Store;
+  /** Detail of a 500 (default: stderr, which `up -d` sends to up.log). */
+  report?: Report;
+}
+
+/** An event as §5 shows it; `fingerprint` only when the source sent one. */
+export function eventItem(e: EventRecord): Record<string, unknown> {
+  return {
+    id: e.id, ts: e.ts, agentId: e.agentId, sourceId: e.sourceId, kind: e.kind,
+    ...(e.fingerprint !== null ? { fingerprint: e.fingerprint } : {}),
+    status: e.status, payload: e.payload,
+  };
+}
+
+export function createEventsRoute(deps: EventsRouteDeps): RouteHandler {
+  return createViewRoute({
+    path: '/events',
+    spec: EVENTS_VIEW,
+    list: (page, filter) => deps.store.listEvents(page, filter),
+    item: eventItem,
+    report: deps.report ?? stderrReport,
+  });
+}

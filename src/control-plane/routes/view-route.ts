@@ -1,0 +1,57 @@
+/**
+ * The HTTP half of a paginated view (contract §5), shared by /events, /dlq and /audit: parse the
+ * query (400 naming the parameter), read one keyset page from the store, answer
+ * `{"items": [...], "nextCursor": <string|null>}` plus any members the view adds.
+ */
+import { errorText } from '../../core/errors.js';
+import { InvalidCursorError } from '../../store/cursor.js';
+import type { Page, PageQuery } from '../../store/store.js';
+import { sendError, sendJson } from '../http-json.js';
+import type { ViewQuery, ViewSpec } from '../page-query.js';
+import { parseViewQuery } from '../page-query.js';
+import type { RouteHandler } from '../route.js';
+
+/** Where a route's unexpected failures go (the daemon's log); one line each, never to the client. */
+export type Report = (line: string) => void;
+
+export const stderrReport: Report = (line) => { process.stderr.write(`${line}\n`); };
+
+export interface ViewRouteOptions<F extends string, T> {
+  /** The route's path, for log lines. */
+  path: string;
+  spec: ViewSpec<F>;
+  list(page: PageQuery, filter: ViewQuery<F>['filter']): Promise<Page<T>>;
+  /** The record as the contract shows it: an explicit pick, so nothing else ever leaks out. */
+  item(record: T): Record<string, unknown>;
+  /** Members added to the envelope after the page was read (e.g. /audit's `verify`). */
+  extend?(query: ViewQuery<F>): Promise<Record<string, unknown>>;
+  report: Report;
+}
+
+export function createViewRoute<F extends string, T>(opts: ViewRouteOptions<F, T>): RouteHandler {
+  return async ({ req, res, url, signal }) => {
+    const parsed = parseViewQuery(url.searchParams, opts.spec);
+    if (!parsed.ok) {
+      sendError(req, res, 400, parsed.error);
+      return;
+    }
+    let body: Record<string, unknown>;
+    try {
+      const page = await opts.list(parsed.value.page, parsed.value.filter);
+      body = { items: page.items.map((r) => opts.item(r)), nextCursor: page.nextCursor };
+      if (opts.extend !== undefined) Object.assign(body, await opts.extend(parsed.value));
+    } catch (err) {
+      if (err instanceof InvalidCursorError) {
+        // The store's messages for this error are fixed text, never input.
+        sendError(req, res, 400, `invalid cursor: ${err.message}`);
+        return;
+      }
+      opts.report(`control plane: ${req.method ?? 'GET'} ${opts.path} failed: ${errorText(err)}`);
+      if (!res.headersSent) sendError(req, res, 500, 'internal error');
+      return;
+    }
+    // The client went away while the page was read: nobody to answer.
+    if (signal.aborted || res.destroyed) return;
+    sendJson(req, res, 200, body);
+  };
+}

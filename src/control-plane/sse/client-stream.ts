@@ -1,0 +1,219 @@
+/**
+ * The writer of one event-stream response, with the back-pressure rule of the specification (GET
+ * /logs, framing rule 4): at most `maxPendingFrames` (1024) log frames pending per client, where
+ * pending means not yet accepted by the socket (`res.write()` returned false and 'drain' has not
+ * come). When the cap is hit the whole buffer is dropped and replaced by one frame
+ * `event: system` / `{"system":"dropped","count":<log frames dropped>}`.
+ *
+ * Decisions beyond the specification:
+ * - Only frames that stand for a log line (`log`, `invalid-record`) count toward the cap and the
+ *   count, so a hit cap always reports 1024.
+ * - A `dropped` frame still pending when the buffer overflows again is kept (it is the only record of
+ *   that loss), so each overflow yields exactly one frame. At most 1024 of them are kept; past that,
+ *   the last one's count grows instead.
+ * - A byte cap (16 MiB) bounds memory when lines are long; it drops the buffer the same way.
+ * - Frames queued while the socket accepts writes are coalesced into one write per event-loop turn;
+ *   a batch of line frames that many clients receive alike is written as one shared Buffer.
+ * - `: keep-alive` every `keepAliveMs` (15 s), skipped while the socket is not accepting writes.
+ *
+ * Teardown on 'close' of the response (client cancel, abort, TCP reset) or `end()`: heartbeat and
+ * grace timers cleared, pending frames released, `onClose` callbacks run (the route unsubscribes from
+ * the tailer there).
+ */
+import type { ServerResponse } from 'node:http';
+import type { TimerHandle, Timers } from '../../logs/timers.js';
+import { KEEP_ALIVE_FRAME, systemFrame } from './frames.js';
+
+export interface ClientStreamOptions {
+  res: ServerResponse;
+  timers: Timers;
+  /** Default 15 000 (specification, Limits). */
+  keepAliveMs?: number;
+  /** Default 1024 (specification, Limits). */
+  maxPendingFrames?: number;
+  /** Default 16 MiB. */
+  maxPendingBytes?: number;
+  /** After `end()`, how long a client that does not read may keep the socket; default 5000 ms. */
+  endGraceMs?: number;
+}
+
+export interface ClientStream {
+  /** A frame standing for one log line: counts toward the cap and toward `dropped`. */
+  sendLine(frame: string): void;
+  /**
+   * Several line frames at once: `bytes` is their concatenation, encoded once and shared by every
+   * client receiving the same batch. Written as is while the socket accepts writes; frame by frame
+   * (so the cap counts frames) while it does not.
+   */
+  sendLines(batch: SharedBatch): void;
+  /** Any other frame (system notices); not counted, dropped with the buffer on overflow. */
+  sendSystem(frame: string): void;
+  /** null when there is room for more now; else resolves once the socket drained (or the stream closed). */
+  room(): Promise<void> | null;
+  /** Sends what is pending and `last`, then ends the response. */
+  end(last?: string): void;
+  /** Runs `fn` once when the stream is torn down (at once if it already is). */
+  onClose(fn: () => void): void;
+  isClosed(): boolean;
+  /** Resolves when the stream is torn down. */
+  readonly closed: Promise<void>;
+}
+
+export interface SharedBatch {
+  readonly frames: readonly string[];
+  readonly bytes: Buffer;
+}
+
+/** At most this many `dropped` frames are kept pending; past it the last one's count grows. */
+const MAX_KEPT_DROPS = 1024;
+
+export function createClientStream(o: ClientStreamOptions): ClientStream {
+  const { res, timers } = o;
+  const cap = o.maxPendingFrames ?? 1024;
+  const maxBytes = o.maxPendingBytes ?? 16 * 1024 * 1024;
+  const keepAliveMs = o.keepAliveMs ?? 15_000;
+  /** While the socket accepts writes, flush synchronously past this many queued frames. */
+  const flushAt = Math.max(1, Math.min(256, cap >> 1));
+  let queue: (string | Buffer)[] = [];
+  let lineCount = 0;
+  let bytes = 0;
+  let drops: number[] = [];
+  let blocked = false;
+  let ending = false;
+  let done = false;
+  let immediate: NodeJS.Immediate | null = null;
+  let heartbeat: TimerHandle | null = null;
+  let grace: TimerHandle | null = null;
+  let roomWaiters: (() => void)[] = [];
+  const closeFns: (() => void)[] = [];
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
+
+  function wakeRoom(): void {
+    const ws = roomWaiters;
+    roomWaiters = [];
+    for (const w of ws) w();
+  }
+
+  function overflow(): void {
+    const count = lineCount;
+    queue = [];
+    lineCount = 0;
+    bytes = 0;
+    if (count === 0) return;
+    if (drops.length < MAX_KEPT_DROPS) drops.push(count);
+    else drops[drops.length - 1]! += count;
+  }
+
+
+  function flush(): void {
+    if (immediate !== null) { clearImmediate(immediate); immediate = null; }
+    if (done || blocked) return;
+    if (drops.length > 0 || queue.length > 0) {
+      let text: string | Buffer = '';
+      for (const count of drops) text += systemFrame({ system: 'dropped', count });
+      if (queue.length === 1 && text === '') text = queue[0]!;
+      else if (queue.every((q) => typeof q === 'string')) text += queue.join('');
+      else text = Buffer.concat([Buffer.from(text), ...queue.map((q) => (typeof q === 'string' ? Buffer.from(q) : q))]);
+      drops = [];
+      queue = [];
+      lineCount = 0;
+      bytes = 0;
+      if (!res.write(text)) {
+        blocked = true;
+        res.once('drain', onDrain);
+        return;
+      }
+    }
+    wakeRoom();
+    if (ending && !res.writableEnded) res.end();
+  }
+
+  function onDrain(): void {
+    blocked = false;
+    flush();
+  }
+
+  function enqueue(frame: string, isLine: boolean): void {
+    if (done || ending) return;
+    queue.push(frame);
+    bytes += frame.length;
+    if (isLine) lineCount += 1;
+    if (blocked) {
+      if (lineCount >= cap || bytes > maxBytes) overflow();
+    } else if (queue.length >= flushAt || bytes > maxBytes) {
+      flush();
+    } else {
+      immediate ??= setImmediate(flush);
+    }
+  }
+
+  function beat(): void {
+    heartbeat = null;
+    if (done || ending) return;
+    if (!blocked) {
+      queue.push(KEEP_ALIVE_FRAME);
+      flush();
+    }
+    heartbeat = timers.setTimer(beat, keepAliveMs);
+  }
+
+  function teardown(): void {
+    if (done) return;
+    done = true;
+    if (immediate !== null) clearImmediate(immediate);
+    immediate = null;
+    if (heartbeat !== null) timers.clearTimer(heartbeat);
+    heartbeat = null;
+    if (grace !== null) timers.clearTimer(grace);
+    grace = null;
+    res.off('drain', onDrain);
+    queue = [];
+    drops = [];
+    wakeRoom();
+    for (const fn of closeFns.splice(0)) fn();
+    resolveClosed();
+  }
+
+  res.on('close', teardown);
+  // A write racing a reset fails on the response; 'close' follows and tears the stream down.
+  res.on('error', () => {});
+  heartbeat = timers.setTimer(beat, keepAliveMs);
+
+  return {
+    sendLine: (frame) => enqueue(frame, true),
+    sendLines(batch) {
+      if (done || ending || batch.frames.length === 0) return;
+      if (blocked || queue.length > 0 || drops.length > 0) {
+        for (const f of batch.frames) enqueue(f, true);
+        return;
+      }
+      // The common case: nothing pending, the socket accepts writes. One write of the shared bytes.
+      queue.push(batch.bytes);
+      lineCount += batch.frames.length;
+      bytes += batch.bytes.length;
+      flush();
+    },
+    sendSystem: (frame) => enqueue(frame, false),
+    room() {
+      if (done || (!blocked && lineCount < cap >> 1)) return null;
+      return new Promise<void>((resolve) => { roomWaiters.push(resolve); });
+    },
+    end(last) {
+      if (done || ending) return;
+      if (last !== undefined) { queue.push(last); bytes += last.length; }
+      ending = true;
+      if (heartbeat !== null) timers.clearTimer(heartbeat);
+      heartbeat = null;
+      // A client that does not read cannot hold the socket open: destroy it after a grace period.
+      grace = timers.setTimer(() => { grace = null; res.destroy(); }, o.endGraceMs ?? 5000);
+      flush();
+    },
+    onClose(fn) {
+      if (done) fn();
+      else closeFns.push(fn);
+    },
+    isClosed: () => done,
+    closed,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * Builds the control plane of a running daemon: every route of the specification over the live
+ * store, counters, logs and metrics, behind the listener. Returns null when the listener is disabled.
+ */
+import type { AuditChainVerifier } from '../audit/chain-verifier.js';
+import { createSqliteChainVerifier } from '../audit/sqlite-chain-verifier.js';
+import type { ControlPlaneSettings } from '../config/control-plane.js';
+import type { Clock } from '../core/clock.js';
+import { createTailerRegistry } from '../logs/file-tailer.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { Store } from '../store/store.js';
+import type { RouteHandler } from './route.js';
+import { createAuditRoute } from './routes/audit-route.js';
+import { createDlqRoute } from './routes/dlq-route.js';
+import { createEventsRoute } from './routes/events-route.js';
+import { createLogsRoute } from './routes/logs-route.js';
+import { createMetricsRoute } from './routes/metrics-route.js';
+import type { StatusSnapshot } from './routes/status-route.js';
+import { createStatusRoute } from './routes/status-route.js';
+import type { ControlPlane } from './server.js';
+import { createControlPlane } from './server.js';
+
+export interface ControlPlaneDeps {
+  settings: ControlPlaneSettings;
+  store: Store;
+  /** The SQLite file, for the worker-thread chain verifier. */
+  dbPath: string;
+  metrics: Metrics;
+  snapshot: () => StatusSnapshot;
+  agents: () => readonly string[];
+  logPath: (agentId: string) => string;
+  clock: Clock;
+  report: (line: string) => void;
+}
+
+export interface RunningControlPlane {
+  port(): number;
+  close(): Promise<void>;
+}
+
+export async function startControlPlane(deps: ControlPlaneDeps): Promise<RunningControlPlane | null> {
+  if (!deps.settings.enabled) return null;
+  const { store, report } = deps;
+  const verifier: AuditChainVerifier = createSqliteChainVerifier({ path: deps.dbPath });
+  const tailers = createTailerRegistry();
+  const routes = new Map<string, RouteHandler>([
+    ['/metrics', createMetricsRoute(deps.metrics, { onError: (err) => report(`metrics collect failed: ${String(err)}`) })],
+    ['/status', createStatusRoute(deps.snapshot)],
+    ['/events', createEventsRoute({ store, report })],
+    ['/dlq', createDlqRoute({ store, report })],
+    ['/audit', createAuditRoute({ store, verifier, report })],
+    ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
+  ]);
+  const server: ControlPlane = createControlPlane({
+    bind: deps.settings.bind,
+    port: deps.settings.port,
+    allowRemote: false,
+    routes,
+    guard: null,
+    report,
+  });
+  try {
+    await server.start();
+  } catch (err) {
+    tailers.close();
+    await verifier.close();
+    throw err;
+  }
+  return {
+    port: () => server.port(),
+    async close() {
+      await server.close();
+      tailers.close();
+      await verifier.close();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The tailer registry: ONE shared reader per log file, fanned out to any number of subscribers
+ * (contract §6: the cost of a new client is its socket and its buffer). A file's reader, watcher,
+ * poll timer and descriptor exist while it has subscribers and are released when the last leaves.
+ */
+import { resolve } from 'node:path';
+import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
+import { createTailFile } from './tail-file.js';
+import type { TailFile } from './tail-file.js';
+import type { SubscribeOptions, Subscription, TailListener } from './tail-types.js';
+import { realTimers } from './timers.js';
+import type { Timers } from './timers.js';
+
+export interface TailerRegistryDeps {
+  /** Safety poll (`fstat`/`lstat`) next to `fs.watch`, in ms; default 1000. */
+  pollMs?: number;
+  /** Default: real timers, unref'd. */
+  timers?: Timers;
+  /** Lines longer than this many bytes are skipped and delivered as `tooLong`; default 1 MiB. */
+  maxLineBytes?: number;
+  /**
+   * Pause after a read that delivered lines before the next read of the same file, by number of
+   * subscribers. Default `n / 20` ms (whole ms) capped at 50 ms: under 20 subscribers, no pause;
+   * 100, 5 ms; 1,000, 50 ms. That holds a hot file to about 20,000 client writes per second
+   * whatever the fan-out, instead of one write per client per append (bench/logs-fanout.ts: the
+   * socket writes are most of the cost). Nothing is dropped: the read after the pause takes
+   * everything written meanwhile.
+   */
+  lingerMs?: (subscribers: number) => number;
+  /** A subscriber's listener threw (a bug): it is unsubscribed and the error lands here. */
+  onListenerError?: (err: unknown) => void;
+}
+
+export interface TailerRegistry {
+  /**
+   * Follows the file at `path` (which may not exist yet). Without `fromStart`/`afterOffset` the
+   * subscription starts at the file's current line end. `listener.start` is called first, then
+   * lines, notices and errors, in file order.
+   */
+  subscribe(path: string, listener: TailListener, opts: SubscribeOptions): Subscription;
+  /** Stops every reader; their subscribers get nothing more. */
+  close(): void;
+  stats(): { files: number; subscribers: number };
+}
+
+const defaultLinger = (subscribers: number): number => Math.min(50, Math.floor(subscribers / 20));
+
+export function createTailerRegistry(deps: TailerRegistryDeps = {}): TailerRegistry {
+  const files = new Map<string, TailFile>();
+  const fileDeps = {
+    timers: deps.timers ?? realTimers,
+    pollMs: deps.pollMs ?? 1000,
+    maxLineBytes: deps.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    lingerMs: deps.lingerMs ?? defaultLinger,
+    onListenerError: deps.onListenerError,
+  };
+  let closed = false;
+  return {
+    subscribe(path, listener, opts) {
+      if (closed) throw new Error('tailer registry is closed');
+      const key = resolve(path);
+      let file = files.get(key);
+      if (file === undefined) {
+        const created = createTailFile(key, fileDeps, () => { if (files.get(key) === created) files.delete(key); });
+        file = created;
+        files.set(key, created);
+      }
+      return file.subscribe(listener, opts);
+    },
+    close() {
+      closed = true;
+      for (const f of files.values()) f.close();
+      files.clear();
+    },
+    stats() {
+      let subscribers = 0;
+      for (const f of files.values()) subscribers += f.subscriberCount();
+      return { files: files.size, subscribers };
+    },
+  };
+}
