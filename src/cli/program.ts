@@ -5,6 +5,8 @@ import { packageVersion } from '../core/version.js';
 import type { CliContext } from './context.js';
 import { downCommand } from './down.js';
 import { initCommand } from './init.js';
+import type { LogsOptions } from './logs.js';
+import { logsCommand } from './logs.js';
 import { psCommand } from './ps.js';
 import { secretSetCommand } from './secret-set.js';
 import { upCommand } from './up.js';
@@ -74,6 +76,18 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .action(async (opts: { json: boolean; url?: string }) => {
       setCode(await psCommand(opts, ctx));
+    });
+
+  program
+    .command('logs')
+    .description('print agent log records (GET /logs); -f follows live')
+    .option('-f, --follow', 'keep following new records', false)
+    .option('--agent <id>', 'one agent (default: all running agents)')
+    .option('--since <time>', 'records with ts >= this (ISO-8601 or integer ms)')
+    .option('--json', 'print each record as its JSON line', false)
+    .option('--url <url>', 'control-plane URL (default: the local daemon)')
+    .action(async (opts: LogsOptions) => {
+      setCode(await logsCommand(opts, ctx));
     });
 
   const views: Array<[string, string, string[], (o: ViewOptions, c: CliContext) => Promise<number>]> = [

@@ -255,6 +255,7 @@ export function createTailFile(path: string, deps: TailFileDeps, onIdle: () => v
     s.skip = g !== null && g === gen && pos > splitter.lineEnd ? { gen: g, end: pos } : null;
     catching.delete(s);
     live.add(s);
+    call(s, (l) => l.live?.());
     if (error !== null) { const err = error; call(s, (l) => l.error(err)); }
   }
 

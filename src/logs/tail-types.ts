@@ -46,6 +46,8 @@ export interface TailListener {
   notice(kind: TailNotice, position: TailPosition): void;
   /** The file cannot be read (not a regular file, a symlink, permissions, I/O). Tailing goes on. */
   error(err: Error): void;
+  /** Called once, when any replay is done and the subscriber receives live lines from here on. */
+  live?(): void;
 }
 
 export interface SubscribeOptions {

@@ -54,6 +54,8 @@ async function startHarness(route: ReturnType<typeof createLogsRoute>): Promise<
 interface RawClient {
   res: IncomingMessage;
   events: EventSourceMessage[];
+  /** `caught-up` frames, kept apart so the other tests count only what they are about. */
+  caughtUp: EventSourceMessage[];
   comments: string[];
   raw(): string;
   ended: Promise<void>;
@@ -65,13 +67,15 @@ function connect(url: string, headers: Record<string, string> = {}, method = 'GE
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers: { accept: 'text/event-stream', ...headers }, agent: false }, (res) => {
       const events: EventSourceMessage[] = [];
+      const caughtUp: EventSourceMessage[] = [];
       const comments: string[] = [];
       let raw = '';
-      const parser = createParser({ onEvent: (e) => events.push(e), onComment: (c) => comments.push(c) });
+      const isCaughtUp = (e: EventSourceMessage): boolean => e.event === 'system' && e.data === '{"system":"caught-up"}';
+      const parser = createParser({ onEvent: (e) => (isCaughtUp(e) ? caughtUp : events).push(e), onComment: (c) => comments.push(c) });
       res.setEncoding('utf8');
       res.on('data', (d: string) => { raw += d; parser.feed(d); });
       const ended = new Promise<void>((r) => { res.on('end', r); res.on('close', r); });
-      resolve({ res, events, comments, raw: () => raw, ended, destroy: () => req.destroy() });
+      resolve({ res, events, caughtUp, comments, raw: () => raw, ended, destroy: () => req.destroy() });
     });
     req.on('error', reject);
     req.end();
@@ -174,7 +178,7 @@ describe('GET /logs', () => {
     const c = await connect(h.url('?agent=alpha'));
     await waitFor(() => c.comments.length >= 3, 'three keep-alives');
     assert.ok(c.comments.every((t) => t.trim() === 'keep-alive'));
-    assert.match(c.raw(), /^: keep-alive\n\n/);
+    assert.match(c.raw(), /^(event: system\ndata: \{"system":"caught-up"\}\n\n)?: keep-alive\n\n/);
     c.destroy();
   });
 
@@ -264,6 +268,11 @@ describe('GET /logs', () => {
     assert.deepEqual(logs(c).map((r) => r.i), Array.from({ length: total - 15000 }, (_, k) => 15000 + k));
     assert.deepEqual(logs(cMs).map((r) => r.i), Array.from({ length: total - 19990 }, (_, k) => 19990 + k));
     assert.ok(total > 20050, 'lines were appended during the replay');
+    for (const x of [live, c, cMs]) assert.equal(x.caughtUp.length, 1, 'one caught-up frame per stream');
+    // caught-up comes after every replayed record (those before the hand-over) and is never repeated
+    const raw = c.raw();
+    assert.ok(raw.includes('"i":19999'));
+    assert.ok(raw.indexOf('"system":"caught-up"') > raw.indexOf(`"i":19999`), 'caught-up after the replayed part');
     for (const x of [live, c, cMs]) x.destroy();
   });
 

@@ -15,8 +15,10 @@ export type SseEvent = (typeof SSE_EVENTS)[number];
  * - `truncated`, `rotated` (`agent`): the log file was truncated or replaced; it is followed from byte 0.
  * - `reset` (`agent`): a Last-Event-ID position no longer matched the file; it is sent from byte 0.
  * - `token-expired`: the token that opened the stream expired; the stream ends.
+ * - `caught-up`: sent once, when every requested file has been replayed (with `since` or
+ *   Last-Event-ID) and the stream is live; `svc logs` without -f stops there.
  */
-export const SYSTEM_MESSAGES = ['dropped', 'tailer-error', 'invalid-record', 'truncated', 'rotated', 'reset', 'token-expired'] as const;
+export const SYSTEM_MESSAGES = ['dropped', 'tailer-error', 'invalid-record', 'truncated', 'rotated', 'reset', 'token-expired', 'caught-up'] as const;
 export type SystemMessage = (typeof SYSTEM_MESSAGES)[number];
 
 /** Response headers of an event stream (specification, GET /logs). */

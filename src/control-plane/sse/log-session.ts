@@ -49,6 +49,7 @@ export function startLogSession(o: LogSessionOptions): void {
   let held: (() => void)[] | null = agents.length > 0 ? [] : null;
   let heldWaiters: (() => void)[] = [];
   let waiting = agents.length;
+  let behind = agents.length; // agents still replaying; 0 → one `caught-up` frame
   const subs: Subscription[] = [];
 
   const run = (fn: () => void): void => {
@@ -123,6 +124,10 @@ export function startLogSession(o: LogSessionOptions): void {
       error() {
         // The cause stays on the server: a client learns which agent's log cannot be read, no more.
         run(() => stream.sendSystem(systemFrame({ system: 'tailer-error', agent })));
+      },
+      live() {
+        // Tells a client (`svc logs` without -f) that everything written before it came is sent.
+        run(() => { if (--behind === 0) stream.sendSystem(systemFrame({ system: 'caught-up' })); });
       },
     };
   }
