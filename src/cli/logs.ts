@@ -57,18 +57,21 @@ async function readStream(url: string, lastId: string | undefined, signal: Abort
   if (!res.ok || !res.body) {
     const body = await res.text();
     let error = body.slice(0, 200);
-    try { error = String((JSON.parse(body) as { error?: unknown }).error ?? error); } catch { /* not JSON */ }
+    try {
+      const parsed = (JSON.parse(body) as { error?: unknown }).error;
+      if (typeof parsed === 'string') error = parsed;
+    } catch { /* not JSON */ }
     throw new RuntimeError('EHTTP', `/logs: HTTP ${res.status}: ${error}`);
   }
   let caughtUp = false;
   const parser = createParser({ onEvent: (e) => { if (print(e, opts, ctx, remember)) caughtUp = true; } });
-  const reader = res.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
   const decoder = new TextDecoder();
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return 'ended';
-      parser.feed(decoder.decode(value, { stream: true }));
+      const chunk = await reader.read();
+      if (chunk.done) return 'ended';
+      parser.feed(decoder.decode(chunk.value, { stream: true }));
       if (caughtUp && !opts.follow) {
         await reader.cancel();
         return 'caught-up';

@@ -400,3 +400,47 @@ describe('sqlite store: pages', () => {
     assert.deepEqual(decodeCursor(encodeCursor({ key: -1, order: 'asc' })), { ok: false });
   });
 });
+
+describe('sqlite store: group commit', () => {
+  const all = { limit: 1000, cursor: null, order: 'asc', sinceMs: null, untilMs: null } as const;
+
+  it('concurrent ingests of one fingerprint in one batch: one accepted, the rest duplicates of it', async () => {
+    const { store } = open();
+    const results = await Promise.all(Array.from({ length: 50 }, () => store.ingestEvent(ev({ fingerprint: 'same' }), WINDOW_MS)));
+    const accepted = results.filter((r) => r.outcome === 'accepted');
+    assert.equal(accepted.length, 1);
+    const first = accepted[0]?.outcome === 'accepted' ? accepted[0].event.id : '';
+    for (const r of results) if (r.outcome === 'duplicate') assert.equal(r.eventId, first);
+    assert.equal((await store.listEvents(all, {})).items.length, 1);
+    await store.close();
+  });
+
+  it('an event that cannot be stored fails alone; the rest of its batch is committed', async () => {
+    const { store } = open();
+    const settled = await Promise.allSettled([
+      store.ingestEvent(ev({ fingerprint: 'a' }), WINDOW_MS),
+      store.ingestEvent(ev({ fingerprint: 'b', payload: { big: 1n } }), WINDOW_MS), // JSON cannot hold a BigInt
+      store.ingestEvent(ev({ fingerprint: 'c' }), WINDOW_MS),
+    ]);
+    assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const events = (await store.listEvents(all, {})).items;
+    assert.deepEqual(events.map((e) => e.fingerprint), ['a', 'c']);
+    // The failed one left no fingerprint: a retry is accepted, not a duplicate.
+    assert.equal((await store.ingestEvent(ev({ fingerprint: 'b' }), WINDOW_MS)).outcome, 'accepted');
+    const verifier = createChainVerifier();
+    for (const row of (await store.listAudit(all, {})).items) verifier.push(row);
+    assert.equal(verifier.result().ok, true);
+    assert.equal(verifier.result().checked, 3);
+    await store.close();
+  });
+
+  it('ingests pending when the store closes are rejected, never half-written', async () => {
+    const { store, path } = open();
+    const pendingIngest = store.ingestEvent(ev({ fingerprint: 'late' }), WINDOW_MS);
+    await store.close();
+    await assert.rejects(pendingIngest, /store closed/);
+    const { store: reopened } = open(path);
+    assert.equal((await reopened.listEvents(all, {})).items.length, 0);
+    await reopened.close();
+  });
+});

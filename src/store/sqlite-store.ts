@@ -334,22 +334,61 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
 
   let closed = false;
 
+  /**
+   * Group commit. With `synchronous=FULL` every commit waits for an fsync, so one transaction per
+   * webhook caps ingest at the disk's sync rate. Ingests that arrive in the same turn of the event
+   * loop are written in one IMMEDIATE transaction instead: each inside its own savepoint (a nested
+   * better-sqlite3 transaction), so one bad event fails alone, and every promise settles only after
+   * the shared COMMIT — a 202 still means the event is on disk.
+   */
+  interface PendingIngest { event: NewEvent; windowMs: number; resolve: (r: IngestResult) => void; reject: (e: unknown) => void }
+  let pending: PendingIngest[] = [];
+  type Outcome = { ok: true; result: IngestResult } | { ok: false; error: unknown };
+  const ingestBatchTx = db.transaction((items: PendingIngest[]): Outcome[] => items.map((item) => {
+    try {
+      return { ok: true, result: ingestTx(item.event, item.windowMs) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }));
+  const flushIngests = (): void => {
+    const items = pending;
+    pending = [];
+    let outcomes: Outcome[];
+    try {
+      if (closed) throw new Error('store closed');
+      outcomes = ingestBatchTx.immediate(items);
+    } catch (err) {
+      for (const item of items) item.reject(err); // nothing of the batch was committed
+      return;
+    }
+    let accepted = 0;
+    items.forEach((item, i) => {
+      const outcome = outcomes[i] as Outcome;
+      if (!outcome.ok) return item.reject(outcome.error);
+      if (outcome.result.outcome === 'accepted') accepted += 1;
+      pruneWindowMs = Math.max(pruneWindowMs, item.windowMs);
+      item.resolve(outcome.result);
+    });
+    ingestsUntilPrune -= accepted;
+    if (accepted > 0 && ingestsUntilPrune <= 0) {
+      ingestsUntilPrune = PRUNE_EVERY;
+      try {
+        pruneTx.immediate(clock.now() - pruneWindowMs);
+      } catch {
+        // The events are committed; an expired fingerprint left behind is harmless (the window
+        // check compares seen_ms), so a failed prune only postpones the cleanup.
+      }
+    }
+  };
+
   return {
     kind: 'sqlite',
 
-    ingestEvent: (event, windowMs) => run(() => {
-      const result = ingestTx.immediate(event, windowMs);
-      pruneWindowMs = Math.max(pruneWindowMs, windowMs);
-      if (result.outcome === 'accepted' && --ingestsUntilPrune <= 0) {
-        ingestsUntilPrune = PRUNE_EVERY;
-        try {
-          pruneTx.immediate(clock.now() - pruneWindowMs);
-        } catch {
-          // The event is committed; an expired fingerprint left behind is harmless (the window
-          // check compares seen_ms), so a failed prune only postpones the cleanup.
-        }
-      }
-      return result;
+    ingestEvent: (event, windowMs) => new Promise<IngestResult>((resolve, reject) => {
+      if (closed) return reject(new Error('store closed'));
+      pending.push({ event, windowMs, resolve, reject });
+      if (pending.length === 1) setImmediate(flushIngests);
     }),
 
     pendingEvents: () => run(() => st.pendingEvents.all().map(toEvent)),
