@@ -28,7 +28,7 @@ export async function upCommand(dirs: string[], opts: { detach: boolean }, ctx: 
   const home = svcHome(ctx.env);
   const absDirs = (dirs.length > 0 ? dirs : ['.']).map((d) => resolve(ctx.cwd, d));
   const agents = loadAgents(absDirs, { env: ctx.env, home });
-  const controlPlane = resolveControlPlane(agents, ctx.env);
+  const controlPlane = resolveControlPlane(agents, ctx.env, home);
   return opts.detach ? detach(absDirs, home, ctx) : foreground(agents, controlPlane, home, ctx);
 }
 

@@ -22,6 +22,39 @@ const dispatchSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(64).default(4),
 });
 
+/** A reference to a secret, resolved when the daemon or the CLI starts: `env:NAME`, `file:PATH`, `secret:PATH`. */
+export const SECRET_REF_PATTERN = /^(env|file|secret):[^\s${}]+$/;
+
+/**
+ * `controlPlane.auth` (specification "Control-plane auth configuration"). The same block shape serves
+ * other surfaces (the RPC peers file), so it is exported on its own.
+ */
+export const authBlockSchema = z
+  .strictObject({
+    enabled: z.boolean(),
+    provider: z.enum(['oidc', 'oauth2-client']).default('oidc'),
+    issuer: httpUrl.optional(),
+    audience: z.string().min(1).max(256).optional(),
+    jwksUri: httpUrl.optional(),
+    scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'must be a scope token')).default([]),
+    allowLoopback: z.boolean().default(true),
+    tokenEndpoint: httpUrl.optional(),
+    clientId: z.string().min(1).max(256).optional(),
+    clientSecretRef: z.string().regex(SECRET_REF_PATTERN, 'must be a reference: env:NAME, file:PATH or secret:PATH').optional(),
+  })
+  .superRefine((auth, ctx) => {
+    if (!auth.enabled) return;
+    for (const key of ['issuer', 'audience'] as const) {
+      if (auth[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'required key missing (auth is enabled)' });
+    }
+    if (auth.provider === 'oauth2-client') {
+      for (const key of ['tokenEndpoint', 'clientId', 'clientSecretRef'] as const) {
+        if (auth[key] === undefined) ctx.addIssue({ code: 'custom', path: [key], message: 'required key missing (provider oauth2-client)' });
+      }
+    }
+  });
+export type AuthBlock = z.infer<typeof authBlockSchema>;
+
 export const agentSchema = z.strictObject({
   id,
   provider: z.enum(PROVIDERS),
@@ -32,6 +65,7 @@ export const agentSchema = z.strictObject({
     .strictObject({
       bind: z.string().min(1).default('127.0.0.1'),
       port: z.number().int().min(0).max(65535).default(9464),
+      auth: authBlockSchema.optional(),
     })
     .optional(),
   dispatch: dispatchSchema.default({ maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 4 }),
