@@ -38,7 +38,7 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => StatusSnapshot {
         channels: (deps.channels.get(agent.id) ?? []).map((c) => ({ id: c.id, type: c.type, direction: c.direction, ready: c.ready() })),
         mcpServers: [],
       })),
-      controlPlane: { bind: cp.bind, port: cp.port, auth: { enabled: false, provider: null } },
+      controlPlane: { bind: cp.bind, port: cp.port, auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } },
       store: { kind: deps.storeKind },
     };
   };
