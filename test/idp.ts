@@ -1,0 +1,77 @@
+/**
+ * A real OpenID provider (`oidc-provider`) on loopback for the black-box auth tests: the strict
+ * client-credentials grant, issuing RFC 9068 `at+jwt` access tokens for the control plane's audience.
+ */
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair } from 'jose';
+import Provider from 'oidc-provider';
+
+export const AUDIENCE = 'urn:svc:control-plane';
+export const SCOPE = 'control:read';
+
+export interface Idp {
+  issuer: string;
+  tokenEndpoint: string;
+  clients: Record<string, string>;
+  /** Requests seen, by path. */
+  hits: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/** Starts the IdP; `clients` maps client ids to secrets (client_secret_basic). */
+export async function startIdp(clients: Record<string, string>): Promise<Idp> {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const jwk = { ...(await exportJWK(privateKey)), kid: 'test-key-1', use: 'sig', alg: 'RS256' };
+  const hits = new Map<string, number>();
+  let handler: ((req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) | null = null;
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    if (handler) handler(req, res);
+    else { res.statusCode = 503; res.end(); }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const provider = new Provider(issuer, {
+    clients: Object.entries(clients).map(([client_id, client_secret]) => ({
+      client_id, client_secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic', scope: SCOPE,
+    })),
+    jwks: { keys: [jwk] },
+    scopes: [SCOPE],
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => AUDIENCE,
+        useGrantedResource: () => true,
+        getResourceServerInfo: () => ({ scope: SCOPE, audience: AUDIENCE, accessTokenFormat: 'jwt', accessTokenTTL: 600,
+          jwt: { sign: { alg: 'RS256' } } }),
+      },
+    },
+  });
+  handler = provider.callback();
+  return {
+    issuer,
+    tokenEndpoint: `${issuer}/token`,
+    clients,
+    hits,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/** A client-credentials access token from the IdP. */
+export async function fetchToken(idp: Idp, clientId: string): Promise<string> {
+  const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(idp.clients[clientId] ?? '')}`).toString('base64');
+  const res = await fetch(idp.tokenEndpoint, {
+    method: 'POST',
+    headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: SCOPE, resource: AUDIENCE }),
+  });
+  const body = (await res.json()) as { access_token?: string; error?: string };
+  if (!body.access_token) throw new Error(`token request failed: ${res.status} ${body.error ?? ''}`);
+  return body.access_token;
+}
