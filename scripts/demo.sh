@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 svc() { node "$root/dist/main.js" "$@"; }
 demo="$root/.svc-demo"
 export SVC_HOME="$demo/home"
-rm -rf "$demo/alert-escalation"
+rm -rf "$demo"
 mkdir -p "$demo"
 cd "$demo"
 
@@ -27,3 +27,7 @@ echo "== the direct message the on-call person got (out/oncall-dm.jsonl)"
 cat out/oncall-dm.jsonl
 echo "== the agent's log (\$SVC_HOME/logs/oncall-escalator.log)"
 cat "$SVC_HOME/logs/oncall-escalator.log"
+echo "== svc ps"
+svc ps
+echo "== svc audit --verify"
+svc audit --verify
