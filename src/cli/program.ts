@@ -7,6 +7,7 @@ import { downCommand } from './down.js';
 import { initCommand } from './init.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
+import type { PsOptions } from './ps.js';
 import { psCommand } from './ps.js';
 import { secretSetCommand } from './secret-set.js';
 import { upCommand } from './up.js';
@@ -74,7 +75,8 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .description('show the running agents, sources, channels and MCP servers (GET /status)')
     .option('--json', 'print the status snapshot as JSON', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
-    .action(async (opts: { json: boolean; url?: string }) => {
+    .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
+    .action(async (opts: PsOptions) => {
       setCode(await psCommand(opts, ctx));
     });
 
@@ -86,6 +88,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .option('--since <time>', 'records with ts >= this (ISO-8601 or integer ms)')
     .option('--json', 'print each record as its JSON line', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
+    .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
     .action(async (opts: LogsOptions) => {
       setCode(await logsCommand(opts, ctx));
     });
@@ -101,6 +104,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       .description(description)
       .option('--json', 'print {"items": [...]} as JSON', false)
       .option('--url <url>', 'control-plane URL (default: the local daemon)')
+      .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
       .option('--limit <n>', 'page size used while following pages (1-1000)')
       .option('--order <asc|desc>', 'sort order')
       .option('--since <time>', 'ISO-8601 or integer ms')

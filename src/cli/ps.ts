@@ -1,11 +1,18 @@
-/** `svc ps [--json] [--url URL]`: the daemon's /status as a table (or the JSON as served). */
+/** `svc ps [--json] [--url URL] [--dir DIR]`: the daemon's /status as a table (or the JSON as served). */
 import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
 import type { CliContext } from './context.js';
-import { controlPlaneUrl, getJson } from './control-client.js';
+import { controlTarget, getJson } from './control-client.js';
 import { formatTable } from './table.js';
 
-export async function psCommand(opts: { json: boolean; url?: string }, ctx: CliContext): Promise<number> {
-  const status = (await getJson(controlPlaneUrl(ctx, opts.url), '/status')) as StatusSnapshot;
+export interface PsOptions {
+  json: boolean;
+  url?: string;
+  /** Agent directory whose controlPlane.auth says how to get a token (token-source.ts). */
+  dir?: string;
+}
+
+export async function psCommand(opts: PsOptions, ctx: CliContext): Promise<number> {
+  const status = (await getJson(controlTarget(ctx, opts), '/status')) as StatusSnapshot;
   if (opts.json) {
     ctx.stdout(JSON.stringify(status, null, 2) + '\n');
     return 0;

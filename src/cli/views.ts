@@ -5,12 +5,14 @@
 import type { VerifyResult } from '../audit/chain.js';
 import type { AuditRow, DeadLetterRecord, EventRecord } from '../store/store.js';
 import type { CliContext } from './context.js';
-import { controlPlaneUrl, getAllPages } from './control-client.js';
+import { controlTarget, getAllPages } from './control-client.js';
 import { formatTable } from './table.js';
 
 export interface ViewOptions {
   json: boolean;
   url?: string;
+  /** Agent directory whose controlPlane.auth says how to get a token (token-source.ts). */
+  dir?: string;
   limit?: string;
   order?: string;
   since?: string;
@@ -32,7 +34,7 @@ function params(opts: ViewOptions, filters: ReadonlyArray<keyof ViewOptions>): U
 }
 
 export async function eventsCommand(opts: ViewOptions, ctx: CliContext): Promise<number> {
-  const page = await getAllPages<EventRecord>(controlPlaneUrl(ctx, opts.url), '/events', params(opts, ['agent', 'source', 'kind']));
+  const page = await getAllPages<EventRecord>(controlTarget(ctx, opts), '/events', params(opts, ['agent', 'source', 'kind']));
   ctx.stdout(opts.json ? JSON.stringify({ items: page.items }) + '\n' : formatTable(
     ['TS', 'ID', 'AGENT', 'SOURCE', 'KIND', 'STATUS', 'FINGERPRINT'],
     page.items.map((e) => [e.ts, e.id, e.agentId, e.sourceId, e.kind, e.status, e.fingerprint ?? '-'])));
@@ -40,7 +42,7 @@ export async function eventsCommand(opts: ViewOptions, ctx: CliContext): Promise
 }
 
 export async function dlqCommand(opts: ViewOptions, ctx: CliContext): Promise<number> {
-  const page = await getAllPages<DeadLetterRecord>(controlPlaneUrl(ctx, opts.url), '/dlq', params(opts, ['agent', 'source', 'reason']));
+  const page = await getAllPages<DeadLetterRecord>(controlTarget(ctx, opts), '/dlq', params(opts, ['agent', 'source', 'reason']));
   ctx.stdout(opts.json ? JSON.stringify({ items: page.items }) + '\n' : formatTable(
     ['TS', 'ID', 'AGENT', 'SOURCE', 'EVENT', 'REASON', 'ATTEMPTS', 'ERROR'],
     page.items.map((d) => [d.ts, d.id, d.agentId, d.sourceId, d.eventId, d.reason, String(d.attempts), d.error])));
@@ -51,7 +53,7 @@ export async function dlqCommand(opts: ViewOptions, ctx: CliContext): Promise<nu
 export async function auditCommand(opts: ViewOptions, ctx: CliContext): Promise<number> {
   const p = params(opts, ['agent', 'kind']);
   if (opts.verify) p.set('verify', '1');
-  const page = await getAllPages<AuditRow>(controlPlaneUrl(ctx, opts.url), '/audit', p);
+  const page = await getAllPages<AuditRow>(controlTarget(ctx, opts), '/audit', p);
   const verify = page.verify as VerifyResult | undefined;
   if (opts.json) {
     ctx.stdout(JSON.stringify(verify ? { items: page.items, verify } : { items: page.items }) + '\n');

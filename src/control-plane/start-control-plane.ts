@@ -3,6 +3,8 @@
  * store, counters, logs and metrics, behind the listener. Returns null when the listener is disabled.
  */
 import type { AuditChainVerifier } from '../audit/chain-verifier.js';
+import { createAuthGuard } from '../auth/auth-guard.js';
+import { createTokenVerifier } from '../auth/verify-token.js';
 import { createSqliteChainVerifier } from '../audit/sqlite-chain-verifier.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { Clock } from '../core/clock.js';
@@ -17,7 +19,7 @@ import { createLogsRoute } from './routes/logs-route.js';
 import { createMetricsRoute } from './routes/metrics-route.js';
 import type { StatusSnapshot } from './routes/status-route.js';
 import { createStatusRoute } from './routes/status-route.js';
-import type { ControlPlane } from './server.js';
+import type { AuthGuard, ControlPlane } from './server.js';
 import { createControlPlane } from './server.js';
 
 export interface ControlPlaneDeps {
@@ -40,7 +42,12 @@ export interface RunningControlPlane {
 
 export async function startControlPlane(deps: ControlPlaneDeps): Promise<RunningControlPlane | null> {
   if (!deps.settings.enabled) return null;
-  const { store, report } = deps;
+  const { store, report, settings } = deps;
+  // Built first: settings that cannot work are a startup error, before anything listens.
+  const tokenVerifier = settings.auth ? createTokenVerifier(settings.auth, { clock: deps.clock }) : null;
+  const guard: AuthGuard | null = settings.auth && tokenVerifier
+    ? createAuthGuard(settings.auth, tokenVerifier, { clock: deps.clock, report })
+    : null;
   const verifier: AuditChainVerifier = createSqliteChainVerifier({ path: deps.dbPath });
   const tailers = createTailerRegistry();
   const routes = new Map<string, RouteHandler>([
@@ -52,17 +59,19 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
   ]);
   const server: ControlPlane = createControlPlane({
-    bind: deps.settings.bind,
-    port: deps.settings.port,
-    allowRemote: false,
+    bind: settings.bind,
+    port: settings.port,
+    // Enabling auth makes the auth middleware reachable for remote Hosts (spec "Remote Host header check").
+    allowRemote: settings.allowRemote,
     routes,
-    guard: null,
+    guard,
     report,
   });
   try {
     await server.start();
   } catch (err) {
     tailers.close();
+    tokenVerifier?.close();
     await verifier.close();
     throw err;
   }
@@ -71,6 +80,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     async close() {
       await server.close();
       tailers.close();
+      tokenVerifier?.close();
       await verifier.close();
     },
   };
