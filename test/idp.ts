@@ -3,7 +3,7 @@
  * client-credentials grant, issuing RFC 9068 `at+jwt` access tokens for the control plane's audience.
  */
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
@@ -25,11 +25,11 @@ export async function startIdp(clients: Record<string, string>): Promise<Idp> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: 'test-key-1', use: 'sig', alg: 'RS256' };
   const hits = new Map<string, number>();
-  let handler: ((req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void) | null = null;
+  let handler: ((req: IncomingMessage, res: ServerResponse) => unknown) | null = null;
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     hits.set(path, (hits.get(path) ?? 0) + 1);
-    if (handler) handler(req, res);
+    if (handler) void handler(req, res);
     else { res.statusCode = 503; res.end(); }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
