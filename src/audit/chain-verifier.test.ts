@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { manualClock } from '../core/clock.js';
-import { openAuditReader, openSqliteStore } from '../store/sqlite-store.js';
+import { openAuditReader } from '../store/sqlite-audit-reader.js';
+import { openSqliteStore } from '../store/sqlite-store.js';
 import type { AuditRow, NewAuditEntry, Store, StoredAuditRow } from '../store/store.js';
 import type { SegmentResult, VerifyResult } from './chain.js';
 import {

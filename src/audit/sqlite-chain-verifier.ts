@@ -16,7 +16,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { openAuditReader } from '../store/sqlite-store.js';
+import { openAuditReader } from '../store/sqlite-audit-reader.js';
 import type { SegmentResult, VerifyResult } from './chain.js';
 import { mergeSegments } from './chain.js';
 import type { AuditChainVerifier } from './chain-verifier.js';

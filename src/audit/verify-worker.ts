@@ -8,8 +8,8 @@ import { readlinkSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorText } from '../core/errors.js';
-import type { AuditReader } from '../store/sqlite-store.js';
-import { openAuditReader } from '../store/sqlite-store.js';
+import type { AuditReader } from '../store/sqlite-audit-reader.js';
+import { openAuditReader } from '../store/sqlite-audit-reader.js';
 import type { SegmentResult } from './chain.js';
 import { createSegmentVerifier, storedRowHashMatches } from './chain.js';
 

@@ -4,14 +4,13 @@
  * promises only to fill the async `Store` shape.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { canonicalJson, GENESIS_HASH, hashRow } from '../audit/chain.js';
 import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
-import { RuntimeError } from '../core/errors.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from './cursor.js';
+import { STORED_AUDIT_COLS } from './sqlite-audit-reader.js';
+import { openDatabase } from './sqlite-schema.js';
 import type {
   AuditFilter, AuditRow, DeadLetterFilter, DeadLetterRecord, EventFilter, EventRecord, EventStatus,
   IngestResult, NewAuditEntry, NewDeadLetter, NewEvent, Page, PageQuery, Store, StoredAuditRow,
@@ -24,70 +23,6 @@ export interface SqliteStoreOptions {
   path: string;
   clock: Clock;
 }
-
-/** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
-const MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE events (
-    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
-    id          TEXT NOT NULL UNIQUE,
-    ts_ms       INTEGER NOT NULL,
-    agent_id    TEXT NOT NULL,
-    source_id   TEXT NOT NULL,
-    kind        TEXT NOT NULL,
-    fingerprint TEXT,
-    status      TEXT NOT NULL CHECK (status IN ('accepted', 'processing', 'processed', 'dead-lettered')),
-    payload     TEXT NOT NULL
-  );
-  CREATE INDEX events_agent_seq ON events (agent_id, seq);
-  CREATE INDEX events_source_seq ON events (source_id, seq);
-  CREATE INDEX events_kind_seq ON events (kind, seq);
-  CREATE INDEX events_ts ON events (ts_ms);
-  CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');
-
-  CREATE TABLE dead_letters (
-    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
-    id        TEXT NOT NULL UNIQUE,
-    ts_ms     INTEGER NOT NULL,
-    agent_id  TEXT NOT NULL,
-    source_id TEXT NOT NULL,
-    event_id  TEXT NOT NULL REFERENCES events (id),
-    reason    TEXT NOT NULL,
-    error     TEXT NOT NULL,
-    attempts  INTEGER NOT NULL,
-    payload   TEXT NOT NULL
-  );
-  CREATE INDEX dead_letters_agent_seq ON dead_letters (agent_id, seq);
-  CREATE INDEX dead_letters_source_seq ON dead_letters (source_id, seq);
-  CREATE INDEX dead_letters_reason_seq ON dead_letters (reason, seq);
-  CREATE INDEX dead_letters_ts ON dead_letters (ts_ms);
-
-  CREATE TABLE audit (
-    seq       INTEGER PRIMARY KEY,
-    ts        TEXT NOT NULL,
-    ts_ms     INTEGER NOT NULL,
-    kind      TEXT NOT NULL,
-    actor     TEXT NOT NULL,
-    agent_id  TEXT,
-    data      TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash      TEXT NOT NULL
-  );
-  CREATE INDEX audit_kind_seq ON audit (kind, seq);
-  CREATE INDEX audit_agent_seq ON audit (agent_id, seq);
-  CREATE INDEX audit_ts ON audit (ts_ms);
-
-  CREATE TABLE fingerprints (
-    agent_id    TEXT NOT NULL,
-    source_id   TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    event_id    TEXT NOT NULL REFERENCES events (id),
-    seen_ms     INTEGER NOT NULL,
-    PRIMARY KEY (agent_id, source_id, fingerprint)
-  );
-  CREATE INDEX fingerprints_seen ON fingerprints (seen_ms);
-  `,
-];
 
 /** Expired fingerprints are pruned on the first ingest after open and then every this many. */
 const PRUNE_EVERY = 1000;
@@ -111,8 +46,6 @@ interface Seq { seq: number }
 const EVENT_COLS = 'seq, id, ts_ms, agent_id, source_id, kind, fingerprint, status, payload';
 const DEAD_LETTER_COLS = 'seq, id, ts_ms, agent_id, source_id, event_id, reason, error, attempts, payload';
 const AUDIT_COLS = 'seq, ts, kind, actor, agent_id, data, prev_hash, hash';
-/** Aliased to the StoredAuditRow names, so better-sqlite3 builds the objects with no JS mapping. */
-const STORED_AUDIT_COLS = 'seq, ts, kind, actor, agent_id AS agentId, data AS dataText, prev_hash AS prevHash, hash';
 
 const toEvent = (r: EventRow): EventRecord => ({
   id: r.id, ts: isoTs(r.ts_ms), agentId: r.agent_id, sourceId: r.source_id, kind: r.kind,
@@ -134,40 +67,6 @@ const payloadText = (payload: unknown): string => JSON.stringify(payload) ?? 'nu
 const run = <T>(work: () => T): Promise<T> => new Promise<T>((resolve) => { resolve(work()); });
 
 type Table = 'events' | 'dead_letters' | 'audit';
-
-function openDatabase(path: string): Database.Database {
-  if (path !== ':memory:') {
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    // Payloads may be sensitive: create the file 0600 (SQLite gives -wal/-shm the same mode).
-    closeSync(openSync(path, 'a', 0o600));
-  }
-  const db = new Database(path, { timeout: 5000 });
-  try {
-    db.pragma('busy_timeout = 5000');
-    db.pragma('journal_mode = WAL');
-    // FULL: a commit is on disk before ingest answers 202, even across power loss (contract §9.3).
-    db.pragma('synchronous = FULL');
-    db.pragma('foreign_keys = ON');
-    migrate(db);
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-  return db;
-}
-
-function migrate(db: Database.Database): void {
-  // IMMEDIATE, so two processes opening a fresh file cannot both create the schema.
-  db.transaction(() => {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > MIGRATIONS.length) {
-      throw new RuntimeError('ESTORE_SCHEMA',
-        `store schema version ${version} is newer than this svc understands (${MIGRATIONS.length})`);
-    }
-    for (const sql of MIGRATIONS.slice(version)) db.exec(sql);
-    if (version !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
-  }).immediate();
-}
 
 export function openSqliteStore(opts: SqliteStoreOptions): Store {
   const { clock } = opts;
@@ -422,62 +321,4 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       db.close();
     }),
   };
-}
-
-/**
- * An audit row reduced to what verification needs: `hashInput` is `prevHash + "\n" +` the RFC 8785
- * text of the row, built by SQLite from the stored columns.
- */
-export type AuditHashRow = [seq: number, prevHash: string, hash: string, hashInput: string];
-
-/** Read-only access to the stored audit chain, for verification away from the store's connection. */
-export interface AuditReader {
-  /** The chain's last row, or null when it is empty. */
-  head(): { seq: number; hash: string } | null;
-  /** Rows with afterSeq < seq <= throughSeq in seq order, at most `limit`. */
-  hashRows(afterSeq: number, throughSeq: number, limit: number): AuditHashRow[];
-  /** One row as stored (data as text), for the reference check of a row whose fast hash differs. */
-  row(seq: number): StoredAuditRow | undefined;
-  close(): void;
-}
-
-/** A TEXT column as a JSON string; any other storage class (a tampered BLOB) as text that can never hash right. */
-const jsonText = (col: string): string => `(CASE typeof(${col}) WHEN 'text' THEN json_quote(${col}) ELSE '!' END)`;
-
-/**
- * The canonical row text (what `storedRowText` builds in JS) built in SQL, so a row crosses into JS
- * as 4 values instead of 8 and JS builds no strings: ~1.5-2x the rows/s of reading the columns
- * and concatenating in JS. Keys in RFC 8785 order; json_quote escapes like JSON.stringify for the
- * text svc writes (`"`, `\`, \b \f \n \r \t, other controls as \u00xx). Wherever the SQL text still
- * differs, the verifier re-checks that row with the JS reference, so this can never change a
- * verdict, only its speed.
- */
-const AUDIT_HASH_INPUT_SQL = `(CASE typeof(prev_hash) WHEN 'text' THEN prev_hash ELSE '!' END) || char(10)
-  || '{"actor":' || ${jsonText('actor')}
-  || ',"agentId":' || (CASE WHEN agent_id IS NULL THEN 'null' ELSE ${jsonText('agent_id')} END)
-  || ',"data":' || CAST(data AS TEXT) || ',"kind":' || ${jsonText('kind')} || ',"prevHash":' || ${jsonText('prev_hash')}
-  || ',"seq":' || seq || ',"ts":' || ${jsonText('ts')} || '}'`;
-
-/**
- * Opens its own read-only connection to the store file at `path` (WAL: reads never block the
- * writer and see committed rows only). Used by the chain verifier, in worker threads.
- */
-export function openAuditReader(path: string): AuditReader {
-  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
-  try {
-    const head = db.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
-    const hashRows = db.prepare<[number, number, number], AuditHashRow>(
-      `SELECT seq, prev_hash, hash, ${AUDIT_HASH_INPUT_SQL} FROM audit WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
-    ).raw(true);
-    const row = db.prepare<[number], StoredAuditRow>(`SELECT ${STORED_AUDIT_COLS} FROM audit WHERE seq = ?`);
-    return {
-      head: () => head.get() ?? null,
-      hashRows: (afterSeq, throughSeq, limit) => hashRows.all(afterSeq, throughSeq, limit),
-      row: (seq) => row.get(seq),
-      close: () => { db.close(); },
-    };
-  } catch (err) {
-    db.close();
-    throw err;
-  }
 }

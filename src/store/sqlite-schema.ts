@@ -1,0 +1,106 @@
+/**
+ * The SQLite file of the embedded store: how it is opened (WAL, synchronous=FULL, 0600) and the
+ * schema migrations, applied in an IMMEDIATE transaction so two processes cannot both create it.
+ */
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { RuntimeError } from '../core/errors.js';
+
+/** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE events (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    ts_ms       INTEGER NOT NULL,
+    agent_id    TEXT NOT NULL,
+    source_id   TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    fingerprint TEXT,
+    status      TEXT NOT NULL CHECK (status IN ('accepted', 'processing', 'processed', 'dead-lettered')),
+    payload     TEXT NOT NULL
+  );
+  CREATE INDEX events_agent_seq ON events (agent_id, seq);
+  CREATE INDEX events_source_seq ON events (source_id, seq);
+  CREATE INDEX events_kind_seq ON events (kind, seq);
+  CREATE INDEX events_ts ON events (ts_ms);
+  CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');
+
+  CREATE TABLE dead_letters (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    id        TEXT NOT NULL UNIQUE,
+    ts_ms     INTEGER NOT NULL,
+    agent_id  TEXT NOT NULL,
+    source_id TEXT NOT NULL,
+    event_id  TEXT NOT NULL REFERENCES events (id),
+    reason    TEXT NOT NULL,
+    error     TEXT NOT NULL,
+    attempts  INTEGER NOT NULL,
+    payload   TEXT NOT NULL
+  );
+  CREATE INDEX dead_letters_agent_seq ON dead_letters (agent_id, seq);
+  CREATE INDEX dead_letters_source_seq ON dead_letters (source_id, seq);
+  CREATE INDEX dead_letters_reason_seq ON dead_letters (reason, seq);
+  CREATE INDEX dead_letters_ts ON dead_letters (ts_ms);
+
+  CREATE TABLE audit (
+    seq       INTEGER PRIMARY KEY,
+    ts        TEXT NOT NULL,
+    ts_ms     INTEGER NOT NULL,
+    kind      TEXT NOT NULL,
+    actor     TEXT NOT NULL,
+    agent_id  TEXT,
+    data      TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash      TEXT NOT NULL
+  );
+  CREATE INDEX audit_kind_seq ON audit (kind, seq);
+  CREATE INDEX audit_agent_seq ON audit (agent_id, seq);
+  CREATE INDEX audit_ts ON audit (ts_ms);
+
+  CREATE TABLE fingerprints (
+    agent_id    TEXT NOT NULL,
+    source_id   TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    event_id    TEXT NOT NULL REFERENCES events (id),
+    seen_ms     INTEGER NOT NULL,
+    PRIMARY KEY (agent_id, source_id, fingerprint)
+  );
+  CREATE INDEX fingerprints_seen ON fingerprints (seen_ms);
+  `,
+];
+
+export function openDatabase(path: string): Database.Database {
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    // Payloads may be sensitive: create the file 0600 (SQLite gives -wal/-shm the same mode).
+    closeSync(openSync(path, 'a', 0o600));
+  }
+  const db = new Database(path, { timeout: 5000 });
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
+    // FULL: a commit is on disk before ingest answers 202, even across power loss (contract §9.3).
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+function migrate(db: Database.Database): void {
+  // IMMEDIATE, so two processes opening a fresh file cannot both create the schema.
+  db.transaction(() => {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length) {
+      throw new RuntimeError('ESTORE_SCHEMA',
+        `store schema version ${version} is newer than this svc understands (${MIGRATIONS.length})`);
+    }
+    for (const sql of MIGRATIONS.slice(version)) db.exec(sql);
+    if (version !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}
