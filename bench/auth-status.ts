@@ -15,7 +15,6 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { createAuthGuard } from '../src/auth/auth-guard.js';
 import { ALLOWED_ALGORITHMS, CLOCK_SKEW_S, createTokenVerifier } from '../src/auth/verify-token.js';
@@ -24,6 +23,7 @@ import { systemClock } from '../src/core/clock.js';
 import { sendJson } from '../src/control-plane/http-json.js';
 import type { RouteHandler } from '../src/control-plane/route.js';
 import { createControlPlane } from '../src/control-plane/server.js';
+import { loadGet } from './load-client.js';
 import type { AuthGuard, ControlPlane } from '../src/control-plane/server.js';
 
 const COUNT = 10_000;
@@ -32,41 +32,6 @@ const CONCURRENCY = 32;
 const ROUNDS = 3;
 const VERIFY_MS = 1_500;
 const AUDIENCE = 'urn:svc:control-plane';
-
-/** Plain JavaScript in a worker thread, so the client does not share the measured event loop. */
-const CLIENT = `
-const { workerData, parentPort } = require('node:worker_threads');
-const http = require('node:http');
-const { port, count, concurrency, headers } = workerData;
-const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-let sent = 0;
-let bad = 0;
-const one = () => new Promise((resolve, reject) => {
-  const req = http.request({ host: '127.0.0.1', port, path: '/status', headers, agent }, (res) => {
-    if (res.statusCode !== 200) bad += 1;
-    res.resume();
-    res.on('end', resolve);
-  });
-  req.on('error', reject);
-  req.end();
-});
-const worker = async () => { while (sent < count) { sent += 1; await one(); } };
-const started = process.hrtime.bigint();
-Promise.all(Array.from({ length: concurrency }, worker)).then(() => {
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  agent.destroy();
-  parentPort.postMessage({ rps: count / seconds, bad });
-}, (err) => { throw err; });
-`;
-
-function load(port: number, count: number, headers: Record<string, string>): Promise<{ rps: number; bad: number }> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(CLIENT, { eval: true, workerData: { port, count, concurrency: CONCURRENCY, headers } });
-    worker.once('message', (m: { rps: number; bad: number }) => resolve(m));
-    worker.once('error', reject);
-    worker.once('exit', (code) => { if (code !== 0) reject(new Error(`load client exited with code ${code}`)); });
-  });
-}
 
 /** Operations per second of `op`, run back to back for about `ms`. */
 async function opsPerSecond(op: () => Promise<unknown>, ms: number): Promise<number> {
@@ -125,13 +90,13 @@ const bare = await plane(null);
 const headers = { authorization: `Bearer ${token}` };
 
 try {
-  await load(bare.port(), WARMUP, headers);
-  await load(authed.port(), WARMUP, headers);
+  await loadGet({ port: bare.port(), path: '/status', count: WARMUP, concurrency: CONCURRENCY, headers });
+  await loadGet({ port: authed.port(), path: '/status', count: WARMUP, concurrency: CONCURRENCY, headers });
   let bareRps = 0;
   let authRps = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const b = await load(bare.port(), COUNT, headers);
-    const a = await load(authed.port(), COUNT, headers);
+    const b = await loadGet({ port: bare.port(), path: '/status', count: COUNT, concurrency: CONCURRENCY, headers });
+    const a = await loadGet({ port: authed.port(), path: '/status', count: COUNT, concurrency: CONCURRENCY, headers });
     if (b.bad > 0 || a.bad > 0) throw new Error(`non-200 answers: bare ${b.bad}, authenticated ${a.bad}`);
     bareRps = Math.max(bareRps, b.rps);
     authRps = Math.max(authRps, a.rps);

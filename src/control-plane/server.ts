@@ -10,7 +10,7 @@ import { errorText } from '../core/errors.js';
 import type { HostClass } from './host-guard.js';
 import { classifyHost, hostValues } from './host-guard.js';
 import { sendError } from './http-json.js';
-import type { Principal, Routes } from './route.js';
+import type { Principal, RouteContext, Routes } from './route.js';
 
 export type AuthOutcome =
   | { ok: true; principal: Principal }
@@ -76,21 +76,39 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
       principal = outcome.principal;
     }
 
-    const url = new URL(req.url ?? '/', 'http://control-plane.invalid');
-    const route = opts.routes.get(url.pathname);
+    const route = opts.routes.get(pathOf(req));
     if (!route) return sendError(req, res, 404, 'not found');
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(req, res, 405, 'method not allowed', {}, { allow: ALLOW });
 
-    const controller = new AbortController();
-    live.add(controller);
-    const abort = (): void => controller.abort();
-    res.once('close', abort);
-    req.once('aborted', abort);
+    // The URL and the abort signal are built only for routes that read them: /status and /metrics
+    // answer at once and need neither, and they are the hot paths of scrapes and `svc ps`.
+    let url: URL | null = null;
+    let controller: AbortController | null = null;
+    const abort = (): void => controller?.abort();
+    const ctx: RouteContext = {
+      req, res, principal,
+      get url() {
+        url ??= new URL(req.url ?? '/', 'http://control-plane.invalid');
+        return url;
+      },
+      get signal() {
+        if (controller === null) {
+          controller = new AbortController();
+          live.add(controller);
+          res.once('close', abort);
+          req.once('aborted', abort);
+        }
+        return controller.signal;
+      },
+    };
     try {
-      await route({ req, res, url, signal: controller.signal, principal });
+      await route(ctx);
     } finally {
-      live.delete(controller);
-      res.off('close', abort);
+      if (controller !== null) {
+        live.delete(controller);
+        res.off('close', abort);
+        req.off('aborted', abort);
+      }
     }
   }
 
