@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 
 export const AUDIENCE = 'urn:svc:control-plane';
 export const SCOPE = 'control:read';
@@ -20,8 +20,15 @@ export interface Idp {
   close(): Promise<void>;
 }
 
+export interface IdpOptions {
+  /** Access-token lifetime (default 600 s). */
+  ttlS?: number;
+  /** No default resource: a client that does not ask for our audience gets no JWT for it. */
+  requireResource?: boolean;
+}
+
 /** Starts the IdP; `clients` maps client ids to secrets (client_secret_basic). */
-export async function startIdp(clients: Record<string, string>): Promise<Idp> {
+export async function startIdp(clients: Record<string, string>, opts: IdpOptions = {}): Promise<Idp> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: 'test-key-1', use: 'sig', alg: 'RS256' };
   const hits = new Map<string, number>();
@@ -46,10 +53,13 @@ export async function startIdp(clients: Record<string, string>): Promise<Idp> {
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        defaultResource: () => AUDIENCE,
+        ...(opts.requireResource ? {} : { defaultResource: () => AUDIENCE }),
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope: SCOPE, audience: AUDIENCE, accessTokenFormat: 'jwt', accessTokenTTL: 600,
-          jwt: { sign: { alg: 'RS256' } } }),
+        getResourceServerInfo: (_ctx, resource) => {
+          if (resource !== AUDIENCE) throw new errors.InvalidTarget();
+          return { scope: SCOPE, audience: AUDIENCE, accessTokenFormat: 'jwt', accessTokenTTL: opts.ttlS ?? 600,
+            jwt: { sign: { alg: 'RS256' } } };
+        },
       },
     },
   });

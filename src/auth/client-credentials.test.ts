@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { manualClock } from '../core/clock.js';
 import { RuntimeError } from '../core/errors.js';
+import { startIdp as startSharedIdp } from '../../test/idp.js';
 import { createClientCredentialsClient } from './client-credentials.js';
 
 const AUDIENCE = 'urn:svc:control-plane';
@@ -21,14 +22,7 @@ const CLIENT_ID = 'svc-cli';
 const SECRET = 'cli secret+0123:456%789~abc*def!';
 const TTL_S = 300;
 
-// oidc-provider ships no type declarations: load it through a non-literal specifier and type the
-// little that is used here.
-const OIDC_PROVIDER: string = 'oidc-provider';
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
-interface OidcModule {
-  default: new (issuer: string, config: Record<string, unknown>) => { callback(): Handler };
-  errors: { InvalidTarget: new (description?: string) => Error };
-}
 
 interface Idp { issuer: string; tokenEndpoint: string; tokenRequests(): number; close(): Promise<void> }
 
@@ -42,45 +36,10 @@ function close(server: Server): Promise<void> {
   return new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); });
 }
 
+/** The shared loopback IdP, strict: no default resource, tokens of TTL_S seconds. */
 async function startIdp(): Promise<Idp> {
-  const { default: Provider, errors } = (await import(OIDC_PROVIDER)) as OidcModule;
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const jwk = { ...(await exportJWK(privateKey)), kid: 'k1', use: 'sig', alg: 'RS256' };
-  let requests = 0;
-  let handler: Handler | null = null;
-  const { server, origin } = await listen((req, res) => {
-    if (req.method === 'POST' && req.url === '/token') requests++;
-    if (handler) handler(req, res);
-    else { res.statusCode = 503; res.end(); }
-  });
-  const provider = new Provider(origin, {
-    clients: [{
-      client_id: CLIENT_ID,
-      client_secret: SECRET,
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      response_types: [],
-      token_endpoint_auth_method: 'client_secret_basic',
-      scope: SCOPE,
-    }],
-    jwks: { keys: [jwk] },
-    scopes: [SCOPE],
-    features: {
-      devInteractions: { enabled: false },
-      clientCredentials: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        // No defaultResource: a request without `resource` gets an opaque token, not a JWT for us.
-        useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, resource: string) => {
-          if (resource !== AUDIENCE) throw new errors.InvalidTarget();
-          return { scope: SCOPE, audience: AUDIENCE, accessTokenFormat: 'jwt', accessTokenTTL: TTL_S, jwt: { sign: { alg: 'RS256' } } };
-        },
-      },
-    },
-  });
-  handler = provider.callback();
-  return { issuer: origin, tokenEndpoint: `${origin}/token`, tokenRequests: () => requests, close: () => close(server) };
+  const idp = await startSharedIdp({ [CLIENT_ID]: SECRET }, { ttlS: TTL_S, requireResource: true });
+  return { issuer: idp.issuer, tokenEndpoint: idp.tokenEndpoint, tokenRequests: () => idp.hits.get('/token') ?? 0, close: () => idp.close() };
 }
 
 describe('client-credentials client against oidc-provider', () => {
