@@ -8,35 +8,20 @@ import type { FileChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { isoTs } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
-import type { Channel, DeliveryResult, OutboundMessage, Severity } from './channel.js';
+import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
 
 /** One delivered message as written to a file line and POSTed by the webhook channel. */
-export interface OutboundRecord {
+/** A file-channel line (contract §2a: at least ts, channel, to, text, eventId, severity); the webhook channel POSTs the same. */
+export type OutboundRecord = {
   /** ISO-8601 UTC with milliseconds, from the injected clock. */
   ts: string;
   /** Channel id. */
   channel: string;
   to: string;
-  eventId: string;
-  agentId: string;
-  severity: Severity;
-  status: 'firing' | 'resolved';
-  title: string;
-  text: string;
-}
+} & OutboundMessage;
 
 export function outboundRecord(channelId: string, to: string, message: OutboundMessage, clock: Clock): OutboundRecord {
-  return {
-    ts: isoTs(clock.now()),
-    channel: channelId,
-    to,
-    eventId: message.eventId,
-    agentId: message.agentId,
-    severity: message.severity,
-    status: message.status,
-    title: message.title,
-    text: message.text,
-  };
+  return { ts: isoTs(clock.now()), channel: channelId, to, ...message };
 }
 
 /**
