@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createParser } from 'eventsource-parser';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { freePort, postWebhook, queryStore, readSecretFile, runSvc, setIngestPort, sign, tempEnv, waitFor } from './helpers.js';
+import { freePort, postAlert, queryStore, readSecretFile, runSvc, setIngestPort, tempEnv, waitFor } from './helpers.js';
 
 // The parts of /status these tests read.
 interface Status {
@@ -48,8 +48,7 @@ describe('control plane against the running daemon', () => {
   const env = (): NodeJS.ProcessEnv => ({ ...t.env, SVC_METRICS_PORT: String(cpPort) });
   const svc = (...args: string[]) => runSvc(args, { env: env(), cwd: dir });
   const send = async (): Promise<string> => {
-    const body = fixture.replace('c3a1f0e29b7d4e55', `cp-${n}`);
-    const res = await postWebhook(url, body, { 'x-signature': sign(secret, body), 'x-alert-fingerprint': `cp-${n++}` });
+    const res = await postAlert(url, secret, fixture, `cp-${n++}`);
     assert.equal(res.status, 202);
     return String(res.json?.eventId);
   };

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createChainVerifier } from '../src/audit/chain.js';
-import { auditRows, freePort, pidAlive, postWebhook, readJsonLines, readSecretFile, runSvc, setIngestPort, sign, tempEnv, waitFor } from './helpers.js';
+import { auditRows, freePort, pidAlive, postAlert, readJsonLines, readSecretFile, runSvc, setIngestPort, tempEnv, waitFor } from './helpers.js';
 
 describe('crash safety', () => {
   const t = tempEnv();
@@ -38,9 +38,8 @@ describe('crash safety', () => {
     const worker = async (): Promise<void> => {
       while (next < total) {
         const i = next++;
-        const body = fixture.replace('c3a1f0e29b7d4e55', `burst-${i}`);
         try {
-          const res = await postWebhook(url, body, { 'x-signature': sign(secret, body), 'x-alert-fingerprint': `burst-${i}` });
+          const res = await postAlert(url, secret, fixture, `burst-${i}`);
           if (res.status === 202) accepted.set(`burst-${i}`, String(res.json?.eventId));
         } catch {
           // connection refused or reset by the kill: not acknowledged, so nothing is promised
@@ -62,8 +61,7 @@ describe('crash safety', () => {
     assert.equal(restart.code, 0, restart.stderr);
 
     for (const [fingerprint, eventId] of accepted) {
-      const body = fixture.replace('c3a1f0e29b7d4e55', fingerprint);
-      const res = await postWebhook(url, body, { 'x-signature': sign(secret, body), 'x-alert-fingerprint': fingerprint });
+      const res = await postAlert(url, secret, fixture, fingerprint);
       assert.equal(res.status, 200, `${fingerprint} was acknowledged but is not a duplicate`);
       assert.equal(res.json?.eventId, eventId);
     }

@@ -145,3 +145,9 @@ export function auditRows(home: string): AuditRow[] {
   }));
 }
 
+
+/** The template's mock alert made unique by `fingerprint` (its alert fingerprint too), signed and posted. */
+export function postAlert(url: string, secret: string, fixture: string, fingerprint: string): ReturnType<typeof postWebhook> {
+  const body = fixture.replace('c3a1f0e29b7d4e55', fingerprint);
+  return postWebhook(url, body, { 'x-signature': sign(secret, body), 'x-alert-fingerprint': fingerprint });
+}

@@ -10,7 +10,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { freePort, postWebhook, queryStore, readSecretFile, runSvc, setIngestPort, sign, tempEnv, waitFor } from './helpers.js';
+import { freePort, postAlert, queryStore, readSecretFile, runSvc, setIngestPort, tempEnv, waitFor } from './helpers.js';
 
 const TOKEN = 'xoxb-test-0000000000-secret-token';
 
@@ -54,8 +54,7 @@ describe('slack channel through the daemon', () => {
   let fixture = '';
   let n = 0;
   const send = async (): Promise<string> => {
-    const body = fixture.replace('c3a1f0e29b7d4e55', `slack-${n}`);
-    const res = await postWebhook(url, body, { 'x-signature': sign(secret, body), 'x-alert-fingerprint': `slack-${n++}` });
+    const res = await postAlert(url, secret, fixture, `slack-${n++}`);
     assert.equal(res.status, 202);
     return String(res.json?.eventId);
   };

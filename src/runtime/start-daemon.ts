@@ -96,6 +96,16 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         sources: loaded.sources.length, channels: loaded.channels.length });
     }
     closers.push({ name: 'channels', close: async () => { await Promise.all(channels.map((c) => c.close())); } });
+    // Shutdown order is the reverse of this list: ingest stops, dispatches drain, then the stop is
+    // recorded while the store (and the control plane, inserted below) are still open.
+    let started = false;
+    const STOP_RECORD = 'runtime.stopped record';
+    closers.push({ name: STOP_RECORD, close: async () => {
+      if (!started) return; // a failed start records nothing it did not begin
+      const left = await store.pendingEvents();
+      await store.appendAudit({ kind: 'runtime.stopped', actor: 'svc', agentId: null,
+        data: { pid: deps.pid, pendingForNextStart: left.length } });
+    } });
 
     const dispatcher = createDispatcher({ store, agents: dispatchAgents, stats, sleep: deps.sleep,
       onError: (err) => report(`dispatcher error: ${errorText(err)}`) });
@@ -130,11 +140,15 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         channels: channelsByAgent, stats, storeKind: store.kind, stopping: () => stopping,
         controlPlane: () => ({ ...deps.controlPlane, port: controlPlane?.port() ?? deps.controlPlane.port }) }),
     });
-    if (controlPlane) closers.push({ name: 'control plane', close: () => controlPlane.close() });
+    // Kept answering (state "stopping") until the stop is recorded, so operators can watch the drain.
+    if (controlPlane) {
+      closers.splice(closers.findIndex((c) => c.name === STOP_RECORD), 0, { name: 'control plane', close: () => controlPlane.close() });
+    }
 
     await store.appendAudit({ kind: 'runtime.started', actor: 'svc', agentId: null,
       data: { pid: deps.pid, version: deps.version, agents: deps.agents.map((a) => a.agent.id),
         ingestPorts: ingest.ports(), controlPlanePort: controlPlane?.port() ?? null, requeued: pending.length } });
+    started = true;
 
     let closing: Promise<void> | null = null;
     return {
@@ -147,12 +161,6 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       close() {
         closing ??= (async () => {
           stopping = true;
-          // Stop intake first, then let in-flight work finish, then record the stop.
-          await ingest.close();
-          await dispatcher.drain(DRAIN_TIMEOUT_MS);
-          const left = await store.pendingEvents();
-          await store.appendAudit({ kind: 'runtime.stopped', actor: 'svc', agentId: null,
-            data: { pid: deps.pid, pendingForNextStart: left.length } });
           await closeAll();
         })();
         return closing;
