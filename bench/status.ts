@@ -24,7 +24,8 @@ const ROUNDS = 3;
 
 const agents: LoadedAgent[] = ['alpha', 'beta'].map((id) => ({
   dir: `/srv/${id}`, skills: [], channels: [],
-  agent: { id, provider: 'rules', skills: [], dispatch: { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 4 } },
+  agent: { id, provider: 'rules', skills: [], dispatch: { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 4 },
+    mcpServers: [], rateLimits: { tools: {} }, rules: {} },
   sources: [0, 1, 2].map((n) => ({ id: `src-${n}`, type: 'webhook' as const, port: 8787 + n, bind: '127.0.0.1', secret: 'x'.repeat(32),
     fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature' })),
 }));

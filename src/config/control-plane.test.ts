@@ -8,7 +8,8 @@ function agentWith(controlPlane?: { bind: string; port: number }): LoadedAgent {
   return {
     dir: '/x', sources: [], channels: [], skills: [],
     agent: { id: 'a', provider: 'rules', skills: [], controlPlane,
-      dispatch: { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 4 } },
+      dispatch: { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 4 },
+      mcpServers: [], rateLimits: { tools: {} }, rules: {} },
   };
 }
 

@@ -55,6 +55,110 @@ export const authBlockSchema = z
   });
 export type AuthBlock = z.infer<typeof authBlockSchema>;
 
+/** A token bucket (runtime/rate-limit/token-bucket.ts): callers wait for a token, they never fail. */
+export const rateLimitSchema = z.strictObject({
+  perSecond: z.number().positive().max(100_000),
+  burst: z.number().int().min(1).max(100_000),
+});
+
+/** A stdio MCP server the agent may call (runtime/mcp). Ids are unique across the daemon: they are `server_id`. */
+export const mcpServerSchema = z.strictObject({
+  id,
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  /** Added to a minimal environment (PATH, HOME); the daemon's own environment is not passed on. */
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'), z.string()).default({}),
+  /** Working directory, relative to the agent directory (default: the agent directory). */
+  cwd: z.string().min(1).optional(),
+  /** One tool call, end to end; the caller gets an error result after it. */
+  callTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+  /** Liveness: a ping every interval; no answer within pingTimeoutMs restarts the server. */
+  pingIntervalMs: z.number().int().min(100).max(600_000).default(10_000),
+  pingTimeoutMs: z.number().int().min(50).max(120_000).default(5_000),
+  /** Back-off between restarts: doubles from initialBackoffMs up to maxBackoffMs, reset once it stays up. */
+  restart: z.strictObject({
+    initialBackoffMs: z.number().int().min(10).max(60_000).default(500),
+    maxBackoffMs: z.number().int().min(10).max(600_000).default(30_000),
+  }).default({ initialBackoffMs: 500, maxBackoffMs: 30_000 }),
+  /** Consecutive failures that open the circuit, and how long it stays open before a half-open trial. */
+  circuit: z.strictObject({
+    failureThreshold: z.number().int().min(1).max(1000).default(5),
+    openMs: z.number().int().min(10).max(3_600_000).default(30_000),
+  }).default({ failureThreshold: 5, openMs: 30_000 }),
+  /** Most time in-flight calls get to finish before a respawn or stop kills the process. */
+  drainTimeoutMs: z.number().int().min(0).max(60_000).default(5_000),
+  /** Calls per second to this server; excess calls wait (and count in mcp_server_rate_limited_total). */
+  rateLimit: rateLimitSchema.optional(),
+});
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
+export const rateLimitsSchema = z.strictObject({
+  /** Provider calls of the agent (svc_provider_rate_limit_waits, svc_provider_rate_limit_wait_ms). */
+  provider: rateLimitSchema.optional(),
+  /** Each tool the agent calls, unless listed in `tools` (svc_tool_rate_limit_waits_total). */
+  tool: rateLimitSchema.optional(),
+  /** Per tool name. */
+  tools: z.record(z.string().min(1).max(128), rateLimitSchema).default({}),
+});
+export type RateLimitsConfig = z.infer<typeof rateLimitsSchema>;
+
+/** The `rules` provider's optional enrichment: one MCP tool called per triaged event (e.g. a runbook lookup). */
+export const rulesSchema = z.strictObject({
+  lookup: z.strictObject({
+    server: id,
+    tool: z.string().min(1).max(128),
+  }).optional(),
+});
+
+const auditExporterBase = {
+  id,
+  /** Most rows per batch. */
+  batchMaxRows: z.number().int().min(1).max(10_000).default(500),
+  /** One delivery attempt; a timeout counts as a failure and is retried. */
+  timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+};
+export const httpExporterSchema = z.strictObject({
+  ...auditExporterBase,
+  type: z.literal('http'),
+  url: httpUrl,
+  /** `json`: `{"rows":[…]}`; `splunk-hec`: one HEC event object per row, newline-separated. */
+  format: z.enum(['json', 'splunk-hec']).default('json'),
+  /** Sent as `Authorization: Bearer <token>` (`Splunk <token>` for splunk-hec). Must be a `${…}` reference. */
+  token: z.string().min(1).optional(),
+});
+export const syslogExporterSchema = z.strictObject({
+  ...auditExporterBase,
+  type: z.literal('syslog'),
+  /** host:port of an RFC 5424 receiver over TCP (RFC 6587 octet counting). */
+  address: z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port'),
+  /** Syslog APP-NAME and HOSTNAME fields. */
+  appName: z.string().regex(/^[\x21-\x7E]{1,48}$/, 'must be 1-48 printable ASCII characters').default('svc'),
+  hostname: z.string().regex(/^[\x21-\x7E]{1,255}$/, 'must be printable ASCII without spaces').optional(),
+});
+export const auditExporterSchema = z.discriminatedUnion('type', [httpExporterSchema, syslogExporterSchema]);
+export type AuditExporterConfig = z.infer<typeof auditExporterSchema>;
+export type HttpExporterConfig = z.infer<typeof httpExporterSchema>;
+export type SyslogExporterConfig = z.infer<typeof syslogExporterSchema>;
+
+/** `audit` configures the whole daemon: agents that set it must agree (contract, preamble). */
+export const auditSchema = z.strictObject({
+  export: z.array(auditExporterSchema).default([]),
+  /**
+   * Back-pressure: when the rows not yet acknowledged by the slowest exporter pass `maxBacklogRows`,
+   * the dispatcher stops taking events until the backlog is below `resumeBelowRows`. Rows are never dropped.
+   */
+  backpressure: z.strictObject({
+    maxBacklogRows: z.number().int().min(1).max(10_000_000).default(10_000),
+    resumeBelowRows: z.number().int().min(0).max(10_000_000).optional(),
+  }).default({ maxBacklogRows: 10_000 }),
+  /** Bounds of the adaptive export interval: shortest under load, longest when idle. */
+  batch: z.strictObject({
+    minIntervalMs: z.number().int().min(1).max(60_000).default(50),
+    maxIntervalMs: z.number().int().min(1).max(600_000).default(2_000),
+  }).default({ minIntervalMs: 50, maxIntervalMs: 2_000 }),
+});
+export type AuditConfig = z.infer<typeof auditSchema>;
+
 export const agentSchema = z.strictObject({
   id,
   provider: z.enum(PROVIDERS),
@@ -69,6 +173,10 @@ export const agentSchema = z.strictObject({
     })
     .optional(),
   dispatch: dispatchSchema.default({ maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 4 }),
+  mcpServers: z.array(mcpServerSchema).default([]),
+  rateLimits: rateLimitsSchema.default({ tools: {} }),
+  rules: rulesSchema.default({}),
+  audit: auditSchema.optional(),
 });
 export type AgentConfig = z.infer<typeof agentSchema>;
 export type DispatchConfig = z.infer<typeof dispatchSchema>;
@@ -134,6 +242,7 @@ export const channelsFileSchema = z.strictObject({
 export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
   { file: 'event-sources.yaml', path: /^sources\.\d+\.secret$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.token$/ },
+  { file: 'agent.yaml', path: /^audit\.export\.\d+\.token$/ },
 ];
 
 /** Everything `svc up` needs about one agent directory, references resolved, paths absolute. */
