@@ -116,6 +116,11 @@ const auditExporterBase = {
   batchMaxRows: z.number().int().min(1).max(10_000).default(500),
   /** One delivery attempt; a timeout counts as a failure and is retried. */
   timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  /** Back-off between failed attempts: doubles from initialBackoffMs up to maxBackoffMs; a receiver's Retry-After wins. */
+  retry: z.strictObject({
+    initialBackoffMs: z.number().int().min(10).max(60_000).default(500),
+    maxBackoffMs: z.number().int().min(10).max(600_000).default(30_000),
+  }).default({ initialBackoffMs: 500, maxBackoffMs: 30_000 }),
 };
 export const httpExporterSchema = z.strictObject({
   ...auditExporterBase,
