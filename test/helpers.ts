@@ -151,3 +151,21 @@ export function postAlert(url: string, secret: string, fixture: string, fingerpr
   const body = fixture.replace('c3a1f0e29b7d4e55', fingerprint);
   return postWebhook(url, body, { 'x-signature': sign(secret, body), 'x-alert-fingerprint': fingerprint });
 }
+
+/** The value of one sample in a Prometheus text exposition (labels matched exactly), or undefined. */
+export function metricValue(exposition: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).sort().join(',');
+  for (const line of exposition.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = [...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")/g)].map((x) => x[1]).sort().join(',');
+    if (have === want) return Number(m[3]);
+  }
+  return undefined;
+}
+
+/** Appends YAML to DIR/agent.yaml (the scaffold ends with comments, so top-level keys can follow). */
+export function appendAgentYaml(dir: string, yaml: string): void {
+  const file = join(dir, 'agent.yaml');
+  writeFileSync(file, `${readFileSync(file, 'utf8')}\n${yaml}\n`);
+}

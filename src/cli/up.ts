@@ -9,6 +9,8 @@ import { resolve } from 'node:path';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import { resolveControlPlane } from '../config/control-plane.js';
 import { loadAgents } from '../config/load-agent.js';
+import type { OtlpSettings } from '../config/otlp.js';
+import { otlpSettingsFromEnv } from '../config/otlp.js';
 import { homePaths, svcHome } from '../config/paths.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { isoTs } from '../core/clock.js';
@@ -29,7 +31,18 @@ export async function upCommand(dirs: string[], opts: { detach: boolean }, ctx: 
   const absDirs = (dirs.length > 0 ? dirs : ['.']).map((d) => resolve(ctx.cwd, d));
   const agents = loadAgents(absDirs, { env: ctx.env, home });
   const controlPlane = resolveControlPlane(agents, ctx.env, home);
-  return opts.detach ? detach(absDirs, home, ctx) : foreground(agents, controlPlane, home, ctx);
+  const otlp = otlpSettingsFromEnv(ctx.env);
+  return opts.detach ? detach(absDirs, home, ctx) : foreground(agents, { controlPlane, otlp }, home, ctx);
+}
+
+/** What MCP server processes inherit: enough to find their interpreter, nothing of the daemon's secrets. */
+function mcpBaseEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const base: Record<string, string> = {};
+  for (const key of ['PATH', 'HOME', 'LANG', 'TZ']) {
+    const value = env[key];
+    if (value !== undefined) base[key] = value;
+  }
+  return base;
 }
 
 function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
@@ -42,7 +55,9 @@ function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
   );
 }
 
-async function foreground(agents: LoadedAgent[], controlPlane: ControlPlaneSettings, home: string, ctx: CliContext): Promise<number> {
+async function foreground(agents: LoadedAgent[], settings: { controlPlane: ControlPlaneSettings; otlp: OtlpSettings | null },
+  home: string, ctx: CliContext): Promise<number> {
+  const { controlPlane } = settings;
   const paths = homePaths(home);
   const ids = agents.map((a) => a.agent.id);
   acquirePidFile(paths.pidFile, ctx.pid);
@@ -52,8 +67,8 @@ async function foreground(agents: LoadedAgent[], controlPlane: ControlPlaneSetti
   const report = (line: string): void => ctx.stdout(`${isoTs(ctx.clock.now())} ${line}\n`);
   let daemon;
   try {
-    daemon = await startDaemon({ agents, controlPlane, home, clock: ctx.clock, sleep: timerSleep, version: packageVersion(),
-      pid: ctx.pid, report });
+    daemon = await startDaemon({ agents, controlPlane, otlp: settings.otlp, mcpBaseEnv: mcpBaseEnv(ctx.env), home,
+      clock: ctx.clock, sleep: timerSleep, version: packageVersion(), pid: ctx.pid, report });
   } catch (err) {
     const error = errorText(err);
     writeState(paths.stateFile, { ...base, state: 'failed', error });

@@ -57,6 +57,9 @@ describe('loadAgentDir', () => {
         provider: 'rules',
         skills: ['skills/triage.md'],
         dispatch: { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 4 },
+        mcpServers: [],
+        rateLimits: { tools: {} },
+        rules: {},
       },
       sources: [{ id: 'alertmanager', type: 'webhook', port: 8787, bind: '127.0.0.1', secret: HMAC,
         fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature' }],
@@ -188,5 +191,60 @@ describe('loadAgents', () => {
       `${join(a, 'agent.yaml')}:3:10: skills.0: file not found: nope.md`,
       `${join(b, 'agent.yaml')}:2:11: provider: provider "openai" is not available in this build yet (use "rules")`,
     ].join('\n'));
+  });
+});
+
+describe('mcpServers, rateLimits, rules.lookup and audit', () => {
+  const MCP = 'mcpServers:\n  - id: runbooks\n    command: node\n    args: [./mcp.js]\n';
+
+  it('loads them with their defaults', () => {
+    const dir = agentDir({ agent: `${AGENT}${MCP}rules:\n  lookup: { server: runbooks, tool: lookup_runbook }\n`
+      + 'rateLimits:\n  provider: { perSecond: 0.5, burst: 2 }\n  tools: { lookup_runbook: { perSecond: 1, burst: 1 } }\n'
+      + 'audit:\n  export:\n    - id: siem\n      type: http\n      url: http://127.0.0.1:8088/audit\n'
+      + '    - id: syslog\n      type: syslog\n      address: 127.0.0.1:6514\n' });
+    const { agent } = loadAgentDir(dir, ctx);
+    assert.deepEqual(agent.mcpServers[0], { id: 'runbooks', command: 'node', args: ['./mcp.js'], env: {}, callTimeoutMs: 30_000,
+      pingIntervalMs: 10_000, pingTimeoutMs: 5_000, restart: { initialBackoffMs: 500, maxBackoffMs: 30_000 },
+      circuit: { failureThreshold: 5, openMs: 30_000 }, drainTimeoutMs: 5_000 });
+    assert.deepEqual(agent.rules, { lookup: { server: 'runbooks', tool: 'lookup_runbook' } });
+    assert.deepEqual(agent.rateLimits, { provider: { perSecond: 0.5, burst: 2 }, tools: { lookup_runbook: { perSecond: 1, burst: 1 } } });
+    assert.equal(agent.audit?.export.length, 2);
+    assert.deepEqual(agent.audit?.backpressure, { maxBacklogRows: 10_000 });
+    assert.deepEqual(agent.audit?.export[1], { id: 'syslog', type: 'syslog', address: '127.0.0.1:6514', appName: 'svc',
+      batchMaxRows: 500, timeoutMs: 10_000, retry: { initialBackoffMs: 500, maxBackoffMs: 30_000 } });
+  });
+
+  it('rejects a lookup of an undeclared server, duplicate ids and inverted bounds, naming each key', () => {
+    const dir = agentDir({ agent: `${AGENT}${MCP}  - id: runbooks\n    command: node\n    restart: { initialBackoffMs: 900, maxBackoffMs: 100 }\n`
+      + 'rules:\n  lookup: { server: pager, tool: x }\n'
+      + 'audit:\n  export:\n    - { id: a, type: http, url: "http://127.0.0.1:1/x" }\n    - { id: a, type: syslog, address: "h:1" }\n'
+      + '  backpressure: { maxBacklogRows: 10, resumeBelowRows: 10 }\n  batch: { minIntervalMs: 500, maxIntervalMs: 100 }\n' });
+    const message = errorOf(() => loadAgentDir(dir, ctx));
+    assert.match(message, /mcpServers\.1\.id: duplicate MCP server id "runbooks"/);
+    assert.match(message, /mcpServers\.1\.restart\.initialBackoffMs: must not exceed/);
+    assert.match(message, /rules\.lookup\.server: no MCP server "pager"/);
+    assert.match(message, /audit\.export\.1\.id: duplicate exporter id "a"/);
+    assert.match(message, /audit\.backpressure\.resumeBelowRows: must be below maxBacklogRows/);
+    assert.match(message, /audit\.batch\.minIntervalMs: must not exceed/);
+  });
+
+  it('rejects a literal exporter token and a malformed syslog address', () => {
+    const dir = agentDir({ agent: `${AGENT}audit:\n  export:\n    - { id: a, type: http, url: "http://127.0.0.1:1/x", token: hunter2-literal }\n`
+      + '    - { id: b, type: syslog, address: "no-port" }\n' });
+    const message = errorOf(() => loadAgentDir(dir, ctx));
+    assert.match(message, /audit\.export\.0\.token/);
+    assert.match(message, /audit\.export\.1\.address: must be host:port/);
+    assert.doesNotMatch(message, /hunter2/);
+  });
+
+  it('requires MCP server ids unique across agents and agents that set audit to agree', () => {
+    const audit = (url: string) => `audit:\n  export:\n    - { id: siem, type: http, url: "${url}" }\n`;
+    const a = agentDir({ agent: `${AGENT}${MCP}${audit('http://127.0.0.1:1/a')}` });
+    const b = agentDir({ agent: `id: billing\nprovider: rules\n${MCP}${audit('http://127.0.0.1:1/b')}`,
+      sources: SOURCES.replace('8787', '8788') });
+    const message = errorOf(() => loadAgents([a, b], ctx));
+    assert.match(message, /mcpServers\.0\.id: MCP server id "runbooks" is also declared at/);
+    assert.match(message, /audit: differs from .* in audit\.export\.0\.url; agents that set audit must agree/);
+    assert.doesNotMatch(message, /127\.0\.0\.1:1\/b/);
   });
 });

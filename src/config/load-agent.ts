@@ -96,8 +96,9 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
       }
     });
   }
-  if (sourcesFile) problems.push(...duplicateIds(sourcesFile, 'sources', 'source'));
-  if (channelsFile) problems.push(...duplicateIds(channelsFile, 'channels', 'channel'));
+  if (agentFile) problems.push(...agentProblems(agentFile));
+  if (sourcesFile) problems.push(...duplicateIds(sourcesFile, ['sources'], sourcesFile.value.sources, 'source'));
+  if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'));
 
   if (problems.length > 0 || !agentFile || !sourcesFile || !channelsFile) throw new ConfigError(problems.join('\n'));
   return {
@@ -115,17 +116,53 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
   };
 }
 
-function duplicateIds<K extends string>(file: YamlFile<Record<K, Array<{ id: string }>>>, key: K, noun: string): string[] {
+/** Problems for every item of the list at `path` whose id an earlier item already has. */
+function duplicateIds(file: YamlFile<unknown>, path: Array<string | number>, items: ReadonlyArray<{ id: string }>, noun: string): string[] {
   const problems: string[] = [];
   const first = new Map<string, number>();
-  file.value[key].forEach((item, i) => {
+  items.forEach((item, i) => {
     const earlier = first.get(item.id);
     if (earlier === undefined) {
       first.set(item.id, i);
       return;
     }
-    problems.push(file.problem([key, i, 'id'], `duplicate ${noun} id "${item.id}" (first at ${file.where([key, earlier, 'id'])})`));
+    problems.push(file.problem([...path, i, 'id'], `duplicate ${noun} id "${item.id}" (first at ${file.where([...path, earlier, 'id'])})`));
   });
+  return problems;
+}
+
+/** What one agent.yaml must satisfy beyond its schema: unique ids, references that resolve, sane bounds. */
+function agentProblems(file: YamlFile<AgentConfig>): string[] {
+  const agent = file.value;
+  const problems = duplicateIds(file, ['mcpServers'], agent.mcpServers, 'MCP server');
+  agent.mcpServers.forEach((server, i) => {
+    if (server.restart.initialBackoffMs > server.restart.maxBackoffMs) {
+      problems.push(file.problem(['mcpServers', i, 'restart', 'initialBackoffMs'], 'must not exceed restart.maxBackoffMs'));
+    }
+  });
+  const lookup = agent.rules.lookup;
+  if (lookup) {
+    if (agent.provider !== 'rules') problems.push(file.problem(['rules'], 'applies to provider "rules" only'));
+    if (!agent.mcpServers.some((m) => m.id === lookup.server)) {
+      problems.push(file.problem(['rules', 'lookup', 'server'], `no MCP server "${lookup.server}" in mcpServers`));
+    }
+  }
+  const audit = agent.audit;
+  if (audit) {
+    problems.push(...duplicateIds(file, ['audit', 'export'], audit.export, 'exporter'));
+    const { maxBacklogRows, resumeBelowRows } = audit.backpressure;
+    if (resumeBelowRows !== undefined && resumeBelowRows >= maxBacklogRows) {
+      problems.push(file.problem(['audit', 'backpressure', 'resumeBelowRows'], 'must be below maxBacklogRows'));
+    }
+    if (audit.batch.minIntervalMs > audit.batch.maxIntervalMs) {
+      problems.push(file.problem(['audit', 'batch', 'minIntervalMs'], 'must not exceed batch.maxIntervalMs'));
+    }
+    audit.export.forEach((e, i) => {
+      if (e.retry.initialBackoffMs > e.retry.maxBackoffMs) {
+        problems.push(file.problem(['audit', 'export', i, 'retry', 'initialBackoffMs'], 'must not exceed retry.maxBackoffMs'));
+      }
+    });
+  }
   return problems;
 }
 
@@ -167,27 +204,49 @@ function crossAgentProblems(located: Located[]): string[] {
     });
   }
 
-  // controlPlane configures the whole daemon: the agents that set it must agree (contract, preamble).
+  // MCP server ids are the metrics' server_id: one process per id in the daemon.
+  const servers = new Map<string, string>();
+  for (const l of located) {
+    l.loaded.agent.mcpServers.forEach((server, i) => {
+      const at = l.agentFile.where(['mcpServers', i, 'id']);
+      const other = servers.get(server.id);
+      if (other === undefined) servers.set(server.id, at);
+      else if (other !== at) {
+        problems.push(l.agentFile.problem(['mcpServers', i, 'id'], `MCP server id "${server.id}" is also declared at ${other}; ids are unique across the agents of one svc up`));
+      }
+    });
+  }
+
+  // controlPlane and audit configure the whole daemon: the agents that set them must agree (contract, preamble).
+  for (const key of ['controlPlane', 'audit'] as const) problems.push(...disagreements(located, key));
+  return problems;
+}
+
+function disagreements(located: Located[], key: 'controlPlane' | 'audit'): string[] {
+  const problems: string[] = [];
   let reference: Located | null = null;
   for (const l of located) {
-    const cp = l.loaded.agent.controlPlane;
-    if (cp === undefined) continue;
+    const value = l.loaded.agent[key];
+    if (value === undefined) continue;
     if (!reference) {
       reference = l;
       continue;
     }
-    const ref = reference.loaded.agent.controlPlane;
-    if (isDeepStrictEqual(cp, ref)) continue;
-    // Name the differing keys, not their values: later settings (auth) may hold resolved secrets.
-    const keys = differingKeys(ref, cp).map((k) => `controlPlane.${k}`).join(', ');
-    problems.push(l.agentFile.problem(['controlPlane'],
-      `differs from ${reference.agentFile.where(['controlPlane'])} in ${keys}; agents that set controlPlane must agree`));
+    const ref = reference.loaded.agent[key];
+    if (isDeepStrictEqual(value, ref)) continue;
+    // Name the differing keys, not their values: some settings hold resolved secrets.
+    const keys = differingKeys(ref, value).map((k) => `${key}.${k}`).join(', ');
+    problems.push(l.agentFile.problem([key],
+      `differs from ${reference.agentFile.where([key])} in ${keys}; agents that set ${key} must agree`));
   }
   return problems;
 }
 
 function differingKeys(a: unknown, b: unknown, prefix = ''): string[] {
   const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    return a.flatMap((item, i) => differingKeys(item, b[i], prefix ? `${prefix}.${i}` : String(i)));
+  }
   if (!isObj(a) || !isObj(b)) return isDeepStrictEqual(a, b) ? [] : [prefix || '(value)'];
   const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
   return keys.flatMap((k) => differingKeys(a[k], b[k], prefix ? `${prefix}.${k}` : k));

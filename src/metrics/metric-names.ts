@@ -45,16 +45,16 @@ export const METRIC_FAMILIES = [
     help: 'Calls to the MCP server held back by its rate limit (count).' },
   // Audit back-pressure
   { name: 'svc_audit_backpressure_active', type: 'gauge', labels: [], unit: 'boolean',
-    help: 'Whether audit back-pressure is pausing intake because the audit sink is behind: 1 active, 0 not.' },
+    help: 'Whether audit back-pressure is pausing intake because the SIEM export backlog passed its bound: 1 active, 0 not.' },
   { name: 'svc_audit_backpressure_paused_total', type: 'counter', labels: [], unit: 'pauses',
     help: 'Times audit back-pressure paused intake (count).' },
   { name: 'svc_audit_backpressure_backlog_ms', type: 'gauge', labels: [], unit: 'milliseconds',
-    help: 'Age of the oldest audit entry waiting to be written, in milliseconds (0 when none waits).' },
+    help: 'Age of the oldest audit row not yet acknowledged by every SIEM exporter, in milliseconds (0 when none waits).' },
   // Audit batching
   { name: 'svc_audit_batch_interval_ms', type: 'gauge', labels: [], unit: 'milliseconds',
-    help: 'Current interval between audit batch flushes, in milliseconds.' },
+    help: 'Current adaptive interval between SIEM export batches, the shortest among the exporters, in milliseconds.' },
   { name: 'svc_audit_batch_rows', type: 'histogram', labels: [], unit: 'rows',
-    help: 'Audit rows written per batch (rows).' },
+    help: 'Audit rows per SIEM export batch acknowledged by the receiver (rows).' },
   // Audit export (SIEM)
   { name: 'svc_audit_export_acked_total', type: 'counter', labels: ['exporter'], unit: 'rows',
     help: 'Audit rows the SIEM exporter delivered and the receiver acknowledged (rows).' },

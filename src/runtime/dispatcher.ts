@@ -24,6 +24,12 @@ export interface DispatchAgent {
   dispatch: DispatchConfig;
 }
 
+/** Audit back-pressure (audit/export): while closed, the dispatcher takes no new event. */
+export interface IntakeGate {
+  /** Resolves at once while open; rejects when `signal` aborts. */
+  whenOpen(signal: AbortSignal): Promise<void>;
+}
+
 export interface Dispatcher {
   enqueue(event: EventRecord): void;
   /** Events queued or being handled, all agents. */
@@ -45,6 +51,8 @@ export function createDispatcher(deps: {
   agents: DispatchAgent[];
   stats: SourceStats;
   sleep: Sleep;
+  /** Intake pauses while the gate is closed (events stay `accepted`, nothing is dropped). */
+  gate?: IntakeGate;
   onError: (err: unknown) => void;
 }): Dispatcher {
   const { store, stats, sleep } = deps;
@@ -76,6 +84,13 @@ export function createDispatcher(deps: {
   async function handle(agent: DispatchAgent, event: EventRecord): Promise<void> {
     const counters = stats.get(agent.id, event.sourceId);
     try {
+      if (deps.gate) {
+        try {
+          await deps.gate.whenOpen(abort.signal);
+        } catch {
+          throw new Interrupted();
+        }
+      }
       await store.setEventStatus(event.id, 'processing');
       const triage = await triageWithRetries(agent, event);
       if ('reason' in triage) return await deadLetter(agent, event, triage);

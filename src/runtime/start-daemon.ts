@@ -3,25 +3,31 @@
  * the loaded agents, starts them, and returns a handle that closes everything in reverse order.
  */
 import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createAuditExport } from '../audit/export/audit-export.js';
+import type { OtlpSettings } from '../config/otlp.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
-import type { LoadedAgent } from '../config/schema.js';
+import type { AuditConfig, LoadedAgent } from '../config/schema.js';
 import { startControlPlane } from '../control-plane/start-control-plane.js';
 import { homePaths } from '../config/paths.js';
 import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import { createWebhookIngest } from '../ingest/webhook-server.js';
-import type { AgentLog } from '../logs/agent-log.js';
+import type { AgentLog, LogFields } from '../logs/agent-log.js';
 import { createAgentLog } from '../logs/agent-log.js';
+import { startOtlpBridge } from '../metrics/otlp-bridge.js';
 import { createMetrics } from '../metrics/registry.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import type { Sleep } from './backoff.js';
+import { buildAgent } from './build-agent.js';
 import type { Channel } from './channels/channel.js';
-import { createChannel } from './channels/create-channel.js';
 import type { DispatchAgent } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
-import { createProvider } from './providers/create-provider.js';
+import type { McpSupervisor } from './mcp/mcp-supervisor.js';
+import { createMcpSupervisor } from './mcp/mcp-supervisor.js';
+import { notifyingStore } from './notifying-store.js';
 import type { SourceStats } from './source-stats.js';
 import { createSourceStats } from './source-stats.js';
 import { createStatusSnapshot } from './status-snapshot.js';
@@ -35,6 +41,10 @@ export interface DaemonDeps {
   sleep: Sleep;
   version: string;
   pid: number;
+  /** Set when OTEL_EXPORTER_OTLP_ENDPOINT is: the metrics also go out over OTLP/HTTP. */
+  otlp: OtlpSettings | null;
+  /** The environment MCP server processes start from (PATH, HOME); their config adds to it. */
+  mcpBaseEnv: Record<string, string>;
   /** Daemon-level diagnostics (stdout of `svc up`, `up.log` with `-d`). Never secrets. */
   report: (line: string) => void;
 }
@@ -75,25 +85,56 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const store = openSqliteStore({ path: paths.db, clock });
     closers.push({ name: 'store', close: () => store.close() });
     const stats = createSourceStats();
-    const logs = new Map<string, AgentLog>();
-    const dispatchAgents: DispatchAgent[] = [];
-    const channels: Channel[] = [];
-    const channelsByAgent = new Map<string, Channel[]>();
+    const audit = daemonAuditConfig(deps.agents);
+    const mcpConfigs = deps.agents.flatMap((a) => a.agent.mcpServers.map((config) => ({ config, loaded: a })));
+    const metrics = createMetrics({ stats, agents: deps.agents.map((a) => ({ id: a.agent.id, sources: a.sources.map((s) => s.id) })),
+      mcpServers: mcpConfigs.map((m) => m.config.id), exporters: audit?.export.map((e) => e.id) ?? [] });
+    if (deps.otlp) {
+      const bridge = await startOtlpBridge({ registry: metrics.registry, settings: deps.otlp, serviceName: 'svc',
+        serviceVersion: deps.version, log: (level, event, fields) => report(`${level} ${event} ${JSON.stringify(fields)}`) });
+      closers.push({ name: 'otlp bridge', close: () => bridge.close() });
+    }
 
-    for (const loaded of deps.agents) {
-      const { agent } = loaded;
+    // SIEM export reads the chain behind the store; every append wakes it, and its gate pauses intake.
+    const auditExport = audit && audit.export.length > 0
+      ? createAuditExport({ store, config: audit, metrics: metrics.audit, clock, sleep: deps.sleep, hostname: hostname(), pid: deps.pid,
+        log: (level, event, fields) => report(`${level} ${event} ${JSON.stringify(fields)}`) })
+      : null;
+    const runtimeStore = auditExport ? notifyingStore(store, () => auditExport.notify()) : store;
+    if (auditExport) {
+      auditExport.start();
+      closers.push({ name: 'audit export', close: () => auditExport.close() });
+    }
+
+    const logs = new Map<string, AgentLog>();
+    for (const { agent } of deps.agents) {
       const log = createAgentLog({ path: paths.log(agent.id), agentId: agent.id, clock });
       logs.set(agent.id, log);
       closers.push({ name: `log ${agent.id}`, close: () => log.close() });
-      const agentChannels = loaded.channels.map((c) => createChannel(c, { clock }));
-      channels.push(...agentChannels);
-      channelsByAgent.set(agent.id, agentChannels);
-      dispatchAgents.push({ id: agent.id, provider: createProvider(agent), channels: agentChannels, log,
-        dispatch: agent.dispatch });
+    }
+    const agentLog = (id: string): AgentLog => logs.get(id) as AgentLog;
+
+    // MCP servers start before anything can call them, and stop only after the dispatcher has drained.
+    const servers = new Map<string, McpSupervisor>(mcpConfigs.map(({ config, loaded }) => [config.id, createMcpSupervisor({
+      config, agentDir: loaded.dir, metrics: metrics.mcp, clock, sleep: deps.sleep, baseEnv: deps.mcpBaseEnv,
+      log: (level, event, fields) => agentLog(loaded.agent.id).write(level, event, logFields(fields)) })]));
+    closers.push({ name: 'mcp servers', close: async () => { await Promise.all([...servers.values()].map((s) => s.close())); } });
+    await Promise.all([...servers.values()].map((s) => s.start()));
+
+    const dispatchAgents: DispatchAgent[] = [];
+    const channels: Channel[] = [];
+    const channelsByAgent = new Map<string, Channel[]>();
+    for (const loaded of deps.agents) {
+      const { agent } = loaded;
+      const log = agentLog(agent.id);
+      const built = buildAgent(loaded, { log, store: runtimeStore, metrics, servers, clock, sleep: deps.sleep });
+      channels.push(...built.channels);
+      channelsByAgent.set(agent.id, built.channels);
+      dispatchAgents.push(built.dispatch);
       for (const source of loaded.sources) stats.get(agent.id, source.id);
-      await store.appendAudit({ kind: 'config.loaded', actor: 'svc', agentId: agent.id, data: configSummary(loaded) });
+      await runtimeStore.appendAudit({ kind: 'config.loaded', actor: 'svc', agentId: agent.id, data: configSummary(loaded) });
       log.write('info', 'config.loaded', { dir: loaded.dir, provider: agent.provider,
-        sources: loaded.sources.length, channels: loaded.channels.length });
+        sources: loaded.sources.length, channels: loaded.channels.length, mcpServers: agent.mcpServers.length });
     }
     closers.push({ name: 'channels', close: async () => { await Promise.all(channels.map((c) => c.close())); } });
     // Shutdown order is the reverse of this list: ingest stops, dispatches drain, then the stop is
@@ -103,18 +144,19 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     closers.push({ name: STOP_RECORD, close: async () => {
       if (!started) return; // a failed start records nothing it did not begin
       const left = await store.pendingEvents();
-      await store.appendAudit({ kind: 'runtime.stopped', actor: 'svc', agentId: null,
+      await runtimeStore.appendAudit({ kind: 'runtime.stopped', actor: 'svc', agentId: null,
         data: { pid: deps.pid, pendingForNextStart: left.length } });
     } });
 
-    const dispatcher = createDispatcher({ store, agents: dispatchAgents, stats, sleep: deps.sleep,
+    const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, sleep: deps.sleep,
+      ...(auditExport ? { gate: auditExport.gate } : {}),
       onError: (err) => report(`dispatcher error: ${errorText(err)}`) });
     closers.push({ name: 'dispatcher', close: () => dispatcher.drain(DRAIN_TIMEOUT_MS) });
 
     const ingest = createWebhookIngest({
-      store, clock, stats, windowMs: IDEMPOTENCY_WINDOW_MS,
+      store: runtimeStore, clock, stats, windowMs: IDEMPOTENCY_WINDOW_MS,
       routes: deps.agents.flatMap((a) => a.sources.map((source) => ({ agentId: a.agent.id, source,
-        log: logs.get(a.agent.id) as AgentLog }))),
+        log: agentLog(a.agent.id) }))),
       onAccepted: (event) => dispatcher.enqueue(event),
       onError: (err) => report(`ingest error: ${errorText(err)}`),
     });
@@ -130,7 +172,6 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     if (pending.length > 0) report(`re-dispatching ${pending.length} event(s) left from the previous run`);
 
     let stopping = false;
-    const metrics = createMetrics({ stats, agents: deps.agents.map((a) => ({ id: a.agent.id, sources: a.sources.map((s) => s.id) })) });
     const agentIds = deps.agents.map((a) => a.agent.id);
     const controlPlane = await startControlPlane({
       settings: deps.controlPlane, store, dbPath: paths.db, metrics, clock, report,
@@ -138,6 +179,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       logPath: (id) => paths.log(id),
       snapshot: createStatusSnapshot({ pid: deps.pid, startedAtMs: Date.parse(startedAt), clock, agents: deps.agents,
         channels: channelsByAgent, stats, storeKind: store.kind, stopping: () => stopping,
+        mcpServers: (agentId) => (deps.agents.find((a) => a.agent.id === agentId)?.agent.mcpServers ?? [])
+          .flatMap((m) => { const s = servers.get(m.id); return s ? [s.status()] : []; }),
+        auditExport: () => auditExport ? { exporters: auditExport.status(), backpressure: { active: auditExport.gate.active(),
+          backlogRows: auditExport.backlog().rows } } : null,
         controlPlane: () => ({ ...deps.controlPlane, port: controlPlane?.port() ?? deps.controlPlane.port }) }),
     });
     // Kept answering (state "stopping") until the stop is recorded, so operators can watch the drain.
@@ -145,7 +190,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       closers.splice(closers.findIndex((c) => c.name === STOP_RECORD), 0, { name: 'control plane', close: () => controlPlane.close() });
     }
 
-    await store.appendAudit({ kind: 'runtime.started', actor: 'svc', agentId: null,
+    await runtimeStore.appendAudit({ kind: 'runtime.started', actor: 'svc', agentId: null,
       data: { pid: deps.pid, version: deps.version, agents: deps.agents.map((a) => a.agent.id),
         ingestPorts: ingest.ports(), controlPlanePort: controlPlane?.port() ?? null, requeued: pending.length } });
     started = true;
@@ -184,10 +229,29 @@ function configSummary(loaded: LoadedAgent): Record<string, unknown> {
       timestampHeader: s.timestampHeader ?? null })),
     channels: loaded.channels.map((c) => ({ id: c.id, type: c.type, direction: c.direction })),
     dispatch: agent.dispatch,
+    mcpServers: agent.mcpServers.map((m) => ({ id: m.id, command: m.command, args: m.args, envKeys: Object.keys(m.env).sort() })),
+    rateLimits: agent.rateLimits,
+    rulesLookup: agent.rules.lookup ?? null,
+    auditExport: agent.audit?.export.map((e) => ({ id: e.id, type: e.type, target: e.type === 'http' ? e.url : e.address })) ?? [],
   };
   return shape;
 }
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+/** The daemon's `audit` block: the agents that set it agree (checked by the loader), so the first one speaks for all. */
+function daemonAuditConfig(agents: readonly LoadedAgent[]): AuditConfig | null {
+  return agents.find((a) => a.agent.audit !== undefined)?.agent.audit ?? null;
+}
+
+/** Agent log records hold flat values; anything structured is written as its JSON text. */
+function logFields(fields: Record<string, unknown>): LogFields {
+  const out: LogFields = {};
+  for (const [key, value] of Object.entries(fields)) {
+    out[key] = value === null || ['string', 'number', 'boolean', 'undefined'].includes(typeof value)
+      ? value as LogFields[string] : JSON.stringify(value);
+  }
+  return out;
 }

@@ -4,6 +4,7 @@ import type { LoadedAgent } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
 import type { Channel } from './channels/channel.js';
+import type { McpServerStatus } from './mcp/mcp-supervisor.js';
 import type { SourceStats } from './source-stats.js';
 
 export interface SnapshotDeps {
@@ -16,6 +17,10 @@ export interface SnapshotDeps {
   controlPlane: () => ControlPlaneSettings;
   storeKind: string;
   stopping: () => boolean;
+  /** Live state of the MCP servers the agent declares. */
+  mcpServers: (agentId: string) => McpServerStatus[];
+  /** SIEM export state, or null when no exporter is configured. */
+  auditExport: () => StatusSnapshot['audit'];
 }
 
 export function createStatusSnapshot(deps: SnapshotDeps): () => StatusSnapshot {
@@ -36,10 +41,12 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => StatusSnapshot {
             received: c.received, processed: c.processed, dlq: c.dlq, inflight: c.inflight };
         }),
         channels: (deps.channels.get(agent.id) ?? []).map((c) => ({ id: c.id, type: c.type, direction: c.direction, ready: c.ready() })),
-        mcpServers: [],
+        mcpServers: deps.mcpServers(agent.id).map((m) => ({ id: m.id, state: m.state, circuit: m.circuit, restarts: m.restarts,
+          pid: m.pid, tools: m.tools })),
       })),
       controlPlane: { bind: cp.bind, port: cp.port, auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } },
       store: { kind: deps.storeKind },
+      audit: deps.auditExport(),
     };
   };
 }

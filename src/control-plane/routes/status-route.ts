@@ -13,10 +13,16 @@ export interface StatusSnapshot {
     provider: string;
     sources: Array<{ id: string; type: string; summary: string; received: number; processed: number; dlq: number; inflight: number }>;
     channels: Array<{ id: string; type: string; direction: string; ready: boolean }>;
-    mcpServers: Array<{ id: string; state: string; circuit: string; restarts: number }>;
+    /** circuit: closed | half-open | open (mcp_server_circuit_state 0 | 1 | 2). */
+    mcpServers: Array<{ id: string; state: string; circuit: string; restarts: number; pid: number | null; tools: string[] }>;
   }>;
   controlPlane: { bind: string; port: number; auth: { enabled: boolean; provider: string | null } };
   store: { kind: string };
+  /** SIEM export of the audit chain; null when no exporter is configured. */
+  audit: {
+    exporters: Array<{ id: string; type: string; lastSeq: number; failures: number; lastError: string | null }>;
+    backpressure: { active: boolean; backlogRows: number };
+  } | null;
 }
 
 export function createStatusRoute(snapshot: () => StatusSnapshot): RouteHandler {

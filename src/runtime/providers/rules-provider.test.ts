@@ -209,3 +209,39 @@ describe('rules provider: Provider contract', () => {
     assert.equal(decision(result).title, 'HighLatency on api-1');
   });
 });
+
+describe('rules provider: lookup tool', () => {
+  const event = (payload: unknown): EventRecord => ({ id: 'evt-2', ts: '2026-11-21T03:12:01.000Z', agentId: 'oncall',
+    sourceId: 'alertmanager', kind: 'alertmanager', fingerprint: null, status: 'accepted', payload });
+  const signal = new AbortController().signal;
+
+  it('asks the tool about the alert group and quotes its answer', async () => {
+    const asked: unknown[] = [];
+    const provider = createRulesProvider({ lookup: (query, eventId) => {
+      asked.push({ query, eventId });
+      return Promise.resolve({ ok: true, text: 'runbook: restart api\n' });
+    } });
+    const d = decision(await provider.triage(event(firingBody()), signal));
+    assert.equal(asked.length, 1);
+    const [{ query, eventId }] = asked as [{ query: { alertname: string; status: string; severity: string }; eventId: string }];
+    assert.equal(eventId, 'evt-2');
+    assert.equal(query.status, 'firing');
+    assert.equal(query.severity, d.severity);
+    assert.ok(d.text.endsWith('\nLookup: runbook: restart api'), d.text);
+  });
+
+  it('still pages when the lookup fails, saying why', async () => {
+    const provider = createRulesProvider({ lookup: () => Promise.resolve({ ok: false, error: 'runbooks/lookup: circuit-open' }) });
+    const d = decision(await provider.triage(event(firingBody()), signal));
+    assert.equal(d.notify, true);
+    assert.match(d.text, /\n\(lookup unavailable: runbooks\/lookup: circuit-open\)$/);
+  });
+
+  it('does not call the tool for an invalid payload', async () => {
+    let calls = 0;
+    const provider = createRulesProvider({ lookup: () => { calls += 1; return Promise.resolve({ ok: true, text: 'x' }); } });
+    const result = await provider.triage(event({ nope: true }), signal);
+    assert.equal(result.ok, false);
+    assert.equal(calls, 0);
+  });
+});

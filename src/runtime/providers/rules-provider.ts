@@ -34,12 +34,47 @@ export function severityFromLabel(value: string | undefined): Severity {
   return SEVERITY_TABLE[value.trim().toLowerCase()] ?? 'P3';
 }
 
-export function createRulesProvider(): Provider {
+/** What the enrichment tool is asked: the alert group's name, status, priority and common labels. */
+export interface LookupQuery {
+  alertname: string;
+  status: 'firing' | 'resolved';
+  severity: Severity;
+  labels: Record<string, string>;
+}
+
+/**
+ * One tool call per triaged event (agent.yaml `rules.lookup`, e.g. a runbook lookup over MCP). It never
+ * fails the triage: a page at 3 a.m. goes out without the runbook rather than not at all.
+ */
+export type RulesLookup = (query: LookupQuery, eventId: string, signal: AbortSignal) =>
+  Promise<{ ok: true; text: string } | { ok: false; error: string }>;
+
+/** The tool's answer is quoted in the message up to this many characters. */
+const MAX_LOOKUP_CHARS = 1000;
+
+export function createRulesProvider(opts: { lookup?: RulesLookup } = {}): Provider {
+  const { lookup } = opts;
   return {
     name: 'rules',
-    // Synchronous and bounded: nothing to abort.
-    triage: (event: EventRecord, _signal: AbortSignal) => Promise.resolve(triageAlertmanager(event.payload)),
+    async triage(event: EventRecord, signal: AbortSignal): Promise<TriageResult> {
+      const result = triageAlertmanager(event.payload);
+      if (!lookup || !result.ok || !result.decision.notify) return result;
+      const payload = parseAlertmanagerPayload(event.payload);
+      const common = payload.ok ? payload.payload.commonLabels : {};
+      const query: LookupQuery = { alertname: common.alertname ?? result.decision.title, status: result.decision.status,
+        severity: result.decision.severity, labels: { ...common } };
+      const found = await lookup(query, event.id, signal);
+      const line = found.ok
+        ? `Lookup: ${clip(found.text.trim(), MAX_LOOKUP_CHARS)}`
+        : `(lookup unavailable: ${oneLine(found.error, MAX_ANNOTATION_CHARS)})`;
+      return { ok: true, decision: { ...result.decision, text: `${result.decision.text}\n${line}` } };
+    },
   };
+}
+
+/** Keeps the tool's own line breaks (a runbook excerpt reads better with them), only caps the length. */
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 /**

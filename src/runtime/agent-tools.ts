@@ -1,0 +1,60 @@
+/**
+ * The tools an agent may call: the MCP servers it declares, behind the agent's tool rate limits. Every
+ * call is audited (`tool.called`: server, tool, outcome, duration — never the arguments or the answer,
+ * which may carry anything) and logged.
+ */
+import type { Clock } from '../core/clock.js';
+import type { AgentLog } from '../logs/agent-log.js';
+import type { Store } from '../store/store.js';
+import type { McpSupervisor, ToolCallResult } from './mcp/mcp-supervisor.js';
+import type { RulesLookup } from './providers/rules-provider.js';
+import type { AgentRateLimiters } from './rate-limit/rate-limiters.js';
+
+export interface AgentTools {
+  call(serverId: string, tool: string, args: Record<string, unknown>, eventId: string, signal: AbortSignal): Promise<ToolCallResult>;
+}
+
+export function createAgentTools(deps: {
+  agentId: string;
+  servers: ReadonlyMap<string, McpSupervisor>;
+  limits: AgentRateLimiters;
+  store: Store;
+  log: AgentLog;
+  clock: Clock;
+}): AgentTools {
+  const { agentId, store, log, clock } = deps;
+  return {
+    async call(serverId, tool, args, eventId, signal) {
+      const server = deps.servers.get(serverId);
+      const started = clock.now();
+      let result: ToolCallResult;
+      if (!server) {
+        result = { ok: false, reason: 'unavailable', error: `no MCP server "${serverId}" for agent ${agentId}` };
+      } else {
+        try {
+          await deps.limits.tool(tool, signal);
+          result = await server.callTool(tool, args, signal);
+        } catch {
+          result = { ok: false, reason: 'aborted', error: 'aborted while waiting for the tool rate limit' };
+        }
+      }
+      const outcome = result.ok ? (result.isError ? 'tool-error' : 'ok') : result.reason;
+      const durationMs = Math.max(0, clock.now() - started);
+      await store.appendAudit({ kind: 'tool.called', actor: `agent:${agentId}`, agentId,
+        data: { eventId, serverId, tool, outcome, durationMs } });
+      log.write(result.ok && !result.isError ? 'info' : 'warn', 'tool.called', { eventId, serverId, tool, outcome, durationMs,
+        error: result.ok ? undefined : result.error });
+      return result;
+    },
+  };
+}
+
+/** The `rules` provider's lookup (agent.yaml `rules.lookup`) as a call of one tool. */
+export function toolLookup(tools: AgentTools, serverId: string, tool: string): RulesLookup {
+  return async (query, eventId, signal) => {
+    const result = await tools.call(serverId, tool, { ...query }, eventId, signal);
+    if (!result.ok) return { ok: false, error: `${serverId}/${tool}: ${result.reason}` };
+    if (result.isError) return { ok: false, error: `${serverId}/${tool}: the tool reported an error` };
+    return { ok: true, text: result.text };
+  };
+}

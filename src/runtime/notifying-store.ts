@@ -1,0 +1,15 @@
+/**
+ * The store as the runtime uses it when audit rows are exported: after every write that appends to
+ * the chain (ingest, dead letter, audit append) the exporter is told, so an idle exporter does not wait
+ * out its longest interval before shipping a fresh row.
+ */
+import type { Store } from '../store/store.js';
+
+export function notifyingStore(store: Store, notify: () => void): Store {
+  const after = <T>(p: Promise<T>): Promise<T> => p.then((value) => { notify(); return value; });
+  return Object.assign(Object.create(store) as Store, {
+    ingestEvent: (...args: Parameters<Store['ingestEvent']>) => after(store.ingestEvent(...args)),
+    addDeadLetter: (...args: Parameters<Store['addDeadLetter']>) => after(store.addDeadLetter(...args)),
+    appendAudit: (...args: Parameters<Store['appendAudit']>) => after(store.appendAudit(...args)),
+  });
+}
