@@ -69,6 +69,15 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX fingerprints_seen ON fingerprints (seen_ms);
   `,
+  // 2: how far each SIEM exporter has been acknowledged (audit/export). A row per exporter id, so a
+  // restart resumes after last_seq and a new exporter id starts from the whole chain.
+  `
+  CREATE TABLE audit_export_cursors (
+    exporter_id TEXT PRIMARY KEY,
+    last_seq    INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL
+  );
+  `,
 ];
 
 export function openDatabase(path: string): Database.Database {

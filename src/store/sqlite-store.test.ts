@@ -444,3 +444,78 @@ describe('sqlite store: group commit', () => {
     await reopened.close();
   });
 });
+
+describe('sqlite store: audit export cursors and head', () => {
+  const entry = (n: number) => ({ kind: 'test.row', actor: 'svc', agentId: null, data: { n } });
+
+  it('auditHead is null on an empty chain, then the last row with its timestamp', async () => {
+    const clock = manualClock(T0);
+    const { store } = open(freshPath(), clock);
+    assert.equal(await store.auditHead(), null);
+    await store.appendAudit(entry(1));
+    clock.advance(1500);
+    await store.appendAudit(entry(2));
+    assert.deepEqual(await store.auditHead(), { seq: 2, tsMs: T0 + 1500 });
+    await store.close();
+  });
+
+  it('a cursor is 0 before the first export, per exporter, and survives close and reopen', async () => {
+    const clock = manualClock(T0);
+    const { store, path } = open(freshPath(), clock);
+    assert.equal(await store.exportCursor('siem'), 0);
+    await store.advanceExportCursor('siem', 7);
+    await store.advanceExportCursor('other', 3);
+    assert.equal(await store.exportCursor('siem'), 7);
+    assert.equal(await store.exportCursor('other'), 3);
+    assert.equal(await store.exportCursor('never'), 0);
+    await store.close();
+
+    const reopened = openSqliteStore({ path, clock });
+    assert.equal(await reopened.exportCursor('siem'), 7);
+    assert.equal(await reopened.exportCursor('other'), 3);
+    await reopened.close();
+  });
+
+  it('a cursor never moves back: a smaller or equal seq is ignored, with its timestamp', async () => {
+    const clock = manualClock(T0);
+    const { store, path } = open(freshPath(), clock);
+    await store.advanceExportCursor('siem', 10);
+    clock.advance(1000);
+    await store.advanceExportCursor('siem', 4);
+    await store.advanceExportCursor('siem', 10);
+    assert.equal(await store.exportCursor('siem'), 10);
+    clock.advance(1000);
+    await store.advanceExportCursor('siem', 11);
+    assert.equal(await store.exportCursor('siem'), 11);
+    await assert.rejects(store.advanceExportCursor('siem', -1), RangeError);
+    await assert.rejects(store.advanceExportCursor('siem', 1.5), RangeError);
+    await store.close();
+
+    const db = new Database(path, { readonly: true });
+    assert.deepEqual(db.prepare('SELECT exporter_id, last_seq, updated_ms FROM audit_export_cursors').all(),
+      [{ exporter_id: 'siem', last_seq: 11, updated_ms: T0 + 2000 }]);
+    db.close();
+  });
+
+  it('a store at schema version 1 is upgraded in place: rows kept, cursor table added', async () => {
+    const { store, path } = open();
+    await store.appendAudit(entry(1));
+    await store.close();
+    // Back to what an svc of schema version 1 left on disk.
+    const db = new Database(path);
+    db.exec('DROP TABLE audit_export_cursors');
+    db.pragma('user_version = 1');
+    db.close();
+
+    const { store: upgraded } = open(path);
+    assert.equal(await upgraded.exportCursor('siem'), 0);
+    await upgraded.advanceExportCursor('siem', 1);
+    assert.equal(await upgraded.exportCursor('siem'), 1);
+    assert.equal((await upgraded.auditHead())?.seq, 1);
+    assert.equal((await verifyStore(upgraded)).ok, true);
+    await upgraded.close();
+    const check = new Database(path, { readonly: true });
+    assert.equal(check.pragma('user_version', { simple: true }), 2);
+    check.close();
+  });
+});

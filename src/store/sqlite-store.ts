@@ -101,6 +101,13 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
       `SELECT ${AUDIT_COLS} FROM audit WHERE seq > ? ORDER BY seq LIMIT ?`),
     auditStoredChunk: db.prepare<[number, number], StoredAuditRow>(
       `SELECT ${STORED_AUDIT_COLS} FROM audit WHERE seq > ? ORDER BY seq LIMIT ?`),
+    exportCursor: db.prepare<[string], { last_seq: number }>(
+      'SELECT last_seq FROM audit_export_cursors WHERE exporter_id = ?'),
+    // The WHERE keeps the max in one statement: no read-modify-write race with another process.
+    advanceExportCursor: db.prepare<[string, number, number]>(
+      `INSERT INTO audit_export_cursors (exporter_id, last_seq, updated_ms) VALUES (?, ?, ?)
+       ON CONFLICT (exporter_id) DO UPDATE SET last_seq = excluded.last_seq, updated_ms = excluded.updated_ms
+       WHERE excluded.last_seq > audit_export_cursors.last_seq`),
   };
 
   // Since/until become seq bounds through the ts_ms index, so a time-filtered page is a seq range
@@ -314,6 +321,18 @@ export function openSqliteStore(opts: SqliteStoreOptions): Store {
     auditChunk: (afterSeq, limit) => run(() => st.auditChunk.all(afterSeq, limit).map(toAudit)),
 
     auditStoredChunk: (afterSeq, limit) => run(() => st.auditStoredChunk.all(afterSeq, limit)),
+
+    auditHead: () => run(() => {
+      const head = st.auditHead.get();
+      return head === undefined ? null : { seq: head.seq, tsMs: head.ts_ms };
+    }),
+
+    exportCursor: (exporterId) => run(() => st.exportCursor.get(exporterId)?.last_seq ?? 0),
+
+    advanceExportCursor: (exporterId, seq) => run(() => {
+      if (!Number.isSafeInteger(seq) || seq < 0) throw new RangeError(`export cursor must be a non-negative integer, got ${seq}`);
+      st.advanceExportCursor.run(exporterId, seq, clock.now());
+    }),
 
     close: () => run(() => {
       if (closed) return;

@@ -124,6 +124,16 @@ export interface Store {
    * data is not even JSON any more is still readable (and found to mismatch) instead of failing.
    */
   auditStoredChunk(afterSeq: number, limit: number): Promise<StoredAuditRow[]>;
+  /** Seq and timestamp (ms) of the chain's last row; null when the chain is empty. */
+  auditHead(): Promise<{ seq: number; tsMs: number } | null>;
+
+  /** Seq of the last audit row the SIEM exporter `exporterId` had acknowledged; 0 when it never exported. */
+  exportCursor(exporterId: string): Promise<number>;
+  /**
+   * Records that `exporterId` had every row up to `seq` acknowledged. Durable when it resolves, and
+   * only ever moves forward: a smaller seq than the stored one is ignored (a late or repeated ack).
+   */
+  advanceExportCursor(exporterId: string, seq: number): Promise<void>;
 
   close(): Promise<void>;
 }

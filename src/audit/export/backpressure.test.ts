@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, afterEach, describe, it } from 'node:test';
+import { manualClock, systemClock } from '../../core/clock.js';
+import { timerSleep } from '../../runtime/backoff.js';
+import { createAuditExport } from './audit-export.js';
+import { createBackpressure } from './backpressure.js';
+import {
+  appendRows, auditConfig, checkDelivery, exportMetrics, metricValue, openStore, recordingLog, startHttpReceiver,
+  tempDir, waitFor,
+} from './export-test-harness.js';
+
+const root = tempDir('svc-backpressure-test-');
+after(() => root.remove());
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe('back-pressure gate', () => {
+  it('engages above maxBacklogRows, releases at resumeBelowRows (half by default), counts each engagement once', async () => {
+    const metrics = exportMetrics();
+    const { records, log } = recordingLog();
+    const bp = createBackpressure({ config: { maxBacklogRows: 20 }, metrics: metrics.audit, log });
+    const active = (): Promise<number> => metricValue(metrics, 'svc_audit_backpressure_active');
+    const paused = (): Promise<number> => metricValue(metrics, 'svc_audit_backpressure_paused_total');
+
+    bp.update(20);
+    assert.equal(bp.gate.active(), false, 'at the bound is not over it');
+    bp.update(21);
+    assert.equal(bp.gate.active(), true);
+    assert.deepEqual([await active(), await paused()], [1, 1]);
+    bp.update(30);
+    bp.update(11);
+    assert.equal(bp.gate.active(), true, 'still above the resume mark (10)');
+    assert.equal(await paused(), 1);
+    bp.update(10);
+    assert.equal(bp.gate.active(), false);
+    assert.deepEqual([await active(), await paused()], [0, 1]);
+    bp.update(20);
+    assert.equal(bp.gate.active(), false, 'hysteresis: below the bound it stays open');
+    bp.update(25);
+    assert.equal(await paused(), 2);
+    assert.deepEqual(records.map((r) => [r.event, r.fields.state, r.fields.backlogRows]),
+      [['audit.backpressure', 'engaged', 21], ['audit.backpressure', 'released', 10], ['audit.backpressure', 'engaged', 25]]);
+  });
+
+  it('whenOpen pends while engaged, resolves on release, rejects on abort; close() releases waiters', async () => {
+    const metrics = exportMetrics();
+    const bp = createBackpressure({ config: { maxBacklogRows: 5, resumeBelowRows: 2 }, metrics: metrics.audit, log: () => undefined });
+    await bp.gate.whenOpen(new AbortController().signal);
+    bp.update(6);
+    let released = false;
+    const waiting = bp.gate.whenOpen(new AbortController().signal).then(() => { released = true; });
+    const aborter = new AbortController();
+    const aborted = bp.gate.whenOpen(aborter.signal);
+    aborter.abort();
+    await assert.rejects(aborted, { name: 'AbortError' });
+    bp.update(3);
+    await Promise.resolve();
+    assert.equal(released, false);
+    bp.update(2);
+    await waiting;
+    bp.update(6);
+    const atClose = bp.gate.whenOpen(new AbortController().signal);
+    bp.close();
+    await atClose;
+    assert.equal(bp.gate.active(), false);
+    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_active'), 0);
+  });
+});
+
+describe('back-pressure from the export pump', () => {
+  it('engages when the backlog passes the bound while the receiver fails, and releases when it recovers', async () => {
+    let failing = true;
+    const receiver = await startHttpReceiver(() => ({ status: failing ? 503 : 200 }));
+    cleanups.push(() => receiver.close());
+    // Rows stamped a minute ago, so their backlog age is unmistakable.
+    const store = openStore(join(root.dir, 'bp.db'), manualClock(Date.now() - 60_000));
+    cleanups.push(() => store.close());
+    await appendRows(store, 30);
+    const metrics = exportMetrics();
+    const { records, log } = recordingLog();
+    const config = auditConfig({
+      export: [{ id: 'siem', type: 'http', url: receiver.url, batchMaxRows: 5, retry: { initialBackoffMs: 10, maxBackoffMs: 20 } }],
+      backpressure: { maxBacklogRows: 20 },
+      batch: { minIntervalMs: 5, maxIntervalMs: 50 },
+    });
+    const pump = createAuditExport({ store, config, metrics: metrics.audit, clock: systemClock, sleep: timerSleep, log,
+      hostname: 'h', pid: 1 });
+    cleanups.push(() => pump.close());
+    const failures = (): Promise<number> => metricValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' });
+    assert.equal(pump.gate.active(), false, 'open before start');
+    pump.start();
+
+    await waitFor('the gate to close', () => pump.gate.active());
+    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_active'), 1);
+    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
+    assert.deepEqual(pump.backlog(), { rows: 30, oldestTsMs: Date.parse((await store.auditChunk(0, 1))[0]?.ts ?? '') });
+    assert.ok(await metricValue(metrics, 'svc_audit_backpressure_backlog_ms') >= 60_000);
+    let opened = false;
+    const whenOpen = pump.gate.whenOpen(new AbortController().signal).then(() => { opened = true; });
+
+    // More rows and more failed attempts: still one engagement, and the waiter still waits.
+    await appendRows(store, 5);
+    pump.notify();
+    const failed = await failures();
+    await waitFor('two more failed attempts', async () => await failures() >= failed + 2);
+    await waitFor('the backlog to count the new rows', () => pump.backlog().rows === 35);
+    assert.equal(opened, false);
+    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
+
+    failing = false;
+    await whenOpen;
+    assert.equal(pump.gate.active(), false);
+    await waitFor('row 35 acknowledged', async () => await metricValue(metrics, 'svc_audit_export_last_seq', { exporter: 'siem' }) === 35);
+    await waitFor('an empty backlog', () => pump.backlog().rows === 0);
+    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_active'), 0);
+    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
+    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_backlog_ms'), 0);
+    assert.deepEqual(pump.backlog(), { rows: 0, oldestTsMs: null });
+    assert.deepEqual(checkDelivery(receiver.ackedSeqs(), 35), []);
+    const states = records.filter((r) => r.event === 'audit.backpressure').map((r) => r.fields.state);
+    assert.deepEqual(states, ['engaged', 'released']);
+  });
+
+  it('with no exporter configured nothing runs and the gate stays open', async () => {
+    const store = openStore(join(root.dir, 'none.db'), systemClock);
+    cleanups.push(() => store.close());
+    await appendRows(store, 3);
+    const metrics = exportMetrics([]);
+    const pump = createAuditExport({ store, config: auditConfig({ backpressure: { maxBacklogRows: 1 } }), metrics: metrics.audit,
+      clock: systemClock, sleep: timerSleep, log: () => assert.fail('nothing to log'), hostname: 'h', pid: 1 });
+    pump.start();
+    pump.notify();
+    assert.equal(pump.gate.active(), false);
+    await pump.gate.whenOpen(new AbortController().signal);
+    assert.deepEqual(pump.status(), []);
+    assert.deepEqual(pump.backlog(), { rows: 0, oldestTsMs: null });
+    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_active'), 0);
+    await pump.close();
+    await pump.close();
+  });
+});
