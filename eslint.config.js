@@ -26,4 +26,16 @@ export default tseslint.config(
     },
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  // Plain-JS test fixtures (spawned as child processes) are outside the TS project: lint without types.
+  {
+    files: ['test/fixtures/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      // Node globals the fixtures use (the `globals` package is not a dependency).
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly',
+        clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' },
+    },
+  },
 );

@@ -209,7 +209,7 @@ describe('SIEM export from the running daemon', () => {
     });
     const byName = new Map(names.map((m) => [m.name, m]));
     for (const name of ['source_messages_received_total', 'svc_audit_export_acked_total', 'svc_audit_backpressure_paused_total',
-      'svc_provider_rate_limit_waits', 'mcp_server_restarts_total']) {
+      'svc_provider_rate_limit_waits', 'svc_audit_batch_rows', 'svc_audit_export_last_seq']) {
       assert.ok(byName.has(name), `OTLP export lacks ${name}`);
     }
     const received = byName.get('source_messages_received_total')?.sum?.dataPoints[0];

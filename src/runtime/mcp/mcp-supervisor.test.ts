@@ -1,0 +1,381 @@
+/**
+ * The supervisor against real child processes of test/fixtures/mcp-test-server.mjs, steered through its
+ * control file. Waits poll a condition with a deadline; timeouts in the config are small so the file
+ * runs in seconds.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { after, afterEach, beforeEach, describe, it } from 'node:test';
+import { mcpServerSchema } from '../../config/schema.js';
+import { systemClock } from '../../core/clock.js';
+import type { Metrics } from '../../metrics/registry.js';
+import { createMetrics } from '../../metrics/registry.js';
+import { timerSleep } from '../backoff.js';
+import { createSourceStats } from '../source-stats.js';
+import type { McpSupervisor, ToolCallResult } from './mcp-supervisor.js';
+import { createMcpSupervisor } from './mcp-supervisor.js';
+
+const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/mcp-test-server.mjs', import.meta.url));
+const SUPERVISOR = fileURLToPath(new URL('./mcp-supervisor.ts', import.meta.url));
+const SERVER = 't1';
+
+interface LogLine { level: string; event: string; fields: Record<string, unknown> }
+
+interface Harness {
+  dir: string;
+  metrics: Metrics;
+  logs: LogLine[];
+  supervisor: McpSupervisor;
+  control(mode: 'ok' | 'crash' | 'hang' | 'slow', delayMs?: number): void;
+  starts(): number[];
+}
+
+const dirs: string[] = [];
+const open: McpSupervisor[] = [];
+/** Every fixture process any harness started: killed at the end so a broken close() fails tests instead of hanging them. */
+const spawned: Array<() => number[]> = [];
+
+function harness(overrides: Record<string, unknown> = {}, command?: string): Harness {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-'));
+  dirs.push(dir);
+  const controlPath = join(dir, 'control.json');
+  const startsPath = join(dir, 'starts.txt');
+  const config = mcpServerSchema.parse({
+    id: SERVER, command: command ?? process.execPath, args: [FIXTURE],
+    env: { MCP_TEST_CONTROL: controlPath, MCP_TEST_STARTS: startsPath },
+    callTimeoutMs: 3_000, pingIntervalMs: 200, pingTimeoutMs: 200, drainTimeoutMs: 500,
+    restart: { initialBackoffMs: 50, maxBackoffMs: 200 },
+    circuit: { failureThreshold: 5, openMs: 300 },
+    ...overrides,
+  });
+  const metrics = createMetrics({ stats: createSourceStats(), agents: [], mcpServers: [SERVER] });
+  const logs: LogLine[] = [];
+  const supervisor = createMcpSupervisor({
+    config, agentDir: dir, metrics: metrics.mcp, clock: systemClock, sleep: timerSleep,
+    baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DAEMON_SECRET: 'must-not-leak' },
+    log: (level, event, fields) => logs.push({ level, event, fields }),
+  });
+  open.push(supervisor);
+  const starts = (): number[] => {
+    try {
+      return readFileSync(startsPath, 'utf8').split('\n').filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  };
+  spawned.push(starts);
+  return {
+    dir, metrics, logs, supervisor,
+    control: (mode, delayMs = 0) => writeFileSync(controlPath, JSON.stringify({ mode, delayMs })),
+    starts,
+  };
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 8_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) assert.fail(`timed out waiting for: ${what}`);
+    await delay(20);
+  }
+}
+
+/** A sample of one family for server t1 (`suffix`: `_count`/`_sum` of a histogram). */
+async function sample(metrics: Metrics, name: string, suffix = ''): Promise<number> {
+  const metric = metrics.registry.getSingleMetric(name);
+  assert.ok(metric, `metric ${name} exists`);
+  const values = (await metric.get()).values;
+  const found = values.find((v) => ((v as { metricName?: string }).metricName ?? name) === name + suffix && v.labels.server_id === SERVER);
+  assert.ok(found, `sample ${name}${suffix}{server_id="${SERVER}"}`);
+  return found.value;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function okText(result: ToolCallResult): string {
+  assert.ok(result.ok, `expected ok, got ${JSON.stringify(result)}`);
+  assert.equal(result.isError, false);
+  return result.text;
+}
+
+const running = (h: Harness) => () => h.supervisor.status().state === 'running';
+const slowStarted = (h: Harness) => () => h.logs.some((l) => l.event === 'mcp.stderr' && String(l.fields.line).startsWith('slow started'));
+
+describe('MCP supervisor', () => {
+  beforeEach(() => { open.length = 0; });
+  afterEach(async () => { await Promise.all(open.map((s) => s.close())); });
+  after(() => {
+    const survivors = spawned.flatMap((starts) => starts()).filter(alive);
+    for (const pid of survivors) process.kill(pid, 'SIGKILL');
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    assert.deepEqual(survivors, [], 'no server process outlives its supervisor');
+  });
+
+  it('starts the server, lists its tools and calls them', async () => {
+    const h = harness();
+    assert.equal(h.supervisor.status().state, 'stopped');
+    await h.supervisor.start();
+    const status = h.supervisor.status();
+    assert.equal(status.state, 'running');
+    assert.equal(status.circuit, 'closed');
+    assert.equal(status.restarts, 0);
+    assert.ok(status.pid && alive(status.pid));
+    assert.deepEqual([...status.tools].sort(), ['echo', 'fail', 'lookup_runbook', 'process_info', 'slow']);
+    const lookup = h.supervisor.tools().find((t) => t.name === 'lookup_runbook');
+    assert.deepEqual((lookup?.inputSchema as { required?: string[] }).required, ['alertname']);
+    assert.equal(lookup?.description, 'Runbook URL for an alert name');
+
+    const result = await h.supervisor.callTool('lookup_runbook', { alertname: 'HighCPU' });
+    assert.equal(okText(result), 'runbook for HighCPU: https://runbooks.example/HighCPU');
+    assert.deepEqual(result.ok && result.content, [{ type: 'text', text: 'runbook for HighCPU: https://runbooks.example/HighCPU' }]);
+
+    const failed = await h.supervisor.callTool('fail', {});
+    assert.deepEqual(failed.ok && [failed.isError, failed.text], [true, 'tool failed on purpose']);
+    const unknown = await h.supervisor.callTool('no_such_tool', {});
+    assert.deepEqual(!unknown.ok && unknown.reason, 'unknown-tool');
+    assert.equal(h.supervisor.status().circuit, 'closed');
+
+    const started = h.logs.find((l) => l.event === 'mcp.started');
+    assert.deepEqual(started?.fields.pid, status.pid);
+    assert.ok(h.logs.some((l) => l.event === 'mcp.stderr' && String(l.fields.line).includes('ready')), 'stderr goes to the log');
+  });
+
+  it('gives the server only PATH, HOME and its own env, in the configured cwd', async () => {
+    const h = harness({ cwd: '.' });
+    await h.supervisor.start();
+    const info = JSON.parse(okText(await h.supervisor.callTool('process_info', {}))) as { cwd: string; envKeys: string[] };
+    assert.equal(info.cwd, h.dir);
+    assert.deepEqual(info.envKeys, ['HOME', 'MCP_TEST_CONTROL', 'MCP_TEST_STARTS', 'PATH']);
+  });
+
+  it('restarts a server that crashed, and calls work again', async () => {
+    const h = harness();
+    await h.supervisor.start();
+    const firstPid = h.supervisor.status().pid;
+    h.control('crash');
+    const crashed = await h.supervisor.callTool('echo', { text: 'boom' });
+    assert.deepEqual(!crashed.ok && crashed.reason, 'failed');
+    h.control('ok');
+    await waitFor('a second start', () => h.starts().length >= 2);
+    await waitFor('running again', running(h));
+    assert.notEqual(h.supervisor.status().pid, firstPid);
+    assert.ok(h.supervisor.status().restarts >= 1);
+    assert.ok((await sample(h.metrics, 'mcp_server_restarts_total')) >= 1);
+    assert.ok((await sample(h.metrics, 'mcp_server_drain_duration_ms', '_count')) >= 1, 'the drain before the respawn is observed');
+    assert.equal(okText(await h.supervisor.callTool('echo', { text: 'again' })), 'again');
+    const exited = h.logs.find((l) => l.event === 'mcp.exited');
+    assert.equal(exited?.fields.reason, 'exited');
+    assert.ok(h.logs.some((l) => l.event === 'mcp.restarting' && typeof l.fields.delayMs === 'number'));
+    assert.ok(h.logs.some((l) => l.event === 'mcp.call_failed' && l.fields.tool === 'echo' && !('args' in l.fields)));
+  });
+
+  it('restarts a server that stops answering pings', async () => {
+    const h = harness();
+    await h.supervisor.start();
+    const hungPid = h.supervisor.status().pid as number;
+    h.control('hang');
+    await waitFor('mcp.unresponsive', () => h.logs.some((l) => l.event === 'mcp.unresponsive'));
+    h.control('ok');
+    await waitFor('the hung process is gone', () => !alive(hungPid));
+    await waitFor('running on a new process', () => running(h)() && h.supervisor.status().pid !== hungPid);
+    assert.ok((await sample(h.metrics, 'mcp_server_restarts_total')) >= 1);
+    assert.equal(h.starts().length >= 2, true);
+    assert.equal(okText(await h.supervisor.callTool('echo', { text: 'back' })), 'back');
+  });
+
+  it('fails an in-flight call when the process crashes under it, without hanging', async () => {
+    const h = harness({ callTimeoutMs: 20_000 });
+    await h.supervisor.start();
+    const t0 = Date.now();
+    const slow = h.supervisor.callTool('slow', { ms: 15_000 });
+    await waitFor('the slow call is in flight', slowStarted(h));
+    h.control('crash');
+    const trigger = await h.supervisor.callTool('echo', { text: 'x' }); // arrives after slow, and kills the process
+    const result = await slow;
+    assert.ok(Date.now() - t0 < 5_000, 'settled long before its timeout');
+    assert.deepEqual(!result.ok && result.reason, 'failed');
+    assert.deepEqual(!trigger.ok && trigger.reason, 'failed');
+    h.control('ok');
+    await waitFor('running again', running(h));
+  });
+
+  it('drains an in-flight call of a hung server, then kills it and fails the call', async () => {
+    const h = harness({ callTimeoutMs: 20_000, drainTimeoutMs: 300 });
+    await h.supervisor.start();
+    const t0 = Date.now();
+    const slow = h.supervisor.callTool('slow', { ms: 15_000 });
+    await waitFor('the slow call is in flight', slowStarted(h));
+    h.control('hang');
+    const result = await slow;
+    const took = Date.now() - t0;
+    assert.deepEqual(!result.ok && result.reason, 'failed');
+    assert.ok(took < 5_000, `settled in ${took} ms`);
+    assert.ok((await sample(h.metrics, 'mcp_server_drain_duration_ms', '_sum')) >= 250, 'waited for the drain');
+    h.control('ok');
+    await waitFor('running again', running(h));
+  });
+
+  it('times out a call that takes longer than callTimeoutMs, and honours an abort', async () => {
+    const h = harness({ callTimeoutMs: 300 });
+    await h.supervisor.start();
+    const t0 = Date.now();
+    const timedOut = await h.supervisor.callTool('slow', { ms: 5_000 });
+    assert.deepEqual(!timedOut.ok && timedOut.reason, 'timeout');
+    assert.ok(Date.now() - t0 < 2_000);
+    const controller = new AbortController();
+    const call = h.supervisor.callTool('slow', { ms: 5_000 }, controller.signal);
+    controller.abort();
+    const aborted = await call;
+    assert.deepEqual(!aborted.ok && aborted.reason, 'aborted');
+    assert.equal(okText(await h.supervisor.callTool('echo', { text: 'still fine' })), 'still fine');
+  });
+
+  it('opens the circuit after repeated failures and closes it after a healthy half-open trial', async () => {
+    const h = harness({ circuit: { failureThreshold: 2, openMs: 300 } });
+    await h.supervisor.start();
+    h.control('crash');
+    const first = await h.supervisor.callTool('echo', { text: '1' });
+    assert.deepEqual(!first.ok && first.reason, 'failed');
+    assert.equal(h.supervisor.status().circuit, 'closed');
+    await waitFor('running after the first crash', () => running(h)() && h.starts().length >= 2);
+    const second = await h.supervisor.callTool('echo', { text: '2' });
+    assert.deepEqual(!second.ok && second.reason, 'failed');
+    assert.equal(h.supervisor.status().circuit, 'open');
+    assert.equal(await sample(h.metrics, 'mcp_server_circuit_state'), 2);
+    assert.equal(await sample(h.metrics, 'mcp_server_circuit_open_total'), 1);
+    const refused = await h.supervisor.callTool('echo', { text: '3' });
+    assert.deepEqual(!refused.ok && refused.reason, 'circuit-open');
+
+    h.control('ok');
+    await waitFor('running again', running(h));
+    let last: ToolCallResult = refused;
+    await waitFor('a half-open trial that succeeds', async () => {
+      last = await h.supervisor.callTool('echo', { text: 'trial' });
+      return last.ok || last.reason !== 'circuit-open';
+    });
+    assert.equal(okText(last), 'trial');
+    assert.equal(h.supervisor.status().circuit, 'closed');
+    assert.equal(await sample(h.metrics, 'mcp_server_circuit_state'), 0);
+    assert.equal(await sample(h.metrics, 'mcp_server_circuit_open_total'), 1);
+    assert.deepEqual(h.logs.filter((l) => l.event === 'mcp.circuit').map((l) => l.fields.state), ['open', 'half-open', 'closed']);
+  });
+
+  it('makes calls wait for the rate limit and counts the ones that waited', async () => {
+    const h = harness({ rateLimit: { perSecond: 5, burst: 1 } });
+    await h.supervisor.start();
+    const t0 = Date.now();
+    const results = await Promise.all([1, 2, 3].map((i) => h.supervisor.callTool('echo', { text: `r${i}` })));
+    assert.deepEqual(results.map(okText), ['r1', 'r2', 'r3']);
+    assert.ok(Date.now() - t0 >= 350, 'two calls waited 200 ms each behind the first');
+    assert.equal(await sample(h.metrics, 'mcp_server_rate_limited_total'), 2);
+  });
+
+  it('keeps retrying a server that cannot start, and callers get unavailable', async () => {
+    const h = harness({ callTimeoutMs: 300 }, join(tmpdir(), 'svc-no-such-mcp-server'));
+    await h.supervisor.start(); // resolves after the first failed attempt
+    assert.notEqual(h.supervisor.status().state, 'running');
+    assert.ok(h.logs.some((l) => l.event === 'mcp.start_failed'));
+    const result = await h.supervisor.callTool('echo', { text: 'x' });
+    assert.deepEqual(!result.ok && result.reason, 'unavailable');
+    await waitFor('several respawns', async () => (await sample(h.metrics, 'mcp_server_restarts_total')) >= 2);
+    const t0 = Date.now();
+    await h.supervisor.close();
+    assert.ok(Date.now() - t0 < 1_000, 'close does not wait out the back-off');
+    assert.equal(h.supervisor.status().state, 'stopped');
+  });
+
+  it('close() during a start attempt kills the half-started server', async () => {
+    const h = harness();
+    h.control('hang'); // never answers initialize: the attempt would wait for its deadline
+    const starting = h.supervisor.start();
+    await waitFor('the server process started', () => h.starts().length === 1);
+    const [pid] = h.starts() as [number];
+    assert.equal(h.supervisor.status().state, 'starting');
+    const t0 = Date.now();
+    await h.supervisor.close();
+    assert.ok(Date.now() - t0 < 3_000, 'close does not wait for the start deadline');
+    assert.equal(alive(pid), false, 'closed means the child is gone, not being killed');
+    await starting;
+    assert.equal(h.supervisor.status().state, 'stopped');
+    assert.ok(!h.logs.some((l) => l.event === 'mcp.start_failed'), 'a stop is not a failed start');
+  });
+
+  it('close() cuts a call longer than the drain: unavailable, and the circuit is not blamed', async () => {
+    const h = harness({ drainTimeoutMs: 100, circuit: { failureThreshold: 1, openMs: 300 } });
+    await h.supervisor.start();
+    const pending = h.supervisor.callTool('slow', { ms: 10_000 });
+    await waitFor('the slow call is in flight', slowStarted(h));
+    const t0 = Date.now();
+    await h.supervisor.close();
+    assert.ok(Date.now() - t0 < 3_000);
+    const result = await pending;
+    assert.deepEqual(!result.ok && result.reason, 'unavailable');
+    assert.equal(h.supervisor.status().circuit, 'closed');
+    assert.equal(await sample(h.metrics, 'mcp_server_circuit_open_total'), 0);
+    assert.ok((await sample(h.metrics, 'mcp_server_drain_duration_ms', '_sum')) >= 90);
+  });
+
+  it('close() drains, kills the child and is idempotent', async () => {
+    const h = harness();
+    await h.supervisor.start();
+    const pid = h.supervisor.status().pid as number;
+    const pending = h.supervisor.callTool('slow', { ms: 100 });
+    await Promise.all([h.supervisor.close(), h.supervisor.close()]);
+    assert.equal(okText(await pending), 'slept 100', 'the in-flight call finished within the drain');
+    assert.equal(alive(pid), false);
+    assert.deepEqual(h.supervisor.status(), { ...h.supervisor.status(), state: 'stopped', pid: null });
+    assert.equal(await sample(h.metrics, 'mcp_server_drain_duration_ms', '_count'), 1);
+    assert.ok(h.logs.some((l) => l.event === 'mcp.stopped'));
+    const afterClose = await h.supervisor.callTool('echo', { text: 'x' });
+    assert.deepEqual(!afterClose.ok && afterClose.reason, 'unavailable');
+    await h.supervisor.close();
+  });
+
+  it('leaves no timer or handle behind: a process that closes it exits on its own', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-mcp-exit-'));
+    dirs.push(dir);
+    const script = `
+      const { createMcpSupervisor } = await import(${JSON.stringify(SUPERVISOR)});
+      const { createMetrics } = await import(${JSON.stringify(fileURLToPath(new URL('../../metrics/registry.ts', import.meta.url)))});
+      const { createSourceStats } = await import(${JSON.stringify(fileURLToPath(new URL('../source-stats.ts', import.meta.url)))});
+      const { timerSleep } = await import(${JSON.stringify(fileURLToPath(new URL('../backoff.ts', import.meta.url)))});
+      const metrics = createMetrics({ stats: createSourceStats(), agents: [], mcpServers: ['t1'] });
+      const config = { id: 't1', command: process.execPath, args: [${JSON.stringify(FIXTURE)}], env: {}, callTimeoutMs: 3000,
+        pingIntervalMs: 100, pingTimeoutMs: 100, drainTimeoutMs: 500, restart: { initialBackoffMs: 50, maxBackoffMs: 200 },
+        circuit: { failureThreshold: 5, openMs: 300 }, rateLimit: { perSecond: 10, burst: 1 } };
+      const s = createMcpSupervisor({ config, agentDir: ${JSON.stringify(dir)}, metrics: metrics.mcp, clock: { now: () => Date.now() },
+        sleep: timerSleep, baseEnv: { PATH: process.env.PATH ?? '' }, log: () => {} });
+      await s.start();
+      const r = await Promise.all([s.callTool('echo', { text: 'a' }), s.callTool('echo', { text: 'b' })]);
+      await new Promise((ok) => setTimeout(ok, 350)); // a few pings
+      await s.close();
+      console.log(JSON.stringify({ ok: r.every((x) => x.ok), pid: s.status().pid }));
+      // Does not keep the process alive itself; fires only if something else still does.
+      setTimeout(() => {
+        console.error('still alive 1 s after close:', JSON.stringify(process.getActiveResourcesInfo()));
+        process.exit(3);
+      }, 1000).unref();
+    `;
+    const t0 = Date.now();
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      const child = execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script],
+        { cwd: fileURLToPath(new URL('../../../', import.meta.url)), timeout: 20_000 },
+        (error, out, err) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout: out, stderr: err }));
+      child.stdin?.end();
+    });
+    assert.equal(code, 0, `exited on its own (stderr: ${stderr})`);
+    assert.ok(Date.now() - t0 < 15_000);
+    assert.deepEqual(JSON.parse(stdout.trim()), { ok: true, pid: null });
+  });
+});
