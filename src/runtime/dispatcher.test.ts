@@ -8,7 +8,7 @@ import type { AgentLog } from '../logs/agent-log.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import type { EventRecord } from '../store/store.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channels/channel.js';
-import type { DispatchAgent } from './dispatcher.js';
+import type { DispatchAgent, IntakeGate } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
 import { createRulesProvider } from './providers/rules-provider.js';
 import { createSourceStats } from './source-stats.js';
@@ -45,7 +45,7 @@ describe('dispatcher', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
   let n = 0;
 
-  async function setup(script: Array<DeliveryResult | 'hang'>, payload: unknown = ALERT) {
+  async function setup(script: Array<DeliveryResult | 'hang'>, payload: unknown = ALERT, gate?: IntakeGate) {
     const store = openSqliteStore({ path: join(dir, `d${n++}.db`), clock: manualClock(Date.parse('2026-11-21T00:00:00Z')) });
     const channel = scriptedChannel(script);
     const sleeps: number[] = [];
@@ -53,7 +53,7 @@ describe('dispatcher', () => {
       dispatch: { maxAttempts: 3, initialBackoffMs: 500, maxBackoffMs: 4000, concurrency: 2 } };
     const errors: unknown[] = [];
     const dispatcher = createDispatcher({ store, agents: [agent], stats: createSourceStats(),
-      sleep: (ms) => { sleeps.push(ms); return Promise.resolve(); }, onError: (e) => errors.push(e) });
+      sleep: (ms) => { sleeps.push(ms); return Promise.resolve(); }, onError: (e) => errors.push(e), ...(gate ? { gate } : {}) });
     const ingested = await store.ingestEvent({ agentId: 'a1', sourceId: 's1', kind: 'alert', fingerprint: null, payload }, 1000);
     assert.equal(ingested.outcome, 'accepted');
     const event = (ingested as { event: EventRecord }).event;
@@ -119,5 +119,42 @@ describe('dispatcher', () => {
     assert.deepEqual(pending.map((e) => e.id), [s.event.id]);
     const dlq = await s.store.listDeadLetters({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, {});
     assert.equal(dlq.items.length, 0);
+  });
+
+  /** A gate the test opens by hand; whenOpen rejects when its signal aborts, as the real one does. */
+  function manualGate(): IntakeGate & { open(): void } {
+    let release: () => void = () => undefined;
+    const opened = new Promise<void>((r) => { release = r; });
+    return {
+      open: () => release(),
+      whenOpen: (signal) => new Promise<void>((resolve, reject) => {
+        signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        void opened.then(resolve);
+      }),
+    };
+  }
+
+  it('takes no event while the back-pressure gate is closed, and resumes when it opens', async () => {
+    const gate = manualGate();
+    const s = await setup([], ALERT, gate);
+    s.dispatcher.enqueue(s.event);
+    await new Promise((r) => setTimeout(r, 30));
+    assert.equal(s.channel.sent.length, 0);
+    assert.equal((await s.store.pendingEvents())[0]?.status, 'accepted');
+    gate.open();
+    await settle(s.dispatcher);
+    assert.equal(s.channel.sent.length, 1);
+    assert.deepEqual(await s.store.pendingEvents(), []);
+  });
+
+  it('a drain while the gate is closed returns at once and leaves the event accepted', async () => {
+    const s = await setup([], ALERT, manualGate());
+    s.dispatcher.enqueue(s.event);
+    await new Promise((r) => setTimeout(r, 10));
+    const started = Date.now();
+    await s.dispatcher.drain(60_000);
+    assert.ok(Date.now() - started < 5_000, 'drain waited for the drain timeout');
+    assert.equal((await s.store.pendingEvents())[0]?.status, 'accepted');
+    assert.equal(s.channel.sent.length, 0);
   });
 });

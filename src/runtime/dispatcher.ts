@@ -57,6 +57,8 @@ export function createDispatcher(deps: {
 }): Dispatcher {
   const { store, stats, sleep } = deps;
   const abort = new AbortController();
+  /** Aborted as soon as draining starts: events still waiting at the gate have not begun, so they leave at once. */
+  const intake = new AbortController();
   const agents = new Map(deps.agents.map((a) => [a.id, a]));
   const queues = new Map<string, EventRecord[]>(deps.agents.map((a) => [a.id, []]));
   const running = new Map<string, number>(deps.agents.map((a) => [a.id, 0]));
@@ -86,7 +88,7 @@ export function createDispatcher(deps: {
     try {
       if (deps.gate) {
         try {
-          await deps.gate.whenOpen(abort.signal);
+          await deps.gate.whenOpen(intake.signal);
         } catch {
           throw new Interrupted();
         }
@@ -208,6 +210,7 @@ export function createDispatcher(deps: {
     },
     async drain(timeoutMs) {
       accepting = false;
+      intake.abort();
       for (const q of queues.values()) q.length = 0; // still `accepted` in the store
       const all = Promise.allSettled([...active]);
       const timer = setTimeout(() => abort.abort(), timeoutMs);
