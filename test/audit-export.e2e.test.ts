@@ -197,6 +197,10 @@ describe('SIEM export from the running daemon', () => {
     assert.ok((metricValue(text, 'svc_audit_export_acked_total', { exporter: 'siem' }) ?? 0) >= head);
     assert.ok((metricValue(text, 'svc_audit_batch_rows_count') ?? 0) >= 1);
     assert.ok((metricValue(text, 'svc_audit_batch_interval_ms') ?? 0) >= 10);
+    const ps = await svc('ps');
+    assert.equal(ps.code, 0, ps.stderr);
+    assert.match(ps.stdout, /audit export {2}back-pressure off/);
+    assert.match(ps.stdout, new RegExp(`siem +http +${head} +no +-`));
   });
 
   it('the same metrics go out over OTLP/HTTP with their names and labels', async () => {

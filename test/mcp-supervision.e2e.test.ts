@@ -113,6 +113,9 @@ describe('MCP supervision through the daemon', () => {
     assert.ok(status.restarts >= 1);
     assert.notEqual(status.pid, firstPid);
     assert.ok(readFileSync(starts, 'utf8').trim().split('\n').length >= 2);
+    const ps = await svc('ps');
+    assert.equal(ps.code, 0, ps.stderr);
+    assert.match(ps.stdout, new RegExp(`runbooks +running +closed +${status.restarts}`));
   });
 
   it('repeated failures open the circuit; a healthy trial closes it', async () => {

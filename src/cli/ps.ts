@@ -31,6 +31,13 @@ export async function psCommand(opts: PsOptions, ctx: CliContext): Promise<numbe
         agent.mcpServers.map((m) => [m.id, m.state, m.circuit, String(m.restarts)]));
     }
   }
+  // A daemon from before SIEM export has no `audit` key: print nothing rather than fail.
+  if (status.audit) {
+    const bp = status.audit.backpressure;
+    out += `\naudit export  back-pressure ${bp.active ? 'ACTIVE' : 'off'}, ${bp.backlogRows} row(s) unacknowledged\n`;
+    out += formatTable(['EXPORTER', 'TYPE', 'LAST SEQ', 'FAILING', 'LAST ERROR'],
+      status.audit.exporters.map((e) => [e.id, e.type, String(e.lastSeq), e.failures > 0 ? `${e.failures}x` : 'no', e.lastError ?? '-']));
+  }
   ctx.stdout(out);
   return 0;
 }
