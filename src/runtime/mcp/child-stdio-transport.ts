@@ -17,6 +17,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Sleep } from '../backoff.js';
 
+/** How long the pipes of an exited server may stay open (held by its helpers) before they are destroyed. */
+const PIPES_GRACE_MS = 1_000;
+
 export interface ChildExit {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -83,12 +86,19 @@ export function createChildStdioTransport(options: ChildStdioOptions): ChildStdi
           if (pid === null) reject(error);
           else transport.onerror?.(error);
         });
+        const pipesGrace = new AbortController();
         proc.once('exit', () => {
           // Helpers the server started may still hold its stdout open; 'close' waits for them.
           const leader = pid;
           if (leader !== null) try { process.kill(-leader, 'SIGKILL'); } catch { /* group already empty */ }
+          // A helper in a session of its own escapes the group kill and can hold the pipes for ever:
+          // after a grace period, let go of them so 'close' (and so `exited`) always comes.
+          void options.sleep(PIPES_GRACE_MS, pipesGrace.signal).then(() => {
+            for (const stream of [proc.stdin, proc.stdout, proc.stderr]) stream?.destroy();
+          }, () => undefined);
         });
         proc.once('close', (code, signal) => {
+          pipesGrace.abort();
           exitInfo = { code, signal };
           readBuffer.clear();
           resolveExited(exitInfo);

@@ -47,7 +47,7 @@ function harness(overrides: Record<string, unknown> = {}, command?: string): Har
   const startsPath = join(dir, 'starts.txt');
   const config = mcpServerSchema.parse({
     id: SERVER, command: command ?? process.execPath, args: [FIXTURE],
-    env: { MCP_TEST_CONTROL: controlPath, MCP_TEST_STARTS: startsPath },
+    env: { MCP_TEST_CONTROL: controlPath, MCP_TEST_STARTS: startsPath, MCP_TEST_ORPHANS: join(dir, 'orphans.txt') },
     callTimeoutMs: 3_000, pingIntervalMs: 200, pingTimeoutMs: 200, drainTimeoutMs: 500,
     restart: { initialBackoffMs: 50, maxBackoffMs: 200 },
     circuit: { failureThreshold: 5, openMs: 300 },
@@ -151,12 +151,12 @@ describe('MCP supervisor', () => {
     assert.ok(h.logs.some((l) => l.event === 'mcp.stderr' && String(l.fields.line).includes('ready')), 'stderr goes to the log');
   });
 
-  it('gives the server only PATH, HOME and its own env, in the configured cwd', async () => {
+  it('gives the server only PATH, HOME (LANG, TZ when set) and its own env, in the configured cwd', async () => {
     const h = harness({ cwd: '.' });
     await h.supervisor.start();
     const info = JSON.parse(okText(await h.supervisor.callTool('process_info', {}))) as { cwd: string; envKeys: string[] };
     assert.equal(info.cwd, h.dir);
-    assert.deepEqual(info.envKeys, ['HOME', 'MCP_TEST_CONTROL', 'MCP_TEST_STARTS', 'PATH']);
+    assert.deepEqual(info.envKeys, ['HOME', 'MCP_TEST_CONTROL', 'MCP_TEST_ORPHANS', 'MCP_TEST_STARTS', 'PATH']);
   });
 
   it('restarts a server that crashed, and calls work again', async () => {
@@ -178,6 +178,42 @@ describe('MCP supervisor', () => {
     assert.equal(exited?.fields.reason, 'exited');
     assert.ok(h.logs.some((l) => l.event === 'mcp.restarting' && typeof l.fields.delayMs === 'number'));
     assert.ok(h.logs.some((l) => l.event === 'mcp.call_failed' && l.fields.tool === 'echo' && !('args' in l.fields)));
+  });
+
+  it('restarts and closes a server whose detached helper still holds its stdout', async () => {
+    const h = harness();
+    await h.supervisor.start();
+    h.control('orphan-crash');
+    const crashed = await h.supervisor.callTool('echo', { text: 'boom' });
+    assert.equal(crashed.ok, false);
+    const orphans = (): number[] => {
+      try {
+        return readFileSync(join(h.dir, 'orphans.txt'), 'utf8').split('\n').filter(Boolean).map(Number);
+      } catch {
+        return [];
+      }
+    };
+    try {
+      assert.equal(orphans().length, 1);
+      h.control('ok');
+      await waitFor('a second start despite the held pipe', () => h.starts().length >= 2);
+      await waitFor('running again', running(h));
+      await h.supervisor.close();
+      assert.equal(h.supervisor.status().state, 'stopped');
+    } finally {
+      for (const pid of orphans()) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    }
+  });
+
+  it('keeps a server that answers ping with a JSON-RPC error: it is alive', async () => {
+    const h = harness();
+    h.control('no-ping');
+    await h.supervisor.start();
+    await new Promise((r) => setTimeout(r, 1_000)); // five ping intervals
+    assert.equal(h.starts().length, 1);
+    assert.equal(h.supervisor.status().restarts, 0);
+    assert.ok(!h.logs.some((l) => l.event === 'mcp.unresponsive'));
+    assert.equal(okText(await h.supervisor.callTool('echo', { text: 'still here' })), 'still here');
   });
 
   it('restarts a server that stops answering pings', async () => {

@@ -20,7 +20,7 @@ import { createBoundedLines } from './bounded-lines.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { linkSignals, startDeadline, withDeadline } from './deadline.js';
 import type { McpConnection } from './mcp-connection.js';
-import { describeExit, isConnectionClosed, openMcpConnection } from './mcp-connection.js';
+import { describeExit, isConnectionClosed, isServerErrorResponse, openMcpConnection } from './mcp-connection.js';
 import { createToolCaller } from './tool-call.js';
 
 export interface McpToolInfo { name: string; description?: string; inputSchema: unknown }
@@ -184,7 +184,8 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
       for (;;) {
         await sleep(config.pingIntervalMs, stop.signal);
         const ping = await withDeadline(config.pingTimeoutMs, sleep, stop.signal, (s) => connection.ping(s, config.pingTimeoutMs));
-        if (ping.ok) { answered = true; continue; }
+        // A JSON-RPC error (e.g. -32601 from a server without ping) is still an answer: the server is alive.
+        if (ping.ok || (ping.why === 'error' && isServerErrorResponse(ping.error))) { answered = true; continue; }
         if (ping.why === 'aborted') return 'stopped';
         return ping.why === 'error' && isConnectionClosed(ping.error) ? 'exited' : 'unresponsive';
       }
@@ -280,7 +281,7 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
 /** PATH and HOME of the daemon (mcpServerSchema: "a minimal environment"), then the server's own env. */
 function childEnv(base: Readonly<Record<string, string | undefined>>, own: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const key of ['PATH', 'HOME'] as const) {
+  for (const key of ['PATH', 'HOME', 'LANG', 'TZ'] as const) {
     const value = base[key];
     if (value !== undefined) env[key] = value;
   }
