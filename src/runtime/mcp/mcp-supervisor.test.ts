@@ -31,7 +31,7 @@ interface Harness {
   metrics: Metrics;
   logs: LogLine[];
   supervisor: McpSupervisor;
-  control(mode: 'ok' | 'crash' | 'hang' | 'slow', delayMs?: number): void;
+  control(mode: 'ok' | 'crash' | 'hang' | 'slow' | 'orphan-crash' | 'no-ping', delayMs?: number): void;
   starts(): number[];
 }
 
