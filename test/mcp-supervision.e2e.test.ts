@@ -90,6 +90,10 @@ describe('MCP supervision through the daemon', () => {
     assert.ok(status.tools.includes('lookup_runbook'), JSON.stringify(status.tools));
     const dm = await page();
     assert.match(String(dm.text), /runbook for HighErrorRate/);
+    // Resolved values (paths, env values; secrets in real life) stay out of the immutable chain.
+    const loaded = auditRows(t.home).find((r) => r.kind === 'config.loaded');
+    assert.deepEqual((loaded?.data.mcpServers as Array<Record<string, unknown>>)[0]?.envKeys, ['MCP_TEST_CONTROL', 'MCP_TEST_STARTS']);
+    assert.doesNotMatch(JSON.stringify(loaded?.data), /mcp-control\.json|mcp-test-server/);
     const called = auditRows(t.home).filter((r) => r.kind === 'tool.called');
     assert.equal(called.length, 1);
     assert.equal(called[0]?.data.outcome, 'ok');

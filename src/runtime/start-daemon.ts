@@ -229,10 +229,14 @@ function configSummary(loaded: LoadedAgent): Record<string, unknown> {
       timestampHeader: s.timestampHeader ?? null })),
     channels: loaded.channels.map((c) => ({ id: c.id, type: c.type, direction: c.direction })),
     dispatch: agent.dispatch,
-    mcpServers: agent.mcpServers.map((m) => ({ id: m.id, command: m.command, args: m.args, envKeys: Object.keys(m.env).sort() })),
+    // Values here are resolved (`${secret:…}` in args, a token in a collector URL), and the audit chain
+    // is immutable and shipped to the SIEM: a digest shows a change without showing the value.
+    mcpServers: agent.mcpServers.map((m) => ({ id: m.id, commandSha256: sha256(JSON.stringify([m.command, ...m.args])),
+      args: m.args.length, envKeys: Object.keys(m.env).sort() })),
     rateLimits: agent.rateLimits,
     rulesLookup: agent.rules.lookup ?? null,
-    auditExport: agent.audit?.export.map((e) => ({ id: e.id, type: e.type, target: e.type === 'http' ? e.url : e.address })) ?? [],
+    auditExport: agent.audit?.export.map((e) => ({ id: e.id, type: e.type,
+      target: e.type === 'http' ? new URL(e.url).origin : e.address })) ?? [],
   };
   return shape;
 }

@@ -71,6 +71,12 @@ export function createAuditExport(deps: AuditExportDeps): AuditExport {
   }));
 
   let backlog: AuditBacklog = { rows: 0, oldestTsMs: null };
+  /**
+   * Head seq when the pump first looked. Back-pressure counts only rows appended since: a backlog
+   * inherited from before the start (a new exporter backfilling the chain, an outage across a
+   * restart) is shipped all the same, but must not stop pages for the hours a backfill can take.
+   */
+  let baseline: number | null = null;
   let oldest: { afterSeq: number; tsMs: number } | null = null;
   let running: Promise<unknown> | null = null;
   let closing: Promise<void> | null = null;
@@ -83,6 +89,7 @@ export function createAuditExport(deps: AuditExportDeps): AuditExport {
     const slowest = Math.min(...(cursors as number[]));
     const head = await store.auditHead();
     const rows = head === null ? 0 : Math.max(0, head.seq - slowest);
+    baseline ??= head?.seq ?? 0;
     // The oldest waiting row changes only when the slowest cursor moves: read once per cursor.
     if (rows > 0 && oldest?.afterSeq !== slowest) {
       const [row] = await store.auditChunk(slowest, 1);
@@ -90,7 +97,7 @@ export function createAuditExport(deps: AuditExportDeps): AuditExport {
     }
     backlog = { rows, oldestTsMs: rows > 0 ? oldest?.tsMs ?? null : null };
     metrics.backpressureBacklogMs.set(backlog.oldestTsMs === null ? 0 : Math.max(0, clock.now() - backlog.oldestTsMs));
-    backpressure.update(rows);
+    backpressure.update(head === null ? 0 : Math.max(0, head.seq - Math.max(slowest, baseline)));
   };
 
   /**

@@ -78,7 +78,6 @@ describe('back-pressure from the export pump', () => {
     // Rows stamped a minute ago, so their backlog age is unmistakable.
     const store = openStore(join(root.dir, 'bp.db'), manualClock(Date.now() - 60_000));
     cleanups.push(() => store.close());
-    await appendRows(store, 30);
     const metrics = exportMetrics();
     const { records, log } = recordingLog();
     const config = auditConfig({
@@ -92,6 +91,12 @@ describe('back-pressure from the export pump', () => {
     const failures = (): Promise<number> => metricValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' });
     assert.equal(pump.gate.active(), false, 'open before start');
     pump.start();
+    // Back-pressure counts rows appended after the start: one row, one failed attempt, then the rest.
+    await appendRows(store, 1);
+    pump.notify();
+    await waitFor('the first failed attempt', async () => await failures() >= 1);
+    await appendRows(store, 29);
+    pump.notify();
 
     await waitFor('the gate to close', () => pump.gate.active());
     assert.equal(await metricValue(metrics, 'svc_audit_backpressure_active'), 1);
@@ -122,6 +127,34 @@ describe('back-pressure from the export pump', () => {
     assert.deepEqual(checkDelivery(receiver.ackedSeqs(), 35), []);
     const states = records.filter((r) => r.event === 'audit.backpressure').map((r) => r.fields.state);
     assert.deepEqual(states, ['engaged', 'released']);
+  });
+
+  it('a backlog inherited from before the start is shipped without pausing intake; new rows still count', async () => {
+    let failing = true;
+    const receiver = await startHttpReceiver(() => ({ status: failing ? 503 : 200 }));
+    cleanups.push(() => receiver.close());
+    const store = openStore(join(root.dir, 'inherited.db'), systemClock);
+    cleanups.push(() => store.close());
+    await appendRows(store, 50); // e.g. a new exporter added to a daemon with history
+    const metrics = exportMetrics();
+    const pump = createAuditExport({ store, metrics: metrics.audit, clock: systemClock, sleep: timerSleep, log: () => undefined,
+      hostname: 'h', pid: 1, config: auditConfig({
+        export: [{ id: 'siem', type: 'http', url: receiver.url, batchMaxRows: 5, retry: { initialBackoffMs: 10, maxBackoffMs: 20 } }],
+        backpressure: { maxBacklogRows: 20 }, batch: { minIntervalMs: 5, maxIntervalMs: 50 } }) });
+    cleanups.push(() => pump.close());
+    pump.start();
+    await waitFor('three failed attempts', async () =>
+      await metricValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' }) >= 3);
+    assert.equal(pump.backlog().rows, 50, 'the inherited rows are backlog all the same');
+    assert.equal(pump.gate.active(), false, 'but they do not pause intake');
+    await appendRows(store, 21);
+    pump.notify();
+    await waitFor('the gate to close on rows appended since the start', () => pump.gate.active());
+    failing = false;
+    await waitFor('everything acknowledged', async () =>
+      await metricValue(metrics, 'svc_audit_export_last_seq', { exporter: 'siem' }) === 71);
+    assert.equal(pump.gate.active(), false);
+    assert.deepEqual(checkDelivery(receiver.ackedSeqs(), 71), []);
   });
 
   it('with no exporter configured nothing runs and the gate stays open', async () => {
