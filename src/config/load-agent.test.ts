@@ -206,7 +206,7 @@ describe('mcpServers, rateLimits, rules.lookup and audit', () => {
     assert.deepEqual(agent.mcpServers[0], { id: 'runbooks', command: 'node', args: ['./mcp.js'], env: {}, callTimeoutMs: 30_000,
       pingIntervalMs: 10_000, pingTimeoutMs: 5_000, restart: { initialBackoffMs: 500, maxBackoffMs: 30_000 },
       circuit: { failureThreshold: 5, openMs: 30_000 }, drainTimeoutMs: 5_000 });
-    assert.deepEqual(agent.rules, { lookup: { server: 'runbooks', tool: 'lookup_runbook' } });
+    assert.deepEqual(agent.rules, { lookup: { server: 'runbooks', tool: 'lookup_runbook', timeoutMs: 10_000 } });
     assert.deepEqual(agent.rateLimits, { provider: { perSecond: 0.5, burst: 2 }, tools: { lookup_runbook: { perSecond: 1, burst: 1 } } });
     assert.equal(agent.audit?.export.length, 2);
     assert.deepEqual(agent.audit?.backpressure, { maxBacklogRows: 10_000 });
@@ -230,10 +230,11 @@ describe('mcpServers, rateLimits, rules.lookup and audit', () => {
 
   it('rejects a literal exporter token and a malformed syslog address', () => {
     const dir = agentDir({ agent: `${AGENT}audit:\n  export:\n    - { id: a, type: http, url: "http://127.0.0.1:1/x", token: hunter2-literal }\n`
-      + '    - { id: b, type: syslog, address: "no-port" }\n' });
+      + '    - { id: b, type: syslog, address: "no-port" }\n    - { id: c, type: syslog, address: "h:70000" }\n' });
     const message = errorOf(() => loadAgentDir(dir, ctx));
     assert.match(message, /audit\.export\.0\.token/);
     assert.match(message, /audit\.export\.1\.address: must be host:port/);
+    assert.match(message, /audit\.export\.2\.address: port must be 1-65535/);
     assert.doesNotMatch(message, /hunter2/);
   });
 

@@ -107,6 +107,8 @@ export const rulesSchema = z.strictObject({
   lookup: z.strictObject({
     server: id,
     tool: z.string().min(1).max(128),
+    /** The whole lookup, rate-limit waits included; past it the page goes out without the answer. */
+    timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
   }).optional(),
 });
 
@@ -135,7 +137,8 @@ export const syslogExporterSchema = z.strictObject({
   ...auditExporterBase,
   type: z.literal('syslog'),
   /** host:port of an RFC 5424 receiver over TCP (RFC 6587 octet counting). */
-  address: z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port'),
+  address: z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port')
+    .refine((a) => { const p = Number(a.slice(a.lastIndexOf(':') + 1)); return p >= 1 && p <= 65535; }, 'port must be 1-65535'),
   /** Syslog APP-NAME and HOSTNAME fields. */
   appName: z.string().regex(/^[\x21-\x7E]{1,48}$/, 'must be 1-48 printable ASCII characters').default('svc'),
   hostname: z.string().regex(/^[\x21-\x7E]{1,255}$/, 'must be printable ASCII without spaces').optional(),

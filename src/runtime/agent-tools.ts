@@ -8,6 +8,7 @@ import type { AgentLog } from '../logs/agent-log.js';
 import type { Store } from '../store/store.js';
 import type { McpSupervisor, ToolCallResult } from './mcp/mcp-supervisor.js';
 import type { RulesLookup } from './providers/rules-provider.js';
+import type { Sleep } from './backoff.js';
 import type { AgentRateLimiters } from './rate-limit/rate-limiters.js';
 
 export interface AgentTools {
@@ -49,10 +50,28 @@ export function createAgentTools(deps: {
   };
 }
 
-/** The `rules` provider's lookup (agent.yaml `rules.lookup`) as a call of one tool. */
-export function toolLookup(tools: AgentTools, serverId: string, tool: string): RulesLookup {
+/**
+ * The `rules` provider's lookup (agent.yaml `rules.lookup`) as a call of one tool, bounded as a whole
+ * (rate-limit waits included) by `timeoutMs`, so a slow or throttled tool delays a page by that much at most.
+ */
+export function toolLookup(tools: AgentTools, lookup: { server: string; tool: string; timeoutMs: number }, sleep: Sleep): RulesLookup {
+  const { server: serverId, tool } = lookup;
   return async (query, eventId, signal) => {
-    const result = await tools.call(serverId, tool, { ...query }, eventId, signal);
+    const deadline = new AbortController();
+    const stop = (): void => deadline.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    const timer = new AbortController();
+    void sleep(lookup.timeoutMs, timer.signal).then(stop, () => undefined);
+    let result: ToolCallResult;
+    try {
+      result = await tools.call(serverId, tool, { ...query }, eventId, deadline.signal);
+    } finally {
+      timer.abort();
+      signal.removeEventListener('abort', stop);
+    }
+    if (!result.ok && result.reason === 'aborted' && !signal.aborted) {
+      return { ok: false, error: `${serverId}/${tool}: no answer within ${lookup.timeoutMs} ms` };
+    }
     if (!result.ok) return { ok: false, error: `${serverId}/${tool}: ${result.reason}` };
     if (result.isError) return { ok: false, error: `${serverId}/${tool}: the tool reported an error` };
     return { ok: true, text: result.text };

@@ -45,7 +45,7 @@ export function buildAgent(loaded: LoadedAgent, deps: {
   const tools = createAgentTools({ agentId: agent.id, servers: own, limits, store: deps.store, log, clock });
   const lookup = agent.rules.lookup;
   const provider = agent.provider === 'rules' && lookup
-    ? createRulesProvider({ lookup: toolLookup(tools, lookup.server, lookup.tool) })
+    ? createRulesProvider({ lookup: toolLookup(tools, lookup, sleep) })
     : createProvider(agent);
   return {
     dispatch: { id: agent.id, provider: rateLimitedProvider(provider, limits), channels, log, dispatch: agent.dispatch },

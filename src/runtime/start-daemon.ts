@@ -64,6 +64,8 @@ export interface Daemon {
 /** How long SIGTERM waits for in-flight dispatches before leaving them for the next start. */
 const DRAIN_TIMEOUT_MS = 10_000;
 const IDEMPOTENCY_WINDOW_MS = 15 * 60 * 1000;
+/** Longest `svc up` waits for the MCP servers' first start before it opens the ingest anyway. */
+const MCP_START_WAIT_MS = 10_000;
 
 export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { clock, report } = deps;
@@ -119,7 +121,12 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       config, agentDir: loaded.dir, metrics: metrics.mcp, clock, sleep: deps.sleep, baseEnv: deps.mcpBaseEnv,
       log: (level, event, fields) => agentLog(loaded.agent.id).write(level, event, logFields(fields)) })]));
     closers.push({ name: 'mcp servers', close: async () => { await Promise.all([...servers.values()].map((s) => s.close())); } });
-    await Promise.all([...servers.values()].map((s) => s.start()));
+    // Bounded: a server that is slow to come up keeps starting in the background (state `starting`),
+    // it never holds the ingest back past MCP_START_WAIT_MS.
+    const waited = new AbortController();
+    await Promise.race([Promise.all([...servers.values()].map((s) => s.start())),
+      deps.sleep(MCP_START_WAIT_MS, waited.signal).catch(() => undefined)]);
+    waited.abort();
 
     const dispatchAgents: DispatchAgent[] = [];
     const channels: Channel[] = [];

@@ -60,6 +60,24 @@ describe('token bucket', () => {
     assert.equal((await bucket.take()).waitedMs, 0);
   });
 
+  it('a waiter queued behind others leaves at once when its signal aborts', async () => {
+    const clock = manualClock(0);
+    const never: Sleep = (_ms, signal) => new Promise((_r, reject) => {
+      signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+    });
+    const bucket = createTokenBucket({ perSecond: 1, burst: 1 }, { clock, sleep: never });
+    await bucket.take();
+    const first = new AbortController();
+    const blocked = bucket.take(first.signal); // waits on the (never ending) sleep
+    const second = new AbortController();
+    const queued = bucket.take(second.signal); // waits behind the first
+    second.abort(new Error('gone'));
+    await assert.rejects(queued, /gone/);
+    first.abort(new Error('done'));
+    await assert.rejects(blocked, /done/);
+    assert.equal(bucket.waiting(), 0);
+  });
+
   it('refuses nonsense limits', () => {
     const t = fakeTime();
     assert.throws(() => createTokenBucket({ perSecond: 0, burst: 1 }, t), /perSecond/);

@@ -63,7 +63,7 @@ export function createTokenBucket(limit: RateLimit, deps: { clock: Clock; sleep:
       let release!: () => void;
       queue = new Promise<void>((r) => { release = r; });
       try {
-        await previous; // first come, first served
+        await untilOrAbort(previous, signal); // first come, first served
         for (;;) {
           signal?.throwIfAborted();
           if (takeNow()) break;
@@ -78,4 +78,18 @@ export function createTokenBucket(limit: RateLimit, deps: { clock: Clock; sleep:
     },
     waiting: () => waiters,
   };
+}
+
+/** Waits for `p`, or rejects with the signal's reason as soon as it aborts. */
+function untilOrAbort(p: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return p;
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void p.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
