@@ -7,15 +7,11 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { Server as TcpServer } from 'node:net';
-import { join } from 'node:path';
-import {
-  appendAgentYaml, auditRows, freePort, metricValue, postAlert, queryStore, readSecretFile, runSvc, setIngestPort, tempEnv, waitFor,
-} from './helpers.js';
+import { appendAgentYaml, auditRows, metricValue, postAlert, queryStore, runSvc, scaffoldAgent, tempEnv, waitFor } from './helpers.js';
 
 /** An HTTP SIEM collector that records the seq of every row it acknowledges, and can be told to fail. */
 function httpCollector() {
@@ -89,7 +85,7 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
 
 describe('SIEM export from the running daemon', () => {
   const t = tempEnv();
-  const dir = join(t.work, 'agent');
+  let dir = '';
   const collector = httpCollector();
   const syslog = syslogListener();
   const otlp = otlpReceiver();
@@ -114,18 +110,10 @@ describe('SIEM export from the running daemon', () => {
   const headSeq = (): number => Math.max(0, ...auditRows(t.home).map((r) => r.seq));
 
   before(async () => {
-    mkdirSync(t.work, { recursive: true });
     const httpPort = await listen(collector.server);
     const syslogPort = await listen(syslog.server);
     otlpPort = await listen(otlp.server);
-    assert.equal((await runSvc(['init', '--template', 'alert-escalation', '--provider', 'rules', dir], { env: t.env, cwd: t.work })).code, 0);
-    const port = await freePort();
-    setIngestPort(dir, port);
-    url = `http://127.0.0.1:${port}/webhooks/alertmanager`;
-    cpPort = await freePort();
-    cp = `http://127.0.0.1:${cpPort}`;
-    secret = readSecretFile(t.home, 'alert-escalation/webhook-hmac');
-    fixture = readFileSync(join(dir, 'fixtures/mock-alert.json'), 'utf8');
+    ({ dir, url, cpPort, cp, secret, fixture } = await scaffoldAgent(t));
     appendAgentYaml(dir, [
       'audit:',
       '  export:',

@@ -1,7 +1,7 @@
 /** Black-box test helpers: run the built `svc` CLI, temp homes, free ports, signed requests, the store on disk. */
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -168,4 +168,30 @@ export function metricValue(exposition: string, name: string, labels: Record<str
 export function appendAgentYaml(dir: string, yaml: string): void {
   const file = join(dir, 'agent.yaml');
   writeFileSync(file, `${readFileSync(file, 'utf8')}\n${yaml}\n`);
+}
+
+/** An alert-escalation agent scaffolded by the real `svc init`, on free ingest and control-plane ports. */
+export interface ScaffoldedAgent {
+  dir: string;
+  /** The webhook URL of the `alertmanager` source. */
+  url: string;
+  cpPort: number;
+  /** `http://127.0.0.1:<cpPort>` */
+  cp: string;
+  /** The source's HMAC secret, as `svc init` created it. */
+  secret: string;
+  /** The template's mock alert, as text. */
+  fixture: string;
+}
+
+export async function scaffoldAgent(t: { home: string; work: string; env: NodeJS.ProcessEnv }, name = 'agent'): Promise<ScaffoldedAgent> {
+  const dir = join(t.work, name);
+  mkdirSync(t.work, { recursive: true });
+  const init = await runSvc(['init', '--template', 'alert-escalation', '--provider', 'rules', dir], { env: t.env, cwd: t.work });
+  if (init.code !== 0) throw new Error(`svc init failed: ${init.stderr}`);
+  const port = await freePort();
+  setIngestPort(dir, port);
+  const cpPort = await freePort();
+  return { dir, url: `http://127.0.0.1:${port}/webhooks/alertmanager`, cpPort, cp: `http://127.0.0.1:${cpPort}`,
+    secret: readSecretFile(t.home, 'alert-escalation/webhook-hmac'), fixture: readFileSync(join(dir, 'fixtures/mock-alert.json'), 'utf8') };
 }

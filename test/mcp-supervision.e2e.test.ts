@@ -6,12 +6,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  appendAgentYaml, auditRows, freePort, metricValue, postAlert, readJsonLines, readSecretFile, runSvc, setIngestPort, tempEnv, waitFor,
-} from './helpers.js';
+import { appendAgentYaml, auditRows, metricValue, postAlert, readJsonLines, runSvc, scaffoldAgent, tempEnv, waitFor } from './helpers.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/mcp-test-server.mjs', import.meta.url));
 
@@ -19,7 +17,7 @@ interface McpStatus { id: string; state: string; circuit: string; restarts: numb
 
 describe('MCP supervision through the daemon', () => {
   const t = tempEnv();
-  const dir = join(t.work, 'agent');
+  let dir = '';
   const control = join(t.work, 'mcp-control.json');
   const starts = join(t.work, 'mcp-starts.txt');
   let cp = '';
@@ -46,15 +44,7 @@ describe('MCP supervision through the daemon', () => {
   };
 
   before(async () => {
-    mkdirSync(t.work, { recursive: true });
-    assert.equal((await runSvc(['init', '--template', 'alert-escalation', '--provider', 'rules', dir], { env: t.env, cwd: t.work })).code, 0);
-    const port = await freePort();
-    setIngestPort(dir, port);
-    url = `http://127.0.0.1:${port}/webhooks/alertmanager`;
-    cpPort = await freePort();
-    cp = `http://127.0.0.1:${cpPort}`;
-    secret = readSecretFile(t.home, 'alert-escalation/webhook-hmac');
-    fixture = readFileSync(join(dir, 'fixtures/mock-alert.json'), 'utf8');
+    ({ dir, url, cpPort, cp, secret, fixture } = await scaffoldAgent(t));
     setMode('ok');
     appendAgentYaml(dir, [
       'mcpServers:',

@@ -61,6 +61,12 @@ export const rateLimitSchema = z.strictObject({
   burst: z.number().int().min(1).max(100_000),
 });
 
+/** Exponential back-off bounds (runtime/backoff.ts): doubles from initialBackoffMs up to maxBackoffMs. */
+const backoffSchema = z.strictObject({
+  initialBackoffMs: z.number().int().min(10).max(60_000).default(500),
+  maxBackoffMs: z.number().int().min(10).max(600_000).default(30_000),
+}).default({ initialBackoffMs: 500, maxBackoffMs: 30_000 });
+
 /** A stdio MCP server the agent may call (runtime/mcp). Ids are unique across the daemon: they are `server_id`. */
 export const mcpServerSchema = z.strictObject({
   id,
@@ -76,10 +82,7 @@ export const mcpServerSchema = z.strictObject({
   pingIntervalMs: z.number().int().min(100).max(600_000).default(10_000),
   pingTimeoutMs: z.number().int().min(50).max(120_000).default(5_000),
   /** Back-off between restarts: doubles from initialBackoffMs up to maxBackoffMs, reset once it stays up. */
-  restart: z.strictObject({
-    initialBackoffMs: z.number().int().min(10).max(60_000).default(500),
-    maxBackoffMs: z.number().int().min(10).max(600_000).default(30_000),
-  }).default({ initialBackoffMs: 500, maxBackoffMs: 30_000 }),
+  restart: backoffSchema,
   /** Consecutive failures that open the circuit, and how long it stays open before a half-open trial. */
   circuit: z.strictObject({
     failureThreshold: z.number().int().min(1).max(1000).default(5),
@@ -119,10 +122,7 @@ const auditExporterBase = {
   /** One delivery attempt; a timeout counts as a failure and is retried. */
   timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
   /** Back-off between failed attempts: doubles from initialBackoffMs up to maxBackoffMs; a receiver's Retry-After wins. */
-  retry: z.strictObject({
-    initialBackoffMs: z.number().int().min(10).max(60_000).default(500),
-    maxBackoffMs: z.number().int().min(10).max(600_000).default(30_000),
-  }).default({ initialBackoffMs: 500, maxBackoffMs: 30_000 }),
+  retry: backoffSchema,
 };
 export const httpExporterSchema = z.strictObject({
   ...auditExporterBase,
