@@ -83,6 +83,9 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     closers.length = 0;
   };
 
+  /** Subsystems without an agent (OTLP, SIEM export) log one line per record to the daemon's output. */
+  const daemonLog = (level: string, event: string, fields: Record<string, unknown>): void => report(`${level} ${event} ${JSON.stringify(fields)}`);
+
   try {
     const store = openSqliteStore({ path: paths.db, clock });
     closers.push({ name: 'store', close: () => store.close() });
@@ -93,14 +96,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       mcpServers: mcpConfigs.map((m) => m.config.id), exporters: audit?.export.map((e) => e.id) ?? [] });
     if (deps.otlp) {
       const bridge = await startOtlpBridge({ registry: metrics.registry, settings: deps.otlp, serviceName: 'svc',
-        serviceVersion: deps.version, log: (level, event, fields) => report(`${level} ${event} ${JSON.stringify(fields)}`) });
+        serviceVersion: deps.version, log: daemonLog });
       closers.push({ name: 'otlp bridge', close: () => bridge.close() });
     }
 
     // SIEM export reads the chain behind the store; every append wakes it, and its gate pauses intake.
     const auditExport = audit && audit.export.length > 0
       ? createAuditExport({ store, config: audit, metrics: metrics.audit, clock, sleep: deps.sleep, hostname: hostname(), pid: deps.pid,
-        log: (level, event, fields) => report(`${level} ${event} ${JSON.stringify(fields)}`) })
+        log: daemonLog })
       : null;
     const runtimeStore = auditExport ? notifyingStore(store, () => auditExport.notify()) : store;
     if (auditExport) {
