@@ -13,33 +13,17 @@ import { performance } from 'node:perf_hooks';
 import { canonicalRow, GENESIS_HASH } from '../src/audit/chain.js';
 import { isoTs, systemClock } from '../src/core/clock.js';
 import { openSqliteStore } from '../src/store/sqlite-store.js';
-import type { NewAuditEntry } from '../src/store/store.js';
+import { auditEntry, measureAppends } from './audit-appends.js';
 
-const WARMUP = 1_000;
 const APPENDS = 20_000;
-/** fsync latency on a shared disk varies 10x between runs: stop early rather than run for minutes. */
-const APPEND_BUDGET_MS = 15_000;
 const CHAIN_STEPS = 200_000;
 
-const entry = (i: number): NewAuditEntry => ({
-  kind: 'event.accepted',
-  actor: 'source:alertmanager',
-  agentId: 'oncall-escalator',
-  data: { eventId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, sourceId: 'alertmanager', fingerprint: `fp-${i}` },
-});
-
-async function measureAppends(): Promise<{ appends: number; perSec: number }> {
+/** Appends on a fresh store file, removed afterwards. */
+async function appendRate(): Promise<{ appends: number; perSec: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-audit-'));
   const store = openSqliteStore({ path: join(dir, 'svc.db'), clock: systemClock });
   try {
-    for (let i = 0; i < WARMUP; i++) await store.appendAudit(entry(i));
-    const start = performance.now();
-    let n = 0;
-    while (n < APPENDS && (n % 100 !== 0 || performance.now() - start < APPEND_BUDGET_MS)) {
-      await store.appendAudit(entry(WARMUP + n));
-      n += 1;
-    }
-    return { appends: n, perSec: n / ((performance.now() - start) / 1000) };
+    return await measureAppends(store, APPENDS);
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -49,7 +33,7 @@ async function measureAppends(): Promise<{ appends: number; perSec: number }> {
 function measureChainSteps(): number {
   let prevHash = GENESIS_HASH;
   const step = (seq: number): void => {
-    const e = entry(seq);
+    const e = auditEntry(seq);
     const row = { seq, ts: isoTs(systemClock.now()), ...e, prevHash };
     prevHash = createHash('sha256').update(`${prevHash}\n${canonicalRow(row)}`, 'utf8').digest('hex');
   };
@@ -60,7 +44,7 @@ function measureChainSteps(): number {
 }
 
 const chainStepsPerSec = measureChainSteps();
-const { appends, perSec: appendsPerSec } = await measureAppends();
+const { appends, perSec: appendsPerSec } = await appendRate();
 const ratio = appendsPerSec / chainStepsPerSec;
 console.log(JSON.stringify({
   bench: 'audit-append', appends, appendsPerSec: Math.round(appendsPerSec),

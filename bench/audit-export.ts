@@ -27,33 +27,13 @@ import { createMetrics } from '../src/metrics/registry.js';
 import { timerSleep } from '../src/runtime/backoff.js';
 import { createSourceStats } from '../src/runtime/source-stats.js';
 import { openSqliteStore } from '../src/store/sqlite-store.js';
-import type { NewAuditEntry, Store } from '../src/store/store.js';
+import type { Store } from '../src/store/store.js';
+import { measureAppends } from './audit-appends.js';
 
-const WARMUP = 1_000;
 const APPENDS = 30_000;
-/** fsync latency on a shared disk varies 10x between runs: stop early rather than run for minutes. */
-const APPEND_BUDGET_MS = 15_000;
 const BATCH_MAX_ROWS = 500;
 /** One export of ~30k rows takes a fraction of a second: several rounds, each a new exporter id from cursor 0. */
 const EXPORT_ROUNDS = 5;
-
-const entry = (i: number): NewAuditEntry => ({
-  kind: 'event.accepted',
-  actor: 'source:alertmanager',
-  agentId: 'oncall-escalator',
-  data: { eventId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, sourceId: 'alertmanager', fingerprint: `fp-${i}` },
-});
-
-async function measureAppends(store: Store): Promise<{ appends: number; perSec: number }> {
-  for (let i = 0; i < WARMUP; i++) await store.appendAudit(entry(i));
-  const start = performance.now();
-  let n = 0;
-  while (n < APPENDS && (n % 100 !== 0 || performance.now() - start < APPEND_BUDGET_MS)) {
-    await store.appendAudit(entry(WARMUP + n));
-    n += 1;
-  }
-  return { appends: n, perSec: n / ((performance.now() - start) / 1000) };
-}
 
 async function measureExport(store: Store, rows: number, exporterId: string): Promise<{ perSec: number; batches: number }> {
   let batches = 0;
@@ -88,7 +68,7 @@ async function measureExport(store: Store, rows: number, exporterId: string): Pr
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-export-'));
 const store = openSqliteStore({ path: join(dir, 'svc.db'), clock: systemClock });
 try {
-  const { appends, perSec: appendsPerSec } = await measureAppends(store);
+  const { appends, perSec: appendsPerSec } = await measureAppends(store, APPENDS);
   const rows = (await store.auditHead())?.seq ?? 0;
   const rounds: Array<{ perSec: number; batches: number }> = [];
   for (let i = 1; i <= EXPORT_ROUNDS; i++) rounds.push(await measureExport(store, rows, `bench-${i}`));

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const wanted = process.argv.slice(2);
 const benches = readdirSync(dir)
-  .filter((f) => f.endsWith('.ts') && f !== 'run-all.ts' && f !== 'load-client.ts')
+  .filter((f) => f.endsWith('.ts') && !['run-all.ts', 'load-client.ts', 'audit-appends.ts'].includes(f))
   .map((f) => f.replace(/\.ts$/, ''))
   .filter((name) => wanted.length === 0 || wanted.includes(name))
   .sort();

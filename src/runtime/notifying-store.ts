@@ -7,9 +7,10 @@ import type { Store } from '../store/store.js';
 
 export function notifyingStore(store: Store, notify: () => void): Store {
   const after = <T>(p: Promise<T>): Promise<T> => p.then((value) => { notify(); return value; });
-  return Object.assign(Object.create(store) as Store, {
-    ingestEvent: (...args: Parameters<Store['ingestEvent']>) => after(store.ingestEvent(...args)),
-    addDeadLetter: (...args: Parameters<Store['addDeadLetter']>) => after(store.addDeadLetter(...args)),
-    appendAudit: (...args: Parameters<Store['appendAudit']>) => after(store.appendAudit(...args)),
-  });
+  return {
+    ...store,
+    ingestEvent: (event, windowMs) => after(store.ingestEvent(event, windowMs)),
+    addDeadLetter: (letter) => after(store.addDeadLetter(letter)),
+    appendAudit: (entry) => after(store.appendAudit(entry)),
+  };
 }
