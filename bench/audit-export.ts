@@ -24,7 +24,6 @@ import { createAuditExport } from '../src/audit/export/audit-export.js';
 import { auditSchema } from '../src/config/schema.js';
 import { systemClock } from '../src/core/clock.js';
 import { createMetrics } from '../src/metrics/registry.js';
-import { timerSleep } from '../src/runtime/backoff.js';
 import { createSourceStats } from '../src/runtime/source-stats.js';
 import { openSqliteStore } from '../src/store/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
@@ -50,7 +49,7 @@ async function measureExport(store: Store, rows: number, exporterId: string): Pr
     export: [{ id: exporterId, type: 'http', url: `http://127.0.0.1:${port}/ingest`, format: 'json', batchMaxRows: BATCH_MAX_ROWS }],
   });
   const metrics = createMetrics({ stats: createSourceStats(), agents: [], exporters: [exporterId] });
-  const pump = createAuditExport({ store, config, metrics: metrics.audit, clock: systemClock, sleep: timerSleep,
+  const pump = createAuditExport({ store, config, metrics: metrics.audit, clock: systemClock,
     log: () => undefined, hostname: 'bench', pid: process.pid });
   try {
     const start = performance.now();

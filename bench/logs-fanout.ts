@@ -139,7 +139,7 @@ function createPrivateTailers(): { subscribe(path: string, l: TailListener): Sub
 // Server side (child process).
 // ---------------------------------------------------------------------------------------------
 async function serve(mode: Mode, file: string): Promise<void> {
-  const shared = createTailerRegistry();
+  const shared = createTailerRegistry({ clock: systemClock });
   const naive = createPrivateTailers();
   const tailers = mode === 'shared' ? shared : { subscribe: (p: string, l: TailListener) => naive.subscribe(p, l) };
   const stats = () => (mode === 'shared' ? shared.stats().subscribers : naive.stats().subscribers);

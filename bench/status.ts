@@ -35,7 +35,7 @@ const settings = { enabled: true, bind: '127.0.0.1', port: 0, auth: null, allowR
 const snapshot = createStatusSnapshot({ pid: process.pid, startedAtMs: Date.now(), clock: systemClock, agents, channels: new Map(),
   stats, controlPlane: () => settings, storeKind: 'sqlite', stopping: () => false, mcpServers: () => [], auditExport: () => null });
 
-const control = createControlPlane({ bind: '127.0.0.1', port: 0, allowRemote: false, guard: null, report: () => undefined,
+const control = createControlPlane({ bind: '127.0.0.1', port: 0, allowRemote: false, guard: null, report: () => undefined, clock: systemClock,
   routes: new Map([['/status', createStatusRoute(snapshot)]]) });
 await control.start();
 

@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createChainVerifier } from '../src/audit/chain.js';
-import {
-  auditRows, freePort, pidAlive, postLarge, postWebhook, queryStore, readJsonLines, readSecretFile, runSvc, setIngestPort, sign, tempEnv, waitFor,
-} from './helpers.js';
+import { freePort, postLarge, postWebhook, sign } from './support/http.js';
+import { auditRows, queryStore, readJsonLines } from './support/store.js';
+import { pidAlive, readSecretFile, runSvc, setIngestPort, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
 
 const SECRET_PATH = 'alert-escalation/webhook-hmac';
 

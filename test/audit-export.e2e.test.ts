@@ -11,7 +11,10 @@ import { createServer as createHttpServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import type { Server as TcpServer } from 'node:net';
-import { appendAgentYaml, auditRows, metricValue, postAlert, queryStore, runSvc, scaffoldAgent, tempEnv, waitFor } from './helpers.js';
+import { metricValue, postAlert } from './support/http.js';
+import { auditRows, queryStore } from './support/store.js';
+import { appendAgentYaml, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
 
 /** An HTTP SIEM collector that records the seq of every row it acknowledges, and can be told to fail. */
 function httpCollector() {

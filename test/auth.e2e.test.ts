@@ -10,9 +10,11 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUDIENCE, SCOPE, fetchToken, startIdp } from './idp.js';
-import type { Idp } from './idp.js';
-import { freePort, runSvc, setIngestPort, tempEnv, waitFor } from './helpers.js';
+import { AUDIENCE, SCOPE, fetchToken, startIdp } from './support/idp.js';
+import type { Idp } from './support/idp.js';
+import { freePort } from './support/http.js';
+import { runSvc, setIngestPort, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
 
 // Debian puts nginx in /usr/sbin, which is not on every user's PATH.
 const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { freePort, runSvc, setIngestPort, tempEnv } from './helpers.js';
+import { freePort } from './support/http.js';
+import { runSvc, setIngestPort, tempEnv } from './support/svc.js';
 
 /** 1-based line number of the first line of FILE containing `needle`. */
 function lineOf(file: string, needle: string): number {

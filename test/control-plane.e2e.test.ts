@@ -12,7 +12,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createParser } from 'eventsource-parser';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { freePort, postAlert, queryStore, readSecretFile, runSvc, setIngestPort, tempEnv, waitFor } from './helpers.js';
+import { freePort, postAlert } from './support/http.js';
+import { queryStore } from './support/store.js';
+import { readSecretFile, runSvc, setIngestPort, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
 
 // The parts of /status these tests read.
 interface Status {

@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createChainVerifier } from '../src/audit/chain.js';
-import { auditRows, freePort, pidAlive, postAlert, readJsonLines, readSecretFile, runSvc, setIngestPort, tempEnv, waitFor } from './helpers.js';
+import { freePort, postAlert } from './support/http.js';
+import { auditRows, readJsonLines } from './support/store.js';
+import { pidAlive, readSecretFile, runSvc, setIngestPort, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
 
 describe('crash safety', () => {
   const t = tempEnv();

@@ -9,7 +9,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { appendAgentYaml, auditRows, metricValue, postAlert, readJsonLines, runSvc, scaffoldAgent, tempEnv, waitFor } from './helpers.js';
+import { metricValue, postAlert } from './support/http.js';
+import { auditRows, readJsonLines } from './support/store.js';
+import { appendAgentYaml, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/mcp-test-server.mjs', import.meta.url));
 

@@ -10,7 +10,10 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { freePort, postAlert, queryStore, readSecretFile, runSvc, setIngestPort, tempEnv, waitFor } from './helpers.js';
+import { freePort, postAlert } from './support/http.js';
+import { queryStore } from './support/store.js';
+import { readSecretFile, runSvc, setIngestPort, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
 
 const TOKEN = 'xoxb-test-0000000000-secret-token';
 

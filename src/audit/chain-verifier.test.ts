@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { manualClock } from '../core/clock.js';
+import { fakeClock } from '../core/clock.js';
 import { openAuditReader } from '../store/sqlite-audit-reader.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import type { AuditRow, NewAuditEntry, Store, StoredAuditRow } from '../store/store.js';
@@ -61,7 +61,7 @@ describe('audit chain: the fast stored-row path', () => {
 
   it('the text SQLite builds for a stored row is the same text, for rows written by the store', async () => {
     const path = freshPath();
-    const store = openSqliteStore({ path, clock: manualClock(T0) });
+    const store = openSqliteStore({ path, clock: fakeClock(T0) });
     const written: AuditRow[] = [];
     for (const e of VARIED) written.push(await store.appendAudit(e));
     const reader = openAuditReader(path);
@@ -162,7 +162,7 @@ describe('audit chain: slices merged', () => {
 
 async function seedStore(n: number): Promise<{ store: Store; path: string }> {
   const path = freshPath();
-  const store = openSqliteStore({ path, clock: manualClock(T0) });
+  const store = openSqliteStore({ path, clock: fakeClock(T0) });
   for (let i = 0; i < n; i++) {
     await store.appendAudit(VARIED[i % VARIED.length]!);
   }

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { AuthSettings } from '../config/control-plane.js';
-import { manualClock } from '../core/clock.js';
+import { fakeClock } from '../core/clock.js';
 import type { HostClass } from '../control-plane/host-guard.js';
 import { bearerToken, bypassesAuth, createAuthGuard, isLoopbackPeer } from './auth-guard.js';
 import type { TokenVerifier, VerifyResult } from './verify-token.js';
@@ -82,7 +82,7 @@ describe('auth guard: pure checks', () => {
 });
 
 describe('auth guard: createAuthGuard', () => {
-  const clock = manualClock(1_800_000_000_000);
+  const clock = fakeClock(1_800_000_000_000);
   const ok: VerifyResult = { ok: true, claims: {}, expiresAtMs: 1_800_000_360_000 };
 
   it('a remote TCP peer never bypasses, even with a loopback Host', async () => {

@@ -14,12 +14,12 @@ import { decodeProtectedHeader, exportSPKI, generateKeyPair, importJWK, SignJWT 
 import type { CryptoKey } from 'jose';
 import { OAuth2Issuer, OAuth2Service } from 'oauth2-mock-server';
 import type { AuthSettings } from '../config/control-plane.js';
-import { manualClock, systemClock } from '../core/clock.js';
+import { fakeClock, systemClock } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
 import { sendJson } from '../control-plane/http-json.js';
 import type { RouteHandler } from '../control-plane/route.js';
 import { createControlPlane } from '../control-plane/server.js';
-import { AUDIENCE as OIDC_AUDIENCE, SCOPE as OIDC_SCOPE, fetchToken, startIdp } from '../../test/idp.js';
+import { AUDIENCE as OIDC_AUDIENCE, SCOPE as OIDC_SCOPE, fetchToken, startIdp } from '../../test/support/idp.js';
 import { createAuthGuard } from './auth-guard.js';
 import { KEY_SET_TIMING } from './key-set.js';
 import { AUTH_ERROR_TEXT, AUTH_REASONS } from './reasons.js';
@@ -109,7 +109,7 @@ async function startPlane(s: AuthSettings, deps: TokenVerifierDeps, verifier?: T
   const v = verifier ?? createTokenVerifier(s, deps);
   const plane = createControlPlane({
     bind: '127.0.0.1', port: 0, allowRemote: true, routes: new Map([['/status', echo]]),
-    guard: createAuthGuard(s, v, { clock: deps.clock }), report: () => undefined,
+    guard: createAuthGuard(s, v, { clock: deps.clock }), report: () => undefined, clock: systemClock,
   });
   await plane.start();
   return { port: plane.port(), close: async () => { await plane.close(); v.close(); } };
@@ -163,7 +163,7 @@ describe('auth over HTTP: every rejection reason, against oauth2-mock-server key
 
   before(async () => {
     idp = await startMockIdp();
-    clock = manualClock(Date.now());
+    clock = fakeClock(Date.now());
     plane = await startPlane(settings(idp.url), { clock });
     secrets = [idp.url, AUDIENCE];
   });
@@ -414,7 +414,7 @@ describe('auth over HTTP: idp-unreachable, provider-failed, config-error', () =>
   });
 
   it('config-error: a clock that cannot say what time it is', async () => {
-    await rejectsWith(settings(idp.url), { clock: { now: () => Number.NaN } }, 'config-error');
+    await rejectsWith(settings(idp.url), { clock: { ...systemClock, now: () => Number.NaN } }, 'config-error');
   });
 });
 
@@ -431,7 +431,7 @@ describe('auth over HTTP: key-set refetches', () => {
   }
 
   it('100 concurrent requests with random unknown kids cause at most one key-set fetch (cold, then after the cooldown)', async () => {
-    const clock = manualClock(Date.now());
+    const clock = fakeClock(Date.now());
     const plane = await startPlane(settings(idp.url, { jwksUri: `${idp.url}/jwks` }), { clock });
     try {
       const before = idp.jwksHits();
@@ -456,7 +456,7 @@ describe('auth over HTTP: key-set refetches', () => {
   });
 
   it('a rotated key is accepted once the cooldown has passed (fake clock)', async () => {
-    const clock = manualClock(Date.now());
+    const clock = fakeClock(Date.now());
     const plane = await startPlane(settings(idp.url, { jwksUri: `${idp.url}/jwks` }), { clock });
     try {
       assertAccepted(await get(plane.port, bearer(await idp.token())));
@@ -526,7 +526,7 @@ describe('auth over HTTP: 1,000 malformed Authorization headers', () => {
   let valid: string;
   before(async () => {
     idp = await startMockIdp();
-    plane = await startPlane(settings(idp.url, { jwksUri: `${idp.url}/jwks` }), { clock: manualClock(Date.now()) });
+    plane = await startPlane(settings(idp.url, { jwksUri: `${idp.url}/jwks` }), { clock: fakeClock(Date.now()) });
     valid = await idp.token();
   });
   after(async () => {

@@ -10,9 +10,9 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
-import { manualClock } from '../core/clock.js';
+import { fakeClock } from '../core/clock.js';
 import { RuntimeError } from '../core/errors.js';
-import { startIdp as startSharedIdp } from '../../test/idp.js';
+import { startIdp as startSharedIdp } from '../../test/support/idp.js';
 import { createClientCredentialsClient } from './client-credentials.js';
 
 const AUDIENCE = 'urn:svc:control-plane';
@@ -48,7 +48,7 @@ describe('client-credentials client against oidc-provider', () => {
   after(async () => { await idp?.close(); });
 
   const client = (over: Partial<Parameters<typeof createClientCredentialsClient>[0]> = {}) => {
-    const clock = manualClock(Date.parse('2030-01-01T00:00:00Z'));
+    const clock = fakeClock(Date.parse('2030-01-01T00:00:00Z'));
     return {
       clock,
       cc: createClientCredentialsClient({
@@ -153,7 +153,7 @@ describe('client-credentials client: answers no real provider gives', () => {
     res.end(JSON.stringify(value));
   };
   const make = (over: Partial<Parameters<typeof createClientCredentialsClient>[0]> = {}) => createClientCredentialsClient({
-    tokenEndpoint: `${origin}/oauth/token?tenant=x`, clientId: 'id with space', clientSecret: 's3cret/value', clock: manualClock(0), ...over,
+    tokenEndpoint: `${origin}/oauth/token?tenant=x`, clientId: 'id with space', clientSecret: 's3cret/value', clock: fakeClock(0), ...over,
   });
 
   it('sends form-urlencoded grant_type, scope, audience and resource, and form-urlencoded Basic credentials', async () => {
@@ -173,7 +173,7 @@ describe('client-credentials client: answers no real provider gives', () => {
   });
 
   it('without expires_in a JWT is cached until its exp (minus the margin), anything else is not cached', async () => {
-    const clock = manualClock(1_000_000_000_000);
+    const clock = fakeClock(1_000_000_000_000);
     const jwt = (exp: number) => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.x`;
     answer = json(200, { access_token: jwt(1_000_000_000 + 1000), token_type: 'Bearer' });
     seen.length = 0;

@@ -11,7 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errors, exportJWK, generateKeyPair } from 'jose';
 import type { FlattenedJWSInput, JWK, JWSHeaderParameters } from 'jose';
-import { manualClock } from '../core/clock.js';
+import { fakeClock } from '../core/clock.js';
 import { createKeySet, KEY_SET_TIMING, KeySetUnavailableError } from './key-set.js';
 import type { KeySet, KeySetOptions } from './key-set.js';
 
@@ -70,8 +70,8 @@ describe('key set', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  function keySet(over: Partial<KeySetOptions> = {}): KeySet & { clock: ReturnType<typeof manualClock> } {
-    const clock = manualClock(1_700_000_000_000);
+  function keySet(over: Partial<KeySetOptions> = {}): KeySet & { clock: ReturnType<typeof fakeClock> } {
+    const clock = fakeClock(1_700_000_000_000);
     const set = createKeySet({ issuer: origin, jwksUri: `${origin}/jwks`, clock, ...over });
     keySets.push(set);
     return { ...set, clock };

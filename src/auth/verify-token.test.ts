@@ -9,7 +9,7 @@ import { KeyObject, sign as cryptoSign } from 'node:crypto';
 import { CompactSign, createLocalJWKSet, errors, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { CryptoKey, JWK, JWTPayload } from 'jose';
 import type { AuthSettings } from '../config/control-plane.js';
-import { manualClock } from '../core/clock.js';
+import { fakeClock, systemClock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
 import type { KeyGetter } from './key-set.js';
 import { checkTimeClaims, createTokenVerifier, grantedScopes, hasScopes, wellFormed } from './verify-token.js';
@@ -98,7 +98,7 @@ describe('verifier: verify()', () => {
   let k2: CryptoKey;
   let jwk1: JWK;
   let jwk2: JWK;
-  const clock = manualClock(NOW_MS);
+  const clock = fakeClock(NOW_MS);
 
   before(async () => {
     const a = await generateKeyPair('RS256', { extractable: true });
@@ -195,7 +195,7 @@ describe('verifier: verify()', () => {
   });
 
   it('a clock that returns NaN is config-error; settings that cannot work are a ConfigError at construction', async () => {
-    const broken = createTokenVerifier(SETTINGS, { clock: { now: () => Number.NaN }, keys: createLocalJWKSet({ keys: [jwk1] }) });
+    const broken = createTokenVerifier(SETTINGS, { clock: { ...systemClock, now: () => Number.NaN }, keys: createLocalJWKSet({ keys: [jwk1] }) });
     const r = await broken.verify(await sign(claims()));
     assert.ok(!r.ok && r.reason === 'config-error');
     for (const over of [{ issuer: '' }, { issuer: 'id.example.com' }, { issuer: 'ftp://id.example.com' }, { audience: '' }, { jwksUri: 'file:///keys.json' }]) {

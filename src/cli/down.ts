@@ -19,7 +19,7 @@ export async function downCommand(ctx: CliContext): Promise<number> {
       ctx.stdout(`svc down: stopped (pid ${pid})\n`);
       return 0;
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await ctx.clock.sleep(100);
   }
   ctx.stderr(`svc down: pid ${pid} did not stop within ${STOP_TIMEOUT_MS / 1000} s\n`);
   return 1;

@@ -63,7 +63,7 @@ export async function logsCommand(opts: LogsOptions, ctx: CliContext): Promise<n
     if (outcome === 'ended' && !opts.follow) throw new RuntimeError('ESTREAM', 'svc logs: the stream ended before it caught up');
     if (outcome === 'ended') {
       ctx.stderr('svc logs: connection lost, reconnecting\n');
-      await new Promise((r) => setTimeout(r, RECONNECT_DELAY_MS));
+      await ctx.clock.sleep(RECONNECT_DELAY_MS, stop.signal).catch(() => undefined);
     }
   }
 }

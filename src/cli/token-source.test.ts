@@ -17,6 +17,7 @@ import { ConfigError, UsageError } from '../core/errors.js';
 import type { CliContext } from './context.js';
 import { runCli } from './program.js';
 import { createTokenSource } from './token-source.js';
+import { waitFor } from '../../test/support/wait.js';
 
 const CLIENT_ID = 'svc-cli';
 const SECRET = 'cli-secret-0123456789abcdef';
@@ -54,13 +55,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-async function waitFor(what: string, check: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('CLI bearer tokens', () => {
   let server: Server;

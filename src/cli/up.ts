@@ -16,7 +16,6 @@ import type { LoadedAgent } from '../config/schema.js';
 import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import { packageVersion } from '../core/version.js';
-import { timerSleep } from '../runtime/backoff.js';
 import { startDaemon } from '../runtime/start-daemon.js';
 import type { CliContext } from './context.js';
 import { acquirePidFile, releasePidFile, runningPid, writeState } from './daemon-files.js';
@@ -68,7 +67,7 @@ async function foreground(agents: LoadedAgent[], settings: { controlPlane: Contr
   let daemon;
   try {
     daemon = await startDaemon({ agents, controlPlane, otlp: settings.otlp, mcpBaseEnv: mcpBaseEnv(ctx.env), home,
-      clock: ctx.clock, sleep: timerSleep, version: packageVersion(), pid: ctx.pid, report });
+      clock: ctx.clock, version: packageVersion(), pid: ctx.pid, report });
   } catch (err) {
     const error = errorText(err);
     writeState(paths.stateFile, { ...base, state: 'failed', error });
@@ -118,16 +117,17 @@ async function detach(dirs: string[], home: string, ctx: CliContext): Promise<nu
   });
   closeSync(logFd);
   const outcome = await new Promise<ReadyMessage>((done) => {
-    const timer = setTimeout(() => {
+    // The IPC channel keeps the process alive while it waits; the clock's timer alone would not.
+    const timer = ctx.clock.setTimer(() => {
       child.kill('SIGTERM');
       done({ type: 'failed', error: `daemon not ready after ${DETACH_READY_TIMEOUT_MS / 1000} s (see ${paths.upLog})` });
     }, DETACH_READY_TIMEOUT_MS);
-    child.once('message', (msg: ReadyMessage) => { clearTimeout(timer); done(msg); });
+    child.once('message', (msg: ReadyMessage) => { ctx.clock.clearTimer(timer); done(msg); });
     child.once('exit', (code) => {
-      clearTimeout(timer);
+      ctx.clock.clearTimer(timer);
       done({ type: 'failed', error: `daemon exited with code ${code ?? 'null'} before it was ready (see ${paths.upLog})` });
     });
-    child.once('error', (err) => { clearTimeout(timer); done({ type: 'failed', error: err.message }); });
+    child.once('error', (err) => { ctx.clock.clearTimer(timer); done({ type: 'failed', error: err.message }); });
   });
   if (child.connected) child.disconnect();
   child.unref();

@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Clock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import type { HostClass } from './host-guard.js';
 import { classifyHost, hostValues } from './host-guard.js';
@@ -27,6 +28,7 @@ export interface ControlPlaneOptions {
   routes: Routes;
   guard: AuthGuard | null;
   report: (line: string) => void;
+  clock: Clock;
 }
 
 export interface ControlPlane {
@@ -126,7 +128,7 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
         server.close(() => resolve());
         for (const c of live) c.abort(); // streams end themselves on abort
         server.closeIdleConnections();
-        setTimeout(() => { for (const s of sockets) s.destroy(); }, CLOSE_GRACE_MS).unref();
+        opts.clock.setTimer(() => { for (const s of sockets) s.destroy(); }, CLOSE_GRACE_MS);
       });
       return closing;
     },

@@ -49,7 +49,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ? createAuthGuard(settings.auth, tokenVerifier, { clock: deps.clock, report })
     : null;
   const verifier: AuditChainVerifier = createSqliteChainVerifier({ path: deps.dbPath });
-  const tailers = createTailerRegistry();
+  const tailers = createTailerRegistry({ clock: deps.clock });
   const routes = new Map<string, RouteHandler>([
     ['/metrics', createMetricsRoute(deps.metrics, { onError: (err) => report(`metrics collect failed: ${String(err)}`) })],
     ['/status', createStatusRoute(deps.snapshot)],
@@ -66,6 +66,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     routes,
     guard,
     report,
+    clock: deps.clock,
   });
   try {
     await server.start();

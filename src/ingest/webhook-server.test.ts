@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
 import type { WebhookSourceConfig } from '../config/schema.js';
-import { manualClock } from '../core/clock.js';
+import { fakeClock } from '../core/clock.js';
 import { createAgentLog } from '../logs/agent-log.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import { createSourceStats } from '../runtime/source-stats.js';
@@ -38,7 +38,7 @@ interface Env {
   store: Store;
   /** The sqlite store under any test wrapper, closed after each test. */
   realStore: Store;
-  clock: ReturnType<typeof manualClock>;
+  clock: ReturnType<typeof fakeClock>;
   stats: SourceStats;
   logs: Map<string, { log: AgentLog; path: string }>;
   accepted: EventRecord[];
@@ -64,7 +64,7 @@ async function setup(opts: {
 } = {}): Promise<Env> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-ingest-'));
   dirs.push(dir);
-  const clock = manualClock(NOW);
+  const clock = fakeClock(NOW);
   const realStore = openSqliteStore({ path: join(dir, 'svc.db'), clock });
   const store = opts.wrap ? opts.wrap(realStore) : realStore;
   const stats = createSourceStats();
@@ -460,7 +460,7 @@ describe('webhook ingest', () => {
     try {
       const dir = mkdtempSync(join(tmpdir(), 'svc-ingest-'));
       dirs.push(dir);
-      const clock = manualClock(NOW);
+      const clock = fakeClock(NOW);
       const store = openSqliteStore({ path: join(dir, 'svc.db'), clock });
       const log = createAgentLog({ path: join(dir, 'a.log'), agentId: 'oncall', clock });
       const ingest = createWebhookIngest({ store, clock, stats: createSourceStats(), onAccepted: () => undefined,
@@ -482,7 +482,7 @@ describe('webhook ingest', () => {
 
   it('refuses a source id used twice on one port', () => {
     const log = { write: () => undefined, close: () => undefined };
-    assert.throws(() => createWebhookIngest({ store: {} as Store, clock: manualClock(NOW), stats: createSourceStats(),
+    assert.throws(() => createWebhookIngest({ store: {} as Store, clock: fakeClock(NOW), stats: createSourceStats(),
       onAccepted: () => undefined, routes: [
         { agentId: 'a', source: source('alertmanager'), log },
         { agentId: 'b', source: source('alertmanager'), log },

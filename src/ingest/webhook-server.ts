@@ -332,10 +332,8 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     // server.close() stops accepting and drops idle keep-alive connections; it resolves once every
     // connection is gone. Responses written from now on carry `Connection: close`.
     const allClosed = Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, CLOSE_GRACE_MS);
-    });
+    const graceOver = new AbortController();
+    const grace = clock.sleep(CLOSE_GRACE_MS, graceOver.signal).catch(() => undefined);
     try {
       await Promise.race([Promise.allSettled([...inflight]), grace]);
       for (const s of servers) s.closeIdleConnections();
@@ -343,7 +341,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
       for (const s of servers) s.closeAllConnections();
       await allClosed;
     } finally {
-      clearTimeout(timer);
+      graceOver.abort();
     }
   }
 

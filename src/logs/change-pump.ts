@@ -8,14 +8,13 @@
  */
 import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
-import { performance } from 'node:perf_hooks';
-import type { TimerHandle, Timers } from './timers.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
 
 export interface ChangePumpOptions {
   dir: string;
   /** File name inside `dir` whose events count. */
   name: string;
-  timers: Timers;
+  clock: Clock;
   pollMs: number;
   lingerMs: () => number;
   /** One look at the file; `full` on polls and rename events. Runs one at a time. */
@@ -47,7 +46,7 @@ export function createChangePump(o: ChangePumpOptions): ChangePump {
   let pollTimer: TimerHandle | null = null;
   let lingerTimer: TimerHandle | null = null;
   let endLinger: (() => void) | null = null;
-  /** performance.now() of the last delivery: monotonic, only ever compared with itself. */
+  /** o.clock.monotonic() of the last delivery: monotonic, only ever compared with itself. */
   let lastDelivery = Number.NEGATIVE_INFINITY;
   let checkWaiters: (() => void)[] = [];
   let markReady!: () => void;
@@ -57,18 +56,18 @@ export function createChangePump(o: ChangePumpOptions): ChangePump {
     return new Promise<void>((resolve) => {
       endLinger = () => {
         endLinger = null;
-        if (lingerTimer !== null) o.timers.clearTimer(lingerTimer);
+        if (lingerTimer !== null) o.clock.clearTimer(lingerTimer);
         lingerTimer = null;
         resolve();
       };
-      lingerTimer = o.timers.setTimer(() => { lingerTimer = null; endLinger?.(); }, ms);
+      lingerTimer = o.clock.setTimer(() => { lingerTimer = null; endLinger?.(); }, ms);
     });
   }
 
   async function pump(): Promise<void> {
     running = true;
     while (pending && !closed) {
-      const pause = o.lingerMs() - (performance.now() - lastDelivery);
+      const pause = o.lingerMs() - (o.clock.monotonic() - lastDelivery);
       if (pause >= 1) await linger(Math.ceil(pause));
       if (closed) break;
       const full = pendingFull;
@@ -116,7 +115,7 @@ export function createChangePump(o: ChangePumpOptions): ChangePump {
     if (closed) return;
     ensureWatcher();
     kick(true);
-    pollTimer = o.timers.setTimer(poll, o.pollMs);
+    pollTimer = o.clock.setTimer(poll, o.pollMs);
   }
 
   return {
@@ -124,7 +123,7 @@ export function createChangePump(o: ChangePumpOptions): ChangePump {
       if (closed || pollTimer !== null) return;
       ensureWatcher();
       kick(true);
-      pollTimer = o.timers.setTimer(poll, o.pollMs);
+      pollTimer = o.clock.setTimer(poll, o.pollMs);
     },
     kick,
     nextCheck() {
@@ -135,13 +134,13 @@ export function createChangePump(o: ChangePumpOptions): ChangePump {
       });
     },
     ready,
-    delivered() { lastDelivery = performance.now(); },
+    delivered() { lastDelivery = o.clock.monotonic(); },
     close() {
       if (closed) return;
       closed = true;
       watcher?.close();
       watcher = null;
-      if (pollTimer !== null) o.timers.clearTimer(pollTimer);
+      if (pollTimer !== null) o.clock.clearTimer(pollTimer);
       pollTimer = null;
       endLinger?.();
       markReady();

@@ -4,10 +4,12 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { systemClock } from '../core/clock.js';
 import { crc32 } from 'node:zlib';
 import { createTailerRegistry } from './file-tailer.js';
 import type { TailerRegistry } from './file-tailer.js';
 import type { SubscribeOptions, TailLine, TailListener, TailNotice, TailPosition } from './tail-types.js';
+import { waitFor } from '../../test/support/wait.js';
 
 type Ev =
   | { t: 'start'; pos: TailPosition }
@@ -34,13 +36,6 @@ function collector(): Collector {
   };
 }
 
-async function waitFor(pred: () => boolean, what: string, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 const started = (c: Collector) => () => c.events.some((e) => e.t === 'start');
 
@@ -51,7 +46,7 @@ describe('file tailer', () => {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'svc-tail-'));
     file = join(dir, 'a.log');
-    reg = createTailerRegistry({ pollMs: 100 });
+    reg = createTailerRegistry({ clock: systemClock, pollMs: 100 });
   });
   afterEach(() => {
     reg.close();
@@ -64,10 +59,10 @@ describe('file tailer', () => {
     writeFileSync(file, 'old1\nold2\n');
     const c = collector();
     sub(c);
-    await waitFor(started(c), 'start');
+    await waitFor('start', started(c));
     assert.deepEqual(c.events[0], { t: 'start', pos: { ino: (c.events[0] as { pos: TailPosition }).pos.ino, end: 10, len: 5, crc: crc32('old2\n') } });
     appendFileSync(file, 'new1\n');
-    await waitFor(() => c.texts().length === 1, 'line');
+    await waitFor('line', () => c.texts().length === 1);
     const l = c.lineObjs()[0]!;
     assert.equal(l.text, 'new1');
     assert.equal(l.start, 10);
@@ -79,9 +74,9 @@ describe('file tailer', () => {
     writeFileSync(file, 'old\npart');
     const c = collector();
     sub(c);
-    await waitFor(started(c), 'start');
+    await waitFor('start', started(c));
     appendFileSync(file, 'ial\n');
-    await waitFor(() => c.texts().length === 1, 'line');
+    await waitFor('line', () => c.texts().length === 1);
     assert.deepEqual(c.texts(), ['partial']);
   });
 
@@ -89,12 +84,12 @@ describe('file tailer', () => {
     writeFileSync(file, '');
     const c = collector();
     sub(c);
-    await waitFor(started(c), 'start');
+    await waitFor('start', started(c));
     appendFileSync(file, '{"a":');
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(c.texts(), []);
     appendFileSync(file, '1}\n{"b"');
-    await waitFor(() => c.texts().length === 1, 'line');
+    await waitFor('line', () => c.texts().length === 1);
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(c.texts(), ['{"a":1}']);
   });
@@ -103,14 +98,14 @@ describe('file tailer', () => {
     writeFileSync(file, '');
     const c = collector();
     sub(c);
-    await waitFor(started(c), 'start');
+    await waitFor('start', started(c));
     const bytes = Buffer.from('x€y😀z\n');
     appendFileSync(file, bytes.subarray(0, 2)); // "x" + first byte of "€"
     await new Promise((r) => setTimeout(r, 150));
     appendFileSync(file, bytes.subarray(2, 8)); // rest of "€", "y", half the emoji
     await new Promise((r) => setTimeout(r, 150));
     appendFileSync(file, bytes.subarray(8));
-    await waitFor(() => c.texts().length === 1, 'line');
+    await waitFor('line', () => c.texts().length === 1);
     assert.deepEqual(c.texts(), ['x€y😀z']);
   });
 
@@ -118,12 +113,12 @@ describe('file tailer', () => {
     writeFileSync(file, '');
     const c = collector();
     sub(c);
-    await waitFor(started(c), 'start');
+    await waitFor('start', started(c));
     appendFileSync(file, 'one-long-line\ntwo-long-line\n');
-    await waitFor(() => c.texts().length === 2, 'two lines');
+    await waitFor('two lines', () => c.texts().length === 2);
     truncateSync(file, 0);
     appendFileSync(file, 'x\n');
-    await waitFor(() => c.texts().length === 3, 'line after truncation');
+    await waitFor('line after truncation', () => c.texts().length === 3);
     const kinds = c.events.filter((e) => e.t !== 'start').map((e) => (e.t === 'line' ? e.line.text : e.t === 'notice' ? `!${e.kind}` : e.t));
     assert.deepEqual(kinds, ['one-long-line', 'two-long-line', '!truncated', 'x']);
     assert.equal(c.lineObjs()[2]!.start, 0);
@@ -133,30 +128,30 @@ describe('file tailer', () => {
     writeFileSync(file, '');
     const c = collector();
     sub(c);
-    await waitFor(started(c), 'start');
+    await waitFor('start', started(c));
     appendFileSync(file, 'a1\n');
-    await waitFor(() => c.texts().length === 1, 'a1');
+    await waitFor('a1', () => c.texts().length === 1);
     const fh = await open(file, 'a'); // a writer that keeps the old file open, like the agent log
     renameSync(file, `${file}.1`);
     await fh.appendFile('a2\n');
     await new Promise((r) => setTimeout(r, 200));
     writeFileSync(file, 'b1\n');
     await fh.close();
-    await waitFor(() => c.texts().length === 3, 'b1');
+    await waitFor('b1', () => c.texts().length === 3);
     const seq = c.events.filter((e) => e.t !== 'start').map((e) => (e.t === 'line' ? e.line.text : e.t === 'notice' ? `!${e.kind}` : e.t));
     assert.deepEqual(seq, ['a1', 'a2', '!rotated', 'b1']);
     appendFileSync(file, 'b2\n');
-    await waitFor(() => c.texts().length === 4, 'b2');
+    await waitFor('b2', () => c.texts().length === 4);
     assert.equal(c.lineObjs()[3]!.start, 3);
   });
 
   it('waits for a file that does not exist yet and sends it from byte 0', async () => {
     const c = collector();
     sub(c);
-    await waitFor(started(c), 'start');
+    await waitFor('start', started(c));
     assert.deepEqual((c.events[0] as { pos: TailPosition }).pos, { ino: 0, end: 0, len: 0, crc: 0 });
     writeFileSync(file, 'first\nsecond\n');
-    await waitFor(() => c.texts().length === 2, 'lines');
+    await waitFor('lines', () => c.texts().length === 2);
     assert.deepEqual(c.texts(), ['first', 'second']);
   });
 
@@ -166,7 +161,7 @@ describe('file tailer', () => {
     writeFileSync(file, lines.join('\n') + '\n');
     const live = collector();
     sub(live); // the shared reader exists and is live before the replay starts
-    await waitFor(started(live), 'live start');
+    await waitFor('live start', started(live));
     let n = 20000;
     const writer = setInterval(() => { for (let k = 0; k < 50; k++) appendFileSync(file, `{"i":${n++}}\n`); }, 1);
     const subs = [collector(), collector(), collector()];
@@ -175,7 +170,7 @@ describe('file tailer', () => {
     clearInterval(writer);
     const total = n;
     for (const c of subs) {
-      await waitFor(() => c.texts().length >= total, `replay of ${total}`, 10000);
+      await waitFor(`replay of ${total}`, () => c.texts().length >= total, 10000);
       const got = c.texts().map((t) => (JSON.parse(t) as { i: number }).i);
       assert.equal(got.length, total);
       got.forEach((v, i) => assert.equal(v, i));
@@ -187,22 +182,22 @@ describe('file tailer', () => {
     writeFileSync(file, 'l1\nl2\nl3\n');
     const c1 = collector();
     sub(c1, { fromStart: false, afterOffset: 3, verify: { ino: 0, len: 0, crc: 0 } }); // ino 0 with offset 3: stale
-    await waitFor(() => c1.texts().length === 3, 'reset replay');
+    await waitFor('reset replay', () => c1.texts().length === 3);
     assert.deepEqual(c1.events.map((e) => e.t), ['start', 'notice', 'line', 'line', 'line']);
 
     const first = collector();
     sub(first, { fromStart: true });
-    await waitFor(() => first.texts().length === 3, 'lines');
+    await waitFor('lines', () => first.texts().length === 3);
     const l1 = first.lineObjs()[0]!;
     const c2 = collector();
     sub(c2, { fromStart: false, afterOffset: l1.end, verify: { ino: l1.ino, len: l1.end - l1.start, crc: l1.crc } });
-    await waitFor(() => c2.texts().length === 2, 'resumed');
+    await waitFor('resumed', () => c2.texts().length === 2);
     assert.deepEqual(c2.texts(), ['l2', 'l3']);
     assert.equal(c2.events.filter((e) => e.t === 'notice').length, 0);
 
     const c3 = collector(); // same offset, wrong CRC: the file is not what the position describes
     sub(c3, { fromStart: false, afterOffset: l1.end, verify: { ino: l1.ino, len: 3, crc: l1.crc ^ 1 } });
-    await waitFor(() => c3.texts().length === 3, 'reset');
+    await waitFor('reset', () => c3.texts().length === 3);
     assert.deepEqual(c3.texts(), ['l1', 'l2', 'l3']);
   });
 
@@ -212,7 +207,7 @@ describe('file tailer', () => {
     symlinkSync(secret, file);
     const c = collector();
     sub(c, { fromStart: true });
-    await waitFor(() => c.events.some((e) => e.t === 'error'), 'error');
+    await waitFor('error', () => c.events.some((e) => e.t === 'error'));
     appendFileSync(secret, 'MORE-SECRET\n');
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(c.texts(), []);
@@ -220,16 +215,16 @@ describe('file tailer', () => {
   });
 
   it('skips an over-long line but reports it, and keeps memory to the limit', async () => {
-    const small = createTailerRegistry({ pollMs: 100, maxLineBytes: 1000 });
+    const small = createTailerRegistry({ clock: systemClock, pollMs: 100, maxLineBytes: 1000 });
     try {
       writeFileSync(file, '');
       const c = collector();
       small.subscribe(file, c, { fromStart: false });
-      await waitFor(started(c), 'start');
+      await waitFor('start', started(c));
       appendFileSync(file, 'a'.repeat(3000));
       await new Promise((r) => setTimeout(r, 100));
       appendFileSync(file, 'b'.repeat(3000) + '\nok\n');
-      await waitFor(() => c.lineObjs().length === 2, 'lines');
+      await waitFor('lines', () => c.lineObjs().length === 2);
       const [big, ok] = c.lineObjs();
       assert.equal(big!.tooLong, true);
       assert.equal(big!.end - big!.start, 6001);
@@ -248,14 +243,14 @@ describe('file tailer', () => {
     writeFileSync(file, 'x\n');
     const cs = Array.from({ length: 50 }, () => collector());
     const subs = cs.map((c, i) => sub(c, { fromStart: i % 2 === 0 }));
-    await waitFor(() => cs.every((c) => started(c)()), 'all started');
+    await waitFor('all started', () => cs.every((c) => started(c)()));
     assert.deepEqual(reg.stats(), { files: 1, subscribers: 50 });
     assert.equal(count('FSEventWrap') - base.w, 1, 'one watcher for 50 subscribers');
     appendFileSync(file, 'y\n');
-    await waitFor(() => cs.every((c) => c.texts().includes('y')), 'fan-out');
+    await waitFor('fan-out', () => cs.every((c) => c.texts().includes('y')));
     for (const s of subs) s.unsubscribe();
     assert.deepEqual(reg.stats(), { files: 0, subscribers: 0 });
-    await waitFor(() => count('FSEventWrap') === base.w && count('Timeout') === base.t && count('FSReqCallback') === 0, 'resources released');
-    await waitFor(() => fds() === base.fds, 'descriptors closed');
+    await waitFor('resources released', () => count('FSEventWrap') === base.w && count('Timeout') === base.t && count('FSReqCallback') === 0);
+    await waitFor('descriptors closed', () => fds() === base.fds);
   });
 });

@@ -8,14 +8,12 @@ import { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 import { createTailFile } from './tail-file.js';
 import type { TailFile } from './tail-file.js';
 import type { SubscribeOptions, Subscription, TailListener } from './tail-types.js';
-import { realTimers } from './timers.js';
-import type { Timers } from './timers.js';
+import type { Clock } from '../core/clock.js';
 
 export interface TailerRegistryDeps {
   /** Safety poll (`fstat`/`lstat`) next to `fs.watch`, in ms; default 1000. */
   pollMs?: number;
-  /** Default: real timers, unref'd. */
-  timers?: Timers;
+  clock: Clock;
   /** Lines longer than this many bytes are skipped and delivered as `tooLong`; default 1 MiB. */
   maxLineBytes?: number;
   /**
@@ -45,10 +43,10 @@ export interface TailerRegistry {
 
 const defaultLinger = (subscribers: number): number => Math.min(50, Math.floor(subscribers / 20));
 
-export function createTailerRegistry(deps: TailerRegistryDeps = {}): TailerRegistry {
+export function createTailerRegistry(deps: TailerRegistryDeps): TailerRegistry {
   const files = new Map<string, TailFile>();
   const fileDeps = {
-    timers: deps.timers ?? realTimers,
+    clock: deps.clock,
     pollMs: deps.pollMs ?? 1000,
     maxLineBytes: deps.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
     lingerMs: deps.lingerMs ?? defaultLinger,

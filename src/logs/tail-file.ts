@@ -25,10 +25,10 @@ import { alignToLineEnd } from './align-end.js';
 import { createChangePump } from './change-pump.js';
 import { TailFileError, closeFd, fstatSize, lstatIno, openLogFile, readAt } from './tail-fs.js';
 import type { SubscribeOptions, Subscription, TailLine, TailListener, TailNotice, TailPosition } from './tail-types.js';
-import type { Timers } from './timers.js';
+import type { Clock } from '../core/clock.js';
 
 export interface TailFileDeps {
-  timers: Timers;
+  clock: Clock;
   pollMs: number;
   maxLineBytes: number;
   /** Pause between two reads that delivered lines, given the number of subscribers (see file-tailer.ts). */
@@ -281,7 +281,7 @@ export function createTailFile(path: string, deps: TailFileDeps, onIdle: () => v
   const pump = createChangePump({
     dir: dirname(path),
     name: basename(path),
-    timers: deps.timers,
+    clock: deps.clock,
     pollMs: deps.pollMs,
     lingerMs: () => deps.lingerMs(live.size + catching.size),
     check,

@@ -7,7 +7,6 @@ import { systemClock } from '../core/clock.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import { createAgentTools, toolLookup } from './agent-tools.js';
-import { timerSleep } from './backoff.js';
 import type { McpSupervisor, ToolCallResult } from './mcp/mcp-supervisor.js';
 import type { AgentRateLimiters } from './rate-limit/rate-limiters.js';
 
@@ -40,7 +39,7 @@ describe('agent tools', () => {
 
   it('audits every call with its outcome, never its arguments or answer', async () => {
     const { store, tools } = setup(fakeServer({ ok: true, isError: false, text: 'secret runbook text', content: [] }, 1));
-    const lookup = toolLookup(tools, { server: 'runbooks', tool: 'lookup_runbook', timeoutMs: 5_000 }, timerSleep);
+    const lookup = toolLookup(tools, { server: 'runbooks', tool: 'lookup_runbook', timeoutMs: 5_000 }, systemClock);
     assert.deepEqual(await lookup(query, 'evt-1', new AbortController().signal), { ok: true, text: 'secret runbook text' });
     const [row] = await store.auditChunk(0, 10);
     assert.equal(row?.kind, 'tool.called');
@@ -51,7 +50,7 @@ describe('agent tools', () => {
 
   it('a lookup that outlasts its timeout gives up, so the page is not held back', async () => {
     const { store, tools } = setup(fakeServer({ ok: true, isError: false, text: 'late', content: [] }, 60_000));
-    const lookup = toolLookup(tools, { server: 'runbooks', tool: 'lookup_runbook', timeoutMs: 100 }, timerSleep);
+    const lookup = toolLookup(tools, { server: 'runbooks', tool: 'lookup_runbook', timeoutMs: 100 }, systemClock);
     const started = Date.now();
     const result = await lookup(query, 'evt-2', new AbortController().signal);
     assert.deepEqual(result, { ok: false, error: 'runbooks/lookup_runbook: no answer within 100 ms' });

@@ -4,11 +4,11 @@
  * which may carry anything) and logged.
  */
 import type { Clock } from '../core/clock.js';
+import { startDeadline } from '../core/deadline.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import type { Store } from '../store/store.js';
 import type { McpSupervisor, ToolCallResult } from './mcp/mcp-supervisor.js';
 import type { RulesLookup } from './providers/rules-provider.js';
-import type { Sleep } from './backoff.js';
 import type { AgentRateLimiters } from './rate-limit/rate-limiters.js';
 
 export interface AgentTools {
@@ -54,22 +54,17 @@ export function createAgentTools(deps: {
  * The `rules` provider's lookup (agent.yaml `rules.lookup`) as a call of one tool, bounded as a whole
  * (rate-limit waits included) by `timeoutMs`, so a slow or throttled tool delays a page by that much at most.
  */
-export function toolLookup(tools: AgentTools, lookup: { server: string; tool: string; timeoutMs: number }, sleep: Sleep): RulesLookup {
+export function toolLookup(tools: AgentTools, lookup: { server: string; tool: string; timeoutMs: number }, clock: Clock): RulesLookup {
   const { server: serverId, tool } = lookup;
   return async (query, eventId, signal) => {
-    const deadline = new AbortController();
-    const stop = (): void => deadline.abort();
-    signal.addEventListener('abort', stop, { once: true });
-    const timer = new AbortController();
-    void sleep(lookup.timeoutMs, timer.signal).then(stop, () => undefined);
+    const deadline = startDeadline(lookup.timeoutMs, clock, signal);
     let result: ToolCallResult;
     try {
       result = await tools.call(serverId, tool, { ...query }, eventId, deadline.signal);
     } finally {
-      timer.abort();
-      signal.removeEventListener('abort', stop);
+      deadline.dispose();
     }
-    if (!result.ok && result.reason === 'aborted' && !signal.aborted) {
+    if (!result.ok && result.reason === 'aborted' && deadline.why() === 'timeout') {
       return { ok: false, error: `${serverId}/${tool}: no answer within ${lookup.timeoutMs} ms` };
     }
     if (!result.ok) return { ok: false, error: `${serverId}/${tool}: ${result.reason}` };

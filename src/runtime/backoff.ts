@@ -1,5 +1,4 @@
-/** Exponential back-off between delivery attempts, and an abortable sleep. */
-import { setTimeout as delay } from 'node:timers/promises';
+/** Exponential back-off between delivery attempts. */
 
 export interface BackoffPolicy {
   initialBackoffMs: number;
@@ -14,8 +13,3 @@ export function backoffMs(policy: BackoffPolicy, attempt: number, retryAfterMs?:
   const exp = policy.initialBackoffMs * 2 ** Math.min(attempt - 1, 30);
   return Math.min(policy.maxBackoffMs, Math.max(exp, retryAfterMs ?? 0));
 }
-
-export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
-
-/** Resolves after `ms`, or rejects with an AbortError as soon as `signal` aborts. */
-export const timerSleep: Sleep = (ms, signal) => delay(ms, undefined, { signal });

@@ -9,7 +9,6 @@ import type { AgentLog } from '../logs/agent-log.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
 import { createAgentTools, toolLookup } from './agent-tools.js';
-import type { Sleep } from './backoff.js';
 import type { Channel } from './channels/channel.js';
 import { createChannel } from './channels/create-channel.js';
 import type { DispatchAgent } from './dispatcher.js';
@@ -31,13 +30,12 @@ export function buildAgent(loaded: LoadedAgent, deps: {
   /** Every MCP server of the daemon, by id; the agent reaches only those it declares. */
   servers: ReadonlyMap<string, McpSupervisor>;
   clock: Clock;
-  sleep: Sleep;
 }): BuiltAgent {
   const { agent } = loaded;
-  const { clock, sleep } = deps;
+  const { clock } = deps;
   const { log } = deps;
   const channels = loaded.channels.map((c) => createChannel(c, { clock }));
-  const limits = createAgentRateLimiters({ agentId: agent.id, config: agent.rateLimits, metrics: deps.metrics.rateLimit, clock, sleep });
+  const limits = createAgentRateLimiters({ agentId: agent.id, config: agent.rateLimits, metrics: deps.metrics.rateLimit, clock });
   const own = new Map(agent.mcpServers.flatMap((m) => {
     const server = deps.servers.get(m.id);
     return server ? [[m.id, server] as const] : [];
@@ -45,7 +43,7 @@ export function buildAgent(loaded: LoadedAgent, deps: {
   const tools = createAgentTools({ agentId: agent.id, servers: own, limits, store: deps.store, log, clock });
   const lookup = agent.rules.lookup;
   const provider = agent.provider === 'rules' && lookup
-    ? createRulesProvider({ lookup: toolLookup(tools, lookup, sleep) })
+    ? createRulesProvider({ lookup: toolLookup(tools, lookup, clock) })
     : createProvider(agent);
   return {
     dispatch: { id: agent.id, provider: rateLimitedProvider(provider, limits), channels, log, dispatch: agent.dispatch },

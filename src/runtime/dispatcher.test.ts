@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { manualClock } from '../core/clock.js';
+import { fakeClock, systemClock } from '../core/clock.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import type { EventRecord } from '../store/store.js';
@@ -46,14 +46,15 @@ describe('dispatcher', () => {
   let n = 0;
 
   async function setup(script: Array<DeliveryResult | 'hang'>, payload: unknown = ALERT, gate?: IntakeGate) {
-    const store = openSqliteStore({ path: join(dir, `d${n++}.db`), clock: manualClock(Date.parse('2026-11-21T00:00:00Z')) });
+    const clock = fakeClock(Date.parse('2026-11-21T00:00:00Z'));
+    const store = openSqliteStore({ path: join(dir, `d${n++}.db`), clock });
     const channel = scriptedChannel(script);
     const sleeps: number[] = [];
     const agent: DispatchAgent = { id: 'a1', provider: createRulesProvider(), channels: [channel], log: silentLog,
       dispatch: { maxAttempts: 3, initialBackoffMs: 500, maxBackoffMs: 4000, concurrency: 2 } };
     const errors: unknown[] = [];
     const dispatcher = createDispatcher({ store, agents: [agent], stats: createSourceStats(),
-      sleep: (ms) => { sleeps.push(ms); return Promise.resolve(); }, onError: (e) => errors.push(e), ...(gate ? { gate } : {}) });
+      clock: { ...systemClock, now: () => clock.now(), sleep: (ms) => { sleeps.push(ms); return Promise.resolve(); } }, onError: (e) => errors.push(e), ...(gate ? { gate } : {}) });
     const ingested = await store.ingestEvent({ agentId: 'a1', sourceId: 's1', kind: 'alert', fingerprint: null, payload }, 1000);
     assert.equal(ingested.outcome, 'accepted');
     const event = (ingested as { event: EventRecord }).event;

@@ -6,10 +6,11 @@
  * at the next start (at-least-once; messages carry the eventId so receivers can de-duplicate).
  */
 import type { DispatchConfig } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import type { EventRecord, Store } from '../store/store.js';
-import type { BackoffPolicy, Sleep } from './backoff.js';
+import type { BackoffPolicy } from './backoff.js';
 import { backoffMs } from './backoff.js';
 import type { Channel, OutboundMessage } from './channels/channel.js';
 import type { DeadLetterReason } from './dead-letter-reasons.js';
@@ -50,12 +51,12 @@ export function createDispatcher(deps: {
   store: Store;
   agents: DispatchAgent[];
   stats: SourceStats;
-  sleep: Sleep;
+  clock: Clock;
   /** Intake pauses while the gate is closed (events stay `accepted`, nothing is dropped). */
   gate?: IntakeGate;
   onError: (err: unknown) => void;
 }): Dispatcher {
-  const { store, stats, sleep } = deps;
+  const { store, stats, clock } = deps;
   const abort = new AbortController();
   /** Aborted as soon as draining starts: events still waiting at the gate have not begun, so they leave at once. */
   const intake = new AbortController();
@@ -179,7 +180,7 @@ export function createDispatcher(deps: {
 
   async function pause(policy: BackoffPolicy, attempt: number, retryAfterMs?: number): Promise<void> {
     try {
-      await sleep(backoffMs(policy, attempt, retryAfterMs), abort.signal);
+      await clock.sleep(backoffMs(policy, attempt, retryAfterMs), abort.signal);
     } catch {
       throw new Interrupted();
     }
@@ -213,11 +214,12 @@ export function createDispatcher(deps: {
       intake.abort();
       for (const q of queues.values()) q.length = 0; // still `accepted` in the store
       const all = Promise.allSettled([...active]);
-      const timer = setTimeout(() => abort.abort(), timeoutMs);
+      const waited = new AbortController();
+      void clock.sleep(timeoutMs, waited.signal).then(() => abort.abort(), () => undefined);
       try {
         await all;
       } finally {
-        clearTimeout(timer);
+        waited.abort();
         abort.abort();
       }
     },

@@ -20,7 +20,6 @@ import { startOtlpBridge } from '../metrics/otlp-bridge.js';
 import { createMetrics } from '../metrics/registry.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import type { Store } from '../store/store.js';
-import type { Sleep } from './backoff.js';
 import { buildAgent } from './build-agent.js';
 import type { Channel } from './channels/channel.js';
 import type { DispatchAgent } from './dispatcher.js';
@@ -38,7 +37,6 @@ export interface DaemonDeps {
   controlPlane: ControlPlaneSettings;
   home: string;
   clock: Clock;
-  sleep: Sleep;
   version: string;
   pid: number;
   /** Set when OTEL_EXPORTER_OTLP_ENDPOINT is: the metrics also go out over OTLP/HTTP. */
@@ -102,7 +100,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     // SIEM export reads the chain behind the store; every append wakes it, and its gate pauses intake.
     const auditExport = audit && audit.export.length > 0
-      ? createAuditExport({ store, config: audit, metrics: metrics.audit, clock, sleep: deps.sleep, hostname: hostname(), pid: deps.pid,
+      ? createAuditExport({ store, config: audit, metrics: metrics.audit, clock, hostname: hostname(), pid: deps.pid,
         log: daemonLog })
       : null;
     const runtimeStore = auditExport ? notifyingStore(store, () => auditExport.notify()) : store;
@@ -121,14 +119,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     // MCP servers start before anything can call them, and stop only after the dispatcher has drained.
     const servers = new Map<string, McpSupervisor>(mcpConfigs.map(({ config, loaded }) => [config.id, createMcpSupervisor({
-      config, agentDir: loaded.dir, metrics: metrics.mcp, clock, sleep: deps.sleep, baseEnv: deps.mcpBaseEnv,
+      config, agentDir: loaded.dir, metrics: metrics.mcp, clock, baseEnv: deps.mcpBaseEnv,
       log: (level, event, fields) => agentLog(loaded.agent.id).write(level, event, logFields(fields)) })]));
     closers.push({ name: 'mcp servers', close: async () => { await Promise.all([...servers.values()].map((s) => s.close())); } });
     // Bounded: a server that is slow to come up keeps starting in the background (state `starting`),
     // it never holds the ingest back past MCP_START_WAIT_MS.
     const waited = new AbortController();
     await Promise.race([Promise.all([...servers.values()].map((s) => s.start())),
-      deps.sleep(MCP_START_WAIT_MS, waited.signal).catch(() => undefined)]);
+      clock.sleep(MCP_START_WAIT_MS, waited.signal).catch(() => undefined)]);
     waited.abort();
 
     const dispatchAgents: DispatchAgent[] = [];
@@ -137,7 +135,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     for (const loaded of deps.agents) {
       const { agent } = loaded;
       const log = agentLog(agent.id);
-      const built = buildAgent(loaded, { log, store: runtimeStore, metrics, servers, clock, sleep: deps.sleep });
+      const built = buildAgent(loaded, { log, store: runtimeStore, metrics, servers, clock });
       channels.push(...built.channels);
       channelsByAgent.set(agent.id, built.channels);
       dispatchAgents.push(built.dispatch);
@@ -158,7 +156,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         data: { pid: deps.pid, pendingForNextStart: left.length } });
     } });
 
-    const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, sleep: deps.sleep,
+    const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock,
       ...(auditExport ? { gate: auditExport.gate } : {}),
       onError: (err) => report(`dispatcher error: ${errorText(err)}`) });
     closers.push({ name: 'dispatcher', close: () => dispatcher.drain(DRAIN_TIMEOUT_MS) });

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { createChainVerifier } from '../audit/chain.js';
 import type { Clock } from '../core/clock.js';
-import { manualClock, systemClock } from '../core/clock.js';
+import { fakeClock, systemClock } from '../core/clock.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { InvalidCursorError, openSqliteStore } from './sqlite-store.js';
 import type { NewEvent, PageQuery, Store } from './store.js';
@@ -21,7 +21,7 @@ after(() => rmSync(root, { recursive: true, force: true }));
 let dbCount = 0;
 const freshPath = (): string => join(root, `db-${++dbCount}`, 'svc.db');
 
-const open = (path = freshPath(), clock: Clock = manualClock(T0)): { store: Store; path: string } =>
+const open = (path = freshPath(), clock: Clock = fakeClock(T0)): { store: Store; path: string } =>
   ({ store: openSqliteStore({ path, clock }), path });
 
 const ev = (over: Partial<NewEvent> = {}): NewEvent => ({
@@ -65,7 +65,7 @@ async function walk<T>(list: (cursor: string | null) => Promise<{ items: T[]; ne
 
 describe('sqlite store: idempotency', () => {
   it('a fingerprint repeated inside the window is a duplicate naming the first event; after it, accepted', async () => {
-    const clock = manualClock(T0);
+    const clock = fakeClock(T0);
     const { store } = open(freshPath(), clock);
     const first = await store.ingestEvent(ev({ fingerprint: 'fp-1' }), WINDOW_MS);
     assert.equal(first.outcome, 'accepted');
@@ -109,7 +109,7 @@ describe('sqlite store: idempotency', () => {
   });
 
   it('events, fingerprints and the chain survive close and reopen', async () => {
-    const clock = manualClock(T0);
+    const clock = fakeClock(T0);
     const { store, path } = open(freshPath(), clock);
     const id = await accept(store, ev({ fingerprint: 'persist' }));
     await store.appendAudit({ kind: 'runtime.started', actor: 'svc', agentId: null, data: {} });
@@ -131,7 +131,7 @@ describe('sqlite store: idempotency', () => {
   });
 
   it('expired fingerprints are pruned, live ones kept', async () => {
-    const clock = manualClock(T0);
+    const clock = fakeClock(T0);
     const { store, path } = open(freshPath(), clock);
     await accept(store, ev({ fingerprint: 'old' })); // first ingest after open prunes (nothing yet)
     await store.close();
@@ -167,7 +167,7 @@ describe('sqlite store: atomicity and the audit chain', () => {
   });
 
   it('a dead letter, its event status and its audit row are written together, or nothing', async () => {
-    const clock = manualClock(T0);
+    const clock = fakeClock(T0);
     const { store, path } = open(freshPath(), clock);
     const eventId = await accept(store, ev());
     const letter = { agentId: 'agent-a', sourceId: 'alertmanager', eventId, reason: 'delivery-failed',
@@ -199,7 +199,7 @@ describe('sqlite store: atomicity and the audit chain', () => {
   });
 
   it('the chain verifies after mixed operations, and tampering in the file is found', async () => {
-    const clock = manualClock(T0);
+    const clock = fakeClock(T0);
     const { store, path } = open(freshPath(), clock);
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
@@ -334,7 +334,7 @@ describe('sqlite store: pages', () => {
   });
 
   it('since and until are inclusive ms bounds on ts, for every listing', async () => {
-    const clock = manualClock(T0);
+    const clock = fakeClock(T0);
     const { store } = open(freshPath(), clock);
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
@@ -361,7 +361,7 @@ describe('sqlite store: pages', () => {
   });
 
   it('timestamps never go backwards in seq order, even when the clock does', async () => {
-    const clock = manualClock(T0 + 10_000);
+    const clock = fakeClock(T0 + 10_000);
     const { store } = open(freshPath(), clock);
     await accept(store, ev());
     clock.set(T0); // wall clock stepped back 10 s
@@ -449,7 +449,7 @@ describe('sqlite store: audit export cursors and head', () => {
   const entry = (n: number) => ({ kind: 'test.row', actor: 'svc', agentId: null, data: { n } });
 
   it('auditHead is null on an empty chain, then the last row with its timestamp', async () => {
-    const clock = manualClock(T0);
+    const clock = fakeClock(T0);
     const { store } = open(freshPath(), clock);
     assert.equal(await store.auditHead(), null);
     await store.appendAudit(entry(1));
@@ -460,7 +460,7 @@ describe('sqlite store: audit export cursors and head', () => {
   });
 
   it('a cursor is 0 before the first export, per exporter, and survives close and reopen', async () => {
-    const clock = manualClock(T0);
+    const clock = fakeClock(T0);
     const { store, path } = open(freshPath(), clock);
     assert.equal(await store.exportCursor('siem'), 0);
     await store.advanceExportCursor('siem', 7);
@@ -477,7 +477,7 @@ describe('sqlite store: audit export cursors and head', () => {
   });
 
   it('a cursor never moves back: a smaller or equal seq is ignored, with its timestamp', async () => {
-    const clock = manualClock(T0);
+    const clock = fakeClock(T0);
     const { store, path } = open(freshPath(), clock);
     await store.advanceExportCursor('siem', 10);
     clock.advance(1000);

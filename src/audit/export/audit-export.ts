@@ -11,7 +11,6 @@ import type { AuditConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
 import type { AuditMetrics } from '../../metrics/registry.js';
-import type { Sleep } from '../../runtime/backoff.js';
 import type { Store } from '../../store/store.js';
 import type { BackpressureGate, ExportLog } from './backpressure.js';
 import { createBackpressure } from './backpressure.js';
@@ -25,7 +24,6 @@ export interface AuditExportDeps {
   config: AuditConfig;
   metrics: AuditMetrics;
   clock: Clock;
-  sleep: Sleep;
   log: ExportLog;
   /** HOSTNAME of syslog messages (unless the exporter sets one) and `host` of Splunk HEC events. */
   hostname: string;
@@ -67,7 +65,7 @@ export function createAuditExport(deps: AuditExportDeps): AuditExport {
   const controller = new AbortController();
   const transports = config.export.map((e) => deps.transports?.[e.id] ?? createTransport(e, deps));
   const loops: ExporterLoop[] = config.export.map((e, i) => createExporterLoop(e, transports[i] as AuditTransport, {
-    store, metrics, clock, sleep: deps.sleep, log, batch: config.batch, signal: controller.signal, onTick: () => tick(),
+    store, metrics, clock, log, batch: config.batch, signal: controller.signal, onTick: () => tick(),
   }));
 
   let backlog: AuditBacklog = { rows: 0, oldestTsMs: null };

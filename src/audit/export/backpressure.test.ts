@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
-import { manualClock, systemClock } from '../../core/clock.js';
-import { timerSleep } from '../../runtime/backoff.js';
+import { fakeClock, systemClock } from '../../core/clock.js';
 import { createAuditExport } from './audit-export.js';
 import { createBackpressure } from './backpressure.js';
 import {
-  appendRows, auditConfig, checkDelivery, exportMetrics, metricValue, openStore, recordingLog, startHttpReceiver,
-  tempDir, waitFor,
-} from './export-test-harness.js';
+  appendRows, auditConfig, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startHttpReceiver,
+  tempDir, } from '../../../test/support/export-harness.js';
+import { waitFor } from '../../../test/support/wait.js';
 
 const root = tempDir('svc-backpressure-test-');
 after(() => root.remove());
@@ -22,8 +21,8 @@ describe('back-pressure gate', () => {
     const metrics = exportMetrics();
     const { records, log } = recordingLog();
     const bp = createBackpressure({ config: { maxBacklogRows: 20 }, metrics: metrics.audit, log });
-    const active = (): Promise<number> => metricValue(metrics, 'svc_audit_backpressure_active');
-    const paused = (): Promise<number> => metricValue(metrics, 'svc_audit_backpressure_paused_total');
+    const active = (): Promise<number> => registryValue(metrics, 'svc_audit_backpressure_active');
+    const paused = (): Promise<number> => registryValue(metrics, 'svc_audit_backpressure_paused_total');
 
     bp.update(20);
     assert.equal(bp.gate.active(), false, 'at the bound is not over it');
@@ -66,7 +65,7 @@ describe('back-pressure gate', () => {
     bp.close();
     await atClose;
     assert.equal(bp.gate.active(), false);
-    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_active'), 0);
+    assert.equal(await registryValue(metrics, 'svc_audit_backpressure_active'), 0);
   });
 });
 
@@ -76,7 +75,7 @@ describe('back-pressure from the export pump', () => {
     const receiver = await startHttpReceiver(() => ({ status: failing ? 503 : 200 }));
     cleanups.push(() => receiver.close());
     // Rows stamped a minute ago, so their backlog age is unmistakable.
-    const store = openStore(join(root.dir, 'bp.db'), manualClock(Date.now() - 60_000));
+    const store = openStore(join(root.dir, 'bp.db'), fakeClock(Date.now() - 60_000));
     cleanups.push(() => store.close());
     const metrics = exportMetrics();
     const { records, log } = recordingLog();
@@ -85,10 +84,10 @@ describe('back-pressure from the export pump', () => {
       backpressure: { maxBacklogRows: 20 },
       batch: { minIntervalMs: 5, maxIntervalMs: 50 },
     });
-    const pump = createAuditExport({ store, config, metrics: metrics.audit, clock: systemClock, sleep: timerSleep, log,
+    const pump = createAuditExport({ store, config, metrics: metrics.audit, clock: systemClock, log,
       hostname: 'h', pid: 1 });
     cleanups.push(() => pump.close());
-    const failures = (): Promise<number> => metricValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' });
+    const failures = (): Promise<number> => registryValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' });
     assert.equal(pump.gate.active(), false, 'open before start');
     pump.start();
     // Back-pressure counts rows appended after the start: one row, one failed attempt, then the rest.
@@ -99,10 +98,10 @@ describe('back-pressure from the export pump', () => {
     pump.notify();
 
     await waitFor('the gate to close', () => pump.gate.active());
-    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_active'), 1);
-    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
+    assert.equal(await registryValue(metrics, 'svc_audit_backpressure_active'), 1);
+    assert.equal(await registryValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
     assert.deepEqual(pump.backlog(), { rows: 30, oldestTsMs: Date.parse((await store.auditChunk(0, 1))[0]?.ts ?? '') });
-    assert.ok(await metricValue(metrics, 'svc_audit_backpressure_backlog_ms') >= 60_000);
+    assert.ok(await registryValue(metrics, 'svc_audit_backpressure_backlog_ms') >= 60_000);
     let opened = false;
     const whenOpen = pump.gate.whenOpen(new AbortController().signal).then(() => { opened = true; });
 
@@ -113,16 +112,16 @@ describe('back-pressure from the export pump', () => {
     await waitFor('two more failed attempts', async () => await failures() >= failed + 2);
     await waitFor('the backlog to count the new rows', () => pump.backlog().rows === 35);
     assert.equal(opened, false);
-    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
+    assert.equal(await registryValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
 
     failing = false;
     await whenOpen;
     assert.equal(pump.gate.active(), false);
-    await waitFor('row 35 acknowledged', async () => await metricValue(metrics, 'svc_audit_export_last_seq', { exporter: 'siem' }) === 35);
+    await waitFor('row 35 acknowledged', async () => await registryValue(metrics, 'svc_audit_export_last_seq', { exporter: 'siem' }) === 35);
     await waitFor('an empty backlog', () => pump.backlog().rows === 0);
-    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_active'), 0);
-    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
-    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_backlog_ms'), 0);
+    assert.equal(await registryValue(metrics, 'svc_audit_backpressure_active'), 0);
+    assert.equal(await registryValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
+    assert.equal(await registryValue(metrics, 'svc_audit_backpressure_backlog_ms'), 0);
     assert.deepEqual(pump.backlog(), { rows: 0, oldestTsMs: null });
     assert.deepEqual(checkDelivery(receiver.ackedSeqs(), 35), []);
     const states = records.filter((r) => r.event === 'audit.backpressure').map((r) => r.fields.state);
@@ -137,14 +136,14 @@ describe('back-pressure from the export pump', () => {
     cleanups.push(() => store.close());
     await appendRows(store, 50); // e.g. a new exporter added to a daemon with history
     const metrics = exportMetrics();
-    const pump = createAuditExport({ store, metrics: metrics.audit, clock: systemClock, sleep: timerSleep, log: () => undefined,
+    const pump = createAuditExport({ store, metrics: metrics.audit, clock: systemClock, log: () => undefined,
       hostname: 'h', pid: 1, config: auditConfig({
         export: [{ id: 'siem', type: 'http', url: receiver.url, batchMaxRows: 5, retry: { initialBackoffMs: 10, maxBackoffMs: 20 } }],
         backpressure: { maxBacklogRows: 20 }, batch: { minIntervalMs: 5, maxIntervalMs: 50 } }) });
     cleanups.push(() => pump.close());
     pump.start();
     await waitFor('three failed attempts', async () =>
-      await metricValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' }) >= 3);
+      await registryValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' }) >= 3);
     assert.equal(pump.backlog().rows, 50, 'the inherited rows are backlog all the same');
     assert.equal(pump.gate.active(), false, 'but they do not pause intake');
     await appendRows(store, 21);
@@ -152,7 +151,7 @@ describe('back-pressure from the export pump', () => {
     await waitFor('the gate to close on rows appended since the start', () => pump.gate.active());
     failing = false;
     await waitFor('everything acknowledged', async () =>
-      await metricValue(metrics, 'svc_audit_export_last_seq', { exporter: 'siem' }) === 71);
+      await registryValue(metrics, 'svc_audit_export_last_seq', { exporter: 'siem' }) === 71);
     assert.equal(pump.gate.active(), false);
     assert.deepEqual(checkDelivery(receiver.ackedSeqs(), 71), []);
   });
@@ -163,14 +162,14 @@ describe('back-pressure from the export pump', () => {
     await appendRows(store, 3);
     const metrics = exportMetrics([]);
     const pump = createAuditExport({ store, config: auditConfig({ backpressure: { maxBacklogRows: 1 } }), metrics: metrics.audit,
-      clock: systemClock, sleep: timerSleep, log: () => assert.fail('nothing to log'), hostname: 'h', pid: 1 });
+      clock: systemClock, log: () => assert.fail('nothing to log'), hostname: 'h', pid: 1 });
     pump.start();
     pump.notify();
     assert.equal(pump.gate.active(), false);
     await pump.gate.whenOpen(new AbortController().signal);
     assert.deepEqual(pump.status(), []);
     assert.deepEqual(pump.backlog(), { rows: 0, oldestTsMs: null });
-    assert.equal(await metricValue(metrics, 'svc_audit_backpressure_active'), 0);
+    assert.equal(await registryValue(metrics, 'svc_audit_backpressure_active'), 0);
     await pump.close();
     await pump.close();
   });

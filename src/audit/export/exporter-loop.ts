@@ -14,7 +14,6 @@ import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
 import type { AuditMetrics } from '../../metrics/registry.js';
 import { backoffMs } from '../../runtime/backoff.js';
-import type { Sleep } from '../../runtime/backoff.js';
 import type { AuditRow, Store } from '../../store/store.js';
 import type { ExportLog } from './backpressure.js';
 import type { AuditTransport, SendResult } from './transport.js';
@@ -34,7 +33,6 @@ export interface LoopDeps {
   store: Store;
   metrics: AuditMetrics;
   clock: Clock;
-  sleep: Sleep;
   log: ExportLog;
   batch: AuditConfig['batch'];
   /** Aborted by the pump's close(): ends the loop, any wait and the send in flight. */
@@ -56,7 +54,7 @@ export interface ExporterLoop {
 }
 
 export function createExporterLoop(config: AuditExporterConfig, transport: AuditTransport, deps: LoopDeps): ExporterLoop {
-  const { store, metrics, clock, sleep, log, signal } = deps;
+  const { store, metrics, clock, log, signal } = deps;
   const { minIntervalMs } = deps.batch;
   const maxIntervalMs = Math.max(deps.batch.maxIntervalMs, minIntervalMs);
   const exporter = config.id;
@@ -71,7 +69,7 @@ export function createExporterLoop(config: AuditExporterConfig, transport: Audit
   /** Sleeps, swallowing the abort: the loop checks `signal` itself. */
   const pause = async (ms: number, on: AbortSignal): Promise<void> => {
     try {
-      await sleep(ms, on);
+      await clock.sleep(ms, on);
     } catch {
       // aborted: by close() or by notify()
     }

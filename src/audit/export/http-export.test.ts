@@ -1,20 +1,19 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
-import { manualClock, systemClock } from '../../core/clock.js';
+import { fakeClock, systemClock } from '../../core/clock.js';
 import type { Clock } from '../../core/clock.js';
 import type { Metrics } from '../../metrics/registry.js';
-import type { Sleep } from '../../runtime/backoff.js';
-import { timerSleep } from '../../runtime/backoff.js';
 import type { AuditConfig } from '../../config/schema.js';
 import type { Store } from '../../store/store.js';
 import type { AuditExport } from './audit-export.js';
 import { createAuditExport } from './audit-export.js';
-import type { HttpExchange, LogRecord } from './export-test-harness.js';
+import type { HttpExchange, LogRecord } from '../../../test/support/export-harness.js';
+import { waitFor, within } from '../../../test/support/wait.js';
 import {
-  appendRows, auditConfig, checkDelivery, exportMetrics, metricValue, openStore, recordingLog, startHttpReceiver,
-  tempDir, waitFor, within,
-} from './export-test-harness.js';
+  appendRows, auditConfig, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startHttpReceiver,
+  tempDir,
+} from '../../../test/support/export-harness.js';
 
 const TOKEN = 'tok-SECRET-0123456789';
 const root = tempDir('svc-http-export-test-');
@@ -42,11 +41,11 @@ function httpConfig(url: string, over: Record<string, unknown> = {}, top: Record
   });
 }
 
-function startPump(store: Store, config: AuditConfig, opts: { metrics?: Metrics; sleep?: Sleep } = {}):
+function startPump(store: Store, config: AuditConfig, opts: { metrics?: Metrics; clock?: Clock } = {}):
   { pump: AuditExport; metrics: Metrics; logs: LogRecord[] } {
   const metrics = opts.metrics ?? exportMetrics(config.export.map((e) => e.id));
   const { records, log } = recordingLog();
-  const pump = createAuditExport({ store, config, metrics: metrics.audit, clock: systemClock, sleep: opts.sleep ?? timerSleep,
+  const pump = createAuditExport({ store, config, metrics: metrics.audit, clock: opts.clock ?? systemClock,
     log, hostname: 'svc-host-1', pid: 4242 });
   cleanups.push(() => pump.close());
   pump.start();
@@ -54,7 +53,7 @@ function startPump(store: Store, config: AuditConfig, opts: { metrics?: Metrics;
 }
 
 const lastSeq = (metrics: Metrics, exporter = 'siem'): Promise<number> =>
-  metricValue(metrics, 'svc_audit_export_last_seq', { exporter });
+  registryValue(metrics, 'svc_audit_export_last_seq', { exporter });
 const seqsOf = (e: HttpExchange): number[] => (JSON.parse(e.body) as { rows: Array<{ seq: number }> }).rows.map((r) => r.seq);
 
 describe('audit export over http (json)', () => {
@@ -82,10 +81,10 @@ describe('audit export over http (json)', () => {
     assert.equal(first.headers.authorization, `Bearer ${TOKEN}`);
     assert.deepEqual(JSON.parse(first.body), { rows: await store.auditChunk(0, 25) });
 
-    assert.equal(await metricValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' }), 3);
-    assert.equal(await metricValue(metrics, 'svc_audit_export_acked_total', { exporter: 'siem' }), 100);
+    assert.equal(await registryValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' }), 3);
+    assert.equal(await registryValue(metrics, 'svc_audit_export_acked_total', { exporter: 'siem' }), 100);
     assert.equal(await lastSeq(metrics), (await store.auditHead())?.seq);
-    assert.equal(await metricValue(metrics, 'svc_audit_batch_rows', {}, 'svc_audit_batch_rows_count'),
+    assert.equal(await registryValue(metrics, 'svc_audit_batch_rows', {}, 'svc_audit_batch_rows_count'),
       receiver.exchanges.filter((e) => e.status === 200).length);
     assert.equal(await store.exportCursor('siem'), 100);
     assert.deepEqual(pump.status(), [{ id: 'siem', type: 'http', lastSeq: 100, failures: 0, lastError: null }]);
@@ -109,8 +108,8 @@ describe('audit export over http (json)', () => {
     await appendRows(store, 5);
     const waits: number[] = [];
     // Records what the pump asks for and waits at most 5 ms, so the test does not take 4 s.
-    const sleep: Sleep = (ms, signal) => { waits.push(ms); return timerSleep(Math.min(ms, 5), signal); };
-    const { metrics } = startPump(store, httpConfig(receiver.url, { retry: { initialBackoffMs: 10, maxBackoffMs: 60_000 } }), { sleep });
+    const clock: Clock = { ...systemClock, sleep: (ms, signal) => { waits.push(ms); return systemClock.sleep(Math.min(ms, 5), signal); } };
+    const { metrics } = startPump(store, httpConfig(receiver.url, { retry: { initialBackoffMs: 10, maxBackoffMs: 60_000 } }), { clock });
     await waitFor('row 5 acknowledged', async () => await lastSeq(metrics) === 5);
     // Attempt 1: Retry-After 3 s beats 10 ms; attempt 2: 1 s beats 20 ms; attempt 3 (500): back-off 40 ms.
     assert.deepEqual(waits.slice(0, 3), [3000, 1000, 40]);
@@ -127,7 +126,7 @@ describe('audit export over http (json)', () => {
     await within((receiver.exchanges[0] as HttpExchange).socketClosed, 'the stalled request\'s socket to close');
     assert.deepEqual(checkDelivery(receiver.ackedSeqs(), 20), []);
     assert.deepEqual(seqsOf(receiver.exchanges[1] as HttpExchange), seqsOf(receiver.exchanges[0] as HttpExchange));
-    assert.equal(await metricValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' }), 1);
+    assert.equal(await registryValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' }), 1);
     assert.deepEqual(logs.filter((r) => r.event === 'audit.export.failed').map((r) => r.fields.error), ['timed out after 200 ms']);
     assert.equal(pump.status()[0]?.failures, 0);
   });
@@ -181,13 +180,13 @@ describe('audit export over http (json)', () => {
     const { pump, metrics } = startPump(store, httpConfig(receiver.url, {}, { batch: { minIntervalMs: 5, maxIntervalMs: 60_000 } }));
     // Empty reads double the interval: 10, 20, … ms.
     await waitFor('the interval to grow past 1 s', async () =>
-      await metricValue(metrics, 'svc_audit_batch_interval_ms') >= 1280);
+      await registryValue(metrics, 'svc_audit_batch_interval_ms') >= 1280);
     const started = Date.now();
     await appendRows(store, 1);
     pump.notify();
     await waitFor('row 1 acknowledged', async () => await lastSeq(metrics) === 1);
     assert.ok(Date.now() - started < 900, `took ${Date.now() - started} ms: notify() did not cut the idle wait`);
-    await waitFor('the interval back at the minimum', async () => await metricValue(metrics, 'svc_audit_batch_interval_ms') <= 10);
+    await waitFor('the interval back at the minimum', async () => await registryValue(metrics, 'svc_audit_batch_interval_ms') <= 10);
   });
 });
 
@@ -196,7 +195,7 @@ describe('audit export over http (splunk-hec)', () => {
     const receiver = await startHttpReceiver();
     cleanups.push(() => receiver.close());
     const t0 = Date.UTC(2024, 0, 1, 0, 0, 0, 123);
-    const clock = manualClock(t0);
+    const clock = fakeClock(t0);
     const store = storeAt(dbPath(), clock);
     for (let i = 0; i < 3; i++) {
       await appendRows(store, 1);

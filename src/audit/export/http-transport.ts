@@ -71,7 +71,7 @@ export function createHttpTransport(config: HttpExporterConfig, deps: TransportD
     const finish = (result: SendResult, destroy: boolean): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      deps.clock.clearTimer(timer);
       signal.removeEventListener('abort', onAbort);
       if (destroy) req.destroy();
       resolve(result.ok ? result : { ...result, error: redact(result.error) });
@@ -79,7 +79,7 @@ export function createHttpTransport(config: HttpExporterConfig, deps: TransportD
     const onAbort = (): void => finish({ ok: false, error: 'aborted' }, true);
     // One budget for the whole exchange, body drain included: a receiver that accepts and never
     // answers (or never finishes) is a failure and its socket is dropped.
-    const timer = setTimeout(() => finish({ ok: false, error: `timed out after ${config.timeoutMs} ms` }, true),
+    const timer = deps.clock.setTimer(() => finish({ ok: false, error: `timed out after ${config.timeoutMs} ms` }, true),
       config.timeoutMs);
     signal.addEventListener('abort', onAbort, { once: true });
 

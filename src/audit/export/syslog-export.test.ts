@@ -5,14 +5,14 @@ import { after, afterEach, describe, it } from 'node:test';
 import { canonicalJson } from '../chain.js';
 import { systemClock } from '../../core/clock.js';
 import type { Metrics } from '../../metrics/registry.js';
-import { timerSleep } from '../../runtime/backoff.js';
 import type { AuditRow, Store } from '../../store/store.js';
 import { createAuditExport } from './audit-export.js';
-import type { LogRecord, SyslogBehaviour, SyslogFrame, SyslogListener } from './export-test-harness.js';
+import type { LogRecord, SyslogBehaviour, SyslogFrame, SyslogListener } from '../../../test/support/export-harness.js';
+import { waitFor, within } from '../../../test/support/wait.js';
 import {
-  appendRows, auditConfig, checkDelivery, exportMetrics, metricValue, openStore, recordingLog, startSyslogListener,
-  tempDir, waitFor, within,
-} from './export-test-harness.js';
+  appendRows, auditConfig, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startSyslogListener,
+  tempDir,
+} from '../../../test/support/export-harness.js';
 import { headerField, octetCountedFrame, sdParamValue, syslogMessage } from './syslog-format.js';
 import { parseSyslogAddress } from './syslog-transport.js';
 
@@ -90,12 +90,12 @@ describe('audit export over syslog (TCP, octet counting)', () => {
         retry: { initialBackoffMs: 10, maxBackoffMs: 40 }, ...over }],
       batch: { minIntervalMs: 5, maxIntervalMs: 50 },
     });
-    const pump = createAuditExport({ store, config, metrics: metrics.audit, clock: systemClock, sleep: timerSleep, log,
+    const pump = createAuditExport({ store, config, metrics: metrics.audit, clock: systemClock, log,
       hostname: 'ignored-host', pid: 4242 });
     cleanups.push(() => pump.close());
     return { store, metrics, logs: records, start: () => pump.start() };
   }
-  const acked = (metrics: Metrics): Promise<number> => metricValue(metrics, 'svc_audit_export_last_seq', { exporter: 'siem' });
+  const acked = (metrics: Metrics): Promise<number> => registryValue(metrics, 'svc_audit_export_last_seq', { exporter: 'siem' });
   const seqs = (frames: readonly SyslogFrame[]): number[] => frames.map((f) => parse(f.message).seq);
 
   it('sends one RFC 5424 message per row on one connection, the body being the canonical row', async () => {
@@ -113,7 +113,7 @@ describe('audit export over syslog (TCP, octet counting)', () => {
         msgId: 'test.row', seq: r.seq, hash: r.hash, agent: 'agent-a', body: canonicalJson(r) });
     });
     assert.equal(listener.connections(), 1);
-    assert.equal(await metricValue(metrics, 'svc_audit_export_acked_total', { exporter: 'siem' }), 25);
+    assert.equal(await registryValue(metrics, 'svc_audit_export_acked_total', { exporter: 'siem' }), 25);
   });
 
   it('a receiver dropping the connection in the middle of a batch: the batch goes again on a new connection', async () => {
@@ -135,7 +135,7 @@ describe('audit export over syslog (TCP, octet counting)', () => {
     const duplicates = checkDelivery(seqs(listener.frames), 30);
     assert.ok(duplicates.length > 0 && duplicates.every((s) => s >= 11 && s <= 20), `only the resent batch repeats: ${duplicates.join()}`);
     assert.deepEqual(seqs(listener.frames.filter((f) => f.connection === 1)), Array.from({ length: 11 }, (_, i) => i + 1));
-    assert.ok(await metricValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' }) >= 1);
+    assert.ok(await registryValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' }) >= 1);
     assert.ok(logs.some((r) => r.event === 'audit.export.failed'));
   });
 

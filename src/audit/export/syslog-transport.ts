@@ -75,7 +75,7 @@ export function createSyslogTransport(config: SyslogExporterConfig, deps: Transp
     const finish = (result: SendResult): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      deps.clock.clearTimer(timer);
       signal.removeEventListener('abort', onAbort);
       conn.socket.off('close', onClose);
       // Whatever part of the batch went out, the next attempt starts on a clean connection.
@@ -86,7 +86,7 @@ export function createSyslogTransport(config: SyslogExporterConfig, deps: Transp
     const onClose = (): void => finish({ ok: false, error: conn.broken ?? 'connection closed' });
     // A receiver that stops reading fills the kernel buffers and the write callback never fires:
     // after timeoutMs that is a failure, and the socket is destroyed.
-    const timer = setTimeout(() => finish({ ok: false, error: `timed out after ${config.timeoutMs} ms` }), config.timeoutMs);
+    const timer = deps.clock.setTimer(() => finish({ ok: false, error: `timed out after ${config.timeoutMs} ms` }), config.timeoutMs);
     signal.addEventListener('abort', onAbort, { once: true });
     conn.socket.on('close', onClose);
 

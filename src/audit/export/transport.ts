@@ -3,6 +3,7 @@
  * transport of an exporter's `type`.
  */
 import type { AuditExporterConfig } from '../../config/schema.js';
+import type { Clock } from '../../core/clock.js';
 import type { AuditRow } from '../../store/store.js';
 import { createHttpTransport } from './http-transport.js';
 import { createSyslogTransport } from './syslog-transport.js';
@@ -28,6 +29,8 @@ export interface AuditTransport {
 export interface TransportDeps {
   hostname: string;
   pid: number;
+  /** Times each attempt (`timeoutMs`). */
+  clock: Clock;
 }
 
 export function createTransport(config: AuditExporterConfig, deps: TransportDeps): AuditTransport {

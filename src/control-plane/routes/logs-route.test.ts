@@ -16,6 +16,7 @@ import { createTailerRegistry } from '../../logs/file-tailer.js';
 import type { TailerRegistry } from '../../logs/file-tailer.js';
 import { createLogsRoute } from './logs-route.js';
 import type { LogsRouteDeps } from './logs-route.js';
+import { waitFor } from '../../../test/support/wait.js';
 
 /** A tiny listener that mounts the route at /logs, like the real one will (which someone else writes). */
 interface Harness {
@@ -82,13 +83,6 @@ function connect(url: string, headers: Record<string, string> = {}, method = 'GE
   });
 }
 
-async function waitFor(pred: () => boolean, what: string, ms = 8000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /** A full GC, so a heap figure is what is retained, not garbage not yet collected. */
 function gc(): void {
@@ -126,7 +120,7 @@ describe('GET /logs', () => {
     root = mkdtempSync(join(tmpdir(), 'svc-logs-route-'));
     logDir = join(root, 'logs');
     mkdirSync(logDir);
-    tailers = createTailerRegistry({ pollMs: 100 });
+    tailers = createTailerRegistry({ clock: systemClock, pollMs: 100 });
     running = ['alpha', 'beta'];
     pathCalls = [];
     writeFileSync(logFile('alpha'), '');
@@ -157,14 +151,14 @@ describe('GET /logs', () => {
     assert.equal(head.res.headers['content-type'], 'text/event-stream; charset=utf-8');
     await head.ended;
     assert.equal(head.raw(), '');
-    await waitFor(() => tailers.stats().subscribers === 0, 'no subscriber left');
+    await waitFor('no subscriber left', () => tailers.stats().subscribers === 0);
   });
 
   it('sends appended records as log frames with ids, parsed by eventsource-parser', async () => {
     const c = await connect(h.url('?agent=alpha'));
     await sleep(100);
     appendFileSync(logFile('alpha'), rec('alpha', 1) + 'not json\n' + rec('alpha', 2));
-    await waitFor(() => c.events.length === 3, 'three frames');
+    await waitFor('three frames', () => c.events.length === 3);
     assert.deepEqual(c.events.map((e) => e.event), ['log', 'system', 'log']);
     assert.deepEqual(logs(c).map((r) => r.i), [1, 2]);
     assert.equal(logs(c)[0]!.agentId, 'alpha');
@@ -176,7 +170,7 @@ describe('GET /logs', () => {
   it('sends a keep-alive comment at the (injected) interval', async () => {
     await mount({ keepAliveMs: 40 });
     const c = await connect(h.url('?agent=alpha'));
-    await waitFor(() => c.comments.length >= 3, 'three keep-alives');
+    await waitFor('three keep-alives', () => c.comments.length >= 3);
     assert.ok(c.comments.every((t) => t.trim() === 'keep-alive'));
     assert.match(c.raw(), /^(event: system\ndata: \{"system":"caught-up"\}\n\n)?: keep-alive\n\n/);
     c.destroy();
@@ -191,7 +185,7 @@ describe('GET /logs', () => {
     await sleep(300);
     assert.equal(c.events.length, 0);
     appendFileSync(logFile('alpha'), line.subarray(cut));
-    await waitFor(() => c.events.length === 1, 'the line');
+    await waitFor('the line', () => c.events.length === 1);
     assert.equal(logs(c)[0]!.extra, 'größe €😀');
     c.destroy();
   });
@@ -200,13 +194,13 @@ describe('GET /logs', () => {
     const c = await connect(h.url('?agent=alpha'));
     await sleep(100);
     appendFileSync(logFile('alpha'), rec('alpha', 1) + rec('alpha', 2));
-    await waitFor(() => logs(c).length === 2, 'two');
+    await waitFor('two', () => logs(c).length === 2);
     truncateSync(logFile('alpha'), 0);
     appendFileSync(logFile('alpha'), rec('alpha', 3));
-    await waitFor(() => logs(c).length === 3, 'after truncation');
+    await waitFor('after truncation', () => logs(c).length === 3);
     renameSync(logFile('alpha'), `${logFile('alpha')}.1`);
     writeFileSync(logFile('alpha'), rec('alpha', 4));
-    await waitFor(() => logs(c).length === 4, 'after rotation');
+    await waitFor('after rotation', () => logs(c).length === 4);
     const seq = c.events.map((e) => (e.event === 'log' ? (JSON.parse(e.data) as { i: number }).i : (JSON.parse(e.data) as { system: string }).system));
     assert.deepEqual(seq, [1, 2, 'truncated', 3, 'rotated', 4]);
     assert.deepEqual(systems(c)[0], { system: 'truncated', agent: 'alpha' });
@@ -220,18 +214,18 @@ describe('GET /logs', () => {
     es.addEventListener('log', (e) => { const r = JSON.parse(e.data) as { agentId: string; i: number }; got.push({ agent: r.agentId, i: r.i }); });
     es.addEventListener('error', () => { errors += 1; });
     try {
-      await waitFor(() => es.readyState === es.OPEN, 'open');
+      await waitFor('open', () => es.readyState === es.OPEN);
       await sleep(100);
       let n = 0;
       const write = (k: number) => { for (let j = 0; j < k; j++, n++) appendFileSync(logFile(n % 2 === 0 ? 'alpha' : 'beta'), rec(n % 2 === 0 ? 'alpha' : 'beta', n)); };
       write(40);
-      await waitFor(() => got.length === 40, 'first 40');
+      await waitFor('first 40', () => got.length === 40);
       for (const s of h.sockets) s.destroy(); // the server side drops the connection
-      await waitFor(() => errors > 0, 'client noticed');
+      await waitFor('client noticed', () => errors > 0);
       write(40); // appended while the client is away
-      await waitFor(() => got.length >= 80, 'resumed', 15000);
+      await waitFor('resumed', () => got.length >= 80, 15000);
       write(20);
-      await waitFor(() => got.length >= 100, 'live after resume');
+      await waitFor('live after resume', () => got.length >= 100);
       await sleep(200);
       const seen = got.map((g) => g.i).sort((a, b) => a - b);
       assert.deepEqual(seen, Array.from({ length: 100 }, (_, i) => i), 'every line exactly once');
@@ -262,8 +256,8 @@ describe('GET /logs', () => {
     await sleep(400);
     clearInterval(writer);
     const total = n;
-    await waitFor(() => logs(c).length === total - 15000, `records ${15000}..${total - 1}`, 15000);
-    await waitFor(() => logs(cMs).length === total - 19990, 'integer-ms since');
+    await waitFor(`records ${15000}..${total - 1}`, () => logs(c).length === total - 15000, 15000);
+    await waitFor('integer-ms since', () => logs(cMs).length === total - 19990);
     await sleep(200);
     assert.deepEqual(logs(c).map((r) => r.i), Array.from({ length: total - 15000 }, (_, k) => 15000 + k));
     assert.deepEqual(logs(cMs).map((r) => r.i), Array.from({ length: total - 19990 }, (_, k) => 19990 + k));
@@ -279,11 +273,11 @@ describe('GET /logs', () => {
   it('resumes from a Last-Event-ID sent by hand, and rejects an unparseable one naming it', async () => {
     writeFileSync(logFile('alpha'), rec('alpha', 0) + rec('alpha', 1) + rec('alpha', 2));
     const first = await connect(h.url('?agent=alpha&since=0'));
-    await waitFor(() => logs(first).length === 3, 'replay');
+    await waitFor('replay', () => logs(first).length === 3);
     first.destroy();
     const id = first.events[0]!.id!;
     const again = await connect(h.url('?agent=alpha'), { 'last-event-id': id });
-    await waitFor(() => logs(again).length === 2, 'resumed');
+    await waitFor('resumed', () => logs(again).length === 2);
     assert.deepEqual(logs(again).map((r) => r.i), [1, 2]);
     again.destroy();
 
@@ -330,7 +324,7 @@ describe('GET /logs', () => {
     rmSync(logFile('beta'));
     linkSync(secret, logFile('beta'));
     const c = await connect(h.url('?since=0'));
-    await waitFor(() => systems(c).length === 2, 'two tailer errors');
+    await waitFor('two tailer errors', () => systems(c).length === 2);
     appendFileSync(secret, JSON.stringify({ event: 'MORE-SECRET' }) + '\n');
     await sleep(400);
     assert.doesNotMatch(c.raw(), /SECRET/);
@@ -347,7 +341,7 @@ describe('GET /logs', () => {
     await c.ended;
     assert.deepEqual(c.events.map((e) => e.event), ['log', 'system']);
     assert.deepEqual(systems(c), [{ system: 'token-expired' }]);
-    await waitFor(() => tailers.stats().subscribers === 0, 'unsubscribed');
+    await waitFor('unsubscribed', () => tailers.stats().subscribers === 0);
 
     const already = await connect(h.url('?agent=alpha'), { 'x-test-expires-in': '-1' });
     await already.ended;
@@ -376,7 +370,7 @@ describe('GET /logs', () => {
     const retainedMb = (process.memoryUsage().heapUsed - before.heapUsed) / 2 ** 20;
     c.res.resume();
     const counted = () => logs(c).length + systems(c).reduce((s, x) => s + (x.system === 'dropped' ? Number(x.count) : 0), 0);
-    await waitFor(() => counted() >= total, 'all lines accounted for', 30000);
+    await waitFor('all lines accounted for', () => counted() >= total, 30000);
     const dropped = systems(c).filter((x) => x.system === 'dropped');
     assert.ok(dropped.length >= 10, `overflowed several times (${dropped.length})`);
     assert.ok(dropped.every((d) => d.count === 1024), 'each dropped frame counts 1024');
@@ -400,13 +394,12 @@ describe('GET /logs', () => {
       const q = ['', '?agent=alpha', '?agent=beta&since=0', '?since=0'][i % 4]!;
       clients.push(await connect(h.url(q)));
     }
-    await waitFor(() => tailers.stats().subscribers === 150, '150 subscriptions (multiplexed clients hold two)');
+    await waitFor('150 subscriptions (multiplexed clients hold two)', () => tailers.stats().subscribers === 150);
     assert.equal(tailers.stats().files, 2);
     appendFileSync(logFile('alpha'), rec('alpha', 1));
-    await waitFor(() => clients.filter((c, i) => i % 4 !== 2).every((c) => logs(c).length === 1), 'fan-out');
+    await waitFor('fan-out', () => clients.filter((c, i) => i % 4 !== 2).every((c) => logs(c).length === 1));
     clients.forEach((c, i) => { if (i % 2 === 0) c.destroy(); else c.res.socket?.resetAndDestroy(); });
-    await waitFor(() => tailers.stats().subscribers === 0 && tailers.stats().files === 0, 'registry empty');
-    await waitFor(() => count('FSEventWrap') === base.w && count('Timeout') === base.t && count('FSReqCallback') === base.r,
-      `resources back to baseline: ${JSON.stringify(process.getActiveResourcesInfo())}`);
+    await waitFor('registry empty', () => tailers.stats().subscribers === 0 && tailers.stats().files === 0);
+    await waitFor(`resources back to baseline: ${JSON.stringify(process.getActiveResourcesInfo())}`, () => count('FSEventWrap') === base.w && count('Timeout') === base.t && count('FSReqCallback') === base.r);
   });
 });

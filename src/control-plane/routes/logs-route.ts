@@ -11,13 +11,12 @@
  * - The stream ends with `{"system":"token-expired"}` when the token that opened it expires.
  */
 import { ID_PATTERN } from '../../config/schema.js';
-import type { Clock } from '../../core/clock.js';
+import type { Clock, TimerHandle } from '../../core/clock.js';
+import { MAX_TIMER_MS } from '../../core/clock.js';
 import type { TailerRegistry } from '../../logs/file-tailer.js';
 import { createLineParser } from '../../logs/log-record.js';
 import { decodeResumeId } from '../../logs/resume-id.js';
 import type { TailPosition } from '../../logs/tail-types.js';
-import { MAX_TIMER_MS, realTimers } from '../../logs/timers.js';
-import type { TimerHandle, Timers } from '../../logs/timers.js';
 import { sendError } from '../http-json.js';
 import { parseTimeParam, singleParam } from '../query.js';
 import type { Principal, RouteHandler } from '../route.js';
@@ -36,8 +35,6 @@ export interface LogsRouteDeps {
   clock: Clock;
   /** Default 15 000 ms (specification, Limits). */
   keepAliveMs?: number;
-  /** Default: real timers, unref'd. */
-  timers?: Timers;
   /** Default 1024 (specification, Limits). */
   maxPendingFrames?: number;
 }
@@ -91,7 +88,7 @@ export function parseLogsRequest(url: URL, lastEventId: string | string[] | unde
 }
 
 /** Ends the stream with `{"system":"token-expired"}` when the principal's token expires (contract §4.6). */
-function armTokenExpiry(stream: ClientStream, principal: Principal, clock: Clock, timers: Timers): void {
+function armTokenExpiry(stream: ClientStream, principal: Principal, clock: Clock): void {
   const expiresAt = principal.expiresAtMs;
   if (expiresAt === null) return;
   let handle: TimerHandle | null = null;
@@ -99,14 +96,13 @@ function armTokenExpiry(stream: ClientStream, principal: Principal, clock: Clock
     handle = null;
     const left = expiresAt - clock.now();
     if (left <= 0) { stream.end(systemFrame({ system: 'token-expired' })); return; }
-    handle = timers.setTimer(check, Math.min(left, MAX_TIMER_MS));
+    handle = clock.setTimer(check, Math.min(left, MAX_TIMER_MS));
   };
-  stream.onClose(() => { if (handle !== null) timers.clearTimer(handle); });
+  stream.onClose(() => { if (handle !== null) clock.clearTimer(handle); });
   check();
 }
 
 export function createLogsRoute(deps: LogsRouteDeps): RouteHandler {
-  const timers = deps.timers ?? realTimers;
   const parse = createLineParser();
   const frameCaches = new Map<string, AgentFrameCache>();
   const caches = (agentId: string): AgentFrameCache => {
@@ -127,12 +123,12 @@ export function createLogsRoute(deps: LogsRouteDeps): RouteHandler {
       return;
     }
     res.flushHeaders();
-    const stream = createClientStream({ res, timers, keepAliveMs: deps.keepAliveMs, maxPendingFrames: deps.maxPendingFrames });
+    const stream = createClientStream({ res, clock: deps.clock, keepAliveMs: deps.keepAliveMs, maxPendingFrames: deps.maxPendingFrames });
     const onAbort = (): void => stream.end();
     if (signal.aborted) stream.end();
     else signal.addEventListener('abort', onAbort, { once: true });
     stream.onClose(() => signal.removeEventListener('abort', onAbort));
-    armTokenExpiry(stream, principal, deps.clock, timers);
+    armTokenExpiry(stream, principal, deps.clock);
     startLogSession({
       stream,
       agents: parsed.agents,

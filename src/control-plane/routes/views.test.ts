@@ -17,7 +17,7 @@ import type { AuditChainVerifier } from '../../audit/chain-verifier.js';
 import { createStoreChainVerifier } from '../../audit/chain-verifier.js';
 import { createSqliteChainVerifier } from '../../audit/sqlite-chain-verifier.js';
 import type { Clock } from '../../core/clock.js';
-import { isoTs, manualClock } from '../../core/clock.js';
+import { isoTs, fakeClock } from '../../core/clock.js';
 import { openSqliteStore } from '../../store/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { sendError } from '../http-json.js';
@@ -44,7 +44,7 @@ interface Harness {
 /** The three routes on a bare node:http server; anything else is 404. */
 async function harness(opts: { store?: Store; path?: string; verifier?: AuditChainVerifier; clock?: Clock } = {}): Promise<Harness> {
   const path = opts.path ?? freshPath();
-  const store = opts.store ?? openSqliteStore({ path, clock: opts.clock ?? manualClock(T0) });
+  const store = opts.store ?? openSqliteStore({ path, clock: opts.clock ?? fakeClock(T0) });
   const verifier = opts.verifier ?? createSqliteChainVerifier({ path });
   const reports: string[] = [];
   const report = (line: string): void => { reports.push(line); };
@@ -173,7 +173,7 @@ function sql(path: string, statement: string, ...params: unknown[]): void {
 
 describe('paginated views: responses', () => {
   it('items have exactly the §5 shapes, with the JSON headers', async () => {
-    const clock = manualClock(T0);
+    const clock = fakeClock(T0);
     const h = await harness({ clock });
     const withFp = await h.store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'webhook', fingerprint: 'fp-1', payload: { alert: 'x' } }, WINDOW_MS);
     clock.advance(1000);
@@ -278,7 +278,7 @@ describe('paginated views: responses', () => {
 
   it('a failing store or verifier is a bare 500; the detail goes to report only', async () => {
     const path = freshPath();
-    const real = openSqliteStore({ path, clock: manualClock(T0) });
+    const real = openSqliteStore({ path, clock: fakeClock(T0) });
     const secret = 'SQLITE_IOERR at /home/op/.svc/svc.db';
     const store: Store = { ...real, listEvents: () => Promise.reject(new Error(secret)), close: () => real.close() };
     const verifier: AuditChainVerifier = { verify: () => Promise.reject(new Error(secret)), close: () => Promise.resolve() };
@@ -300,7 +300,7 @@ describe('paginated views: responses', () => {
 
 describe('paginated views: keyset walks', () => {
   it('walking 5,000 events while new ones arrive returns every earlier event once, in order, both orders', async () => {
-    const clock = manualClock(T0 + 10_000);
+    const clock = fakeClock(T0 + 10_000);
     const h = await harness({ clock });
     const ids = bulkEvents(h.path, 5000);
     let written = 0;
@@ -340,7 +340,7 @@ describe('paginated views: keyset walks', () => {
   });
 
   it('filters and time bounds select exactly the matching rows, across pages', async () => {
-    const clock = manualClock(T0 + 1_000_000);
+    const clock = fakeClock(T0 + 1_000_000);
     const h = await harness({ clock });
     bulkEvents(h.path, 300);
     const all = await walk(h, '/events', 'limit=1000');
@@ -386,14 +386,14 @@ describe('/audit?verify=1', () => {
 
   it('an intact chain verifies whole with every verifier, and concurrent requests share a run', async () => {
     const path = freshPath();
-    await openSqliteStore({ path, clock: manualClock(T0) }).close();
+    await openSqliteStore({ path, clock: fakeClock(T0) }).close();
     bulkAudit(path, 2000);
     const verifiers = [
       (): AuditChainVerifier => createSqliteChainVerifier({ path, segmentRows: 300 }),
       (s: Store): AuditChainVerifier => createStoreChainVerifier({ store: s }),
     ];
     for (const make of verifiers) {
-      const store = openSqliteStore({ path, clock: manualClock(T0) });
+      const store = openSqliteStore({ path, clock: fakeClock(T0) });
       const h = await harness({ store, path, verifier: make(store) });
       const head = (await get(h, '/audit?order=desc&limit=1')).body.items[0];
       const answers = await Promise.all(Array.from({ length: 5 }, () => get(h, '/audit?verify=1&limit=2')));

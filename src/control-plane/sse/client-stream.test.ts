@@ -2,31 +2,9 @@ import { strict as assert } from 'node:assert';
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
-import type { TimerHandle, Timers } from '../../logs/timers.js';
+import { fakeClock } from '../../core/clock.js';
 import { createClientStream } from './client-stream.js';
 import { eventFrame } from './frames.js';
-
-/** Timers moved by hand: no sleeping for the 15 s heartbeat. */
-function fakeTimers(): Timers & { advance(ms: number): void; pending(): number } {
-  let now = 0;
-  const timers = new Set<{ at: number; fn: () => void }>();
-  return {
-    setTimer(fn, ms) { const t = { at: now + ms, fn }; timers.add(t); return t; },
-    clearTimer(h: TimerHandle) { timers.delete(h as { at: number; fn: () => void }); },
-    advance(ms) {
-      const end = now + ms;
-      for (;;) {
-        const due = [...timers].filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
-        if (due === undefined) break;
-        timers.delete(due);
-        now = due.at;
-        due.fn();
-      }
-      now = end;
-    },
-    pending: () => timers.size,
-  };
-}
 
 /** A response whose socket accepts writes only while `accepting`; 'drain' is emitted by hand. */
 function fakeRes() {
@@ -51,26 +29,26 @@ const droppedCounts = (text: string) => [...text.matchAll(/data: \{"system":"dro
 
 describe('client stream', () => {
   it('sends ": keep-alive" every 15 s by default and stops on close', () => {
-    const timers = fakeTimers();
+    const clock = fakeClock();
     const res = fakeRes();
-    const s = createClientStream({ res: res as unknown as ServerResponse, timers });
-    timers.advance(14_999);
+    const s = createClientStream({ res: res as unknown as ServerResponse, clock });
+    clock.advance(14_999);
     assert.equal(res.text(), '');
-    timers.advance(1);
+    clock.advance(1);
     assert.equal(res.text(), ': keep-alive\n\n');
-    timers.advance(30_000);
+    clock.advance(30_000);
     assert.equal(res.chunks.length, 3);
     let closed = 0;
     s.onClose(() => { closed += 1; });
     res.emit('close');
     assert.equal(closed, 1);
-    assert.equal(timers.pending(), 0, 'heartbeat timer cleared');
+    assert.equal(clock.pendingTimers(), 0, 'heartbeat timer cleared');
     assert.equal(s.isClosed(), true);
   });
 
   it('coalesces frames written in one turn into one write', async () => {
     const res = fakeRes();
-    const s = createClientStream({ res: res as unknown as ServerResponse, timers: fakeTimers() });
+    const s = createClientStream({ res: res as unknown as ServerResponse, clock: fakeClock() });
     s.sendLine(frame(1));
     s.sendLine(frame(2));
     await tick();
@@ -80,7 +58,7 @@ describe('client stream', () => {
 
   it('drops the whole buffer at 1024 pending log frames, one dropped frame per overflow', async () => {
     const res = fakeRes();
-    const s = createClientStream({ res: res as unknown as ServerResponse, timers: fakeTimers() });
+    const s = createClientStream({ res: res as unknown as ServerResponse, clock: fakeClock() });
     s.sendLine(frame(0));
     res.accepting = false;
     await tick(); // written, but the socket does not accept more: pending from now on
@@ -102,7 +80,7 @@ describe('client stream', () => {
 
   it('writes a shared batch as one chunk, and frame by frame (counted) while blocked', async () => {
     const res = fakeRes();
-    const s = createClientStream({ res: res as unknown as ServerResponse, timers: fakeTimers(), maxPendingFrames: 4 });
+    const s = createClientStream({ res: res as unknown as ServerResponse, clock: fakeClock(), maxPendingFrames: 4 });
     const frames = [frame(1), frame(2), frame(3)];
     const batch = { frames, bytes: Buffer.from(frames.join('')) };
     s.sendLines(batch);
@@ -119,17 +97,17 @@ describe('client stream', () => {
   });
 
   it('end() sends what is pending and the last frame; a client that does not read is cut after the grace period', () => {
-    const timers = fakeTimers();
+    const clock = fakeClock();
     const res = fakeRes();
-    const s = createClientStream({ res: res as unknown as ServerResponse, timers, endGraceMs: 5000 });
+    const s = createClientStream({ res: res as unknown as ServerResponse, clock, endGraceMs: 5000 });
     res.accepting = false;
     s.sendLine(frame(1));
     s.sendLine(frame(2));
     s.end(eventFrame('system', '{"system":"token-expired"}'));
     assert.equal(res.writableEnded, false, 'waits for the socket');
-    timers.advance(5000);
+    clock.advance(5000);
     assert.equal(res.destroyed, true);
     assert.equal(s.isClosed(), true);
-    assert.equal(timers.pending(), 0);
+    assert.equal(clock.pendingTimers(), 0);
   });
 });

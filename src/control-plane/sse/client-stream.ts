@@ -21,12 +21,12 @@
  * the tailer there).
  */
 import type { ServerResponse } from 'node:http';
-import type { TimerHandle, Timers } from '../../logs/timers.js';
+import type { Clock, TimerHandle } from '../../core/clock.js';
 import { KEEP_ALIVE_FRAME, systemFrame } from './frames.js';
 
 export interface ClientStreamOptions {
   res: ServerResponse;
-  timers: Timers;
+  clock: Clock;
   /** Default 15 000 (specification, Limits). */
   keepAliveMs?: number;
   /** Default 1024 (specification, Limits). */
@@ -68,7 +68,7 @@ export interface SharedBatch {
 const MAX_KEPT_DROPS = 1024;
 
 export function createClientStream(o: ClientStreamOptions): ClientStream {
-  const { res, timers } = o;
+  const { res, clock } = o;
   const cap = o.maxPendingFrames ?? 1024;
   const maxBytes = o.maxPendingBytes ?? 16 * 1024 * 1024;
   const keepAliveMs = o.keepAliveMs ?? 15_000;
@@ -155,7 +155,7 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
       queue.push(KEEP_ALIVE_FRAME);
       flush();
     }
-    heartbeat = timers.setTimer(beat, keepAliveMs);
+    heartbeat = clock.setTimer(beat, keepAliveMs);
   }
 
   function teardown(): void {
@@ -163,9 +163,9 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
     done = true;
     if (immediate !== null) clearImmediate(immediate);
     immediate = null;
-    if (heartbeat !== null) timers.clearTimer(heartbeat);
+    if (heartbeat !== null) clock.clearTimer(heartbeat);
     heartbeat = null;
-    if (grace !== null) timers.clearTimer(grace);
+    if (grace !== null) clock.clearTimer(grace);
     grace = null;
     res.off('drain', onDrain);
     queue = [];
@@ -178,7 +178,7 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
   res.on('close', teardown);
   // A write racing a reset fails on the response; 'close' follows and tears the stream down.
   res.on('error', () => {});
-  heartbeat = timers.setTimer(beat, keepAliveMs);
+  heartbeat = clock.setTimer(beat, keepAliveMs);
 
   return {
     sendLine: (frame) => enqueue(frame, true),
@@ -203,10 +203,10 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
       if (done || ending) return;
       if (last !== undefined) { queue.push(last); bytes += last.length; }
       ending = true;
-      if (heartbeat !== null) timers.clearTimer(heartbeat);
+      if (heartbeat !== null) clock.clearTimer(heartbeat);
       heartbeat = null;
       // A client that does not read cannot hold the socket open: destroy it after a grace period.
-      grace = timers.setTimer(() => { grace = null; res.destroy(); }, o.endGraceMs ?? 5000);
+      grace = clock.setTimer(() => { grace = null; res.destroy(); }, o.endGraceMs ?? 5000);
       flush();
     },
     onClose(fn) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileChannelSchema } from '../../config/schema.js';
-import { manualClock } from '../../core/clock.js';
+import { fakeClock } from '../../core/clock.js';
 import type { OutboundMessage } from './channel.js';
 import { createChannel } from './create-channel.js';
 import { createFileChannel } from './file-channel.js';
@@ -21,7 +21,7 @@ describe('file channel', () => {
 
   const channelAt = (path: string) => createFileChannel(
     fileChannelSchema.parse({ id: 'oncall-dm', type: 'file', direction: 'outbound', path, to: 'alice' }),
-    { clock: manualClock(Date.parse('2026-11-21T03:12:00.123Z')) });
+    { clock: fakeClock(Date.parse('2026-11-21T03:12:00.123Z')) });
 
   it('creates parent directories and appends one JSON line per message', async () => {
     const path = join(dir, 'nested', 'out', 'oncall-dm.jsonl');
@@ -72,7 +72,7 @@ describe('file channel', () => {
 
   it('createChannel builds it; outbound only; closed after close()', async () => {
     const channel = createChannel(fileChannelSchema.parse({ id: 'c1', type: 'file', direction: 'outbound',
-      path: join(dir, 'c1.jsonl'), maxAttempts: 3 }), { clock: manualClock(0) });
+      path: join(dir, 'c1.jsonl'), maxAttempts: 3 }), { clock: fakeClock(0) });
     assert.equal(channel.type, 'file');
     assert.equal(channel.maxAttempts, 3);
     assert.deepEqual(channel.receive({ from: 'x', text: 'y' }), { handled: false, reason: 'outbound-only' });

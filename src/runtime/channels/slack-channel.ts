@@ -12,6 +12,7 @@
  */
 import type { SlackChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
+import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
 import type { HttpAttempt } from './webhook-channel.js';
@@ -47,6 +48,7 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
       timeoutMs: config.timeoutMs,
       signal,
       maxBodyBytes: MAX_RESPONSE_BYTES,
+      clock: deps.clock,
     });
     return interpret(method, attempt, timedOut());
   }
@@ -99,15 +101,8 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     if (signal.aborted) return { ok: false, retryable: true, error: 'aborted' };
     // One deadline for the whole attempt (open + post), on top of the caller's signal.
-    const attempt = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      attempt.abort();
-    }, config.timeoutMs);
-    const onAbort = (): void => attempt.abort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    const isTimedOut = (): boolean => timedOut;
+    const attempt = startDeadline(config.timeoutMs, deps.clock, signal);
+    const isTimedOut = (): boolean => attempt.why() === 'timeout';
     const settle = (failed: Call & { ok: false }): DeliveryResult => {
       if (!signal.aborted) {
         const authError = failed.slackError !== undefined && AUTH_ERRORS.has(failed.slackError);
@@ -130,8 +125,7 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
       const channel = typeof posted.data.channel === 'string' ? posted.data.channel : dm.id;
       return { ok: true, detail: { channel, ts } };
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      attempt.dispose();
     }
   }
 

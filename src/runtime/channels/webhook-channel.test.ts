@@ -4,9 +4,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { webhookChannelSchema } from '../../config/schema.js';
-import { manualClock } from '../../core/clock.js';
+import { fakeClock } from '../../core/clock.js';
 import type { OutboundMessage } from './channel.js';
 import { createWebhookChannel, parseRetryAfter } from './webhook-channel.js';
+import { waitFor } from '../../../test/support/wait.js';
 
 const NOW = Date.parse('2026-11-21T03:12:00.000Z');
 const message: OutboundMessage = {
@@ -45,10 +46,10 @@ describe('webhook channel against a local receiver', () => {
   after(() => new Promise<void>((resolve) => { r.server.closeAllConnections(); r.server.close(() => resolve()); }));
   beforeEach(() => { r.seen.length = 0; r.reply.next = { status: 204 }; });
 
-  const channel = (timeoutMs = 2000, path = '/hooks/T0KEN-in-path') => createWebhookChannel(
+  const channel = (timeoutMs = 2000, path = '/hooks/T0KEN-in-path', clock = fakeClock(NOW)) => createWebhookChannel(
     webhookChannelSchema.parse({ id: 'oncall-hook', type: 'webhook', direction: 'outbound',
       url: `http://127.0.0.1:${port}${path}`, timeoutMs }),
-    { clock: manualClock(NOW) });
+    { clock });
   const send = (c = channel()) => c.send(message, new AbortController().signal);
 
   it('POSTs the file-line object as JSON; 2xx is ok', async () => {
@@ -105,13 +106,17 @@ describe('webhook channel against a local receiver', () => {
     }
   });
 
-  it('a hanging receiver → timeout, retryable, within timeoutMs', async () => {
+  it('a hanging receiver → timeout, retryable, once timeoutMs has passed', async () => {
     r.reply.next = { status: 200, hang: true };
-    const started = performance.now();
-    const result = await send(channel(200));
-    const elapsed = performance.now() - started;
-    assert.deepEqual(result, { ok: false, retryable: true, error: 'timed out after 200 ms' });
-    assert.ok(elapsed >= 150 && elapsed < 1000, `took ${elapsed} ms`);
+    const clock = fakeClock(NOW);
+    let settled = false;
+    const pending = send(channel(200, undefined, clock)).finally(() => { settled = true; });
+    await waitFor('the request to reach the receiver', () => r.seen.length === 1);
+    clock.advance(199);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, 'still waiting 1 ms before the deadline');
+    clock.advance(1);
+    assert.deepEqual(await pending, { ok: false, retryable: true, error: 'timed out after 200 ms' });
   });
 
   it('a closed port → retryable; the URL never appears in the error', async () => {
@@ -119,7 +124,7 @@ describe('webhook channel against a local receiver', () => {
     const sparePort = await listen(spare);
     await new Promise<void>((resolve) => spare.close(() => resolve()));
     const c = createWebhookChannel(webhookChannelSchema.parse({ id: 'h', type: 'webhook', direction: 'outbound',
-      url: `http://127.0.0.1:${sparePort}/hooks/T0KEN-in-path` }), { clock: manualClock(NOW) });
+      url: `http://127.0.0.1:${sparePort}/hooks/T0KEN-in-path` }), { clock: fakeClock(NOW) });
     const result = await c.send(message, new AbortController().signal);
     assert.equal(result.ok, false);
     if (result.ok) return;

@@ -5,6 +5,7 @@
  */
 import type { WebhookChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
+import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
 import { outboundRecord } from './file-channel.js';
@@ -32,33 +33,26 @@ export async function postJson(url: string, body: unknown, options: {
   timeoutMs: number;
   signal: AbortSignal;
   maxBodyBytes: number;
+  clock: Clock;
 }): Promise<HttpAttempt> {
   if (options.signal.aborted) return { kind: 'aborted' };
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, options.timeoutMs);
-  const onAbort = (): void => controller.abort();
-  options.signal.addEventListener('abort', onAbort, { once: true });
+  const deadline = startDeadline(options.timeoutMs, options.clock, options.signal);
   try {
     const res = await fetch(url, {
       method: 'POST',
       headers: options.headers,
       body: JSON.stringify(body),
-      signal: controller.signal,
+      signal: deadline.signal,
       redirect: 'manual',
     });
     const text = await readCapped(res, options.maxBodyBytes);
     return { kind: 'response', status: res.status, headers: res.headers, body: text };
   } catch (err) {
-    if (timedOut) return { kind: 'timeout' };
+    if (deadline.why() === 'timeout') return { kind: 'timeout' };
     if (options.signal.aborted) return { kind: 'aborted' };
     return { kind: 'network', error: networkErrorText(err) };
   } finally {
-    clearTimeout(timer);
-    options.signal.removeEventListener('abort', onAbort);
+    deadline.dispose();
   }
 }
 
@@ -152,6 +146,7 @@ export function createWebhookChannel(config: WebhookChannelConfig, deps: { clock
       timeoutMs: config.timeoutMs,
       signal,
       maxBodyBytes: ERROR_BODY_BYTES,
+      clock: deps.clock,
     });
     const result = toResult(attempt);
     if (attempt.kind !== 'aborted') healthy = result.ok || !result.retryable;

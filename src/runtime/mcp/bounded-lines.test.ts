@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { manualClock } from '../../core/clock.js';
+import { fakeClock } from '../../core/clock.js';
 import { createBoundedLines } from './bounded-lines.js';
 
 function sink(opts: { maxLineChars?: number; maxLines?: number; windowMs?: number } = {}) {
-  const clock = manualClock(0);
+  const clock = fakeClock(0);
   const out: Array<[string, number]> = [];
   const lines = createBoundedLines({
     clock, maxLineChars: opts.maxLineChars ?? 10, maxLines: opts.maxLines ?? 100, windowMs: opts.windowMs ?? 1_000,

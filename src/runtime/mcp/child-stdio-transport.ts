@@ -15,7 +15,7 @@ import type { ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Sleep } from '../backoff.js';
+import type { Clock } from '../../core/clock.js';
 
 /** How long the pipes of an exited server may stay open (held by its helpers) before they are destroyed. */
 const PIPES_GRACE_MS = 1_000;
@@ -40,7 +40,7 @@ export interface ChildStdioOptions {
   /** The child's whole environment. */
   env: Record<string, string>;
   killGraceMs: number;
-  sleep: Sleep;
+  clock: Clock;
   onStderr: (chunk: Buffer, pid: number | null) => void;
 }
 
@@ -93,7 +93,7 @@ export function createChildStdioTransport(options: ChildStdioOptions): ChildStdi
           if (leader !== null) try { process.kill(-leader, 'SIGKILL'); } catch { /* group already empty */ }
           // A helper in a session of its own escapes the group kill and can hold the pipes for ever:
           // after a grace period, let go of them so 'close' (and so `exited`) always comes.
-          void options.sleep(PIPES_GRACE_MS, pipesGrace.signal).then(() => {
+          void options.clock.sleep(PIPES_GRACE_MS, pipesGrace.signal).then(() => {
             for (const stream of [proc.stdin, proc.stdout, proc.stderr]) stream?.destroy();
           }, () => undefined);
         });
@@ -158,7 +158,7 @@ export function createChildStdioTransport(options: ChildStdioOptions): ChildStdi
           try { child.stdin?.end(); } catch { /* already closed */ }
           signalGroup('SIGTERM');
           const grace = new AbortController();
-          const graceOver = options.sleep(options.killGraceMs, grace.signal).then(() => true, () => false);
+          const graceOver = options.clock.sleep(options.killGraceMs, grace.signal).then(() => true, () => false);
           const overdue = await Promise.race([exited.then(() => false), graceOver]);
           grace.abort(); // releases the grace timer when the child went in time
           if (overdue) signalGroup('SIGKILL');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { manualClock } from '../../core/clock.js';
+import { fakeClock } from '../../core/clock.js';
 import type { CircuitState } from '../../metrics/metric-names.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 
@@ -100,7 +100,7 @@ const scenarios: Scenario[] = [
 describe('createCircuitBreaker', () => {
   for (const s of scenarios) {
     it(s.name, () => {
-      const clock = manualClock(1_700_000_000_000);
+      const clock = fakeClock(1_700_000_000_000);
       const changes: CircuitState[] = [];
       const breaker = createCircuitBreaker({ failureThreshold: s.threshold, openMs: OPEN_MS, clock, onChange: (st) => changes.push(st) });
       s.steps.forEach((step, i) => {
@@ -117,6 +117,6 @@ describe('createCircuitBreaker', () => {
   }
 
   it('rejects a threshold below 1', () => {
-    assert.throws(() => createCircuitBreaker({ failureThreshold: 0, openMs: 1, clock: manualClock(0), onChange: () => {} }), RangeError);
+    assert.throws(() => createCircuitBreaker({ failureThreshold: 0, openMs: 1, clock: fakeClock(0), onChange: () => {} }), RangeError);
   });
 });

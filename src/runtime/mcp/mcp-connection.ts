@@ -5,10 +5,10 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Sleep } from '../backoff.js';
+import type { Clock } from '../../core/clock.js';
+import { rejectOnAbort } from '../../core/deadline.js';
 import type { ChildExit } from './child-stdio-transport.js';
 import { createChildStdioTransport } from './child-stdio-transport.js';
-import { rejectOnAbort } from './deadline.js';
 import type { McpToolInfo } from './mcp-supervisor.js';
 
 export interface RawToolResult {
@@ -36,7 +36,7 @@ export interface OpenOptions {
   env: Record<string, string>;
   clientVersion: string;
   killGraceMs: number;
-  sleep: Sleep;
+  clock: Clock;
   /** Aborting it (deadline, close) fails the attempt and kills the child. */
   signal: AbortSignal;
   /** Upper bound for the SDK's own request timers; the signal is what normally ends a wait. */
@@ -55,7 +55,7 @@ const SDK_TIMER_SLACK_MS = 1_000;
 
 export async function openMcpConnection(o: OpenOptions): Promise<OpenResult> {
   const transport = createChildStdioTransport({
-    command: o.command, args: o.args, cwd: o.cwd, env: o.env, killGraceMs: o.killGraceMs, sleep: o.sleep, onStderr: o.onStderr,
+    command: o.command, args: o.args, cwd: o.cwd, env: o.env, killGraceMs: o.killGraceMs, clock: o.clock, onStderr: o.onStderr,
   });
   const client = new Client({ name: 'svc', version: o.clientVersion }, { capabilities: {} });
   client.onerror = (error) => o.onProtocolError(error.message);

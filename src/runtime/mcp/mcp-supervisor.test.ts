@@ -8,17 +8,16 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import { mcpServerSchema } from '../../config/schema.js';
 import { systemClock } from '../../core/clock.js';
 import type { Metrics } from '../../metrics/registry.js';
 import { createMetrics } from '../../metrics/registry.js';
-import { timerSleep } from '../backoff.js';
 import { createSourceStats } from '../source-stats.js';
 import type { McpSupervisor, ToolCallResult } from './mcp-supervisor.js';
 import { createMcpSupervisor } from './mcp-supervisor.js';
+import { waitFor } from '../../../test/support/wait.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/mcp-test-server.mjs', import.meta.url));
 const SUPERVISOR = fileURLToPath(new URL('./mcp-supervisor.ts', import.meta.url));
@@ -56,7 +55,7 @@ function harness(overrides: Record<string, unknown> = {}, command?: string): Har
   const metrics = createMetrics({ stats: createSourceStats(), agents: [], mcpServers: [SERVER] });
   const logs: LogLine[] = [];
   const supervisor = createMcpSupervisor({
-    config, agentDir: dir, metrics: metrics.mcp, clock: systemClock, sleep: timerSleep,
+    config, agentDir: dir, metrics: metrics.mcp, clock: systemClock,
     baseEnv: { PATH: process.env.PATH, HOME: process.env.HOME, SVC_DAEMON_SECRET: 'must-not-leak' },
     log: (level, event, fields) => logs.push({ level, event, fields }),
   });
@@ -76,13 +75,6 @@ function harness(overrides: Record<string, unknown> = {}, command?: string): Har
   };
 }
 
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 8_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) assert.fail(`timed out waiting for: ${what}`);
-    await delay(20);
-  }
-}
 
 /** A sample of one family for server t1 (`suffix`: `_count`/`_sum` of a histogram). */
 async function sample(metrics: Metrics, name: string, suffix = ''): Promise<number> {
@@ -385,13 +377,13 @@ describe('MCP supervisor', () => {
       const { createMcpSupervisor } = await import(${JSON.stringify(SUPERVISOR)});
       const { createMetrics } = await import(${JSON.stringify(fileURLToPath(new URL('../../metrics/registry.ts', import.meta.url)))});
       const { createSourceStats } = await import(${JSON.stringify(fileURLToPath(new URL('../source-stats.ts', import.meta.url)))});
-      const { timerSleep } = await import(${JSON.stringify(fileURLToPath(new URL('../backoff.ts', import.meta.url)))});
+      const { systemClock } = await import(${JSON.stringify(fileURLToPath(new URL('../../core/clock.ts', import.meta.url)))});
       const metrics = createMetrics({ stats: createSourceStats(), agents: [], mcpServers: ['t1'] });
       const config = { id: 't1', command: process.execPath, args: [${JSON.stringify(FIXTURE)}], env: {}, callTimeoutMs: 3000,
         pingIntervalMs: 100, pingTimeoutMs: 100, drainTimeoutMs: 500, restart: { initialBackoffMs: 50, maxBackoffMs: 200 },
         circuit: { failureThreshold: 5, openMs: 300 }, rateLimit: { perSecond: 10, burst: 1 } };
-      const s = createMcpSupervisor({ config, agentDir: ${JSON.stringify(dir)}, metrics: metrics.mcp, clock: { now: () => Date.now() },
-        sleep: timerSleep, baseEnv: { PATH: process.env.PATH ?? '' }, log: () => {} });
+      const s = createMcpSupervisor({ config, agentDir: ${JSON.stringify(dir)}, metrics: metrics.mcp, clock: systemClock,
+        baseEnv: { PATH: process.env.PATH ?? '' }, log: () => {} });
       await s.start();
       const r = await Promise.all([s.callTool('echo', { text: 'a' }), s.callTool('echo', { text: 'b' })]);
       await new Promise((ok) => setTimeout(ok, 350)); // a few pings

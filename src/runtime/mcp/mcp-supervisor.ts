@@ -14,11 +14,10 @@ import { packageVersion } from '../../core/version.js';
 import type { CircuitState } from '../../metrics/metric-names.js';
 import { CIRCUIT_STATE_VALUES } from '../../metrics/metric-names.js';
 import type { McpMetrics } from '../../metrics/registry.js';
-import type { Sleep } from '../backoff.js';
 import { backoffMs } from '../backoff.js';
 import { createBoundedLines } from './bounded-lines.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
-import { linkSignals, startDeadline, withDeadline } from './deadline.js';
+import { linkSignals, startDeadline, withDeadline } from '../../core/deadline.js';
 import type { McpConnection } from './mcp-connection.js';
 import { describeExit, isConnectionClosed, isServerErrorResponse, openMcpConnection } from './mcp-connection.js';
 import { createToolCaller } from './tool-call.js';
@@ -60,7 +59,6 @@ export interface McpSupervisorDeps {
   agentDir: string;
   metrics: McpMetrics;
   clock: Clock;
-  sleep: Sleep;
   log: McpLog;
   /** The daemon's environment; only PATH and HOME are passed on, then config.env on top. */
   baseEnv: Readonly<Record<string, string | undefined>>;
@@ -82,7 +80,7 @@ const LOG_WINDOW_MS = 10_000;
 type LifeEnd = 'exited' | 'unresponsive' | 'stopped';
 
 export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
-  const { config, metrics, clock, sleep, log } = deps;
+  const { config, metrics, clock, log } = deps;
   const serverId = config.id;
   const labels = { server_id: serverId };
   const cwd = resolve(deps.agentDir, config.cwd ?? '.');
@@ -112,7 +110,7 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
   const waitingUp = new Set<(connection: McpConnection | null) => void>();
 
   const caller = createToolCaller({
-    config, metrics, clock, sleep, life: life.signal, breaker, log,
+    config, metrics, clock, life: life.signal, breaker, log,
     upNow: () => (closing ? null : state === 'running' ? current : undefined),
     waitUp,
     onAnswer: () => { answered = true; },
@@ -151,11 +149,11 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
     });
     const stderr = bounded('mcp.stderr', 'info');
     const protocol = bounded('mcp.protocol_error', 'warn');
-    const deadline = startDeadline(startTimeoutMs, sleep, life.signal);
+    const deadline = startDeadline(startTimeoutMs, clock, life.signal);
     let opened: Awaited<ReturnType<typeof openMcpConnection>>;
     try {
       opened = await openMcpConnection({
-        command: config.command, args: config.args, cwd, env, clientVersion, killGraceMs: KILL_GRACE_MS, sleep,
+        command: config.command, args: config.args, cwd, env, clientVersion, killGraceMs: KILL_GRACE_MS, clock,
         signal: deadline.signal, timeoutMs: startTimeoutMs,
         onStderr: (chunk, from) => { pid = from; stderr.write(chunk); },
         onProtocolError: (message) => protocol.write(`${message.replace(/\s*\n\s*/g, ' ')}\n`),
@@ -182,8 +180,8 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
     const stop = linkSignals(life.signal, over.signal);
     const pinger = (async (): Promise<LifeEnd> => {
       for (;;) {
-        await sleep(config.pingIntervalMs, stop.signal);
-        const ping = await withDeadline(config.pingTimeoutMs, sleep, stop.signal, (s) => connection.ping(s, config.pingTimeoutMs));
+        await clock.sleep(config.pingIntervalMs, stop.signal);
+        const ping = await withDeadline(config.pingTimeoutMs, clock, stop.signal, (s) => connection.ping(s, config.pingTimeoutMs));
         // A JSON-RPC error (e.g. -32601 from a server without ping) is still an answer: the server is alive.
         if (ping.ok || (ping.why === 'error' && isServerErrorResponse(ping.error))) { answered = true; continue; }
         if (ping.why === 'aborted') return 'stopped';
@@ -215,7 +213,7 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
       if (spawns > 0) {
         const delayMs = backoffMs(config.restart, Math.max(1, failedLives));
         log('info', 'mcp.restarting', { serverId, attempt: failedLives, delayMs });
-        try { await sleep(delayMs, life.signal); } catch { break; }
+        try { await clock.sleep(delayMs, life.signal); } catch { break; }
         restarts += 1;
         metrics.restarts.inc(labels);
       }

@@ -9,10 +9,9 @@
 import type { McpServerConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import type { McpMetrics } from '../../metrics/registry.js';
-import type { Sleep } from '../backoff.js';
 import { createTokenBucket } from '../rate-limit/token-bucket.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
-import { linkSignals, rejectOnAbort, startDeadline, withDeadline } from './deadline.js';
+import { linkSignals, rejectOnAbort, startDeadline, withDeadline } from '../../core/deadline.js';
 import type { McpConnection, RawToolResult } from './mcp-connection.js';
 import { describeError, isServerErrorResponse, isSdkTimeout } from './mcp-connection.js';
 import type { McpLog, ToolCallResult } from './mcp-supervisor.js';
@@ -30,7 +29,6 @@ export interface ToolCallerDeps {
   config: McpServerConfig;
   metrics: McpMetrics;
   clock: Clock;
-  sleep: Sleep;
   /** Aborted when the supervisor closes: ends rate-limit waits. */
   life: AbortSignal;
   breaker: CircuitBreaker;
@@ -43,11 +41,11 @@ export interface ToolCallerDeps {
 }
 
 export function createToolCaller(deps: ToolCallerDeps): ToolCaller {
-  const { config, metrics, clock, sleep, life, breaker, log } = deps;
+  const { config, metrics, clock, life, breaker, log } = deps;
   const serverId = config.id;
   const labels = { server_id: serverId };
   const timeoutMs = config.callTimeoutMs;
-  const bucket = config.rateLimit ? createTokenBucket(config.rateLimit, { clock, sleep }) : null;
+  const bucket = config.rateLimit ? createTokenBucket(config.rateLimit, { clock }) : null;
   const inflight = new Set<Promise<unknown>>();
 
   const fail = (reason: Failure['reason'], error: string): Failure => ({ ok: false, reason, error });
@@ -69,7 +67,7 @@ export function createToolCaller(deps: ToolCallerDeps): ToolCaller {
       }
     }
     // One deadline for waiting until the server is up and for the call itself.
-    const deadline = startDeadline(timeoutMs, sleep, signal);
+    const deadline = startDeadline(timeoutMs, clock, signal);
     try {
       let connection: McpConnection | null;
       try {
@@ -136,7 +134,7 @@ export function createToolCaller(deps: ToolCallerDeps): ToolCaller {
     },
     async drain(ms) {
       if (inflight.size === 0 || ms <= 0) return;
-      await withDeadline(ms, sleep, undefined, () => Promise.allSettled([...inflight]));
+      await withDeadline(ms, clock, undefined, () => Promise.allSettled([...inflight]));
     },
   };
 }

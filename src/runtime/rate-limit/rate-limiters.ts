@@ -8,7 +8,6 @@
 import type { RateLimitsConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import type { RateLimitMetrics } from '../../metrics/registry.js';
-import type { Sleep } from '../backoff.js';
 import type { TokenBucket } from './token-bucket.js';
 import { createTokenBucket } from './token-bucket.js';
 
@@ -24,7 +23,6 @@ export function createAgentRateLimiters(deps: {
   config: RateLimitsConfig;
   metrics: RateLimitMetrics;
   clock: Clock;
-  sleep: Sleep;
 }): AgentRateLimiters {
   const { agentId: agent, config, metrics } = deps;
   const providerBucket = config.provider ? createTokenBucket(config.provider, deps) : null;

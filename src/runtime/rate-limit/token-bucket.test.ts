@@ -1,23 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { manualClock } from '../../core/clock.js';
+import { fakeClock } from '../../core/clock.js';
+import type { FakeClock } from '../../core/clock.js';
 import { createSourceStats } from '../source-stats.js';
 import { createMetrics } from '../../metrics/registry.js';
-import type { Sleep } from '../backoff.js';
 import { createAgentRateLimiters } from './rate-limiters.js';
 import { createTokenBucket } from './token-bucket.js';
 
-/** A sleep that moves the manual clock instead of waiting, and records what it was asked. */
+/** A fake clock whose sleeps move it at once instead of waiting, recording what they were asked. */
 function fakeTime(start = 1_000_000) {
-  const clock = manualClock(start);
+  const fake = fakeClock(start);
   const slept: number[] = [];
-  const sleep: Sleep = (ms, signal) => {
-    if (signal.aborted) return Promise.reject(signal.reason as Error);
-    slept.push(ms);
-    clock.advance(ms);
-    return Promise.resolve();
+  const clock: FakeClock = {
+    ...fake,
+    sleep: (ms, signal) => {
+      if (signal?.aborted) return Promise.reject(signal.reason as Error);
+      slept.push(ms);
+      fake.advance(ms);
+      return Promise.resolve();
+    },
   };
-  return { clock, sleep, slept };
+  return { clock, slept };
 }
 
 describe('token bucket', () => {
@@ -61,11 +64,9 @@ describe('token bucket', () => {
   });
 
   it('a waiter queued behind others leaves at once when its signal aborts', async () => {
-    const clock = manualClock(0);
-    const never: Sleep = (_ms, signal) => new Promise((_r, reject) => {
-      signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
-    });
-    const bucket = createTokenBucket({ perSecond: 1, burst: 1 }, { clock, sleep: never });
+    const clock = fakeClock(0);
+    // Time never moves: the queued waiter can leave only through its signal.
+    const bucket = createTokenBucket({ perSecond: 1, burst: 1 }, { clock });
     await bucket.take();
     const first = new AbortController();
     const blocked = bucket.take(first.signal); // waits on the (never ending) sleep

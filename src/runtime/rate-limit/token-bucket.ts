@@ -5,7 +5,6 @@
  * a burst of callers cannot starve an early one. Time comes from the injected clock and sleep.
  */
 import type { Clock } from '../../core/clock.js';
-import type { Sleep } from '../backoff.js';
 
 export interface RateLimit {
   /** Tokens added per second (may be fractional: 0.5 = one call every two seconds). */
@@ -26,10 +25,10 @@ export interface TokenBucket {
   waiting(): number;
 }
 
-export function createTokenBucket(limit: RateLimit, deps: { clock: Clock; sleep: Sleep }): TokenBucket {
+export function createTokenBucket(limit: RateLimit, deps: { clock: Clock }): TokenBucket {
   if (!(limit.perSecond > 0) || !Number.isFinite(limit.perSecond)) throw new RangeError('perSecond must be a positive number');
   if (!Number.isInteger(limit.burst) || limit.burst < 1) throw new RangeError('burst must be a positive integer');
-  const { clock, sleep } = deps;
+  const { clock } = deps;
   let tokens = limit.burst;
   let refilledAt = clock.now();
   /** Reservations of callers that wait: the tail is the latest, each one token after the previous. */
@@ -68,7 +67,7 @@ export function createTokenBucket(limit: RateLimit, deps: { clock: Clock; sleep:
           signal?.throwIfAborted();
           if (takeNow()) break;
           const needMs = Math.max(1, Math.ceil(((1 - tokens) * 1000) / limit.perSecond));
-          await sleep(needMs, signal ?? new AbortController().signal);
+          await clock.sleep(needMs, signal);
         }
         return { waitedMs: Math.max(0, clock.now() - started) };
       } finally {

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the SIEM export tests (*.test.ts beside this file): a real SQLite store in a temp
+ * Shared pieces of the SIEM export tests (src/audit/export/*.test.ts): a real SQLite store in a temp
  * directory, the real metrics registry, loopback receivers (node:http, and a node:net syslog
  * listener that parses RFC 6587 octet-counted frames) and a deadline poll. Not used by svc itself.
  */
@@ -9,16 +9,15 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import type { AuditConfig } from '../../config/schema.js';
-import { auditSchema } from '../../config/schema.js';
-import type { Clock } from '../../core/clock.js';
-import type { LogFields, LogLevel } from '../../logs/agent-log.js';
-import type { Metrics } from '../../metrics/registry.js';
-import { createMetrics } from '../../metrics/registry.js';
-import { createSourceStats } from '../../runtime/source-stats.js';
-import { openSqliteStore } from '../../store/sqlite-store.js';
-import type { Store } from '../../store/store.js';
+import type { AuditConfig } from '../../src/config/schema.js';
+import { auditSchema } from '../../src/config/schema.js';
+import type { Clock } from '../../src/core/clock.js';
+import type { LogFields, LogLevel } from '../../src/logs/agent-log.js';
+import type { Metrics } from '../../src/metrics/registry.js';
+import { createMetrics } from '../../src/metrics/registry.js';
+import { createSourceStats } from '../../src/runtime/source-stats.js';
+import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
 
 export interface LogRecord { level: LogLevel; event: string; fields: LogFields }
 
@@ -55,20 +54,11 @@ export async function appendRows(store: Store, n: number, pad = 0): Promise<void
   }
 }
 
-/** Polls `check` every 5 ms until it holds; fails with `what` after `timeoutMs`. */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!await check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await delay(5);
-  }
-}
-
 /**
  * Value of one series in the registry (0 when it does not exist). `series` picks a histogram's
  * `_count` or `_sum`; counters and gauges have only the family's own name.
  */
-export async function metricValue(metrics: Metrics, name: string, labels: Record<string, string> = {},
+export async function registryValue(metrics: Metrics, name: string, labels: Record<string, string> = {},
   series = name): Promise<number> {
   const metric = metrics.registry.getSingleMetric(name);
   if (metric === undefined) throw new Error(`no metric ${name}`);
@@ -225,15 +215,4 @@ export async function startSyslogListener(opts: { onFrame?: SyslogBehaviour; onC
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** `promise`, or a failure naming `what` after `ms`: an awaited event that never comes fails the test. */
-export async function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<T> {
-  const timeout = new AbortController();
-  try {
-    return await Promise.race([promise, delay(ms, undefined, { signal: timeout.signal })
-      .then(() => { throw new Error(`timed out after ${ms} ms waiting for: ${what}`); })]);
-  } finally {
-    timeout.abort();
-  }
 }

@@ -1,8 +1,9 @@
 /**
- * Deadlines built on the injected Sleep, so every wait of the supervisor is bounded, says why it ended
- * and leaves no timer behind.
+ * Deadlines built on the injected clock, so every wait is bounded, says why it ended and leaves no
+ * timer behind. The only place that turns "at most N ms" into an AbortSignal.
  */
-import type { Sleep } from '../backoff.js';
+import type { Clock } from './clock.js';
+import { abortReason } from './clock.js';
 
 export type DeadlineEnd = 'timeout' | 'aborted';
 
@@ -15,9 +16,9 @@ export interface Deadline {
   dispose(): void;
 }
 
-export function startDeadline(ms: number, sleep: Sleep, outer?: AbortSignal): Deadline {
+export function startDeadline(ms: number, clock: Clock, outer?: AbortSignal): Deadline {
   const controller = new AbortController();
-  const timer = new AbortController();
+  let timer: ReturnType<Clock['setTimer']> | null = null;
   let why: DeadlineEnd | null = null;
   const end = (reason: DeadlineEnd): void => {
     if (why) return;
@@ -28,13 +29,14 @@ export function startDeadline(ms: number, sleep: Sleep, outer?: AbortSignal): De
   if (outer?.aborted) end('aborted');
   else {
     outer?.addEventListener('abort', onOuter, { once: true });
-    sleep(Math.max(0, ms), timer.signal).then(() => end('timeout'), () => { /* disposed */ });
+    timer = clock.setTimer(() => end('timeout'), ms);
   }
   return {
     signal: controller.signal,
     why: () => why,
     dispose() {
-      timer.abort();
+      if (timer !== null) clock.clearTimer(timer);
+      timer = null;
       outer?.removeEventListener('abort', onOuter);
     },
   };
@@ -48,9 +50,9 @@ export type DeadlineResult<T> =
  * Runs `op` with a signal that aborts after `ms` or when `outer` aborts, and returns as soon as either
  * happens even if `op` ignores its signal (its late result is dropped).
  */
-export async function withDeadline<T>(ms: number, sleep: Sleep, outer: AbortSignal | undefined,
+export async function withDeadline<T>(ms: number, clock: Clock, outer: AbortSignal | undefined,
   op: (signal: AbortSignal) => Promise<T>): Promise<DeadlineResult<T>> {
-  const deadline = startDeadline(ms, sleep, outer);
+  const deadline = startDeadline(ms, clock, outer);
   try {
     const value = await Promise.race([op(deadline.signal), rejectOnAbort(deadline.signal)]);
     return { ok: true, value };
@@ -63,10 +65,9 @@ export async function withDeadline<T>(ms: number, sleep: Sleep, outer: AbortSign
 
 /** A promise that rejects with the signal's reason when it aborts (never settles otherwise). */
 export function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  const reason = (): Error => (signal.reason instanceof Error ? signal.reason : new Error('aborted'));
   return new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(reason());
-    else signal.addEventListener('abort', () => reject(reason()), { once: true });
+    if (signal.aborted) reject(abortReason(signal));
+    else signal.addEventListener('abort', () => reject(abortReason(signal)), { once: true });
   });
 }
 

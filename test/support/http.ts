@@ -1,0 +1,72 @@
+/** HTTP on loopback in tests: free ports, signed webhook posts, Prometheus text. */
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:net';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function sign(secret: string, body: Buffer | string): string {
+  return 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+}
+
+export async function postWebhook(
+  url: string,
+  body: Buffer | string,
+  headers: Record<string, string>,
+  method = 'POST',
+): Promise<{ status: number; json: Record<string, unknown> | null; headers: Headers }> {
+  const res = await fetch(url, { method, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body });
+  const text = await res.text();
+  let json: Record<string, unknown> | null;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = null;
+  }
+  return { status: res.status, json, headers: res.headers };
+}
+
+/**
+ * POSTs a large body with node:http and returns the status even when the server answers early and
+ * closes the connection before the whole body was sent (as it should for 413).
+ */
+export async function postLarge(url: string, body: Buffer, headers: Record<string, string>): Promise<number> {
+  const { request } = await import('node:http');
+  return new Promise((resolve, reject) => {
+    let status: number | null = null;
+    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+      status = res.statusCode ?? 0;
+      res.resume();
+      res.on('end', () => resolve(status as number));
+    });
+    req.on('error', (err) => (status === null ? reject(err) : resolve(status)));
+    req.end(body);
+  });
+}
+
+/** The template's mock alert made unique by `fingerprint` (its alert fingerprint too), signed and posted. */
+export function postAlert(url: string, secret: string, fixture: string, fingerprint: string): ReturnType<typeof postWebhook> {
+  const body = fixture.replace('c3a1f0e29b7d4e55', fingerprint);
+  return postWebhook(url, body, { 'x-signature': sign(secret, body), 'x-alert-fingerprint': fingerprint });
+}
+
+/** The value of one sample in a Prometheus text exposition (labels matched exactly), or undefined. */
+export function metricValue(exposition: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`).sort().join(',');
+  for (const line of exposition.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = [...(m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*")/g)].map((x) => x[1]).sort().join(',');
+    if (have === want) return Number(m[3]);
+  }
+  return undefined;
+}

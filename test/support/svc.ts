@@ -1,0 +1,89 @@
+/** The built `svc` CLI in black-box tests: run it, give it a fresh home, scaffold an agent with it. */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { processAlive } from '../../src/cli/daemon-files.js';
+import { freePort } from './http.js';
+
+export const SVC_BIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node dist/main.js ...args` to completion. */
+export function runSvc(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; input?: string; timeoutMs?: number }): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`svc ${args.join(' ')} timed out\n${stdout}\n${stderr}`)); }, opts.timeoutMs ?? 90_000);
+    child.on('error', reject);
+    // Wait for 'close' (not 'exit') so stdout/stderr are complete.
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** A fresh SVC_HOME and work directory, removed by `cleanup`. */
+export function tempEnv(): { home: string; work: string; env: NodeJS.ProcessEnv; cleanup(): void } {
+  const root = mkdtempSync(join(tmpdir(), 'svc-test-'));
+  const home = join(root, 'home');
+  const work = join(root, 'work');
+  // SVC_METRICS_PORT=0: no control-plane listener unless a test asks for one on a free port.
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: root, SVC_HOME: home, NO_COLOR: '1', SVC_METRICS_PORT: '0' };
+  return { home, work, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/** Replaces the template's fixed ingest port with `port` in DIR/event-sources.yaml. */
+export function setIngestPort(dir: string, port: number): void {
+  const file = join(dir, 'event-sources.yaml');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('port: 8787', `port: ${port}`));
+}
+
+export function readSecretFile(home: string, path: string): string {
+  return readFileSync(join(home, 'secrets', path), 'utf8').trim();
+}
+
+/** A running process (a zombie awaiting its reaper counts as gone). */
+export function pidAlive(pid: number): boolean {
+  return processAlive(pid);
+}
+
+/** Appends YAML to DIR/agent.yaml (the scaffold ends with comments, so top-level keys can follow). */
+export function appendAgentYaml(dir: string, yaml: string): void {
+  const file = join(dir, 'agent.yaml');
+  writeFileSync(file, `${readFileSync(file, 'utf8')}\n${yaml}\n`);
+}
+
+/** An alert-escalation agent scaffolded by the real `svc init`, on free ingest and control-plane ports. */
+export interface ScaffoldedAgent {
+  dir: string;
+  /** The webhook URL of the `alertmanager` source. */
+  url: string;
+  cpPort: number;
+  /** `http://127.0.0.1:<cpPort>` */
+  cp: string;
+  /** The source's HMAC secret, as `svc init` created it. */
+  secret: string;
+  /** The template's mock alert, as text. */
+  fixture: string;
+}
+
+export async function scaffoldAgent(t: { home: string; work: string; env: NodeJS.ProcessEnv }, name = 'agent'): Promise<ScaffoldedAgent> {
+  const dir = join(t.work, name);
+  mkdirSync(t.work, { recursive: true });
+  const init = await runSvc(['init', '--template', 'alert-escalation', '--provider', 'rules', dir], { env: t.env, cwd: t.work });
+  if (init.code !== 0) throw new Error(`svc init failed: ${init.stderr}`);
+  const port = await freePort();
+  setIngestPort(dir, port);
+  const cpPort = await freePort();
+  return { dir, url: `http://127.0.0.1:${port}/webhooks/alertmanager`, cpPort, cp: `http://127.0.0.1:${cpPort}`,
+    secret: readSecretFile(t.home, 'alert-escalation/webhook-hmac'), fixture: readFileSync(join(dir, 'fixtures/mock-alert.json'), 'utf8') };
+}
