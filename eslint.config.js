@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'templates/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'templates/**', '.dependency-cruiser.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -26,6 +26,7 @@ export default tseslint.config(
     },
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+
   // Plain-JS test fixtures (spawned as child processes) are outside the TS project: lint without types.
   {
     files: ['test/fixtures/**/*.mjs'],

@@ -4,7 +4,8 @@
  * A helper, not a bench: run-all.ts skips it.
  */
 import { performance } from 'node:perf_hooks';
-import type { NewAuditEntry, Store } from '../src/store/store.js';
+import type { Store } from '../src/store/store.js';
+import type { NewAuditEntry } from '../src/audit/audit-row.js';
 
 const WARMUP = 1_000;
 /** fsync latency on a shared disk varies 10x between runs: stop early rather than run for minutes. */

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { canonicalJson, GENESIS_HASH, sha256Hex, storedRowText } from '../src/audit/chain.js';
-import { createSqliteChainVerifier } from '../src/audit/sqlite-chain-verifier.js';
+import { createSqliteChainVerifier } from '../src/store/sqlite-chain-verifier.js';
 import { isoTs, systemClock } from '../src/core/clock.js';
 import { createAuditRoute } from '../src/control-plane/routes/audit-route.js';
 import { createEventsRoute } from '../src/control-plane/routes/events-route.js';

@@ -16,7 +16,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
-import { createAuthGuard } from '../src/auth/auth-guard.js';
+import { createAuthGuard } from '../src/control-plane/auth-guard.js';
 import { ALLOWED_ALGORITHMS, CLOCK_SKEW_S, createTokenVerifier } from '../src/auth/verify-token.js';
 import type { AuthSettings } from '../src/config/control-plane.js';
 import { systemClock } from '../src/core/clock.js';

@@ -12,7 +12,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { METRIC_FAMILIES } from '../src/metrics/metric-names.js';
 import type { MetricName } from '../src/metrics/metric-names.js';
 import { createMetrics, HISTOGRAM_BUCKETS } from '../src/metrics/registry.js';
-import { createSourceStats } from '../src/runtime/source-stats.js';
+import { createSourceStats } from '../src/metrics/source-stats.js';
 
 const AGENTS = 100;
 const SOURCES = 10;

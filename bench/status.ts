@@ -13,8 +13,8 @@ import type { LoadedAgent } from '../src/config/schema.js';
 import { systemClock } from '../src/core/clock.js';
 import { createStatusRoute } from '../src/control-plane/routes/status-route.js';
 import { createControlPlane } from '../src/control-plane/server.js';
-import { createSourceStats } from '../src/runtime/source-stats.js';
-import { createStatusSnapshot } from '../src/runtime/status-snapshot.js';
+import { createSourceStats } from '../src/metrics/source-stats.js';
+import { createStatusSnapshot } from '../src/daemon/status-snapshot.js';
 import { loadGet } from './load-client.js';
 
 const COUNT = 10_000;

@@ -22,7 +22,7 @@ import { systemClock } from '../src/core/clock.js';
 import { signBody } from '../src/ingest/signature.js';
 import { createWebhookIngest } from '../src/ingest/webhook-server.js';
 import { createAgentLog } from '../src/logs/agent-log.js';
-import { createSourceStats } from '../src/runtime/source-stats.js';
+import { createSourceStats } from '../src/metrics/source-stats.js';
 import { openSqliteStore } from '../src/store/sqlite-store.js';
 
 const SECRET = 'bench-secret-0123456789abcdef';

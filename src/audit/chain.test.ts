@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { AuditRow } from '../store/store.js';
+import type { AuditRow } from '../audit/audit-row.js';
 import {
   AUDIT_PROBLEMS, canonicalJson, canonicalRow, createChainVerifier, GENESIS_HASH, hashRow,
 } from './chain.js';

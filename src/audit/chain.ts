@@ -5,7 +5,7 @@
  */
 import { hash as oneShotHash } from 'node:crypto';
 import canonicalizeModule from 'canonicalize';
-import type { AuditRow, StoredAuditRow } from '../store/store.js';
+import type { AuditRow, StoredAuditRow } from '../audit/audit-row.js';
 
 // `canonicalize` is CommonJS (`module.exports = fn`) but its typings declare `export default fn`;
 // under NodeNext the default import is `module.exports`, i.e. the function itself.

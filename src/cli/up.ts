@@ -16,7 +16,7 @@ import type { LoadedAgent } from '../config/schema.js';
 import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import { packageVersion } from '../core/version.js';
-import { startDaemon } from '../runtime/start-daemon.js';
+import { startDaemon } from '../daemon/start-daemon.js';
 import type { CliContext } from './context.js';
 import { acquirePidFile, releasePidFile, runningPid, writeState } from './daemon-files.js';
 

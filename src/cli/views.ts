@@ -3,7 +3,8 @@
  * followed, as a table or `--json` (`{"items": [...]}`, plus `"verify"` for audit --verify).
  */
 import type { VerifyResult } from '../audit/chain.js';
-import type { AuditRow, DeadLetterRecord, EventRecord } from '../store/store.js';
+import type { DeadLetterRecord, EventRecord } from '../store/store.js';
+import type { AuditRow } from '../audit/audit-row.js';
 import type { CliContext } from './context.js';
 import { controlTarget, getAllPages } from './control-client.js';
 import { formatTable } from './table.js';

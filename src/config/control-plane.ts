@@ -5,7 +5,7 @@
  * is enabled but cannot be set up stops the daemon; it never runs without auth instead.
  */
 import { ConfigError } from '../core/errors.js';
-import { isLoopbackBind } from '../control-plane/host-guard.js';
+import { isLoopbackBind } from '../core/loopback.js';
 import { resolveRefs } from './refs.js';
 import type { AuthBlock, LoadedAgent } from './schema.js';
 

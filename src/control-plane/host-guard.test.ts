@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyHost, hostValues, isLoopbackBind } from './host-guard.js';
+import { isLoopbackBind } from '../core/loopback.js';
+import { classifyHost, hostValues } from './host-guard.js';
 
 describe('classifyHost', () => {
   const table: Array<[string[], string]> = [

@@ -30,7 +30,3 @@ export function hostValues(rawHeaders: readonly string[]): string[] {
   return values;
 }
 
-/** Whether a bind address only accepts connections from this machine. */
-export function isLoopbackBind(bind: string): boolean {
-  return /^127(?:\.\d{1,3}){3}$/.test(bind) || bind === '::1' || bind.toLowerCase() === 'localhost';
-}

@@ -2,10 +2,10 @@
  * Builds the control plane of a running daemon: every route of the specification over the live
  * store, counters, logs and metrics, behind the listener. Returns null when the listener is disabled.
  */
-import type { AuditChainVerifier } from '../audit/chain-verifier.js';
-import { createAuthGuard } from '../auth/auth-guard.js';
+import type { AuditChainVerifier } from '../store/chain-verifier.js';
+import { createAuthGuard } from './auth-guard.js';
 import { createTokenVerifier } from '../auth/verify-token.js';
-import { createSqliteChainVerifier } from '../audit/sqlite-chain-verifier.js';
+import { createSqliteChainVerifier } from '../store/sqlite-chain-verifier.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { Clock } from '../core/clock.js';
 import { createTailerRegistry } from '../logs/file-tailer.js';

@@ -7,9 +7,8 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
+import type { LogFields, LogLevel } from '../core/log.js';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-export type LogFields = Record<string, string | number | boolean | null | undefined>;
 
 export interface AgentLog {
   write(level: LogLevel, event: string, fields?: LogFields): void;

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OtlpSettings } from '../config/otlp.js';
-import { createSourceStats } from '../runtime/source-stats.js';
+import { createSourceStats } from './source-stats.js';
 import { METRIC_FAMILIES } from './metric-names.js';
 import type { OtlpBridgeDeps } from './otlp-bridge.js';
 import { startOtlpBridge } from './otlp-bridge.js';

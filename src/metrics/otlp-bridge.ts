@@ -16,7 +16,7 @@ import type { OtlpSettings } from '../config/otlp.js';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
-import type { LogFields, LogLevel } from '../logs/agent-log.js';
+import type { LogFields, LogLevel } from '../core/log.js';
 import { createPromToOtlp } from './prom-to-otlp.js';
 
 export interface OtlpBridgeDeps {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { register as globalRegister } from 'prom-client';
-import { createSourceStats } from '../runtime/source-stats.js';
+import { createSourceStats } from './source-stats.js';
 import { METRIC_FAMILIES } from './metric-names.js';
 import { createMetrics } from './registry.js';
 

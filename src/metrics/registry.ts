@@ -10,7 +10,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PrometheusContentType } from 'prom-client';
-import type { SourceCounters, SourceStats } from '../runtime/source-stats.js';
+import type { SourceCounters, SourceStats } from './source-stats.js';
 import type { FamilyNamesOf, LabelsOf, MetricFamily, MetricName, SourceDlqKind } from './metric-names.js';
 import { METRIC_FAMILIES } from './metric-names.js';
 

@@ -7,7 +7,7 @@ import { systemClock } from '../core/clock.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import { createAgentTools, toolLookup } from './agent-tools.js';
-import type { McpSupervisor, ToolCallResult } from './mcp/mcp-supervisor.js';
+import type { McpSupervisor, ToolCallResult } from './mcp/mcp-types.js';
 import type { AgentRateLimiters } from './rate-limit/rate-limiters.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-tools-'));

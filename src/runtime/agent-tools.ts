@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import { startDeadline } from '../core/deadline.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import type { Store } from '../store/store.js';
-import type { McpSupervisor, ToolCallResult } from './mcp/mcp-supervisor.js';
+import type { McpSupervisor, ToolCallResult } from './mcp/mcp-types.js';
 import type { RulesLookup } from './providers/rules-provider.js';
 import type { AgentRateLimiters } from './rate-limit/rate-limiters.js';
 

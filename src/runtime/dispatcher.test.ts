@@ -11,7 +11,7 @@ import type { Channel, DeliveryResult, OutboundMessage } from './channels/channe
 import type { DispatchAgent, IntakeGate } from './dispatcher.js';
 import { createDispatcher } from './dispatcher.js';
 import { createRulesProvider } from './providers/rules-provider.js';
-import { createSourceStats } from './source-stats.js';
+import { createSourceStats } from '../metrics/source-stats.js';
 
 const ALERT = {
   version: '4', groupKey: 'g', truncatedAlerts: 0, status: 'firing', receiver: 'r', groupLabels: {}, commonLabels: {},

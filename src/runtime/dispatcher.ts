@@ -10,12 +10,12 @@ import type { Clock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import type { EventRecord, Store } from '../store/store.js';
-import type { BackoffPolicy } from './backoff.js';
-import { backoffMs } from './backoff.js';
+import type { BackoffPolicy } from '../core/backoff.js';
+import { backoffMs } from '../core/backoff.js';
 import type { Channel, OutboundMessage } from './channels/channel.js';
 import type { DeadLetterReason } from './dead-letter-reasons.js';
 import type { Provider, TriageDecision } from './providers/provider.js';
-import type { SourceStats } from './source-stats.js';
+import type { SourceStats } from '../metrics/source-stats.js';
 
 export interface DispatchAgent {
   id: string;
@@ -143,7 +143,7 @@ export function createDispatcher(deps: {
 
   async function deliverAll(agent: DispatchAgent, event: EventRecord, triage: TriageDecision): Promise<Failure | null> {
     const message: OutboundMessage = { eventId: event.id, agentId: agent.id, severity: triage.severity,
-      status: triage.status, title: triage.title, text: triage.text };
+      status: triage.status, title: triage.title, text: triage.text, triagedBy: triage.triagedBy };
     for (const channel of agent.channels) {
       const failure = await deliver(agent, channel, message);
       if (failure) return failure;

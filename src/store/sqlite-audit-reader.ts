@@ -2,8 +2,8 @@
  * Read-only access to the stored audit chain on its own connection, for whole-chain verification in
  * worker threads (contract §5, `/audit?verify=1`).
  */
+import type { StoredAuditRow } from '../audit/audit-row.js';
 import Database from 'better-sqlite3';
-import type { StoredAuditRow } from './store.js';
 
 /** Aliased to the StoredAuditRow names, so better-sqlite3 builds the objects with no JS mapping. */
 export const STORED_AUDIT_COLS = 'seq, ts, kind, actor, agent_id AS agentId, data AS dataText, prev_hash AS prevHash, hash';

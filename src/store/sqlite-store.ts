@@ -3,6 +3,7 @@
  * audit chain and the idempotency fingerprints. better-sqlite3 is synchronous; the methods return
  * promises only to fill the async `Store` shape.
  */
+import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../audit/audit-row.js';
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { canonicalJson, GENESIS_HASH, hashRow } from '../audit/chain.js';
@@ -11,10 +12,7 @@ import { isoTs } from '../core/clock.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from './cursor.js';
 import { STORED_AUDIT_COLS } from './sqlite-audit-reader.js';
 import { openDatabase } from './sqlite-schema.js';
-import type {
-  AuditFilter, AuditRow, DeadLetterFilter, DeadLetterRecord, EventFilter, EventRecord, EventStatus,
-  IngestResult, NewAuditEntry, NewDeadLetter, NewEvent, Page, PageQuery, Store, StoredAuditRow,
-} from './store.js';
+import type { AuditFilter, DeadLetterFilter, DeadLetterRecord, EventFilter, EventRecord, EventStatus, IngestResult, NewDeadLetter, NewEvent, Page, PageQuery, Store } from './store.js';
 
 // Re-exported: callers that only know the SQLite store import it from here.
 export { InvalidCursorError };

@@ -3,6 +3,8 @@
  * PostgreSQL implementation can fill the same shape later.
  */
 
+import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../audit/audit-row.js';
+
 export type EventStatus = 'accepted' | 'processing' | 'processed' | 'dead-lettered';
 
 /** Event as the control plane shows it (contract §5). */
@@ -38,40 +40,6 @@ export interface DeadLetterRecord {
 }
 
 export type NewDeadLetter = Omit<DeadLetterRecord, 'id' | 'ts'>;
-
-/** Audit row (contract §5). `hash = SHA-256(prevHash + "\n" + JCS(row without hash))`. */
-export interface AuditRow {
-  seq: number;
-  ts: string;
-  kind: string;
-  actor: string;
-  agentId: string | null;
-  data: Record<string, unknown>;
-  prevHash: string;
-  hash: string;
-}
-
-/**
- * Audit row as stored, for whole-chain verification: `dataText` is the stored JSON text of `data`
- * (its RFC 8785 form when written by svc), not parsed, so the verifier can hash it directly.
- */
-export interface StoredAuditRow {
-  seq: number;
-  ts: string;
-  kind: string;
-  actor: string;
-  agentId: string | null;
-  dataText: string;
-  prevHash: string;
-  hash: string;
-}
-
-export interface NewAuditEntry {
-  kind: string;
-  actor: string;
-  agentId: string | null;
-  data: Record<string, unknown>;
-}
 
 export type IngestResult =
   | { outcome: 'accepted'; event: EventRecord }

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import type { AuditConfig } from '../../src/config/schema.js';
 import { auditSchema } from '../../src/config/schema.js';
 import type { Clock } from '../../src/core/clock.js';
-import type { LogFields, LogLevel } from '../../src/logs/agent-log.js';
+import type { LogFields, LogLevel } from '../../src/core/log.js';
 import type { Metrics } from '../../src/metrics/registry.js';
 import { createMetrics } from '../../src/metrics/registry.js';
-import { createSourceStats } from '../../src/runtime/source-stats.js';
+import { createSourceStats } from '../../src/metrics/source-stats.js';
 import { openSqliteStore } from '../../src/store/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 

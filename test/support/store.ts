@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { AuditRow } from '../../src/store/store.js';
+import type { AuditRow } from '../../src/audit/audit-row.js';
 
 /** Reads rows from the daemon's SQLite store (read-only; WAL lets it read while the daemon writes). */
 export function queryStore<T>(home: string, sql: string, ...params: unknown[]): T[] {

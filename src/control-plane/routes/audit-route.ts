@@ -5,8 +5,9 @@
  * slices otherwise) and shares one run between concurrent requests, so N clients asking at once
  * read the chain once and other routes keep answering meanwhile.
  */
-import type { AuditChainVerifier } from '../../audit/chain-verifier.js';
-import type { AuditRow, Store } from '../../store/store.js';
+import type { AuditChainVerifier } from '../../store/chain-verifier.js';
+import type { Store } from '../../store/store.js';
+import type { AuditRow } from '../../audit/audit-row.js';
 import { AUDIT_VIEW } from '../page-query.js';
 import type { RouteHandler } from '../route.js';
 import type { Report } from './view-route.js';

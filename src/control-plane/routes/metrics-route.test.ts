@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Gauge } from 'prom-client';
 import { createMetrics } from '../../metrics/registry.js';
 import type { Metrics } from '../../metrics/registry.js';
-import { createSourceStats } from '../../runtime/source-stats.js';
+import { createSourceStats } from '../../metrics/source-stats.js';
 import type { RouteHandler } from '../route.js';
 import { createMetricsRoute } from './metrics-route.js';
 

@@ -11,6 +11,8 @@ export interface OutboundMessage {
   status: 'firing' | 'resolved';
   title: string;
   text: string;
+  /** Who triaged it (contract §14.4). */
+  triagedBy: string;
 }
 
 /** Result of one delivery attempt; the dispatcher owns retries and back-off. */

@@ -11,7 +11,7 @@ import { createFileChannel } from './file-channel.js';
 
 const message = (n: number): OutboundMessage => ({
   eventId: `evt-${n}`, agentId: 'oncall', severity: 'P2', status: 'firing', title: `DiskFull on db-${n}`,
-  text: `[P2] FIRING: DiskFull on db-${n}\n- disk 95% "full"`,
+  text: `[P2] FIRING: DiskFull on db-${n}\n- disk 95% "full"`, triagedBy: 'rules',
 });
 
 describe('file channel', () => {
@@ -35,6 +35,7 @@ describe('file channel', () => {
     assert.deepEqual(JSON.parse(lines[0] ?? ''), {
       ts: '2026-11-21T03:12:00.123Z', channel: 'oncall-dm', to: 'alice', eventId: 'evt-1', agentId: 'oncall',
       severity: 'P2', status: 'firing', title: 'DiskFull on db-1', text: '[P2] FIRING: DiskFull on db-1\n- disk 95% "full"',
+      triagedBy: 'rules',
     });
   });
 

@@ -13,6 +13,7 @@ const NOW = Date.parse('2026-11-21T03:12:00.000Z');
 const message: OutboundMessage = {
   eventId: 'evt-7', agentId: 'oncall', severity: 'P1', status: 'resolved', title: 'HighLatency on api-1',
   text: '[P1] RESOLVED: HighLatency on api-1',
+  triagedBy: 'rules',
 };
 
 interface Reply { status: number; headers?: Record<string, string>; body?: string; hang?: boolean }
@@ -62,6 +63,7 @@ describe('webhook channel against a local receiver', () => {
     assert.deepEqual(JSON.parse(seen?.body ?? ''), {
       ts: '2026-11-21T03:12:00.000Z', channel: 'oncall-hook', to: 'on-call', eventId: 'evt-7', agentId: 'oncall',
       severity: 'P1', status: 'resolved', title: 'HighLatency on api-1', text: '[P1] RESOLVED: HighLatency on api-1',
+      triagedBy: 'rules',
     });
   });
 

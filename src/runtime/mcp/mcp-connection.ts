@@ -9,7 +9,7 @@ import type { Clock } from '../../core/clock.js';
 import { rejectOnAbort } from '../../core/deadline.js';
 import type { ChildExit } from './child-stdio-transport.js';
 import { createChildStdioTransport } from './child-stdio-transport.js';
-import type { McpToolInfo } from './mcp-supervisor.js';
+import type { McpToolInfo } from './mcp-types.js';
 
 export interface RawToolResult {
   content: unknown[];

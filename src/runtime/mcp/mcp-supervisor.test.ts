@@ -14,8 +14,8 @@ import { mcpServerSchema } from '../../config/schema.js';
 import { systemClock } from '../../core/clock.js';
 import type { Metrics } from '../../metrics/registry.js';
 import { createMetrics } from '../../metrics/registry.js';
-import { createSourceStats } from '../source-stats.js';
-import type { McpSupervisor, ToolCallResult } from './mcp-supervisor.js';
+import { createSourceStats } from '../../metrics/source-stats.js';
+import type { McpSupervisor, ToolCallResult } from './mcp-types.js';
 import { createMcpSupervisor } from './mcp-supervisor.js';
 import { waitFor } from '../../../test/support/wait.js';
 
@@ -376,7 +376,7 @@ describe('MCP supervisor', () => {
     const script = `
       const { createMcpSupervisor } = await import(${JSON.stringify(SUPERVISOR)});
       const { createMetrics } = await import(${JSON.stringify(fileURLToPath(new URL('../../metrics/registry.ts', import.meta.url)))});
-      const { createSourceStats } = await import(${JSON.stringify(fileURLToPath(new URL('../source-stats.ts', import.meta.url)))});
+      const { createSourceStats } = await import(${JSON.stringify(fileURLToPath(new URL('../../metrics/source-stats.ts', import.meta.url)))});
       const { systemClock } = await import(${JSON.stringify(fileURLToPath(new URL('../../core/clock.ts', import.meta.url)))});
       const metrics = createMetrics({ stats: createSourceStats(), agents: [], mcpServers: ['t1'] });
       const config = { id: 't1', command: process.execPath, args: [${JSON.stringify(FIXTURE)}], env: {}, callTimeoutMs: 3000,

@@ -14,7 +14,7 @@ import type { CircuitBreaker } from './circuit-breaker.js';
 import { linkSignals, rejectOnAbort, startDeadline, withDeadline } from '../../core/deadline.js';
 import type { McpConnection, RawToolResult } from './mcp-connection.js';
 import { describeError, isServerErrorResponse, isSdkTimeout } from './mcp-connection.js';
-import type { McpLog, ToolCallResult } from './mcp-supervisor.js';
+import type { McpLog, ToolCallResult } from './mcp-types.js';
 
 type Verdict = 'success' | 'failure' | 'none';
 type Failure = Extract<ToolCallResult, { ok: false }>;

@@ -1,6 +1,14 @@
 /** Providers decide what an event means; `rules` is built in and offline. */
-import type { EventRecord } from '../../store/store.js';
 import type { Severity } from '../channels/channel.js';
+
+/** What a provider is given: the stored event, its payload parsed. Data, never instructions. */
+export interface TriageEvent {
+  id: string;
+  agentId: string;
+  sourceId: string;
+  fingerprint: string | null;
+  payload: unknown;
+}
 
 export interface TriageDecision {
   /** false: nothing to tell anyone (e.g. an empty alert group). */
@@ -12,6 +20,8 @@ export interface TriageDecision {
   /** Message body for the on-call person. */
   text: string;
   alertCount: number;
+  /** Who decided (contract §14.4): `rules`, `anthropic:<model>`, `openai:<model>`, `rules-fallback`. */
+  triagedBy: string;
 }
 
 export type TriageResult =
@@ -20,5 +30,5 @@ export type TriageResult =
 
 export interface Provider {
   readonly name: string;
-  triage(event: EventRecord, signal: AbortSignal): Promise<TriageResult>;
+  triage(event: TriageEvent, signal: AbortSignal): Promise<TriageResult>;
 }

@@ -2,11 +2,10 @@
  * The built-in `rules` provider (contract §2): offline and deterministic. Severity labels map to
  * P1/P2/P3 and the message is built from labels and annotations only — no clock, no network.
  */
-import type { EventRecord } from '../../store/store.js';
 import type { Severity } from '../channels/channel.js';
 import type { AlertmanagerAlert, AlertmanagerPayload } from './alertmanager.js';
 import { parseAlertmanagerPayload } from './alertmanager.js';
-import type { Provider, TriageResult } from './provider.js';
+import type { Provider, TriageEvent, TriageResult } from './provider.js';
 
 /**
  * `severity` label (trimmed, case-insensitive) → priority:
@@ -56,7 +55,7 @@ export function createRulesProvider(opts: { lookup?: RulesLookup } = {}): Provid
   const { lookup } = opts;
   return {
     name: 'rules',
-    async triage(event: EventRecord, signal: AbortSignal): Promise<TriageResult> {
+    async triage(event: TriageEvent, signal: AbortSignal): Promise<TriageResult> {
       const result = triageAlertmanager(event.payload);
       if (!lookup || !result.ok || !result.decision.notify) return result;
       const payload = parseAlertmanagerPayload(event.payload);
@@ -120,6 +119,7 @@ export function triageAlertmanager(body: unknown): TriageResult {
       title,
       text: lines.join('\n'),
       alertCount: payload.alerts.length,
+      triagedBy: 'rules',
     },
   };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fakeClock } from '../../core/clock.js';
 import type { FakeClock } from '../../core/clock.js';
-import { createSourceStats } from '../source-stats.js';
+import { createSourceStats } from '../../metrics/source-stats.js';
 import { createMetrics } from '../../metrics/registry.js';
 import { createAgentRateLimiters } from './rate-limiters.js';
 import { createTokenBucket } from './token-bucket.js';

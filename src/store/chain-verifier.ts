@@ -4,10 +4,11 @@
  * - `createSqliteChainVerifier` (sqlite-chain-verifier.ts): worker threads, the fast path;
  * - `createStoreChainVerifier` (here): any `Store`, on the main thread in time slices.
  */
+import type { StoredAuditRow } from '../audit/audit-row.js';
 import { performance } from 'node:perf_hooks';
-import type { Store, StoredAuditRow } from '../store/store.js';
-import type { VerifyResult } from './chain.js';
-import { createSegmentVerifier, mergeSegments, storedRowHashMatches, storedRowText } from './chain.js';
+import type { Store } from './store.js';
+import type { VerifyResult } from '../audit/chain.js';
+import { createSegmentVerifier, mergeSegments, storedRowHashMatches, storedRowText } from '../audit/chain.js';
 
 export interface AuditChainVerifier {
   /**

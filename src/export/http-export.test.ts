@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
-import { fakeClock, systemClock } from '../../core/clock.js';
-import type { Clock } from '../../core/clock.js';
-import type { Metrics } from '../../metrics/registry.js';
-import type { AuditConfig } from '../../config/schema.js';
-import type { Store } from '../../store/store.js';
+import { fakeClock, systemClock } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { AuditConfig } from '../config/schema.js';
+import type { Store } from '../store/store.js';
 import type { AuditExport } from './audit-export.js';
 import { createAuditExport } from './audit-export.js';
-import type { HttpExchange, LogRecord } from '../../../test/support/export-harness.js';
-import { waitFor, within } from '../../../test/support/wait.js';
+import type { HttpExchange, LogRecord } from '../../test/support/export-harness.js';
+import { waitFor, within } from '../../test/support/wait.js';
 import {
   appendRows, auditConfig, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startHttpReceiver,
   tempDir,
-} from '../../../test/support/export-harness.js';
+} from '../../test/support/export-harness.js';
 
 const TOKEN = 'tok-SECRET-0123456789';
 const root = tempDir('svc-http-export-test-');

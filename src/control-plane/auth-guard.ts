@@ -10,11 +10,11 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { AuthSettings } from '../config/control-plane.js';
 import type { Clock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
-import type { HostClass } from '../control-plane/host-guard.js';
-import type { AuthGuard, AuthOutcome } from '../control-plane/server.js';
-import { AUTH_ERROR_TEXT } from './reasons.js';
-import type { AuthReason } from './reasons.js';
-import type { TokenVerifier } from './verify-token.js';
+import type { HostClass } from './host-guard.js';
+import type { AuthGuard, AuthOutcome } from './server.js';
+import { AUTH_ERROR_TEXT } from '../auth/reasons.js';
+import type { AuthReason } from '../auth/reasons.js';
+import type { TokenVerifier } from '../auth/verify-token.js';
 
 /**
  * Headers a proxy adds: any of them means the TCP peer is not the client, so loopback proves nothing.

@@ -1,18 +1,19 @@
 import assert from 'node:assert/strict';
+import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../audit/audit-row.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { fakeClock } from '../core/clock.js';
-import { openAuditReader } from '../store/sqlite-audit-reader.js';
-import { openSqliteStore } from '../store/sqlite-store.js';
-import type { AuditRow, NewAuditEntry, Store, StoredAuditRow } from '../store/store.js';
-import type { SegmentResult, VerifyResult } from './chain.js';
+import { openAuditReader } from './sqlite-audit-reader.js';
+import { openSqliteStore } from './sqlite-store.js';
+import type { Store } from './store.js';
+import type { SegmentResult, VerifyResult } from '../audit/chain.js';
 import {
   canonicalJson, canonicalRow, createChainVerifier, createSegmentVerifier, GENESIS_HASH, hashRow, mergeSegments,
   sha256Hex, storedRowHashMatches, storedRowText,
-} from './chain.js';
+} from '../audit/chain.js';
 import type { AuditChainVerifier } from './chain-verifier.js';
 import { createStoreChainVerifier, singleFlight } from './chain-verifier.js';
 import { createSqliteChainVerifier } from './sqlite-chain-verifier.js';

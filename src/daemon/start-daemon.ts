@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createAuditExport } from '../audit/export/audit-export.js';
+import { createAuditExport } from '../export/audit-export.js';
 import type { OtlpSettings } from '../config/otlp.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { AuditConfig, LoadedAgent } from '../config/schema.js';
@@ -14,21 +14,22 @@ import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import { createWebhookIngest } from '../ingest/webhook-server.js';
-import type { AgentLog, LogFields } from '../logs/agent-log.js';
+import type { LogFields } from '../core/log.js';
+import type { AgentLog } from '../logs/agent-log.js';
 import { createAgentLog } from '../logs/agent-log.js';
 import { startOtlpBridge } from '../metrics/otlp-bridge.js';
 import { createMetrics } from '../metrics/registry.js';
 import { openSqliteStore } from '../store/sqlite-store.js';
 import type { Store } from '../store/store.js';
-import { buildAgent } from './build-agent.js';
-import type { Channel } from './channels/channel.js';
-import type { DispatchAgent } from './dispatcher.js';
-import { createDispatcher } from './dispatcher.js';
-import type { McpSupervisor } from './mcp/mcp-supervisor.js';
-import { createMcpSupervisor } from './mcp/mcp-supervisor.js';
+import { buildAgent } from '../runtime/build-agent.js';
+import type { Channel } from '../runtime/channels/channel.js';
+import type { DispatchAgent } from '../runtime/dispatcher.js';
+import { createDispatcher } from '../runtime/dispatcher.js';
+import type { McpSupervisor } from '../runtime/mcp/mcp-types.js';
+import { createMcpSupervisor } from '../runtime/mcp/mcp-supervisor.js';
 import { notifyingStore } from './notifying-store.js';
-import type { SourceStats } from './source-stats.js';
-import { createSourceStats } from './source-stats.js';
+import type { SourceStats } from '../metrics/source-stats.js';
+import { createSourceStats } from '../metrics/source-stats.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 
 export interface DaemonDeps {

@@ -8,10 +8,10 @@ import { readlinkSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorText } from '../core/errors.js';
-import type { AuditReader } from '../store/sqlite-audit-reader.js';
-import { openAuditReader } from '../store/sqlite-audit-reader.js';
-import type { SegmentResult } from './chain.js';
-import { createSegmentVerifier, storedRowHashMatches } from './chain.js';
+import type { AuditReader } from './sqlite-audit-reader.js';
+import { openAuditReader } from './sqlite-audit-reader.js';
+import type { SegmentResult } from '../audit/chain.js';
+import { createSegmentVerifier, storedRowHashMatches } from '../audit/chain.js';
 
 export interface VerifyWorkerData {
   path: string;

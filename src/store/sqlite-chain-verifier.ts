@@ -16,9 +16,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { openAuditReader } from '../store/sqlite-audit-reader.js';
-import type { SegmentResult, VerifyResult } from './chain.js';
-import { mergeSegments } from './chain.js';
+import { openAuditReader } from './sqlite-audit-reader.js';
+import type { SegmentResult, VerifyResult } from '../audit/chain.js';
+import { mergeSegments } from '../audit/chain.js';
 import type { AuditChainVerifier } from './chain-verifier.js';
 import { singleFlight } from './chain-verifier.js';
 import type { VerifyJob, VerifyReply, VerifyWorkerData } from './verify-worker.js';

@@ -12,9 +12,9 @@
  * receiver may see the front of it twice. Use the `http` exporter where every row must be confirmed.
  */
 import net from 'node:net';
-import type { SyslogExporterConfig } from '../../config/schema.js';
-import { ConfigError } from '../../core/errors.js';
-import type { AuditRow } from '../../store/store.js';
+import type { SyslogExporterConfig } from '../config/schema.js';
+import { ConfigError } from '../core/errors.js';
+import type { AuditRow } from '../audit/audit-row.js';
 import type { SyslogHeader } from './syslog-format.js';
 import { syslogBatch } from './syslog-format.js';
 import type { AuditTransport, SendResult, TransportDeps } from './transport.js';

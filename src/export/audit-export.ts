@@ -7,17 +7,17 @@
  * after every loop tick and on notify() (the daemon calls it after each append). With no exporter
  * configured nothing runs and the gate stays open.
  */
-import type { AuditConfig } from '../../config/schema.js';
-import type { Clock } from '../../core/clock.js';
-import { errorText } from '../../core/errors.js';
-import type { AuditMetrics } from '../../metrics/registry.js';
-import type { Store } from '../../store/store.js';
+import type { AuditConfig } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import { errorText } from '../core/errors.js';
+import type { AuditMetrics } from '../metrics/registry.js';
+import type { Store } from '../store/store.js';
 import type { BackpressureGate, ExportLog } from './backpressure.js';
 import { createBackpressure } from './backpressure.js';
 import type { ExporterLoop, ExporterStatus } from './exporter-loop.js';
 import { createExporterLoop } from './exporter-loop.js';
 import type { AuditTransport } from './transport.js';
-import { createTransport } from './transport.js';
+import { createTransport } from './create-transport.js';
 
 export interface AuditExportDeps {
   store: Store;

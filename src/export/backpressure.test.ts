@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
-import { fakeClock, systemClock } from '../../core/clock.js';
+import { fakeClock, systemClock } from '../core/clock.js';
 import { createAuditExport } from './audit-export.js';
 import { createBackpressure } from './backpressure.js';
 import {
   appendRows, auditConfig, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startHttpReceiver,
-  tempDir, } from '../../../test/support/export-harness.js';
-import { waitFor } from '../../../test/support/wait.js';
+  tempDir, } from '../../test/support/export-harness.js';
+import { waitFor } from '../../test/support/wait.js';
 
 const root = tempDir('svc-backpressure-test-');
 after(() => root.remove());

@@ -3,9 +3,9 @@ import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { LoadedAgent } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
-import type { Channel } from './channels/channel.js';
-import type { McpServerStatus } from './mcp/mcp-supervisor.js';
-import type { SourceStats } from './source-stats.js';
+import type { Channel } from '../runtime/channels/channel.js';
+import type { McpServerStatus } from '../runtime/mcp/mcp-types.js';
+import type { SourceStats } from '../metrics/source-stats.js';
 
 export interface SnapshotDeps {
   pid: number;

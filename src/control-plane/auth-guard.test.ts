@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { AuthSettings } from '../config/control-plane.js';
 import { fakeClock } from '../core/clock.js';
-import type { HostClass } from '../control-plane/host-guard.js';
+import type { HostClass } from './host-guard.js';
 import { bearerToken, bypassesAuth, createAuthGuard, isLoopbackPeer } from './auth-guard.js';
-import type { TokenVerifier, VerifyResult } from './verify-token.js';
+import type { TokenVerifier, VerifyResult } from '../auth/verify-token.js';
 
 const SETTINGS: AuthSettings = {
   provider: 'oidc', issuer: 'https://id.example.com', audience: 'svc', jwksUri: null, scopes: [], allowLoopback: true, client: null,

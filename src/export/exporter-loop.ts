@@ -9,12 +9,13 @@
  * wait short, but never below `minIntervalMs` since the wait began, so rows appended one by one under
  * load still travel in batches.
  */
-import type { AuditConfig, AuditExporterConfig } from '../../config/schema.js';
-import type { Clock } from '../../core/clock.js';
-import { errorText } from '../../core/errors.js';
-import type { AuditMetrics } from '../../metrics/registry.js';
-import { backoffMs } from '../../runtime/backoff.js';
-import type { AuditRow, Store } from '../../store/store.js';
+import type { AuditConfig, AuditExporterConfig } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import { errorText } from '../core/errors.js';
+import type { AuditMetrics } from '../metrics/registry.js';
+import { backoffMs } from '../core/backoff.js';
+import type { Store } from '../store/store.js';
+import type { AuditRow } from '../audit/audit-row.js';
 import type { ExportLog } from './backpressure.js';
 import type { AuditTransport, SendResult } from './transport.js';
 

@@ -4,9 +4,9 @@
  * once the backlog is down to `resumeBelowRows` (default half the bound): the gap is hysteresis, so
  * intake does not flap on and off around one number. Rows are never dropped; intake waits instead.
  */
-import type { AuditConfig } from '../../config/schema.js';
-import type { LogFields, LogLevel } from '../../logs/agent-log.js';
-import type { AuditMetrics } from '../../metrics/registry.js';
+import type { AuditConfig } from '../config/schema.js';
+import type { LogFields, LogLevel } from '../core/log.js';
+import type { AuditMetrics } from '../metrics/registry.js';
 
 export interface BackpressureGate {
   /** True while intake should pause. */

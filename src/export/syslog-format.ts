@@ -6,8 +6,8 @@
  * PRI 110 = facility 13 (log audit) × 8 + severity 6 (informational). The MSG is the row's RFC 8785
  * JSON (hash included), so a receiver can recompute the chain from what it stored.
  */
-import { canonicalJson } from '../chain.js';
-import type { AuditRow } from '../../store/store.js';
+import { canonicalJson } from '../audit/chain.js';
+import type { AuditRow } from '../audit/audit-row.js';
 
 const PRI = 13 * 8 + 6;
 /** SD-ID of the structured data element: name@private-enterprise-number (RFC 5424 §6.3.2). */

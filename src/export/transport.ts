@@ -1,12 +1,6 @@
-/**
- * What the export pump (audit-export.ts) needs from a SIEM transport, and the factory that picks the
- * transport of an exporter's `type`.
- */
-import type { AuditExporterConfig } from '../../config/schema.js';
-import type { Clock } from '../../core/clock.js';
-import type { AuditRow } from '../../store/store.js';
-import { createHttpTransport } from './http-transport.js';
-import { createSyslogTransport } from './syslog-transport.js';
+/** What the export pump (audit-export.ts) needs from a SIEM transport (create-transport.ts picks one). */
+import type { Clock } from '../core/clock.js';
+import type { AuditRow } from '../audit/audit-row.js';
 
 /**
  * Outcome of one delivery attempt. A failure is expected (receiver down, slow, refusing) and is
@@ -31,8 +25,4 @@ export interface TransportDeps {
   pid: number;
   /** Times each attempt (`timeoutMs`). */
   clock: Clock;
-}
-
-export function createTransport(config: AuditExporterConfig, deps: TransportDeps): AuditTransport {
-  return config.type === 'http' ? createHttpTransport(config, deps) : createSyslogTransport(config, deps);
 }

@@ -2,17 +2,18 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
-import { canonicalJson } from '../chain.js';
-import { systemClock } from '../../core/clock.js';
-import type { Metrics } from '../../metrics/registry.js';
-import type { AuditRow, Store } from '../../store/store.js';
+import { canonicalJson } from '../audit/chain.js';
+import { systemClock } from '../core/clock.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { Store } from '../store/store.js';
+import type { AuditRow } from '../audit/audit-row.js';
 import { createAuditExport } from './audit-export.js';
-import type { LogRecord, SyslogBehaviour, SyslogFrame, SyslogListener } from '../../../test/support/export-harness.js';
-import { waitFor, within } from '../../../test/support/wait.js';
+import type { LogRecord, SyslogBehaviour, SyslogFrame, SyslogListener } from '../../test/support/export-harness.js';
+import { waitFor, within } from '../../test/support/wait.js';
 import {
   appendRows, auditConfig, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startSyslogListener,
   tempDir,
-} from '../../../test/support/export-harness.js';
+} from '../../test/support/export-harness.js';
 import { headerField, octetCountedFrame, sdParamValue, syslogMessage } from './syslog-format.js';
 import { parseSyslogAddress } from './syslog-transport.js';
 

@@ -9,8 +9,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { HttpExporterConfig } from '../../config/schema.js';
-import type { AuditRow } from '../../store/store.js';
+import type { HttpExporterConfig } from '../config/schema.js';
+import type { AuditRow } from '../audit/audit-row.js';
 import type { AuditTransport, SendResult, TransportDeps } from './transport.js';
 
 /** Status codes whose Retry-After is honoured (RFC 9110 §10.2.3). */
