@@ -33,3 +33,19 @@ export interface NewAuditEntry {
   agentId: string | null;
   data: Record<string, unknown>;
 }
+
+/**
+ * A stored row with its data parsed, for consumers that ship rows on (SIEM export). Data that is not
+ * a JSON object any more (a damaged row) is shipped as `{"corrupt": true}`; verification reports it.
+ */
+export function parseStoredAuditRow(row: StoredAuditRow): AuditRow {
+  let data: Record<string, unknown>;
+  try {
+    const value: unknown = JSON.parse(row.dataText);
+    data = typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : { corrupt: true };
+  } catch {
+    data = { corrupt: true };
+  }
+  const { dataText: _dataText, ...rest } = row;
+  return { ...rest, data };
+}

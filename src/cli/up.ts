@@ -12,6 +12,8 @@ import { loadAgents } from '../config/load-agent.js';
 import type { OtlpSettings } from '../config/otlp.js';
 import { otlpSettingsFromEnv } from '../config/otlp.js';
 import { homePaths, svcHome } from '../config/paths.js';
+import type { StoreSettings } from '../config/store.js';
+import { resolveStore } from '../config/store.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
@@ -30,8 +32,9 @@ export async function upCommand(dirs: string[], opts: { detach: boolean }, ctx: 
   const absDirs = (dirs.length > 0 ? dirs : ['.']).map((d) => resolve(ctx.cwd, d));
   const agents = loadAgents(absDirs, { env: ctx.env, home });
   const controlPlane = resolveControlPlane(agents, ctx.env, home);
+  const store = resolveStore(agents.find((a) => a.agent.store !== undefined)?.agent.store, homePaths(home).db);
   const otlp = otlpSettingsFromEnv(ctx.env);
-  return opts.detach ? detach(absDirs, home, ctx) : foreground(agents, { controlPlane, otlp }, home, ctx);
+  return opts.detach ? detach(absDirs, home, ctx) : foreground(agents, { controlPlane, otlp, store }, home, ctx);
 }
 
 /** What MCP server processes inherit: enough to find their interpreter, nothing of the daemon's secrets. */
@@ -54,7 +57,7 @@ function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
   );
 }
 
-async function foreground(agents: LoadedAgent[], settings: { controlPlane: ControlPlaneSettings; otlp: OtlpSettings | null },
+async function foreground(agents: LoadedAgent[], settings: { controlPlane: ControlPlaneSettings; otlp: OtlpSettings | null; store: StoreSettings },
   home: string, ctx: CliContext): Promise<number> {
   const { controlPlane } = settings;
   const paths = homePaths(home);
@@ -66,7 +69,7 @@ async function foreground(agents: LoadedAgent[], settings: { controlPlane: Contr
   const report = (line: string): void => ctx.stdout(`${isoTs(ctx.clock.now())} ${line}\n`);
   let daemon;
   try {
-    daemon = await startDaemon({ agents, controlPlane, otlp: settings.otlp, mcpBaseEnv: mcpBaseEnv(ctx.env), home,
+    daemon = await startDaemon({ agents, controlPlane, store: settings.store, otlp: settings.otlp, mcpBaseEnv: mcpBaseEnv(ctx.env), home,
       clock: ctx.clock, version: packageVersion(), pid: ctx.pid, report });
   } catch (err) {
     const error = errorText(err);

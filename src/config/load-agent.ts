@@ -218,11 +218,11 @@ function crossAgentProblems(located: Located[]): string[] {
   }
 
   // controlPlane and audit configure the whole daemon: the agents that set them must agree (contract, preamble).
-  for (const key of ['controlPlane', 'audit'] as const) problems.push(...disagreements(located, key));
+  for (const key of ['controlPlane', 'audit', 'store'] as const) problems.push(...disagreements(located, key));
   return problems;
 }
 
-function disagreements(located: Located[], key: 'controlPlane' | 'audit'): string[] {
+function disagreements(located: Located[], key: 'controlPlane' | 'audit' | 'store'): string[] {
   const problems: string[] = [];
   let reference: Located | null = null;
   for (const l of located) {

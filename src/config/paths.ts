@@ -23,6 +23,8 @@ export interface HomePaths {
   stateFile: string;
   /** stdout/stderr of a detached `svc up -d`. */
   upLog: string;
+  /** This home's stable replica id (claims' owners, /status store.replica), created once. */
+  replicaId: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -36,5 +38,6 @@ export function homePaths(home: string): HomePaths {
     pidFile: join(home, 'up.pid'),
     stateFile: join(home, 'up-state.json'),
     upLog: join(home, 'up.log'),
+    replicaId: join(home, 'replica-id'),
   };
 }

@@ -3,6 +3,7 @@
  * rejected. Values arrive here with `${env:…}`, `${file:…}` and `${secret:…}` already resolved.
  */
 import { z } from 'zod';
+import { storeBlockSchema } from './store.js';
 
 export const ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const id = z.string().regex(ID_PATTERN, 'must match ^[a-z0-9][a-z0-9._-]{0,63}$');
@@ -185,6 +186,8 @@ export const agentSchema = z.strictObject({
   rateLimits: rateLimitsSchema.default({ tools: {} }),
   rules: rulesSchema.default({}),
   audit: auditSchema.optional(),
+  /** Daemon-wide (contract §10): agents that set it must agree. */
+  store: storeBlockSchema.optional(),
 });
 export type AgentConfig = z.infer<typeof agentSchema>;
 export type DispatchConfig = z.infer<typeof dispatchSchema>;

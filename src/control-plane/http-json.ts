@@ -9,7 +9,11 @@ export const JSON_HEADERS = {
 
 /** Writes a JSON response; HEAD gets the same status and headers without a body. */
 export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
+  sendJsonText(req, res, status, JSON.stringify(body), headers);
+}
+
+/** Writes JSON text built by the caller (views embed stored JSON text as it is). */
+export function sendJsonText(req: IncomingMessage, res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { ...JSON_HEADERS, 'content-length': String(Buffer.byteLength(text)), ...headers });
   res.end(req.method === 'HEAD' ? undefined : text);
 }

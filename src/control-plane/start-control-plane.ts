@@ -2,10 +2,8 @@
  * Builds the control plane of a running daemon: every route of the specification over the live
  * store, counters, logs and metrics, behind the listener. Returns null when the listener is disabled.
  */
-import type { AuditChainVerifier } from '../store/chain-verifier.js';
 import { createAuthGuard } from './auth-guard.js';
 import { createTokenVerifier } from '../auth/verify-token.js';
-import { createSqliteChainVerifier } from '../store/sqlite-chain-verifier.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { Clock } from '../core/clock.js';
 import { createTailerRegistry } from '../logs/file-tailer.js';
@@ -25,8 +23,6 @@ import { createControlPlane } from './server.js';
 export interface ControlPlaneDeps {
   settings: ControlPlaneSettings;
   store: Store;
-  /** The SQLite file, for the worker-thread chain verifier. */
-  dbPath: string;
   metrics: Metrics;
   snapshot: () => StatusSnapshot;
   agents: () => readonly string[];
@@ -48,14 +44,13 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   const guard: AuthGuard | null = settings.auth && tokenVerifier
     ? createAuthGuard(settings.auth, tokenVerifier, { clock: deps.clock, report })
     : null;
-  const verifier: AuditChainVerifier = createSqliteChainVerifier({ path: deps.dbPath });
   const tailers = createTailerRegistry({ clock: deps.clock });
   const routes = new Map<string, RouteHandler>([
     ['/metrics', createMetricsRoute(deps.metrics, { onError: (err) => report(`metrics collect failed: ${String(err)}`) })],
     ['/status', createStatusRoute(deps.snapshot)],
     ['/events', createEventsRoute({ store, report })],
     ['/dlq', createDlqRoute({ store, report })],
-    ['/audit', createAuditRoute({ store, verifier, report })],
+    ['/audit', createAuditRoute({ store, report })],
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
   ]);
   const server: ControlPlane = createControlPlane({
@@ -73,7 +68,6 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   } catch (err) {
     tailers.close();
     tokenVerifier?.close();
-    await verifier.close();
     throw err;
   }
   return {
@@ -82,7 +76,6 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
       await server.close();
       tailers.close();
       tokenVerifier?.close();
-      await verifier.close();
-    },
+      },
   };
 }

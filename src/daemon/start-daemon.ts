@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { createAuditExport } from '../export/audit-export.js';
 import type { OtlpSettings } from '../config/otlp.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
+import type { StoreSettings } from '../config/store.js';
 import type { AuditConfig, LoadedAgent } from '../config/schema.js';
 import { startControlPlane } from '../control-plane/start-control-plane.js';
 import { homePaths } from '../config/paths.js';
@@ -19,23 +20,28 @@ import type { AgentLog } from '../logs/agent-log.js';
 import { createAgentLog } from '../logs/agent-log.js';
 import { startOtlpBridge } from '../metrics/otlp-bridge.js';
 import { createMetrics } from '../metrics/registry.js';
-import { openSqliteStore } from '../store/sqlite-store.js';
+import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/store.js';
 import { buildAgent } from '../runtime/build-agent.js';
 import type { Channel } from '../runtime/channels/channel.js';
-import type { DispatchAgent } from '../runtime/dispatcher.js';
-import { createDispatcher } from '../runtime/dispatcher.js';
+import { createDispatcher } from '../runtime/dispatch/dispatcher.js';
+import type { DispatchAgent } from '../runtime/dispatch/handle-event.js';
+import { startBacklogGauge } from '../runtime/backlog-gauge.js';
+import { startRetention } from '../runtime/retention.js';
 import type { McpSupervisor } from '../runtime/mcp/mcp-types.js';
 import { createMcpSupervisor } from '../runtime/mcp/mcp-supervisor.js';
 import { notifyingStore } from './notifying-store.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import { createSourceStats } from '../metrics/source-stats.js';
+import { loadReplicaId, runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 
 export interface DaemonDeps {
   agents: LoadedAgent[];
   /** Resolved by the config layer (agent.yaml + SVC_METRICS_PORT). */
   controlPlane: ControlPlaneSettings;
+  /** The daemon-wide `store` block, resolved (contract §10). */
+  store: StoreSettings;
   home: string;
   clock: Clock;
   version: string;
@@ -60,7 +66,7 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-/** How long SIGTERM waits for in-flight dispatches before leaving them for the next start. */
+/** How long SIGTERM waits for in-flight dispatches before giving them back to the queue. */
 const DRAIN_TIMEOUT_MS = 10_000;
 const IDEMPOTENCY_WINDOW_MS = 15 * 60 * 1000;
 /** Longest `svc up` waits for the MCP servers' first start before it opens the ingest anyway. */
@@ -86,12 +92,16 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const daemonLog = (level: string, event: string, fields: Record<string, unknown>): void => report(`${level} ${event} ${JSON.stringify(fields)}`);
 
   try {
-    const store = openSqliteStore({ path: paths.db, clock });
+    const store = await openStore(deps.store);
     closers.push({ name: 'store', close: () => store.close() });
+    const replicaId = loadReplicaId(paths.replicaId);
+    // Claims a previous run of this replica left (a crash, a kill) are given back at once.
+    const released = await store.releaseClaims(`${replicaId}/`);
     const stats = createSourceStats();
     const audit = daemonAuditConfig(deps.agents);
     const mcpConfigs = deps.agents.flatMap((a) => a.agent.mcpServers.map((config) => ({ config, loaded: a })));
-    const metrics = createMetrics({ stats, agents: deps.agents.map((a) => ({ id: a.agent.id, sources: a.sources.map((s) => s.id) })),
+    const metrics = createMetrics({ stats, agents: deps.agents.map((a) => ({ id: a.agent.id, sources: a.sources.map((s) => s.id),
+      channels: a.channels.map((c) => c.id) })),
       mcpServers: mcpConfigs.map((m) => m.config.id), exporters: audit?.export.map((e) => e.id) ?? [] });
     if (deps.otlp) {
       const bridge = await startOtlpBridge({ registry: metrics.registry, settings: deps.otlp, serviceName: 'svc',
@@ -141,7 +151,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       channelsByAgent.set(agent.id, built.channels);
       dispatchAgents.push(built.dispatch);
       for (const source of loaded.sources) stats.get(agent.id, source.id);
-      await runtimeStore.appendAudit({ kind: 'config.loaded', actor: 'svc', agentId: agent.id, data: configSummary(loaded) });
+      await runtimeStore.appendAudit({ kind: 'config.loaded', actor: 'svc', agentId: agent.id, data: configSummary(loaded) }, clock.now());
       log.write('info', 'config.loaded', { dir: loaded.dir, provider: agent.provider,
         sources: loaded.sources.length, channels: loaded.channels.length, mcpServers: agent.mcpServers.length });
     }
@@ -152,12 +162,26 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const STOP_RECORD = 'runtime.stopped record';
     closers.push({ name: STOP_RECORD, close: async () => {
       if (!started) return; // a failed start records nothing it did not begin
-      const left = await store.pendingEvents();
+      const left = (await store.backlog()).reduce((n, c) => n + c.count, 0);
       await runtimeStore.appendAudit({ kind: 'runtime.stopped', actor: 'svc', agentId: null,
-        data: { pid: deps.pid, pendingForNextStart: left.length } });
+        data: { pid: deps.pid, pendingForNextStart: left } }, clock.now());
     } });
 
-    const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock,
+    const backlog = startBacklogGauge({ store, clock, metrics: metrics.dispatch, stats, agents: deps.agents.map((a) => a.agent.id),
+      onError: (err) => report(`backlog count failed: ${errorText(err)}`) });
+    await backlog.refresh();
+    closers.push({ name: 'backlog gauge', close: () => backlog.close() });
+    const retention = startRetention({ store, clock, retention: deps.store.retention, windowMs: IDEMPOTENCY_WINDOW_MS,
+      onError: (err) => report(`retention failed: ${errorText(err)}`),
+      onPruned: (n) => report(`retention: pruned ${n.events} event(s), ${n.deadLetters} dead letter(s), ${n.fingerprints} fingerprint(s)`) });
+    closers.push({ name: 'retention', close: () => retention.close() });
+
+    const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock, owner: runOwner(replicaId),
+      leaseMs: deps.store.leaseMs,
+      metrics: {
+        channelOutcome: (agent, channel, outcome) => metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
+        latency: (agent, seconds) => metrics.dispatch.latencySeconds.observe({ agent }, seconds),
+      },
       ...(auditExport ? { gate: auditExport.gate } : {}),
       onError: (err) => report(`dispatcher error: ${errorText(err)}`) });
     closers.push({ name: 'dispatcher', close: () => dispatcher.drain(DRAIN_TIMEOUT_MS) });
@@ -166,28 +190,26 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       store: runtimeStore, clock, stats, windowMs: IDEMPOTENCY_WINDOW_MS,
       routes: deps.agents.flatMap((a) => a.sources.map((source) => ({ agentId: a.agent.id, source,
         log: agentLog(a.agent.id) }))),
-      onAccepted: (event) => dispatcher.enqueue(event),
+      onAccepted: (event) => dispatcher.wake(event.agentId),
+      rejected: (source, reason) => metrics.ingest.rejected.inc({ source, reason }),
       onError: (err) => report(`ingest error: ${errorText(err)}`),
     });
     await ingest.start();
     closers.push({ name: 'ingest', close: () => ingest.close() });
 
-    // Events accepted before a crash or shutdown and not yet handled: dispatch them now.
-    const pending = await store.pendingEvents();
-    for (const event of pending) {
-      stats.get(event.agentId, event.sourceId).inflight += 1;
-      dispatcher.enqueue(event);
-    }
-    if (pending.length > 0) report(`re-dispatching ${pending.length} event(s) left from the previous run`);
+    // Events accepted before a crash or shutdown and not yet handled are in the store: claiming starts now.
+    dispatcher.start();
+    if (released > 0) report(`gave back ${released} claim(s) left by the previous run`);
 
     let stopping = false;
     const agentIds = deps.agents.map((a) => a.agent.id);
     const controlPlane = await startControlPlane({
-      settings: deps.controlPlane, store, dbPath: paths.db, metrics, clock, report,
+      settings: deps.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
       logPath: (id) => paths.log(id),
       snapshot: createStatusSnapshot({ pid: deps.pid, startedAtMs: Date.parse(startedAt), clock, agents: deps.agents,
-        channels: channelsByAgent, stats, storeKind: store.kind, stopping: () => stopping,
+        channels: channelsByAgent, stats, store: { kind: store.kind, replica: replicaId, retention: deps.store.retention },
+        stopping: () => stopping,
         mcpServers: (agentId) => (deps.agents.find((a) => a.agent.id === agentId)?.agent.mcpServers ?? [])
           .flatMap((m) => { const s = servers.get(m.id); return s ? [s.status()] : []; }),
         auditExport: () => auditExport ? { exporters: auditExport.status(), backpressure: { active: auditExport.gate.active(),
@@ -201,7 +223,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     await runtimeStore.appendAudit({ kind: 'runtime.started', actor: 'svc', agentId: null,
       data: { pid: deps.pid, version: deps.version, agents: deps.agents.map((a) => a.agent.id),
-        ingestPorts: ingest.ports(), controlPlanePort: controlPlane?.port() ?? null, requeued: pending.length } });
+        ingestPorts: ingest.ports(), controlPlanePort: controlPlane?.port() ?? null, released } }, clock.now());
     started = true;
 
     let closing: Promise<void> | null = null;

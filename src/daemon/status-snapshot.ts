@@ -1,5 +1,7 @@
 /** Builds the /status snapshot (contract §7) from the live daemon: every value read at call time. */
 import type { ControlPlaneSettings } from '../config/control-plane.js';
+import type { RetentionSettings } from '../config/store.js';
+import { formatDuration } from '../core/duration.js';
 import type { LoadedAgent } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
@@ -15,7 +17,8 @@ export interface SnapshotDeps {
   channels: ReadonlyMap<string, readonly Channel[]>;
   stats: SourceStats;
   controlPlane: () => ControlPlaneSettings;
-  storeKind: string;
+  /** What /status shows of the store (contract §7, §10.5, §16.6). */
+  store: { kind: string; replica: string; retention: RetentionSettings };
   stopping: () => boolean;
   /** Live state of the MCP servers the agent declares. */
   mcpServers: (agentId: string) => McpServerStatus[];
@@ -45,10 +48,15 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => StatusSnapshot {
           pid: m.pid, tools: m.tools })),
       })),
       controlPlane: { bind: cp.bind, port: cp.port, auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } },
-      store: { kind: deps.storeKind },
+      store: { kind: deps.store.kind, replica: deps.store.replica, retention: retentionView(deps.store.retention) },
       audit: deps.auditExport(),
     };
   };
+}
+
+/** Retention as an operator wrote it would be long; /status says it in days, hours or minutes. */
+function retentionView(r: RetentionSettings): { events: string | null; deadLetters: string | null } {
+  return { events: r.eventsMs === null ? null : formatDuration(r.eventsMs), deadLetters: r.deadLettersMs === null ? null : formatDuration(r.deadLettersMs) };
 }
 
 function hostPort(bind: string, port: number): string {

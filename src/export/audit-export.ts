@@ -90,7 +90,7 @@ export function createAuditExport(deps: AuditExportDeps): AuditExport {
     baseline ??= head?.seq ?? 0;
     // The oldest waiting row changes only when the slowest cursor moves: read once per cursor.
     if (rows > 0 && oldest?.afterSeq !== slowest) {
-      const [row] = await store.auditChunk(slowest, 1);
+      const [row] = await store.readAudit(slowest, 1);
       oldest = row === undefined ? null : { afterSeq: slowest, tsMs: Date.parse(row.ts) };
     }
     backlog = { rows, oldestTsMs: rows > 0 ? oldest?.tsMs ?? null : null };

@@ -5,7 +5,7 @@ import { fakeClock, systemClock } from '../core/clock.js';
 import { createAuditExport } from './audit-export.js';
 import { createBackpressure } from './backpressure.js';
 import {
-  appendRows, auditConfig, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startHttpReceiver,
+  appendRows, auditConfig, auditRows, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startHttpReceiver,
   tempDir, } from '../../test/support/export-harness.js';
 import { waitFor } from '../../test/support/wait.js';
 
@@ -75,7 +75,7 @@ describe('back-pressure from the export pump', () => {
     const receiver = await startHttpReceiver(() => ({ status: failing ? 503 : 200 }));
     cleanups.push(() => receiver.close());
     // Rows stamped a minute ago, so their backlog age is unmistakable.
-    const store = openStore(join(root.dir, 'bp.db'), fakeClock(Date.now() - 60_000));
+    const store = await openStore(join(root.dir, 'bp.db'), fakeClock(Date.now() - 60_000));
     cleanups.push(() => store.close());
     const metrics = exportMetrics();
     const { records, log } = recordingLog();
@@ -100,7 +100,7 @@ describe('back-pressure from the export pump', () => {
     await waitFor('the gate to close', () => pump.gate.active());
     assert.equal(await registryValue(metrics, 'svc_audit_backpressure_active'), 1);
     assert.equal(await registryValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
-    assert.deepEqual(pump.backlog(), { rows: 30, oldestTsMs: Date.parse((await store.auditChunk(0, 1))[0]?.ts ?? '') });
+    assert.deepEqual(pump.backlog(), { rows: 30, oldestTsMs: Date.parse((await auditRows(store, 0, 1))[0]?.ts ?? '') });
     assert.ok(await registryValue(metrics, 'svc_audit_backpressure_backlog_ms') >= 60_000);
     let opened = false;
     const whenOpen = pump.gate.whenOpen(new AbortController().signal).then(() => { opened = true; });
@@ -132,7 +132,7 @@ describe('back-pressure from the export pump', () => {
     let failing = true;
     const receiver = await startHttpReceiver(() => ({ status: failing ? 503 : 200 }));
     cleanups.push(() => receiver.close());
-    const store = openStore(join(root.dir, 'inherited.db'), systemClock);
+    const store = await openStore(join(root.dir, 'inherited.db'), systemClock);
     cleanups.push(() => store.close());
     await appendRows(store, 50); // e.g. a new exporter added to a daemon with history
     const metrics = exportMetrics();
@@ -157,7 +157,7 @@ describe('back-pressure from the export pump', () => {
   });
 
   it('with no exporter configured nothing runs and the gate stays open', async () => {
-    const store = openStore(join(root.dir, 'none.db'), systemClock);
+    const store = await openStore(join(root.dir, 'none.db'), systemClock);
     cleanups.push(() => store.close());
     await appendRows(store, 3);
     const metrics = exportMetrics([]);

@@ -16,6 +16,7 @@ import type { AuditMetrics } from '../metrics/registry.js';
 import { backoffMs } from '../core/backoff.js';
 import type { Store } from '../store/store.js';
 import type { AuditRow } from '../audit/audit-row.js';
+import { parseStoredAuditRow } from '../audit/audit-row.js';
 import type { ExportLog } from './backpressure.js';
 import type { AuditTransport, SendResult } from './transport.js';
 
@@ -108,7 +109,7 @@ export function createExporterLoop(config: AuditExporterConfig, transport: Audit
       const result = await attempt(rows);
       if (signal.aborted) return false;
       if (result.ok) {
-        await store.advanceExportCursor(exporter, last);
+        await store.advanceExportCursor(exporter, last, clock.now());
         cursor = last;
         metrics.exportAcked.inc({ exporter }, rows.length);
         metrics.exportLastSeq.set({ exporter }, last);
@@ -137,7 +138,7 @@ export function createExporterLoop(config: AuditExporterConfig, transport: Audit
       metrics.exportLastSeq.set({ exporter }, cursor);
     }
     notified = false;
-    const rows = await store.auditChunk(cursor, config.batchMaxRows);
+    const rows = (await store.readAudit(cursor, config.batchMaxRows)).map(parseStoredAuditRow);
     if (rows.length === 0) {
       interval = Math.min(maxIntervalMs, interval * 2);
       deps.onTick();

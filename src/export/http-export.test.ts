@@ -11,7 +11,7 @@ import { createAuditExport } from './audit-export.js';
 import type { HttpExchange, LogRecord } from '../../test/support/export-harness.js';
 import { waitFor, within } from '../../test/support/wait.js';
 import {
-  appendRows, auditConfig, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startHttpReceiver,
+  appendRows, auditConfig, auditRows, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startHttpReceiver,
   tempDir,
 } from '../../test/support/export-harness.js';
 
@@ -26,8 +26,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function storeAt(path = dbPath(), clock: Clock = systemClock): Store {
-  const store = openStore(path, clock);
+async function storeAt(path = dbPath(), clock: Clock = systemClock): Promise<Store> {
+  const store = await openStore(path, clock);
   cleanups.push(() => store.close());
   return store;
 }
@@ -61,7 +61,7 @@ describe('audit export over http (json)', () => {
     const statuses: Record<number, number> = { 2: 503, 3: 400, 4: 429 };
     const receiver = await startHttpReceiver((n) => ({ status: statuses[n] ?? 200, headers: { 'retry-after': '0' } }));
     cleanups.push(() => receiver.close());
-    const store = storeAt();
+    const store = await storeAt();
     await appendRows(store, 60);
     const { pump, metrics, logs } = startPump(store, httpConfig(receiver.url, { token: TOKEN }));
     await appendRows(store, 40); // while it runs: notify() brings them in
@@ -79,7 +79,7 @@ describe('audit export over http (json)', () => {
     const first = receiver.exchanges[0] as HttpExchange;
     assert.equal(first.headers['content-type'], 'application/json');
     assert.equal(first.headers.authorization, `Bearer ${TOKEN}`);
-    assert.deepEqual(JSON.parse(first.body), { rows: await store.auditChunk(0, 25) });
+    assert.deepEqual(JSON.parse(first.body), { rows: await auditRows(store, 0, 25) });
 
     assert.equal(await registryValue(metrics, 'svc_audit_export_failures_total', { exporter: 'siem' }), 3);
     assert.equal(await registryValue(metrics, 'svc_audit_export_acked_total', { exporter: 'siem' }), 100);
@@ -104,7 +104,7 @@ describe('audit export over http (json)', () => {
     };
     const receiver = await startHttpReceiver((n) => answers[n] ?? { status: 200 });
     cleanups.push(() => receiver.close());
-    const store = storeAt();
+    const store = await storeAt();
     await appendRows(store, 5);
     const waits: number[] = [];
     // Records what the pump asks for and waits at most 5 ms, so the test does not take 4 s.
@@ -119,7 +119,7 @@ describe('audit export over http (json)', () => {
   it('a receiver that accepts and never answers times out, its socket is dropped, and the batch goes again', async () => {
     const receiver = await startHttpReceiver((n) => n === 1 ? 'stall' : { status: 200 });
     cleanups.push(() => receiver.close());
-    const store = storeAt();
+    const store = await storeAt();
     await appendRows(store, 20);
     const { pump, metrics, logs } = startPump(store, httpConfig(receiver.url, { timeoutMs: 200 }));
     await waitFor('row 20 acknowledged', async () => await lastSeq(metrics) === 20);
@@ -134,7 +134,7 @@ describe('audit export over http (json)', () => {
   it('close() aborts the send in flight, releases the connection and is idempotent; the cursor stays', async () => {
     const receiver = await startHttpReceiver(() => 'stall');
     cleanups.push(() => receiver.close());
-    const store = storeAt();
+    const store = await storeAt();
     await appendRows(store, 3);
     const { pump } = startPump(store, httpConfig(receiver.url, { timeoutMs: 60_000 }));
     await waitFor('a request in flight', () => receiver.exchanges.length === 1);
@@ -149,7 +149,7 @@ describe('audit export over http (json)', () => {
 
   it('a new pump on the same file resumes after the persisted cursor; a new exporter id starts from seq 1', async () => {
     const path = dbPath();
-    const store = storeAt(path);
+    const store = await storeAt(path);
     const first = await startHttpReceiver();
     cleanups.push(() => first.close());
     await appendRows(store, 10);
@@ -176,7 +176,7 @@ describe('audit export over http (json)', () => {
   it('notify() wakes an exporter idling at a long interval', async () => {
     const receiver = await startHttpReceiver();
     cleanups.push(() => receiver.close());
-    const store = storeAt();
+    const store = await storeAt();
     const { pump, metrics } = startPump(store, httpConfig(receiver.url, {}, { batch: { minIntervalMs: 5, maxIntervalMs: 60_000 } }));
     // Empty reads double the interval: 10, 20, … ms.
     await waitFor('the interval to grow past 1 s', async () =>
@@ -196,7 +196,7 @@ describe('audit export over http (splunk-hec)', () => {
     cleanups.push(() => receiver.close());
     const t0 = Date.UTC(2024, 0, 1, 0, 0, 0, 123);
     const clock = fakeClock(t0);
-    const store = storeAt(dbPath(), clock);
+    const store = await storeAt(dbPath(), clock);
     for (let i = 0; i < 3; i++) {
       await appendRows(store, 1);
       clock.advance(1001);
@@ -208,7 +208,7 @@ describe('audit export over http (splunk-hec)', () => {
     assert.equal(exchange.headers.authorization, 'Splunk hec-token');
     assert.equal(exchange.headers['content-type'], 'application/json');
     const lines = exchange.body.split('\n');
-    const rows = await store.auditChunk(0, 10);
+    const rows = await auditRows(store, 0, 10);
     assert.equal(lines.length, 3);
     assert.ok(lines[0]?.startsWith('{"time":1704067200.123,'), lines[0]);
     assert.deepEqual(lines.map((l) => JSON.parse(l)), rows.map((row, i) => ({

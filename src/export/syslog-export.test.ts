@@ -11,7 +11,7 @@ import { createAuditExport } from './audit-export.js';
 import type { LogRecord, SyslogBehaviour, SyslogFrame, SyslogListener } from '../../test/support/export-harness.js';
 import { waitFor, within } from '../../test/support/wait.js';
 import {
-  appendRows, auditConfig, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startSyslogListener,
+  appendRows, auditConfig, auditRows, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startSyslogListener,
   tempDir,
 } from '../../test/support/export-harness.js';
 import { headerField, octetCountedFrame, sdParamValue, syslogMessage } from './syslog-format.js';
@@ -80,9 +80,9 @@ describe('syslog message format', () => {
 });
 
 describe('audit export over syslog (TCP, octet counting)', () => {
-  function setup(listener: SyslogListener, over: Record<string, unknown> = {}):
-    { store: Store; metrics: Metrics; logs: LogRecord[]; start: () => void } {
-    const store = openStore(join(root.dir, `db-${++dbCount}.db`), systemClock);
+  async function setup(listener: SyslogListener, over: Record<string, unknown> = {}):
+    Promise<{ store: Store; metrics: Metrics; logs: LogRecord[]; start: () => void }> {
+    const store = await openStore(join(root.dir, `db-${++dbCount}.db`), systemClock);
     cleanups.push(() => store.close());
     const metrics = exportMetrics();
     const { records, log } = recordingLog();
@@ -102,12 +102,12 @@ describe('audit export over syslog (TCP, octet counting)', () => {
   it('sends one RFC 5424 message per row on one connection, the body being the canonical row', async () => {
     const listener = await startSyslogListener();
     cleanups.push(() => listener.close());
-    const { store, metrics, start } = setup(listener);
+    const { store, metrics, start } = await setup(listener);
     await appendRows(store, 25);
     start();
     await waitFor('row 25 acknowledged', async () => await acked(metrics) === 25);
     await waitFor('25 frames', () => listener.frames.length === 25);
-    const rows = await store.auditChunk(0, 100);
+    const rows = await auditRows(store, 0, 100);
     listener.frames.forEach((frame, i) => {
       const r = rows[i] as AuditRow;
       assert.deepEqual(parse(frame.message), { pri: 110, ts: r.ts, hostname: 'svc-host-1', appName: 'svc', procId: '4242',
@@ -125,7 +125,7 @@ describe('audit export over syslog (TCP, octet counting)', () => {
     };
     const listener = await startSyslogListener({ onFrame });
     cleanups.push(() => listener.close());
-    const { store, metrics, logs, start } = setup(listener);
+    const { store, metrics, logs, start } = await setup(listener);
     await appendRows(store, 10);
     await appendRows(store, 10, 2_000_000);
     await appendRows(store, 10);
@@ -149,7 +149,7 @@ describe('audit export over syslog (TCP, octet counting)', () => {
       }
     } });
     cleanups.push(() => listener.close());
-    const { store, metrics, logs, start } = setup(listener, { timeoutMs: 300 });
+    const { store, metrics, logs, start } = await setup(listener, { timeoutMs: 300 });
     // ~20 MB in one batch: more than the kernel buffers take while nobody reads.
     await appendRows(store, 10, 2_000_000);
     start();

@@ -13,6 +13,7 @@ import type { Clock } from '../core/clock.js';
 import { RuntimeError, errorText } from '../core/errors.js';
 import type { LogLevel } from '../core/log.js';
 import type { AgentLog } from '../logs/agent-log.js';
+import type { WebhookRejectReason } from '../metrics/metric-names.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import type { EventRecord, IngestResult, Store } from '../store/store.js';
 import type { TimestampCheck } from './signature.js';
@@ -29,6 +30,8 @@ const CONNECTIONS_CHECK_MS = 5_000;
 /** How long close() lets in-flight requests finish before it cuts the remaining connections. */
 const CLOSE_GRACE_MS = 5_000;
 const PATH_PREFIX = '/webhooks/';
+/** The `source` label of requests for a source that does not exist (contract §10.4). */
+export const UNKNOWN_SOURCE = '_unknown';
 /** 1..200 printable ASCII characters (space included; Node trims the ends). */
 const FINGERPRINT = /^[\x20-\x7e]{1,200}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -48,6 +51,8 @@ export interface WebhookIngestDeps {
   windowMs?: number;
   /** Called once per accepted event, after its 202 has been written. */
   onAccepted(event: EventRecord): void;
+  /** Counts a request refused before anything was stored (svc_webhook_rejected_total). */
+  rejected(sourceId: string, reason: WebhookRejectReason): void;
   /** Problems that have no HTTP answer of their own (audit append, server errors, callback throws). */
   onError?(err: unknown): void;
 }
@@ -171,12 +176,14 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
   const send = (res: ServerResponse, status: number, body: Json, headers: Record<string, string> = {}): void =>
     reply(res, status, body, closing ? { ...headers, Connection: 'close' } : headers);
 
-  function rejectRequest(route: WebhookRoute, level: LogLevel, status: number, reason: string, req: IncomingMessage): void {
+  function rejectRequest(route: WebhookRoute, level: LogLevel, status: number, reason: string, req: IncomingMessage,
+    counted: WebhookRejectReason): void {
+    deps.rejected(route.source.id, counted);
     route.log.write(level, 'webhook.rejected', { sourceId: route.source.id, status, reason, remote: req.socket.remoteAddress });
   }
 
   function unauthorized(route: WebhookRoute, res: ServerResponse, req: IncomingMessage, reason: string): void {
-    rejectRequest(route, 'warn', 401, reason, req);
+    rejectRequest(route, 'warn', 401, reason, req, 'unauthorized');
     send(res, 401, { error: 'EUNAUTHORIZED', message: 'missing or invalid signature' });
   }
 
@@ -188,22 +195,24 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     // An unread body on an early rejection is not drained: the connection is closed instead.
     const closeIfBody: Record<string, string> = hasBody(req) ? { Connection: 'close' } : {};
     if (!route) {
+      deps.rejected(UNKNOWN_SOURCE, 'unknown-source');
       send(res, 404, { error: 'ENOTFOUND', message: 'unknown webhook source' }, closeIfBody);
       return;
     }
     const { source, agentId, log } = route;
     if (req.method !== 'POST') {
-      rejectRequest(route, 'debug', 405, 'method-not-allowed', req);
+      rejectRequest(route, 'debug', 405, 'method-not-allowed', req, 'method');
       send(res, 405, { error: 'EMETHOD', message: 'method not allowed, use POST' }, { Allow: 'POST', ...closeIfBody });
       return;
     }
     if (closing) {
+      deps.rejected(source.id, 'unavailable');
       send(res, 503, { error: 'EUNAVAILABLE', message: 'webhook ingest is shutting down, retry' }, { Connection: 'close' });
       return;
     }
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) {
-      rejectRequest(route, 'warn', 413, 'body-too-large', req);
+      rejectRequest(route, 'warn', 413, 'body-too-large', req, 'too-large');
       send(res, 413, { error: 'ETOOLARGE', message: `body exceeds ${MAX_BODY_BYTES} bytes` }, { Connection: 'close' });
       return;
     }
@@ -211,7 +220,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     const read = await readBody(req, MAX_BODY_BYTES);
     if (!read.ok) {
       if (read.reason === 'aborted') return; // the sender is gone; nobody to answer
-      rejectRequest(route, 'warn', 413, 'body-too-large', req);
+      rejectRequest(route, 'warn', 413, 'body-too-large', req, 'too-large');
       send(res, 413, { error: 'ETOOLARGE', message: `body exceeds ${MAX_BODY_BYTES} bytes` }, { Connection: 'close' });
       return;
     }
@@ -236,17 +245,19 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     // Checked after the HMAC, so a logged stale-timestamp means an authentic but old (replayed) request.
     if (window === 'out-of-window') return unauthorized(route, res, req, 'stale-timestamp');
 
-    let payload: unknown;
+    let payloadText: string;
     try {
-      payload = JSON.parse(utf8.decode(body));
+      payloadText = utf8.decode(body);
+      const payload: unknown = JSON.parse(payloadText);
+      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new TypeError('not an object');
     } catch {
-      rejectRequest(route, 'warn', 400, 'invalid-json', req);
-      send(res, 400, { error: 'EBADREQUEST', message: 'body is not valid JSON' });
+      rejectRequest(route, 'warn', 400, 'invalid-json', req, 'bad-request');
+      send(res, 400, { error: 'EBADREQUEST', message: 'body is not a JSON object' });
       return;
     }
     const fingerprintHeader = oneHeader(req, source.fingerprintHeader);
     if (fingerprintHeader === null || (fingerprintHeader !== undefined && !FINGERPRINT.test(fingerprintHeader))) {
-      rejectRequest(route, 'warn', 400, 'invalid-fingerprint', req);
+      rejectRequest(route, 'warn', 400, 'invalid-fingerprint', req, 'bad-request');
       send(res, 400, { error: 'EBADREQUEST', message: `${source.fingerprintHeader} must be one value of 1 to 200 printable ASCII characters` });
       return;
     }
@@ -254,9 +265,10 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
 
     let result: IngestResult;
     try {
-      result = await store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payload }, windowMs);
+      result = await store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payloadText }, windowMs, clock.now());
     } catch (err) {
       log.write('error', 'webhook.store-failed', { sourceId: source.id, fingerprint, error: errorText(err) });
+      deps.rejected(source.id, 'unavailable');
       report(err);
       send(res, 503, { error: 'EUNAVAILABLE', message: 'event store unavailable, retry' });
       return;
@@ -266,7 +278,6 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     if (result.outcome === 'accepted') {
       const { event } = result;
       counters.received += 1;
-      counters.inflight += 1;
       log.write('info', 'webhook.accepted', { eventId: event.id, fingerprint, sourceId: source.id });
       send(res, 202, { status: 'accepted', eventId: event.id });
       // The event is durable whatever happened to the sender, so dispatch does not wait for the socket.
@@ -281,7 +292,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     log.write('info', 'webhook.duplicate', { eventId: result.eventId, fingerprint, sourceId: source.id });
     try {
       await store.appendAudit({ kind: 'event.duplicate', actor: `source:${source.id}`, agentId,
-        data: { eventId: result.eventId, sourceId: source.id, fingerprint } });
+        data: { eventId: result.eventId, sourceId: source.id, fingerprint } }, clock.now());
     } catch (err) {
       report(err);
     }

@@ -6,7 +6,7 @@
  */
 
 /** Label names the families use. `kind` is `dispatch` on dispatch dead letters. */
-export const LABEL_NAMES = ['server_id', 'agent', 'source', 'tool', 'kind', 'exporter'] as const;
+export const LABEL_NAMES = ['server_id', 'agent', 'source', 'tool', 'kind', 'exporter', 'channel', 'outcome', 'reason'] as const;
 export type LabelName = (typeof LABEL_NAMES)[number];
 
 export const METRIC_TYPES = ['counter', 'gauge', 'histogram'] as const;
@@ -15,6 +15,14 @@ export type MetricType = (typeof METRIC_TYPES)[number];
 /** Values of the `kind` label on source_messages_dlq_total. */
 export const SOURCE_DLQ_KINDS = ['dispatch'] as const;
 export type SourceDlqKind = (typeof SOURCE_DLQ_KINDS)[number];
+
+/** Values of the `outcome` label of svc_channel_messages_total. */
+export const CHANNEL_OUTCOMES = ['delivered', 'failed'] as const;
+export type ChannelOutcomeLabel = (typeof CHANNEL_OUTCOMES)[number];
+
+/** Values of the `reason` label of svc_webhook_rejected_total (contract §10.4). */
+export const WEBHOOK_REJECT_REASONS = ['unauthorized', 'too-large', 'bad-request', 'method', 'unknown-source', 'unavailable'] as const;
+export type WebhookRejectReason = (typeof WEBHOOK_REJECT_REASONS)[number];
 
 /** Encoding of mcp_server_circuit_state. */
 export const CIRCUIT_STATE_VALUES = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -78,6 +86,15 @@ export const METRIC_FAMILIES = [
     help: 'Events from the source that were dead-lettered; kind is dispatch for dispatch dead letters (messages).' },
   { name: 'source_inflight', type: 'gauge', labels: ['agent', 'source'], unit: 'messages',
     help: 'Accepted events from the source not yet processed or dead-lettered (messages).' },
+  // Dispatch (contract §10.4)
+  { name: 'svc_dispatch_backlog', type: 'gauge', labels: ['agent'], unit: 'events',
+    help: 'Events of the agent waiting in the store or being handled: accepted plus processing (events).' },
+  { name: 'svc_channel_messages_total', type: 'counter', labels: ['agent', 'channel', 'outcome'], unit: 'attempts',
+    help: 'Hand-offs of messages to the channel: outcome delivered, or failed for every failed attempt (count).' },
+  { name: 'svc_dispatch_latency_seconds', type: 'histogram', labels: ['agent'], unit: 'seconds',
+    help: 'Time from an event being accepted to its message being delivered, for processed events, in seconds.' },
+  { name: 'svc_webhook_rejected_total', type: 'counter', labels: ['source', 'reason'], unit: 'requests',
+    help: 'Webhook requests refused before anything was stored, by reason; unknown sources count under source _unknown (count).' },
 ] as const satisfies readonly MetricFamily[];
 
 export type MetricFamilyDef = (typeof METRIC_FAMILIES)[number];

@@ -12,12 +12,12 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PrometheusContentType } from 'prom-client';
 import type { SourceCounters, SourceStats } from './source-stats.js';
 import type { FamilyNamesOf, LabelsOf, MetricFamily, MetricName, SourceDlqKind } from './metric-names.js';
-import { METRIC_FAMILIES } from './metric-names.js';
+import { CHANNEL_OUTCOMES, METRIC_FAMILIES } from './metric-names.js';
 
 export interface MetricsDeps {
   stats: SourceStats;
-  /** Configured agents and the ids of their sources: one zero series per agent and agent×source. */
-  agents: ReadonlyArray<{ id: string; sources: readonly string[] }>;
+  /** Configured agents and the ids of their sources and channels: one zero series per agent, agent×source, agent×channel. */
+  agents: ReadonlyArray<{ id: string; sources: readonly string[]; channels?: readonly string[] }>;
   /** Configured MCP server ids: one series per server on the mcp_server_* families. */
   mcpServers?: readonly string[];
   /** Configured SIEM exporter ids: one series per exporter on the svc_audit_export_* families. */
@@ -50,6 +50,16 @@ export interface RateLimitMetrics {
   toolWaits: Counter<'agent' | 'tool'>;
 }
 
+export interface DispatchMetricHandles {
+  backlog: Gauge<'agent'>;
+  channelMessages: Counter<'agent' | 'channel' | 'outcome'>;
+  latencySeconds: Histogram<'agent'>;
+}
+
+export interface IngestMetrics {
+  rejected: Counter<'source' | 'reason'>;
+}
+
 export interface Metrics {
   /** Scrape it (`metrics()`, `getMetricsAsJSON()`); never reset it: the source families add differences. */
   registry: Registry;
@@ -58,6 +68,8 @@ export interface Metrics {
   mcp: McpMetrics;
   audit: AuditMetrics;
   rateLimit: RateLimitMetrics;
+  dispatch: DispatchMetricHandles;
+  ingest: IngestMetrics;
 }
 
 /** Bucket upper bounds of the histograms (docs/metrics.md); a histogram missing here is a compile error. */
@@ -67,6 +79,8 @@ export const HISTOGRAM_BUCKETS: Readonly<Record<FamilyNamesOf<'histogram'>, read
   svc_audit_batch_rows: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
   // ms: from a token-bucket hiccup to a provider's minute-long Retry-After.
   svc_provider_rate_limit_wait_ms: [10, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000],
+  // s: a page goes out in well under a second when all is well; minutes mean a backlog or an outage.
+  svc_dispatch_latency_seconds: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
 };
 
 interface SourceSeries { key: string; agent: string; source: string; counters: SourceCounters }
@@ -178,11 +192,18 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     // Tool ids come from the MCP servers at runtime, not from configuration: series appear on first use.
     toolWaits: counter('svc_tool_rate_limit_waits_total'),
   };
+  const dispatchFamilies = (): DispatchMetricHandles => ({
+    backlog: gauge('svc_dispatch_backlog'),
+    channelMessages: counter('svc_channel_messages_total'),
+    latencySeconds: histogram('svc_dispatch_latency_seconds'),
+  });
   counter('source_messages_received_total', mirror('received', null));
   counter('source_messages_processed_total', mirror('processed', null));
   // SourceStats.dlq counts dispatch dead letters, the only kind there is so far.
   counter('source_messages_dlq_total', mirror('dlq', 'dispatch'));
   gauge('source_inflight', mirror('inflight', null));
+  const dispatch = dispatchFamilies();
+  const ingest: IngestMetrics = { rejected: counter('svc_webhook_rejected_total') };
 
   // A zero series for every configured label value, so dashboards and alerts see them from startup.
   for (const server_id of mcpServers) {
@@ -200,13 +221,18 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   for (const agent of agents) {
     rateLimit.providerWaits.inc({ agent }, 0);
     rateLimit.providerWaitMs.zero({ agent });
+    dispatch.backlog.set({ agent }, 0);
+    dispatch.latencySeconds.zero({ agent });
+  }
+  for (const { agent, channels } of deps.agents.map((a) => ({ agent: a.id, channels: a.channels ?? [] }))) {
+    for (const channel of channels) for (const outcome of CHANNEL_OUTCOMES) dispatch.channelMessages.inc({ agent, channel, outcome }, 0);
   }
 
   const registered = registry.getMetricsAsArray().map((m) => m.name);
   if (registered.join() !== METRIC_FAMILIES.map((f) => f.name).join()) {
     throw new Error(`metric families out of step with metric-names.ts: ${registered.join(', ')}`);
   }
-  return { registry, contentType: registry.contentType, mcp, audit, rateLimit };
+  return { registry, contentType: registry.contentType, mcp, audit, rateLimit, dispatch, ingest };
 }
 
 function dedupe(values: readonly string[]): string[] {

@@ -42,7 +42,7 @@ export function createAgentTools(deps: {
       const outcome = result.ok ? (result.isError ? 'tool-error' : 'ok') : result.reason;
       const durationMs = Math.max(0, clock.now() - started);
       await store.appendAudit({ kind: 'tool.called', actor: `agent:${agentId}`, agentId,
-        data: { eventId, serverId, tool, outcome, durationMs } });
+        data: { eventId, serverId, tool, outcome, durationMs } }, clock.now());
       log.write(result.ok && !result.isError ? 'info' : 'warn', 'tool.called', { eventId, serverId, tool, outcome, durationMs,
         error: result.ok ? undefined : result.error });
       return result;

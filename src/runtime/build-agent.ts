@@ -11,7 +11,7 @@ import type { Store } from '../store/store.js';
 import { createAgentTools, toolLookup } from './agent-tools.js';
 import type { Channel } from './channels/channel.js';
 import { createChannel } from './channels/create-channel.js';
-import type { DispatchAgent } from './dispatcher.js';
+import type { DispatchAgent } from './dispatch/handle-event.js';
 import type { McpSupervisor } from './mcp/mcp-types.js';
 import { createProvider } from './providers/create-provider.js';
 import { rateLimitedProvider } from './providers/rate-limited-provider.js';

@@ -12,11 +12,14 @@ import { join } from 'node:path';
 import type { AuditConfig } from '../../src/config/schema.js';
 import { auditSchema } from '../../src/config/schema.js';
 import type { Clock } from '../../src/core/clock.js';
+import { systemClock } from '../../src/core/clock.js';
 import type { LogFields, LogLevel } from '../../src/core/log.js';
 import type { Metrics } from '../../src/metrics/registry.js';
 import { createMetrics } from '../../src/metrics/registry.js';
 import { createSourceStats } from '../../src/metrics/source-stats.js';
-import { openSqliteStore } from '../../src/store/sqlite-store.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { AuditRow } from '../../src/audit/audit-row.js';
+import { parseStoredAuditRow } from '../../src/audit/audit-row.js';
 import type { Store } from '../../src/store/store.js';
 
 export interface LogRecord { level: LogLevel; event: string; fields: LogFields }
@@ -27,8 +30,18 @@ export function tempDir(prefix: string): { dir: string; remove(): void } {
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-export function openStore(path: string, clock: Clock): Store {
-  return openSqliteStore({ path, clock });
+const clocks = new WeakMap<Store, Clock>();
+
+/** A real SQLite store whose rows `appendRows` stamps with `clock`. */
+export async function openStore(path: string, clock: Clock): Promise<Store> {
+  const store = await openSqliteStore({ path });
+  clocks.set(store, clock);
+  return store;
+}
+
+/** The first `limit` rows after `afterSeq`, data parsed, as the exporters ship them. */
+export async function auditRows(store: Store, afterSeq: number, limit: number): Promise<AuditRow[]> {
+  return (await store.readAudit(afterSeq, limit)).map(parseStoredAuditRow);
 }
 
 export function exportMetrics(exporters: readonly string[] = ['siem']): Metrics {
@@ -50,7 +63,7 @@ export function auditConfig(input: Record<string, unknown>): AuditConfig {
 export async function appendRows(store: Store, n: number, pad = 0): Promise<void> {
   for (let i = 0; i < n; i++) {
     await store.appendAudit({ kind: 'test.row', actor: 'svc', agentId: 'agent-a',
-      data: pad > 0 ? { i, pad: 'x'.repeat(pad) } : { i } });
+      data: pad > 0 ? { i, pad: 'x'.repeat(pad) } : { i } }, (clocks.get(store) ?? systemClock).now());
   }
 }
 

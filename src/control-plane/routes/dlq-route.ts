@@ -2,7 +2,7 @@
 import type { DeadLetterRecord, Store } from '../../store/store.js';
 import { DEAD_LETTERS_VIEW } from '../page-query.js';
 import type { RouteHandler } from '../route.js';
-import type { Report } from './view-route.js';
+import type { Report, ViewItem } from './view-route.js';
 import { createViewRoute, stderrReport } from './view-route.js';
 
 export interface DlqRouteDeps {
@@ -11,11 +11,15 @@ export interface DlqRouteDeps {
   report?: Report;
 }
 
-/** A dead letter as §5 shows it. */
-export function deadLetterItem(d: DeadLetterRecord): Record<string, unknown> {
+/** A dead letter as §5 shows it, with `replayedAt` (§13) and `corrupt` only when set (§11.5). */
+export function deadLetterItem(d: DeadLetterRecord): ViewItem {
   return {
-    id: d.id, ts: d.ts, agentId: d.agentId, sourceId: d.sourceId, eventId: d.eventId,
-    reason: d.reason, error: d.error, attempts: d.attempts, payload: d.payload,
+    fields: {
+      id: d.id, ts: d.ts, agentId: d.agentId, sourceId: d.sourceId, eventId: d.eventId,
+      reason: d.reason, error: d.error, attempts: d.attempts, replayedAt: d.replayedAt, ...(d.corrupt ? { corrupt: true } : {}),
+    },
+    rawKey: 'payload',
+    raw: d.payloadText,
   };
 }
 

@@ -2,7 +2,7 @@
 import type { EventRecord, Store } from '../../store/store.js';
 import { EVENTS_VIEW } from '../page-query.js';
 import type { RouteHandler } from '../route.js';
-import type { Report } from './view-route.js';
+import type { Report, ViewItem } from './view-route.js';
 import { createViewRoute, stderrReport } from './view-route.js';
 
 export interface EventsRouteDeps {
@@ -11,12 +11,16 @@ export interface EventsRouteDeps {
   report?: Report;
 }
 
-/** An event as §5 shows it; `fingerprint` only when the source sent one. */
-export function eventItem(e: EventRecord): Record<string, unknown> {
+/** An event as §5 shows it; `fingerprint` only when the source sent one, `corrupt` only when set (§11.5). */
+export function eventItem(e: EventRecord): ViewItem {
   return {
-    id: e.id, ts: e.ts, agentId: e.agentId, sourceId: e.sourceId, kind: e.kind,
-    ...(e.fingerprint !== null ? { fingerprint: e.fingerprint } : {}),
-    status: e.status, payload: e.payload,
+    fields: {
+      id: e.id, ts: e.ts, agentId: e.agentId, sourceId: e.sourceId, kind: e.kind,
+      ...(e.fingerprint !== null ? { fingerprint: e.fingerprint } : {}),
+      status: e.status, ...(e.corrupt ? { corrupt: true } : {}),
+    },
+    rawKey: 'payload',
+    raw: e.payloadText,
   };
 }
 

@@ -1,12 +1,13 @@
 /**
  * The HTTP half of a paginated view (contract §5), shared by /events, /dlq and /audit: parse the
  * query (400 naming the parameter), read one keyset page from the store, answer
- * `{"items": [...], "nextCursor": <string|null>}` plus any members the view adds.
+ * `{"items": [...], "nextCursor": <string|null>}` plus any members the view adds. A record's payload
+ * or data is the stored JSON text, embedded as it is: the daemon never parses a megabyte to print it.
  */
 import { errorText } from '../../core/errors.js';
 import { InvalidCursorError } from '../../store/cursor.js';
 import type { Page, PageQuery } from '../../store/store.js';
-import { sendError, sendJson } from '../http-json.js';
+import { sendError, sendJsonText } from '../http-json.js';
 import type { ViewQuery, ViewSpec } from '../page-query.js';
 import { parseViewQuery } from '../page-query.js';
 import type { RouteHandler } from '../route.js';
@@ -21,11 +22,27 @@ export interface ViewRouteOptions<F extends string, T> {
   path: string;
   spec: ViewSpec<F>;
   list(page: PageQuery, filter: ViewQuery<F>['filter']): Promise<Page<T>>;
-  /** The record as the contract shows it: an explicit pick, so nothing else ever leaks out. */
-  item(record: T): Record<string, unknown>;
+  /**
+   * The record as the contract shows it: an explicit pick, so nothing else ever leaks out, plus the
+   * stored JSON text that goes under `rawKey` (null: JSON null, the record is corrupt).
+   */
+  item(record: T): ViewItem;
   /** Members added to the envelope after the page was read (e.g. /audit's `verify`). */
   extend?(query: ViewQuery<F>): Promise<Record<string, unknown>>;
   report: Report;
+}
+
+export interface ViewItem {
+  fields: Record<string, unknown>;
+  rawKey: string;
+  raw: string | null;
+}
+
+/** One item's JSON text: its fields, then the raw member. */
+export function itemText(item: ViewItem): string {
+  const fields = JSON.stringify(item.fields);
+  const raw = `${JSON.stringify(item.rawKey)}:${item.raw ?? 'null'}`;
+  return fields === '{}' ? `{${raw}}` : `${fields.slice(0, -1)},${raw}}`;
 }
 
 export function createViewRoute<F extends string, T>(opts: ViewRouteOptions<F, T>): RouteHandler {
@@ -35,11 +52,12 @@ export function createViewRoute<F extends string, T>(opts: ViewRouteOptions<F, T
       sendError(req, res, 400, parsed.error);
       return;
     }
-    let body: Record<string, unknown>;
+    let body: string;
     try {
       const page = await opts.list(parsed.value.page, parsed.value.filter);
-      body = { items: page.items.map((r) => opts.item(r)), nextCursor: page.nextCursor };
-      if (opts.extend !== undefined) Object.assign(body, await opts.extend(parsed.value));
+      const extra = opts.extend === undefined ? '' : JSON.stringify(await opts.extend(parsed.value)).slice(1, -1);
+      body = `{"items":[${page.items.map((r) => itemText(opts.item(r))).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}`
+        + `${extra === '' ? '' : `,${extra}`}}`;
     } catch (err) {
       if (err instanceof InvalidCursorError) {
         // The store's messages for this error are fixed text, never input.
@@ -52,6 +70,6 @@ export function createViewRoute<F extends string, T>(opts: ViewRouteOptions<F, T
     }
     // The client went away while the page was read: nobody to answer.
     if (signal.aborted || res.destroyed) return;
-    sendJson(req, res, 200, body);
+    sendJsonText(req, res, 200, body);
   };
 }

@@ -13,6 +13,10 @@ export interface OutboundMessage {
   text: string;
   /** Who triaged it (contract §14.4). */
   triagedBy: string;
+  /** The same on every retry and every later claim of the event (contract §10.3). */
+  deliveryId: string;
+  /** Which claim of the event this hand-off belongs to: above 1, an earlier holder may have delivered it. */
+  attempt: number;
 }
 
 /** Result of one delivery attempt; the dispatcher owns retries and back-off. */

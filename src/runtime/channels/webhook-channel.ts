@@ -142,7 +142,7 @@ export function createWebhookChannel(config: WebhookChannelConfig, deps: { clock
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     const record = outboundRecord(config.id, config.to, message, deps.clock);
     const attempt = await postJson(config.url, record, {
-      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': message.eventId },
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': message.deliveryId },
       timeoutMs: config.timeoutMs,
       signal,
       maxBodyBytes: ERROR_BODY_BYTES,

@@ -15,12 +15,13 @@
  * after `idleMs` without a run, or by `close()`.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
-import { openAuditReader } from './sqlite-audit-reader.js';
-import type { SegmentResult, VerifyResult } from '../audit/chain.js';
-import { mergeSegments } from '../audit/chain.js';
-import type { AuditChainVerifier } from './chain-verifier.js';
-import { singleFlight } from './chain-verifier.js';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../../core/worker.js';
+import { openAuditReader } from './audit-reader.js';
+import type { SegmentResult, VerifyResult } from '../../audit/chain.js';
+import { mergeSegments } from '../../audit/chain.js';
+import type { AuditChainVerifier } from '../read-chain-verifier.js';
+import { singleFlight } from '../read-chain-verifier.js';
 import type { VerifyJob, VerifyReply, VerifyWorkerData } from './verify-worker.js';
 
 export interface SqliteChainVerifierOptions {
@@ -40,20 +41,6 @@ export interface SqliteChainVerifierOptions {
    */
   stallMs?: number;
 }
-
-/**
- * The worker is started from this CommonJS snippet rather than from its file directly: under tsx
- * (tests, benches) the `.ts` entry needs tsx's loader registered inside the worker first — Node 20
- * applies `--import` hooks to a worker only after its entry has begun to load. From `dist/` the
- * entry is plain JS and `tsxApi` is null.
- */
-const BOOTSTRAP = `'use strict';
-const { workerData } = require('node:worker_threads');
-(async () => {
-  if (workerData.tsxApi !== null) (await import(workerData.tsxApi)).register();
-  await import(workerData.entry);
-})();
-`;
 
 interface Run {
   onReply(worker: Worker, reply: VerifyReply): void;
@@ -79,15 +66,7 @@ export function createSqliteChainVerifier(opts: SqliteChainVerifierOptions): Aud
   };
 
   const spawn = (): Worker => {
-    const dev = import.meta.url.endsWith('.ts');
-    const worker = new Worker(BOOTSTRAP, {
-      eval: true,
-      workerData: {
-        ...workerData,
-        entry: new URL(dev ? './verify-worker.ts' : './verify-worker.js', import.meta.url).href,
-        tsxApi: dev ? import.meta.resolve('tsx/esm/api') : null,
-      },
-    });
+    const worker = startModuleWorker(new URL('./verify-worker.js', import.meta.url), import.meta.url, workerData);
     worker.unref();
     // Permanent listeners: an 'error' event without one would crash the process.
     worker.on('message', (reply: VerifyReply) => { active?.onReply(worker, reply); });

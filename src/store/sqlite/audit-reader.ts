@@ -2,8 +2,8 @@
  * Read-only access to the stored audit chain on its own connection, for whole-chain verification in
  * worker threads (contract §5, `/audit?verify=1`).
  */
-import type { StoredAuditRow } from '../audit/audit-row.js';
-import Database from 'better-sqlite3';
+import type { StoredAuditRow } from '../../audit/audit-row.js';
+import { openReadOnly } from './schema.js';
 
 /** Aliased to the StoredAuditRow names, so better-sqlite3 builds the objects with no JS mapping. */
 export const STORED_AUDIT_COLS = 'seq, ts, kind, actor, agent_id AS agentId, data AS dataText, prev_hash AS prevHash, hash';
@@ -47,7 +47,7 @@ const AUDIT_HASH_INPUT_SQL = `(CASE typeof(prev_hash) WHEN 'text' THEN prev_hash
  * writer and see committed rows only). Used by the chain verifier, in worker threads.
  */
 export function openAuditReader(path: string): AuditReader {
-  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+  const db = openReadOnly(path);
   try {
     const head = db.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1');
     const hashRows = db.prepare<[number, number, number], AuditHashRow>(

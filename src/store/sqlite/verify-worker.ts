@@ -7,11 +7,11 @@
 import { readlinkSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { errorText } from '../core/errors.js';
-import type { AuditReader } from './sqlite-audit-reader.js';
-import { openAuditReader } from './sqlite-audit-reader.js';
-import type { SegmentResult } from '../audit/chain.js';
-import { createSegmentVerifier, storedRowHashMatches } from '../audit/chain.js';
+import { errorText } from '../../core/errors.js';
+import type { AuditReader } from './audit-reader.js';
+import { openAuditReader } from './audit-reader.js';
+import type { SegmentResult } from '../../audit/chain.js';
+import { createSegmentVerifier, storedRowHashMatches } from '../../audit/chain.js';
 
 export interface VerifyWorkerData {
   path: string;
@@ -61,7 +61,7 @@ function deferToMainThread(): void {
 const port = parentPort;
 if (port !== null) {
   deferToMainThread();
-  const { path, chunkRows } = workerData as VerifyWorkerData;
+  const { path, chunkRows } = (workerData as { data: VerifyWorkerData }).data;
   // Opened on the first job, so a failure to open is that job's error reply.
   let reader: AuditReader | null = null;
   port.on('message', (job: VerifyJob) => {

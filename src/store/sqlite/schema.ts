@@ -2,10 +2,10 @@
  * The SQLite file of the embedded store: how it is opened (WAL, synchronous=FULL, 0600) and the
  * schema migrations, applied in an IMMEDIATE transaction so two processes cannot both create it.
  */
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { RuntimeError } from '../core/errors.js';
+import { RuntimeError } from '../../core/errors.js';
 
 /** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
 const MIGRATIONS: readonly string[] = [
@@ -78,10 +78,52 @@ const MIGRATIONS: readonly string[] = [
     updated_ms  INTEGER NOT NULL
   );
   `,
+  // 3: claims and leases (contract §10.2): who holds a processing event, until when, and which claim
+  // of it this is (fencing). The claim index covers the dispatcher's oldest-first scan per agent; the
+  // backlog index answers accepted + processing counts per agent and source without touching rows.
+  // Dead letters remember when they were replayed.
+  `
+  ALTER TABLE events ADD COLUMN owner TEXT;
+  ALTER TABLE events ADD COLUMN lease_until_ms INTEGER;
+  ALTER TABLE events ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+  DROP INDEX events_pending;
+  CREATE INDEX events_claimable ON events (agent_id, seq) WHERE status IN ('accepted', 'processing');
+  CREATE INDEX events_backlog ON events (agent_id, source_id) WHERE status IN ('accepted', 'processing');
+  CREATE INDEX events_done_ts ON events (ts_ms) WHERE status IN ('processed', 'dead-lettered');
+  ALTER TABLE dead_letters ADD COLUMN replayed_ms INTEGER;
+  `,
 ];
 
+/** The first 16 bytes of every SQLite database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * A file that exists, is not empty and does not start like a database is refused before SQLite
+ * touches it (contract §11.5): a wrong `$SVC_HOME` must not turn someone's file into a store.
+ */
+export function checkStoreFile(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new RuntimeError('ESTORE_OPEN', `cannot open the store ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  try {
+    const head = Buffer.alloc(SQLITE_HEADER.length);
+    const n = readSync(fd, head, 0, head.length, 0);
+    if (n > 0 && !head.subarray(0, n).equals(SQLITE_HEADER.subarray(0, n))) {
+      throw new RuntimeError('ESTORE_NOT_DATABASE', `the store ${path} is not an SQLite database; refusing to open it (the file is left untouched)`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Opens the store file for writing, creating it (0600) and migrating its schema. */
 export function openDatabase(path: string): Database.Database {
   if (path !== ':memory:') {
+    checkStoreFile(path);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     // Payloads may be sensitive: create the file 0600 (SQLite gives -wal/-shm the same mode).
     closeSync(openSync(path, 'a', 0o600));
@@ -98,6 +140,14 @@ export function openDatabase(path: string): Database.Database {
     db.close();
     throw err;
   }
+  return db;
+}
+
+/** A read-only connection to an existing store file (views, verification, offline checks). */
+export function openReadOnly(path: string): Database.Database {
+  checkStoreFile(path);
+  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+  db.pragma('busy_timeout = 5000');
   return db;
 }
 

@@ -1,12 +1,12 @@
 /**
- * Whole-chain verification for `/audit?verify=1` (contract §5): checks every row, not just a page,
- * without stalling the control plane. Two implementations share this shape:
- * - `createSqliteChainVerifier` (sqlite-chain-verifier.ts): worker threads, the fast path;
- * - `createStoreChainVerifier` (here): any `Store`, on the main thread in time slices.
+ * Whole-chain verification (contract §5, `Store.verifyAudit`): checks every row, not just a page,
+ * without stalling the caller. Two implementations share this shape:
+ * - sqlite/chain-verifier.ts: worker threads with read-only connections, the fast path;
+ * - `createReadChainVerifier` (here): any store's streaming reads, on the main thread in time slices.
+ * The checks themselves are the pure functions of audit/chain.ts, whichever reads the rows.
  */
 import type { StoredAuditRow } from '../audit/audit-row.js';
-import { performance } from 'node:perf_hooks';
-import type { Store } from './store.js';
+import type { Clock } from '../core/clock.js';
 import type { VerifyResult } from '../audit/chain.js';
 import { createSegmentVerifier, mergeSegments, storedRowHashMatches, storedRowText } from '../audit/chain.js';
 
@@ -31,8 +31,12 @@ export function singleFlight<T>(run: () => Promise<T>): () => Promise<T> {
   };
 }
 
-export interface StoreChainVerifierOptions {
-  store: Store;
+export interface ReadChainVerifierOptions {
+  /** The chain's head when a run starts (it bounds the run). */
+  head(): Promise<{ seq: number; hash: string } | null>;
+  /** Rows with seq > afterSeq, in seq order, as stored. */
+  read(afterSeq: number, limit: number): Promise<StoredAuditRow[]>;
+  clock: Clock;
   /** Rows read per store call. */
   chunkRows?: number;
   /** Main-thread work between two yields to the event loop, in ms. */
@@ -42,13 +46,13 @@ export interface StoreChainVerifierOptions {
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => { setImmediate(resolve); });
 
 /**
- * Generic verifier for any store, through `auditStoredChunk` and the JS stored-row text (~5 µs a
+ * Generic verifier through a store's streaming reads and the JS stored-row text (~5 µs a
  * row). It runs on the main thread, so it works in slices of at most `sliceMs` (default 5 ms) and
  * yields to the event loop (setImmediate, so pending I/O runs first) between them; chunks are
  * small (default 256 rows, ~1–2 ms) so one chunk never overruns a slice by much.
  */
-export function createStoreChainVerifier(opts: StoreChainVerifierOptions): AuditChainVerifier {
-  const { store } = opts;
+export function createReadChainVerifier(opts: ReadChainVerifierOptions): AuditChainVerifier {
+  const { clock } = opts;
   const chunkRows = opts.chunkRows ?? 256;
   const sliceMs = opts.sliceMs ?? 5;
   let closed = false;
@@ -56,8 +60,7 @@ export function createStoreChainVerifier(opts: StoreChainVerifierOptions): Audit
   const run = async (): Promise<VerifyResult> => {
     if (closed) throw new Error('audit chain verifier closed');
     // The head when the run starts bounds it: rows appended meanwhile are for the next run.
-    const headRow = (await store.listAudit({ limit: 1, cursor: null, order: 'desc', sinceMs: null, untilMs: null }, {})).items[0];
-    const head = headRow === undefined ? null : { seq: headRow.seq, hash: headRow.hash };
+    const head = await opts.head();
     // The whole chain as one slice: same checks, same result as the worker verifier.
     let chunk = new Map<number, StoredAuditRow>();
     const v = createSegmentVerifier(0, (seq) => {
@@ -65,10 +68,10 @@ export function createStoreChainVerifier(opts: StoreChainVerifierOptions): Audit
       return row !== undefined && storedRowHashMatches(row);
     });
     let afterSeq = 0;
-    let sliceStart = performance.now();
+    let sliceStart = clock.monotonic();
     while (head !== null && afterSeq < head.seq) {
       if (closed) throw new Error('audit chain verifier closed');
-      const rows = (await store.auditStoredChunk(afterSeq, chunkRows)).filter((r) => r.seq <= head.seq);
+      const rows = (await opts.read(afterSeq, chunkRows)).filter((r) => r.seq <= head.seq);
       chunk = new Map(rows.map((r) => [r.seq, r]));
       let more = rows.length > 0;
       for (const r of rows) {
@@ -78,9 +81,9 @@ export function createStoreChainVerifier(opts: StoreChainVerifierOptions): Audit
       const last = rows[rows.length - 1];
       if (!more || last === undefined) break;
       afterSeq = last.seq;
-      if (performance.now() - sliceStart >= sliceMs) {
+      if (clock.monotonic() - sliceStart >= sliceMs) {
         await yieldToEventLoop();
-        sliceStart = performance.now();
+        sliceStart = clock.monotonic();
       }
     }
     return mergeSegments([v.result()], head);

@@ -1,0 +1,65 @@
+/**
+ * Keeps svc_dispatch_backlog{agent} and the sources' `inflight` (source_inflight, /status) up to date
+ * from the store: one grouped count every `intervalMs`, off the request path, so a scrape or a
+ * /status costs nothing however long the backlog is, and replicas sharing a store all see it whole.
+ */
+import type { Clock, TimerHandle } from '../core/clock.js';
+import type { DispatchMetricHandles } from '../metrics/registry.js';
+import type { SourceStats } from '../metrics/source-stats.js';
+import type { Store } from '../store/store.js';
+
+export interface BacklogGauge {
+  /** Counts now (tests, and the first reading at startup). */
+  refresh(): Promise<void>;
+  close(): void;
+}
+
+export function startBacklogGauge(deps: {
+  store: Store;
+  clock: Clock;
+  metrics: DispatchMetricHandles;
+  stats: SourceStats;
+  agents: readonly string[];
+  intervalMs?: number;
+  onError: (err: unknown) => void;
+}): BacklogGauge {
+  const intervalMs = deps.intervalMs ?? 2_000;
+  let timer: TimerHandle | null = null;
+  let closed = false;
+  const seen = new Set<string>();
+
+  const refresh = async (): Promise<void> => {
+    const counts = await deps.store.backlog();
+    const byAgent = new Map<string, number>(deps.agents.map((a) => [a, 0]));
+    const now = new Set<string>();
+    for (const c of counts) {
+      byAgent.set(c.agentId, (byAgent.get(c.agentId) ?? 0) + c.count);
+      deps.stats.get(c.agentId, c.sourceId).inflight = c.count;
+      now.add(`${c.agentId}\u0000${c.sourceId}`);
+    }
+    // Sources whose backlog emptied since the last count go back to 0.
+    for (const key of seen) {
+      if (now.has(key)) continue;
+      const [agentId, sourceId] = key.split('\u0000') as [string, string];
+      deps.stats.get(agentId, sourceId).inflight = 0;
+    }
+    seen.clear();
+    for (const key of now) seen.add(key);
+    for (const [agent, n] of byAgent) deps.metrics.backlog.set({ agent }, n);
+  };
+
+  const arm = (): void => {
+    timer = deps.clock.setTimer(() => {
+      refresh().catch(deps.onError).finally(() => { if (!closed) arm(); });
+    }, intervalMs);
+  };
+  arm();
+
+  return {
+    refresh,
+    close() {
+      closed = true;
+      if (timer !== null) deps.clock.clearTimer(timer);
+    },
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * What happens to one claimed event: its payload is read, the agent's provider triages it (retried
+ * with back-off while the failure is retryable), and the message goes to every outbound channel
+ * (each retried on its own). The answer is the event's completion — processed with its audit rows,
+ * or dead-lettered with the reason — for the committer to write with others in one transaction.
+ *
+ * A hand-off carries a `deliveryId` that is the same on every retry and every later claim of the
+ * event (contract §10.3), so a receiver, or the file channel itself, can tell a re-delivery.
+ */
+import type { NewAuditEntry } from '../../audit/audit-row.js';
+import type { DispatchConfig } from '../../config/schema.js';
+import type { Clock } from '../../core/clock.js';
+import type { BackoffPolicy } from '../../core/backoff.js';
+import { backoffMs } from '../../core/backoff.js';
+import { errorText } from '../../core/errors.js';
+import type { AgentLog } from '../../logs/agent-log.js';
+import type { ClaimedEvent, Completion } from '../../store/store.js';
+import type { Channel, OutboundMessage } from '../channels/channel.js';
+import type { Provider, TriageDecision, TriageEvent } from '../providers/provider.js';
+import type { DeadLetterReason } from './dead-letter-reasons.js';
+
+export interface DispatchAgent {
+  id: string;
+  provider: Provider;
+  channels: Channel[];
+  log: AgentLog;
+  dispatch: DispatchConfig;
+}
+
+/** Counts each hand-off's outcome (svc_channel_messages_total). */
+export type ChannelOutcome = (agentId: string, channelId: string, outcome: 'delivered' | 'failed') => void;
+
+/** The work was stopped (shutdown, or the claim was lost): the event is given back, not judged. */
+export class Interrupted extends Error {}
+
+/** The deliveryId of an event's hand-off to one channel: stable across retries, claims and restarts. */
+export function deliveryIdOf(eventId: string, channelId: string): string {
+  return `${eventId}.${channelId}`;
+}
+
+type Decided = Omit<Extract<Completion, { outcome: 'processed' }>, 'claim'> | Omit<Extract<Completion, { outcome: 'dead-lettered' }>, 'claim'>;
+
+interface Failure { reason: DeadLetterReason; error: string; attempts: number }
+
+export interface HandleDeps {
+  clock: Clock;
+  channelOutcome: ChannelOutcome;
+}
+
+/** Handles one claimed event; throws Interrupted when `signal` aborts. */
+export async function handleEvent(agent: DispatchAgent, claimed: ClaimedEvent, signal: AbortSignal, deps: HandleDeps): Promise<Decided> {
+  const { event, claim } = claimed;
+  const audit: NewAuditEntry[] = [];
+  const actor = `agent:${agent.id}`;
+  const deadLetter = (failure: Failure): Decided => {
+    agent.log.write('error', 'dispatch.dead-lettered', { eventId: event.id, fingerprint: event.fingerprint, reason: failure.reason,
+      attempts: failure.attempts, error: failure.error, outcome: 'dead-lettered' });
+    return { outcome: 'dead-lettered', deadLetter: failure, audit };
+  };
+
+  const payload = parsePayload(event.payloadText);
+  if (payload === undefined) return deadLetter({ reason: 'corrupt-event', error: 'the stored payload cannot be decoded', attempts: 1 });
+  const input: TriageEvent = { id: event.id, agentId: event.agentId, sourceId: event.sourceId, fingerprint: event.fingerprint, payload };
+
+  const triage = await triageWithRetries(agent, input, signal, deps.clock);
+  if ('reason' in triage) return deadLetter(triage);
+  audit.push({ kind: 'triage.decision', actor, agentId: agent.id, data: { eventId: event.id, provider: agent.provider.name,
+    triagedBy: triage.triagedBy, notify: triage.notify, severity: triage.severity, status: triage.status, title: triage.title,
+    alertCount: triage.alertCount } });
+  agent.log.write('info', 'dispatch.triaged', { eventId: event.id, fingerprint: event.fingerprint, severity: triage.severity,
+    status: triage.status, title: triage.title, notify: triage.notify, triagedBy: triage.triagedBy });
+
+  if (triage.notify) {
+    for (const channel of agent.channels) {
+      const message: OutboundMessage = { eventId: event.id, agentId: agent.id, severity: triage.severity, status: triage.status,
+        title: triage.title, text: triage.text, triagedBy: triage.triagedBy, deliveryId: deliveryIdOf(event.id, channel.id),
+        attempt: claim.attempt };
+      const failure = await deliver(agent, channel, message, audit, signal, deps);
+      if (failure) return deadLetter(failure);
+    }
+  }
+  agent.log.write('info', 'dispatch.processed', { eventId: event.id, fingerprint: event.fingerprint, outcome: 'processed' });
+  return { outcome: 'processed', audit };
+}
+
+/** The payload as JSON, or undefined when the stored text is not a JSON object. */
+function parsePayload(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function triageWithRetries(agent: DispatchAgent, event: TriageEvent, signal: AbortSignal, clock: Clock): Promise<TriageDecision | Failure> {
+  for (let attempt = 1; ; attempt += 1) {
+    let result;
+    try {
+      result = await agent.provider.triage(event, signal);
+    } catch (err) {
+      result = { ok: false as const, retryable: true, reason: 'triage-failed' as const, error: errorText(err) };
+    }
+    if (result.ok) return result.decision;
+    if (signal.aborted) throw new Interrupted();
+    if (!result.retryable || attempt >= agent.dispatch.maxAttempts) return { reason: result.reason, error: result.error, attempts: attempt };
+    agent.log.write('warn', 'dispatch.triage-retry', { eventId: event.id, attempt, error: result.error });
+    await pause(agent.dispatch, attempt, undefined, signal, clock);
+  }
+}
+
+async function deliver(agent: DispatchAgent, channel: Channel, message: OutboundMessage, audit: NewAuditEntry[], signal: AbortSignal,
+  deps: HandleDeps): Promise<Failure | null> {
+  const maxAttempts = channel.maxAttempts ?? agent.dispatch.maxAttempts;
+  for (let tries = 1; ; tries += 1) {
+    if (signal.aborted) throw new Interrupted();
+    const result = await channel.send(message, signal);
+    if (result.ok) {
+      deps.channelOutcome(agent.id, channel.id, 'delivered');
+      audit.push({ kind: 'message.delivered', actor: `agent:${agent.id}`, agentId: agent.id, data: { eventId: message.eventId,
+        channelId: channel.id, channelType: channel.type, deliveryId: message.deliveryId, attempt: message.attempt, tries,
+        severity: message.severity, ...result.detail } });
+      agent.log.write('info', 'dispatch.delivered', { eventId: message.eventId, channelId: channel.id, deliveryId: message.deliveryId,
+        attempt: message.attempt, tries, severity: message.severity, outcome: 'delivered' });
+      return null;
+    }
+    if (signal.aborted) throw new Interrupted();
+    deps.channelOutcome(agent.id, channel.id, 'failed');
+    const error = `channel ${channel.id}: ${result.error}`;
+    if (!result.retryable) return { reason: 'delivery-rejected', error, attempts: tries };
+    if (tries >= maxAttempts) return { reason: 'delivery-failed', error, attempts: tries };
+    agent.log.write('warn', 'dispatch.delivery-retry', { eventId: message.eventId, channelId: channel.id, attempt: tries, error: result.error });
+    await pause(agent.dispatch, tries, result.retryAfterMs, signal, deps.clock);
+  }
+}
+
+async function pause(policy: BackoffPolicy, attempt: number, retryAfterMs: number | undefined, signal: AbortSignal, clock: Clock): Promise<void> {
+  try {
+    await clock.sleep(backoffMs(policy, attempt, retryAfterMs), signal);
+  } catch {
+    throw new Interrupted();
+  }
+}

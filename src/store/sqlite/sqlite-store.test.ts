@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { accept, ev, q, storeContract } from '../../../test/support/store-contract.js';
+import { openSqliteStore } from './sqlite-store.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+const root = mkdtempSync(join(tmpdir(), 'svc-sqlite-store-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+let count = 0;
+const freshPath = (): string => join(root, `db-${++count}`, 'svc.db');
+let last = freshPath();
+
+storeContract('sqlite store', {
+  open: (opts) => {
+    last = freshPath();
+    return openSqliteStore({ path: last, ...(opts?.pageBudget === undefined ? {} : { pageBudget: opts.pageBudget }) });
+  },
+  openAgain: () => openSqliteStore({ path: last }),
+  settings: () => ({ kind: 'sqlite', path: last, leaseMs: 60_000, retention: { eventsMs: null, deadLettersMs: null } }),
+  tamperAudit: (seq) => {
+    const db = new Database(last);
+    try {
+      db.prepare("UPDATE audit SET data = '{\"tampered\":true}' WHERE seq = ?").run(seq);
+    } finally {
+      db.close();
+    }
+    return Promise.resolve();
+  },
+});
+
+/** Runs SQL on the store file behind the store's back, as an operator with the sqlite3 shell would. */
+function edit(path: string, sql: string, ...params: unknown[]): void {
+  const db = new Database(path);
+  try {
+    db.prepare(sql).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
+describe('sqlite store: the file', () => {
+  it('a file that is not a database is refused, named, and left untouched', async () => {
+    const dir = join(root, 'notdb');
+    mkdirSync(dir);
+    const path = join(dir, 'svc.db');
+    writeFileSync(path, 'these are my notes, not a database\n', { mode: 0o644 });
+    const before = statSync(path);
+    await assert.rejects(openSqliteStore({ path }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ESTORE_NOT_DATABASE');
+      assert.match(err.message, new RegExp(path.replace(/[/.]/g, '\\$&')));
+      return true;
+    });
+    assert.equal(readFileSync(path, 'utf8'), 'these are my notes, not a database\n');
+    assert.equal(statSync(path).mtimeMs, before.mtimeMs);
+    assert.equal(existsSync(`${path}-wal`), false);
+  });
+
+  it('is created 0600, and a store of schema version 2 is upgraded in place with its rows', async () => {
+    const path = freshPath();
+    const store = await openSqliteStore({ path });
+    const id = await accept(store);
+    await store.close();
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    // Back to what an svc of schema version 2 left on disk.
+    const db = new Database(path);
+    db.exec(`DROP INDEX events_claimable; DROP INDEX events_backlog; DROP INDEX events_done_ts;
+      ALTER TABLE events DROP COLUMN owner; ALTER TABLE events DROP COLUMN lease_until_ms; ALTER TABLE events DROP COLUMN attempt;
+      ALTER TABLE dead_letters DROP COLUMN replayed_ms;
+      CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');`);
+    db.pragma('user_version = 2');
+    db.close();
+    const upgraded = await openSqliteStore({ path });
+    const [claimed] = await upgraded.claimEvents({ owner: 'w', agentId: 'agent-a', limit: 5, maxBytes: 1e9, leaseMs: 1000, nowMs: T0 });
+    assert.deepEqual([claimed?.event.id, claimed?.claim.attempt], [id, 1]);
+    assert.equal((await upgraded.verifyAudit()).ok, true);
+    await upgraded.close();
+    const check = new Database(path, { readonly: true });
+    assert.equal(check.pragma('user_version', { simple: true }), 3);
+    check.close();
+  });
+
+  it('a schema newer than this svc is refused', async () => {
+    const path = freshPath();
+    await (await openSqliteStore({ path })).close();
+    const db = new Database(path);
+    db.pragma('user_version = 99');
+    db.close();
+    await assert.rejects(openSqliteStore({ path }), /schema version 99 is newer/);
+  });
+
+  it('a backup taken while writes go on is a store of its own that verifies', async () => {
+    const path = freshPath();
+    const store = await openSqliteStore({ path });
+    for (let i = 0; i < 200; i++) await accept(store, ev({ payloadText: `{"i":${i}}` }), T0 + i);
+    const copy = join(root, `backup-${count}.db`);
+    const writes = Promise.all(Array.from({ length: 100 }, (_, i) => accept(store, ev(), T0 + 1000 + i)));
+    const { bytes } = await store.backup(copy);
+    await writes;
+    await store.close();
+    assert.ok(bytes > 0 && statSync(copy).size === bytes);
+    const restored = await openSqliteStore({ path: copy });
+    const v = await restored.verifyAudit();
+    assert.equal(v.ok, true);
+    assert.ok(v.checked >= 200, `the copy holds at least what was there when it started (${v.checked})`);
+    await restored.close();
+  });
+});
+
+describe('sqlite store: rows that cannot be decoded', () => {
+  it('are listed with corrupt: true and their readable fields; the rest of the page is intact', async () => {
+    const path = freshPath();
+    const store = await openSqliteStore({ path });
+    const good = await accept(store, ev({ payloadText: '{"ok":true}' }));
+    const bad = await accept(store);
+    const typeBad = await accept(store);
+    edit(path, "UPDATE events SET payload = '{\"half\": ' WHERE id = ?", bad);
+    edit(path, 'UPDATE events SET ts_ms = ? WHERE id = ?', 'yesterday', typeBad);
+    const items = (await store.listEvents(q({ order: 'asc' }), {})).items;
+    assert.deepEqual(items.map((e) => [e.id, e.corrupt ?? false, e.payloadText]),
+      [[good, false, '{"ok":true}'], [bad, true, null], [typeBad, true, '{"n":1}']]);
+    assert.equal(items[2]?.ts, '');
+    edit(path, "UPDATE audit SET data = 'not json' WHERE seq = 2");
+    const audit = (await store.listAudit(q({ order: 'asc' }), {})).items;
+    assert.deepEqual(audit.map((r) => [r.seq, r.corrupt ?? false, r.dataText === null]), [[1, false, false], [2, true, true], [3, false, false]]);
+    const v = await store.verifyAudit();
+    assert.deepEqual([v.ok, v.firstBadSeq, v.problem], [false, 2, 'hash-mismatch']);
+    await store.close();
+  });
+});

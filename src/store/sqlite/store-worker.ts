@@ -1,0 +1,169 @@
+/**
+ * Worker-thread entry of the SQLite store (sqlite-store.ts starts two: a writer and a reader).
+ *
+ * Writer: every write that arrives while a transaction runs waits for the next one, and each
+ * transaction takes everything waiting (group commit): one fsync serves many ingests, claims and
+ * completions, and the fsync happens here, never on the daemon's event loop. Each operation runs in a
+ * savepoint of its own, so one that fails (a bad row) fails alone. A batch of only claims, lease
+ * renewals and releases commits with synchronous=NORMAL: losing it in a power cut loses nothing (the
+ * events simply stay claimable). Anything else commits with FULL: a 202 means the event is on disk.
+ *
+ * Reader: a read-only connection answering views, chain reads and counts, one at a time.
+ */
+import type Database from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+import { errorText } from '../../core/errors.js';
+import { createReader } from './reader.js';
+import { openDatabase, openReadOnly } from './schema.js';
+import { createWriter } from './writer.js';
+
+export type StoreRole = 'writer' | 'reader';
+
+export interface StoreWorkerData {
+  role: StoreRole;
+  path: string;
+  /** Views' byte budget per page (tests lower it). */
+  pageBudget?: number;
+}
+
+export interface StoreRequest {
+  id: number;
+  op: string;
+  args: unknown[];
+}
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  code?: string;
+}
+
+export type StoreReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
+export type StoreReady = { ready: true } | { ready: false; error: SerializedError };
+
+/** Operations a lost commit cannot hurt: their events stay claimable (see the header). */
+const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims']);
+/** Operations that run on their own, outside a batch. */
+const SOLO_OPS = new Set(['prune', 'backup', 'close']);
+
+export function serializeError(err: unknown): SerializedError {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return { name: err.name, message: err.message, ...(typeof code === 'string' ? { code } : {}) };
+  }
+  return { name: 'Error', message: errorText(err) };
+}
+
+type Handlers = Record<string, (...args: never[]) => unknown>;
+
+function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (req: StoreRequest) => void {
+  const writer = createWriter(db);
+  const handlers = writer as unknown as Handlers;
+  let queue: StoreRequest[] = [];
+  let scheduled = false;
+  let durability: 'FULL' | 'NORMAL' = 'FULL';
+  let closed = false;
+
+  const setDurability = (level: 'FULL' | 'NORMAL'): void => {
+    if (level === durability) return;
+    db.pragma(`synchronous = ${level}`);
+    durability = level;
+  };
+
+  type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+  const batch = db.transaction((requests: StoreRequest[]): Outcome[] => requests.map((r) => {
+    try {
+      const run = db.transaction(() => (handlers[r.op] as (...a: unknown[]) => unknown)(...r.args));
+      return { ok: true, value: run() };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }));
+
+  const flush = (): void => {
+    scheduled = false;
+    const requests = queue;
+    queue = [];
+    if (requests.length === 0) return;
+    let outcomes: Outcome[];
+    try {
+      setDurability(requests.every((r) => RELAXED_OPS.has(r.op)) ? 'NORMAL' : 'FULL');
+      outcomes = batch.immediate(requests);
+    } catch (err) {
+      // Nothing of the batch was committed (disk full, I/O error): every caller hears it.
+      for (const r of requests) reply({ id: r.id, ok: false, error: serializeError(err) });
+      return;
+    }
+    requests.forEach((r, i) => {
+      const o = outcomes[i] as Outcome;
+      reply(o.ok ? { id: r.id, ok: true, value: o.value } : { id: r.id, ok: false, error: serializeError(o.error) });
+    });
+  };
+
+  const solo = async (r: StoreRequest): Promise<unknown> => {
+    flush(); // what came before runs first
+    if (r.op === 'prune') {
+      setDurability('FULL');
+      return db.transaction(() => writer.prune(r.args[0] as Parameters<typeof writer.prune>[0])).immediate();
+    }
+    if (r.op === 'backup') {
+      const result = await db.backup(r.args[0] as string);
+      return { bytes: result.totalPages * (db.pragma('page_size', { simple: true }) as number) };
+    }
+    closed = true;
+    db.close();
+    return null;
+  };
+
+  return (r) => {
+    if (closed) {
+      reply({ id: r.id, ok: false, error: { name: 'Error', message: 'store closed' } });
+      return;
+    }
+    if (SOLO_OPS.has(r.op)) {
+      solo(r).then((value) => reply({ id: r.id, ok: true, value }), (err: unknown) => reply({ id: r.id, ok: false, error: serializeError(err) }));
+      return;
+    }
+    if (typeof handlers[r.op] !== 'function') {
+      reply({ id: r.id, ok: false, error: { name: 'Error', message: `unknown store operation ${r.op}` } });
+      return;
+    }
+    queue.push(r);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+}
+
+function startReader(db: Database.Database, pageBudget: number | undefined, reply: (r: StoreReply) => void): (req: StoreRequest) => void {
+  const handlers = createReader(db, pageBudget) as unknown as Handlers;
+  return (r) => {
+    if (r.op === 'close') {
+      db.close();
+      reply({ id: r.id, ok: true, value: null });
+      return;
+    }
+    try {
+      const handler = handlers[r.op];
+      if (typeof handler !== 'function') throw new Error(`unknown store operation ${r.op}`);
+      reply({ id: r.id, ok: true, value: (handler as (...a: unknown[]) => unknown)(...r.args) });
+    } catch (err) {
+      reply({ id: r.id, ok: false, error: serializeError(err) });
+    }
+  };
+}
+
+const port = parentPort;
+if (port !== null) {
+  const { role, path, pageBudget } = (workerData as { data: StoreWorkerData }).data;
+  const reply = (r: StoreReply): void => port.postMessage(r);
+  try {
+    const db = role === 'writer' ? openDatabase(path) : openReadOnly(path);
+    const handle = role === 'writer' ? startWriter(db, reply) : startReader(db, pageBudget, reply);
+    port.on('message', handle);
+    port.postMessage({ ready: true } satisfies StoreReady);
+  } catch (err) {
+    port.postMessage({ ready: false, error: serializeError(err) } satisfies StoreReady);
+  }
+}

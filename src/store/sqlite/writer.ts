@@ -1,0 +1,218 @@
+/**
+ * The write side of the SQLite store, synchronous, on the one connection that writes (it runs in the
+ * store's writer thread, store-worker.ts). Each operation here runs inside a transaction the caller
+ * holds; the worker puts many of them in one transaction (group commit), each in its own savepoint.
+ */
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
+import { canonicalJson, GENESIS_HASH, hashRow } from '../../audit/chain.js';
+import { isoTs } from '../../core/clock.js';
+import type {
+  ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
+  RetentionPolicy,
+} from '../store.js';
+import { EVENT_COLS, toEvent } from './rows.js';
+
+export interface Writer {
+  ingestEvent(event: NewEvent, windowMs: number, nowMs: number): IngestResult;
+  claimEvents(request: ClaimRequest): ClaimedEvent[];
+  renewLeases(claims: readonly ClaimRef[], leaseMs: number, nowMs: number): ClaimRef[];
+  completeEvents(completions: readonly Completion[], nowMs: number): CompletionResult[];
+  releaseClaims(ownerPrefix: string): number;
+  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number): { replayed: string[]; missing: string[] };
+  appendAudit(entry: NewAuditEntry, nowMs: number): AuditRow;
+  advanceExportCursor(exporterId: string, seq: number, nowMs: number): void;
+  prune(policy: RetentionPolicy): { events: number; deadLetters: number; fingerprints: number };
+}
+
+export function createWriter(db: Database.Database): Writer {
+  const st = {
+    findFingerprint: db.prepare<[string, string, string], { event_id: string; seen_ms: number }>(
+      'SELECT event_id, seen_ms FROM fingerprints WHERE agent_id = ? AND source_id = ? AND fingerprint = ?'),
+    upsertFingerprint: db.prepare<[string, string, string, string, number]>(
+      `INSERT INTO fingerprints (agent_id, source_id, fingerprint, event_id, seen_ms) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (agent_id, source_id, fingerprint) DO UPDATE SET event_id = excluded.event_id, seen_ms = excluded.seen_ms`),
+    lastEventTs: db.prepare<[], { ts_ms: number }>('SELECT ts_ms FROM events ORDER BY seq DESC LIMIT 1'),
+    insertEvent: db.prepare<[string, number, string, string, string, string | null, string]>(
+      `INSERT INTO events (id, ts_ms, agent_id, source_id, kind, fingerprint, status, payload, attempt)
+       VALUES (?, ?, ?, ?, ?, ?, 'accepted', ?, 0)`),
+    claimable: db.prepare<[string, number, number], { seq: number; bytes: number | null }>(
+      `SELECT seq, octet_length(payload) AS bytes FROM events
+       WHERE agent_id = ? AND status IN ('accepted', 'processing') AND (status = 'accepted' OR lease_until_ms <= ?)
+       ORDER BY seq LIMIT ?`),
+    claim: db.prepare<[string, number, number], Record<string, unknown>>(
+      `UPDATE events SET status = 'processing', owner = ?, lease_until_ms = ?, attempt = attempt + 1 WHERE seq = ?
+       RETURNING ${EVENT_COLS}, attempt`),
+    renew: db.prepare<[number, string, string, number]>(
+      `UPDATE events SET lease_until_ms = ? WHERE id = ? AND owner = ? AND attempt = ? AND status = 'processing'`),
+    finish: db.prepare<[string, string, string, number]>(
+      `UPDATE events SET status = ?, owner = NULL, lease_until_ms = NULL
+       WHERE id = ? AND owner = ? AND attempt = ? AND status = 'processing'`),
+    eventForLetter: db.prepare<[string], { agent_id: string; source_id: string; payload: string }>(
+      'SELECT agent_id, source_id, payload FROM events WHERE id = ?'),
+    releaseOwner: db.prepare<[number, string]>(
+      `UPDATE events SET status = 'accepted', owner = NULL, lease_until_ms = NULL
+       WHERE status = 'processing' AND substr(owner, 1, ?) = ?`),
+    lastDeadLetterTs: db.prepare<[], { ts_ms: number }>('SELECT ts_ms FROM dead_letters ORDER BY seq DESC LIMIT 1'),
+    insertDeadLetter: db.prepare<[string, number, string, string, string, string, string, number, string]>(
+      `INSERT INTO dead_letters (id, ts_ms, agent_id, source_id, event_id, reason, error, attempts, payload)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    deadLetterById: db.prepare<[string], { id: string; event_id: string; agent_id: string; source_id: string; reason: string }>(
+      'SELECT id, event_id, agent_id, source_id, reason FROM dead_letters WHERE id = ?'),
+    deadLettersToReplay: db.prepare<[string | null, string | null], { id: string; event_id: string; agent_id: string; source_id: string; reason: string }>(
+      `SELECT id, event_id, agent_id, source_id, reason FROM dead_letters
+       WHERE replayed_ms IS NULL AND (?1 IS NULL OR source_id = ?1) AND (?2 IS NULL OR reason = ?2) ORDER BY seq`),
+    requeue: db.prepare<[string]>(
+      `UPDATE events SET status = 'accepted', owner = NULL, lease_until_ms = NULL WHERE id = ? AND status = 'dead-lettered'`),
+    markReplayed: db.prepare<[number, string]>('UPDATE dead_letters SET replayed_ms = ? WHERE id = ?'),
+    auditHead: db.prepare<[], { seq: number; hash: string; ts_ms: number }>('SELECT seq, hash, ts_ms FROM audit ORDER BY seq DESC LIMIT 1'),
+    insertAudit: db.prepare<[number, string, number, string, string, string | null, string, string, string]>(
+      `INSERT INTO audit (seq, ts, ts_ms, kind, actor, agent_id, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    // The WHERE keeps the max in one statement: no read-modify-write race with another process.
+    advanceExportCursor: db.prepare<[string, number, number]>(
+      `INSERT INTO audit_export_cursors (exporter_id, last_seq, updated_ms) VALUES (?, ?, ?)
+       ON CONFLICT (exporter_id) DO UPDATE SET last_seq = excluded.last_seq, updated_ms = excluded.updated_ms
+       WHERE excluded.last_seq > audit_export_cursors.last_seq`),
+    pruneFingerprints: db.prepare<[number, number]>(
+      'DELETE FROM fingerprints WHERE rowid IN (SELECT rowid FROM fingerprints WHERE seen_ms <= ? ORDER BY seen_ms LIMIT ?)'),
+    pruneDeadLetters: db.prepare<[number, number]>(
+      'DELETE FROM dead_letters WHERE seq IN (SELECT seq FROM dead_letters WHERE ts_ms < ? ORDER BY ts_ms LIMIT ?)'),
+    // A dead-lettered event stays while its dead letter does (the letter points at it); a
+    // fingerprint still in its window keeps its event too.
+    pruneEvents: db.prepare<[number, number]>(
+      `DELETE FROM events WHERE seq IN (
+         SELECT seq FROM events WHERE status IN ('processed', 'dead-lettered') AND ts_ms < ?
+           AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = events.id)
+           AND NOT EXISTS (SELECT 1 FROM fingerprints f WHERE f.event_id = events.id)
+         ORDER BY ts_ms LIMIT ?)`),
+  };
+
+  /**
+   * Timestamp of a new row: the caller's clock, but never earlier than the table's last row, so ts_ms
+   * is non-decreasing in seq even when the wall clock steps back (pages rely on it).
+   */
+  const stamp = (nowMs: number, lastMs: number | undefined): number => Math.max(nowMs, lastMs ?? -Infinity);
+
+  const appendAudit = (entry: NewAuditEntry, nowMs: number): AuditRow => {
+    const head = st.auditHead.get();
+    const tsMs = stamp(nowMs, head?.ts_ms);
+    // Stored as its canonical text and hashed from that text parsed back, so what verify recomputes
+    // from the stored row is exactly what was hashed here.
+    const dataText = canonicalJson(entry.data);
+    const unhashed = {
+      seq: (head?.seq ?? 0) + 1, ts: isoTs(tsMs), kind: entry.kind, actor: entry.actor, agentId: entry.agentId,
+      data: JSON.parse(dataText) as Record<string, unknown>, prevHash: head?.hash ?? GENESIS_HASH,
+    };
+    const hash = hashRow(unhashed.prevHash, unhashed);
+    st.insertAudit.run(unhashed.seq, unhashed.ts, tsMs, unhashed.kind, unhashed.actor, unhashed.agentId, dataText, unhashed.prevHash, hash);
+    return { ...unhashed, hash };
+  };
+
+  const deadLetter = (c: Extract<Completion, { outcome: 'dead-lettered' }>, nowMs: number): string => {
+    const event = st.eventForLetter.get(c.claim.eventId);
+    if (event === undefined) throw new Error('dead letter for an event that is gone');
+    const id = randomUUID();
+    const tsMs = stamp(nowMs, st.lastDeadLetterTs.get()?.ts_ms);
+    st.insertDeadLetter.run(id, tsMs, event.agent_id, event.source_id, c.claim.eventId, c.deadLetter.reason, c.deadLetter.error,
+      c.deadLetter.attempts, event.payload);
+    for (const entry of c.audit) appendAudit(entry, nowMs);
+    appendAudit({ kind: 'event.dead-lettered', actor: `agent:${event.agent_id}`, agentId: event.agent_id,
+      data: { eventId: c.claim.eventId, deadLetterId: id, reason: c.deadLetter.reason, attempts: c.deadLetter.attempts } }, nowMs);
+    return id;
+  };
+
+  const complete = db.transaction((c: Completion, nowMs: number): CompletionResult => {
+    const status = c.outcome === 'processed' ? 'processed' : c.outcome === 'dead-lettered' ? 'dead-lettered' : 'accepted';
+    const { changes } = st.finish.run(status, c.claim.eventId, c.claim.owner, c.claim.attempt);
+    if (changes !== 1) return { ok: false, reason: 'claim-lost' };
+    if (c.outcome === 'processed') {
+      for (const entry of c.audit) appendAudit(entry, nowMs);
+      return { ok: true };
+    }
+    if (c.outcome === 'dead-lettered') return { ok: true, deadLetterId: deadLetter(c, nowMs) };
+    return { ok: true };
+  });
+
+  return {
+    ingestEvent(e, windowMs, nowMs) {
+      if (e.fingerprint !== null) {
+        const seen = st.findFingerprint.get(e.agentId, e.sourceId, e.fingerprint);
+        if (seen !== undefined && seen.seen_ms > nowMs - windowMs) return { outcome: 'duplicate', eventId: seen.event_id };
+      }
+      const id = randomUUID();
+      const tsMs = stamp(nowMs, st.lastEventTs.get()?.ts_ms);
+      st.insertEvent.run(id, tsMs, e.agentId, e.sourceId, e.kind, e.fingerprint, e.payloadText);
+      if (e.fingerprint !== null) st.upsertFingerprint.run(e.agentId, e.sourceId, e.fingerprint, id, nowMs);
+      appendAudit({ kind: 'event.accepted', actor: `source:${e.sourceId}`, agentId: e.agentId,
+        data: { eventId: id, sourceId: e.sourceId, fingerprint: e.fingerprint } }, nowMs);
+      return { outcome: 'accepted', event: { id, ts: isoTs(tsMs), agentId: e.agentId, sourceId: e.sourceId, kind: e.kind,
+        fingerprint: e.fingerprint, status: 'accepted', payloadText: e.payloadText } };
+    },
+
+    claimEvents(r) {
+      const candidates = st.claimable.all(r.agentId, r.nowMs, Math.max(1, r.limit));
+      const claimed: ClaimedEvent[] = [];
+      let bytes = 0;
+      const leaseUntilMs = r.nowMs + r.leaseMs;
+      for (const c of candidates) {
+        if (claimed.length > 0 && bytes + (c.bytes ?? 0) > r.maxBytes) break;
+        bytes += c.bytes ?? 0;
+        const row = st.claim.get(r.owner, leaseUntilMs, c.seq);
+        if (row === undefined) continue;
+        const { seq: _seq, ...event } = toEvent(row, false);
+        claimed.push({ event, claim: { eventId: event.id, owner: r.owner, attempt: Number(row.attempt) }, leaseUntilMs });
+      }
+      return claimed;
+    },
+
+    renewLeases(claims, leaseMs, nowMs) {
+      return claims.filter((c) => st.renew.run(nowMs + leaseMs, c.eventId, c.owner, c.attempt).changes !== 1);
+    },
+
+    completeEvents(completions, nowMs) {
+      return completions.map((c) => complete(c, nowMs));
+    },
+
+    releaseClaims(ownerPrefix) {
+      return st.releaseOwner.run(ownerPrefix.length, ownerPrefix).changes;
+    },
+
+    replayDeadLetters(selection, actor, nowMs) {
+      const letters = selection.ids !== undefined
+        ? selection.ids.map((id) => st.deadLetterById.get(id) ?? id)
+        : st.deadLettersToReplay.all(selection.sourceId ?? null, selection.reason ?? null);
+      const replayed: string[] = [];
+      const missing: string[] = [];
+      for (const letter of letters) {
+        if (typeof letter === 'string') {
+          missing.push(letter);
+          continue;
+        }
+        if (st.requeue.run(letter.event_id).changes !== 1) {
+          missing.push(letter.id); // its event was replayed already, or is gone
+          continue;
+        }
+        st.markReplayed.run(nowMs, letter.id);
+        appendAudit({ kind: 'dlq.replayed', actor, agentId: letter.agent_id,
+          data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason } }, nowMs);
+        replayed.push(letter.id);
+      }
+      return { replayed, missing };
+    },
+
+    appendAudit,
+
+    advanceExportCursor(exporterId, seq, nowMs) {
+      if (!Number.isSafeInteger(seq) || seq < 0) throw new RangeError(`export cursor must be a non-negative integer, got ${seq}`);
+      st.advanceExportCursor.run(exporterId, seq, nowMs);
+    },
+
+    prune(policy) {
+      const fingerprints = policy.fingerprintsBeforeMs === null ? 0 : st.pruneFingerprints.run(policy.fingerprintsBeforeMs, policy.batch).changes;
+      const deadLetters = policy.deadLettersBeforeMs === null ? 0 : st.pruneDeadLetters.run(policy.deadLettersBeforeMs, policy.batch).changes;
+      const events = policy.eventsBeforeMs === null ? 0 : st.pruneEvents.run(policy.eventsBeforeMs, policy.batch).changes;
+      return { events, deadLetters, fingerprints };
+    },
+  };
+}

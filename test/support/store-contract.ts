@@ -1,0 +1,421 @@
+/**
+ * The store contract (contract §5, §9.3, §10, §11.4): what every `Store` must do, whatever keeps the
+ * data. The SQLite store runs it (src/store/sqlite/sqlite-store.test.ts) and so must any other
+ * implementation. Time is fake: every call carries `nowMs` from the test.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { StoreSettings } from '../../src/config/store.js';
+import { InvalidCursorError } from '../../src/store/cursor.js';
+import type { ClaimedEvent, Completion, NewEvent, PageQuery, Store } from '../../src/store/store.js';
+
+export interface ContractSubject {
+  /** Opens a fresh, empty store (`pageBudget`: the views' byte budget per page, when a test lowers it). */
+  open(opts?: { pageBudget?: number }): Promise<Store>;
+  /** Another handle on the store last opened: another process or replica would hold one. */
+  openAgain(): Promise<Store>;
+  /** What `openStore` takes to reach the store last opened, from another process. */
+  settings(): StoreSettings;
+  /** Changes the stored data of audit row `seq` behind the store's back. */
+  tamperAudit(seq: number): Promise<void>;
+}
+
+const WINDOW_MS = 15 * 60_000;
+const T0 = Date.UTC(2026, 0, 1);
+const LEASE_MS = 60_000;
+
+export const ev = (over: Partial<NewEvent> = {}): NewEvent => ({
+  agentId: 'agent-a', sourceId: 'alertmanager', kind: 'alert', fingerprint: null, payloadText: '{"n":1}', ...over,
+});
+
+export const q = (over: Partial<PageQuery> = {}): PageQuery =>
+  ({ limit: 100, cursor: null, order: 'desc', sinceMs: null, untilMs: null, ...over });
+
+export async function accept(store: Store, e: NewEvent = ev(), nowMs = T0): Promise<string> {
+  const r = await store.ingestEvent(e, WINDOW_MS, nowMs);
+  assert.equal(r.outcome, 'accepted');
+  return r.outcome === 'accepted' ? r.event.id : '';
+}
+
+/** Every page of a listing, following nextCursor; `between` runs after each page. */
+export async function walk<T>(list: (cursor: string | null) => Promise<{ items: T[]; nextCursor: string | null }>,
+  between?: () => Promise<void>): Promise<T[]> {
+  const all: T[] = [];
+  let cursor: string | null = null;
+  for (;;) {
+    const page = await list(cursor);
+    all.push(...page.items);
+    if (page.nextCursor === null) return all;
+    cursor = page.nextCursor;
+    if (between) await between();
+  }
+}
+
+const claim = (store: Store, owner: string, nowMs: number, limit = 10, agentId = 'agent-a'): Promise<ClaimedEvent[]> =>
+  store.claimEvents({ owner, agentId, limit, maxBytes: 1 << 30, leaseMs: LEASE_MS, nowMs });
+
+const processed = (c: ClaimedEvent): Completion => ({ claim: c.claim, outcome: 'processed', audit: [
+  { kind: 'triage.decision', actor: 'agent:agent-a', agentId: 'agent-a', data: { eventId: c.event.id } },
+  { kind: 'message.delivered', actor: 'agent:agent-a', agentId: 'agent-a', data: { eventId: c.event.id, attempt: c.claim.attempt } },
+] });
+
+export function storeContract(name: string, subject: ContractSubject): void {
+  const opened: Store[] = [];
+  const open = async (opts?: { pageBudget?: number }): Promise<Store> => { const s = await subject.open(opts); opened.push(s); return s; };
+  const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
+  after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
+
+  describe(`${name}: ingest and idempotency`, () => {
+    it('a fingerprint repeated inside the window is a duplicate naming the first event; after it, accepted', async () => {
+      const store = await open();
+      const first = await accept(store, ev({ fingerprint: 'fp-1' }));
+      const dup = await store.ingestEvent(ev({ fingerprint: 'fp-1' }), WINDOW_MS, T0 + WINDOW_MS - 1);
+      assert.deepEqual(dup, { outcome: 'duplicate', eventId: first });
+      const later = await store.ingestEvent(ev({ fingerprint: 'fp-1' }), WINDOW_MS, T0 + WINDOW_MS);
+      assert.equal(later.outcome, 'accepted');
+    });
+
+    it('events without a fingerprint are never duplicates; fingerprints are per agent and source', async () => {
+      const store = await open();
+      await accept(store);
+      await accept(store);
+      await accept(store, ev({ fingerprint: 'fp' }));
+      await accept(store, ev({ fingerprint: 'fp', sourceId: 'other' }));
+      await accept(store, ev({ fingerprint: 'fp', agentId: 'agent-b' }));
+      assert.equal((await store.listEvents(q(), {})).items.length, 5);
+    });
+
+    it('concurrent ingests of one fingerprint: one accepted, the rest duplicates of it', async () => {
+      const store = await open();
+      const results = await Promise.all(Array.from({ length: 20 }, () => store.ingestEvent(ev({ fingerprint: 'same' }), WINDOW_MS, T0)));
+      const accepted = results.filter((r) => r.outcome === 'accepted');
+      assert.equal(accepted.length, 1);
+      const id = accepted[0]?.outcome === 'accepted' ? accepted[0].event.id : '';
+      for (const r of results) if (r.outcome === 'duplicate') assert.equal(r.eventId, id);
+    });
+
+    it('an event, its payload text and its event.accepted row are stored together, and survive reopening', async () => {
+      const store = await open();
+      const payloadText = '{"b":[1,2,{"c":"ü"}],"a":null}';
+      const id = await accept(store, ev({ fingerprint: 'keep', payloadText }));
+      const other = await again();
+      const [event] = (await other.listEvents(q(), {})).items;
+      assert.deepEqual(event, { id, ts: new Date(T0).toISOString(), agentId: 'agent-a', sourceId: 'alertmanager', kind: 'alert',
+        fingerprint: 'keep', status: 'accepted', payloadText });
+      const [row] = (await other.listAudit(q(), {})).items;
+      assert.equal(row?.kind, 'event.accepted');
+      assert.deepEqual(JSON.parse(row?.dataText ?? 'null'), { eventId: id, sourceId: 'alertmanager', fingerprint: 'keep' });
+      const dup = await other.ingestEvent(ev({ fingerprint: 'keep' }), WINDOW_MS, T0 + 1);
+      assert.deepEqual(dup, { outcome: 'duplicate', eventId: id });
+    });
+  });
+
+  describe(`${name}: claims and leases`, () => {
+    it('claims oldest first, per agent, within the limit and the byte budget (at least one)', async () => {
+      const store = await open();
+      const a = [await accept(store), await accept(store), await accept(store)];
+      await accept(store, ev({ agentId: 'agent-b' }));
+      const first = await claim(store, 'w1', T0, 2);
+      assert.deepEqual(first.map((c) => c.event.id), a.slice(0, 2));
+      assert.deepEqual(first.map((c) => [c.event.status, c.claim.owner, c.claim.attempt, c.leaseUntilMs]),
+        [['processing', 'w1', 1, T0 + LEASE_MS], ['processing', 'w1', 1, T0 + LEASE_MS]]);
+      const tiny = await store.claimEvents({ owner: 'w2', agentId: 'agent-a', limit: 10, maxBytes: 1, leaseMs: LEASE_MS, nowMs: T0 });
+      assert.deepEqual(tiny.map((c) => c.event.id), [a[2]]);
+      assert.deepEqual(await claim(store, 'w3', T0), []);
+      assert.equal((await claim(store, 'w3', T0, 10, 'agent-b')).length, 1);
+    });
+
+    it('never hands one event to two workers, however they race', async () => {
+      const store = await open();
+      const second = await again();
+      const ids = new Set<string>();
+      for (let i = 0; i < 120; i++) ids.add(await accept(store));
+      const taken: string[] = [];
+      const worker = async (s: Store, owner: string): Promise<void> => {
+        for (;;) {
+          const got = await claim(s, owner, T0, 7);
+          if (got.length === 0) return;
+          taken.push(...got.map((c) => c.event.id));
+        }
+      };
+      await Promise.all([worker(store, 'a1'), worker(store, 'a2'), worker(second, 'b1'), worker(second, 'b2')]);
+      assert.equal(taken.length, ids.size, 'each event claimed exactly once');
+      assert.deepEqual(new Set(taken), ids);
+    });
+
+    it('a lease that runs out is claimed again; the old holder is fenced off, the new one completes', async () => {
+      const store = await open();
+      const id = await accept(store);
+      const [held] = await claim(store, 'old', T0);
+      assert.ok(held);
+      assert.deepEqual(await claim(store, 'new', T0 + LEASE_MS - 1), [], 'still leased');
+      const [taken] = await claim(store, 'new', T0 + LEASE_MS);
+      assert.deepEqual([taken?.event.id, taken?.claim.attempt], [id, 2]);
+      assert.deepEqual(await store.renewLeases([held.claim], LEASE_MS, T0 + LEASE_MS + 1), [held.claim]);
+      assert.deepEqual(await store.completeEvents([processed(held)], T0 + LEASE_MS + 2), [{ ok: false, reason: 'claim-lost' }]);
+      assert.deepEqual(await store.completeEvents([processed(taken as ClaimedEvent)], T0 + LEASE_MS + 3), [{ ok: true }]);
+      const rows = (await store.listAudit(q({ order: 'asc' }), { kind: 'message.delivered' })).items;
+      assert.deepEqual(rows.map((r) => JSON.parse(r.dataText ?? '{}') as unknown), [{ eventId: id, attempt: 2 }]);
+    });
+
+    it('a renewed lease holds past its first end', async () => {
+      const store = await open();
+      await accept(store);
+      const [held] = await claim(store, 'w', T0);
+      assert.deepEqual(await store.renewLeases([held!.claim], LEASE_MS, T0 + 50_000), []);
+      assert.deepEqual(await claim(store, 'other', T0 + 70_000), []);
+      assert.equal((await claim(store, 'other', T0 + 110_000)).length, 1);
+    });
+
+    it('completions: processed with their rows, dead-lettered with a letter, released back to the queue', async () => {
+      const store = await open();
+      const ids = [await accept(store, ev({ payloadText: '{"k":1}' })), await accept(store, ev({ payloadText: '{"k":2}' })), await accept(store)];
+      const claims = await claim(store, 'w', T0);
+      const [c1, c2, c3] = claims as [ClaimedEvent, ClaimedEvent, ClaimedEvent];
+      const results = await store.completeEvents([
+        processed(c1),
+        { claim: c2.claim, outcome: 'dead-lettered', deadLetter: { reason: 'delivery-failed', error: 'channel down', attempts: 3 }, audit: [] },
+        { claim: c3.claim, outcome: 'released' },
+      ], T0 + 5);
+      assert.deepEqual(results[0], { ok: true });
+      assert.ok(results[1]?.ok && typeof results[1].deadLetterId === 'string');
+      const events = (await store.listEvents(q({ order: 'asc' }), {})).items;
+      assert.deepEqual(events.map((e) => e.status), ['processed', 'dead-lettered', 'accepted']);
+      const [letter] = (await store.listDeadLetters(q(), {})).items;
+      assert.deepEqual({ ...letter, id: '', ts: '' }, { id: '', ts: '', agentId: 'agent-a', sourceId: 'alertmanager', eventId: ids[1],
+        reason: 'delivery-failed', error: 'channel down', attempts: 3, payloadText: '{"k":2}', replayedAt: null });
+      const kinds = (await store.listAudit(q({ order: 'asc' }), {})).items.map((r) => r.kind);
+      assert.deepEqual(kinds.slice(3), ['triage.decision', 'message.delivered', 'event.dead-lettered']);
+      const [again1] = await claim(store, 'w2', T0 + 6);
+      assert.deepEqual([again1?.event.id, again1?.claim.attempt], [ids[2], 2]);
+    });
+
+    it('releaseClaims gives back the claims of one owner prefix only; backlog counts accepted and processing', async () => {
+      const store = await open();
+      for (let i = 0; i < 3; i++) await accept(store);
+      await accept(store, ev({ sourceId: 'other' }));
+      await accept(store, ev({ agentId: 'agent-b' }));
+      await claim(store, 'replica-1/run-1', T0, 2);
+      await claim(store, 'replica-2/run-1', T0, 1);
+      assert.equal(await store.releaseClaims('replica-1/'), 2);
+      assert.equal((await claim(store, 'x', T0, 10)).length, 3, 'two released + one never claimed; replica-2 keeps its own');
+      const backlog = (await store.backlog()).sort((a, b) => `${a.agentId}${a.sourceId}`.localeCompare(`${b.agentId}${b.sourceId}`));
+      assert.deepEqual(backlog, [{ agentId: 'agent-a', sourceId: 'alertmanager', count: 3 }, { agentId: 'agent-a', sourceId: 'other', count: 1 },
+        { agentId: 'agent-b', sourceId: 'alertmanager', count: 1 }]);
+    });
+
+    it('a group of completions is atomic under a crash: every processed event has all its rows, none has some', async () => {
+      const store = await open();
+      const ids = [];
+      for (let i = 0; i < 400; i++) ids.push(await accept(store, ev({ payloadText: `{"i":${i},"pad":"${'x'.repeat(200)}"}` })));
+      await store.close();
+      const dir = mkdtempSync(join(tmpdir(), 'svc-contract-'));
+      const script = join(dir, 'crash.mts');
+      writeFileSync(script, `import { openStore } from ${JSON.stringify(new URL('../../src/store/open-store.ts', import.meta.url).href)};
+        const store = await openStore(JSON.parse(process.argv[2]));
+        let t = ${T0};
+        for (;;) {
+          const got = await store.claimEvents({ owner: 'crasher', agentId: 'agent-a', limit: 16, maxBytes: 1 << 30, leaseMs: 60000, nowMs: ++t });
+          if (got.length === 0) break;
+          await store.completeEvents(got.map((c) => ({ claim: c.claim, outcome: 'processed', audit: [
+            { kind: 'triage.decision', actor: 'a', agentId: 'agent-a', data: { eventId: c.event.id } },
+            { kind: 'message.delivered', actor: 'a', agentId: 'agent-a', data: { eventId: c.event.id } }] })), ++t);
+          process.stdout.write('.');
+        }
+        process.stdout.write('done');`);
+      const cwd = fileURLToPath(new URL('../..', import.meta.url));
+      const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(subject.settings())], { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      await new Promise<void>((resolve) => {
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.length >= 6) { child.kill('SIGKILL'); resolve(); }
+        });
+        child.on('exit', () => resolve());
+      });
+      await new Promise((r) => child.on('close', r));
+      rmSync(dir, { recursive: true, force: true });
+      assert.ok(!out.includes('done'), 'the writer was killed before it finished');
+      const after = await again();
+      const events = await walk((cursor) => after.listEvents(q({ order: 'asc', cursor, limit: 1000 }), {}));
+      const done = new Set(events.filter((e) => e.status === 'processed').map((e) => e.id));
+      assert.ok(done.size > 0, 'some completions were committed before the kill');
+      const rows = await walk((cursor) => after.listAudit(q({ order: 'asc', cursor, limit: 1000 }), {}));
+      const count = new Map<string, number>();
+      for (const r of rows) {
+        if (r.kind !== 'triage.decision' && r.kind !== 'message.delivered') continue;
+        const id = (JSON.parse(r.dataText ?? '{}') as { eventId: string }).eventId;
+        count.set(id, (count.get(id) ?? 0) + 1);
+      }
+      for (const id of ids) assert.equal(count.get(id) ?? 0, done.has(id) ? 2 : 0, `event ${id}`);
+      assert.equal((await after.verifyAudit()).ok, true);
+    });
+  });
+
+  describe(`${name}: the audit chain`, () => {
+    it('is gapless and verifies under concurrent appends from two handles', async () => {
+      const store = await open();
+      const second = await again();
+      await Promise.all(Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? store : second)
+        .appendAudit({ kind: 'w', actor: 'svc', agentId: null, data: { i } }, T0 + i)));
+      const rows = await walk((cursor) => store.listAudit(q({ order: 'asc', cursor, limit: 64 }), {}));
+      assert.deepEqual(rows.map((r) => r.seq), Array.from({ length: 300 }, (_, i) => i + 1));
+      const v = await store.verifyAudit();
+      assert.deepEqual({ ok: v.ok, checked: v.checked, headSeq: v.headSeq, problem: v.problem }, { ok: true, checked: 300, headSeq: 300, problem: null });
+      assert.equal(v.headHash, rows[299]?.hash);
+    });
+
+    it('streams in seq order from any point; the head is the last row', async () => {
+      const store = await open();
+      assert.equal(await store.auditHead(), null);
+      for (let i = 0; i < 25; i++) await store.appendAudit({ kind: 'w', actor: 'svc', agentId: 'a', data: { i } }, T0 + i);
+      const rows = await store.readAudit(10, 8);
+      assert.deepEqual(rows.map((r) => r.seq), [11, 12, 13, 14, 15, 16, 17, 18]);
+      assert.deepEqual(JSON.parse(rows[0]?.dataText ?? ''), { i: 10 });
+      const head = await store.auditHead();
+      assert.equal(head?.seq, 25);
+      assert.equal(head?.tsMs, T0 + 24);
+    });
+
+    it('verification finds a tampered row and names its seq', async () => {
+      const store = await open();
+      for (let i = 0; i < 40; i++) await store.appendAudit({ kind: 'w', actor: 'svc', agentId: null, data: { i } }, T0 + i);
+      await subject.tamperAudit(17);
+      const v = await store.verifyAudit();
+      assert.deepEqual({ ok: v.ok, firstBadSeq: v.firstBadSeq, problem: v.problem }, { ok: false, firstBadSeq: 17, problem: 'hash-mismatch' });
+    });
+
+    it('timestamps never go backwards in seq order, even when the clock does', async () => {
+      const store = await open();
+      await store.appendAudit({ kind: 'w', actor: 'svc', agentId: null, data: {} }, T0 + 5000);
+      await store.appendAudit({ kind: 'w', actor: 'svc', agentId: null, data: {} }, T0);
+      await accept(store, ev(), T0 + 9000);
+      await accept(store, ev(), T0 + 1000);
+      const audit = (await store.listAudit(q({ order: 'asc' }), {})).items.map((r) => Date.parse(r.ts));
+      assert.deepEqual(audit, [...audit].sort((a, b) => a - b));
+      const events = (await store.listEvents(q({ order: 'asc' }), {})).items.map((e) => Date.parse(e.ts));
+      assert.deepEqual(events, [T0 + 9000, T0 + 9000]);
+    });
+  });
+
+  describe(`${name}: keyset pages`, () => {
+    it('walking every page while rows are written returns each earlier row exactly once, in order', async () => {
+      const store = await open();
+      const ids: string[] = [];
+      for (let i = 0; i < 57; i++) ids.push(await accept(store, ev(), T0 + i));
+      let n = 0;
+      const seen = await walk((cursor) => store.listEvents(q({ order: 'asc', limit: 10, cursor }), {}),
+        async () => { await accept(store, ev(), T0 + 100 + n++); });
+      assert.deepEqual(seen.map((e) => e.id).slice(0, 57), ids);
+      assert.equal(new Set(seen.map((e) => e.id)).size, seen.length);
+      const desc = await walk((cursor) => store.listEvents(q({ order: 'desc', limit: 9, cursor }), {}));
+      assert.deepEqual(desc.map((e) => e.id).slice(-57), [...ids].reverse());
+    });
+
+    it('nextCursor is null on the last page, also when the rows fill it exactly', async () => {
+      const store = await open();
+      for (let i = 0; i < 10; i++) await accept(store);
+      const first = await store.listEvents(q({ limit: 5 }), {});
+      assert.notEqual(first.nextCursor, null);
+      const second = await store.listEvents(q({ limit: 5, cursor: first.nextCursor }), {});
+      assert.equal(second.items.length, 5);
+      assert.equal(second.nextCursor, null);
+    });
+
+    it('filters by agent, source and kind; dead letters by reason; audit by kind and agent', async () => {
+      const store = await open();
+      await accept(store, ev({ agentId: 'agent-b', sourceId: 's2', kind: 'other' }));
+      await accept(store);
+      const [c] = await claim(store, 'w', T0);
+      await store.completeEvents([{ claim: c!.claim, outcome: 'dead-lettered', deadLetter: { reason: 'triage-failed', error: 'x', attempts: 1 }, audit: [] }], T0);
+      assert.deepEqual((await store.listEvents(q(), { agent: 'agent-b' })).items.map((e) => e.kind), ['other']);
+      assert.equal((await store.listEvents(q(), { source: 's2', kind: 'other' })).items.length, 1);
+      assert.equal((await store.listEvents(q(), { source: 's2', kind: 'alert' })).items.length, 0);
+      assert.equal((await store.listDeadLetters(q(), { reason: 'triage-failed' })).items.length, 1);
+      assert.equal((await store.listDeadLetters(q(), { reason: 'delivery-failed' })).items.length, 0);
+      assert.equal((await store.listAudit(q(), { kind: 'event.dead-lettered', agent: 'agent-a' })).items.length, 1);
+    });
+
+    it('since and until are inclusive ms bounds on ts', async () => {
+      const store = await open();
+      for (let i = 0; i < 10; i++) await accept(store, ev({ payloadText: `{"i":${i}}` }), T0 + i * 1000);
+      const page = await store.listEvents(q({ order: 'asc', sinceMs: T0 + 3000, untilMs: T0 + 6000 }), {});
+      assert.deepEqual(page.items.map((e) => JSON.parse(e.payloadText ?? '') as unknown), [{ i: 3 }, { i: 4 }, { i: 5 }, { i: 6 }]);
+      assert.equal((await store.listEvents(q({ sinceMs: T0 + 20_000 }), {})).items.length, 0);
+    });
+
+    it('a page stops early at the byte budget and says where to go on', async () => {
+      const store = await open({ pageBudget: 3000 });
+      const big = `{"pad":"${'y'.repeat(1000)}"}`;
+      for (let i = 0; i < 7; i++) await accept(store, ev({ payloadText: big }));
+      const first = await store.listEvents(q({ limit: 100 }), {});
+      assert.equal(first.items.length, 2, 'two ~1 KB payloads fit in 3,000 bytes, the third does not');
+      assert.notEqual(first.nextCursor, null);
+      const all = await walk((cursor) => store.listEvents(q({ limit: 100, cursor }), {}));
+      assert.equal(all.length, 7);
+    });
+
+    it('a malformed cursor, or one issued for the other order, is an InvalidCursorError', async () => {
+      const store = await open();
+      for (let i = 0; i < 3; i++) await accept(store);
+      const asc = (await store.listEvents(q({ order: 'asc', limit: 1 }), {})).nextCursor;
+      await assert.rejects(store.listEvents(q({ cursor: 'not-a-cursor' }), {}), InvalidCursorError);
+      await assert.rejects(store.listAudit(q({ order: 'desc', cursor: asc }), {}), InvalidCursorError);
+    });
+  });
+
+  describe(`${name}: export cursors, replay and retention`, () => {
+    it('an export cursor starts at 0 and only moves forward', async () => {
+      const store = await open();
+      assert.equal(await store.exportCursor('siem'), 0);
+      await store.advanceExportCursor('siem', 40, T0);
+      await store.advanceExportCursor('siem', 12, T0);
+      assert.equal(await store.exportCursor('siem'), 40);
+      assert.equal(await store.exportCursor('other'), 0);
+    });
+
+    it('a replayed dead letter puts its event back in the queue, once, with an audit row', async () => {
+      const store = await open();
+      const id = await accept(store);
+      const [c] = await claim(store, 'w', T0);
+      const [r] = await store.completeEvents([{ claim: c!.claim, outcome: 'dead-lettered', deadLetter: { reason: 'delivery-failed', error: 'e', attempts: 5 }, audit: [] }], T0);
+      const letterId = r?.ok ? r.deadLetterId as string : '';
+      assert.deepEqual(await store.replayDeadLetters({ ids: [letterId, 'no-such-letter'] }, 'cli:root', T0 + 10),
+        { replayed: [letterId], missing: ['no-such-letter'] });
+      assert.deepEqual(await store.replayDeadLetters({ ids: [letterId] }, 'cli:root', T0 + 11), { replayed: [], missing: [letterId] });
+      const [letter] = (await store.listDeadLetters(q(), {})).items;
+      assert.equal(letter?.replayedAt, new Date(T0 + 10).toISOString());
+      const [again1] = await claim(store, 'w', T0 + 20);
+      assert.deepEqual([again1?.event.id, again1?.claim.attempt], [id, 2]);
+      const row = (await store.listAudit(q(), { kind: 'dlq.replayed' })).items[0];
+      assert.deepEqual(JSON.parse(row?.dataText ?? ''), { deadLetterId: letterId, eventId: id, sourceId: 'alertmanager', reason: 'delivery-failed' });
+      assert.equal(row?.actor, 'cli:root');
+    });
+
+    it('retention prunes old finished events, old dead letters and expired fingerprints, never pending work', async () => {
+      const store = await open();
+      const done = await accept(store, ev({ fingerprint: 'old' }), T0);
+      const lettered = await accept(store, ev(), T0);
+      const pending = await accept(store, ev(), T0);
+      const claims = await claim(store, 'w', T0, 2);
+      await store.completeEvents([processed(claims[0]!), { claim: claims[1]!.claim, outcome: 'dead-lettered',
+        deadLetter: { reason: 'r', error: 'e', attempts: 1 }, audit: [] }], T0);
+      const day = 86_400_000;
+      const policy = { eventsBeforeMs: T0 + day, deadLettersBeforeMs: null, fingerprintsBeforeMs: T0 + 1, batch: 100 };
+      assert.deepEqual(await store.prune(policy), { events: 1, deadLetters: 0, fingerprints: 1 });
+      let ids = (await store.listEvents(q(), {})).items.map((e) => e.id).sort();
+      assert.deepEqual(ids, [lettered, pending].sort(), 'the dead letter keeps its event; the pending one stays');
+      assert.ok(!ids.includes(done));
+      assert.deepEqual(await store.prune({ ...policy, deadLettersBeforeMs: T0 + day }), { events: 1, deadLetters: 1, fingerprints: 0 });
+      ids = (await store.listEvents(q(), {})).items.map((e) => e.id);
+      assert.deepEqual(ids, [pending]);
+      assert.equal((await store.listAudit(q({ limit: 1000 }), {})).items.length, 6, 'the chain is never pruned');
+      assert.equal((await store.ingestEvent(ev({ fingerprint: 'old' }), WINDOW_MS, T0 + 2)).outcome, 'accepted', 'the fingerprint is gone');
+    });
+  });
+}
