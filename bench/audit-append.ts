@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { canonicalRow, GENESIS_HASH } from '../src/audit/chain.js';
 import { isoTs, systemClock } from '../src/core/clock.js';
-import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { auditEntry, measureAppends } from './audit-appends.js';
 
 const APPENDS = 20_000;
@@ -21,7 +21,7 @@ const CHAIN_STEPS = 200_000;
 /** Appends on a fresh store file, removed afterwards. */
 async function appendRate(): Promise<{ appends: number; perSec: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-audit-'));
-  const store = openSqliteStore({ path: join(dir, 'svc.db'), clock: systemClock });
+  const store = await openSqliteStore({ path: join(dir, 'svc.db') });
   try {
     return await measureAppends(store, APPENDS);
   } finally {

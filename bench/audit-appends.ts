@@ -21,11 +21,11 @@ export const auditEntry = (i: number): NewAuditEntry => ({
 
 /** Appends `WARMUP` rows, then up to `count` timed ones; returns how many were timed and their rate. */
 export async function measureAppends(store: Store, count: number): Promise<{ appends: number; perSec: number }> {
-  for (let i = 0; i < WARMUP; i++) await store.appendAudit(auditEntry(i));
+  for (let i = 0; i < WARMUP; i++) await store.appendAudit(auditEntry(i), Date.now());
   const start = performance.now();
   let n = 0;
   while (n < count && (n % 100 !== 0 || performance.now() - start < APPEND_BUDGET_MS)) {
-    await store.appendAudit(auditEntry(WARMUP + n));
+    await store.appendAudit(auditEntry(WARMUP + n), Date.now());
     n += 1;
   }
   return { appends: n, perSec: n / ((performance.now() - start) / 1000) };

@@ -25,7 +25,7 @@ import { auditSchema } from '../src/config/schema.js';
 import { systemClock } from '../src/core/clock.js';
 import { createMetrics } from '../src/metrics/registry.js';
 import { createSourceStats } from '../src/metrics/source-stats.js';
-import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
 import { measureAppends } from './audit-appends.js';
 
@@ -65,7 +65,7 @@ async function measureExport(store: Store, rows: number, exporterId: string): Pr
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-export-'));
-const store = openSqliteStore({ path: join(dir, 'svc.db'), clock: systemClock });
+const store = await openSqliteStore({ path: join(dir, 'svc.db') });
 try {
   const { appends, perSec: appendsPerSec } = await measureAppends(store, APPENDS);
   const rows = (await store.auditHead())?.seq ?? 0;

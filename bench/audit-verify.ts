@@ -18,12 +18,11 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { canonicalJson, GENESIS_HASH, sha256Hex, storedRowText } from '../src/audit/chain.js';
-import { createSqliteChainVerifier } from '../src/store/sqlite-chain-verifier.js';
-import { isoTs, systemClock } from '../src/core/clock.js';
+import { isoTs } from '../src/core/clock.js';
 import { createAuditRoute } from '../src/control-plane/routes/audit-route.js';
 import { createEventsRoute } from '../src/control-plane/routes/events-route.js';
 import type { RouteHandler } from '../src/control-plane/route.js';
-import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const ROWS = Number(process.argv[2] ?? 200_000);
 const RUNS = 3;
@@ -31,7 +30,7 @@ const T0 = Date.UTC(2024, 0, 1);
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-verify-'));
 const path = join(dir, 'svc.db');
-const store = openSqliteStore({ path, clock: systemClock });
+const store = await openSqliteStore({ path });
 
 /** Rows shaped like the runtime's own (`event.accepted`), written in one transaction. */
 function buildChain(): string[] {
@@ -73,9 +72,8 @@ const buildStart = performance.now();
 const texts = buildChain();
 const buildMs = performance.now() - buildStart;
 
-const verifier = createSqliteChainVerifier({ path });
 const routes = new Map<string, RouteHandler>([
-  ['/audit', createAuditRoute({ store, verifier })],
+  ['/audit', createAuditRoute({ store })],
   ['/events', createEventsRoute({ store })],
 ]);
 const server = createServer((req, res) => {
@@ -141,7 +139,6 @@ try {
 } finally {
   server.closeAllConnections();
   server.close();
-  await verifier.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 }

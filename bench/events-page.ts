@@ -18,9 +18,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { createEventsRoute } from '../src/control-plane/routes/events-route.js';
-import { systemClock } from '../src/core/clock.js';
 import { encodeCursor } from '../src/store/cursor.js';
-import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const SIZES = [1_000, 1_000_000];
 const REQUESTS = 300;
@@ -60,7 +59,7 @@ interface Target { rows: number; base: string; buildMs: number; close(): Promise
 async function serve(rows: number): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-events-'));
   const path = join(dir, 'svc.db');
-  const store = openSqliteStore({ path, clock: systemClock });
+  const store = await openSqliteStore({ path });
   const buildStart = performance.now();
   fill(path, rows);
   const buildMs = performance.now() - buildStart;

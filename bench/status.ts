@@ -33,7 +33,7 @@ const stats = createSourceStats();
 const ticker = setInterval(() => { stats.get('alpha', 'src-0').received += 1; }, 1);
 const settings = { enabled: true, bind: '127.0.0.1', port: 0, auth: null, allowRemote: false };
 const snapshot = createStatusSnapshot({ pid: process.pid, startedAtMs: Date.now(), clock: systemClock, agents, channels: new Map(),
-  stats, controlPlane: () => settings, storeKind: 'sqlite', stopping: () => false, mcpServers: () => [], auditExport: () => null });
+  stats, controlPlane: () => settings, store: { kind: 'sqlite', replica: 'bench', leader: () => true, retention: { eventsMs: null, deadLettersMs: null } }, stopping: () => false, mcpServers: () => [], auditExport: () => null });
 
 const control = createControlPlane({ bind: '127.0.0.1', port: 0, allowRemote: false, guard: null, report: () => undefined, clock: systemClock,
   routes: new Map([['/status', createStatusRoute(snapshot)]]) });

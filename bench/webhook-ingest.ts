@@ -23,7 +23,7 @@ import { signBody } from '../src/ingest/signature.js';
 import { createWebhookIngest } from '../src/ingest/webhook-server.js';
 import { createAgentLog } from '../src/logs/agent-log.js';
 import { createSourceStats } from '../src/metrics/source-stats.js';
-import { openSqliteStore } from '../src/store/sqlite-store.js';
+import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const SECRET = 'bench-secret-0123456789abcdef';
 const TARGET_RATIO = 0.3;
@@ -131,11 +131,11 @@ export async function runWebhookIngestBench(opts: { count?: number; warmup?: num
   const concurrency = opts.concurrency ?? 32;
   const rounds = opts.rounds ?? 2;
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-ingest-'));
-  const store = openSqliteStore({ path: join(dir, 'svc.db'), clock: systemClock });
+  const store = await openSqliteStore({ path: join(dir, 'svc.db') });
   const log = createAgentLog({ path: join(dir, 'logs', 'oncall.log'), agentId: 'oncall', clock: systemClock });
   let accepted = 0;
   const ingest = createWebhookIngest({
-    store, clock: systemClock, stats: createSourceStats(), onAccepted: () => { accepted += 1; },
+    store, clock: systemClock, stats: createSourceStats(), onAccepted: () => { accepted += 1; }, rejected: () => undefined,
     onError: (err) => { throw err; },
     routes: [{ agentId: 'oncall', log, source: { id: 'alertmanager', type: 'webhook', port: 0, bind: '127.0.0.1', secret: SECRET,
       fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature' } }],
@@ -168,7 +168,7 @@ export async function runWebhookIngestBench(opts: { count?: number; warmup?: num
       ingestRps = Math.max(ingestRps, i.rps);
     }
     const expected = warmup + rounds * count;
-    const stored = (await store.pendingEvents()).length;
+    const stored = (await store.backlog()).reduce((n, c) => n + c.count, 0);
     if (accepted !== expected || stored !== expected) {
       throw new Error(`expected ${expected} accepted and stored events, got ${accepted} accepted, ${stored} stored`);
     }

@@ -91,7 +91,8 @@ describe('control plane against the running daemon', () => {
     assert.equal(status.pid, Number(readFileSync(join(t.home, 'up.pid'), 'utf8')));
     assert.equal(typeof status.uptimeSeconds, 'number');
     assert.deepEqual(status.controlPlane, { bind: '127.0.0.1', port: cpPort, auth: { enabled: false, provider: null } });
-    assert.deepEqual(status.store, { kind: 'sqlite' });
+    assert.deepEqual(status.store, { kind: 'sqlite', replica: readFileSync(join(t.home, 'replica-id'), 'utf8').trim(), leader: true,
+      retention: { events: null, deadLetters: null } });
     const agent = status.agents[0];
     assert.equal(agent.id, 'oncall-escalator');
     assert.equal(agent.state, 'running');

@@ -101,7 +101,8 @@ describe('slack channel through the daemon', () => {
     const row = await waitFor('message.delivered', () => queryStore<{ data: string }>(t.home,
       "SELECT data FROM audit WHERE kind = 'message.delivered' AND json_extract(data, '$.eventId') = ?", eventId)[0]);
     const data = JSON.parse(row.data) as Record<string, unknown>;
-    assert.equal(data.attempts, 2);
+    assert.equal(data.tries, 2, 'the second try went out');
+    assert.equal(data.attempt, 1, 'within the first claim of the event');
     assert.equal(data.channelId, 'oncall-slack');
     const open = slack.calls.find((c) => c.method === 'conversations.open');
     assert.deepEqual(open?.body, { users: 'U0ONCALL' });

@@ -4,7 +4,6 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createAuditExport } from '../export/audit-export.js';
 import type { OtlpSettings } from '../config/otlp.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { StoreSettings } from '../config/store.js';
@@ -27,12 +26,12 @@ import type { Channel } from '../runtime/channels/channel.js';
 import { createDispatcher } from '../runtime/dispatch/dispatcher.js';
 import type { DispatchAgent } from '../runtime/dispatch/handle-event.js';
 import { startBacklogGauge } from '../runtime/backlog-gauge.js';
-import { startRetention } from '../runtime/retention.js';
 import type { McpSupervisor } from '../runtime/mcp/mcp-types.js';
 import { createMcpSupervisor } from '../runtime/mcp/mcp-supervisor.js';
 import { notifyingStore } from './notifying-store.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import { createSourceStats } from '../metrics/source-stats.js';
+import { startLeaderDuties } from './leader-duties.js';
 import { loadReplicaId, runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 
@@ -92,7 +91,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const daemonLog = (level: string, event: string, fields: Record<string, unknown>): void => report(`${level} ${event} ${JSON.stringify(fields)}`);
 
   try {
-    const store = await openStore(deps.store);
+    const store = await openStore(deps.store, { clock });
     closers.push({ name: 'store', close: () => store.close() });
     const replicaId = loadReplicaId(paths.replicaId);
     // Claims a previous run of this replica left (a crash, a kill) are given back at once.
@@ -109,16 +108,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       closers.push({ name: 'otlp bridge', close: () => bridge.close() });
     }
 
-    // SIEM export reads the chain behind the store; every append wakes it, and its gate pauses intake.
-    const auditExport = audit && audit.export.length > 0
-      ? createAuditExport({ store, config: audit, metrics: metrics.audit, clock, hostname: hostname(), pid: deps.pid,
-        log: daemonLog })
-      : null;
-    const runtimeStore = auditExport ? notifyingStore(store, () => auditExport.notify()) : store;
-    if (auditExport) {
-      auditExport.start();
-      closers.push({ name: 'audit export', close: () => auditExport.close() });
-    }
+    // SIEM export and retention run on the replica holding the leader lease (always this one with
+    // SQLite). Export reads the chain behind the store; every append wakes it, and its gate pauses intake.
+    const owner = runOwner(replicaId);
+    const duties = await startLeaderDuties({ store, clock, holder: owner, leaseMs: deps.store.leaseMs, audit, auditMetrics: metrics.audit,
+      retention: deps.store.retention, windowMs: IDEMPOTENCY_WINDOW_MS, hostname: hostname(), pid: deps.pid, log: daemonLog, report });
+    closers.push({ name: 'leader duties', close: () => duties.close() });
+    const runtimeStore = audit && audit.export.length > 0 ? notifyingStore(store, () => duties.notify()) : store;
 
     const logs = new Map<string, AgentLog>();
     for (const { agent } of deps.agents) {
@@ -171,18 +167,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       onError: (err) => report(`backlog count failed: ${errorText(err)}`) });
     await backlog.refresh();
     closers.push({ name: 'backlog gauge', close: () => backlog.close() });
-    const retention = startRetention({ store, clock, retention: deps.store.retention, windowMs: IDEMPOTENCY_WINDOW_MS,
-      onError: (err) => report(`retention failed: ${errorText(err)}`),
-      onPruned: (n) => report(`retention: pruned ${n.events} event(s), ${n.deadLetters} dead letter(s), ${n.fingerprints} fingerprint(s)`) });
-    closers.push({ name: 'retention', close: () => retention.close() });
 
-    const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock, owner: runOwner(replicaId),
+    const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock, owner,
       leaseMs: deps.store.leaseMs,
       metrics: {
         channelOutcome: (agent, channel, outcome) => metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
         latency: (agent, seconds) => metrics.dispatch.latencySeconds.observe({ agent }, seconds),
       },
-      ...(auditExport ? { gate: auditExport.gate } : {}),
+      gate: duties.gate,
       onError: (err) => report(`dispatcher error: ${errorText(err)}`) });
     closers.push({ name: 'dispatcher', close: () => dispatcher.drain(DRAIN_TIMEOUT_MS) });
 
@@ -208,12 +200,11 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       agents: () => agentIds,
       logPath: (id) => paths.log(id),
       snapshot: createStatusSnapshot({ pid: deps.pid, startedAtMs: Date.parse(startedAt), clock, agents: deps.agents,
-        channels: channelsByAgent, stats, store: { kind: store.kind, replica: replicaId, retention: deps.store.retention },
+        channels: channelsByAgent, stats, store: { kind: store.kind, replica: replicaId, leader: () => duties.leader(), retention: deps.store.retention },
         stopping: () => stopping,
         mcpServers: (agentId) => (deps.agents.find((a) => a.agent.id === agentId)?.agent.mcpServers ?? [])
           .flatMap((m) => { const s = servers.get(m.id); return s ? [s.status()] : []; }),
-        auditExport: () => auditExport ? { exporters: auditExport.status(), backpressure: { active: auditExport.gate.active(),
-          backlogRows: auditExport.backlog().rows } } : null,
+        auditExport: () => duties.exportStatus(),
         controlPlane: () => ({ ...deps.controlPlane, port: controlPlane?.port() ?? deps.controlPlane.port }) }),
     });
     // Kept answering (state "stopping") until the stop is recorded, so operators can watch the drain.

@@ -18,7 +18,7 @@ export interface SnapshotDeps {
   stats: SourceStats;
   controlPlane: () => ControlPlaneSettings;
   /** What /status shows of the store (contract §7, §10.5, §16.6). */
-  store: { kind: string; replica: string; retention: RetentionSettings };
+  store: { kind: string; replica: string; leader: () => boolean; retention: RetentionSettings };
   stopping: () => boolean;
   /** Live state of the MCP servers the agent declares. */
   mcpServers: (agentId: string) => McpServerStatus[];
@@ -48,7 +48,7 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => StatusSnapshot {
           pid: m.pid, tools: m.tools })),
       })),
       controlPlane: { bind: cp.bind, port: cp.port, auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } },
-      store: { kind: deps.store.kind, replica: deps.store.replica, retention: retentionView(deps.store.retention) },
+      store: { kind: deps.store.kind, replica: deps.store.replica, leader: deps.store.leader(), retention: retentionView(deps.store.retention) },
       audit: deps.auditExport(),
     };
   };

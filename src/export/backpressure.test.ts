@@ -100,6 +100,8 @@ describe('back-pressure from the export pump', () => {
     await waitFor('the gate to close', () => pump.gate.active());
     assert.equal(await registryValue(metrics, 'svc_audit_backpressure_active'), 1);
     assert.equal(await registryValue(metrics, 'svc_audit_backpressure_paused_total'), 1);
+    // The gate may have closed on an evaluation made while the 29 rows were still being appended.
+    await waitFor('the backlog to count all 30 rows', () => pump.backlog().rows === 30);
     assert.deepEqual(pump.backlog(), { rows: 30, oldestTsMs: Date.parse((await auditRows(store, 0, 1))[0]?.ts ?? '') });
     assert.ok(await registryValue(metrics, 'svc_audit_backpressure_backlog_ms') >= 60_000);
     let opened = false;

@@ -12,7 +12,7 @@ import { createAgentLog } from '../logs/agent-log.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import { createSourceStats } from '../metrics/source-stats.js';
 import type { SourceStats } from '../metrics/source-stats.js';
-import { openSqliteStore } from '../store/sqlite-store.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { EventRecord, PageQuery, Store } from '../store/store.js';
 import { signBody } from './signature.js';
 import { createWebhookIngest, MAX_BODY_BYTES } from './webhook-server.js';
@@ -43,6 +43,8 @@ interface Env {
   logs: Map<string, { log: AgentLog; path: string }>;
   accepted: EventRecord[];
   errors: unknown[];
+  /** [source, reason] of every request counted in svc_webhook_rejected_total. */
+  rejected: Array<[string, string]>;
   ingest: WebhookIngest;
   port: number;
   logText(agentId?: string): string;
@@ -65,7 +67,7 @@ async function setup(opts: {
   const dir = mkdtempSync(join(tmpdir(), 'svc-ingest-'));
   dirs.push(dir);
   const clock = fakeClock(NOW);
-  const realStore = openSqliteStore({ path: join(dir, 'svc.db'), clock });
+  const realStore = await openSqliteStore({ path: join(dir, 'svc.db') });
   const store = opts.wrap ? opts.wrap(realStore) : realStore;
   const stats = createSourceStats();
   const logs = new Map<string, { log: AgentLog; path: string }>();
@@ -81,10 +83,11 @@ async function setup(opts: {
   });
   const accepted: EventRecord[] = [];
   const errors: unknown[] = [];
+  const rejected: Array<[string, string]> = [];
   const ingest = createWebhookIngest({ store, clock, routes, stats, onAccepted: (e) => accepted.push(e),
-    onError: (err) => errors.push(err) });
+    rejected: (sourceId, reason) => rejected.push([sourceId, reason]), onError: (err) => errors.push(err) });
   const env: Env = {
-    dir, store, realStore, clock, stats, logs, accepted, errors, ingest, port: 0,
+    dir, store, realStore, clock, stats, logs, accepted, errors, rejected, ingest, port: 0,
     logText: (agentId = 'oncall') => readFileSync(logs.get(agentId)?.path ?? '', 'utf8'),
     logLines: (agentId = 'oncall') => env.logText(agentId).trim().split('\n').filter(Boolean)
       .map((l) => JSON.parse(l) as Record<string, unknown>),
@@ -177,17 +180,17 @@ describe('webhook ingest', () => {
     assert.equal(events[0]?.sourceId, 'alertmanager');
     assert.equal(events[0]?.kind, 'alert');
     assert.equal(events[0]?.fingerprint, 'fp-disk-1');
-    assert.deepEqual(events[0]?.payload, ALERT);
+    assert.deepEqual(JSON.parse(events[0]?.payloadText ?? ''), ALERT);
 
     // Dispatched once, after the 202.
     assert.deepEqual(env.accepted.map((e) => e.id), [eventId]);
-    assert.deepEqual(env.stats.get('oncall', 'alertmanager'), { received: 2, processed: 0, dlq: 0, inflight: 1 });
+    assert.deepEqual(env.stats.get('oncall', 'alertmanager'), { received: 2, processed: 0, dlq: 0, inflight: 0 });
 
     const dup = (await env.store.listAudit(PAGE, { kind: 'event.duplicate' })).items;
     assert.equal(dup.length, 1);
     assert.equal(dup[0]?.actor, 'source:alertmanager');
     assert.equal(dup[0]?.agentId, 'oncall');
-    assert.deepEqual(dup[0]?.data, { eventId, sourceId: 'alertmanager', fingerprint: 'fp-disk-1' });
+    assert.deepEqual(JSON.parse(dup[0]?.dataText ?? ''), { eventId, sourceId: 'alertmanager', fingerprint: 'fp-disk-1' });
 
     const lines = env.logLines();
     const acceptedLine = lines.find((l) => l.event === 'webhook.accepted');
@@ -323,15 +326,17 @@ describe('webhook ingest', () => {
     assert.equal(status, 413);
   });
 
-  it('answers 400 to a signed body that is not JSON, or not UTF-8', async () => {
+  it('answers 400 to a signed body that is not a JSON object, or not UTF-8, and counts it', async () => {
     const env = await setup();
-    for (const body of ['{"alerts": [', '', 'not json', Buffer.from([0x22, 0xff, 0xfe, 0x22])]) {
+    const bodies = ['{"alerts": [', '', 'not json', Buffer.from([0x22, 0xff, 0xfe, 0x22]), '[1,2]', '"text"', 'null', '42'];
+    for (const body of bodies) {
       const r = await signed(env.port, body);
       assert.equal(r.status, 400, String(body));
       assertJsonHeaders(r);
-      assert.deepEqual(r.json, { error: 'EBADREQUEST', message: 'body is not valid JSON' });
+      assert.deepEqual(r.json, { error: 'EBADREQUEST', message: 'body is not a JSON object' });
     }
     assert.deepEqual(await counts(env.store), { events: 0, audit: 0 });
+    assert.deepEqual(env.rejected, bodies.map(() => ['alertmanager', 'bad-request']));
   });
 
   it('answers 400 naming the fingerprint header when its value is unusable', async () => {
@@ -412,7 +417,7 @@ describe('webhook ingest', () => {
   it('answers 503 when the store fails, records nothing, and accepts the retry', async () => {
     let failing = true;
     const env = await setup({ wrap: (store) => withStore(store, {
-      ingestEvent: (e, w) => (failing ? Promise.reject(new Error('SQLITE_IOERR: disk I/O error at /secret/path')) : store.ingestEvent(e, w)),
+      ingestEvent: (e, w, t) => (failing ? Promise.reject(new Error('SQLITE_IOERR: disk I/O error at /secret/path')) : store.ingestEvent(e, w, t)),
     }) });
     const body = JSON.stringify(ALERT);
     const r = await signed(env.port, body, { 'x-alert-fingerprint': 'fp-retry' });
@@ -461,9 +466,9 @@ describe('webhook ingest', () => {
       const dir = mkdtempSync(join(tmpdir(), 'svc-ingest-'));
       dirs.push(dir);
       const clock = fakeClock(NOW);
-      const store = openSqliteStore({ path: join(dir, 'svc.db'), clock });
+      const store = await openSqliteStore({ path: join(dir, 'svc.db') });
       const log = createAgentLog({ path: join(dir, 'a.log'), agentId: 'oncall', clock });
-      const ingest = createWebhookIngest({ store, clock, stats: createSourceStats(), onAccepted: () => undefined,
+      const ingest = createWebhookIngest({ store, clock, stats: createSourceStats(), onAccepted: () => undefined, rejected: () => undefined,
         routes: [{ agentId: 'oncall', source: source('alertmanager', { port }), log }] });
       await assert.rejects(ingest.start(), (err: Error) => {
         assert.match(err.message, new RegExp(`127\\.0\\.0\\.1:${port}`));
@@ -483,7 +488,7 @@ describe('webhook ingest', () => {
   it('refuses a source id used twice on one port', () => {
     const log = { write: () => undefined, close: () => undefined };
     assert.throws(() => createWebhookIngest({ store: {} as Store, clock: fakeClock(NOW), stats: createSourceStats(),
-      onAccepted: () => undefined, routes: [
+      onAccepted: () => undefined, rejected: () => undefined, routes: [
         { agentId: 'a', source: source('alertmanager'), log },
         { agentId: 'b', source: source('alertmanager'), log },
       ] }), /alertmanager/);
@@ -495,10 +500,10 @@ describe('webhook ingest', () => {
     let entered: () => void = () => undefined;
     const inStore = new Promise<void>((resolve) => { entered = resolve; });
     const env = await setup({ wrap: (store) => withStore(store, {
-      ingestEvent: async (e, w) => {
+      ingestEvent: async (e, w, t) => {
         entered();
         await gate;
-        return store.ingestEvent(e, w);
+        return store.ingestEvent(e, w, t);
       },
     }) });
     const pending = signed(env.port, JSON.stringify(ALERT));

@@ -24,8 +24,8 @@ function table(heading: string): string[][] {
 const unquote = (cell: string): string => cell.replace(/^`(.*)`$/, '$1');
 
 describe('metric names', () => {
-  it('are exactly the families of the specification, three source counters with _total', () => {
-    // Specification "Exported metric names", contract §8.
+  it('are exactly the families of the specification and contract §10.4, three source counters with _total', () => {
+    // Specification "Exported metric names", contract §8 and §10.4.
     assert.deepEqual(METRIC_FAMILIES.map((f) => f.name).sort(), [
       'mcp_server_restarts_total', 'mcp_server_circuit_state', 'mcp_server_circuit_open_total',
       'mcp_server_drain_duration_ms', 'mcp_server_rate_limited_total',
@@ -34,6 +34,7 @@ describe('metric names', () => {
       'svc_audit_export_acked_total', 'svc_audit_export_failures_total', 'svc_audit_export_last_seq',
       'svc_provider_rate_limit_waits', 'svc_provider_rate_limit_wait_ms', 'svc_tool_rate_limit_waits_total',
       'source_messages_received_total', 'source_messages_processed_total', 'source_messages_dlq_total', 'source_inflight',
+      'svc_dispatch_backlog', 'svc_channel_messages_total', 'svc_dispatch_latency_seconds', 'svc_webhook_rejected_total',
     ].sort());
   });
 
@@ -69,7 +70,7 @@ describe('metric names', () => {
       Object.entries(CIRCUIT_STATE_VALUES).map(([state, value]) => [value, state]),
     );
     assert.deepEqual(
-      table('## Histogram buckets').map(([name, bounds]) => [unquote(name ?? ''), (bounds ?? '').replace(/ (ms|rows)$/, '').split(', ').map(Number)]),
+      table('## Histogram buckets').map(([name, bounds]) => [unquote(name ?? ''), (bounds ?? '').replace(/ (ms|rows|s)$/, '').split(', ').map(Number)]),
       Object.entries(HISTOGRAM_BUCKETS).map(([name, bounds]) => [name, [...bounds]]),
     );
   });

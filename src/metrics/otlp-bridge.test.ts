@@ -67,7 +67,8 @@ async function until(what: string, check: () => boolean, ms = 5000): Promise<voi
 
 function fixture() {
   const stats = createSourceStats();
-  const metrics = createMetrics({ stats, agents: [{ id: 'oncall', sources: ['alertmanager'] }], mcpServers: ['runbooks'], exporters: ['siem'] });
+  const metrics = createMetrics({ stats, agents: [{ id: 'oncall', sources: ['alertmanager'], channels: ['oncall-dm'] }], mcpServers: ['runbooks'],
+    exporters: ['siem'] });
   return { stats, metrics };
 }
 
@@ -109,6 +110,7 @@ describe('startOtlpBridge', () => {
     metrics.mcp.drainDurationMs.observe({ server_id: 'runbooks' }, 90_000);
     // The only family without a series at startup (tool ids appear at runtime).
     metrics.rateLimit.toolWaits.inc({ agent: 'oncall', tool: 'runbooks.search' });
+    metrics.ingest.rejected.inc({ source: 'alertmanager', reason: 'unauthorized' });
     receiver = await startReceiver();
     bridge = await startOtlpBridge(bridgeDeps(metrics.registry,
       { url: receiver.url, headers: { 'x-api-key': 'k-123', 'x-tenant': 'ops' }, intervalMs: 200, timeoutMs: 200 }, logs));

@@ -43,7 +43,7 @@ function value(expo: Exposition, name: string, labels: Record<string, string>): 
 }
 
 const config = {
-  agents: [{ id: 'oncall', sources: ['alertmanager', 'grafana'] }, { id: 'billing', sources: ['stripe'] }],
+  agents: [{ id: 'oncall', sources: ['alertmanager', 'grafana'], channels: ['oncall-dm'] }, { id: 'billing', sources: ['stripe'] }],
   mcpServers: ['filesystem', 'github'],
   exporters: ['splunk'],
 };
@@ -118,6 +118,7 @@ describe('createMetrics', () => {
     const metrics = createMetrics({ stats: createSourceStats(), ...config });
     metrics.rateLimit.toolWaits.inc({ agent: 'oncall', tool: 'read_file' });
     metrics.audit.batchRows.observe(7);
+    metrics.ingest.rejected.inc({ source: '_unknown', reason: 'unknown-source' });
     const expo = parse(await metrics.registry.metrics());
     const seen = new Set<string>();
     for (const s of expo.samples) {

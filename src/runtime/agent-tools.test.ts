@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { systemClock } from '../core/clock.js';
 import type { AgentLog } from '../logs/agent-log.js';
-import { openSqliteStore } from '../store/sqlite-store.js';
+import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
+import { parseStoredAuditRow } from '../audit/audit-row.js';
 import { createAgentTools, toolLookup } from './agent-tools.js';
 import type { McpSupervisor, ToolCallResult } from './mcp/mcp-types.js';
 import type { AgentRateLimiters } from './rate-limit/rate-limiters.js';
@@ -29,8 +30,8 @@ function fakeServer(answer: ToolCallResult, delayMs: number): McpSupervisor {
 
 describe('agent tools', () => {
   let n = 0;
-  const setup = (server: McpSupervisor) => {
-    const store = openSqliteStore({ path: join(dir, `t${n++}.db`), clock: systemClock });
+  const setup = async (server: McpSupervisor) => {
+    const store = await openSqliteStore({ path: join(dir, `t${n++}.db`) });
     const tools = createAgentTools({ agentId: 'a1', servers: new Map([['runbooks', server]]), limits: noLimits, store,
       log: silentLog, clock: systemClock });
     return { store, tools };
@@ -38,10 +39,10 @@ describe('agent tools', () => {
   const query = { alertname: 'HighErrorRate', status: 'firing' as const, severity: 'P1' as const, labels: {} };
 
   it('audits every call with its outcome, never its arguments or answer', async () => {
-    const { store, tools } = setup(fakeServer({ ok: true, isError: false, text: 'secret runbook text', content: [] }, 1));
+    const { store, tools } = await setup(fakeServer({ ok: true, isError: false, text: 'secret runbook text', content: [] }, 1));
     const lookup = toolLookup(tools, { server: 'runbooks', tool: 'lookup_runbook', timeoutMs: 5_000 }, systemClock);
     assert.deepEqual(await lookup(query, 'evt-1', new AbortController().signal), { ok: true, text: 'secret runbook text' });
-    const [row] = await store.auditChunk(0, 10);
+    const [row] = (await store.readAudit(0, 10)).map(parseStoredAuditRow);
     assert.equal(row?.kind, 'tool.called');
     assert.deepEqual({ ...row?.data, durationMs: 0 }, { eventId: 'evt-1', serverId: 'runbooks', tool: 'lookup_runbook', outcome: 'ok', durationMs: 0 });
     assert.doesNotMatch(JSON.stringify(row), /secret runbook|HighErrorRate/);
@@ -49,19 +50,19 @@ describe('agent tools', () => {
   });
 
   it('a lookup that outlasts its timeout gives up, so the page is not held back', async () => {
-    const { store, tools } = setup(fakeServer({ ok: true, isError: false, text: 'late', content: [] }, 60_000));
+    const { store, tools } = await setup(fakeServer({ ok: true, isError: false, text: 'late', content: [] }, 60_000));
     const lookup = toolLookup(tools, { server: 'runbooks', tool: 'lookup_runbook', timeoutMs: 100 }, systemClock);
     const started = Date.now();
     const result = await lookup(query, 'evt-2', new AbortController().signal);
     assert.deepEqual(result, { ok: false, error: 'runbooks/lookup_runbook: no answer within 100 ms' });
     assert.ok(Date.now() - started < 10_000);
-    const [row] = await store.auditChunk(0, 10);
+    const [row] = (await store.readAudit(0, 10)).map(parseStoredAuditRow);
     assert.equal(row?.data.outcome, 'aborted');
     await store.close();
   });
 
   it('an unknown server is an unavailable result, not a throw', async () => {
-    const { store, tools } = setup(fakeServer({ ok: true, isError: false, text: '', content: [] }, 1));
+    const { store, tools } = await setup(fakeServer({ ok: true, isError: false, text: '', content: [] }, 1));
     const result = await tools.call('pager', 'x', {}, 'evt-3', new AbortController().signal);
     assert.deepEqual(result.ok ? null : result.reason, 'unavailable');
     await store.close();

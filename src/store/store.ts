@@ -208,6 +208,17 @@ export interface Store {
   /** Durable when it resolves; only ever moves forward (a late or repeated ack is ignored). */
   advanceExportCursor(exporterId: string, seq: number, nowMs: number): Promise<void>;
 
+  /**
+   * Holds or takes the leader lease for `holder` until `nowMs + leaseMs` (contract §16.4): true while
+   * `holder` leads. One replica at a time runs the SIEM exporters and retention. A store only one
+   * process can use (SQLite) always answers true.
+   */
+  acquireLeadership(holder: string, leaseMs: number, nowMs: number): Promise<boolean>;
+  /** Gives the leader lease up, if `holder` has it (a clean shutdown hands over at once). */
+  releaseLeadership(holder: string): Promise<void>;
+  /** Writes a tiny durable row: rejects when the store cannot be written (readiness, contract §13). */
+  probeWrite(nowMs: number): Promise<void>;
+
   /** Deletes a batch of expired rows (contract §10.5); the audit chain is never pruned. */
   prune(policy: RetentionPolicy): Promise<{ events: number; deadLetters: number; fingerprints: number }>;
   /** A consistent copy of the whole store in a new file at `path`, taken while it runs. */

@@ -23,6 +23,8 @@ export interface ContractSubject {
   settings(): StoreSettings;
   /** Changes the stored data of audit row `seq` behind the store's back. */
   tamperAudit(seq: number): Promise<void>;
+  /** Several replicas share this store, so the leader lease is contested (false: one process, always leader). */
+  replicas: boolean;
 }
 
 const WINDOW_MS = 15 * 60_000;
@@ -366,6 +368,30 @@ export function storeContract(name: string, subject: ContractSubject): void {
       const asc = (await store.listEvents(q({ order: 'asc', limit: 1 }), {})).nextCursor;
       await assert.rejects(store.listEvents(q({ cursor: 'not-a-cursor' }), {}), InvalidCursorError);
       await assert.rejects(store.listAudit(q({ order: 'desc', cursor: asc }), {}), InvalidCursorError);
+    });
+  });
+
+  describe(`${name}: leadership and health`, () => {
+    it('one leader at a time; the lease passes on when it ends or is given up', async () => {
+      const store = await open();
+      const other = await again();
+      assert.equal(await store.acquireLeadership('a', LEASE_MS, T0), true);
+      assert.equal(await store.acquireLeadership('a', LEASE_MS, T0 + 1000), true, 'the holder renews');
+      if (!subject.replicas) {
+        assert.equal(await other.acquireLeadership('b', LEASE_MS, T0 + 2000), true, 'one process: it always leads');
+        return;
+      }
+      assert.equal(await other.acquireLeadership('b', LEASE_MS, T0 + 2000), false);
+      assert.equal(await other.acquireLeadership('b', LEASE_MS, T0 + 1000 + LEASE_MS), true, 'a lease not renewed ends');
+      assert.equal(await store.acquireLeadership('a', LEASE_MS, T0 + 1000 + LEASE_MS + 1), false);
+      await other.releaseLeadership('b');
+      assert.equal(await store.acquireLeadership('a', LEASE_MS, T0 + 1000 + LEASE_MS + 2), true, 'given up: taken at once');
+    });
+
+    it('a write probe succeeds on a writable store', async () => {
+      const store = await open();
+      await store.probeWrite(T0);
+      await store.probeWrite(T0 + 1);
     });
   });
 

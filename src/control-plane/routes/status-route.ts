@@ -17,7 +17,7 @@ export interface StatusSnapshot {
     mcpServers: Array<{ id: string; state: string; circuit: string; restarts: number; pid: number | null; tools: string[] }>;
   }>;
   controlPlane: { bind: string; port: number; auth: { enabled: boolean; provider: string | null } };
-  store: { kind: string; replica: string; retention: { events: string | null; deadLetters: string | null } };
+  store: { kind: string; replica: string; leader: boolean; retention: { events: string | null; deadLetters: string | null } };
   /** SIEM export of the audit chain; null when no exporter is configured. */
   audit: {
     exporters: Array<{ id: string; type: string; lastSeq: number; failures: number; lastError: string | null }>;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +12,7 @@ import { createFileChannel } from './file-channel.js';
 const message = (n: number): OutboundMessage => ({
   eventId: `evt-${n}`, agentId: 'oncall', severity: 'P2', status: 'firing', title: `DiskFull on db-${n}`,
   text: `[P2] FIRING: DiskFull on db-${n}\n- disk 95% "full"`, triagedBy: 'rules',
+  deliveryId: `evt-${n}.oncall-dm`, attempt: 1,
 });
 
 describe('file channel', () => {
@@ -35,8 +36,48 @@ describe('file channel', () => {
     assert.deepEqual(JSON.parse(lines[0] ?? ''), {
       ts: '2026-11-21T03:12:00.123Z', channel: 'oncall-dm', to: 'alice', eventId: 'evt-1', agentId: 'oncall',
       severity: 'P2', status: 'firing', title: 'DiskFull on db-1', text: '[P2] FIRING: DiskFull on db-1\n- disk 95% "full"',
-      triagedBy: 'rules',
+      triagedBy: 'rules', deliveryId: 'evt-1.oncall-dm',
     });
+  });
+
+  it('a later claim of an event whose line is already in the file writes no second line, even after a restart', async () => {
+    const path = join(dir, 'dedupe.jsonl');
+    const first = channelAt(path);
+    assert.equal((await first.send(message(1), new AbortController().signal)).ok, true);
+    assert.equal((await first.send(message(2), new AbortController().signal)).ok, true);
+    // Same process, a later claim (the lease ran out after the write).
+    assert.deepEqual(await first.send({ ...message(1), attempt: 2 }, new AbortController().signal),
+      { ok: true, detail: { path, duplicate: 'true' } });
+    await first.close();
+    // A new process (restart after a crash): the ids come from the file's tail.
+    const second = channelAt(path);
+    // Checks that arrive together (a restart hands over many events at once) all wait for the one tail read.
+    const [again1, again2] = await Promise.all([second.send({ ...message(2), attempt: 3 }, new AbortController().signal),
+      second.send({ ...message(1), attempt: 2 }, new AbortController().signal)]);
+    assert.deepEqual([again1, again2], [{ ok: true, detail: { path, duplicate: 'true' } }, { ok: true, detail: { path, duplicate: 'true' } }]);
+    assert.deepEqual(await second.send({ ...message(3), attempt: 2 }, new AbortController().signal), { ok: true, detail: { path } });
+    const ids = (await readFile(path, 'utf8')).trimEnd().split('\n').map((l) => (JSON.parse(l) as { deliveryId: string }).deliveryId);
+    assert.deepEqual(ids, ['evt-1.oncall-dm', 'evt-2.oncall-dm', 'evt-3.oncall-dm']);
+  });
+
+  it('a first claim is written even when an equal id is in the file (only later claims are checked)', async () => {
+    const path = join(dir, 'first-claims.jsonl');
+    const channel = channelAt(path);
+    await channel.send(message(1), new AbortController().signal);
+    await channel.send(message(1), new AbortController().signal);
+    assert.equal((await readFile(path, 'utf8')).trimEnd().split('\n').length, 2);
+  });
+
+  it('follows a rotation: after the file is renamed away, lines go to a new file at the path', async () => {
+    const path = join(dir, 'rotated.jsonl');
+    const clock = fakeClock(0);
+    const channel = createFileChannel(fileChannelSchema.parse({ id: 'oncall-dm', type: 'file', direction: 'outbound', path }), { clock });
+    await channel.send(message(1), new AbortController().signal);
+    await rename(path, `${path}.1`);
+    clock.advance(1_000);
+    await channel.send(message(2), new AbortController().signal);
+    assert.equal((await readFile(`${path}.1`, 'utf8')).trimEnd().split('\n').length, 1);
+    assert.equal((JSON.parse((await readFile(path, 'utf8')).trimEnd()) as { eventId: string }).eventId, 'evt-2');
   });
 
   it('concurrent sends never interleave lines', async () => {

@@ -56,7 +56,7 @@ export function createFileChannel(config: FileChannelConfig, deps: { clock: Cloc
   let closed = false;
   let healthy = true;
   const written = new Map<string, true>();
-  let tailRead = false;
+  let tailRead: Promise<void> | null = null;
 
   const remember = (id: string): void => {
     written.set(id, true);
@@ -120,20 +120,25 @@ export function createFileChannel(config: FileChannelConfig, deps: { clock: Cloc
   }
 
   const append = (line: string, deliveryId: string): Promise<void> => new Promise((resolve, reject) => {
-    queue.push({ line, deliveryId, done: (err) => (err === null ? resolve() : reject(err as Error)) });
+    queue.push({ line, deliveryId, done: (err) => (err === null ? resolve() : reject(err instanceof Error ? err : new Error(errorText(err)))) });
     queueMicrotask(flush);
   });
 
   /** Whether a line with this deliveryId is already in the file (checked for later claims only). */
   async function alreadyWritten(deliveryId: string): Promise<boolean> {
     if (written.has(deliveryId)) return true;
-    if (tailRead) return false;
-    tailRead = true;
+    tailRead ??= readTail(); // once per open; concurrent checks wait for the same read
+    await tailRead;
+    return written.has(deliveryId);
+  }
+
+  /** Remembers the deliveryIds of the file's last TAIL_BYTES. */
+  async function readTail(): Promise<void> {
     let handle: FileHandle;
     try {
       handle = await open(config.path, 'r');
     } catch {
-      return false;
+      return;
     }
     try {
       const { size } = await handle.stat();
@@ -149,7 +154,6 @@ export function createFileChannel(config: FileChannelConfig, deps: { clock: Cloc
     } finally {
       await handle.close();
     }
-    return written.has(deliveryId);
   }
 
   async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {

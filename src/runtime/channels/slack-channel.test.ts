@@ -16,6 +16,8 @@ const message: OutboundMessage = {
   eventId: 'evt-1', agentId: 'oncall', severity: 'P1', status: 'firing', title: 'HighLatency on api-1',
   text: '[P1] FIRING: HighLatency on api-1\n- p99 > 2s & rising',
   triagedBy: 'rules',
+  deliveryId: 'evt-7.dm',
+  attempt: 1,
 };
 
 interface Seen { method: string; auth: string | undefined; contentType: string | undefined; body: Record<string, unknown> }

@@ -14,6 +14,8 @@ const message: OutboundMessage = {
   eventId: 'evt-7', agentId: 'oncall', severity: 'P1', status: 'resolved', title: 'HighLatency on api-1',
   text: '[P1] RESOLVED: HighLatency on api-1',
   triagedBy: 'rules',
+  deliveryId: 'evt-7.dm',
+  attempt: 1,
 };
 
 interface Reply { status: number; headers?: Record<string, string>; body?: string; hang?: boolean }
@@ -59,11 +61,11 @@ describe('webhook channel against a local receiver', () => {
     assert.equal(seen?.method, 'POST');
     assert.equal(seen?.url, '/hooks/T0KEN-in-path');
     assert.equal(seen?.headers['content-type'], 'application/json');
-    assert.equal(seen?.headers['idempotency-key'], 'evt-7');
+    assert.equal(seen?.headers['idempotency-key'], 'evt-7.dm', 'the deliveryId, the same on every retry and later claim');
     assert.deepEqual(JSON.parse(seen?.body ?? ''), {
       ts: '2026-11-21T03:12:00.000Z', channel: 'oncall-hook', to: 'on-call', eventId: 'evt-7', agentId: 'oncall',
       severity: 'P1', status: 'resolved', title: 'HighLatency on api-1', text: '[P1] RESOLVED: HighLatency on api-1',
-      triagedBy: 'rules',
+      triagedBy: 'rules', deliveryId: 'evt-7.dm',
     });
   });
 

@@ -130,7 +130,7 @@ export function classifyWebhookStatus(status: number, headers: Headers, body: st
 
 /**
  * The webhook URL is treated as a secret (incoming-webhook URLs usually carry a token in the path):
- * it never appears in a result. The message's eventId goes out as `Idempotency-Key` so a receiver can
+ * it never appears in a result. The message's deliveryId goes out as `Idempotency-Key` so a receiver can
  * drop the duplicates that at-least-once delivery implies.
  */
 export function createWebhookChannel(config: WebhookChannelConfig, deps: { clock: Clock }): Channel {

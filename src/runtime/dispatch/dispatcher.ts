@@ -243,12 +243,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       stopping.abort();
       if (pollTimer !== null) clock.clearTimer(pollTimer);
       if (beatTimer !== null) clock.clearTimer(beatTimer);
-      const notStarted = [...lanes.values()].flatMap((l) => l.waiting.splice(0));
-      await release(notStarted);
       const waited = new AbortController();
       const overdue = clock.sleep(timeoutMs, waited.signal).then(() => {
         for (const lane of lanes.values()) for (const task of lane.running.values()) task.stop.abort();
       }, () => undefined);
+      await release([...lanes.values()].flatMap((l) => l.waiting.splice(0)));
       while (active.size > 0) await Promise.allSettled([...active]);
       waited.abort();
       await overdue;

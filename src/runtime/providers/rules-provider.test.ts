@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventRecord } from '../../store/store.js';
+import type { TriageEvent } from './provider.js';
 import type { TriageDecision, TriageResult } from './provider.js';
 import { createRulesProvider, severityFromLabel, triageAlertmanager } from './rules-provider.js';
 
@@ -203,16 +203,15 @@ describe('rules provider: Provider contract', () => {
   it('triages event.payload', async () => {
     const provider = createRulesProvider();
     assert.equal(provider.name, 'rules');
-    const event: EventRecord = { id: 'evt-1', ts: '2026-11-21T03:12:01.000Z', agentId: 'oncall', sourceId: 'alertmanager',
-      kind: 'alertmanager', fingerprint: 'c3a1f0e29b7d4e55', status: 'accepted', payload: firingBody() };
+    const event: TriageEvent = { id: 'evt-1', agentId: 'oncall', sourceId: 'alertmanager', fingerprint: 'c3a1f0e29b7d4e55',
+      payload: firingBody() };
     const result = await provider.triage(event, new AbortController().signal);
     assert.equal(decision(result).title, 'HighLatency on api-1');
   });
 });
 
 describe('rules provider: lookup tool', () => {
-  const event = (payload: unknown): EventRecord => ({ id: 'evt-2', ts: '2026-11-21T03:12:01.000Z', agentId: 'oncall',
-    sourceId: 'alertmanager', kind: 'alertmanager', fingerprint: null, status: 'accepted', payload });
+  const event = (payload: unknown): TriageEvent => ({ id: 'evt-2', agentId: 'oncall', sourceId: 'alertmanager', fingerprint: null, payload });
   const signal = new AbortController().signal;
 
   it('asks the tool about the alert group and quotes its answer', async () => {

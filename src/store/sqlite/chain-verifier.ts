@@ -16,6 +16,8 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
+import type { Clock, TimerHandle } from '../../core/clock.js';
+import { systemClock } from '../../core/clock.js';
 import { startModuleWorker } from '../../core/worker.js';
 import { openAuditReader } from './audit-reader.js';
 import type { SegmentResult, VerifyResult } from '../../audit/chain.js';
@@ -40,6 +42,8 @@ export interface SqliteChainVerifierOptions {
    * a second): a wedged thread becomes a 500 and fresh workers, never a request that hangs.
    */
   stallMs?: number;
+  /** Times the watchdog and the idle stop (default: the system clock). */
+  clock?: Clock;
 }
 
 interface Run {
@@ -52,11 +56,12 @@ export function createSqliteChainVerifier(opts: SqliteChainVerifierOptions): Aud
   const segmentRows = opts.segmentRows ?? 20_000;
   const idleMs = opts.idleMs ?? 30_000;
   const stallMs = opts.stallMs ?? 60_000;
+  const clock = opts.clock ?? systemClock;
   const workerData: VerifyWorkerData = { path: opts.path, chunkRows: opts.chunkRows ?? 2_000 };
 
   let workers: Worker[] = [];
   let active: Run | null = null;
-  let idleTimer: NodeJS.Timeout | null = null;
+  let idleTimer: TimerHandle | null = null;
   let closed = false;
 
   const stopWorkers = async (): Promise<void> => {
@@ -88,16 +93,15 @@ export function createSqliteChainVerifier(opts: SqliteChainVerifierOptions): Aud
     let next = 0;
     let pending = 0;
     let stopAt = slices.length;
-    let watchdog: NodeJS.Timeout | null = null;
+    let watchdog: TimerHandle | null = null;
     const watch = (): void => {
-      if (watchdog !== null) clearTimeout(watchdog);
-      watchdog = setTimeout(() => { settle(new Error(`audit verify workers silent for ${stallMs} ms`)); }, stallMs);
-      watchdog.unref();
+      if (watchdog !== null) clock.clearTimer(watchdog);
+      watchdog = clock.setTimer(() => { settle(new Error(`audit verify workers silent for ${stallMs} ms`)); }, stallMs);
     };
     const settle = (err: Error | null): void => {
       if (active !== current) return;
       active = null;
-      if (watchdog !== null) clearTimeout(watchdog);
+      if (watchdog !== null) clock.clearTimer(watchdog);
       for (const w of used) w.unref();
       if (err !== null) reject(err);
       else resolve(results.slice(0, stopAt));
@@ -133,7 +137,7 @@ export function createSqliteChainVerifier(opts: SqliteChainVerifierOptions): Aud
 
   const run = async (): Promise<VerifyResult> => {
     if (closed) throw new Error('audit chain verifier closed');
-    if (idleTimer !== null) clearTimeout(idleTimer);
+    if (idleTimer !== null) clock.clearTimer(idleTimer);
     let ok = false;
     try {
       // The head when the run starts bounds it: rows appended meanwhile are for the next run.
@@ -156,8 +160,7 @@ export function createSqliteChainVerifier(opts: SqliteChainVerifierOptions): Aud
         // After a failure a worker may still be busy with a job nobody waits for: start afresh.
         await stopWorkers();
       } else {
-        idleTimer = setTimeout(() => { void stopWorkers(); }, idleMs);
-        idleTimer.unref();
+        idleTimer = clock.setTimer(() => { void stopWorkers(); }, idleMs);
       }
     }
   };
@@ -166,7 +169,7 @@ export function createSqliteChainVerifier(opts: SqliteChainVerifierOptions): Aud
     verify: singleFlight(run),
     close: async () => {
       closed = true;
-      if (idleTimer !== null) clearTimeout(idleTimer);
+      if (idleTimer !== null) clock.clearTimer(idleTimer);
       active?.fail(new Error('audit chain verifier closed'));
       await stopWorkers();
     },

@@ -81,7 +81,7 @@ const MIGRATIONS: readonly string[] = [
   // 3: claims and leases (contract §10.2): who holds a processing event, until when, and which claim
   // of it this is (fencing). The claim index covers the dispatcher's oldest-first scan per agent; the
   // backlog index answers accepted + processing counts per agent and source without touching rows.
-  // Dead letters remember when they were replayed.
+  // Dead letters remember when they were replayed. write_probe is the one row readiness rewrites.
   `
   ALTER TABLE events ADD COLUMN owner TEXT;
   ALTER TABLE events ADD COLUMN lease_until_ms INTEGER;
@@ -91,6 +91,7 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX events_backlog ON events (agent_id, source_id) WHERE status IN ('accepted', 'processing');
   CREATE INDEX events_done_ts ON events (ts_ms) WHERE status IN ('processed', 'dead-lettered');
   ALTER TABLE dead_letters ADD COLUMN replayed_ms INTEGER;
+  CREATE TABLE write_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at_ms INTEGER NOT NULL);
   `,
 ];
 

@@ -9,7 +9,7 @@
  * threads keep ingest latency flat under concurrent large reads and let ingest and dispatch overlap.
  */
 import type { AuditRow, StoredAuditRow } from '../../audit/audit-row.js';
-import type { VerifyResult } from '../../audit/chain.js';
+import type { Clock } from '../../core/clock.js';
 import type {
   BacklogCount, ClaimedEvent, CompletionResult, DeadLetterRecord, EventRecord, IngestResult, ListedAuditRow, Page, Store,
 } from '../store.js';
@@ -21,6 +21,8 @@ export interface SqliteStoreOptions {
   path: string;
   /** Views' byte budget per page (contract §11.4); tests lower it. */
   pageBudget?: number;
+  /** Times verification's watchdog (default: the system clock). */
+  clock?: Clock;
 }
 
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> {
@@ -33,7 +35,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     await writer.close();
     throw err;
   }
-  const verifier = createSqliteChainVerifier({ path: opts.path });
+  const verifier = createSqliteChainVerifier({ path: opts.path, ...(opts.clock ? { clock: opts.clock } : {}) });
   let closing: Promise<void> | null = null;
 
   return {
@@ -48,12 +50,16 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     appendAudit: (entry, nowMs) => writer.call<AuditRow>('appendAudit', entry, nowMs),
     readAudit: (afterSeq, limit) => reader.call<StoredAuditRow[]>('readAudit', afterSeq, limit),
     auditHead: () => reader.call('auditHead'),
-    verifyAudit: () => verifier.verify() as Promise<VerifyResult>,
+    verifyAudit: () => verifier.verify(),
     listEvents: (q, f) => reader.call<Page<EventRecord>>('listEvents', q, f),
     listDeadLetters: (q, f) => reader.call<Page<DeadLetterRecord>>('listDeadLetters', q, f),
     listAudit: (q, f) => reader.call<Page<ListedAuditRow>>('listAudit', q, f),
     exportCursor: (exporterId) => reader.call<number>('exportCursor', exporterId),
     advanceExportCursor: (exporterId, seq, nowMs) => writer.call('advanceExportCursor', exporterId, seq, nowMs),
+    // One process uses the file at a time (the pid file sees to it): it always leads.
+    acquireLeadership: () => Promise.resolve(true),
+    releaseLeadership: () => Promise.resolve(),
+    probeWrite: (nowMs) => writer.call('probeWrite', nowMs),
     prune: (policy) => writer.call('prune', policy),
     backup: (path) => writer.call('backup', path),
     close() {

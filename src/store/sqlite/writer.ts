@@ -24,6 +24,7 @@ export interface Writer {
   appendAudit(entry: NewAuditEntry, nowMs: number): AuditRow;
   advanceExportCursor(exporterId: string, seq: number, nowMs: number): void;
   prune(policy: RetentionPolicy): { events: number; deadLetters: number; fingerprints: number };
+  probeWrite(nowMs: number): void;
 }
 
 export function createWriter(db: Database.Database): Writer {
@@ -74,6 +75,7 @@ export function createWriter(db: Database.Database): Writer {
       `INSERT INTO audit_export_cursors (exporter_id, last_seq, updated_ms) VALUES (?, ?, ?)
        ON CONFLICT (exporter_id) DO UPDATE SET last_seq = excluded.last_seq, updated_ms = excluded.updated_ms
        WHERE excluded.last_seq > audit_export_cursors.last_seq`),
+    probe: db.prepare<[number]>('INSERT INTO write_probe (id, at_ms) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at_ms = excluded.at_ms'),
     pruneFingerprints: db.prepare<[number, number]>(
       'DELETE FROM fingerprints WHERE rowid IN (SELECT rowid FROM fingerprints WHERE seen_ms <= ? ORDER BY seen_ms LIMIT ?)'),
     pruneDeadLetters: db.prepare<[number, number]>(
@@ -206,6 +208,10 @@ export function createWriter(db: Database.Database): Writer {
     advanceExportCursor(exporterId, seq, nowMs) {
       if (!Number.isSafeInteger(seq) || seq < 0) throw new RangeError(`export cursor must be a non-negative integer, got ${seq}`);
       st.advanceExportCursor.run(exporterId, seq, nowMs);
+    },
+
+    probeWrite(nowMs) {
+      st.probe.run(nowMs);
     },
 
     prune(policy) {

@@ -5,18 +5,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { fakeClock } from '../core/clock.js';
-import { openAuditReader } from './sqlite-audit-reader.js';
-import { openSqliteStore } from './sqlite-store.js';
+import { systemClock } from '../core/clock.js';
+import { openAuditReader } from './sqlite/audit-reader.js';
+import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 import type { SegmentResult, VerifyResult } from '../audit/chain.js';
 import {
   canonicalJson, canonicalRow, createChainVerifier, createSegmentVerifier, GENESIS_HASH, hashRow, mergeSegments,
   sha256Hex, storedRowHashMatches, storedRowText,
 } from '../audit/chain.js';
-import type { AuditChainVerifier } from './chain-verifier.js';
-import { createStoreChainVerifier, singleFlight } from './chain-verifier.js';
-import { createSqliteChainVerifier } from './sqlite-chain-verifier.js';
+import type { AuditChainVerifier } from './read-chain-verifier.js';
+import { createReadChainVerifier, singleFlight } from './read-chain-verifier.js';
+import { createSqliteChainVerifier } from './sqlite/chain-verifier.js';
+
+/** The generic verifier over a store's streaming reads. */
+const readVerifier = (store: Store, chunkRows?: number): AuditChainVerifier => createReadChainVerifier({
+  head: () => store.auditHead(), read: (afterSeq, limit) => store.readAudit(afterSeq, limit), clock: systemClock,
+  ...(chunkRows === undefined ? {} : { chunkRows }) });
 
 const T0 = Date.UTC(2024, 0, 1);
 const root = mkdtempSync(join(tmpdir(), 'svc-verify-test-'));
@@ -62,9 +67,9 @@ describe('audit chain: the fast stored-row path', () => {
 
   it('the text SQLite builds for a stored row is the same text, for rows written by the store', async () => {
     const path = freshPath();
-    const store = openSqliteStore({ path, clock: fakeClock(T0) });
+    const store = await openSqliteStore({ path });
     const written: AuditRow[] = [];
-    for (const e of VARIED) written.push(await store.appendAudit(e));
+    for (const e of VARIED) written.push(await store.appendAudit(e, T0));
     const reader = openAuditReader(path);
     try {
       const rows = reader.hashRows(0, 1e9, 100);
@@ -163,9 +168,9 @@ describe('audit chain: slices merged', () => {
 
 async function seedStore(n: number): Promise<{ store: Store; path: string }> {
   const path = freshPath();
-  const store = openSqliteStore({ path, clock: fakeClock(T0) });
+  const store = await openSqliteStore({ path });
   for (let i = 0; i < n; i++) {
-    await store.appendAudit(VARIED[i % VARIED.length]!);
+    await store.appendAudit(VARIED[i % VARIED.length]!, T0);
   }
   return { store, path };
 }
@@ -183,7 +188,7 @@ function sql(path: string, statement: string, ...params: unknown[]): void {
 function verifiers(store: Store, path: string): AuditChainVerifier[] {
   return [
     createSqliteChainVerifier({ path, threads: 2, segmentRows: 7, chunkRows: 3 }),
-    createStoreChainVerifier({ store, chunkRows: 4 }),
+    readVerifier(store, 4),
   ];
 }
 
@@ -265,7 +270,7 @@ describe('audit chain verifiers on a SQLite file', () => {
     const { store, path } = await seedStore(20);
     const v = createSqliteChainVerifier({ path, segmentRows: 5 });
     const running = v.verify();
-    await store.appendAudit(VARIED[0]!);
+    await store.appendAudit(VARIED[0]!, T0);
     assert.equal((await running).headSeq, 20);
     assert.equal((await v.verify()).headSeq, 21);
     await v.close();
@@ -307,7 +312,7 @@ describe('audit chain verifiers: single flight and lifecycle', () => {
     await assert.rejects(running, /closed/);
     await closing;
     await assert.rejects(v.verify(), /closed/);
-    const s = createStoreChainVerifier({ store });
+    const s = readVerifier(store);
     await s.close();
     await assert.rejects(s.verify(), /closed/);
     await store.close();

@@ -1,0 +1,111 @@
+/**
+ * What one replica at a time does (contract §16.4): the SIEM exporters and retention. The duties run
+ * while this replica holds the store's leader lease, renewed every third of it; they stop as soon as
+ * a renewal fails and start again when the lease comes back. With the embedded store the daemon is
+ * the only process, so it always leads.
+ *
+ * The dispatcher's back-pressure gate and the exporters' wake-up are stable facades over whichever
+ * exporters run now: open, and a no-op, while another replica leads.
+ */
+import type { AuditConfig } from '../config/schema.js';
+import type { RetentionSettings } from '../config/store.js';
+import type { Clock, TimerHandle } from '../core/clock.js';
+import { errorText } from '../core/errors.js';
+import type { Log } from '../core/log.js';
+import type { AuditExport } from '../export/audit-export.js';
+import { createAuditExport } from '../export/audit-export.js';
+import type { AuditMetrics } from '../metrics/registry.js';
+import type { IntakeGate } from '../runtime/dispatch/dispatcher.js';
+import type { Retention } from '../runtime/retention.js';
+import { startRetention } from '../runtime/retention.js';
+import type { Store } from '../store/store.js';
+
+export interface LeaderDuties {
+  leader(): boolean;
+  gate: IntakeGate;
+  /** Wakes the exporters after a write that appended to the chain. */
+  notify(): void;
+  /** The exporters' state for /status; null when none is configured or another replica leads. */
+  exportStatus(): { exporters: ReturnType<AuditExport['status']>; backpressure: { active: boolean; backlogRows: number } } | null;
+  close(): Promise<void>;
+}
+
+export async function startLeaderDuties(deps: {
+  store: Store;
+  clock: Clock;
+  holder: string;
+  leaseMs: number;
+  audit: AuditConfig | null;
+  auditMetrics: AuditMetrics;
+  retention: RetentionSettings;
+  windowMs: number;
+  hostname: string;
+  pid: number;
+  log: Log;
+  report: (line: string) => void;
+}): Promise<LeaderDuties> {
+  const { store, clock, report } = deps;
+  let exporting: AuditExport | null = null;
+  let retention: Retention | null = null;
+  let leading = false;
+  let timer: TimerHandle | null = null;
+  let closed = false;
+
+  const begin = (): void => {
+    if (deps.audit && deps.audit.export.length > 0) {
+      exporting = createAuditExport({ store, config: deps.audit, metrics: deps.auditMetrics, clock, hostname: deps.hostname,
+        pid: deps.pid, log: deps.log });
+      exporting.start();
+    }
+    retention = startRetention({ store, clock, retention: deps.retention, windowMs: deps.windowMs,
+      onError: (err) => report(`retention failed: ${errorText(err)}`),
+      onPruned: (n) => report(`retention: pruned ${n.events} event(s), ${n.deadLetters} dead letter(s), ${n.fingerprints} fingerprint(s)`) });
+  };
+  const end = async (): Promise<void> => {
+    retention?.close();
+    retention = null;
+    const stopping = exporting;
+    exporting = null;
+    await stopping?.close();
+  };
+
+  const renew = async (): Promise<void> => {
+    let now: boolean;
+    try {
+      now = await store.acquireLeadership(deps.holder, deps.leaseMs, clock.now());
+    } catch (err) {
+      report(`leader lease: ${errorText(err)}`);
+      now = false; // a lease that cannot be renewed may already belong to another replica
+    }
+    if (closed || now === leading) return;
+    leading = now;
+    report(now ? 'leader lease taken: SIEM export and retention run here' : 'leader lease lost: SIEM export and retention stop here');
+    if (now) begin();
+    else await end();
+  };
+  const arm = (): void => {
+    timer = clock.setTimer(() => { void renew().finally(() => { if (!closed) arm(); }); }, Math.max(100, Math.floor(deps.leaseMs / 3)));
+  };
+  await renew();
+  arm();
+
+  return {
+    leader: () => leading,
+    gate: {
+      active: () => exporting?.gate.active() ?? false,
+      whenOpen: (signal) => exporting?.gate.whenOpen(signal) ?? Promise.resolve(),
+    },
+    notify: () => exporting?.notify(),
+    exportStatus: () => (exporting === null ? null : {
+      exporters: exporting.status(),
+      backpressure: { active: exporting.gate.active(), backlogRows: exporting.backlog().rows },
+    }),
+    async close() {
+      closed = true;
+      if (timer !== null) clock.clearTimer(timer);
+      await end();
+      if (leading) await store.releaseLeadership(deps.holder).catch(() => undefined);
+      leading = false;
+    },
+  };
+}
