@@ -56,7 +56,7 @@ describe('loadAgentDir', () => {
         id: 'oncall-escalator',
         provider: 'rules',
         skills: ['skills/triage.md'],
-        dispatch: { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 4 },
+        dispatch: { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 16 },
         mcpServers: [],
         rateLimits: { tools: {} },
         rules: {},

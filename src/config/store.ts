@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { parseDuration } from '../core/duration.js';
 
-const duration = z.string().refine((s) => (parseDuration(s) ?? 0) > 0, 'must be a duration like 30d, 12h or 15m');
+/** Retention is at least an hour: longer than the 15-minute idempotency window, whose fingerprints point at events. */
+const duration = z.string().refine((s) => (parseDuration(s) ?? 0) >= 3_600_000, 'must be a duration of at least 1h, like 30d, 12h or 90m');
 
 export const storeBlockSchema = z.strictObject({
   kind: z.enum(['sqlite', 'postgres']).default('sqlite'),

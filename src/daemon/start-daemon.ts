@@ -194,6 +194,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     if (released > 0) report(`gave back ${released} claim(s) left by the previous run`);
 
     let stopping = false;
+    const serversByAgent = new Map(deps.agents.map((a) => [a.agent.id,
+      a.agent.mcpServers.flatMap((m) => { const server = servers.get(m.id); return server ? [server] : []; })]));
     const agentIds = deps.agents.map((a) => a.agent.id);
     const controlPlane = await startControlPlane({
       settings: deps.controlPlane, store, metrics, clock, report,
@@ -202,8 +204,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       snapshot: createStatusSnapshot({ pid: deps.pid, startedAtMs: Date.parse(startedAt), clock, agents: deps.agents,
         channels: channelsByAgent, stats, store: { kind: store.kind, replica: replicaId, leader: () => duties.leader(), retention: deps.store.retention },
         stopping: () => stopping,
-        mcpServers: (agentId) => (deps.agents.find((a) => a.agent.id === agentId)?.agent.mcpServers ?? [])
-          .flatMap((m) => { const s = servers.get(m.id); return s ? [s.status()] : []; }),
+        mcpServers: (agentId) => (serversByAgent.get(agentId) ?? []).map((s) => s.status()),
         auditExport: () => duties.exportStatus(),
         controlPlane: () => ({ ...deps.controlPlane, port: controlPlane?.port() ?? deps.controlPlane.port }) }),
     });

@@ -27,28 +27,37 @@ export interface SnapshotDeps {
 }
 
 export function createStatusSnapshot(deps: SnapshotDeps): () => StatusSnapshot {
+  // Everything that cannot change while the daemon runs is built once; a request only reads the live
+  // numbers (counters are stable objects, looked up once) and formats the answer.
+  const startedAt = new Date(deps.startedAtMs).toISOString();
+  const retention = retentionView(deps.store.retention);
+  const agents = deps.agents.map(({ agent, sources }) => ({
+    id: agent.id,
+    provider: agent.provider,
+    sources: sources.map((s) => ({ id: s.id, type: s.type, counters: deps.stats.get(agent.id, s.id),
+      summary: `POST http://${hostPort(s.bind, s.port)}/webhooks/${s.id} (HMAC ${s.signatureHeader})` })),
+    channels: deps.channels.get(agent.id) ?? [],
+  }));
   return () => {
     const cp = deps.controlPlane();
+    const state = deps.stopping() ? 'stopping' : 'running';
     return {
       version: 1,
       pid: deps.pid,
-      startedAt: new Date(deps.startedAtMs).toISOString(),
+      startedAt,
       uptimeSeconds: Math.max(0, Math.floor((deps.clock.now() - deps.startedAtMs) / 1000)),
-      agents: deps.agents.map(({ agent, sources }) => ({
-        id: agent.id,
-        state: deps.stopping() ? 'stopping' : 'running',
-        provider: agent.provider,
-        sources: sources.map((s) => {
-          const c = deps.stats.get(agent.id, s.id);
-          return { id: s.id, type: s.type, summary: `POST http://${hostPort(s.bind, s.port)}/webhooks/${s.id} (HMAC ${s.signatureHeader})`,
-            received: c.received, processed: c.processed, dlq: c.dlq, inflight: c.inflight };
-        }),
-        channels: (deps.channels.get(agent.id) ?? []).map((c) => ({ id: c.id, type: c.type, direction: c.direction, ready: c.ready() })),
-        mcpServers: deps.mcpServers(agent.id).map((m) => ({ id: m.id, state: m.state, circuit: m.circuit, restarts: m.restarts,
+      agents: agents.map((a) => ({
+        id: a.id,
+        state,
+        provider: a.provider,
+        sources: a.sources.map(({ id, type, summary, counters: c }) => ({ id, type, summary,
+          received: c.received, processed: c.processed, dlq: c.dlq, inflight: c.inflight })),
+        channels: a.channels.map((c) => ({ id: c.id, type: c.type, direction: c.direction, ready: c.ready() })),
+        mcpServers: deps.mcpServers(a.id).map((m) => ({ id: m.id, state: m.state, circuit: m.circuit, restarts: m.restarts,
           pid: m.pid, tools: m.tools })),
       })),
       controlPlane: { bind: cp.bind, port: cp.port, auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } },
-      store: { kind: deps.store.kind, replica: deps.store.replica, leader: deps.store.leader(), retention: retentionView(deps.store.retention) },
+      store: { kind: deps.store.kind, replica: deps.store.replica, leader: deps.store.leader(), retention },
       audit: deps.auditExport(),
     };
   };

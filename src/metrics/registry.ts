@@ -104,16 +104,16 @@ export function createMetrics(deps: MetricsDeps): Metrics {
 
   /**
    * Configured agent×source pairs first (stable order, zero until touched), then any other live pair.
-   * Built once per scrape: prom-client runs the collects of all families in the same synchronous pass,
-   * so the list is dropped at the next microtask.
+   * Rebuilt only when SourceStats gained a pair (it never loses one); a scrape otherwise reuses it.
    */
-  let scrapeSeries: SourceSeries[] | null = null;
+  let series: SourceSeries[] = [];
+  let seriesFor = -1;
   const sourceSeries = (): SourceSeries[] => {
-    if (!scrapeSeries) {
-      scrapeSeries = buildSourceSeries();
-      queueMicrotask(() => { scrapeSeries = null; });
+    if (deps.stats.size() !== seriesFor) {
+      seriesFor = deps.stats.size();
+      series = buildSourceSeries();
     }
-    return scrapeSeries;
+    return series;
   };
   const buildSourceSeries = (): SourceSeries[] => {
     const byKey = new Map<string, SourceSeries>();

@@ -14,6 +14,8 @@ export interface SourceCounters {
 export interface SourceStats {
   get(agentId: string, sourceId: string): SourceCounters;
   all(): Array<{ agentId: string; sourceId: string; counters: SourceCounters }>;
+  /** Pairs known so far; entries are only ever added, so an unchanged size means an unchanged list. */
+  size(): number;
 }
 
 export function createSourceStats(): SourceStats {
@@ -29,5 +31,6 @@ export function createSourceStats(): SourceStats {
       return entry.counters;
     },
     all: () => [...table.values()],
+    size: () => table.size,
   };
 }

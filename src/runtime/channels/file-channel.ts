@@ -92,14 +92,16 @@ export function createFileChannel(config: FileChannelConfig, deps: { clock: Cloc
 
   async function writeBatch(batch: Pending[]): Promise<void> {
     const f = await current();
-    const size = (await f.handle.stat()).size;
     const data = Buffer.from(batch.map((p) => p.line).join(''), 'utf8');
+    let off = 0;
     try {
-      let off = 0;
       while (off < data.length) off += (await f.handle.write(data, off, data.length - off)).bytesWritten;
     } catch (err) {
-      // A short write (disk full) must not leave half a line for the next one to run into.
-      await f.handle.truncate(size).catch(() => undefined);
+      // A short write (disk full) must not leave half a line for the next one to run into: the
+      // appended part is at the end of the file (O_APPEND), so cut that much off.
+      if (off > 0) {
+        await f.handle.stat().then((st) => f.handle.truncate(Math.max(0, st.size - off))).catch(() => undefined);
+      }
       throw err;
     }
   }

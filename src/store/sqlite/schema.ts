@@ -89,8 +89,8 @@ const MIGRATIONS: readonly string[] = [
   DROP INDEX events_pending;
   CREATE INDEX events_claimable ON events (agent_id, seq) WHERE status IN ('accepted', 'processing');
   CREATE INDEX events_backlog ON events (agent_id, source_id) WHERE status IN ('accepted', 'processing');
-  CREATE INDEX events_done_ts ON events (ts_ms) WHERE status IN ('processed', 'dead-lettered');
   ALTER TABLE dead_letters ADD COLUMN replayed_ms INTEGER;
+  CREATE INDEX dead_letters_event ON dead_letters (event_id);
   CREATE TABLE write_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at_ms INTEGER NOT NULL);
   `,
 ];

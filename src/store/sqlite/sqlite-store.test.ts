@@ -68,9 +68,9 @@ describe('sqlite store: the file', () => {
     assert.equal(statSync(path).mode & 0o777, 0o600);
     // Back to what an svc of schema version 2 left on disk.
     const db = new Database(path);
-    db.exec(`DROP INDEX events_claimable; DROP INDEX events_backlog; DROP INDEX events_done_ts;
+    db.exec(`DROP INDEX events_claimable; DROP INDEX events_backlog;
       ALTER TABLE events DROP COLUMN owner; ALTER TABLE events DROP COLUMN lease_until_ms; ALTER TABLE events DROP COLUMN attempt;
-      ALTER TABLE dead_letters DROP COLUMN replayed_ms; DROP TABLE write_probe;
+      DROP INDEX dead_letters_event; ALTER TABLE dead_letters DROP COLUMN replayed_ms; DROP TABLE write_probe;
       CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');`);
     db.pragma('user_version = 2');
     db.close();

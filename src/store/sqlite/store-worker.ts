@@ -71,10 +71,20 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
   };
 
   type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+  // Each operation as a nested transaction (a savepoint), built once per operation.
+  const inSavepoint = new Map<string, (...args: unknown[]) => unknown>();
+  const savepointed = (op: string): ((...args: unknown[]) => unknown) => {
+    let run = inSavepoint.get(op);
+    if (run === undefined) {
+      const handler = handlers[op] as (...a: unknown[]) => unknown;
+      run = db.transaction((...args: unknown[]) => handler(...args)) as unknown as (...args: unknown[]) => unknown;
+      inSavepoint.set(op, run);
+    }
+    return run;
+  };
   const batch = db.transaction((requests: StoreRequest[]): Outcome[] => requests.map((r) => {
     try {
-      const run = db.transaction(() => (handlers[r.op] as (...a: unknown[]) => unknown)(...r.args));
-      return { ok: true, value: run() };
+      return { ok: true, value: savepointed(r.op)(...r.args) };
     } catch (error) {
       return { ok: false, error };
     }

@@ -5,8 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
-import { canonicalJson, GENESIS_HASH, hashRow } from '../../audit/chain.js';
+import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../../audit/audit-row.js';
+import { parseStoredAuditRow } from '../../audit/audit-row.js';
+import { canonicalJson, GENESIS_HASH, sha256Hex, storedRowText } from '../../audit/chain.js';
 import { isoTs } from '../../core/clock.js';
 import type {
   ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
@@ -80,13 +81,13 @@ export function createWriter(db: Database.Database): Writer {
       'DELETE FROM fingerprints WHERE rowid IN (SELECT rowid FROM fingerprints WHERE seen_ms <= ? ORDER BY seen_ms LIMIT ?)'),
     pruneDeadLetters: db.prepare<[number, number]>(
       'DELETE FROM dead_letters WHERE seq IN (SELECT seq FROM dead_letters WHERE ts_ms < ? ORDER BY ts_ms LIMIT ?)'),
-    // A dead-lettered event stays while its dead letter does (the letter points at it); a
-    // fingerprint still in its window keeps its event too.
+    // A dead-lettered event stays while its dead letter does (the letter points at it). Fingerprints
+    // point at events younger than the idempotency window, far younger than any retention (at least
+    // an hour, config/store.ts), and are pruned first.
     pruneEvents: db.prepare<[number, number]>(
       `DELETE FROM events WHERE seq IN (
-         SELECT seq FROM events WHERE status IN ('processed', 'dead-lettered') AND ts_ms < ?
+         SELECT seq FROM events WHERE ts_ms < ? AND status IN ('processed', 'dead-lettered')
            AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = events.id)
-           AND NOT EXISTS (SELECT 1 FROM fingerprints f WHERE f.event_id = events.id)
          ORDER BY ts_ms LIMIT ?)`),
   };
 
@@ -96,20 +97,24 @@ export function createWriter(db: Database.Database): Writer {
    */
   const stamp = (nowMs: number, lastMs: number | undefined): number => Math.max(nowMs, lastMs ?? -Infinity);
 
-  const appendAudit = (entry: NewAuditEntry, nowMs: number): AuditRow => {
+  /**
+   * Appends one row. `data` is stored as its RFC 8785 text and the row is hashed through
+   * `storedRowText` — the same text `canonicalRow` gives once data is canonical, built by concatenation
+   * instead of a second canonicalisation — so what verification recomputes from the stored row is
+   * exactly what was hashed here. Returns the stored row; callers that need `data` parse its text.
+   */
+  const appendStored = (entry: NewAuditEntry, nowMs: number): StoredAuditRow => {
     const head = st.auditHead.get();
     const tsMs = stamp(nowMs, head?.ts_ms);
-    // Stored as its canonical text and hashed from that text parsed back, so what verify recomputes
-    // from the stored row is exactly what was hashed here.
-    const dataText = canonicalJson(entry.data);
-    const unhashed = {
+    const row = {
       seq: (head?.seq ?? 0) + 1, ts: isoTs(tsMs), kind: entry.kind, actor: entry.actor, agentId: entry.agentId,
-      data: JSON.parse(dataText) as Record<string, unknown>, prevHash: head?.hash ?? GENESIS_HASH,
+      dataText: canonicalJson(entry.data), prevHash: head?.hash ?? GENESIS_HASH, hash: '',
     };
-    const hash = hashRow(unhashed.prevHash, unhashed);
-    st.insertAudit.run(unhashed.seq, unhashed.ts, tsMs, unhashed.kind, unhashed.actor, unhashed.agentId, dataText, unhashed.prevHash, hash);
-    return { ...unhashed, hash };
+    row.hash = sha256Hex(`${row.prevHash}\n${storedRowText(row)}`);
+    st.insertAudit.run(row.seq, row.ts, tsMs, row.kind, row.actor, row.agentId, row.dataText, row.prevHash, row.hash);
+    return row;
   };
+  const appendAudit = (entry: NewAuditEntry, nowMs: number): AuditRow => parseStoredAuditRow(appendStored(entry, nowMs));
 
   const deadLetter = (c: Extract<Completion, { outcome: 'dead-lettered' }>, nowMs: number): string => {
     const event = st.eventForLetter.get(c.claim.eventId);
@@ -118,8 +123,8 @@ export function createWriter(db: Database.Database): Writer {
     const tsMs = stamp(nowMs, st.lastDeadLetterTs.get()?.ts_ms);
     st.insertDeadLetter.run(id, tsMs, event.agent_id, event.source_id, c.claim.eventId, c.deadLetter.reason, c.deadLetter.error,
       c.deadLetter.attempts, event.payload);
-    for (const entry of c.audit) appendAudit(entry, nowMs);
-    appendAudit({ kind: 'event.dead-lettered', actor: `agent:${event.agent_id}`, agentId: event.agent_id,
+    for (const entry of c.audit) appendStored(entry, nowMs);
+    appendStored({ kind: 'event.dead-lettered', actor: `agent:${event.agent_id}`, agentId: event.agent_id,
       data: { eventId: c.claim.eventId, deadLetterId: id, reason: c.deadLetter.reason, attempts: c.deadLetter.attempts } }, nowMs);
     return id;
   };
@@ -129,7 +134,7 @@ export function createWriter(db: Database.Database): Writer {
     const { changes } = st.finish.run(status, c.claim.eventId, c.claim.owner, c.claim.attempt);
     if (changes !== 1) return { ok: false, reason: 'claim-lost' };
     if (c.outcome === 'processed') {
-      for (const entry of c.audit) appendAudit(entry, nowMs);
+      for (const entry of c.audit) appendStored(entry, nowMs);
       return { ok: true };
     }
     if (c.outcome === 'dead-lettered') return { ok: true, deadLetterId: deadLetter(c, nowMs) };
@@ -146,7 +151,7 @@ export function createWriter(db: Database.Database): Writer {
       const tsMs = stamp(nowMs, st.lastEventTs.get()?.ts_ms);
       st.insertEvent.run(id, tsMs, e.agentId, e.sourceId, e.kind, e.fingerprint, e.payloadText);
       if (e.fingerprint !== null) st.upsertFingerprint.run(e.agentId, e.sourceId, e.fingerprint, id, nowMs);
-      appendAudit({ kind: 'event.accepted', actor: `source:${e.sourceId}`, agentId: e.agentId,
+      appendStored({ kind: 'event.accepted', actor: `source:${e.sourceId}`, agentId: e.agentId,
         data: { eventId: id, sourceId: e.sourceId, fingerprint: e.fingerprint } }, nowMs);
       return { outcome: 'accepted', event: { id, ts: isoTs(tsMs), agentId: e.agentId, sourceId: e.sourceId, kind: e.kind,
         fingerprint: e.fingerprint, status: 'accepted', payloadText: e.payloadText } };
@@ -196,7 +201,7 @@ export function createWriter(db: Database.Database): Writer {
           continue;
         }
         st.markReplayed.run(nowMs, letter.id);
-        appendAudit({ kind: 'dlq.replayed', actor, agentId: letter.agent_id,
+        appendStored({ kind: 'dlq.replayed', actor, agentId: letter.agent_id,
           data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason } }, nowMs);
         replayed.push(letter.id);
       }

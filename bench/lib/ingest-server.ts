@@ -1,0 +1,28 @@
+/**
+ * The ingest path alone, in a process of its own, for bench/webhook-ingest.ts: the real webhook
+ * server (HMAC, JSON check, idempotency, agent log line) over the real SQLite store (writer thread,
+ * WAL, synchronous=FULL), nothing dispatching. Prints its port once listening; SIGTERM stops it.
+ *
+ *   node --import tsx bench/lib/ingest-server.ts <dir> <secret>
+ */
+import { join } from 'node:path';
+import { systemClock } from '../../src/core/clock.js';
+import { createWebhookIngest } from '../../src/ingest/webhook-server.js';
+import { createAgentLog } from '../../src/logs/agent-log.js';
+import { createSourceStats } from '../../src/metrics/source-stats.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
+const [dir = '.', secret = ''] = process.argv.slice(2);
+const store = await openSqliteStore({ path: join(dir, 'svc.db') });
+const log = createAgentLog({ path: join(dir, 'logs', 'oncall.log'), agentId: 'oncall', clock: systemClock });
+const ingest = createWebhookIngest({
+  store, clock: systemClock, stats: createSourceStats(), onAccepted: () => undefined, rejected: () => undefined,
+  onError: (err) => { process.stderr.write(`ingest error: ${String(err)}\n`); },
+  routes: [{ agentId: 'oncall', log, source: { id: 'alertmanager', type: 'webhook', port: 0, bind: '127.0.0.1', secret,
+    fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature' } }],
+});
+await ingest.start();
+process.stdout.write(`${ingest.ports()[0]}\n`);
+process.on('SIGTERM', () => {
+  void ingest.close().then(() => store.close()).then(() => process.exit(0));
+});
