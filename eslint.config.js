@@ -29,7 +29,7 @@ export default tseslint.config(
 
   // Plain-JS test fixtures (spawned as child processes) are outside the TS project: lint without types.
   {
-    files: ['test/fixtures/**/*.mjs'],
+    files: ['test/fixtures/**/*.mjs', 'bench/lib/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       ...tseslint.configs.disableTypeChecked.languageOptions,

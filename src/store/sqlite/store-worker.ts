@@ -77,7 +77,7 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
     let run = inSavepoint.get(op);
     if (run === undefined) {
       const handler = handlers[op] as (...a: unknown[]) => unknown;
-      run = db.transaction((...args: unknown[]) => handler(...args)) as unknown as (...args: unknown[]) => unknown;
+      run = db.transaction((...args: unknown[]) => handler(...args));
       inSavepoint.set(op, run);
     }
     return run;
