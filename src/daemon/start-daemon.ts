@@ -136,7 +136,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     for (const loaded of deps.agents) {
       const { agent } = loaded;
       const log = agentLog(agent.id);
-      const built = buildAgent(loaded, { log, store: runtimeStore, metrics, servers, clock });
+      const built = buildAgent(loaded, { log, audit: (entry) => runtimeStore.appendAudit(entry), metrics, servers, clock });
       channels.push(...built.channels);
       channelsByAgent.set(agent.id, built.channels);
       dispatchAgents.push(built.dispatch);

@@ -12,7 +12,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PrometheusContentType } from 'prom-client';
 import type { SourceCounters, SourceStats } from './source-stats.js';
 import type { FamilyNamesOf, LabelsOf, MetricFamily, MetricName, SourceDlqKind } from './metric-names.js';
-import { METRIC_FAMILIES } from './metric-names.js';
+import { LLM_TOKEN_DIRECTIONS, METRIC_FAMILIES } from './metric-names.js';
 
 export interface MetricsDeps {
   stats: SourceStats;
@@ -50,6 +50,16 @@ export interface RateLimitMetrics {
   toolWaits: Counter<'agent' | 'tool'>;
 }
 
+export interface LlmMetrics {
+  /** outcome: LLM_OUTCOMES */
+  requests: Counter<'agent' | 'provider' | 'outcome'>;
+  /** direction: LLM_TOKEN_DIRECTIONS */
+  tokens: Counter<'agent' | 'provider' | 'direction'>;
+  durationSeconds: Histogram<'agent' | 'provider'>;
+  /** The zero series of an agent that runs a real provider, so dashboards see it from startup. */
+  zero(agent: string, provider: string): void;
+}
+
 export interface Metrics {
   /** Scrape it (`metrics()`, `getMetricsAsJSON()`); never reset it: the source families add differences. */
   registry: Registry;
@@ -58,6 +68,7 @@ export interface Metrics {
   mcp: McpMetrics;
   audit: AuditMetrics;
   rateLimit: RateLimitMetrics;
+  llm: LlmMetrics;
 }
 
 /** Bucket upper bounds of the histograms (docs/metrics.md); a histogram missing here is a compile error. */
@@ -67,6 +78,8 @@ export const HISTOGRAM_BUCKETS: Readonly<Record<FamilyNamesOf<'histogram'>, read
   svc_audit_batch_rows: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
   // ms: from a token-bucket hiccup to a provider's minute-long Retry-After.
   svc_provider_rate_limit_wait_ms: [10, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000],
+  // s: a small model on a local server answers in a fraction of a second; a long answer of a large one in a minute.
+  svc_llm_request_duration_seconds: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120],
 };
 
 interface SourceSeries { key: string; agent: string; source: string; counters: SourceCounters }
@@ -178,6 +191,20 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     // Tool ids come from the MCP servers at runtime, not from configuration: series appear on first use.
     toolWaits: counter('svc_tool_rate_limit_waits_total'),
   };
+  const llmRequests = counter('svc_llm_requests_total');
+  const llmTokens = counter('svc_llm_tokens_total');
+  const llmDuration = histogram('svc_llm_request_duration_seconds');
+  const llm: LlmMetrics = {
+    // Agents, providers and outcomes: series appear with the first request, or from zero() at startup.
+    requests: llmRequests,
+    tokens: llmTokens,
+    durationSeconds: llmDuration,
+    zero(agent, provider) {
+      llmRequests.inc({ agent, provider, outcome: 'ok' }, 0);
+      for (const direction of LLM_TOKEN_DIRECTIONS) llmTokens.inc({ agent, provider, direction }, 0);
+      llmDuration.zero({ agent, provider });
+    },
+  };
   counter('source_messages_received_total', mirror('received', null));
   counter('source_messages_processed_total', mirror('processed', null));
   // SourceStats.dlq counts dispatch dead letters, the only kind there is so far.
@@ -206,7 +233,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   if (registered.join() !== METRIC_FAMILIES.map((f) => f.name).join()) {
     throw new Error(`metric families out of step with metric-names.ts: ${registered.join(', ')}`);
   }
-  return { registry, contentType: registry.contentType, mcp, audit, rateLimit };
+  return { registry, contentType: registry.contentType, mcp, audit, rateLimit, llm };
 }
 
 function dedupe(values: readonly string[]): string[] {

@@ -31,7 +31,7 @@ describe('agent tools', () => {
   let n = 0;
   const setup = (server: McpSupervisor) => {
     const store = openSqliteStore({ path: join(dir, `t${n++}.db`), clock: systemClock });
-    const tools = createAgentTools({ agentId: 'a1', servers: new Map([['runbooks', server]]), limits: noLimits, store,
+    const tools = createAgentTools({ agentId: 'a1', servers: new Map([['runbooks', server]]), limits: noLimits, audit: (e) => store.appendAudit(e),
       log: silentLog, clock: systemClock });
     return { store, tools };
   };

@@ -101,7 +101,7 @@ export function createDispatcher(deps: {
         kind: 'triage.decision',
         actor: `agent:${agent.id}`,
         agentId: agent.id,
-        data: { eventId: event.id, provider: agent.provider.name, notify: triage.notify, severity: triage.severity,
+        data: { eventId: event.id, provider: agent.provider.name, triagedBy: triage.triagedBy, notify: triage.notify, severity: triage.severity,
           status: triage.status, title: triage.title, alertCount: triage.alertCount },
       });
       agent.log.write('info', 'dispatch.triaged', { eventId: event.id, fingerprint: event.fingerprint,
