@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TriageReport } from '../src/cli/triage.js';
 import type { FakeLlm } from './support/fake-llm.js';
 import { startFakeLlm } from './support/fake-llm.js';
 import { metricValue, postAlert, postWebhook, sign } from './support/http.js';
@@ -88,11 +89,11 @@ describe('svc up with provider anthropic', () => {
     assert.equal(first?.headers['x-api-key'], fake.apiKey);
     assert.equal(first?.headers['anthropic-version'], '2023-06-01');
     assert.equal(first?.body.model, 'claude-haiku-4-5');
-    assert.deepEqual(fake.view(first as never).toolNames.sort(),
+    assert.deepEqual(fake.view(first).toolNames.sort(),
       ['runbooks__echo', 'runbooks__fail', 'runbooks__lookup_runbook', 'runbooks__process_info', 'runbooks__slow', 'submit_triage']);
     // The template's skill file is the system prompt; the event is data.
-    assert.match(fake.view(first as never).system, /--- skills\/triage\.md ---\n# Triage an alert/);
-    assert.match(fake.view(first as never).eventText, /<event source="alertmanager" id="[0-9a-f-]+">/);
+    assert.match(fake.view(first).system, /--- skills\/triage\.md ---\n# Triage an alert/);
+    assert.match(fake.view(first).eventText, /<event source="alertmanager" id="[0-9a-f-]+">/);
     assert.deepEqual(second?.body.messages[2].content[0].type, 'tool_result');
 
     assert.deepEqual(rowsOf(dm.eventId, 'llm.called').map((r) => [r.data.step, r.data.status, r.data.inputTokens, r.data.outputTokens]),
@@ -123,13 +124,13 @@ describe('svc up with provider anthropic', () => {
     assert.deepEqual(readdirSync(join(dir, 'out')), ['oncall-dm.jsonl'], 'no other channel file');
     const delivered = rowsOf(dm.eventId, 'message.delivered');
     assert.deepEqual(delivered.map((r) => r.data.channelId), ['oncall-dm']);
-    const refusal = fake.view(fake.requests[before + 1] as never).toolResults[0];
+    const refusal = fake.view(fake.requests[before + 1]).toolResults[0];
     assert.equal(refusal?.isError, true);
     assert.match(refusal?.text ?? '', /unknown key "to": the recipient is fixed by configuration/);
     // The injected text reached the model only inside the event markers.
-    const eventText = fake.view(fake.requests[before] as never).eventText;
+    const eventText = fake.view(fake.requests[before]).eventText;
     assert.ok(eventText.indexOf('attacker@evil.example') > eventText.indexOf('<event source='));
-    assert.doesNotMatch(fake.view(fake.requests[before] as never).system, /attacker/);
+    assert.doesNotMatch(fake.view(fake.requests[before]).system, /attacker/);
   });
 
   it('a model that keeps failing: the rules message goes out, triagedBy rules-fallback, with a triage.fallback row', async () => {
@@ -196,7 +197,7 @@ describe('svc triage', () => {
     );
     const r = await runSvc(['triage', 'fixtures/mock-alert.json', '--json'], { env: { ...t.env, OPENAI_API_KEY: fake.apiKey }, cwd: dir });
     assert.equal(r.code, 0, r.stderr);
-    const report = JSON.parse(r.stdout) as Record<string, any>;
+    const report = JSON.parse(r.stdout) as TriageReport;
     assert.equal(report.ok, true);
     assert.equal(report.triagedBy, 'openai:gpt-4o-mini');
     assert.deepEqual(report.message, { notify: true, severity: 'P2', status: 'firing', title: 'HighErrorRate on checkout-api',
@@ -205,9 +206,9 @@ describe('svc triage', () => {
     assert.equal(report.toolCalls.length, 1);
     assert.deepEqual({ ...report.toolCalls[0], durationMs: 0 }, { serverId: 'runbooks', tool: 'lookup_runbook', outcome: 'ok', durationMs: 0,
       step: 1, arguments: { alertname: 'HighErrorRate' } });
-    assert.deepEqual(report.modelCalls.map((c: any) => [c.provider, c.model, c.step, c.status, c.inputTokens, c.outputTokens]),
+    assert.deepEqual(report.modelCalls.map((c) => [c.provider, c.model, c.step, c.status, c.inputTokens, c.outputTokens]),
       [['openai', 'gpt-4o-mini', 1, 'ok', 210, 15], ['openai', 'gpt-4o-mini', 2, 'ok', 260, 25]]);
-    assert.deepEqual(report.audit.map((a: any) => a.kind), ['llm.called', 'tool.called', 'llm.called']);
+    assert.deepEqual(report.audit.map((a) => a.kind), ['llm.called', 'tool.called', 'llm.called']);
     // The wire format, field by field.
     assert.deepEqual(fake.violations, []);
     const [first, second] = fake.requests;
@@ -243,9 +244,9 @@ describe('svc triage', () => {
   it('works with the rules provider, and refuses bad input with exit 2', async () => {
     const r = await runSvc(['triage', 'fixtures/mock-alert.json', '--json'], { env: t.env, cwd: rulesDir });
     assert.equal(r.code, 0, r.stderr);
-    const report = JSON.parse(r.stdout) as Record<string, any>;
+    const report = JSON.parse(r.stdout) as TriageReport;
     assert.equal(report.triagedBy, 'rules');
-    assert.match(report.message.text, /^\[P1\] FIRING: HighErrorRate on checkout-api-7f9c:8080/);
+    assert.match(report.message?.text ?? '', /^\[P1\] FIRING: HighErrorRate on checkout-api-7f9c:8080/);
     assert.deepEqual(report.modelCalls, []);
     assert.equal((await runSvc(['triage', 'nope.json'], { env: t.env, cwd: rulesDir })).code, 2);
     assert.equal((await runSvc(['triage', 'agent.yaml'], { env: t.env, cwd: rulesDir })).code, 2);

@@ -166,20 +166,20 @@ function humanReport(r: TriageReport, loaded: LoadedAgent, ctx: CliContext): str
     const sum = (k: string): number => r.modelCalls.reduce((n, c) => n + Number(c[k] ?? 0), 0);
     lines.push(`model calls: ${r.modelCalls.length} (tokens in ${sum('inputTokens')}, out ${sum('outputTokens')})`);
     for (const c of r.modelCalls) {
-      lines.push(`  step ${String(c.step)} attempt ${String(c.attempt)}: ${String(c.status)}${c.httpStatus === null ? '' : ` (HTTP ${String(c.httpStatus)})`}, `
-        + `${String(c.durationMs)} ms${c.detail === undefined ? '' : `: ${String(c.detail)}`}`);
+      lines.push(`  step ${str(c.step)} attempt ${str(c.attempt)}: ${str(c.status)}${c.httpStatus === null ? '' : ` (HTTP ${str(c.httpStatus)})`}, `
+        + `${str(c.durationMs)} ms${c.detail === undefined ? '' : `: ${str(c.detail)}`}`);
     }
   }
   if (r.toolCalls.length > 0) {
     lines.push(`tool calls: ${r.toolCalls.length}`);
     for (const c of r.toolCalls) {
       const args = c.arguments === undefined ? '' : ` ${JSON.stringify(c.arguments)}`;
-      lines.push(`  ${String(c.serverId)}/${String(c.tool)}${args}: ${String(c.outcome)}, ${String(c.durationMs)} ms`);
+      lines.push(`  ${str(c.serverId)}/${str(c.tool)}${args}: ${str(c.outcome)}, ${str(c.durationMs)} ms`);
     }
   }
-  if (r.fallback) lines.push(`fallback: rules (${String(r.fallback.reason)}: ${String(r.fallback.error)})`);
+  if (r.fallback) lines.push(`fallback: rules (${str(r.fallback.reason)}: ${str(r.fallback.error)})`);
   for (const w of r.warnings.filter((x) => x.event !== 'llm.called' && x.event !== 'llm.retry_wait' && x.event !== 'triage.fallback')) {
-    lines.push(`warning: ${String(w.event)}${w.serverId ? ` ${String(w.serverId)}` : ''}${w.detail ? ` ${String(w.detail)}` : ''}`);
+    lines.push(`warning: ${str(w.event)}${w.serverId ? ` ${str(w.serverId)}` : ''}${w.detail ? ` ${str(w.detail)}` : ''}`);
   }
   if (!r.ok || !r.message) {
     lines.push(`triage failed (${r.reason ?? 'unknown'}): ${r.error ?? ''}`);
@@ -194,4 +194,9 @@ function humanReport(r: TriageReport, loaded: LoadedAgent, ctx: CliContext): str
   for (const d of r.deliveries) lines.push(`  to ${d.to} via ${d.channel} (${d.type})`);
   lines.push(`severity ${r.message.severity}, ${r.message.status}: ${r.message.title}`, '', r.message.text);
   return `${lines.join('\n')}\n`;
+}
+
+/** A report value as text: strings as they are, anything else as JSON. */
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
 }

@@ -11,6 +11,7 @@
  * tool call answered, tool names, tool_choice naming an offered tool); a violation is answered with
  * the vendor's 400 or 401 and listed in `violations`, so a test can assert there were none.
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- request bodies are untyped wire JSON, walked loosely and checked at run time */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
@@ -69,7 +70,8 @@ export interface FakeLlm {
   /** Queues replies: each request takes the next one; with the queue empty it gets a 500 saying so. */
   reply(...scripts: Script[]): void;
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
-  view(req: RecordedRequest): RequestView;
+  /** The request's content in one shape for both dialects; throws when there is no such request. */
+  view(req: RecordedRequest | undefined): RequestView;
   // Replies in this fake's dialect.
   toolCall(name: string, input: unknown, opts?: { id?: string; text?: string; usage?: [number, number] }): Reply;
   toolCalls(calls: Array<{ name: string; input: unknown; id?: string }>, opts?: { usage?: [number, number] }): Reply;
@@ -175,7 +177,10 @@ export async function startFakeLlm(dialect: Dialect, opts: { apiKey?: string; mo
     violations,
     reply: (...scripts) => { queue.push(...scripts); },
     waitForRequests: async (n, timeoutMs = 20_000) => { await waitFor(`${n} request(s) at the fake ${dialect} server`, () => requests.length >= n, timeoutMs); },
-    view: (req) => (dialect === 'anthropic' ? anthropicView(req) : openaiView(req)),
+    view(req) {
+      if (!req) throw new Error(`no such request (the fake ${dialect} server has ${requests.length})`);
+      return dialect === 'anthropic' ? anthropicView(req) : openaiView(req);
+    },
     toolCall: (name, input, o = {}) => fake.toolCalls([{ name, input, ...(o.id ? { id: o.id } : {}) }], o.usage ? { usage: o.usage } : {}),
     toolCalls(calls, o = {}) {
       const usage = usageOf(o.usage);
@@ -232,7 +237,7 @@ function anthropicProblem(req: RecordedRequest, apiKey: string): Problem {
   }
   if (!Array.isArray(b.messages) || b.messages.length === 0) return { status: 400, message: 'messages: at least one message is required' };
   let pendingToolUse: string[] = [];
-  for (const [i, m] of (b.messages as any[]).entries()) {
+  for (const [i, m] of b.messages.entries()) {
     const want = i % 2 === 0 ? 'user' : 'assistant';
     if (!isObj(m) || m.role !== want) return { status: 400, message: `messages.${i}: roles must alternate, starting with user` };
     const blocks: any[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : [];
@@ -271,7 +276,7 @@ function openaiProblem(req: RecordedRequest, apiKey: string): Problem {
     if (!isObj(c) || c.type !== 'function' || !tools.some((t) => t.function.name === c.function?.name)) return { status: 400, message: 'tool_choice names a tool not offered' };
   }
   let pending: string[] = [];
-  for (const [i, m] of (b.messages as any[]).entries()) {
+  for (const [i, m] of b.messages.entries()) {
     if (!isObj(m) || !['system', 'user', 'assistant', 'tool'].includes(m.role)) return { status: 400, message: `messages.${i}: bad role` };
     if (m.role === 'tool') {
       if (!pending.includes(m.tool_call_id)) return { status: 400, message: `messages.${i}: tool message answers no pending tool call` };
@@ -295,7 +300,7 @@ function openaiProblem(req: RecordedRequest, apiKey: string): Problem {
 // ---------------------------------------------------------------------------------------------------
 
 function anthropicView(req: RecordedRequest): RequestView {
-  const b = req.body as Record<string, any>;
+  const b: Record<string, any> = req.body;
   const messages = b.messages as any[];
   const last = messages[messages.length - 1];
   const blocks: any[] = typeof last?.content === 'string' ? [{ type: 'text', text: last.content }] : (last?.content ?? []);
@@ -315,7 +320,7 @@ function anthropicView(req: RecordedRequest): RequestView {
 }
 
 function openaiView(req: RecordedRequest): RequestView {
-  const b = req.body as Record<string, any>;
+  const b: Record<string, any> = req.body;
   const messages = (b.messages as any[]).filter((m) => m.role !== 'system');
   const tail: any[] = [];
   for (let i = messages.length - 1; i >= 0 && messages[i].role !== 'assistant'; i--) tail.unshift(messages[i]);

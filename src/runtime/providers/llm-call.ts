@@ -29,9 +29,9 @@ export interface ModelCallerDeps {
   log: AgentLog;
   metrics: LlmMetrics;
   /** The agent's provider token bucket (`rateLimits.provider`), taken before every request. */
-  waitForToken(signal: AbortSignal): Promise<void>;
+  waitForToken: (signal: AbortSignal) => Promise<void>;
   /** A 429's wait, counted with the provider rate-limit waits (contract §14.3). */
-  onRateLimitWait(ms: number): void;
+  onRateLimitWait: (ms: number) => void;
 }
 
 /** The triage the call belongs to: its deadline (`llm.triageTimeoutMs`) and when it ends on the monotonic clock. */

@@ -45,6 +45,8 @@ export function retryAfterMs(headers: Headers, nowMs: number): number | null {
   const value = headers.get('retry-after')?.trim();
   if (!value) return null;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
+  // An HTTP date starts with the day's name ("Sun, 06 Nov 1994 08:49:37 GMT"); anything else is ignored.
+  if (!/^[A-Za-z]{3},? /.test(value)) return null;
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }
@@ -119,8 +121,8 @@ async function readBounded(res: Response, signal: AbortSignal): Promise<string> 
       await reader.cancel();
       throw new Error('aborted');
     }
-    const { done, value } = await reader.read();
-    if (done) break;
+    const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+    if (done || !value) break;
     size += value.byteLength;
     if (size > MAX_ANSWER_BYTES) {
       await reader.cancel();
@@ -135,6 +137,6 @@ async function readBounded(res: Response, signal: AbortSignal): Promise<string> 
 function transportText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const cause = (err as { cause?: unknown }).cause;
-  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? String((cause as { code: unknown }).code) : '';
+  const code = typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'string' ? cause.code : '';
   return code ? `${err.message} (${code})` : err.message;
 }

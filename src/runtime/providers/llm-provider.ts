@@ -37,13 +37,13 @@ export interface LlmProviderDeps {
   /** The system prompt (llm-prompt.ts systemPrompt). */
   system: string;
   catalog: ToolCatalog;
-  callTool(tool: OfferedTool, args: Record<string, unknown>, eventId: string, signal: AbortSignal): Promise<ToolCallResult>;
+  callTool: (tool: OfferedTool, args: Record<string, unknown>, eventId: string, signal: AbortSignal) => Promise<ToolCallResult>;
   clock: Clock;
   audit: AuditSink;
   log: AgentLog;
   metrics: LlmMetrics;
-  waitForToken(signal: AbortSignal): Promise<void>;
-  onRateLimitWait(ms: number): void;
+  waitForToken: (signal: AbortSignal) => Promise<void>;
+  onRateLimitWait: (ms: number) => void;
   onToolCall?: (trace: ToolTrace) => void;
 }
 

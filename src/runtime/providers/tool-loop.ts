@@ -40,7 +40,7 @@ export interface LoopDeps {
   call: ModelCaller;
   catalog: ToolCatalog;
   /** One MCP tool call through the agent's tools (supervision, rate limits, `tool.called` audit row). */
-  callTool(tool: OfferedTool, args: Record<string, unknown>, eventId: string, signal: AbortSignal): Promise<ToolCallResult>;
+  callTool: (tool: OfferedTool, args: Record<string, unknown>, eventId: string, signal: AbortSignal) => Promise<ToolCallResult>;
   onToolCall?: (trace: ToolTrace) => void;
 }
 
