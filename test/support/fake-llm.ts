@@ -69,6 +69,8 @@ export interface FakeLlm {
   readonly violations: string[];
   /** Queues replies: each request takes the next one; with the queue empty it gets a 500 saying so. */
   reply(...scripts: Script[]): void;
+  /** The reply to every request while the queue is empty (benchmarks: an endless conversation). */
+  always(script: Script): void;
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
   /** The request's content in one shape for both dialects; throws when there is no such request. */
   view(req: RecordedRequest | undefined): RequestView;
@@ -96,11 +98,15 @@ const OPENAI_ERROR_TYPES: Record<number, string> = {
 let counter = 0;
 const nextId = (prefix: string): string => `${prefix}${(++counter).toString().padStart(4, '0')}${randomBytes(6).toString('hex')}`;
 
-export async function startFakeLlm(dialect: Dialect, opts: { apiKey?: string; model?: string } = {}): Promise<FakeLlm> {
+export async function startFakeLlm(dialect: Dialect, opts: { apiKey?: string; model?: string; port?: number;
+  /** false: keep no requests (a long benchmark); violations are still listed. */
+  record?: boolean; } = {}): Promise<FakeLlm> {
   const apiKey = opts.apiKey ?? `sk-${dialect === 'anthropic' ? 'ant-' : 'proj-'}test-${randomBytes(12).toString('hex')}`;
   const requests: RecordedRequest[] = [];
   const violations: string[] = [];
   const queue: Script[] = [];
+  let always: Script | null = null;
+  let seen = 0;
   const hanging = new Set<ServerResponse>();
 
   const errorBody = (status: number, type: string | undefined, message: string): unknown => dialect === 'anthropic'
@@ -120,10 +126,11 @@ export async function startFakeLlm(dialect: Dialect, opts: { apiKey?: string; mo
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
     const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers, body };
-    requests.push(recorded);
+    seen += 1;
+    if (opts.record !== false) requests.push(recorded);
 
     const refuse = (status: number, message: string): void => {
-      violations.push(`request ${requests.length}: ${message}`);
+      violations.push(`request ${seen}: ${message}`);
       send(res, { status, body: errorBody(status, undefined, message) });
     };
     const problem = dialect === 'anthropic' ? anthropicProblem(recorded, apiKey) : openaiProblem(recorded, apiKey);
@@ -133,7 +140,7 @@ export async function startFakeLlm(dialect: Dialect, opts: { apiKey?: string; mo
         ? `Incorrect API key provided: ${(headers.authorization ?? '').replace(/^Bearer /, '')}` : problem.message);
       return;
     }
-    const script = queue.shift();
+    const script = queue.shift() ?? always;
     if (!script) {
       refuse(500, 'fake-llm: no scripted reply left');
       return;
@@ -153,11 +160,12 @@ export async function startFakeLlm(dialect: Dialect, opts: { apiKey?: string; mo
     res.end(payload);
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
   const model = opts.model ?? (dialect === 'anthropic' ? 'claude-haiku-4-5' : 'gpt-4o-mini');
-  const usageOf = (u?: [number, number]): [number, number] => u ?? [120 + requests.length, 30];
+  const usageOf = (u?: [number, number]): [number, number] => u ?? [120 + seen, 30];
 
   const anthropicAnswer = (content: unknown[], stop: string, usage: [number, number]): Reply => ({ status: 200, body: {
     id: nextId('msg_'), type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null,
@@ -176,6 +184,7 @@ export async function startFakeLlm(dialect: Dialect, opts: { apiKey?: string; mo
     requests,
     violations,
     reply: (...scripts) => { queue.push(...scripts); },
+    always: (script) => { always = script; },
     waitForRequests: async (n, timeoutMs = 20_000) => { await waitFor(`${n} request(s) at the fake ${dialect} server`, () => requests.length >= n, timeoutMs); },
     view(req) {
       if (!req) throw new Error(`no such request (the fake ${dialect} server has ${requests.length})`);
