@@ -4,21 +4,17 @@
  * `llm.triageTimeoutMs`; what happens when it fails is the business of fallback-provider.ts.
  */
 import type { LlmConfig, LlmProviderName } from '../../config/schema.js';
-import type { Clock } from '../../core/clock.js';
 import { startDeadline } from '../../core/deadline.js';
-import type { AgentLog } from '../../logs/agent-log.js';
-import type { LlmMetrics } from '../../metrics/registry.js';
-import type { ToolCallResult } from '../mcp/mcp-types.js';
-import type { AuditSink } from '../audit-sink.js';
 import { anthropicWire } from './anthropic-wire.js';
+import type { ModelCallerDeps } from './llm-call.js';
 import { createModelCaller } from './llm-call.js';
 import { openaiWire } from './openai-wire.js';
 import type { LlmFailure, LlmWire } from './llm-types.js';
 import type { Provider, TriageEvent, TriageResult } from './provider.js';
 import { triageAlertmanager } from './rules-provider.js';
 import { decisionOf } from './submit-triage.js';
-import type { OfferedTool, ToolCatalog } from './tool-catalog.js';
-import type { ToolTrace } from './tool-loop.js';
+import type { ToolCatalog } from './tool-catalog.js';
+import type { LoopDeps } from './tool-loop.js';
 import { runToolLoop } from './tool-loop.js';
 
 export const WIRES: Readonly<Record<LlmProviderName, LlmWire>> = { anthropic: anthropicWire, openai: openaiWire };
@@ -31,20 +27,14 @@ export interface LlmSettings {
   llm: LlmConfig;
 }
 
-export interface LlmProviderDeps {
-  agentId: string;
+export interface LlmProviderDeps extends Pick<ModelCallerDeps,
+  'agentId' | 'clock' | 'audit' | 'log' | 'metrics' | 'waitForToken' | 'onRateLimitWait'> {
   settings: LlmSettings;
   /** The system prompt (llm-prompt.ts systemPrompt). */
   system: string;
   catalog: ToolCatalog;
-  callTool: (tool: OfferedTool, args: Record<string, unknown>, eventId: string, signal: AbortSignal) => Promise<ToolCallResult>;
-  clock: Clock;
-  audit: AuditSink;
-  log: AgentLog;
-  metrics: LlmMetrics;
-  waitForToken: (signal: AbortSignal) => Promise<void>;
-  onRateLimitWait: (ms: number) => void;
-  onToolCall?: (trace: ToolTrace) => void;
+  callTool: LoopDeps['callTool'];
+  onToolCall?: LoopDeps['onToolCall'];
 }
 
 /** A provider whose failures carry the loop's reason, for the fallback wrapper and its audit row. */
@@ -58,11 +48,9 @@ export function createLlmProvider(deps: LlmProviderDeps): LlmProvider {
   const { settings, clock } = deps;
   const { llm } = settings;
   const triagedBy = `${settings.provider}:${settings.model}`;
-  const call = createModelCaller({
-    agentId: deps.agentId, wire: WIRES[settings.provider], model: settings.model, baseUrl: settings.baseUrl,
-    apiKey: settings.apiKey, llm, clock, audit: deps.audit, log: deps.log, metrics: deps.metrics,
-    waitForToken: deps.waitForToken, onRateLimitWait: deps.onRateLimitWait,
-  });
+  const { agentId, audit, log, metrics, waitForToken, onRateLimitWait } = deps;
+  const call = createModelCaller({ agentId, clock, audit, log, metrics, waitForToken, onRateLimitWait,
+    wire: WIRES[settings.provider], model: settings.model, baseUrl: settings.baseUrl, apiKey: settings.apiKey, llm });
 
   async function run(event: TriageEvent, signal: AbortSignal): Promise<TriageResult | LlmFailure> {
     // An Alertmanager group without alerts tells no one anything: no model call for it.
@@ -76,7 +64,7 @@ export function createLlmProvider(deps: LlmProviderDeps): LlmProvider {
         ...(deps.onToolCall ? { onToolCall: deps.onToolCall } : {}),
       }, event, { deadline, endsAt: clock.monotonic() + llm.triageTimeoutMs, timeoutMs: llm.triageTimeoutMs });
       if (!result.ok) return result;
-      deps.log.write('info', 'llm.submitted', { eventId: event.id, provider: settings.provider, model: settings.model, steps: result.steps });
+      log.write('info', 'llm.submitted', { eventId: event.id, provider: settings.provider, model: settings.model, steps: result.steps });
       return { ok: true, decision: decisionOf(result.submission, event.payload, triagedBy) };
     } finally {
       deadline.dispose();
