@@ -56,6 +56,10 @@ describe('svc up with provider anthropic', () => {
   before(async () => {
     fake = await startFakeLlm('anthropic');
     ({ dir, url, cpPort, cp, secret, fixture } = await scaffoldAgent(t, 'agent', 'anthropic'));
+    // The template starts once the key is set, and not before.
+    const noKey = await runSvc(['up', '-d'], { env: { ...t.env, SVC_METRICS_PORT: String(cpPort) }, cwd: dir });
+    assert.equal(noKey.code, 2);
+    assert.match(noKey.stderr, /agent\.yaml:\d+:\d+: provider: no API key for provider "anthropic": set ANTHROPIC_API_KEY/);
     appendAgentYaml(dir, [
       `baseUrl: ${fake.baseUrl}`,
       MCP_YAML,

@@ -233,6 +233,8 @@ function configSummary(loaded: LoadedAgent): Record<string, unknown> {
     dir: loaded.dir,
     provider: agent.provider,
     model: agent.model ?? null,
+    // Real providers: where the key is sent (origin only), which tools the model may see, the loop's bounds.
+    llm: agent.baseUrl ? { origin: new URL(agent.baseUrl).origin, tools: agent.tools ?? null, ...agent.llm } : null,
     skills: loaded.skills.map((s) => ({ path: s.path, sha256: sha256(s.text) })),
     sources: loaded.sources.map((s) => ({ id: s.id, type: s.type, bind: s.bind, port: s.port,
       timestampHeader: s.timestampHeader ?? null })),
