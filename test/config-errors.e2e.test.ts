@@ -110,11 +110,19 @@ describe('configuration errors', () => {
     assert.ok(!r2.stderr.includes('plain-text-secret-value-1234'));
   });
 
-  it('a provider this build does not run', async () => {
+  it('a real provider without its key, with a bad baseUrl or an unknown llm key', async () => {
     const dir = variant();
-    edit(join(dir, 'agent.yaml'), 'provider: rules', 'provider: anthropic');
+    const file = join(dir, 'agent.yaml');
+    edit(file, 'provider: rules', 'provider: anthropic\nmodel: claude-haiku-4-5');
     const r = await up(dir);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /agent\.yaml:\d+:\d+: provider: provider "anthropic" is not available in this build yet/);
+    assert.ok(r.stderr.includes(`agent.yaml:${lineOf(file, 'provider: anthropic')}:11: provider: no API key for provider "anthropic": set ANTHROPIC_API_KEY`), r.stderr);
+    assert.equal(await refused(port), true);
+    edit(file, 'model: claude-haiku-4-5', 'model: claude-haiku-4-5\nbaseUrl: ftp://models.example.com\nllm: { maxSteps: 4, thinking: on }');
+    const bad = await runSvc(['up', '-d'], { env: { ...t.env, ANTHROPIC_API_KEY: 'sk-ant-e2e-never-printed-0001' }, cwd: dir });
+    assert.equal(bad.code, 2);
+    assert.ok(bad.stderr.includes(`agent.yaml:${lineOf(file, 'baseUrl:')}:10: baseUrl: must be an http(s) URL`), bad.stderr);
+    assert.match(bad.stderr, /llm\.thinking: unknown key "thinking"/);
+    assert.doesNotMatch(bad.stderr, /never-printed/);
   });
 });

@@ -258,7 +258,7 @@ const dashboard = JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')) as Dashboard;
 const rules = parseYaml(readFileSync(ALERTS_FILE, 'utf8')) as RuleFile;
 const ruleTests = parseYaml(readFileSync(ALERTS_TEST_FILE, 'utf8')) as RuleTestFile;
 
-const ROW_TITLES = ['MCP health', 'Audit and SIEM export', 'Rate limits and dispatch'];
+const ROW_TITLES = ['MCP health', 'Audit and SIEM export', 'Rate limits and dispatch', 'LLM'];
 const VARIABLES = ['server_id', 'agent', 'source'];
 const DS_UID = '${DS_PROMETHEUS}';
 
@@ -394,7 +394,7 @@ describe('dashboards/svc-fleet.json', () => {
     assert.deepEqual([...placeholders], ['DS_PROMETHEUS']);
   });
 
-  it('has the three rows, in order, each with panels', () => {
+  it('has the rows of contract §8 and the LLM row (§14.4), in order, each with panels', () => {
     const rows = dashboard.panels.filter((p) => p.type === 'row').map((p) => p.title);
     assert.deepEqual(rows, ROW_TITLES);
     assert.equal(dashboard.panels[0]?.type, 'row', 'the first panel is a row');

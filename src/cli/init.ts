@@ -30,15 +30,46 @@ const FILES: ReadonlyArray<[string, string]> = [
 /** The secret the template's event-sources.yaml references. */
 const HMAC_SECRET = 'alert-escalation/webhook-hmac';
 
-const PROVIDER_VARS: Record<ProviderName, { model: string; env: string }> = {
-  rules: { model: '', env: '# The rules provider is built in and offline: it needs no key.' },
+/** What the template's placeholders become for each provider. */
+const PROVIDER_VARS: Record<ProviderName, { model: string; env: string; readme: string; next: string }> = {
+  rules: {
+    model: '',
+    env: '# The rules provider is built in and offline: it needs no key.',
+    readme: 'The `rules` provider is built in, offline and deterministic: it applies `skills/triage.md` as fixed rules.',
+    next: '',
+  },
   anthropic: {
-    model: 'model: claude-haiku-4-5\n',
-    env: '# Anthropic Messages API\nANTHROPIC_API_KEY=',
+    model: [
+      'model: claude-haiku-4-5',
+      '# apiKey: ${env:ANTHROPIC_API_KEY}   # the default; or ${secret:<path>} after `svc secret set <path>`',
+      '# baseUrl: https://api.anthropic.com',
+      '# tools: [runbooks__*]               # MCP tools offered to the model, as <serverId>__<toolName> globs; default all',
+      '# llm: { maxSteps: 8, maxTokens: 1024, temperature: 0, callTimeoutMs: 30000, triageTimeoutMs: 120000, onFailure: rules }',
+      '',
+    ].join('\n'),
+    env: '# Anthropic Messages API key (required by provider anthropic)\nANTHROPIC_API_KEY=',
+    readme: 'The `anthropic` provider triages with Claude (`model` in `agent.yaml`): `skills/triage.md` is its system prompt, '
+      + 'the alert goes in as data, it may call the MCP tools the agent declares, and it answers through `submit_triage`. '
+      + 'It needs `ANTHROPIC_API_KEY` in the environment (or `apiKey: ${secret:…}` in `agent.yaml`). When the model fails, '
+      + 'the rules message goes out instead (`llm.onFailure: rules`, the default) and the audit chain says why.',
+    next: 'export ANTHROPIC_API_KEY=… && ',
   },
   openai: {
-    model: 'model: gpt-4o-mini\n# baseUrl: http://127.0.0.1:8000/v1   # any OpenAI-compatible endpoint\n',
-    env: '# OpenAI-compatible endpoint\nOPENAI_API_KEY=',
+    model: [
+      'model: gpt-4o-mini',
+      '# baseUrl: http://127.0.0.1:8000/v1   # any OpenAI-compatible endpoint (default https://api.openai.com/v1)',
+      '# apiKey: ${env:OPENAI_API_KEY}       # the default; a local server that checks no key still needs some value',
+      '# tools: [runbooks__*]                # MCP tools offered to the model, as <serverId>__<toolName> globs; default all',
+      '# llm: { maxSteps: 8, maxTokens: 1024, temperature: 0, callTimeoutMs: 30000, triageTimeoutMs: 120000, onFailure: rules }',
+      '',
+    ].join('\n'),
+    env: '# OpenAI-compatible endpoint key (required by provider openai; any value for a local server that checks none)\nOPENAI_API_KEY=',
+    readme: 'The `openai` provider triages with any OpenAI-compatible chat-completions server (`model` and `baseUrl` in '
+      + '`agent.yaml`; OpenAI by default, or a local model server): `skills/triage.md` is its system prompt, the alert goes '
+      + 'in as data, it may call the MCP tools the agent declares, and it answers through `submit_triage`. It needs '
+      + '`OPENAI_API_KEY` in the environment (or `apiKey: ${secret:…}`). When the model fails, the rules message goes out '
+      + 'instead (`llm.onFailure: rules`, the default) and the audit chain says why.',
+    next: 'export OPENAI_API_KEY=… && ',
   },
 };
 
@@ -71,7 +102,8 @@ export function initCommand(
     const text = readFileSync(join(source, from), 'utf8')
       .replaceAll('{{PROVIDER}}', provider)
       .replaceAll('{{MODEL}}', vars.model)
-      .replaceAll('{{PROVIDER_ENV}}', vars.env);
+      .replaceAll('{{PROVIDER_ENV}}', vars.env)
+      .replaceAll('{{PROVIDER_README}}', vars.readme);
     const target = join(dir, to);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
@@ -87,8 +119,7 @@ export function initCommand(
     `svc init: scaffolded ${template} (provider ${provider}) in ${shown}\n` +
       FILES.map(([, to]) => `  ${to}\n`).join('') +
       `  ${secretNote}\n` +
-      (provider === 'rules' ? '' : `  note: provider "${provider}" is accepted by init; this build runs only "rules" (see .env.example)\n`) +
-      `next: cd ${shown} && svc up -d && svc webhook send fixtures/mock-alert.json\n`,
+      `next: cd ${shown} && ${vars.next}svc triage fixtures/mock-alert.json && svc up -d && svc webhook send fixtures/mock-alert.json\n`,
   );
   return 0;
 }

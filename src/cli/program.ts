@@ -10,6 +10,8 @@ import { logsCommand } from './logs.js';
 import type { PsOptions } from './ps.js';
 import { psCommand } from './ps.js';
 import { secretSetCommand } from './secret-set.js';
+import type { TriageOptions } from './triage.js';
+import { triageCommand } from './triage.js';
 import { upCommand } from './up.js';
 import type { ViewOptions } from './views.js';
 import { auditCommand, dlqCommand, eventsCommand } from './views.js';
@@ -47,6 +49,16 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .description('stop the running daemon gracefully')
     .action(async () => {
       setCode(await downCommand(ctx));
+    });
+
+  program
+    .command('triage')
+    .description("run the agent's triage once on an event payload; print the message it would send and the tool calls (sends nothing, stores nothing)")
+    .usage('[options] [dir] <file>')
+    .argument('<args...>', 'the agent directory (default .), then the payload file (JSON)')
+    .option('--json', 'print the report as JSON', false)
+    .action(async (args: string[], opts: TriageOptions) => {
+      setCode(await triageCommand(args, opts, ctx));
     });
 
   const webhook = program.command('webhook').description('webhook tools');

@@ -38,7 +38,7 @@ export async function upCommand(dirs: string[], opts: { detach: boolean }, ctx: 
 }
 
 /** What MCP server processes inherit: enough to find their interpreter, nothing of the daemon's secrets. */
-function mcpBaseEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+export function mcpBaseEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const base: Record<string, string> = {};
   for (const key of ['PATH', 'HOME', 'LANG', 'TZ']) {
     const value = env[key];

@@ -88,11 +88,6 @@ describe('loadAgentDir', () => {
     assert.equal(errorOf(() => loadAgentDir(dir, ctx)), `${join(dir, 'agent.yaml')}:5:5: skills.1: file not found: skills/gone.md`);
   });
 
-  it('refuses providers that are not in this build yet', () => {
-    const dir = agentDir({ agent: 'id: a\n\nprovider: anthropic\nmodel: claude-haiku-4-5\n' });
-    assert.equal(errorOf(() => loadAgentDir(dir, ctx)),
-      `${join(dir, 'agent.yaml')}:3:11: provider: provider "anthropic" is not available in this build yet (use "rules")`);
-  });
 
   it('rejects a literal webhook secret and a literal slack token, never echoing them', () => {
     const dir = agentDir({
@@ -189,7 +184,8 @@ describe('loadAgents', () => {
     const b = agentDir({ agent: 'id: b\nprovider: openai\n', sources: SOURCES.replace('8787', '8804') });
     assert.equal(errorOf(() => loadAgents([a, b], ctx)), [
       `${join(a, 'agent.yaml')}:3:10: skills.0: file not found: nope.md`,
-      `${join(b, 'agent.yaml')}:2:11: provider: provider "openai" is not available in this build yet (use "rules")`,
+      `${join(b, 'agent.yaml')}:1:1: model: required key missing (provider openai)`,
+      `${join(b, 'agent.yaml')}:2:11: provider: no API key for provider "openai": set OPENAI_API_KEY in the environment, or apiKey: \${env:NAME} or \${secret:PATH} in agent.yaml`,
     ].join('\n'));
   });
 });
@@ -247,5 +243,81 @@ describe('mcpServers, rateLimits, rules.lookup and audit', () => {
     assert.match(message, /mcpServers\.0\.id: MCP server id "runbooks" is also declared at/);
     assert.match(message, /audit: differs from .* in audit\.export\.0\.url; agents that set audit must agree/);
     assert.doesNotMatch(message, /127\.0\.0\.1:1\/b/);
+  });
+});
+
+describe('real providers (anthropic, openai)', () => {
+  const KEY = 'sk-ant-test-0123456789abcdef';
+  const withKey = { ...ctx, env: { ...ctx.env, ANTHROPIC_API_KEY: KEY, OPENAI_API_KEY: 'sk-proj-test-0123456789' } };
+
+  it('take the key from ANTHROPIC_API_KEY / OPENAI_API_KEY and fill in baseUrl and the llm defaults', () => {
+    const a = loadAgentDir(agentDir({ agent: 'id: a\nprovider: anthropic\nmodel: claude-haiku-4-5\n' }), withKey).agent;
+    assert.equal(a.apiKey, KEY);
+    assert.equal(a.baseUrl, 'https://api.anthropic.com');
+    assert.deepEqual(a.llm, { maxSteps: 8, maxTokens: 1024, temperature: 0, callTimeoutMs: 30_000, triageTimeoutMs: 120_000,
+      onFailure: 'rules', maxAttempts: 3, retry: { initialBackoffMs: 500, maxBackoffMs: 30_000 } });
+    const o = loadAgentDir(agentDir({ agent: 'id: o\nprovider: openai\nmodel: llama3\nbaseUrl: http://127.0.0.1:8000/v1\n'
+      + 'tools: [runbooks__*]\nllm: { maxSteps: 4, onFailure: dead-letter, temperature: 1.5 }\n' }), withKey).agent;
+    assert.equal(o.apiKey, 'sk-proj-test-0123456789');
+    assert.equal(o.baseUrl, 'http://127.0.0.1:8000/v1');
+    assert.deepEqual(o.tools, ['runbooks__*']);
+    assert.equal(o.llm?.maxSteps, 4);
+    assert.equal(o.llm?.onFailure, 'dead-letter');
+    assert.equal(loadAgentDir(agentDir({ agent: 'id: d\nprovider: openai\nmodel: m\n' }), withKey).agent.baseUrl, 'https://api.openai.com/v1');
+  });
+
+  it('take apiKey from a reference, and refuse a literal one without quoting it', () => {
+    const env = { ...ctx, env: { ...ctx.env, MY_MODEL_KEY: 'sk-from-my-var-123456' } };
+    assert.equal(loadAgentDir(agentDir({ agent: 'id: a\nprovider: openai\nmodel: m\napiKey: ${env:MY_MODEL_KEY}\n' }), env).agent.apiKey,
+      'sk-from-my-var-123456');
+    const dir = agentDir({ agent: 'id: a\nprovider: openai\nmodel: m\napiKey: sk-literal-in-the-file-999\n' });
+    const message = errorOf(() => loadAgentDir(dir, env));
+    assert.equal(message, `${join(dir, 'agent.yaml')}:4:9: apiKey: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`);
+  });
+
+  it('exit 2 material: a missing key names the variable, never a value', () => {
+    const dir = agentDir({ agent: 'id: a\n\nprovider: anthropic\nmodel: claude-haiku-4-5\n' });
+    assert.equal(errorOf(() => loadAgentDir(dir, { ...ctx, env: { ...ctx.env, ANTHROPIC_API_KEY: '  ' } })),
+      `${join(dir, 'agent.yaml')}:3:11: provider: no API key for provider "anthropic": set ANTHROPIC_API_KEY in the environment, or apiKey: \${env:NAME} or \${secret:PATH} in agent.yaml`);
+    const unset = agentDir({ agent: 'id: a\nprovider: openai\nmodel: m\napiKey: ${env:NOT_SET_ANYWHERE}\n' });
+    assert.match(errorOf(() => loadAgentDir(unset, ctx)), /apiKey: environment variable "NOT_SET_ANYWHERE" is not set/);
+    const spaced = agentDir({ agent: 'id: a\nprovider: openai\nmodel: m\napiKey: ${env:SPACED}\n' });
+    const message = errorOf(() => loadAgentDir(spaced, { ...ctx, env: { SPACED: 'sk-has a-space' } }));
+    assert.match(message, /apiKey: the API key must be printable ASCII without spaces/);
+    assert.doesNotMatch(message, /has a-space/);
+  });
+
+  it('reject a bad baseUrl, an unknown llm key, a missing model and bounds that contradict each other', () => {
+    const dir = agentDir({ agent: ['id: a', 'provider: anthropic', 'baseUrl: not a url',
+      'llm:', '  maxSteps: 0', '  reasoning: high', '  temperature: 1.5', '  callTimeoutMs: 9000', '  triageTimeoutMs: 5000', ''].join('\n') });
+    const file = join(dir, 'agent.yaml');
+    assert.equal(errorOf(() => loadAgentDir(dir, withKey)), [
+      `${file}:3:10: baseUrl: must be an http(s) URL`,
+      `${file}:5:13: llm.maxSteps: must be >= 1`,
+      `${file}:6:3: llm.reasoning: unknown key "reasoning"`,
+    ].join('\n'));
+    const semantic = agentDir({ agent: ['id: a', 'provider: anthropic', 'baseUrl: https://user:pw@api.example.com/v1?x=1',
+      'llm:', '  temperature: 1.5', '  callTimeoutMs: 9000', '  triageTimeoutMs: 5000', ''].join('\n') });
+    const s = join(semantic, 'agent.yaml');
+    const message = errorOf(() => loadAgentDir(semantic, withKey));
+    assert.equal(message, [
+      `${s}:1:1: model: required key missing (provider anthropic)`,
+      `${s}:3:10: baseUrl: must not contain credentials (use apiKey)`,
+      `${s}:3:10: baseUrl: must not contain a query or a fragment`,
+      `${s}:3:10: baseUrl: must not end in /v1: svc appends /v1/messages (e.g. https://api.anthropic.com)`,
+      `${s}:5:16: llm.temperature: must be <= 1 for provider anthropic`,
+      `${s}:6:18: llm.callTimeoutMs: must not exceed llm.triageTimeoutMs`,
+    ].join('\n'));
+    assert.doesNotMatch(message, /pw@/);
+  });
+
+  it('rules takes none of their keys', () => {
+    const dir = agentDir({ agent: 'id: a\nprovider: rules\nmodel: m\ntools: [x]\nllm: { maxSteps: 2 }\n' });
+    const file = join(dir, 'agent.yaml');
+    assert.equal(errorOf(() => loadAgentDir(dir, withKey)), [
+      `${file}:3:8: model: applies to providers "anthropic" and "openai" only`,
+      `${file}:4:8: tools: applies to providers "anthropic" and "openai" only`,
+      `${file}:5:6: llm: applies to providers "anthropic" and "openai" only`,
+    ].join('\n'));
   });
 });

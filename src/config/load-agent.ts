@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError } from '../core/errors.js';
-import { SECRET_KEYS, agentSchema, channelsFileSchema, sourcesFileSchema } from './schema.js';
-import type { AgentConfig, ChannelConfig, LoadedAgent, WebhookSourceConfig } from './schema.js';
+import { DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LLM_PROVIDERS, SECRET_KEYS, agentSchema, channelsFileSchema, llmSchema,
+  sourcesFileSchema } from './schema.js';
+import type { AgentConfig, ChannelConfig, LlmProviderName, LoadedAgent, WebhookSourceConfig } from './schema.js';
 import { loadYamlFile } from './yaml-file.js';
 import type { YamlFile } from './yaml-file.js';
 
@@ -25,9 +26,6 @@ interface Located {
   sourcesFile: YamlFile<{ sources: WebhookSourceConfig[] }>;
   channelsFile: YamlFile<{ channels: ChannelConfig[] }>;
 }
-
-/** Until real providers land (a later issue) only the built-in one can run. */
-const AVAILABLE_PROVIDERS: ReadonlySet<string> = new Set(['rules']);
 
 /** Loads one agent directory. Throws ConfigError listing every problem found in it. */
 export function loadAgentDir(dir: string, ctx: LoadContext): LoadedAgent {
@@ -79,13 +77,12 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
 
   const absDir = resolve(dir);
   const skills: LoadedAgent['skills'] = [];
+  let agent: AgentConfig | null = null;
   if (agentFile) {
-    const { value: agent } = agentFile;
-    if (!AVAILABLE_PROVIDERS.has(agent.provider)) {
-      problems.push(agentFile.problem(['provider'],
-        `provider "${agent.provider}" is not available in this build yet (use "rules")`));
-    }
-    agent.skills.forEach((skill, i) => {
+    const provider = providerSettings(agentFile, ctx.env);
+    problems.push(...provider.problems);
+    agent = provider.agent;
+    agentFile.value.skills.forEach((skill, i) => {
       const path = resolve(absDir, skill);
       try {
         skills.push({ path, text: readFileSync(path, 'utf8') });
@@ -100,11 +97,11 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
   if (sourcesFile) problems.push(...duplicateIds(sourcesFile, ['sources'], sourcesFile.value.sources, 'source'));
   if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'));
 
-  if (problems.length > 0 || !agentFile || !sourcesFile || !channelsFile) throw new ConfigError(problems.join('\n'));
+  if (problems.length > 0 || !agentFile || !agent || !sourcesFile || !channelsFile) throw new ConfigError(problems.join('\n'));
   return {
     loaded: {
       dir: absDir,
-      agent: agentFile.value,
+      agent,
       sources: sourcesFile.value.sources,
       // A relative file-channel path means "next to the configuration", not "wherever svc was started".
       channels: channelsFile.value.channels.map((c) => (c.type === 'file' ? { ...c, path: resolve(absDir, c.path) } : c)),
@@ -114,6 +111,69 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
     sourcesFile,
     channelsFile,
   };
+}
+
+const isLlmProvider = (p: string): p is LlmProviderName => (LLM_PROVIDERS as readonly string[]).includes(p);
+
+/** Keys only the real providers read (contract §14). */
+const LLM_ONLY_KEYS = ['model', 'baseUrl', 'apiKey', 'tools', 'llm'] as const;
+
+/**
+ * The provider's own settings (contract §14): a real provider needs a model and a key (agent.yaml
+ * `apiKey`, else ANTHROPIC_API_KEY / OPENAI_API_KEY from the environment) and gets its `llm` defaults
+ * and `baseUrl` here; `rules` takes none of these keys. Messages name the variable, never a value.
+ */
+function providerSettings(file: YamlFile<AgentConfig>, env: NodeJS.ProcessEnv): { agent: AgentConfig; problems: string[] } {
+  const agent = file.value;
+  const problems: string[] = [];
+  if (!isLlmProvider(agent.provider)) {
+    for (const key of LLM_ONLY_KEYS) {
+      if (agent[key] !== undefined) problems.push(file.problem([key], 'applies to providers "anthropic" and "openai" only'));
+    }
+    return { agent, problems };
+  }
+  const provider = agent.provider;
+  if (agent.model === undefined) problems.push(file.problem(['model'], `required key missing (provider ${provider})`));
+  let apiKey = agent.apiKey;
+  if (apiKey === undefined) {
+    const name = DEFAULT_API_KEY_ENV[provider];
+    const value = env[name];
+    if (value === undefined || value.trim() === '') {
+      problems.push(file.problem(['provider'], `no API key for provider "${provider}": set ${name} in the environment, `
+        + 'or apiKey: ${env:NAME} or ${secret:PATH} in agent.yaml'));
+    } else {
+      apiKey = value.trim();
+    }
+  }
+  // Sent as an HTTP header: a space or a line break would be a malformed request, or a header injection.
+  if (apiKey !== undefined && !/^[!-~]{1,4096}$/.test(apiKey)) {
+    problems.push(file.problem([agent.apiKey === undefined ? 'provider' : 'apiKey'],
+      `the API key ${agent.apiKey === undefined ? `in ${DEFAULT_API_KEY_ENV[provider]} ` : ''}must be printable ASCII without spaces`));
+  }
+  const baseUrl = agent.baseUrl ?? DEFAULT_BASE_URL[provider];
+  if (agent.baseUrl !== undefined) problems.push(...baseUrlProblems(file, provider, agent.baseUrl));
+  const llm = agent.llm ?? llmSchema.parse({});
+  // Anthropic's Messages API takes 0..1; OpenAI's 0..2.
+  if (provider === 'anthropic' && llm.temperature > 1) problems.push(file.problem(['llm', 'temperature'], 'must be <= 1 for provider anthropic'));
+  if (llm.callTimeoutMs > llm.triageTimeoutMs) {
+    problems.push(file.problem(['llm', 'callTimeoutMs'], 'must not exceed llm.triageTimeoutMs'));
+  }
+  if (llm.retry.initialBackoffMs > llm.retry.maxBackoffMs) {
+    problems.push(file.problem(['llm', 'retry', 'initialBackoffMs'], 'must not exceed llm.retry.maxBackoffMs'));
+  }
+  return { agent: { ...agent, baseUrl, llm, ...(apiKey === undefined ? {} : { apiKey }) }, problems };
+}
+
+/** A base URL the request URL is built on: no credentials, query or fragment; Anthropic's without the `/v1` svc appends. */
+function baseUrlProblems(file: YamlFile<AgentConfig>, provider: LlmProviderName, value: string): string[] {
+  const url = new URL(value); // the schema checked that it parses
+  const problems: string[] = [];
+  if (url.username !== '' || url.password !== '') problems.push(file.problem(['baseUrl'], 'must not contain credentials (use apiKey)'));
+  if (url.search !== '' || url.hash !== '') problems.push(file.problem(['baseUrl'], 'must not contain a query or a fragment'));
+  if (provider === 'anthropic' && /\/v1\/?$/.test(url.pathname)) {
+    problems.push(file.problem(['baseUrl'], 'must not end in /v1: svc appends /v1/messages (e.g. https://api.anthropic.com)'));
+  }
+  return problems;
 }
 
 /** Problems for every item of the list at `path` whose id an earlier item already has. */

@@ -13,6 +13,19 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 
 export const PROVIDERS = ['rules', 'anthropic', 'openai'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
+/** The providers that call a model over HTTP and run the tool-use loop (contract §14). */
+export const LLM_PROVIDERS = ['anthropic', 'openai'] as const;
+export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
+/** Where each real provider's key comes from when agent.yaml sets no `apiKey` (contract §14). */
+export const DEFAULT_API_KEY_ENV: Readonly<Record<LlmProviderName, string>> = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+};
+/** `baseUrl` when agent.yaml sets none. Anthropic's gets `/v1/messages` appended, OpenAI's `/chat/completions`. */
+export const DEFAULT_BASE_URL: Readonly<Record<LlmProviderName, string>> = {
+  anthropic: 'https://api.anthropic.com',
+  openai: 'https://api.openai.com/v1',
+};
 
 const dispatchSchema = z.strictObject({
   /** Deliveries tried before an event is dead-lettered. */
@@ -172,11 +185,44 @@ export const auditSchema = z.strictObject({
 });
 export type AuditConfig = z.infer<typeof auditSchema>;
 
+/** What the tool-use loop does when a triage still fails after its retries (contract §14.3). */
+export const LLM_ON_FAILURE = ['rules', 'dead-letter'] as const;
+
+/** The tool-use loop of the real providers (agent.yaml `llm`, contract §14). */
+export const llmSchema = z.strictObject({
+  /** Model calls per triage that got an answer; the last one offers only submit_triage. */
+  maxSteps: z.number().int().min(1).max(32).default(8),
+  /** `max_tokens` of each model call. */
+  maxTokens: z.number().int().min(16).max(64_000).default(1024),
+  temperature: z.number().min(0).max(2).default(0),
+  /** One HTTP request to the model, until its whole answer is read. */
+  callTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+  /** The whole triage: every model call, retry wait, rate-limit wait and tool call. */
+  triageTimeoutMs: z.number().int().min(100).max(3_600_000).default(120_000),
+  onFailure: z.enum(LLM_ON_FAILURE).default('rules'),
+  /** Requests per model call before the triage fails: 429, 5xx, 529, timeouts and malformed answers are retried. */
+  maxAttempts: z.number().int().min(1).max(10).default(3),
+  /** Back-off between those attempts; a server's Retry-After wins when it asks for longer. */
+  retry: backoffSchema,
+});
+export type LlmConfig = z.infer<typeof llmSchema>;
+
+/** A tool allowlist entry: a glob over offered tool names (`<serverId>__<toolName>`), `*` and `?` wildcards. */
+const toolGlob = z.string().regex(/^[A-Za-z0-9_*?-]{1,128}$/, 'must be a tool name glob: letters, digits, "_", "-", "*" and "?"');
+
 export const agentSchema = z.strictObject({
   id,
   provider: z.enum(PROVIDERS),
-  model: z.string().min(1).optional(),
+  /** Real providers only (required there). */
+  model: z.string().min(1).max(256).optional(),
+  /** Real providers only; default DEFAULT_BASE_URL. */
   baseUrl: httpUrl.optional(),
+  /** Real providers only: a `${…}` reference; default DEFAULT_API_KEY_ENV from the environment. */
+  apiKey: z.string().min(1).optional(),
+  /** Real providers only: MCP tools offered to the model (globs over `<serverId>__<toolName>`); default all. */
+  tools: z.array(toolGlob).max(256).optional(),
+  /** Real providers only; defaults filled in by the loader. */
+  llm: llmSchema.optional(),
   skills: z.array(z.string().min(1)).default([]),
   controlPlane: z
     .strictObject({
@@ -258,6 +304,7 @@ export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
   { file: 'event-sources.yaml', path: /^sources\.\d+\.secret$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.token$/ },
   { file: 'agent.yaml', path: /^audit\.export\.\d+\.token$/ },
+  { file: 'agent.yaml', path: /^apiKey$/ },
 ];
 
 /** Everything `svc up` needs about one agent directory, references resolved, paths absolute. */

@@ -142,7 +142,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     for (const loaded of deps.agents) {
       const { agent } = loaded;
       const log = agentLog(agent.id);
-      const built = buildAgent(loaded, { log, store: runtimeStore, metrics, servers, clock });
+      const built = buildAgent(loaded, { log, audit: (entry) => runtimeStore.appendAudit(entry, clock.now()), metrics, servers, clock });
       channels.push(...built.channels);
       channelsByAgent.set(agent.id, built.channels);
       dispatchAgents.push(built.dispatch);
@@ -247,6 +247,8 @@ function configSummary(loaded: LoadedAgent): Record<string, unknown> {
     dir: loaded.dir,
     provider: agent.provider,
     model: agent.model ?? null,
+    // Real providers: where the key is sent (origin only), which tools the model may see, the loop's bounds.
+    llm: agent.baseUrl ? { origin: new URL(agent.baseUrl).origin, tools: agent.tools ?? null, ...agent.llm } : null,
     skills: loaded.skills.map((s) => ({ path: s.path, sha256: sha256(s.text) })),
     sources: loaded.sources.map((s) => ({ id: s.id, type: s.type, bind: s.bind, port: s.port,
       timestampHeader: s.timestampHeader ?? null })),

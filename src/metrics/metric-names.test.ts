@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { CIRCUIT_STATE_VALUES, LABEL_NAMES, METRIC_FAMILIES } from './metric-names.js';
+import { CIRCUIT_STATE_VALUES, LABEL_NAMES, LLM_OUTCOMES, METRIC_FAMILIES } from './metric-names.js';
 import { HISTOGRAM_BUCKETS } from './registry.js';
 
 const DOC = readFileSync(fileURLToPath(new URL('../../docs/metrics.md', import.meta.url)), 'utf8');
@@ -33,6 +33,8 @@ describe('metric names', () => {
       'svc_audit_batch_interval_ms', 'svc_audit_batch_rows',
       'svc_audit_export_acked_total', 'svc_audit_export_failures_total', 'svc_audit_export_last_seq',
       'svc_provider_rate_limit_waits', 'svc_provider_rate_limit_wait_ms', 'svc_tool_rate_limit_waits_total',
+      // contract §14.4
+      'svc_llm_requests_total', 'svc_llm_tokens_total', 'svc_llm_request_duration_seconds',
       'source_messages_received_total', 'source_messages_processed_total', 'source_messages_dlq_total', 'source_inflight',
       'svc_dispatch_backlog', 'svc_channel_messages_total', 'svc_dispatch_latency_seconds', 'svc_webhook_rejected_total',
     ].sort());
@@ -62,6 +64,10 @@ describe('metric names', () => {
       })),
       METRIC_FAMILIES.map((f) => ({ name: f.name, type: f.type, unit: f.unit, help: f.help, labels: [...f.labels] })),
     );
+  });
+
+  it('match the svc_llm_requests_total outcomes table of docs/metrics.md', () => {
+    assert.deepEqual(table('### `svc_llm_requests_total` outcomes').map(([outcome]) => unquote(outcome ?? '')), [...LLM_OUTCOMES]);
   });
 
   it('match the circuit-state encoding and the histogram buckets in docs/metrics.md', () => {

@@ -6,7 +6,8 @@
  */
 
 /** Label names the families use. `kind` is `dispatch` on dispatch dead letters. */
-export const LABEL_NAMES = ['server_id', 'agent', 'source', 'tool', 'kind', 'exporter', 'channel', 'outcome', 'reason'] as const;
+export const LABEL_NAMES = ['server_id', 'agent', 'source', 'tool', 'kind', 'exporter', 'channel', 'outcome', 'reason', 'provider',
+  'direction'] as const;
 export type LabelName = (typeof LABEL_NAMES)[number];
 
 export const METRIC_TYPES = ['counter', 'gauge', 'histogram'] as const;
@@ -23,6 +24,18 @@ export type ChannelOutcomeLabel = (typeof CHANNEL_OUTCOMES)[number];
 /** Values of the `reason` label of svc_webhook_rejected_total (contract §10.4). */
 export const WEBHOOK_REJECT_REASONS = ['unauthorized', 'too-large', 'bad-request', 'method', 'unknown-source', 'unavailable'] as const;
 export type WebhookRejectReason = (typeof WEBHOOK_REJECT_REASONS)[number];
+/**
+ * Values of the `outcome` label on svc_llm_requests_total: how one HTTP request to the model ended
+ * (contract §14.3). `cut-off` and `refused` are answers (HTTP 200) that end at `max_tokens` or in a
+ * refusal; `aborted` is a request cut short by shutdown.
+ */
+export const LLM_OUTCOMES = ['ok', 'cut-off', 'refused', 'malformed', 'rate-limited', 'overloaded', 'server-error',
+  'client-error', 'timeout', 'network-error', 'aborted'] as const;
+export type LlmOutcome = (typeof LLM_OUTCOMES)[number];
+
+/** Values of the `direction` label on svc_llm_tokens_total: the provider's `usage` input and output counts. */
+export const LLM_TOKEN_DIRECTIONS = ['input', 'output'] as const;
+export type LlmTokenDirection = (typeof LLM_TOKEN_DIRECTIONS)[number];
 
 /** Encoding of mcp_server_circuit_state. */
 export const CIRCUIT_STATE_VALUES = { closed: 0, 'half-open': 1, open: 2 } as const;
@@ -77,6 +90,13 @@ export const METRIC_FAMILIES = [
     help: 'Time provider calls of the agent waited for the provider rate limit, in milliseconds.' },
   { name: 'svc_tool_rate_limit_waits_total', type: 'counter', labels: ['agent', 'tool'], unit: 'waits',
     help: 'Tool calls of the agent that waited for the rate limit of the tool (count).' },
+  // LLM providers (contract §14.4)
+  { name: 'svc_llm_requests_total', type: 'counter', labels: ['agent', 'provider', 'outcome'], unit: 'requests',
+    help: 'HTTP requests of the agent to its LLM provider, by outcome (count).' },
+  { name: 'svc_llm_tokens_total', type: 'counter', labels: ['agent', 'provider', 'direction'], unit: 'tokens',
+    help: 'Tokens the LLM provider reported in the usage of its answers, direction input or output (tokens).' },
+  { name: 'svc_llm_request_duration_seconds', type: 'histogram', labels: ['agent', 'provider'], unit: 'seconds',
+    help: 'Time from sending a request to the LLM provider until its answer was read or the request failed, in seconds.' },
   // Sources
   { name: 'source_messages_received_total', type: 'counter', labels: ['agent', 'source'], unit: 'messages',
     help: 'Authenticated, well-formed deliveries the source received, accepted and duplicate (messages).' },

@@ -108,9 +108,10 @@ describe('startOtlpBridge', () => {
     metrics.mcp.drainDurationMs.observe({ server_id: 'runbooks' }, 75);
     metrics.mcp.drainDurationMs.observe({ server_id: 'runbooks' }, 20_000);
     metrics.mcp.drainDurationMs.observe({ server_id: 'runbooks' }, 90_000);
-    // The only family without a series at startup (tool ids appear at runtime).
+    // The families without a series at startup: tool ids appear at runtime, LLM series with an agent on a real provider.
     metrics.rateLimit.toolWaits.inc({ agent: 'oncall', tool: 'runbooks.search' });
     metrics.ingest.rejected.inc({ source: 'alertmanager', reason: 'unauthorized' });
+    metrics.llm.zero('oncall', 'anthropic');
     receiver = await startReceiver();
     bridge = await startOtlpBridge(bridgeDeps(metrics.registry,
       { url: receiver.url, headers: { 'x-api-key': 'k-123', 'x-tenant': 'ops' }, intervalMs: 200, timeoutMs: 200 }, logs));

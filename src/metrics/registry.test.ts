@@ -111,6 +111,8 @@ describe('createMetrics', () => {
     }
     // Tool ids are not configuration: no tool series until a tool call waits.
     assert.equal(expo.samples.filter((s) => s.name === 'svc_tool_rate_limit_waits_total').length, 0);
+    // The LLM families get their series when an agent with a real provider is built (LlmMetrics.zero).
+    assert.equal(expo.samples.filter((s) => s.name.startsWith('svc_llm_')).length, 0);
     assert.equal(expo.samples.filter((s) => s.name === 'source_inflight').length, 3);
   });
 
@@ -119,6 +121,7 @@ describe('createMetrics', () => {
     metrics.rateLimit.toolWaits.inc({ agent: 'oncall', tool: 'read_file' });
     metrics.audit.batchRows.observe(7);
     metrics.ingest.rejected.inc({ source: '_unknown', reason: 'unknown-source' });
+    metrics.llm.zero('oncall', 'anthropic');
     const expo = parse(await metrics.registry.metrics());
     const seen = new Set<string>();
     for (const s of expo.samples) {
@@ -129,6 +132,17 @@ describe('createMetrics', () => {
       assert.deepEqual(names, [...(family?.labels ?? ['?'])].sort(), s.name);
     }
     assert.deepEqual([...seen].sort(), METRIC_FAMILIES.map((f) => f.name).sort(), 'every family has a series');
+  });
+
+  it('zero() gives an agent with a real provider its LLM series from startup', async () => {
+    const metrics = createMetrics({ stats: createSourceStats(), ...config });
+    metrics.llm.zero('oncall', 'anthropic');
+    const expo = parse(await metrics.registry.metrics());
+    assert.equal(value(expo, 'svc_llm_requests_total', { agent: 'oncall', provider: 'anthropic', outcome: 'ok' }), 0);
+    assert.equal(value(expo, 'svc_llm_tokens_total', { agent: 'oncall', provider: 'anthropic', direction: 'input' }), 0);
+    assert.equal(value(expo, 'svc_llm_tokens_total', { agent: 'oncall', provider: 'anthropic', direction: 'output' }), 0);
+    assert.equal(value(expo, 'svc_llm_request_duration_seconds_count', { agent: 'oncall', provider: 'anthropic' }), 0);
+    assert.equal(expo.samples.filter((s) => s.name.startsWith('svc_llm_') && s.labels.agent === 'billing').length, 0);
   });
 
   it('mirrors the live SourceStats, counters monotonic across scrapes', async () => {
@@ -206,6 +220,9 @@ describe('createMetrics', () => {
     metrics.audit.batchRows.observe(12);
     metrics.rateLimit.providerWaitMs.observe({ agent: 'oncall' }, 1500);
     metrics.rateLimit.toolWaits.inc({ agent: 'oncall', tool: 'read_file' });
+    metrics.llm.requests.inc({ agent: 'oncall', provider: 'openai', outcome: 'rate-limited' });
+    metrics.llm.tokens.inc({ agent: 'oncall', provider: 'openai', direction: 'input' }, 512);
+    metrics.llm.durationSeconds.observe({ agent: 'oncall', provider: 'openai' }, 1.25);
     const busy = await metrics.registry.metrics();
     // promtool lints only families that have samples: with nothing configured, the labelled families
     // are HELP and TYPE alone and draw no complaint.

@@ -12,7 +12,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PrometheusContentType } from 'prom-client';
 import type { SourceCounters, SourceStats } from './source-stats.js';
 import type { FamilyNamesOf, LabelsOf, MetricFamily, MetricName, SourceDlqKind } from './metric-names.js';
-import { CHANNEL_OUTCOMES, METRIC_FAMILIES } from './metric-names.js';
+import { CHANNEL_OUTCOMES, LLM_TOKEN_DIRECTIONS, METRIC_FAMILIES } from './metric-names.js';
 
 export interface MetricsDeps {
   stats: SourceStats;
@@ -60,6 +60,16 @@ export interface IngestMetrics {
   rejected: Counter<'source' | 'reason'>;
 }
 
+export interface LlmMetrics {
+  /** outcome: LLM_OUTCOMES */
+  requests: Counter<'agent' | 'provider' | 'outcome'>;
+  /** direction: LLM_TOKEN_DIRECTIONS */
+  tokens: Counter<'agent' | 'provider' | 'direction'>;
+  durationSeconds: Histogram<'agent' | 'provider'>;
+  /** The zero series of an agent that runs a real provider, so dashboards see it from startup. */
+  zero(agent: string, provider: string): void;
+}
+
 export interface Metrics {
   /** Scrape it (`metrics()`, `getMetricsAsJSON()`); never reset it: the source families add differences. */
   registry: Registry;
@@ -70,6 +80,7 @@ export interface Metrics {
   rateLimit: RateLimitMetrics;
   dispatch: DispatchMetricHandles;
   ingest: IngestMetrics;
+  llm: LlmMetrics;
 }
 
 /** Bucket upper bounds of the histograms (docs/metrics.md); a histogram missing here is a compile error. */
@@ -81,6 +92,8 @@ export const HISTOGRAM_BUCKETS: Readonly<Record<FamilyNamesOf<'histogram'>, read
   svc_provider_rate_limit_wait_ms: [10, 50, 100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000],
   // s: a page goes out in well under a second when all is well; minutes mean a backlog or an outage.
   svc_dispatch_latency_seconds: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+  // s: a small model on a local server answers in a fraction of a second; a long answer of a large one in a minute.
+  svc_llm_request_duration_seconds: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120],
 };
 
 interface SourceSeries { key: string; agent: string; source: string; counters: SourceCounters }
@@ -197,6 +210,20 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     channelMessages: counter('svc_channel_messages_total'),
     latencySeconds: histogram('svc_dispatch_latency_seconds'),
   });
+  const llmRequests = counter('svc_llm_requests_total');
+  const llmTokens = counter('svc_llm_tokens_total');
+  const llmDuration = histogram('svc_llm_request_duration_seconds');
+  const llm: LlmMetrics = {
+    // Agents, providers and outcomes: series appear with the first request, or from zero() at startup.
+    requests: llmRequests,
+    tokens: llmTokens,
+    durationSeconds: llmDuration,
+    zero(agent, provider) {
+      llmRequests.inc({ agent, provider, outcome: 'ok' }, 0);
+      for (const direction of LLM_TOKEN_DIRECTIONS) llmTokens.inc({ agent, provider, direction }, 0);
+      llmDuration.zero({ agent, provider });
+    },
+  };
   counter('source_messages_received_total', mirror('received', null));
   counter('source_messages_processed_total', mirror('processed', null));
   // SourceStats.dlq counts dispatch dead letters, the only kind there is so far.
@@ -232,7 +259,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   if (registered.join() !== METRIC_FAMILIES.map((f) => f.name).join()) {
     throw new Error(`metric families out of step with metric-names.ts: ${registered.join(', ')}`);
   }
-  return { registry, contentType: registry.contentType, mcp, audit, rateLimit, dispatch, ingest };
+  return { registry, contentType: registry.contentType, mcp, audit, rateLimit, llm, dispatch, ingest };
 }
 
 function dedupe(values: readonly string[]): string[] {

@@ -32,7 +32,8 @@ describe('agent tools', () => {
   let n = 0;
   const setup = async (server: McpSupervisor) => {
     const store = await openSqliteStore({ path: join(dir, `t${n++}.db`) });
-    const tools = createAgentTools({ agentId: 'a1', servers: new Map([['runbooks', server]]), limits: noLimits, store,
+    const tools = createAgentTools({ agentId: 'a1', servers: new Map([['runbooks', server]]), limits: noLimits,
+      audit: async (e) => { await store.appendAudit(e, systemClock.now()); },
       log: silentLog, clock: systemClock });
     return { store, tools };
   };

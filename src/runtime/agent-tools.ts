@@ -6,7 +6,7 @@
 import type { Clock } from '../core/clock.js';
 import { startDeadline } from '../core/deadline.js';
 import type { AgentLog } from '../logs/agent-log.js';
-import type { Store } from '../store/store.js';
+import type { AuditSink } from './audit-sink.js';
 import type { McpSupervisor, ToolCallResult } from './mcp/mcp-types.js';
 import type { RulesLookup } from './providers/rules-provider.js';
 import type { AgentRateLimiters } from './rate-limit/rate-limiters.js';
@@ -19,11 +19,12 @@ export function createAgentTools(deps: {
   agentId: string;
   servers: ReadonlyMap<string, McpSupervisor>;
   limits: AgentRateLimiters;
-  store: Store;
+  /** The daemon's audit chain, or the rows `svc triage` prints. */
+  audit: AuditSink;
   log: AgentLog;
   clock: Clock;
 }): AgentTools {
-  const { agentId, store, log, clock } = deps;
+  const { agentId, audit, log, clock } = deps;
   return {
     async call(serverId, tool, args, eventId, signal) {
       const server = deps.servers.get(serverId);
@@ -41,8 +42,8 @@ export function createAgentTools(deps: {
       }
       const outcome = result.ok ? (result.isError ? 'tool-error' : 'ok') : result.reason;
       const durationMs = Math.max(0, clock.now() - started);
-      await store.appendAudit({ kind: 'tool.called', actor: `agent:${agentId}`, agentId,
-        data: { eventId, serverId, tool, outcome, durationMs } }, clock.now());
+      await audit({ kind: 'tool.called', actor: `agent:${agentId}`, agentId,
+        data: { eventId, serverId, tool, outcome, durationMs } });
       log.write(result.ok && !result.isError ? 'info' : 'warn', 'tool.called', { eventId, serverId, tool, outcome, durationMs,
         error: result.ok ? undefined : result.error });
       return result;

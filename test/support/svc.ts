@@ -76,10 +76,11 @@ export interface ScaffoldedAgent {
   fixture: string;
 }
 
-export async function scaffoldAgent(t: { home: string; work: string; env: NodeJS.ProcessEnv }, name = 'agent'): Promise<ScaffoldedAgent> {
+export async function scaffoldAgent(t: { home: string; work: string; env: NodeJS.ProcessEnv }, name = 'agent',
+  provider: 'rules' | 'anthropic' | 'openai' = 'rules'): Promise<ScaffoldedAgent> {
   const dir = join(t.work, name);
   mkdirSync(t.work, { recursive: true });
-  const init = await runSvc(['init', '--template', 'alert-escalation', '--provider', 'rules', dir], { env: t.env, cwd: t.work });
+  const init = await runSvc(['init', '--template', 'alert-escalation', '--provider', provider, dir], { env: t.env, cwd: t.work });
   if (init.code !== 0) throw new Error(`svc init failed: ${init.stderr}`);
   const port = await freePort();
   setIngestPort(dir, port);
