@@ -4,6 +4,7 @@ import { ConfigError, EXIT, RuntimeError, UsageError, errorText, exitCodeFor } f
 import { packageVersion } from '../core/version.js';
 import type { CliContext } from './context.js';
 import { downCommand } from './down.js';
+import { registerFleet } from './fleet/command.js';
 import { initCommand } from './init.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
@@ -115,6 +116,8 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       setCode(await run(opts, ctx));
     });
   }
+
+  registerFleet(program, ctx, setCode);
 
   return program;
 }
