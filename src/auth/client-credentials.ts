@@ -11,7 +11,6 @@
  * - Error messages name the token endpoint (without credentials or query) and the OAuth `error`
  *   code, never the client secret or a token.
  */
-import { decodeJwt } from 'jose';
 import type { Clock } from '../core/clock.js';
 import { RuntimeError, errorText } from '../core/errors.js';
 import { networkFailure } from '../core/net-errors.js';
@@ -129,7 +128,7 @@ export function createClientCredentialsClient(opts: ClientCredentialsOptions): C
       const shown = typeof json.token_type === 'string' && OAUTH_ERROR_CODE.test(json.token_type) ? `"${json.token_type}"` : 'none';
       throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: token_type ${shown} is not Bearer`, 'token endpoint: token_type is not Bearer');
     }
-    return { token, refreshAtMs: refreshAt(startedAt, lifetimeMs(json.expires_in, token, startedAt)) };
+    return { token, refreshAtMs: refreshAt(startedAt, await lifetimeMs(json.expires_in, token, startedAt)) };
   };
 
   return {
@@ -165,11 +164,13 @@ export function createClientCredentialsClient(opts: ClientCredentialsOptions): C
  * How long the token lives (ms): `expires_in` (RFC 6749 §5.1, seconds; some servers send a numeric
  * string), else the JWT's own `exp` when the token is one, else 0 (used once, never cached).
  */
-function lifetimeMs(expiresIn: unknown, token: string, nowMs: number): number {
+async function lifetimeMs(expiresIn: unknown, token: string, nowMs: number): Promise<number> {
   const seconds = typeof expiresIn === 'number' ? expiresIn
     : typeof expiresIn === 'string' && /^\d{1,10}$/.test(expiresIn) ? Number(expiresIn) : NaN;
   if (Number.isFinite(seconds) && seconds > 0) return seconds * 1000;
   try {
+    // Loaded on use: every CLI command imports this module, few tokens lack expires_in.
+    const { decodeJwt } = await import('jose');
     const { exp } = decodeJwt(token); // read for timing only; the resource server verifies it
     if (typeof exp === 'number') return Math.max(0, exp * 1000 - nowMs);
   } catch { /* not a JWT */ }

@@ -173,6 +173,8 @@ export interface PageWalkOptions {
   signal?: AbortSignal;
   /** Stop following pages once this many items are in hand (the walk may return a few more). */
   maxItems?: number;
+  /** Runs each page request (svc fleet: a limiter shared by every host, at most 16 requests at once). */
+  gate?: <R>(request: () => Promise<R>) => Promise<R>;
 }
 
 /**
@@ -181,14 +183,18 @@ export interface PageWalkOptions {
  */
 export async function getAllPages<T>(target: ControlTarget, path: string, params: URLSearchParams,
   opts: PageWalkOptions = {}): Promise<PageEnvelope<T>> {
-  const first = asPage<T>(await getJson(target, path, params, opts.signal), path);
+  const get = (query: URLSearchParams): Promise<unknown> => {
+    const request = (): Promise<unknown> => getJson(target, path, query, opts.signal);
+    return opts.gate ? opts.gate(request) : request();
+  };
+  const first = asPage<T>(await get(params), path);
   const items = [...first.items];
   let cursor = first.nextCursor;
   while (cursor && items.length < (opts.maxItems ?? Infinity)) {
     const next = new URLSearchParams(params);
     next.delete('verify');
     next.set('cursor', cursor);
-    const page = asPage<T>(await getJson(target, path, next, opts.signal), path);
+    const page = asPage<T>(await get(next), path);
     for (const item of page.items) items.push(item);
     cursor = page.nextCursor;
   }

@@ -24,7 +24,7 @@ import type { FleetOptions, HostTarget } from './hosts.js';
 import { fleetTargets } from './hosts.js';
 import { mergeRows } from './merge.js';
 import type { HostReport } from './report.js';
-import { completenessText, failureBrief, isComplete } from './report.js';
+import { completenessText, failureBrief, isComplete, writeEnvelope } from './report.js';
 
 export interface FleetLogsOptions extends FleetOptions {
   follow: boolean;
@@ -75,7 +75,7 @@ async function replay(targets: HostTarget[], common: Common, json: boolean, line
   // Within one host and one millisecond, records keep the order the host sent them in.
   const rows = mergeRows(perHost, 'asc', (r) => String(r.frame.record.ts), (r) => r.n);
   if (json) {
-    ctx.stdout(`${JSON.stringify({ items: rows.map((r) => ({ host: r.host, ...r.item.frame.record })), hosts: reports, complete: isComplete(reports) })}\n`);
+    writeEnvelope(ctx, rows.map((r) => ({ host: r.host, item: r.item.frame.record })), reports);
   } else {
     for (const r of rows) ctx.stdout(line(r.host, r.item.frame));
   }

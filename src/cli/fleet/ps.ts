@@ -11,7 +11,7 @@ import { FLEET_CONCURRENCY, fanOut } from './fan-out.js';
 import type { FleetOptions } from './hosts.js';
 import { fleetTargets } from './hosts.js';
 import type { HostReport } from './report.js';
-import { completenessText, failureBrief, isComplete } from './report.js';
+import { completenessText, failureBrief, isComplete, writeEnvelope } from './report.js';
 
 const COLUMNS = ['HOST', 'PID', 'UPTIME', 'AGENT', 'STATE', 'PROVIDER', 'RECEIVED', 'PROCESSED', 'DLQ', 'INFLIGHT', 'STORE'];
 
@@ -26,7 +26,7 @@ export async function fleetPsCommand(opts: FleetOptions, ctx: CliContext): Promi
     if (s.ok) snapshots.push({ host: name, status: s.value });
   });
   if (opts.json) {
-    ctx.stdout(`${JSON.stringify({ items: snapshots.map((s) => ({ host: s.host, ...s.status })), hosts: reports, complete: isComplete(reports) })}\n`);
+    writeEnvelope(ctx, snapshots.map((s) => ({ host: s.host, item: s.status })), reports);
   } else {
     ctx.stdout(formatTable(COLUMNS, snapshots.flatMap(({ host, status }) => {
       const head = [host, String(status.pid), `${status.uptimeSeconds}s`];

@@ -5,6 +5,7 @@
  * token, a secret or a stack.
  */
 import { RuntimeError, errorText } from '../../core/errors.js';
+import type { CliContext } from '../context.js';
 
 export interface HostReport {
   name: string;
@@ -35,4 +36,21 @@ export function completenessText(reports: readonly HostReport[]): string {
 
 export function isComplete(reports: readonly HostReport[]): boolean {
   return reports.every((r) => r.ok);
+}
+
+/** Rows written to stdout at a time: the envelope is never one string as large as every row together. */
+const CHUNK_ROWS = 1000;
+
+/**
+ * `{"items": [...], "hosts": [...], "complete": <bool>}` on stdout (contract §15), each item the row
+ * with its `host` first, written in chunks so peak memory does not hold a second copy of the answer.
+ */
+export function writeEnvelope<T extends object>(ctx: CliContext, rows: ReadonlyArray<{ host: string; item: T }>,
+  hosts: readonly HostReport[]): void {
+  ctx.stdout('{"items":[');
+  for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
+    const chunk = rows.slice(i, i + CHUNK_ROWS).map((r) => JSON.stringify({ host: r.host, ...r.item }));
+    ctx.stdout(`${i > 0 ? ',' : ''}${chunk.join(',')}`);
+  }
+  ctx.stdout(`],"hosts":${JSON.stringify(hosts)},"complete":${String(isComplete(hosts))}}\n`);
 }

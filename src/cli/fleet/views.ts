@@ -1,6 +1,6 @@
 /**
  * `svc fleet events | dlq | audit [--verify]`: the paginated views of every selected host, asked in
- * parallel (at most 16 at once), every page followed, rows merged by time with a HOST column.
+ * parallel (at most 16 requests at once), every page followed, rows merged by time with a HOST column.
  *
  * `--limit N` is the number of rows printed (contract §13): each host is asked for its first N rows
  * in the view's order, which always hold the first N of the merge. `--page-size` is the rows asked per
@@ -12,13 +12,13 @@ import { getAllPages } from '../control-client.js';
 import { formatTable } from '../table.js';
 import type { CliView, ViewOptions } from '../views.js';
 import { verifyLine, viewParams } from '../views.js';
-import { FLEET_CONCURRENCY, fanOut } from './fan-out.js';
+import { FLEET_CONCURRENCY, createLimiter, fanOut } from './fan-out.js';
 import type { FleetOptions } from './hosts.js';
 import { fleetTargets } from './hosts.js';
 import { mergeRows } from './merge.js';
 import { intFlag, orderFlag } from './options.js';
 import type { HostReport } from './report.js';
-import { completenessText, failureBrief, isComplete } from './report.js';
+import { completenessText, failureBrief, isComplete, writeEnvelope } from './report.js';
 
 export interface FleetViewOptions extends FleetOptions, Omit<ViewOptions, 'json' | 'url' | 'dir'> {
   pageSize?: string;
@@ -33,8 +33,11 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
   const params = viewParams(view, { ...opts, json: opts.json, limit: String(pageSize), order }, ctx.clock);
   const targets = fleetTargets(opts, ctx);
 
-  const settled = await fanOut(targets, FLEET_CONCURRENCY,
-    ({ target }) => getAllPages<T>(target, view.path, params, { maxItems: limit }));
+  // The cap is on requests, not on whole hosts: a host's next page queues behind the pages of the
+  // others, so a slow host with many pages never holds a slot while fast hosts wait (bench/fleet-events.ts).
+  const limiter = createLimiter(FLEET_CONCURRENCY);
+  const settled = await fanOut(targets, targets.length,
+    ({ target }) => getAllPages<T>(target, view.path, params, { maxItems: limit, gate: (request) => limiter.run(request) }));
 
   const reports: Array<HostReport & { verify?: VerifyResult | null }> = [];
   const perHost: Array<{ host: string; items: T[] }> = [];
@@ -51,7 +54,7 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
   if (limit !== undefined) rows = rows.slice(0, limit);
 
   if (opts.json) {
-    ctx.stdout(`${JSON.stringify({ items: rows.map((r) => ({ host: r.host, ...r.item })), hosts: reports, complete: isComplete(reports) })}\n`);
+    writeEnvelope(ctx, rows, reports);
   } else {
     ctx.stdout(formatTable(['HOST', ...view.columns], rows.map((r) => [r.host, ...view.row(r.item)])));
     for (const r of reports) if (r.verify) ctx.stdout(`${r.name}: ${verifyLine(r.verify)}\n`);
