@@ -137,7 +137,7 @@ export async function getJson(target: ControlTarget, path: string, params: URLSe
   const query = params.toString();
   const got = await withDeadline(target.timeoutMs, target.clock, signal, async (s) => {
     const res = await authorizedGet(target, `${path}${query ? `?${query}` : ''}`, { accept: 'application/json' }, s);
-    return { status: res.status, ok: res.ok, text: await res.text() };
+    return { status: res.status, ok: res.ok, text: await readCapped(res, path) };
   });
   if (!got.ok) {
     if (got.why === 'timeout') {
@@ -160,6 +160,27 @@ export async function getJson(target: ControlTarget, path: string, params: URLSe
     throw new RuntimeError('EHTTP', `${path}: HTTP ${status}: ${error ?? text.slice(0, 200)}`, httpBrief(status, error));
   }
   return body;
+}
+
+/** A page holds at most 4 MiB of JSON (contract §11.4); an answer far past that is not one to hold in memory. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+async function readCapped(res: Response, path: string): Promise<string> {
+  if (res.body === null) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new RuntimeError('ETOOLARGE', `${path}: the answer is larger than ${MAX_ANSWER_BYTES} bytes`, 'answer too large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export interface PageEnvelope<T> {

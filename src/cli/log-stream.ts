@@ -3,7 +3,8 @@
  *
  * Without follow: everything logged so far (or since T), ending at the server's `caught-up` frame.
  * With follow: live records until the signal aborts; after a dropped connection (or one that went
- * silent: no byte, not even the 15 s keep-alive, for 45 s) it reconnects with Last-Event-ID, so
+ * silent: no byte, not even the 15 s keep-alive, for 45 s; without follow such a stream is an error) it
+ * reconnects with Last-Event-ID, so
  * nothing is missed or repeated (contract §6). A reconnect that has no id yet to give asks for the
  * records since the follow started instead.
  * When the token that opened the stream expires, the server ends it with a `token-expired` system
@@ -188,7 +189,8 @@ async function readStream(o: FollowLogsOptions, pathAndQuery: string, lastId: st
       }
       stall = target.clock.setTimer(watch, STALL_CHECK_MS);
     };
-    if (o.follow) stall = target.clock.setTimer(watch, STALL_CHECK_MS);
+    // Also without follow: a replay whose host hung mid-stream ends instead of waiting forever.
+    stall = target.clock.setTimer(watch, STALL_CHECK_MS);
     try {
       for (;;) {
         const chunk = await reader.read();
