@@ -167,7 +167,7 @@ export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
 async function readCapped(res: Response, path: string): Promise<string> {
   if (res.body === null) return '';
-  const reader = res.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   for (;;) {
