@@ -1,6 +1,6 @@
 /**
  * A stand-in for a daemon's control plane, for fleet unit tests and the fleet bench: `/status`,
- * `/events`, `/dlq` and `/audit` with keyset-like pages (`limit`, `cursor`, `order`, `nextCursor`),
+ * `/events`, `/dlq` and `/audit` with keyset-like pages, a `/logs` stream, (`limit`, `cursor`, `order`, `nextCursor`),
  * optionally slow, optionally guarded by a bearer token or by tokens it issues itself at `POST /token`
  * (client credentials, client_secret_basic). It counts what it is asked, so tests can assert on it.
  */
@@ -25,8 +25,10 @@ export interface FakeControlPlaneOptions {
   client?: { id: string; secret: string; expiresInS?: number };
   /** Shared by several fakes: requests in flight now and at most (the fleet's concurrency cap). */
   gauge?: { now: number; peak: number };
-  /** The status snapshot's agents (default one agent). */
+  /** The status snapshot's agents (default one agent); `/logs?agent=` of another is a 400. */
   agents?: string[];
+  /** Log records `/logs` replays (frame ids 1, 2, …; Last-Event-ID resumes after one), then `caught-up`; the stream stays open. */
+  logs?: Array<Record<string, unknown>>;
 }
 
 export interface FakeControlPlane {
@@ -74,6 +76,7 @@ export async function startFakeControlPlane(opts: FakeControlPlaneOptions = {}):
   const answer = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
     const view = VIEWS.find((v) => url.pathname === `/${v}`);
     if (url.pathname === '/status') { send(res, 200, fakeStatus(opts.agents ?? ['agent-1'])); return; }
+    if (url.pathname === '/logs') { streamLogs(req, res, url); return; }
     if (view === undefined) { send(res, 404, { error: 'not found' }); return; }
     const limit = Number(url.searchParams.get('limit') ?? '100');
     if (!(limit >= 1 && limit <= 1000)) { send(res, 400, { error: 'invalid limit: expected an integer from 1 to 1000' }); return; }
@@ -86,6 +89,17 @@ export async function startFakeControlPlane(opts: FakeControlPlaneOptions = {}):
       body.verify = opts.verify ?? { ok: true, checked: rows.audit.length, headSeq: rows.audit.length, headHash: null, firstBadSeq: null, problem: null };
     }
     send(res, 200, body);
+  };
+
+  const streamLogs = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+    const agent = url.searchParams.get('agent');
+    if (agent !== null && !(opts.agents ?? ['agent-1']).includes(agent)) { send(res, 400, { error: `unknown agent "${agent}"` }); return; }
+    const after = Number(req.headers['last-event-id'] ?? '0');
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+    (opts.logs ?? []).forEach((record, i) => {
+      if (i + 1 > after) res.write(`id: ${i + 1}\nevent: log\ndata: ${JSON.stringify(record)}\n\n`);
+    });
+    res.write('event: system\ndata: {"system":"caught-up"}\n\n');
   };
 
   const server: Server = createServer((req, res) => {

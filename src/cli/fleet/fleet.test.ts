@@ -15,6 +15,7 @@ import { startFakeControlPlane } from '../../../test/support/fake-control-plane.
 import type { FakeControlPlane, FakeRow } from '../../../test/support/fake-control-plane.js';
 import { freePort } from '../../../test/support/http.js';
 import { startSilentServer } from '../../../test/support/tcp.js';
+import { waitFor } from '../../../test/support/wait.js';
 import type { SilentServer } from '../../../test/support/tcp.js';
 
 const B_TOKEN = 'b-static-token-0123456789';
@@ -33,6 +34,10 @@ function auditRows(n: number): FakeRow[] {
     seq: i + 1, ts: new Date(Date.UTC(2030, 0, 1) + i * 1000).toISOString(), kind: 'event.accepted', actor: 'ingest',
     agentId: 'oncall', data: {}, prevHash: '0'.repeat(64), hash: 'f'.repeat(64),
   }));
+}
+
+function logRecord(second: number, event: string): Record<string, unknown> {
+  return { agentId: 'agent-1', ts: new Date(Date.UTC(2030, 0, 1, 0, 0, second)).toISOString(), level: 'info', event };
 }
 
 interface Envelope {
@@ -60,10 +65,11 @@ describe('svc fleet (in-process, stand-in control planes)', () => {
   before(async () => {
     root = mkdtempSync(join(tmpdir(), 'svc-fleet-'));
     writeSecret(join(root, 'home'), 'fleet/c', C_SECRET);
-    a = await startFakeControlPlane({ events: events('a', 25, 0), audit: auditRows(5) });
+    a = await startFakeControlPlane({ events: events('a', 25, 0), audit: auditRows(5), logs: [logRecord(0, 'a0'), logRecord(2, 'a2')] });
     b = await startFakeControlPlane({ events: events('b', 7, 0), audit: auditRows(3), token: B_TOKEN,
       verify: { ok: false, checked: 2, headSeq: 2, headHash: null, firstBadSeq: 2, problem: 'hash-mismatch' } });
-    c = await startFakeControlPlane({ events: events('c', 30, 500), audit: auditRows(4), client: { id: 'fleet-cli', secret: C_SECRET } });
+    c = await startFakeControlPlane({ events: events('c', 30, 500), audit: auditRows(4), client: { id: 'fleet-cli', secret: C_SECRET },
+      logs: [logRecord(1, 'c1'), logRecord(3, 'c3')] });
     hang = await startSilentServer();
     deadPort = await freePort();
     writeFileSync(join(root, 'fleet.yaml'), [
@@ -195,6 +201,33 @@ describe('svc fleet (in-process, stand-in control planes)', () => {
     const h = cliHarness({ SVC_HOME: home }, home);
     assert.equal(await runCli(['fleet', 'ps', '--json'], h.ctx), 0, h.err());
     assert.equal((JSON.parse(h.out()) as Envelope).hosts[0]?.name, 'only-a');
+  });
+
+  it('logs: every host\'s records merged by time, prefixed by host; --agent a host does not run counts as answered', async () => {
+    const r = await fleet('logs', '--host', 'a', '--host', 'c', '--host', 'dead');
+    assert.equal(r.code, 1);
+    assert.deepEqual(r.out.trimEnd().split('\n').map((l) => l.split(/ +/).filter((w, i) => i === 0 || i === 4).join(' ')),
+      ['a a0', 'c c1', 'a a2', 'c c3']);
+    assert.equal(r.err, '2/3 hosts answered\ndead: connection refused\n');
+    const json = await fleet('logs', '--json', '--host', 'a', '--host', 'c', '--agent', 'agent-1');
+    assert.equal(json.code, 0, json.err);
+    assert.deepEqual((JSON.parse(json.out) as Envelope).items.map((i) => `${i.host}/${String(i.event)}`), ['a/a0', 'c/c1', 'a/a2', 'c/c3']);
+    const other = await fleet('logs', '--json', '--host', 'a', '--agent', 'agent-2');
+    assert.equal(other.code, 0, other.err);
+    assert.deepEqual(JSON.parse(other.out), { items: [], hosts: [{ name: 'a', ok: true, error: null }], complete: true });
+  });
+
+  it('logs -f: follows every host until interrupted; the hosts whose stream is open answered', async () => {
+    const h = cliHarness(env(), root);
+    const done = runCli(['fleet', 'logs', '-f', '--json', '--since', '0', '--host', 'a', '--host', 'c', '--host', 'dead'], h.ctx);
+    await waitFor('both live hosts replayed', () => h.out().includes('"c3"') && h.out().includes('"a2"'));
+    await waitFor('the dead host reported', () => h.err().includes('svc fleet: dead: connection refused; reconnecting'));
+    h.interrupt();
+    assert.equal(await done, 1);
+    outputs.push(h.out(), h.err());
+    const lines = h.out().trimEnd().split('\n').map((l) => JSON.parse(l) as { host: string; event: string });
+    assert.deepEqual(lines.filter((l) => l.host === 'c').map((l) => l.event), ['c1', 'c3']);
+    assert.ok(h.err().endsWith('2/3 hosts answered\ndead: connection refused\n'), h.err());
   });
 
   it('no output ever holds a token or a secret', () => {
