@@ -8,41 +8,25 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AUDIENCE, SCOPE, fetchToken, startIdp } from './support/idp.js';
 import type { Idp } from './support/idp.js';
+import { startDaemon } from './support/daemon.js';
+import type { Daemon } from './support/daemon.js';
 import { freePort } from './support/http.js';
-import { runSvc, setIngestPort, tempEnv } from './support/svc.js';
+import { runSvc } from './support/svc.js';
 import { waitFor } from './support/wait.js';
 
 // Debian puts nginx in /usr/sbin, which is not on every user's PATH.
 const NGINX = existsSync('/usr/sbin/nginx') ? '/usr/sbin/nginx' : 'nginx';
 
-interface Daemon { dir: string; env: NodeJS.ProcessEnv; cp: string; cpPort: number; cleanup(): Promise<void> }
-
 /** Scaffolds and starts a daemon whose control plane requires tokens from `idp`. */
-async function startDaemon(idp: Idp, auth: Record<string, unknown>): Promise<Daemon> {
-  const t = tempEnv();
-  mkdirSync(t.work, { recursive: true });
-  const dir = join(t.work, 'agent');
-  assert.equal((await runSvc(['init', '--template', 'alert-escalation', '--provider', 'rules', dir], { env: t.env, cwd: t.work })).code, 0);
-  setIngestPort(dir, await freePort());
-  const cpPort = await freePort();
-  const lines = Object.entries({ enabled: true, issuer: idp.issuer, audience: AUDIENCE, scopes: [SCOPE], ...auth })
-    .map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`);
-  appendFileSync(join(dir, 'agent.yaml'), `controlPlane:\n  bind: 127.0.0.1\n  port: ${cpPort}\n  auth:\n${lines.join('\n')}\n`);
-  const env = { ...t.env, SVC_METRICS_PORT: '' };
-  if (auth.clientSecretRef) {
-    const r = await runSvc(['secret', 'set', 'cp/client'], { env, cwd: dir, input: idp.clients['svc-cli'] });
-    assert.equal(r.code, 0, r.stderr);
-  }
-  const up = await runSvc(['up', '-d'], { env, cwd: dir });
-  assert.equal(up.code, 0, up.stderr + up.stdout);
-  return {
-    dir, env, cpPort, cp: `http://127.0.0.1:${cpPort}`,
-    cleanup: async () => { await runSvc(['down'], { env, cwd: dir }); t.cleanup(); },
-  };
+function startAuthDaemon(idp: Idp, auth: Record<string, unknown>): Promise<Daemon> {
+  return startDaemon({
+    auth: { issuer: idp.issuer, audience: AUDIENCE, scopes: [SCOPE], ...auth },
+    secrets: auth.clientSecretRef ? { 'cp/client': idp.clients['svc-cli'] ?? '' } : {},
+  });
 }
 
 function spawnLogged(cmd: string, args: string[]): ChildProcess {
@@ -59,14 +43,14 @@ describe('control-plane authentication end to end', () => {
 
   before(async () => {
     idp = await startIdp({ 'svc-cli': 'cli-secret-0123456789abcdef', prometheus: 'prom-secret-0123456789abcdef' });
-    strict = await startDaemon(idp, { provider: 'oauth2-client', allowLoopback: false, tokenEndpoint: idp.tokenEndpoint,
+    strict = await startAuthDaemon(idp, { provider: 'oauth2-client', allowLoopback: false, tokenEndpoint: idp.tokenEndpoint,
       clientId: 'svc-cli', clientSecretRef: 'secret:cp/client' });
-    relaxed = await startDaemon(idp, {});
+    relaxed = await startAuthDaemon(idp, {});
   });
   after(async () => {
     for (const c of children) c.kill('SIGKILL');
-    await strict?.cleanup();
-    await relaxed?.cleanup();
+    await strict?.stop();
+    await relaxed?.stop();
     await idp?.close();
   });
 

@@ -11,9 +11,9 @@
  * - Error messages name the token endpoint (without credentials or query) and the OAuth `error`
  *   code, never the client secret or a token.
  */
-import { decodeJwt } from 'jose';
 import type { Clock } from '../core/clock.js';
 import { RuntimeError, errorText } from '../core/errors.js';
+import { networkFailure } from '../core/net-errors.js';
 
 export interface ClientCredentialsOptions {
   tokenEndpoint: string;
@@ -77,7 +77,7 @@ export function createClientCredentialsClient(opts: ClientCredentialsOptions): C
   const scrub = (text: string): string => (opts.clientSecret.length >= 4 ? text.split(opts.clientSecret).join('[redacted]') : text);
 
   const request = async (): Promise<Cached> => {
-    if (endpoint === null) throw new RuntimeError('ETOKEN', 'the token endpoint is not an http(s) URL');
+    if (endpoint === null) throw new RuntimeError('ETOKEN', 'the token endpoint is not an http(s) URL', 'token endpoint: not an http(s) URL');
     const startedAt = opts.clock.now(); // lifetimes count from before the request, to err on the early side
     let res: Response;
     try {
@@ -94,14 +94,14 @@ export function createClientCredentialsClient(opts: ClientCredentialsOptions): C
       });
     } catch (err) {
       const name = (err as { name?: string }).name;
-      if (name === 'TimeoutError') throw new RuntimeError('ETOKEN', `token endpoint ${endpoint} did not answer within ${timeoutMs} ms`);
-      throw new RuntimeError('ETOKEN', `cannot reach token endpoint ${endpoint}: ${scrub(causeOf(err))}`);
+      if (name === 'TimeoutError') throw new RuntimeError('ETOKEN', `token endpoint ${endpoint} did not answer within ${timeoutMs} ms`, 'token endpoint: timeout');
+      throw new RuntimeError('ETOKEN', `cannot reach token endpoint ${endpoint}: ${scrub(causeOf(err))}`, `token endpoint: ${networkFailure(err)}`);
     }
     let text: string;
     try {
       text = await res.text();
     } catch (err) {
-      throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: reading the answer failed: ${scrub(causeOf(err))}`);
+      throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: reading the answer failed: ${scrub(causeOf(err))}`, 'token endpoint: answer cut short');
     }
     let json: Record<string, unknown> | null = null;
     if (text.length <= MAX_RESPONSE_BYTES) {
@@ -114,20 +114,21 @@ export function createClientCredentialsClient(opts: ClientCredentialsOptions): C
       const code = typeof json?.error === 'string' && OAUTH_ERROR_CODE.test(json.error) ? json.error : null;
       const description = typeof json?.error_description === 'string' ? printable(scrub(json.error_description)) : '';
       throw new RuntimeError('ETOKEN', `token endpoint ${endpoint} refused the client-credentials grant: ` +
-        `${code ?? 'no OAuth error code'} (HTTP ${res.status})${description ? `: ${description}` : ''}`);
+        `${code ?? 'no OAuth error code'} (HTTP ${res.status})${description ? `: ${description}` : ''}`,
+      `token endpoint: HTTP ${res.status}${code !== null ? ` (${code})` : ''}`);
     }
-    if (json === null) throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: HTTP ${res.status} answer is not a JSON object`);
+    if (json === null) throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: HTTP ${res.status} answer is not a JSON object`, 'token endpoint: not JSON');
     const token = json.access_token;
     if (typeof token !== 'string' || !HEADER_SAFE.test(token)) {
-      throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: the answer has no usable access_token`);
+      throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: the answer has no usable access_token`, 'token endpoint: no usable access_token');
     }
     // RFC 6749 §7.1: only a Bearer token can be sent as `Authorization: Bearer` (not DPoP, N_A, …).
     // A missing token_type (some servers omit the required field) is taken as Bearer.
     if (json.token_type !== undefined && (typeof json.token_type !== 'string' || json.token_type.toLowerCase() !== 'bearer')) {
       const shown = typeof json.token_type === 'string' && OAUTH_ERROR_CODE.test(json.token_type) ? `"${json.token_type}"` : 'none';
-      throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: token_type ${shown} is not Bearer`);
+      throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: token_type ${shown} is not Bearer`, 'token endpoint: token_type is not Bearer');
     }
-    return { token, refreshAtMs: refreshAt(startedAt, lifetimeMs(json.expires_in, token, startedAt)) };
+    return { token, refreshAtMs: refreshAt(startedAt, await lifetimeMs(json.expires_in, token, startedAt)) };
   };
 
   return {
@@ -163,11 +164,13 @@ export function createClientCredentialsClient(opts: ClientCredentialsOptions): C
  * How long the token lives (ms): `expires_in` (RFC 6749 §5.1, seconds; some servers send a numeric
  * string), else the JWT's own `exp` when the token is one, else 0 (used once, never cached).
  */
-function lifetimeMs(expiresIn: unknown, token: string, nowMs: number): number {
+async function lifetimeMs(expiresIn: unknown, token: string, nowMs: number): Promise<number> {
   const seconds = typeof expiresIn === 'number' ? expiresIn
     : typeof expiresIn === 'string' && /^\d{1,10}$/.test(expiresIn) ? Number(expiresIn) : NaN;
   if (Number.isFinite(seconds) && seconds > 0) return seconds * 1000;
   try {
+    // Loaded on use: every CLI command imports this module, few tokens lack expires_in.
+    const { decodeJwt } = await import('jose');
     const { exp } = decodeJwt(token); // read for timing only; the resource server verifies it
     if (typeof exp === 'number') return Math.max(0, exp * 1000 - nowMs);
   } catch { /* not a JWT */ }

@@ -5,21 +5,38 @@
  */
 import { readFileSync } from 'node:fs';
 import { homePaths, svcHome } from '../config/paths.js';
+import type { Clock } from '../core/clock.js';
+import { withDeadline } from '../core/deadline.js';
 import { RuntimeError, UsageError, errorText } from '../core/errors.js';
+import { networkFailure } from '../core/net-errors.js';
 import type { CliContext } from './context.js';
 import { createTokenSource } from './token-source.js';
 import type { TokenSource } from './token-source.js';
 
-/** A listener and the tokens to show it. */
+/** A listener, the tokens to show it, and how long to wait for it. */
 export interface ControlTarget {
   /** Origin plus path prefix, no trailing slash. */
   base: string;
   tokens: TokenSource;
+  clock: Clock;
+  /**
+   * Longest wait for one exchange (ms): the token, then the headers and body of one JSON answer (one
+   * page), or the headers of a stream. A view of many pages may take longer in all.
+   */
+  timeoutMs: number;
 }
+
+/** The single-host commands wait this long for one answer (a page of `audit --verify` may take a while). */
+export const DEFAULT_EXCHANGE_TIMEOUT_MS = 120_000;
 
 /** `--url` and `--dir` of a control-plane command → where to send requests and with which token. */
 export function controlTarget(ctx: CliContext, opts: { url?: string; dir?: string }): ControlTarget {
-  return { base: controlPlaneUrl(ctx, opts.url), tokens: createTokenSource(ctx, { dir: opts.dir }) };
+  return {
+    base: controlPlaneUrl(ctx, opts.url),
+    tokens: createTokenSource(ctx, { dir: opts.dir }),
+    clock: ctx.clock,
+    timeoutMs: DEFAULT_EXCHANGE_TIMEOUT_MS,
+  };
 }
 
 export function controlPlaneUrl(ctx: CliContext, explicit: string | undefined): string {
@@ -51,21 +68,24 @@ const REASON = /^[a-z][a-z0-9-]{0,63}$/;
  * GET `pathAndQuery` with `Authorization: Bearer <token>` when the target has a token. A 401 with
  * reason `expired` is retried once with a fresh token when one can be had; any other 401 (or a second
  * one) throws `svc: control plane refused the request: <reason>` (exit 1). Other answers are returned
- * as they are. `signal` (default: a 120 s timeout) is passed to fetch; aborts surface as fetch's errors.
+ * as they are. `signal` goes to fetch (it also ends the body); when it has aborted, fetch's own error
+ * is rethrown so the caller can tell its timeout from its stop. No deadline of its own: see getJson.
+ * Every RuntimeError thrown here has a `brief` (`connection refused`, `HTTP 401 (bad-signature)`).
  */
 export async function authorizedGet(target: ControlTarget, pathAndQuery: string, headers: Record<string, string>,
-  signal?: AbortSignal): Promise<Response> {
+  signal: AbortSignal): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const token = await target.tokens.token();
     let res: Response;
     try {
       res = await fetch(`${target.base}${pathAndQuery}`, {
         headers: { ...headers, ...(token !== null ? { authorization: `Bearer ${token}` } : {}) },
-        signal: signal ?? AbortSignal.timeout(120_000),
+        signal,
       });
     } catch (err) {
-      if (signal?.aborted) throw err;
-      throw new RuntimeError('EUNREACHABLE', `cannot reach the control plane at ${target.base} (is \`svc up\` running?): ${causeOf(err)}`);
+      if (signal.aborted) throw err;
+      throw new RuntimeError('EUNREACHABLE', `cannot reach the control plane at ${target.base} (is \`svc up\` running?): ${causeOf(err)}`,
+        networkFailure(err));
     }
     if (res.status !== 401) return res;
     const reason = await reasonOf(res);
@@ -79,7 +99,8 @@ function refused(reason: string | null, sentToken: boolean): RuntimeError {
   const hint = reason === 'missing-token' && !sentToken
     ? '\nsvc: no token was sent: set SVC_TOKEN, or run from (or pass --dir) an agent directory whose controlPlane.auth uses provider oauth2-client'
     : '';
-  return new RuntimeError('EUNAUTHORIZED', `svc: control plane refused the request: ${reason ?? 'HTTP 401 without a reason'}${hint}`);
+  return new RuntimeError('EUNAUTHORIZED', `svc: control plane refused the request: ${reason ?? 'HTTP 401 without a reason'}${hint}`,
+    `HTTP 401 (${reason ?? 'no reason'})`);
 }
 
 async function reasonOf(res: Response): Promise<string | null> {
@@ -91,21 +112,75 @@ async function reasonOf(res: Response): Promise<string | null> {
   }
 }
 
-export async function getJson(target: ControlTarget, path: string, params: URLSearchParams = new URLSearchParams()): Promise<unknown> {
+/** The `error` text of a JSON error answer, as a listener sent it (at most 200 characters), or null. */
+export function errorOf(text: string): string | null {
+  try {
+    const error = (JSON.parse(text) as { error?: unknown }).error;
+    return typeof error === 'string' ? error.slice(0, 200) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `HTTP 400 (invalid limit: …)`: the status and, when the listener said one, its short error. */
+export function httpBrief(status: number, error: string | null): string {
+  const shown = error === null ? '' : error.replace(/[^\x20-\x7E]/g, '?');
+  return shown === '' ? `HTTP ${status}` : `HTTP ${status} (${shown.length > 80 ? `${shown.slice(0, 80)}…` : shown})`;
+}
+
+/**
+ * One JSON answer, headers and body within `target.timeoutMs` (then a RuntimeError `timeout`).
+ * When `signal` aborts first, its reason is thrown.
+ */
+export async function getJson(target: ControlTarget, path: string, params: URLSearchParams = new URLSearchParams(),
+  signal?: AbortSignal): Promise<unknown> {
   const query = params.toString();
-  const res = await authorizedGet(target, `${path}${query ? `?${query}` : ''}`, { accept: 'application/json' });
-  const text = await res.text();
+  const got = await withDeadline(target.timeoutMs, target.clock, signal, async (s) => {
+    const res = await authorizedGet(target, `${path}${query ? `?${query}` : ''}`, { accept: 'application/json' }, s);
+    return { status: res.status, ok: res.ok, text: await readCapped(res, path) };
+  });
+  if (!got.ok) {
+    if (got.why === 'timeout') {
+      throw new RuntimeError('ETIMEOUT', `${path}: no answer from ${target.base} within ${target.timeoutMs} ms`, 'timeout');
+    }
+    if (got.why === 'aborted' || got.error instanceof RuntimeError) throw got.error;
+    // The headers came and the body did not: the connection dropped mid-answer.
+    throw new RuntimeError('EUNREACHABLE', `${path}: the answer from ${target.base} was cut short: ${causeOf(got.error)}`,
+      `answer cut short (${networkFailure(got.error)})`);
+  }
+  const { status, text } = got.value;
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new RuntimeError('EBADRESPONSE', `${path}: HTTP ${res.status}, not JSON`);
+    throw new RuntimeError('EBADRESPONSE', `${path}: HTTP ${status}, not JSON`, `HTTP ${status}, not JSON`);
   }
-  if (!res.ok) {
-    const error = (body as { error?: unknown }).error;
-    throw new RuntimeError('EHTTP', `${path}: HTTP ${res.status}: ${typeof error === 'string' ? error : text.slice(0, 200)}`);
+  if (!got.value.ok) {
+    const error = errorOf(text);
+    throw new RuntimeError('EHTTP', `${path}: HTTP ${status}: ${error ?? text.slice(0, 200)}`, httpBrief(status, error));
   }
   return body;
+}
+
+/** A page holds at most 4 MiB of JSON (contract §11.4); an answer far past that is not one to hold in memory. */
+export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+async function readCapped(res: Response, path: string): Promise<string> {
+  if (res.body === null) return '';
+  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      throw new RuntimeError('ETOOLARGE', `${path}: the answer is larger than ${MAX_ANSWER_BYTES} bytes`, 'answer too large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export interface PageEnvelope<T> {
@@ -114,20 +189,47 @@ export interface PageEnvelope<T> {
   verify?: unknown;
 }
 
-/** Follows `nextCursor` until the last page; returns every item, in order, and the first page's extras. */
-export async function getAllPages<T>(target: ControlTarget, path: string, params: URLSearchParams): Promise<PageEnvelope<T>> {
-  const first = (await getJson(target, path, params)) as PageEnvelope<T>;
+export interface PageWalkOptions {
+  /** Stops the walk (its reason is thrown). */
+  signal?: AbortSignal;
+  /** Stop following pages once this many items are in hand (the walk may return a few more). */
+  maxItems?: number;
+  /** Runs each page request (svc fleet: a limiter shared by every host, at most 16 requests at once). */
+  gate?: <R>(request: () => Promise<R>) => Promise<R>;
+}
+
+/**
+ * Follows `nextCursor` until the last page (or `maxItems`); returns every item, in order, and the
+ * first page's extras. Each page has its own `target.timeoutMs`.
+ */
+export async function getAllPages<T>(target: ControlTarget, path: string, params: URLSearchParams,
+  opts: PageWalkOptions = {}): Promise<PageEnvelope<T>> {
+  const get = (query: URLSearchParams): Promise<unknown> => {
+    const request = (): Promise<unknown> => getJson(target, path, query, opts.signal);
+    return opts.gate ? opts.gate(request) : request();
+  };
+  const first = asPage<T>(await get(params), path);
   const items = [...first.items];
   let cursor = first.nextCursor;
-  while (cursor) {
+  while (cursor && items.length < (opts.maxItems ?? Infinity)) {
     const next = new URLSearchParams(params);
     next.delete('verify');
     next.set('cursor', cursor);
-    const page = (await getJson(target, path, next)) as PageEnvelope<T>;
-    items.push(...page.items);
+    const page = asPage<T>(await get(next), path);
+    for (const item of page.items) items.push(item);
     cursor = page.nextCursor;
   }
   return { items, nextCursor: null, verify: first.verify };
+}
+
+/** A listener that is not svc's (or a proxy's error page) must not pass for an empty view. */
+function asPage<T>(body: unknown, path: string): PageEnvelope<T> {
+  const page = body as Partial<PageEnvelope<T>> | null;
+  if (page === null || typeof page !== 'object' || !Array.isArray(page.items)
+    || (page.nextCursor !== null && typeof page.nextCursor !== 'string')) {
+    throw new RuntimeError('EBADRESPONSE', `${path}: the answer is not a page ({"items": [...], "nextCursor": ...})`, 'not a page of a view');
+  }
+  return page as PageEnvelope<T>;
 }
 
 function causeOf(err: unknown): string {

@@ -4,6 +4,7 @@ import { ConfigError, EXIT, RuntimeError, UsageError, errorText, exitCodeFor } f
 import { packageVersion } from '../core/version.js';
 import type { CliContext } from './context.js';
 import { downCommand } from './down.js';
+import { registerFleet } from './fleet/command.js';
 import { initCommand } from './init.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
@@ -11,8 +12,6 @@ import type { PsOptions } from './ps.js';
 import { psCommand } from './ps.js';
 import { secretSetCommand } from './secret-set.js';
 import type { TriageOptions } from './triage.js';
-import { triageCommand } from './triage.js';
-import { upCommand } from './up.js';
 import type { ViewOptions } from './views.js';
 import { auditCommand, dlqCommand, eventsCommand } from './views.js';
 import { webhookSendCommand } from './webhook-send.js';
@@ -41,6 +40,8 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .argument('[dirs...]', 'agent directories, each holding an agent.yaml')
     .option('-d, --detach', 'run in the background; return once ready', false)
     .action(async (dirs: string[], opts: { detach: boolean }) => {
+      // Loaded on use: the daemon's modules (store, runtime, OTel, MCP) would add ~150 ms to every read command.
+      const { upCommand } = await import('./up.js');
       setCode(await upCommand(dirs, opts, ctx));
     });
 
@@ -58,6 +59,8 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .argument('<args...>', 'the agent directory (default .), then the payload file (JSON)')
     .option('--json', 'print the report as JSON', false)
     .action(async (args: string[], opts: TriageOptions) => {
+      // Loaded on use, like `up`: providers and MCP supervision are not for the read commands to pay.
+      const { triageCommand } = await import('./triage.js');
       setCode(await triageCommand(args, opts, ctx));
     });
 
@@ -127,6 +130,8 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       setCode(await run(opts, ctx));
     });
   }
+
+  registerFleet(program, ctx, setCode);
 
   return program;
 }

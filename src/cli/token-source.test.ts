@@ -12,41 +12,17 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSecret } from '../config/secrets.js';
-import { systemClock } from '../core/clock.js';
 import { ConfigError, UsageError } from '../core/errors.js';
-import type { CliContext } from './context.js';
 import { runCli } from './program.js';
 import { createTokenSource } from './token-source.js';
+import { cliHarness } from '../../test/support/cli.js';
 import { waitFor } from '../../test/support/wait.js';
 
 const CLIENT_ID = 'svc-cli';
 const SECRET = 'cli-secret-0123456789abcdef';
 const AUDIENCE = 'urn:svc:control-plane';
 
-interface Harness {
-  ctx: CliContext;
-  out(): string;
-  err(): string;
-  /** Delivers SIGINT to a command waiting for one (svc logs -f). */
-  interrupt(): void;
-}
-
-function harness(env: NodeJS.ProcessEnv, cwd: string): Harness {
-  let out = '';
-  let err = '';
-  let fire: (sig: string) => void = () => undefined;
-  const signal = new Promise<string>((resolve) => { fire = resolve; });
-  return {
-    ctx: {
-      env, cwd, clock: systemClock, pid: process.pid,
-      stdout: (t) => { out += t; }, stderr: (t) => { err += t; },
-      readStdin: () => Promise.resolve(''), waitForSignal: () => signal, mainScript: '',
-    },
-    out: () => out,
-    err: () => err,
-    interrupt: () => fire('SIGINT'),
-  };
-}
+const harness = cliHarness;
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 

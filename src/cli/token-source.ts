@@ -17,6 +17,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createClientCredentialsClient } from '../auth/client-credentials.js';
+import type { ClientCredentialsOptions } from '../auth/client-credentials.js';
 import { resolveAuth } from '../config/control-plane.js';
 import { svcHome } from '../config/paths.js';
 import { agentSchema } from '../config/schema.js';
@@ -48,16 +49,16 @@ export function createTokenSource(ctx: CliContext, opts: TokenSourceOptions = {}
   if (fromEnv !== undefined && fromEnv !== '') {
     // The value is never quoted: it is a credential.
     if (!HEADER_SAFE.test(fromEnv)) throw new UsageError('SVC_TOKEN: not a usable bearer token (only visible ASCII, no spaces or line breaks)');
-    return { token: () => Promise.resolve(fromEnv), refresh: () => false, origin: 'SVC_TOKEN' };
+    return staticTokenSource(fromEnv, 'SVC_TOKEN');
   }
 
   const dir = resolve(ctx.cwd, opts.dir ?? '.');
   const file = join(dir, 'agent.yaml');
-  if (!existsSync(file)) return none;
+  if (!existsSync(file)) return noTokens;
   const home = svcHome(ctx.env);
   const agentFile = loadYamlFile(file, agentSchema, { env: ctx.env, home });
   const block = agentFile.value.controlPlane?.auth;
-  if (block === undefined || !block.enabled || block.provider !== 'oauth2-client') return none;
+  if (block === undefined || !block.enabled || block.provider !== 'oauth2-client') return noTokens;
 
   let client;
   try {
@@ -66,8 +67,8 @@ export function createTokenSource(ctx: CliContext, opts: TokenSourceOptions = {}
     if (!(err instanceof ConfigError)) throw err;
     throw new ConfigError(`${agentFile.where(['controlPlane', 'auth', 'clientSecretRef'])}: ${err.message}`);
   }
-  if (client === null) return none; // unreachable: the schema requires the client keys for oauth2-client
-  const cc = createClientCredentialsClient({
+  if (client === null) return noTokens; // unreachable: the schema requires the client keys for oauth2-client
+  return clientCredentialsTokenSource({
     tokenEndpoint: client.tokenEndpoint,
     clientId: client.clientId,
     clientSecret: client.clientSecret,
@@ -75,12 +76,26 @@ export function createTokenSource(ctx: CliContext, opts: TokenSourceOptions = {}
     audience: block.audience,
     clock: ctx.clock,
     fetch: opts.fetch,
-  });
+  }, `client credentials (${file})`);
+}
+
+/** No token: a loopback listener with `allowLoopback: true` needs none. */
+export const noTokens: TokenSource = { token: () => Promise.resolve(null), refresh: () => false, origin: null };
+
+/** A fixed token (SVC_TOKEN, a fleet host's `auth.token`): sent as it is, never renewed. */
+export function staticTokenSource(token: string, origin: string): TokenSource {
+  return { token: () => Promise.resolve(token), refresh: () => false, origin };
+}
+
+/**
+ * Tokens from the client-credentials grant, cached until shortly before they expire and shared by
+ * every request made through this source (one token request however many pages or streams).
+ */
+export function clientCredentialsTokenSource(opts: ClientCredentialsOptions, origin: string): TokenSource {
+  const cc = createClientCredentialsClient(opts);
   return {
     token: () => cc.token(),
     refresh: () => { cc.invalidate(); return true; },
-    origin: `client credentials (${file})`,
+    origin,
   };
 }
-
-const none: TokenSource = { token: () => Promise.resolve(null), refresh: () => false, origin: null };

@@ -9,7 +9,7 @@ export const ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const id = z.string().regex(ID_PATTERN, 'must match ^[a-z0-9][a-z0-9._-]{0,63}$');
 const port = z.number().int().min(1).max(65535);
 const headerName = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name');
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 export const PROVIDERS = ['rules', 'anthropic', 'openai'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -40,6 +40,9 @@ const dispatchSchema = z.strictObject({
   concurrency: z.number().int().min(1).max(64).default(16),
 });
 
+/** One OAuth scope (RFC 6749 §3.3 scope-token). */
+export const scopeToken = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'must be a scope token');
+
 /** A reference to a secret, resolved when the daemon or the CLI starts: `env:NAME`, `file:PATH`, `secret:PATH`. */
 export const SECRET_REF_PATTERN = /^(env|file|secret):[^\s${}]+$/;
 
@@ -54,7 +57,7 @@ export const authBlockSchema = z
     issuer: httpUrl.optional(),
     audience: z.string().min(1).max(256).optional(),
     jwksUri: httpUrl.optional(),
-    scopes: z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,128}$/, 'must be a scope token')).default([]),
+    scopes: z.array(scopeToken).default([]),
     allowLoopback: z.boolean().default(true),
     tokenEndpoint: httpUrl.optional(),
     clientId: z.string().min(1).max(256).optional(),

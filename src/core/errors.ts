@@ -25,10 +25,16 @@ export class UsageError extends Error {
 /** A failure while running (startup refused, daemon not reachable...). Exit code 1. */
 export class RuntimeError extends Error {
   readonly code: string;
-  constructor(code: string, message: string) {
+  /**
+   * The failure in a few words, for a list of failures such as `svc fleet`'s one line per host
+   * (`connection refused`, `HTTP 401 (bad-signature)`); null when the message is all there is.
+   */
+  readonly brief: string | null;
+  constructor(code: string, message: string, brief: string | null = null) {
     super(message);
     this.name = 'RuntimeError';
     this.code = code;
+    this.brief = brief;
   }
 }
 

@@ -31,6 +31,32 @@ export function runSvc(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: stri
   });
 }
 
+export interface SpawnedSvc {
+  stdout(): string;
+  stderr(): string;
+  /** Sends `signal` (default SIGINT) and waits for the process to end. */
+  stop(signal?: NodeJS.Signals): Promise<RunResult>;
+}
+
+/** Starts `node dist/main.js ...args` and leaves it running (svc logs -f, svc fleet logs -f). */
+export function spawnSvc(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string }): SpawnedSvc {
+  const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop: async (signal = 'SIGINT') => {
+      child.kill(signal);
+      const code = await closed;
+      return { code, stdout, stderr };
+    },
+  };
+}
+
 /** A fresh SVC_HOME and work directory, removed by `cleanup`. */
 export function tempEnv(): { home: string; work: string; env: NodeJS.ProcessEnv; cleanup(): void } {
   const root = mkdtempSync(join(tmpdir(), 'svc-test-'));

@@ -1,0 +1,66 @@
+/**
+ * `svc fleet events | dlq | audit [--verify]`: the paginated views of every selected host, asked in
+ * parallel (at most 16 requests at once), every page followed, rows merged by time with a HOST column.
+ *
+ * `--limit N` is the number of rows printed (contract §13): each host is asked for its first N rows
+ * in the view's order, which always hold the first N of the merge. `--page-size` is the rows asked per
+ * request (default 1000, the listener's maximum: fewer round trips per host).
+ */
+import type { VerifyResult } from '../../audit/chain.js';
+import type { CliContext } from '../context.js';
+import { getAllPages } from '../control-client.js';
+import { formatTable } from '../table.js';
+import type { CliView, ViewOptions } from '../views.js';
+import { verifyLine, viewParams } from '../views.js';
+import { FLEET_CONCURRENCY, createLimiter, fanOut } from './fan-out.js';
+import type { FleetOptions } from './hosts.js';
+import { fleetTargets } from './hosts.js';
+import { mergeRows } from './merge.js';
+import { intFlag, orderFlag } from './options.js';
+import type { HostReport } from './report.js';
+import { completenessText, failureBrief, isComplete, writeEnvelope } from './report.js';
+
+export interface FleetViewOptions extends FleetOptions, Omit<ViewOptions, 'json' | 'url' | 'dir'> {
+  pageSize?: string;
+}
+
+const MAX_PAGE = 1000;
+
+export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T>, opts: FleetViewOptions, ctx: CliContext): Promise<number> {
+  const limit = intFlag('--limit', opts.limit, 1, 1_000_000_000);
+  const pageSize = Math.min(intFlag('--page-size', opts.pageSize, 1, MAX_PAGE) ?? MAX_PAGE, limit ?? MAX_PAGE);
+  const order = orderFlag(opts.order, view.defaultOrder);
+  const params = viewParams(view, { ...opts, json: opts.json, limit: String(pageSize), order }, ctx.clock);
+  const targets = fleetTargets(opts, ctx);
+
+  // The cap is on requests, not on whole hosts: a host's next page queues behind the pages of the
+  // others, so a slow host with many pages never holds a slot while fast hosts wait (bench/fleet-events.ts).
+  const limiter = createLimiter(FLEET_CONCURRENCY);
+  const settled = await fanOut(targets, targets.length,
+    ({ target }) => getAllPages<T>(target, view.path, params, { maxItems: limit, gate: (request) => limiter.run(request) }));
+
+  const reports: Array<HostReport & { verify?: VerifyResult | null }> = [];
+  const perHost: Array<{ host: string; items: T[] }> = [];
+  settled.forEach((s, i) => {
+    const name = targets[i]?.host.name ?? '?';
+    const report: HostReport & { verify?: VerifyResult | null } = s.ok
+      ? { name, ok: true, error: null }
+      : { name, ok: false, error: failureBrief(s.error) };
+    if (view.verify && opts.verify) report.verify = s.ok ? (s.value.verify as VerifyResult | undefined) ?? null : null;
+    reports.push(report);
+    if (s.ok) perHost.push({ host: name, items: limit === undefined ? s.value.items : s.value.items.slice(0, limit) });
+  });
+  let rows = mergeRows(perHost, order, (item) => item.ts, view.key);
+  if (limit !== undefined) rows = rows.slice(0, limit);
+
+  if (opts.json) {
+    writeEnvelope(ctx, rows, reports);
+  } else {
+    ctx.stdout(formatTable(['HOST', ...view.columns], rows.map((r) => [r.host, ...view.row(r.item)])));
+    for (const r of reports) if (r.verify) ctx.stdout(`${r.name}: ${verifyLine(r.verify)}\n`);
+  }
+  ctx.stderr(completenessText(reports));
+  // A host that answered without a verification (a listener that ignores verify=1) has not verified its chain.
+  const verified = reports.every((r) => r.verify === undefined || !r.ok || r.verify?.ok === true);
+  return isComplete(reports) && verified ? 0 : 1;
+}

@@ -1,0 +1,48 @@
+/**
+ * A real daemon for black-box tests: the alert-escalation agent scaffolded by `svc init`, started with
+ * `svc up -d` in its own SVC_HOME on free ingest and control-plane ports, optionally behind
+ * `controlPlane.auth`. `stop()` runs `svc down` and removes its directories.
+ */
+import { join } from 'node:path';
+import { appendAgentYaml, runSvc, scaffoldAgent, tempEnv } from './svc.js';
+import type { ScaffoldedAgent } from './svc.js';
+
+export interface DaemonOptions {
+  /** `controlPlane.auth` keys (enabled: true is implied). */
+  auth?: Record<string, unknown>;
+  /** Secrets stored with `svc secret set` before the daemon starts: path → value. */
+  secrets?: Record<string, string>;
+}
+
+export interface Daemon extends ScaffoldedAgent {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** The agent's log file, `$SVC_HOME/logs/oncall-escalator.log`. */
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
+  const t = tempEnv();
+  const agent = await scaffoldAgent(t);
+  const lines = ['controlPlane:', '  bind: 127.0.0.1', `  port: ${agent.cpPort}`];
+  if (opts.auth) {
+    lines.push('  auth:', ...Object.entries({ enabled: true, ...opts.auth }).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`));
+  }
+  appendAgentYaml(agent.dir, lines.join('\n'));
+  // The port comes from agent.yaml; tempEnv's SVC_METRICS_PORT=0 would disable the listener.
+  const env: NodeJS.ProcessEnv = { ...t.env, SVC_METRICS_PORT: '' };
+  for (const [path, value] of Object.entries(opts.secrets ?? {})) {
+    const r = await runSvc(['secret', 'set', path], { env, cwd: agent.dir, input: value });
+    if (r.code !== 0) throw new Error(`svc secret set ${path} failed: ${r.stderr}`);
+  }
+  const up = await runSvc(['up', '-d'], { env, cwd: agent.dir });
+  if (up.code !== 0) throw new Error(`svc up -d failed: ${up.stderr}${up.stdout}`);
+  return {
+    ...agent, home: t.home, env, logFile: join(t.home, 'logs', 'oncall-escalator.log'),
+    stop: async () => {
+      await runSvc(['down'], { env, cwd: agent.dir });
+      t.cleanup();
+    },
+  };
+}
