@@ -1,3 +1,5 @@
+import type { FakeClock } from '../../src/core/clock.js';
+
 /**
  * The one poll of the test suites: waits until `check` returns something other than undefined, null
  * or false, and returns it. Used only for conditions that real processes, sockets and files make
@@ -25,4 +27,18 @@ export async function within<T>(promise: Promise<T>, what: string, ms = 5000): P
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Moves a fake clock forward in `stepMs` steps, letting real I/O answer between steps, until `done`
+ * holds: for logic that waits on time AND on real processes or sockets (back-off before a respawn,
+ * a drain while a child exits). A check that needs an exact instant advances the clock itself.
+ */
+export async function advanceUntil(clock: Pick<FakeClock, 'advanceAsync'>, what: string, done: () => boolean | Promise<boolean>,
+  stepMs = 100, timeoutMs = 20_000): Promise<void> {
+  await waitFor(what, async () => {
+    if (await done()) return true;
+    await clock.advanceAsync(stepMs);
+    return false;
+  }, timeoutMs);
 }
