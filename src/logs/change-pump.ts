@@ -28,7 +28,10 @@ export interface ChangePump {
   /** Starts watching and runs the first check. */
   start(): void;
   kick(full: boolean): void;
-  /** Kicks a check and resolves once a check has completed after this call's kick. */
+  /**
+   * Kicks a check and resolves once a check that started after this call has completed (so it saw
+   * the file as it is now or later), or on close.
+   */
   nextCheck(): Promise<void>;
   /** Resolves after the first check (or on close). */
   readonly ready: Promise<void>;
@@ -48,7 +51,10 @@ export function createChangePump(o: ChangePumpOptions): ChangePump {
   let endLinger: (() => void) | null = null;
   /** o.clock.monotonic() of the last delivery: monotonic, only ever compared with itself. */
   let lastDelivery = Number.NEGATIVE_INFINITY;
-  let checkWaiters: (() => void)[] = [];
+  /** Checks started and completed so far; a waiter waits for check number `after + 1` to complete. */
+  let checksStarted = 0;
+  let checksDone = 0;
+  let checkWaiters: { after: number; resolve: () => void }[] = [];
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => { markReady = resolve; });
 
@@ -73,15 +79,17 @@ export function createChangePump(o: ChangePumpOptions): ChangePump {
       const full = pendingFull;
       pending = false;
       pendingFull = false;
+      checksStarted += 1;
       try {
         await o.check(full);
       } catch (err) {
         if (!closed) o.onCheckError(err);
       }
+      checksDone += 1;
       markReady();
-      const waiters = checkWaiters;
-      checkWaiters = [];
-      for (const w of waiters) w();
+      const due = checkWaiters.filter((w) => w.after < checksDone);
+      checkWaiters = checkWaiters.filter((w) => w.after >= checksDone);
+      for (const w of due) w.resolve();
     }
     running = false;
     if (closed) o.onStopped();
@@ -129,7 +137,7 @@ export function createChangePump(o: ChangePumpOptions): ChangePump {
     nextCheck() {
       return new Promise<void>((resolve) => {
         if (closed) { resolve(); return; }
-        checkWaiters.push(resolve);
+        checkWaiters.push({ after: checksStarted, resolve });
         kick(false);
       });
     },
@@ -144,7 +152,7 @@ export function createChangePump(o: ChangePumpOptions): ChangePump {
       pollTimer = null;
       endLinger?.();
       markReady();
-      for (const w of checkWaiters.splice(0)) w();
+      for (const w of checkWaiters.splice(0)) w.resolve();
       if (!running) o.onStopped();
     },
   };

@@ -1,6 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -38,6 +37,9 @@ function collector(): Collector {
 
 
 const started = (c: Collector) => () => c.events.some((e) => e.t === 'start');
+/** The record of a collector without its start: line texts, `!notice`s and `error`s, in order. */
+const sequence = (c: Collector): string[] =>
+  c.events.filter((e) => e.t !== 'start').map((e) => (e.t === 'line' ? e.line.text : e.t === 'notice' ? `!${e.kind}` : e.t));
 
 describe('file tailer', () => {
   let dir: string;
@@ -86,12 +88,15 @@ describe('file tailer', () => {
     sub(c);
     await waitFor('start', started(c));
     appendFileSync(file, '{"a":');
-    await new Promise((r) => setTimeout(r, 300));
-    assert.deepEqual(c.texts(), []);
+    await reg.nextCheck(file); // the reader has read the partial line ...
+    assert.deepEqual(sequence(c), [], '... and held it');
     appendFileSync(file, '1}\n{"b"');
-    await waitFor('line', () => c.texts().length === 1);
-    await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(c.texts(), ['{"a":1}']);
+    await reg.nextCheck(file);
+    assert.deepEqual(sequence(c), ['{"a":1}'], 'the completed line, not the partial one after it');
+    appendFileSync(file, ':2}\n');
+    await reg.nextCheck(file);
+    assert.deepEqual(sequence(c), ['{"a":1}', '{"b":2}']);
+    assert.deepEqual(c.lineObjs().map((l) => [l.start, l.end]), [[0, 8], [8, 16]]);
   });
 
   it('keeps a multi-byte character split across two writes', async () => {
@@ -100,13 +105,15 @@ describe('file tailer', () => {
     sub(c);
     await waitFor('start', started(c));
     const bytes = Buffer.from('x€y😀z\n');
+    // Each nextCheck is a read that ends where the write ended: the character is split across reads.
     appendFileSync(file, bytes.subarray(0, 2)); // "x" + first byte of "€"
-    await new Promise((r) => setTimeout(r, 150));
+    await reg.nextCheck(file);
     appendFileSync(file, bytes.subarray(2, 8)); // rest of "€", "y", half the emoji
-    await new Promise((r) => setTimeout(r, 150));
+    await reg.nextCheck(file);
+    assert.deepEqual(sequence(c), []);
     appendFileSync(file, bytes.subarray(8));
-    await waitFor('line', () => c.texts().length === 1);
-    assert.deepEqual(c.texts(), ['x€y😀z']);
+    await reg.nextCheck(file);
+    assert.deepEqual(sequence(c), ['x€y😀z']);
   });
 
   it('follows truncation: a notice, then the file from byte 0', async () => {
@@ -119,8 +126,7 @@ describe('file tailer', () => {
     truncateSync(file, 0);
     appendFileSync(file, 'x\n');
     await waitFor('line after truncation', () => c.texts().length === 3);
-    const kinds = c.events.filter((e) => e.t !== 'start').map((e) => (e.t === 'line' ? e.line.text : e.t === 'notice' ? `!${e.kind}` : e.t));
-    assert.deepEqual(kinds, ['one-long-line', 'two-long-line', '!truncated', 'x']);
+    assert.deepEqual(sequence(c), ['one-long-line', 'two-long-line', '!truncated', 'x']);
     assert.equal(c.lineObjs()[2]!.start, 0);
   });
 
@@ -131,15 +137,19 @@ describe('file tailer', () => {
     await waitFor('start', started(c));
     appendFileSync(file, 'a1\n');
     await waitFor('a1', () => c.texts().length === 1);
-    const fh = await open(file, 'a'); // a writer that keeps the old file open, like the agent log
-    renameSync(file, `${file}.1`);
-    await fh.appendFile('a2\n');
-    await new Promise((r) => setTimeout(r, 200));
-    writeFileSync(file, 'b1\n');
-    await fh.close();
-    await waitFor('b1', () => c.texts().length === 3);
-    const seq = c.events.filter((e) => e.t !== 'start').map((e) => (e.t === 'line' ? e.line.text : e.t === 'notice' ? `!${e.kind}` : e.t));
-    assert.deepEqual(seq, ['a1', 'a2', '!rotated', 'b1']);
+    // In one synchronous step, so no look at the file comes in between: a writer that keeps the old
+    // file open (like the agent log) appends to it after the rename, and a new file takes the path.
+    // The old file's last line is still unread when the reader meets the new file.
+    const fd = openSync(file, 'a');
+    try {
+      renameSync(file, `${file}.1`);
+      appendFileSync(fd, 'a2\n');
+      writeFileSync(file, 'b1\n');
+    } finally {
+      closeSync(fd);
+    }
+    await waitFor('b1', () => c.texts().includes('b1'));
+    assert.deepEqual(sequence(c), ['a1', 'a2', '!rotated', 'b1']);
     appendFileSync(file, 'b2\n');
     await waitFor('b2', () => c.texts().length === 4);
     assert.equal(c.lineObjs()[3]!.start, 3);
@@ -165,17 +175,21 @@ describe('file tailer', () => {
     let n = 20000;
     const writer = setInterval(() => { for (let k = 0; k < 50; k++) appendFileSync(file, `{"i":${n++}}\n`); }, 1);
     const subs = [collector(), collector(), collector()];
-    for (const c of subs) sub(c, { fromStart: true, waitForRoom: () => (Math.random() < 0.3 ? new Promise((r) => setTimeout(r, 1)) : null) });
-    await new Promise((r) => setTimeout(r, 400));
+    /** How many lines the file held when each replay handed over to the live stream. */
+    const liveAt: number[] = [];
+    subs.forEach((c, k) => sub({ ...c, live: () => { liveAt[k] = n; } },
+      { fromStart: true, waitForRoom: () => (Math.random() < 0.3 ? new Promise((r) => setImmediate(r)) : null) }));
+    await waitFor('every replay handed over to the live stream', () => liveAt.filter((x) => x !== undefined).length === 3);
     clearInterval(writer);
     const total = n;
+    appendFileSync(file, `{"i":${total}}\n`); // the last line: whatever came before it was delivered by then
     for (const c of subs) {
-      await waitFor(`replay of ${total}`, () => c.texts().length >= total, 10000);
+      await waitFor(`line ${total}`, () => c.texts().at(-1) === `{"i":${total}}`, 10000);
       const got = c.texts().map((t) => (JSON.parse(t) as { i: number }).i);
-      assert.equal(got.length, total);
+      assert.equal(got.length, total + 1);
       got.forEach((v, i) => assert.equal(v, i));
     }
-    assert.ok(total > 20100, 'lines were appended during the replay');
+    for (const at of liveAt) assert.ok(at > 20000, `lines were appended during the replay (${at - 20000} before the hand-over)`);
   });
 
   it('resumes after a verified offset; a position that no longer matches replays from 0 with a reset notice', async () => {
@@ -209,9 +223,11 @@ describe('file tailer', () => {
     sub(c, { fromStart: true });
     await waitFor('error', () => c.events.some((e) => e.t === 'error'));
     appendFileSync(secret, 'MORE-SECRET\n');
-    await new Promise((r) => setTimeout(r, 300));
-    assert.deepEqual(c.texts(), []);
-    assert.equal(c.events.filter((e) => e.t === 'error').length, 1, 'reported once');
+    await reg.nextCheck(file); // the reader looked at the path again since the target grew
+    rmSync(file);
+    writeFileSync(file, 'plain\n'); // a regular file at the path now: the reader takes it from byte 0
+    await waitFor('the regular file', () => c.texts().length > 0);
+    assert.deepEqual(sequence(c), ['error', 'plain'], 'one error, then the regular file: never the target');
   });
 
   it('skips an over-long line but reports it, and keeps memory to the limit', async () => {
@@ -222,7 +238,7 @@ describe('file tailer', () => {
       small.subscribe(file, c, { fromStart: false });
       await waitFor('start', started(c));
       appendFileSync(file, 'a'.repeat(3000));
-      await new Promise((r) => setTimeout(r, 100));
+      await small.nextCheck(file); // 3000 bytes read and no newline: the line is over the limit already
       appendFileSync(file, 'b'.repeat(3000) + '\nok\n');
       await waitFor('lines', () => c.lineObjs().length === 2);
       const [big, ok] = c.lineObjs();
@@ -237,7 +253,8 @@ describe('file tailer', () => {
 
   it('shares one reader per file and releases watcher, timer and descriptor when the last subscriber leaves', async () => {
     const count = (type: string) => process.getActiveResourcesInfo().filter((t) => t === type).length;
-    await new Promise((r) => setTimeout(r, 50));
+    // Nothing subscribes before this test: wait until what earlier tests closed is released.
+    await waitFor('earlier watchers and reads released', () => count('FSEventWrap') === 0 && count('FSReqCallback') === 0);
     const fds = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : 0);
     const base = { w: count('FSEventWrap'), t: count('Timeout'), fds: fds() };
     writeFileSync(file, 'x\n');

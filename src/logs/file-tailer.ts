@@ -36,6 +36,13 @@ export interface TailerRegistry {
    * lines, notices and errors, in file order.
    */
   subscribe(path: string, listener: TailListener, opts: SubscribeOptions): Subscription;
+  /**
+   * Makes the reader of `path` read what was appended, and resolves once a read that started after
+   * this call is over: every complete line the file held at the call has then been handed to the live
+   * subscribers, and what stayed undelivered (a partial line) was seen and held. At once when nobody
+   * follows `path`. For tests and callers that need "the reader has caught up with the file".
+   */
+  nextCheck(path: string): Promise<void>;
   /** Stops every reader; their subscribers get nothing more. */
   close(): void;
   stats(): { files: number; subscribers: number };
@@ -64,6 +71,9 @@ export function createTailerRegistry(deps: TailerRegistryDeps): TailerRegistry {
         files.set(key, created);
       }
       return file.subscribe(listener, opts);
+    },
+    nextCheck(path) {
+      return files.get(resolve(path))?.nextCheck() ?? Promise.resolve();
     },
     close() {
       closed = true;

@@ -39,6 +39,8 @@ export interface TailFileDeps {
 
 export interface TailFile {
   subscribe(listener: TailListener, opts: SubscribeOptions): Subscription;
+  /** Resolves once a look at the file that started after this call is over (see TailerRegistry.nextCheck). */
+  nextCheck(): Promise<void>;
   subscriberCount(): number;
   close(): void;
 }
@@ -304,6 +306,7 @@ export function createTailFile(path: string, deps: TailFileDeps, onIdle: () => v
       });
       return { unsubscribe: () => drop(s) };
     },
+    nextCheck: () => pump.nextCheck(),
     subscriberCount: () => live.size + catching.size,
     close,
   };
