@@ -11,12 +11,13 @@ import { runInNewContext } from 'node:vm';
 import { EventSource } from 'eventsource';
 import { createParser } from 'eventsource-parser';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { systemClock } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
+import { fakeClock, systemClock } from '../../core/clock.js';
 import { createTailerRegistry } from '../../logs/file-tailer.js';
 import type { TailerRegistry } from '../../logs/file-tailer.js';
 import { createLogsRoute } from './logs-route.js';
 import type { LogsRouteDeps } from './logs-route.js';
-import { waitFor } from '../../../test/support/wait.js';
+import { waitFor, within } from '../../../test/support/wait.js';
 
 /** A tiny listener that mounts the route at /logs, like the real one will (which someone else writes). */
 interface Harness {
@@ -27,7 +28,8 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function startHarness(route: ReturnType<typeof createLogsRoute>): Promise<Harness> {
+/** `clock` is the route's: the `x-test-expires-in` header gives the token an expiry that far ahead of its now(). */
+async function startHarness(route: ReturnType<typeof createLogsRoute>, clock: Clock): Promise<Harness> {
   const sockets = new Set<Socket>();
   const lastEventIds: (string | undefined)[] = [];
   const server: Server = createServer((req, res) => {
@@ -37,7 +39,7 @@ async function startHarness(route: ReturnType<typeof createLogsRoute>): Promise<
     const ac = new AbortController();
     res.on('close', () => ac.abort());
     const expiresIn = req.headers['x-test-expires-in'];
-    const expiresAtMs = typeof expiresIn === 'string' ? Date.now() + Number(expiresIn) : null;
+    const expiresAtMs = typeof expiresIn === 'string' ? clock.now() + Number(expiresIn) : null;
     void route({ req, res, url, signal: ac.signal, principal: { expiresAtMs } });
   });
   server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
@@ -83,6 +85,12 @@ function connect(url: string, headers: Record<string, string> = {}, method = 'GE
   });
 }
 
+/** A client whose stream is live: `caught-up` came, so every agent's subscription is in place. */
+async function connectLive(url: string, headers: Record<string, string> = {}): Promise<RawClient> {
+  const c = await connect(url, headers);
+  await waitFor('caught-up', () => c.caughtUp.length === 1);
+  return c;
+}
 
 /** A full GC, so a heap figure is what is retained, not garbage not yet collected. */
 function gc(): void {
@@ -90,7 +98,6 @@ function gc(): void {
   (runInNewContext('gc') as () => void)();
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const logs = (c: { events: EventSourceMessage[] }) => c.events.filter((e) => e.event === 'log').map((e) => JSON.parse(e.data) as Record<string, unknown>);
 const systems = (c: { events: EventSourceMessage[] }) => c.events.filter((e) => e.event === 'system').map((e) => JSON.parse(e.data) as Record<string, unknown>);
 const rec = (agentId: string, i: number, tsMs = Date.UTC(2025, 0, 1) + i, extra = '') =>
@@ -107,13 +114,14 @@ describe('GET /logs', () => {
 
   async function mount(extra: Partial<LogsRouteDeps> = {}): Promise<void> {
     await h?.close();
+    const clock = extra.clock ?? systemClock;
     h = await startHarness(createLogsRoute({
       agents: () => running,
       logPath: (id) => { pathCalls.push(id); return logFile(id); },
       tailers,
-      clock: systemClock,
+      clock,
       ...extra,
-    }));
+    }), clock);
   }
 
   beforeEach(async () => {
@@ -155,8 +163,7 @@ describe('GET /logs', () => {
   });
 
   it('sends appended records as log frames with ids, parsed by eventsource-parser', async () => {
-    const c = await connect(h.url('?agent=alpha'));
-    await sleep(100);
+    const c = await connectLive(h.url('?agent=alpha'));
     appendFileSync(logFile('alpha'), rec('alpha', 1) + 'not json\n' + rec('alpha', 2));
     await waitFor('three frames', () => c.events.length === 3);
     assert.deepEqual(c.events.map((e) => e.event), ['log', 'system', 'log']);
@@ -168,31 +175,34 @@ describe('GET /logs', () => {
   });
 
   it('sends a keep-alive comment at the (injected) interval', async () => {
-    await mount({ keepAliveMs: 40 });
-    const c = await connect(h.url('?agent=alpha'));
-    await waitFor('three keep-alives', () => c.comments.length >= 3);
+    const clock = fakeClock(Date.UTC(2025, 0, 1));
+    await mount({ keepAliveMs: 40, clock });
+    const c = await connectLive(h.url('?agent=alpha'));
+    for (let k = 1; k <= 3; k++) {
+      clock.advance(40);
+      await waitFor(`keep-alive ${k}`, () => c.comments.length === k);
+    }
     assert.ok(c.comments.every((t) => t.trim() === 'keep-alive'));
-    assert.match(c.raw(), /^(event: system\ndata: \{"system":"caught-up"\}\n\n)?: keep-alive\n\n/);
+    assert.equal(c.raw(), `event: system\ndata: {"system":"caught-up"}\n\n${': keep-alive\n\n'.repeat(3)}`);
     c.destroy();
   });
 
   it('holds a partial line until its newline and keeps multi-byte characters split across writes', async () => {
-    const c = await connect(h.url('?agent=alpha'));
-    await sleep(100);
+    const c = await connectLive(h.url('?agent=alpha'));
     const line = Buffer.from(rec('alpha', 7, undefined, 'größe €😀'));
     const cut = line.indexOf(Buffer.from('€')) + 1;
     appendFileSync(logFile('alpha'), line.subarray(0, cut));
-    await sleep(300);
-    assert.equal(c.events.length, 0);
+    await tailers.nextCheck(logFile('alpha')); // the reader has read up to the middle of "€" and held it
     appendFileSync(logFile('alpha'), line.subarray(cut));
-    await waitFor('the line', () => c.events.length === 1);
-    assert.equal(logs(c)[0]!.extra, 'größe €😀');
+    appendFileSync(logFile('alpha'), rec('alpha', 8)); // a marker: the frames before it are all there is
+    await waitFor('the marker', () => logs(c).some((r) => r.i === 8));
+    assert.deepEqual(c.events.map((e) => e.event), ['log', 'log'], 'no frame for the partial line');
+    assert.deepEqual(logs(c).map((r) => [r.i, r.extra]), [[7, 'größe €😀'], [8, '']]);
     c.destroy();
   });
 
   it('follows truncation and rotation with system notices', async () => {
-    const c = await connect(h.url('?agent=alpha'));
-    await sleep(100);
+    const c = await connectLive(h.url('?agent=alpha'));
     appendFileSync(logFile('alpha'), rec('alpha', 1) + rec('alpha', 2));
     await waitFor('two', () => logs(c).length === 2);
     truncateSync(logFile('alpha'), 0);
@@ -211,11 +221,12 @@ describe('GET /logs', () => {
     const es = new EventSource(h.url()); // both agents, multiplexed
     const got: { agent: string; i: number }[] = [];
     let errors = 0;
+    let caughtUp = 0;
     es.addEventListener('log', (e) => { const r = JSON.parse(e.data) as { agentId: string; i: number }; got.push({ agent: r.agentId, i: r.i }); });
+    es.addEventListener('system', (e) => { if (e.data === '{"system":"caught-up"}') caughtUp += 1; });
     es.addEventListener('error', () => { errors += 1; });
     try {
-      await waitFor('open', () => es.readyState === es.OPEN);
-      await sleep(100);
+      await waitFor('caught-up', () => caughtUp === 1);
       let n = 0;
       const write = (k: number) => { for (let j = 0; j < k; j++, n++) appendFileSync(logFile(n % 2 === 0 ? 'alpha' : 'beta'), rec(n % 2 === 0 ? 'alpha' : 'beta', n)); };
       write(40);
@@ -226,9 +237,10 @@ describe('GET /logs', () => {
       await waitFor('resumed', () => got.length >= 80, 15000);
       write(20);
       await waitFor('live after resume', () => got.length >= 100);
-      await sleep(200);
+      write(2); // one last line per agent: whatever came before them is all there is
+      await waitFor('the last lines', () => got.some((g) => g.i === 100) && got.some((g) => g.i === 101));
       const seen = got.map((g) => g.i).sort((a, b) => a - b);
-      assert.deepEqual(seen, Array.from({ length: 100 }, (_, i) => i), 'every line exactly once');
+      assert.deepEqual(seen, Array.from({ length: 102 }, (_, i) => i), 'every line exactly once');
       for (const agent of ['alpha', 'beta']) {
         const own = got.filter((g) => g.agent === agent).map((g) => g.i);
         assert.deepEqual(own, [...own].sort((a, b) => a - b), `${agent} in file order`);
@@ -246,22 +258,24 @@ describe('GET /logs', () => {
     let text = '';
     for (let i = 0; i < 20000; i++) text += rec('alpha', i, base + i * 1000);
     writeFileSync(logFile('alpha'), text);
-    const live = await connect(h.url('?agent=alpha')); // a live reader exists already
-    await sleep(100);
+    const live = await connectLive(h.url('?agent=alpha')); // a live reader exists already
     let n = 20000;
     const writer = setInterval(() => { for (let k = 0; k < 20; k++, n++) appendFileSync(logFile('alpha'), rec('alpha', n, base + n * 1000)); }, 2);
     const since = new Date(base + 15000 * 1000).toISOString();
     const c = await connect(h.url(`?agent=alpha&since=${encodeURIComponent(since)}`));
     const cMs = await connect(h.url(`?agent=alpha&since=${base + 19990 * 1000}`));
-    await sleep(400);
+    const connectedAt = n;
+    await waitFor('both replays live, with lines appended after they connected', () =>
+      [c, cMs].every((x) => x.caughtUp.length === 1 && logs(x).some((r) => (r.i as number) >= connectedAt)), 15000);
     clearInterval(writer);
     const total = n;
-    await waitFor(`records ${15000}..${total - 1}`, () => logs(c).length === total - 15000, 15000);
-    await waitFor('integer-ms since', () => logs(cMs).length === total - 19990);
-    await sleep(200);
-    assert.deepEqual(logs(c).map((r) => r.i), Array.from({ length: total - 15000 }, (_, k) => 15000 + k));
-    assert.deepEqual(logs(cMs).map((r) => r.i), Array.from({ length: total - 19990 }, (_, k) => 19990 + k));
-    assert.ok(total > 20050, 'lines were appended during the replay');
+    appendFileSync(logFile('alpha'), rec('alpha', total, base + total * 1000)); // the last line: what came before it is all there is
+    await waitFor(`record ${total} on every stream`, () => [live, c, cMs].every((x) => logs(x).at(-1)?.i === total), 15000);
+    const range = (from: number) => Array.from({ length: total + 1 - from }, (_, k) => from + k);
+    assert.deepEqual(logs(c).map((r) => r.i), range(15000));
+    assert.deepEqual(logs(cMs).map((r) => r.i), range(19990));
+    assert.deepEqual(logs(live).map((r) => r.i), range(20000));
+    assert.ok(total > connectedAt, 'lines were appended after the replays began');
     for (const x of [live, c, cMs]) assert.equal(x.caughtUp.length, 1, 'one caught-up frame per stream');
     // caught-up comes after every replayed record (those before the hand-over) and is never repeated
     const raw = c.raw();
@@ -326,7 +340,13 @@ describe('GET /logs', () => {
     const c = await connect(h.url('?since=0'));
     await waitFor('two tailer errors', () => systems(c).length === 2);
     appendFileSync(secret, JSON.stringify({ event: 'MORE-SECRET' }) + '\n');
-    await sleep(400);
+    // Both readers looked at their path again since the target grew ...
+    await Promise.all([tailers.nextCheck(logFile('alpha')), tailers.nextCheck(logFile('beta'))]);
+    // ... and then a regular file takes alpha's path: its record is the first and only one sent.
+    rmSync(logFile('alpha'));
+    writeFileSync(logFile('alpha'), rec('alpha', 1));
+    await waitFor('the regular file', () => logs(c).length === 1);
+    assert.deepEqual(logs(c).map((r) => r.i), [1]);
     assert.doesNotMatch(c.raw(), /SECRET/);
     assert.deepEqual(systems(c).sort((a, b) => String(a.agent).localeCompare(String(b.agent))), [
       { system: 'tailer-error', agent: 'alpha' }, { system: 'tailer-error', agent: 'beta' },
@@ -335,11 +355,20 @@ describe('GET /logs', () => {
   });
 
   it('ends the stream with token-expired when the token expires', async () => {
-    const c = await connect(h.url('?agent=alpha'), { 'x-test-expires-in': '300' });
-    await sleep(50);
+    const clock = fakeClock(Date.UTC(2025, 0, 1));
+    await mount({ clock });
+    const c = await connectLive(h.url('?agent=alpha'), { 'x-test-expires-in': '300' });
+    let ended = false;
+    void c.ended.then(() => { ended = true; });
     appendFileSync(logFile('alpha'), rec('alpha', 1));
-    await c.ended;
-    assert.deepEqual(c.events.map((e) => e.event), ['log', 'system']);
+    await waitFor('line 1', () => logs(c).length === 1);
+    clock.advance(299);
+    appendFileSync(logFile('alpha'), rec('alpha', 2)); // 1 ms before the expiry the stream still carries lines
+    await waitFor('line 2 (or the end)', () => logs(c).length === 2 || ended);
+    assert.equal(ended, false, 'still open 1 ms before the expiry');
+    clock.advance(1);
+    await within(c.ended, 'the stream to end at the expiry');
+    assert.deepEqual(c.events.map((e) => e.event), ['log', 'log', 'system']);
     assert.deepEqual(systems(c), [{ system: 'token-expired' }]);
     await waitFor('unsubscribed', () => tailers.stats().subscribers === 0);
 
@@ -349,8 +378,7 @@ describe('GET /logs', () => {
   });
 
   it('a client that stops reading gets dropped frames of 1024, one per overflow, with memory bounded', async (t) => {
-    const c = await connect(h.url('?agent=alpha'));
-    await sleep(100);
+    const c = await connectLive(h.url('?agent=alpha'));
     c.res.pause(); // stops reading the socket: the kernel buffers fill, then res.write() says no
     const pad = 'p'.repeat(900);
     gc();
@@ -362,9 +390,8 @@ describe('GET /logs', () => {
       let chunk = '';
       for (let k = i; k < i + 500; k++) chunk += rec('alpha', k, undefined, pad);
       appendFileSync(logFile('alpha'), chunk);
-      await sleep(2);
+      await tailers.nextCheck(logFile('alpha')); // read and handed to the stream while the client is stalled
     }
-    await sleep(1500); // let the tailer read everything while the client is still stalled
     clearInterval(sample);
     gc();
     const retainedMb = (process.memoryUsage().heapUsed - before.heapUsed) / 2 ** 20;
@@ -387,7 +414,8 @@ describe('GET /logs', () => {
   it('100 clients connect and disconnect: no reader, watcher, timer or request left behind', async () => {
     await mount({ keepAliveMs: 20 });
     const count = (type: string) => process.getActiveResourcesInfo().filter((t) => t === type).length;
-    await sleep(100);
+    // Nothing subscribes before this test: wait until what earlier tests closed is released.
+    await waitFor('earlier watchers and reads released', () => count('FSEventWrap') === 0 && count('FSReqCallback') === 0);
     const base = { w: count('FSEventWrap'), t: count('Timeout'), r: count('FSReqCallback') };
     const clients: RawClient[] = [];
     for (let i = 0; i < 100; i++) {
