@@ -11,9 +11,12 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errors, exportJWK, generateKeyPair } from 'jose';
 import type { FlattenedJWSInput, JWK, JWSHeaderParameters } from 'jose';
+import type { FakeClock } from '../core/clock.js';
 import { fakeClock } from '../core/clock.js';
 import { createKeySet, KEY_SET_TIMING, KeySetUnavailableError } from './key-set.js';
 import type { KeySet, KeySetOptions } from './key-set.js';
+import { abortRecordingFetch } from '../../test/support/http.js';
+import { waitFor, within } from '../../test/support/wait.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -23,15 +26,6 @@ const header = (kid: string | undefined, alg = 'RS256'): JWSHeaderParameters => 
 async function publicJwk(kid: string, alg = 'RS256'): Promise<JWK> {
   const { publicKey } = await generateKeyPair(alg, { extractable: true });
   return { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' };
-}
-
-/** Waits (polling real time, up to 5 s) for a background fetch to land: I/O, not a cooldown. */
-async function until(what: string, cond: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 const json = (body: unknown, status = 200): Handler => (_req, res) => {
@@ -70,9 +64,9 @@ describe('key set', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  function keySet(over: Partial<KeySetOptions> = {}): KeySet & { clock: ReturnType<typeof fakeClock> } {
-    const clock = fakeClock(1_700_000_000_000);
-    const set = createKeySet({ issuer: origin, jwksUri: `${origin}/jwks`, clock, ...over });
+  function keySet(over: Partial<KeySetOptions> & { clock?: FakeClock } = {}): KeySet & { clock: FakeClock } {
+    const clock = over.clock ?? fakeClock(1_700_000_000_000);
+    const set = createKeySet({ issuer: origin, jwksUri: `${origin}/jwks`, ...over, clock });
     keySets.push(set);
     return { ...set, clock };
   }
@@ -148,17 +142,26 @@ describe('key set', () => {
 
   it('an IdP that never answers: cut off by the timeout', async () => {
     handler = (req) => { held.push(req.socket); };
-    const started = performance.now();
-    const message = await unavailable(keySet({ timing: { timeoutMs: 200 } }));
-    const elapsed = performance.now() - started;
-    assert.ok(elapsed >= 150 && elapsed < 3_000, `${elapsed} ms`);
-    assert.match(message, /abort|timeout/i);
+    const clock = fakeClock(1_700_000_000_000);
+    const recording = abortRecordingFetch(clock);
+    const set = keySet({ clock, fetch: recording.fetch, timing: { timeoutMs: 200 } });
+    const before = held.length;
+    const pending = unavailable(set);
+    await waitFor('the fetch to reach the IdP', () => held.length > before);
+    clock.advance(1_000);
+    const message = await within(pending, 'the lookup to fail');
+    assert.deepEqual(recording.abortedAt, [200], 'the request was cut off when the clock reached the timeout');
+    assert.match(message, /no answer within 200 ms/);
   });
 
   it('single-flight: 100 concurrent lookups of unknown kids against a slow IdP cause one fetch', async () => {
-    handler = (_req, res) => { setTimeout(() => json({ keys: [k1] })(_req, res), 100); };
+    const answers: Array<() => void> = [];
+    handler = (req, res) => { answers.push(() => json({ keys: [k1] })(req, res)); };
     const set = keySet();
-    const results = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => set.getKey(header(`unknown-${i}`), NO_TOKEN)));
+    const lookups = Promise.allSettled(Array.from({ length: 100 }, (_, i) => set.getKey(header(`unknown-${i}`), NO_TOKEN)));
+    await waitFor('the fetch to reach the IdP', () => answers.length === 1); // the IdP answers only once all 100 wait
+    for (const answer of answers) answer();
+    const results = await lookups;
     assert.equal(fetches(), 1);
     for (const r of results) assert.ok(r.status === 'rejected' && r.reason instanceof errors.JWKSNoMatchingKey);
   });
@@ -194,7 +197,7 @@ describe('key set', () => {
     handler = json({ keys: [k2] });
     set.clock.advance(KEY_SET_TIMING.refreshAfterMs);
     await set.getKey(header('k1'), NO_TOKEN);
-    await until('the background refresh', () => set.stats().fetchedAtMs === set.clock.now());
+    await waitFor('the background refresh', () => set.stats().fetchedAtMs === set.clock.now());
     assert.equal(fetches(), 2);
     await assert.rejects(set.getKey(header('k1'), NO_TOKEN), errors.JWKSNoMatchingKey);
   });
@@ -205,7 +208,7 @@ describe('key set', () => {
     handler = json({}, 500);
     set.clock.advance(KEY_SET_TIMING.refreshAfterMs);
     await set.getKey(header('k1'), NO_TOKEN); // starts a background refresh, which fails
-    await until('the background refresh to fail', () => set.stats().lastError !== null);
+    await waitFor('the background refresh to fail', () => set.stats().lastError !== null);
     assert.match(set.stats().lastError ?? '', /500/);
     await set.getKey(header('k1'), NO_TOKEN);
     // The IdP could not be asked about this kid: not a forgery we can prove.
@@ -260,7 +263,7 @@ describe('key set', () => {
     const set = keySet();
     const before = held.length;
     const pending = set.getKey(header('k1'), NO_TOKEN).then(() => null, (e: unknown) => e);
-    await until('the fetch to reach the IdP', () => held.length > before);
+    await waitFor('the fetch to reach the IdP', () => held.length > before);
     set.close();
     assert.ok((await pending) instanceof KeySetUnavailableError);
     await unavailable(set);

@@ -14,6 +14,7 @@
 import { createLocalJWKSet, errors } from 'jose';
 import type { CryptoKey, FlattenedJWSInput, JSONWebKeySet, JWK, JWSHeaderParameters } from 'jose';
 import type { Clock } from '../core/clock.js';
+import { startDeadline } from '../core/deadline.js';
 import { errorText } from '../core/errors.js';
 
 export interface KeySetTiming {
@@ -146,11 +147,14 @@ export function createKeySet(opts: KeySetOptions): KeySet {
     if (closer.signal.aborted || now - lastAttemptAtMs < timing.cooldownMs) return Promise.resolve();
     lastAttemptAtMs = now;
     fetches += 1;
-    const signal = AbortSignal.any([closer.signal, AbortSignal.timeout(timing.timeoutMs)]);
-    inflight = load(signal)
-      .then((set) => { current = set; lastError = null; },
-        (err: unknown) => { lastError = signal.aborted ? `key set fetch aborted: ${errorText(signal.reason)}` : errorText(err); })
-      .finally(() => { inflight = null; });
+    const deadline = startDeadline(timing.timeoutMs, clock, closer.signal);
+    inflight = load(deadline.signal)
+      .then((set) => { current = set; lastError = null; }, (err: unknown) => {
+        const why = deadline.why();
+        lastError = why === 'timeout' ? `key set fetch aborted: no answer within ${timing.timeoutMs} ms`
+          : why === 'aborted' ? `key set fetch aborted: ${errorText(closer.signal.reason)}` : errorText(err);
+      })
+      .finally(() => { deadline.dispose(); inflight = null; });
     return inflight;
   }
 

@@ -1,6 +1,7 @@
 /** HTTP on loopback in tests: free ports, signed webhook posts, Prometheus text. */
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:net';
+import type { Clock } from '../../src/core/clock.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -69,4 +70,19 @@ export function metricValue(exposition: string, name: string, labels: Record<str
     if (have === want) return Number(m[3]);
   }
   return undefined;
+}
+
+/**
+ * `fetch` that also notes, on `clock`, when each request's signal aborted: with a fake clock, the
+ * exact instant a deadline cut a request off (the abort listener runs inside the timer that fired).
+ */
+export function abortRecordingFetch(clock: Pick<Clock, 'monotonic'>): { fetch: typeof fetch; abortedAt: number[] } {
+  const abortedAt: number[] = [];
+  return {
+    abortedAt,
+    fetch: (input, init) => {
+      init?.signal?.addEventListener('abort', () => { abortedAt.push(clock.monotonic()); }, { once: true });
+      return fetch(input, init);
+    },
+  };
 }
