@@ -4,13 +4,13 @@ import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { OtlpSettings } from '../config/otlp.js';
 import { createSourceStats } from './source-stats.js';
 import { METRIC_FAMILIES } from './metric-names.js';
 import type { OtlpBridgeDeps } from './otlp-bridge.js';
 import { startOtlpBridge } from './otlp-bridge.js';
 import { createMetrics, HISTOGRAM_BUCKETS } from './registry.js';
+import { waitFor, within } from '../../test/support/wait.js';
 
 /** The parts of an OTLP/HTTP JSON ExportMetricsServiceRequest the tests read (int64 may come as strings). */
 interface OtlpAttr { key: string; value: { stringValue?: string } }
@@ -54,15 +54,15 @@ async function startReceiver(status = 200): Promise<{ url: string; port: number;
   return { url: `http://127.0.0.1:${server.port}/v1/metrics`, port: server.port, got, close: () => server.close() };
 }
 
-/** A receiver that accepts connections and never answers. */
-const startHungReceiver = () => listen(() => { /* never responds */ });
-
-async function until(what: string, check: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
+/** A receiver that accepts requests and never answers; `open` counts requests whose connection is still up. */
+async function startHungReceiver(): Promise<{ port: number; requests: number; open: number; close(): Promise<void> }> {
+  const counts = { requests: 0, open: 0 };
+  const server = await listen((req) => {
+    counts.requests += 1;
+    counts.open += 1;
+    req.socket.once('close', () => { counts.open -= 1; });
+  });
+  return Object.assign(counts, { port: server.port, close: () => server.close() });
 }
 
 function fixture() {
@@ -115,7 +115,7 @@ describe('startOtlpBridge', () => {
     receiver = await startReceiver();
     bridge = await startOtlpBridge(bridgeDeps(metrics.registry,
       { url: receiver.url, headers: { 'x-api-key': 'k-123', 'x-tenant': 'ops' }, intervalMs: 200, timeoutMs: 200 }, logs));
-    await until('two exports', () => receiver.got.length >= 2);
+    await waitFor('two exports', () => receiver.got.length >= 2);
   });
   after(async () => {
     await bridge.close();
@@ -203,16 +203,23 @@ describe('startOtlpBridge close()', () => {
     const receiver = await startReceiver();
     t.after(() => receiver.close());
     const logs: LogLine[] = [];
-    const bridge = await startOtlpBridge(bridgeDeps(metrics.registry, { url: receiver.url, headers: {}, intervalMs: 200, timeoutMs: 200 }, logs));
+    const settings = { url: receiver.url, headers: { 'x-bridge': 'closed' }, intervalMs: 200, timeoutMs: 200 };
+    const bridge = await startOtlpBridge(bridgeDeps(metrics.registry, settings, logs));
     t.after(() => bridge.close());
-    await until('an export', () => receiver.got.length >= 1);
+    await waitFor('an export', () => receiver.got.length >= 1);
     metrics.mcp.restarts.inc({ server_id: 'runbooks' }, 5);
     await bridge.close();
     const atClose = receiver.got.length;
     // The final flush carried the latest values.
     assert.deepEqual(pointsOf(metricNamed(receiver.got.at(-1)?.body, 'mcp_server_restarts_total')).map((p) => p.asDouble), [5]);
-    await sleep(700);
-    assert.equal(receiver.got.length, atClose, 'a request arrived after close()');
+    // A witness on the same schedule, started after close(): had the closed bridge's 200 ms timer
+    // survived, it would have fired (earlier due) before each of the witness's exports.
+    const witness = await startOtlpBridge(bridgeDeps(metrics.registry, { ...settings, headers: { 'x-bridge': 'witness' } }, []));
+    t.after(() => witness.close());
+    await waitFor('two exports of the witness', () => receiver.got.filter((r) => r.headers['x-bridge'] === 'witness').length === 2);
+    await witness.close();
+    assert.deepEqual(receiver.got.slice(atClose).map((r) => r.headers['x-bridge']), ['witness', 'witness', 'witness'],
+      'after close() only the witness exported (twice on schedule, once when closed)');
     await bridge.close(); // idempotent
     assert.equal(logs.filter((l) => l.event === 'otlp.stopped').length, 1);
   });
@@ -221,11 +228,13 @@ describe('startOtlpBridge close()', () => {
     const { metrics } = fixture();
     const hung = await startHungReceiver();
     t.after(() => hung.close());
+    const logs: LogLine[] = [];
     const bridge = await startOtlpBridge(bridgeDeps(metrics.registry,
-      { url: `http://127.0.0.1:${hung.port}/v1/metrics`, headers: {}, intervalMs: 60_000, timeoutMs: 300 }, []));
-    const t0 = Date.now();
-    await bridge.close();
-    assert.ok(Date.now() - t0 < 3000, `close() took ${Date.now() - t0} ms`);
+      { url: `http://127.0.0.1:${hung.port}/v1/metrics`, headers: {}, intervalMs: 60_000, timeoutMs: 300 }, logs));
+    await within(bridge.close(), 'close() with a receiver that never answers');
+    // It returned because its timeout gave up on the final export, which the receiver got and never answered.
+    assert.equal(hung.requests, 1);
+    assert.deepEqual(logs.filter((l) => l.event.startsWith('otlp.stop')).map((l) => [l.event, l.fields.error]), [['otlp.stop_failed', 'Operation timed out.']]);
   });
 
   it('logs nothing once it has returned, even when an export was still in flight', async (t) => {
@@ -235,11 +244,13 @@ describe('startOtlpBridge close()', () => {
     const logs: LogLine[] = [];
     const bridge = await startOtlpBridge(bridgeDeps(metrics.registry,
       { url: `http://127.0.0.1:${hung.port}/v1/metrics`, headers: {}, intervalMs: 100, timeoutMs: 100 }, logs));
-    await sleep(150); // an export is waiting on the hung receiver
+    await waitFor('an export waiting on the hung receiver', () => hung.open === 1);
     await bridge.close();
     const atClose = logs.length;
-    await hung.close(); // the in-flight request now fails
-    await sleep(300);
+    assert.ok(hung.open > 0, 'an export was still in flight when close() returned');
+    // The exporter gives up on each request (its timeout) before the receiver sees the connection go:
+    // once every connection is gone, the late outcomes have been reported, to a closed bridge.
+    await waitFor('the exporter to give up on every request', () => hung.open === 0);
     assert.equal(logs.length, atClose, JSON.stringify(logs.slice(atClose)));
   });
 });
@@ -258,7 +269,7 @@ describe('startOtlpBridge export failures', () => {
     const bridge = await startOtlpBridge(bridgeDeps(metrics.registry,
       { url, headers: { authorization: 'Bearer s3cr3t-token' }, intervalMs: 200, timeoutMs: 200 }, logs));
     t.after(() => bridge.close());
-    await until('two failed exports', () => logs.filter((l) => l.event === 'otlp.export_failed').length >= 2);
+    await waitFor('two failed exports', () => logs.filter((l) => l.event === 'otlp.export_failed').length >= 2);
     await bridge.close();
     const failed = logs.filter((l) => l.event === 'otlp.export_failed');
     assert.equal(failed[0]?.level, 'warn');
@@ -277,11 +288,11 @@ describe('startOtlpBridge export failures', () => {
     const logs: LogLine[] = [];
     const bridge = await startOtlpBridge(bridgeDeps(metrics.registry, { url: gone.url, headers: {}, intervalMs: 200, timeoutMs: 200 }, logs));
     t.after(() => bridge.close());
-    await until('a failed export', () => logs.some((l) => l.event === 'otlp.export_failed'));
+    await waitFor('a failed export', () => logs.some((l) => l.event === 'otlp.export_failed'));
     assert.equal(logs.find((l) => l.event === 'otlp.export_failed')?.fields.code, 'ECONNREFUSED');
     const back = await listen((req, res) => { req.resume(); req.on('end', () => res.writeHead(200).end('{}')); }, gone.port);
     t.after(() => back.close());
-    await until('recovery', () => logs.some((l) => l.event === 'otlp.export_recovered'));
+    await waitFor('recovery', () => logs.some((l) => l.event === 'otlp.export_recovered'));
   });
 });
 
