@@ -9,7 +9,7 @@ import type { Store } from '../store/store.js';
 import type { AuditExport } from './audit-export.js';
 import { createAuditExport } from './audit-export.js';
 import type { HttpExchange, LogRecord } from '../../test/support/export-harness.js';
-import { waitFor, within } from '../../test/support/wait.js';
+import { advanceUntil, waitFor, within } from '../../test/support/wait.js';
 import {
   appendRows, auditConfig, auditRows, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startHttpReceiver,
   tempDir,
@@ -136,11 +136,14 @@ describe('audit export over http (json)', () => {
     cleanups.push(() => receiver.close());
     const store = await storeAt();
     await appendRows(store, 3);
-    const { pump } = startPump(store, httpConfig(receiver.url, { timeoutMs: 60_000 }));
+    const clock = fakeClock(Date.UTC(2024, 0, 1));
+    const { pump, logs } = startPump(store, httpConfig(receiver.url, { timeoutMs: 60_000 }), { clock });
+    cleanups.push(() => { clock.advance(60_000); return Promise.resolve(); }); // runs before the pump's close: a failed test does not hang
     await waitFor('a request in flight', () => receiver.exchanges.length === 1);
-    const started = Date.now();
-    await pump.close();
-    assert.ok(Date.now() - started < 1000, 'close does not wait out the 60 s timeout');
+    // The clock stands still: the 60 s timeout cannot end the send, only close() can.
+    await within(pump.close(), 'close() with a send in flight');
+    assert.equal(clock.monotonic(), 0);
+    assert.deepEqual(logs.filter((r) => r.event === 'audit.export.failed'), [], 'an abort by close() is not a failed send');
     await within((receiver.exchanges[0] as HttpExchange).socketClosed, 'the aborted request\'s socket to close');
     await pump.close();
     assert.equal(await store.exportCursor('siem'), 0);
@@ -177,15 +180,17 @@ describe('audit export over http (json)', () => {
     const receiver = await startHttpReceiver();
     cleanups.push(() => receiver.close());
     const store = await storeAt();
-    const { pump, metrics } = startPump(store, httpConfig(receiver.url, {}, { batch: { minIntervalMs: 5, maxIntervalMs: 60_000 } }));
+    const clock = fakeClock(Date.UTC(2024, 0, 1));
+    const { pump, metrics } = startPump(store, httpConfig(receiver.url, {}, { batch: { minIntervalMs: 5, maxIntervalMs: 60_000 } }), { clock });
     // Empty reads double the interval: 10, 20, … ms.
-    await waitFor('the interval to grow past 1 s', async () =>
-      await registryValue(metrics, 'svc_audit_batch_interval_ms') >= 1280);
-    const started = Date.now();
+    await advanceUntil(clock, 'the interval to grow past 1 s', async () =>
+      await registryValue(metrics, 'svc_audit_batch_interval_ms') >= 1280, 50);
+    // Its one timer is now that idle wait; from here the clock moves only by the 5 ms minimum interval.
+    await waitFor('the exporter idling', () => clock.pendingTimers() === 1);
     await appendRows(store, 1);
     pump.notify();
-    await waitFor('row 1 acknowledged', async () => await lastSeq(metrics) === 1);
-    assert.ok(Date.now() - started < 900, `took ${Date.now() - started} ms: notify() did not cut the idle wait`);
+    await clock.advanceAsync(5);
+    await waitFor('row 1 acknowledged without the idle wait ending', async () => await lastSeq(metrics) === 1);
     await waitFor('the interval back at the minimum', async () => await registryValue(metrics, 'svc_audit_batch_interval_ms') <= 10);
   });
 });
