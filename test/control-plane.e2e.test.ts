@@ -235,7 +235,7 @@ describe('control plane against the running daemon', () => {
         parser.feed(decoder.decode(value, { stream: true }));
       }
     })();
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor('caught-up: the stream follows the log', () => frames.some((f) => f.event === 'system' && f.data === '{"system":"caught-up"}'));
     const eventId = await send();
     const frame = await waitFor('the webhook.accepted frame', () =>
       frames.find((f) => f.event === 'log' && (JSON.parse(f.data) as Record<string, unknown>).eventId === eventId));
