@@ -42,6 +42,7 @@ describe('svc up with provider anthropic', () => {
   const svc = (...args: string[]) => runSvc(args, { env: env(), cwd: dir });
   const dms = () => readJsonLines(join(dir, 'out/oncall-dm.jsonl'));
   /** Posts `body` (default: the mock alert) signed, and returns the direct message it produced. */
+  const rowsOf = (eventId: unknown, kind: string) => auditRows(t.home).filter((r) => r.kind === kind && r.data.eventId === eventId);
   const page = async (body?: string): Promise<Record<string, unknown>> => {
     const fp = `llm-${n++}`;
     const res = body === undefined
@@ -49,9 +50,11 @@ describe('svc up with provider anthropic', () => {
       : await postWebhook(url, body, { 'x-signature': sign(secret, body), 'x-alert-fingerprint': fp });
     assert.equal(res.status, 202);
     const eventId = String(res.json?.eventId);
-    return waitFor(`the DM of ${eventId}`, () => dms().find((m) => m.eventId === eventId));
+    const dm = await waitFor(`the DM of ${eventId}`, () => dms().find((m) => m.eventId === eventId));
+    // The line goes out before its outcome is committed with the triage.decision and message.delivered rows.
+    await waitFor(`the outcome of ${eventId}`, () => rowsOf(eventId, 'message.delivered').length > 0);
+    return dm;
   };
-  const rowsOf = (eventId: unknown, kind: string) => auditRows(t.home).filter((r) => r.kind === kind && r.data.eventId === eventId);
 
   before(async () => {
     fake = await startFakeLlm('anthropic');

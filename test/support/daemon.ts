@@ -3,6 +3,7 @@
  * `svc up -d` in its own SVC_HOME on free ingest and control-plane ports, optionally behind
  * `controlPlane.auth`. `stop()` runs `svc down` and removes its directories.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendAgentYaml, runSvc, scaffoldAgent, tempEnv } from './svc.js';
 import type { ScaffoldedAgent } from './svc.js';
@@ -12,6 +13,10 @@ export interface DaemonOptions {
   auth?: Record<string, unknown>;
   /** Secrets stored with `svc secret set` before the daemon starts: path → value. */
   secrets?: Record<string, string>;
+  /** More YAML appended to agent.yaml. */
+  agentYaml?: string;
+  /** channels.yaml, in place of the template's file channel. */
+  channelsYaml?: string;
 }
 
 export interface Daemon extends ScaffoldedAgent {
@@ -19,6 +24,8 @@ export interface Daemon extends ScaffoldedAgent {
   env: NodeJS.ProcessEnv;
   /** The agent's log file, `$SVC_HOME/logs/oncall-escalator.log`. */
   logFile: string;
+  /** The daemon's pid, from $SVC_HOME/up.pid. */
+  pid(): number;
   stop(): Promise<void>;
 }
 
@@ -29,7 +36,8 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   if (opts.auth) {
     lines.push('  auth:', ...Object.entries({ enabled: true, ...opts.auth }).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`));
   }
-  appendAgentYaml(agent.dir, lines.join('\n'));
+  appendAgentYaml(agent.dir, [...lines, opts.agentYaml ?? ''].join('\n'));
+  if (opts.channelsYaml !== undefined) writeFileSync(join(agent.dir, 'channels.yaml'), opts.channelsYaml);
   // The port comes from agent.yaml; tempEnv's SVC_METRICS_PORT=0 would disable the listener.
   const env: NodeJS.ProcessEnv = { ...t.env, SVC_METRICS_PORT: '' };
   for (const [path, value] of Object.entries(opts.secrets ?? {})) {
@@ -40,6 +48,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   if (up.code !== 0) throw new Error(`svc up -d failed: ${up.stderr}${up.stdout}`);
   return {
     ...agent, home: t.home, env, logFile: join(t.home, 'logs', 'oncall-escalator.log'),
+    pid: () => Number(readFileSync(join(t.home, 'up.pid'), 'utf8')),
     stop: async () => {
       await runSvc(['down'], { env, cwd: agent.dir });
       t.cleanup();

@@ -162,6 +162,19 @@ describe('GET /logs', () => {
     await waitFor('no subscriber left', () => tailers.stats().subscribers === 0);
   });
 
+  it('without since, a record written as soon as the answer begins is the first one delivered', async () => {
+    // The tail starts at the end of the file: the headers go out only once that end is fixed, so a
+    // record written right after them is never in the gap between the two.
+    appendFileSync(logFile('alpha'), rec('alpha', 0));
+    for (let round = 1; round <= 5; round++) {
+      const c = await connect(h.url('?agent=alpha'));
+      appendFileSync(logFile('alpha'), rec('alpha', round));
+      await waitFor(`record ${round}`, () => logs(c).length === 1);
+      assert.deepEqual(logs(c).map((r) => r.i), [round]);
+      c.destroy();
+    }
+  });
+
   it('sends appended records as log frames with ids, parsed by eventsource-parser', async () => {
     const c = await connectLive(h.url('?agent=alpha'));
     appendFileSync(logFile('alpha'), rec('alpha', 1) + 'not json\n' + rec('alpha', 2));

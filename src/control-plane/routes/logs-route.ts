@@ -122,7 +122,6 @@ export function createLogsRoute(deps: LogsRouteDeps): RouteHandler {
       res.end();
       return;
     }
-    res.flushHeaders();
     const stream = createClientStream({ res, clock: deps.clock, keepAliveMs: deps.keepAliveMs, maxPendingFrames: deps.maxPendingFrames });
     const onAbort = (): void => stream.end();
     if (signal.aborted) stream.end();
@@ -138,7 +137,11 @@ export function createLogsRoute(deps: LogsRouteDeps): RouteHandler {
       resume: parsed.resume,
       parse,
       caches,
+      // The headers go out once every tail has fixed where it starts: a client that writes a line
+      // after the answer began is then sure to see it (without `since`, tails start at the end).
+      onStarted: () => { if (!res.headersSent && !res.writableEnded) res.flushHeaders(); },
     });
+    if (parsed.agents.length === 0 && !res.headersSent) res.flushHeaders();
     await stream.closed;
   };
 }

@@ -26,6 +26,12 @@ export interface LogSessionOptions {
   parse: LineParser;
   /** Caches shared by the clients of one route (see AgentFrameCache). */
   caches: (agentId: string) => AgentFrameCache;
+  /**
+   * Called once every subscription has fixed where it starts (or failed to): from then on, every
+   * line written to a file reaches this client. The route sends its headers then, so a client that
+   * writes a line after the answer began is sure to receive it.
+   */
+  onStarted?: () => void;
 }
 
 /**
@@ -103,6 +109,7 @@ export function startLogSession(o: LogSessionOptions): void {
       start(pos) {
         segments[i] = resumeSegment(agent, pos);
         waiting -= 1;
+        if (waiting === 0) o.onStarted?.();
         if (waiting > 0 || held === null) return;
         const fns = held;
         held = null;

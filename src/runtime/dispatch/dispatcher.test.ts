@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { waitFor } from '../../../test/support/wait.js';
+import { advanceUntil, waitFor } from '../../../test/support/wait.js';
 import type { FakeClock } from '../../core/clock.js';
 import { fakeClock } from '../../core/clock.js';
 import type { LogFields, LogLevel } from '../../core/log.js';
@@ -56,15 +56,6 @@ function scriptedChannel(script: Step[] = []): Channel & { sent: OutboundMessage
 function recordingLog(): AgentLog & { records: Array<{ level: LogLevel; event: string; fields: LogFields }> } {
   const records: Array<{ level: LogLevel; event: string; fields: LogFields }> = [];
   return { records, write: (level, event, fields = {}) => { records.push({ level, event, fields }); }, close: () => undefined };
-}
-
-/** Moves fake time in steps, letting the store's threads answer in between, until `done` holds. */
-async function advanceUntil(clock: FakeClock, what: string, done: () => boolean | Promise<boolean>, stepMs = 100): Promise<void> {
-  await waitFor(what, async () => {
-    if (await done()) return true;
-    await clock.advanceAsync(stepMs);
-    return false;
-  });
 }
 
 describe('dispatcher', () => {

@@ -1,0 +1,103 @@
+/**
+ * A backlog costs disk, not memory (contract §10.1): while the on-call webhook answers 503, 40,000
+ * alerts arrive. The daemon keeps them in the store — its RSS grows by less than 64 MB —,
+ * svc_dispatch_backlog reports them, and once the receiver recovers every one of them is delivered,
+ * each under its own deliveryId.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, describe, it } from 'node:test';
+import type { Daemon } from './support/daemon.js';
+import { startDaemon } from './support/daemon.js';
+import { metricValue, sign } from './support/http.js';
+import { waitFor } from './support/wait.js';
+
+const ALERTS = Number(process.env.BACKLOG_ALERTS ?? 40_000);
+const CONCURRENCY = 32;
+
+const rss = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+
+describe('a long backlog behind a failing channel', () => {
+  let daemon: Daemon | null = null;
+  let healthy = false;
+  let refused = 0;
+  const delivered = new Set<string>();
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (!healthy) {
+        refused += 1;
+        res.writeHead(503).end();
+        return;
+      }
+      delivered.add(String(req.headers['idempotency-key']));
+      res.writeHead(204).end();
+    });
+  });
+  after(async () => {
+    await daemon?.stop();
+    receiver.closeAllConnections();
+    receiver.close();
+  });
+
+  it('keeps 40,000 waiting alerts in the store and delivers them all once the receiver is back', async (t) => {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    daemon = await startDaemon({
+      // 20 attempts between 1 s and 10 s apart: no alert runs out of attempts (~3 min) while the burst lasts.
+      agentYaml: 'dispatch:\n  maxAttempts: 20\n  initialBackoffMs: 1000\n  maxBackoffMs: 10000',
+      channelsYaml: `channels:\n  - id: oncall-hook\n    type: webhook\n    direction: outbound\n    url: ${hook}\n`,
+    });
+    const pid = daemon.pid();
+    const { url, secret, fixture } = daemon;
+    // One alert first, so the daemon is warm (threads up, code compiled) before the baseline is read.
+    assert.equal((await fetch(url, { method: 'POST', body: fixture, headers: { 'x-signature': sign(secret, fixture) } })).status, 202);
+    await waitFor('the first refused delivery', () => refused > 0);
+    const baseline = rss(pid);
+    let peak = baseline;
+    const sampler = setInterval(() => { peak = Math.max(peak, rss(pid)); }, 50);
+
+    const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const target = new URL(url);
+    const headers = { 'content-type': 'application/json', 'x-signature': sign(secret, fixture), 'content-length': String(Buffer.byteLength(fixture)) };
+    let sent = 0;
+    let accepted = 0;
+    const post = (): Promise<number> => new Promise((resolve, reject) => {
+      const req = request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(fixture);
+    });
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (sent < ALERTS) {
+        sent += 1;
+        if (await post() === 202) accepted += 1;
+      }
+    }));
+    agent.destroy();
+    assert.equal(accepted, ALERTS);
+
+    const backlog = await waitFor('the backlog gauge to count the waiting alerts', async () => {
+      const value = metricValue(await (await fetch(`${daemon?.cp}/metrics`)).text(), 'svc_dispatch_backlog', { agent: 'oncall-escalator' });
+      return value !== undefined && value >= ALERTS ? value : undefined;
+    });
+    clearInterval(sampler);
+    peak = Math.max(peak, rss(pid));
+    assert.ok(backlog >= ALERTS && backlog <= ALERTS + 1, `svc_dispatch_backlog ${backlog}`);
+    const growthMiB = (peak - baseline) / 1048576;
+    t.diagnostic(`RSS ${(baseline / 1048576).toFixed(0)} MiB before, peak ${(peak / 1048576).toFixed(0)} MiB with ${backlog} waiting`);
+    assert.ok(growthMiB < 64, `RSS grew by ${growthMiB.toFixed(1)} MiB (from ${(baseline / 1048576).toFixed(0)} MiB) while ${ALERTS} alerts waited`);
+    assert.equal(delivered.size, 0, 'nothing went out while the receiver refused');
+
+    healthy = true;
+    await waitFor('every alert delivered', () => delivered.size === ALERTS + 1, 300_000);
+    await waitFor('an empty backlog', async () => metricValue(await (await fetch(`${daemon?.cp}/metrics`)).text(),
+      'svc_dispatch_backlog', { agent: 'oncall-escalator' }) === 0);
+  });
+});
