@@ -81,7 +81,7 @@ const status: RouteHandler = ({ req, res }) => {
 
 const verifier = createTokenVerifier(settings, { clock: systemClock });
 async function plane(guard: AuthGuard | null): Promise<ControlPlane> {
-  const cp = createControlPlane({ bind: '127.0.0.1', port: 0, allowRemote: false, routes: new Map([['/status', status]]), guard, report: () => undefined, clock: systemClock });
+  const cp = createControlPlane({ bind: '127.0.0.1', port: 0, allowRemote: false, routes: new Map([['/status', status]]), guard, report: () => undefined, clock: systemClock, maxConnections: 128 });
   await cp.start();
   return cp;
 }

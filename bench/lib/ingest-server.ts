@@ -19,7 +19,7 @@ const ingest = createWebhookIngest({
   store, clock: systemClock, stats: createSourceStats(), onAccepted: () => undefined, rejected: () => undefined,
   onError: (err) => { process.stderr.write(`ingest error: ${String(err)}\n`); },
   routes: [{ agentId: 'oncall', log, source: { id: 'alertmanager', type: 'webhook', port: 0, bind: '127.0.0.1', secret,
-    fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature' } }],
+    fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature', maxConnections: 512 } }],
 });
 await ingest.start();
 process.stdout.write(`${ingest.ports()[0]}\n`);

@@ -4,7 +4,8 @@ import { ConfigError } from '../core/errors.js';
 import { resolveControlPlane } from './control-plane.js';
 import type { LoadedAgent } from './schema.js';
 
-function agentWith(controlPlane?: { bind: string; port: number }): LoadedAgent {
+function agentWith(cp?: { bind: string; port: number }): LoadedAgent {
+  const controlPlane = cp === undefined ? undefined : { maxConnections: 128, ...cp };
   return {
     dir: '/x', sources: [], channels: [], skills: [],
     agent: { id: 'a', provider: 'rules', skills: [], controlPlane,

@@ -9,7 +9,7 @@ import { isLoopbackBind } from '../core/loopback.js';
 import { resolveRefs } from './refs.js';
 import type { AuthBlock, LoadedAgent } from './schema.js';
 
-export const DEFAULT_CONTROL_PLANE = { bind: '127.0.0.1', port: 9464 } as const;
+export const DEFAULT_CONTROL_PLANE = { bind: '127.0.0.1', port: 9464, maxConnections: 128 } as const;
 
 /** An enabled `controlPlane.auth` block, required keys present, the client secret resolved. */
 export interface AuthSettings {
@@ -23,6 +23,8 @@ export interface AuthSettings {
 }
 
 export interface ControlPlaneSettings {
+  /** Connections held at once (contract §11.2); past it new ones are closed at once. */
+  maxConnections: number;
   enabled: boolean;
   bind: string;
   port: number;
@@ -49,7 +51,8 @@ export function resolveControlPlane(agents: readonly LoadedAgent[], env: NodeJS.
   if (port !== 0 && auth === null && !isLoopbackBind(bind)) {
     throw new ConfigError(`controlPlane.bind: ${bind} is not a loopback address; binding the control plane beyond loopback requires controlPlane.auth.enabled: true`);
   }
-  return { enabled: port !== 0, bind, port, auth, allowRemote: auth !== null };
+  const maxConnections = configured?.maxConnections ?? DEFAULT_CONTROL_PLANE.maxConnections;
+  return { enabled: port !== 0, bind, port, auth, allowRemote: auth !== null, maxConnections };
 }
 
 /** Resolves an enabled auth block; the schema has checked that the required keys are present. */

@@ -232,6 +232,8 @@ export const agentSchema = z.strictObject({
       bind: z.string().min(1).default('127.0.0.1'),
       port: z.number().int().min(0).max(65535).default(9464),
       auth: authBlockSchema.optional(),
+      /** Connections held at once (contract §11.2); past it new ones are closed at once. */
+      maxConnections: z.number().int().min(1).max(65_535).default(128),
     })
     .optional(),
   dispatch: dispatchSchema.default({ maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 16 }),
@@ -254,6 +256,8 @@ export const webhookSourceSchema = z.strictObject({
   fingerprintHeader: headerName.default('X-Alert-Fingerprint'),
   signatureHeader: headerName.default('X-Signature'),
   timestampHeader: headerName.optional(),
+  /** Connections its listener holds at once (contract §11.2); sources sharing a port share the largest. */
+  maxConnections: z.number().int().min(1).max(65_535).default(512),
 });
 export type WebhookSourceConfig = z.infer<typeof webhookSourceSchema>;
 

@@ -111,7 +111,7 @@ async function startPlane(s: AuthSettings, deps: TokenVerifierDeps, verifier?: T
   const v = verifier ?? createTokenVerifier(s, deps);
   const plane = createControlPlane({
     bind: '127.0.0.1', port: 0, allowRemote: true, routes: new Map([['/status', echo]]),
-    guard: createAuthGuard(s, v, { clock: deps.clock }), report: () => undefined, clock: systemClock,
+    guard: createAuthGuard(s, v, { clock: deps.clock }), report: () => undefined, clock: systemClock, maxConnections: 128,
   });
   await plane.start();
   return { port: plane.port(), close: async () => { await plane.close(); v.close(); } };

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Clock } from '../core/clock.js';
+import { capConnections, listenerOptions } from '../core/listener-limits.js';
 import { errorText } from '../core/errors.js';
 import type { HostClass } from './host-guard.js';
 import { classifyHost, hostValues } from './host-guard.js';
@@ -29,6 +30,8 @@ export interface ControlPlaneOptions {
   guard: AuthGuard | null;
   report: (line: string) => void;
   clock: Clock;
+  /** Connections held at once (contract §11.2). */
+  maxConnections: number;
 }
 
 export interface ControlPlane {
@@ -46,11 +49,10 @@ const CLOSE_GRACE_MS = 2_000;
 export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
   const live = new Set<AbortController>();
   const sockets = new Set<Socket>();
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer(listenerOptions(), (req, res) => {
     handle(req, res).catch((err: unknown) => fail(res, req, err));
   });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  capConnections(server, opts.maxConnections);
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));

@@ -9,6 +9,7 @@ import type { Clock } from '../core/clock.js';
 import { createTailerRegistry } from '../logs/file-tailer.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
+import { createReadGate, DEFAULT_READS_AT_ONCE } from './read-gate.js';
 import type { RouteHandler } from './route.js';
 import { createAuditRoute } from './routes/audit-route.js';
 import { createDlqRoute } from './routes/dlq-route.js';
@@ -45,12 +46,13 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ? createAuthGuard(settings.auth, tokenVerifier, { clock: deps.clock, report })
     : null;
   const tailers = createTailerRegistry({ clock: deps.clock });
+  const reads = createReadGate(DEFAULT_READS_AT_ONCE);
   const routes = new Map<string, RouteHandler>([
     ['/metrics', createMetricsRoute(deps.metrics, { onError: (err) => report(`metrics collect failed: ${String(err)}`) })],
     ['/status', createStatusRoute(deps.snapshot)],
-    ['/events', createEventsRoute({ store, report })],
-    ['/dlq', createDlqRoute({ store, report })],
-    ['/audit', createAuditRoute({ store, report })],
+    ['/events', createEventsRoute({ store, report, gate: reads })],
+    ['/dlq', createDlqRoute({ store, report, gate: reads })],
+    ['/audit', createAuditRoute({ store, report, gate: reads })],
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
   ]);
   const server: ControlPlane = createControlPlane({
@@ -62,6 +64,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     guard,
     report,
     clock: deps.clock,
+    maxConnections: settings.maxConnections,
   });
   try {
     await server.start();

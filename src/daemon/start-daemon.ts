@@ -13,6 +13,7 @@ import { homePaths } from '../config/paths.js';
 import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
+import { checkDescriptorBudget } from '../core/fd-limit.js';
 import { createWebhookIngest } from '../ingest/webhook-server.js';
 import type { LogFields } from '../core/log.js';
 import type { AgentLog } from '../logs/agent-log.js';
@@ -91,6 +92,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const daemonLog = (level: string, event: string, fields: Record<string, unknown>): void => report(`${level} ${event} ${JSON.stringify(fields)}`);
 
   try {
+    // Every listener's cap, plus what the daemon keeps for itself, under the open-file limit (§11.2).
+    const byPort = new Map<string, number>();
+    for (const { sources } of deps.agents) {
+      for (const src of sources) byPort.set(`${src.bind}:${src.port}`, Math.max(byPort.get(`${src.bind}:${src.port}`) ?? 0, src.maxConnections));
+    }
+    checkDescriptorBudget([...[...byPort].map(([name, maxConnections]) => ({ name: `ingest ${name}`, maxConnections })),
+      ...(deps.controlPlane.enabled ? [{ name: 'control plane', maxConnections: deps.controlPlane.maxConnections }] : [])]);
     const store = await openStore(deps.store, { clock });
     closers.push({ name: 'store', close: () => store.close() });
     const replicaId = loadReplicaId(paths.replicaId);

@@ -30,7 +30,7 @@ after(() => {
 
 function source(id: string, extra: Partial<WebhookSourceConfig> = {}): WebhookSourceConfig {
   return { id, type: 'webhook', port: 0, bind: '127.0.0.1', secret: SECRET, fingerprintHeader: 'X-Alert-Fingerprint',
-    signatureHeader: 'X-Signature', ...extra };
+    signatureHeader: 'X-Signature', maxConnections: 512, ...extra };
 }
 
 interface Env {
@@ -255,9 +255,10 @@ describe('webhook ingest', () => {
     const ok = await signed(env.port, body, { 'x-alert-fingerprint': 'fp-wrong secret' });
     assert.equal(ok.status, 202, ok.text);
 
+    // Every refusal is counted; the log has one line per reason within 10 s (contract §11.3).
+    assert.deepEqual(env.rejected, cases.map(() => ['alertmanager', 'unauthorized']));
     const rejected = env.logLines().filter((l) => l.event === 'webhook.rejected');
-    assert.equal(rejected.length, cases.length);
-    assert.deepEqual([...new Set(rejected.map((l) => l.reason))].sort(), ['bad-signature', 'malformed-signature', 'missing-signature']);
+    assert.deepEqual(rejected.map((l) => l.reason).sort(), ['bad-signature', 'malformed-signature', 'missing-signature']);
     const text = env.logText();
     assert.ok(!text.includes(SECRET), 'log holds the secret');
     assert.ok(!text.includes(good.slice(7)), 'log holds a signature');
@@ -326,17 +327,38 @@ describe('webhook ingest', () => {
     assert.equal(status, 413);
   });
 
+  it('a flood of bad signatures is counted in full and logged once per 10 s with the number left out', async () => {
+    const env = await setup();
+    const body = JSON.stringify(ALERT);
+    for (let i = 0; i < 200; i++) {
+      const r = await send(env.port, '/webhooks/alertmanager', { body, headers: { 'x-signature': `sha256=${'0'.repeat(64)}` } });
+      assert.equal(r.status, 401);
+    }
+    env.clock.advance(10_000);
+    assert.equal((await send(env.port, '/webhooks/alertmanager', { body, headers: { 'x-signature': `sha256=${'0'.repeat(64)}` } })).status, 401);
+    assert.equal(env.rejected.length, 201);
+    const lines = env.logLines().filter((l) => l.event === 'webhook.rejected');
+    assert.deepEqual(lines.map((l) => [l.reason, l.suppressed]), [['bad-signature', undefined], ['bad-signature', 199]]);
+  });
+
   it('answers 400 to a signed body that is not a JSON object, or not UTF-8, and counts it', async () => {
     const env = await setup();
-    const bodies = ['{"alerts": [', '', 'not json', Buffer.from([0x22, 0xff, 0xfe, 0x22]), '[1,2]', '"text"', 'null', '42'];
-    for (const body of bodies) {
+    const bodies = ['{"alerts": [', '', 'not json', Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), '[1,2]', '"text"', 'null', '42',
+      `{"a":${'['.repeat(63)}${']'.repeat(63)}}`.replace('[]', '[{}]'), `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`];
+    const messages = ['body is not a JSON object', 'body is not a JSON object', 'body is not a JSON object', 'body is not UTF-8',
+      'body is not a JSON object', 'body is not a JSON object', 'body is not a JSON object', 'body is not a JSON object',
+      'body nests deeper than 64 levels', 'body nests deeper than 64 levels'];
+    for (const [i, body] of bodies.entries()) {
       const r = await signed(env.port, body);
-      assert.equal(r.status, 400, String(body));
+      assert.equal(r.status, 400, String(body).slice(0, 40));
       assertJsonHeaders(r);
-      assert.deepEqual(r.json, { error: 'EBADREQUEST', message: 'body is not a JSON object' });
+      assert.deepEqual(r.json, { error: 'EBADREQUEST', message: messages[i] });
     }
+
     assert.deepEqual(await counts(env.store), { events: 0, audit: 0 });
     assert.deepEqual(env.rejected, bodies.map(() => ['alertmanager', 'bad-request']));
+    const deepest = `${'{"a":'.repeat(63)}{}${'}'.repeat(63)}`;
+    assert.equal((await signed(env.port, deepest)).status, 202, '64 levels are accepted');
   });
 
   it('answers 400 naming the fingerprint header when its value is unusable', async () => {
@@ -386,7 +408,8 @@ describe('webhook ingest', () => {
     }
     assert.deepEqual(await counts(env.store), { events: 0, audit: 0 });
     for (const l of env.logLines()) if (l.event === 'webhook.rejected') reasons.push(String(l.reason));
-    assert.deepEqual(reasons, ['missing-timestamp', 'bad-signature', 'stale-timestamp', 'stale-timestamp', 'malformed-timestamp', 'bad-signature']);
+    assert.deepEqual(reasons, ['missing-timestamp', 'bad-signature', 'stale-timestamp', 'malformed-timestamp'], 'one line per reason within 10 s');
+    assert.equal(env.rejected.length, rejectedCases.length, 'every refusal counted');
 
     assert.equal((await post(String(nowS), signBody(SECRET, body, String(nowS)), 'a')).status, 202);
     assert.equal((await post(String(nowS - 299), signBody(SECRET, body, String(nowS - 299)), 'b')).status, 202);

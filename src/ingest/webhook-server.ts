@@ -16,6 +16,9 @@ import type { AgentLog } from '../logs/agent-log.js';
 import type { WebhookRejectReason } from '../metrics/metric-names.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import type { EventRecord, IngestResult, Store } from '../store/store.js';
+import { capConnections, listenerOptions } from '../core/listener-limits.js';
+import { checkJsonShape, MAX_DEPTH } from './json-shape.js';
+import { createRejectLog } from './reject-log.js';
 import type { TimestampCheck } from './signature.js';
 import { checkTimestamp, parseSignature, verifySignature } from './signature.js';
 
@@ -23,10 +26,6 @@ import { checkTimestamp, parseSignature, verifySignature } from './signature.js'
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Idempotency window of a fingerprint (contract §9.3). */
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 15 * 60 * 1000;
-/** Slow senders: whole headers within 15 s, whole request within 30 s, checked every 5 s. */
-const HEADERS_TIMEOUT_MS = 15_000;
-const REQUEST_TIMEOUT_MS = 30_000;
-const CONNECTIONS_CHECK_MS = 5_000;
 /** How long close() lets in-flight requests finish before it cuts the remaining connections. */
 const CLOSE_GRACE_MS = 5_000;
 const PATH_PREFIX = '/webhooks/';
@@ -148,6 +147,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     }
   };
 
+  const rejectLog = createRejectLog(clock);
   const listeners: Listener[] = [];
   for (const route of deps.routes) {
     const { source } = route;
@@ -179,7 +179,10 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
   function rejectRequest(route: WebhookRoute, level: LogLevel, status: number, reason: string, req: IncomingMessage,
     counted: WebhookRejectReason): void {
     deps.rejected(route.source.id, counted);
-    route.log.write(level, 'webhook.rejected', { sourceId: route.source.id, status, reason, remote: req.socket.remoteAddress });
+    const sample = rejectLog.admit(route.source.id, reason);
+    if (!sample.log) return;
+    route.log.write(level, 'webhook.rejected', { sourceId: route.source.id, status, reason, remote: req.socket.remoteAddress,
+      ...(sample.suppressed > 0 ? { suppressed: sample.suppressed } : {}) });
   }
 
   function unauthorized(route: WebhookRoute, res: ServerResponse, req: IncomingMessage, reason: string): void {
@@ -245,14 +248,21 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     // Checked after the HMAC, so a logged stale-timestamp means an authentic but old (replayed) request.
     if (window === 'out-of-window') return unauthorized(route, res, req, 'stale-timestamp');
 
+    // One bounded check (contract §11.1) before anything is stored: UTF-8, JSON, an object, at most
+    // MAX_DEPTH levels. The text itself is what the store keeps.
     let payloadText: string;
     try {
       payloadText = utf8.decode(body);
-      const payload: unknown = JSON.parse(payloadText);
-      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new TypeError('not an object');
     } catch {
-      rejectRequest(route, 'warn', 400, 'invalid-json', req, 'bad-request');
-      send(res, 400, { error: 'EBADREQUEST', message: 'body is not a JSON object' });
+      rejectRequest(route, 'warn', 400, 'not-utf8', req, 'bad-request');
+      send(res, 400, { error: 'EBADREQUEST', message: 'body is not UTF-8' });
+      return;
+    }
+    const shape = checkJsonShape(payloadText);
+    if (!shape.ok) {
+      rejectRequest(route, 'warn', 400, shape.reason, req, 'bad-request');
+      send(res, 400, { error: 'EBADREQUEST', message: shape.reason === 'too-deep'
+        ? `body nests deeper than ${MAX_DEPTH} levels` : 'body is not a JSON object' });
       return;
     }
     const fingerprintHeader = oneHeader(req, source.fingerprintHeader);
@@ -309,11 +319,9 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
   }
 
   function listen(listener: Listener): Promise<void> {
-    const server = createServer({
-      headersTimeout: HEADERS_TIMEOUT_MS,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
-    });
+    const server = createServer(listenerOptions());
+    // Sources sharing a port share a listener: it holds the largest of their caps.
+    capConnections(server, Math.max(...[...listener.routes.values()].map((r) => r.source.maxConnections)));
     server.on('request', (req, res) => track(listener, req, res, false));
     // Answer `Expect: 100-continue` ourselves so an oversized or unknown request is refused unread.
     server.on('checkContinue', (req, res) => track(listener, req, res, true));

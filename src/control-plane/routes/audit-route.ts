@@ -7,6 +7,8 @@
  */
 import type { ListedAuditRow, Store } from '../../store/store.js';
 import { AUDIT_VIEW } from '../page-query.js';
+import { createReadGate, DEFAULT_READS_AT_ONCE } from '../read-gate.js';
+import type { ReadGate } from '../read-gate.js';
 import type { RouteHandler } from '../route.js';
 import type { Report, ViewItem } from './view-route.js';
 import { createViewRoute, stderrReport } from './view-route.js';
@@ -15,6 +17,8 @@ export interface AuditRouteDeps {
   store: Store;
   /** Detail of a 500 (default: stderr, which `up -d` sends to up.log). */
   report?: Report;
+  /** Page reads served at once, shared by the views (default: one gate of its own). */
+  gate?: ReadGate;
 }
 
 /** An audit row as §5 shows it; `data` is the stored canonical text, `corrupt` only when set (§11.5). */
@@ -47,5 +51,6 @@ export function createAuditRoute(deps: AuditRouteDeps): RouteHandler {
       };
     },
     report: deps.report ?? stderrReport,
+    gate: deps.gate ?? createReadGate(DEFAULT_READS_AT_ONCE),
   });
 }

@@ -1,6 +1,8 @@
 /** GET /dlq (contract §5): the dispatch dead letters, newest first by default. */
 import type { DeadLetterRecord, Store } from '../../store/store.js';
 import { DEAD_LETTERS_VIEW } from '../page-query.js';
+import { createReadGate, DEFAULT_READS_AT_ONCE } from '../read-gate.js';
+import type { ReadGate } from '../read-gate.js';
 import type { RouteHandler } from '../route.js';
 import type { Report, ViewItem } from './view-route.js';
 import { createViewRoute, stderrReport } from './view-route.js';
@@ -9,6 +11,8 @@ export interface DlqRouteDeps {
   store: Store;
   /** Detail of a 500 (default: stderr, which `up -d` sends to up.log). */
   report?: Report;
+  /** Page reads served at once, shared by the views (default: one gate of its own). */
+  gate?: ReadGate;
 }
 
 /** A dead letter as §5 shows it, with `replayedAt` (§13) and `corrupt` only when set (§11.5). */
@@ -30,5 +34,6 @@ export function createDlqRoute(deps: DlqRouteDeps): RouteHandler {
     list: (page, filter) => deps.store.listDeadLetters(page, filter),
     item: deadLetterItem,
     report: deps.report ?? stderrReport,
+    gate: deps.gate ?? createReadGate(DEFAULT_READS_AT_ONCE),
   });
 }

@@ -10,6 +10,7 @@ import type { Page, PageQuery } from '../../store/store.js';
 import { sendError, sendJsonText } from '../http-json.js';
 import type { ViewQuery, ViewSpec } from '../page-query.js';
 import { parseViewQuery } from '../page-query.js';
+import type { ReadGate } from '../read-gate.js';
 import type { RouteHandler } from '../route.js';
 
 /** Where a route's unexpected failures go (the daemon's log); one line each, never to the client. */
@@ -30,6 +31,8 @@ export interface ViewRouteOptions<F extends string, T> {
   /** Members added to the envelope after the page was read (e.g. /audit's `verify`). */
   extend?(query: ViewQuery<F>): Promise<Record<string, unknown>>;
   report: Report;
+  /** Page reads served at once, shared by the views (contract §11.4). */
+  gate: ReadGate;
 }
 
 export interface ViewItem {
@@ -52,6 +55,14 @@ export function createViewRoute<F extends string, T>(opts: ViewRouteOptions<F, T
       sendError(req, res, 400, parsed.error);
       return;
     }
+    let leave: () => void;
+    try {
+      leave = await opts.gate.enter(signal);
+    } catch {
+      return; // the client left while waiting its turn
+    }
+    // The turn ends when the answer has left (or the client has).
+    res.once('close', leave);
     let body: string;
     try {
       const page = await opts.list(parsed.value.page, parsed.value.filter);

@@ -1,0 +1,139 @@
+/**
+ * The one bounded check a webhook body passes before anything is stored (contract §11.1): it is
+ * JSON (RFC 8259), its top-level value is an object, and nothing nests deeper than MAX_DEPTH (the
+ * top-level value is level 1). One pass over the text with an explicit stack and no values built:
+ * linear in the size, a megabyte in a few milliseconds, no recursion to overflow and no garbage for
+ * the collector — where JSON.parse of a megabyte of tiny objects allocates hundreds of thousands of
+ * them, and a deep enough nesting overflows the stack of every later reader.
+ */
+
+/** Deepest nesting accepted (contract §11.1). */
+export const MAX_DEPTH = 64;
+
+export type ShapeCheck = { ok: true } | { ok: false; reason: 'not-json' | 'not-object' | 'too-deep' };
+
+const enum C {
+  Tab = 0x09, Lf = 0x0a, Cr = 0x0d, Space = 0x20, Quote = 0x22, Plus = 0x2b, Comma = 0x2c, Minus = 0x2d, Dot = 0x2e,
+  Zero = 0x30, Nine = 0x39, Colon = 0x3a, OpenBracket = 0x5b, Backslash = 0x5c, CloseBracket = 0x5d,
+  OpenBrace = 0x7b, CloseBrace = 0x7d, LowerE = 0x65, UpperE = 0x45,
+}
+
+const isWs = (c: number): boolean => c === C.Space || c === C.Lf || c === C.Cr || c === C.Tab;
+const isDigit = (c: number): boolean => c >= C.Zero && c <= C.Nine;
+const isHex = (c: number): boolean => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+
+/** What the scanner expects next inside the innermost container. */
+const enum Expect { Value, ValueOrClose, KeyOrClose, Key, Colon, CommaOrClose }
+
+export function checkJsonShape(text: string, maxDepth = MAX_DEPTH): ShapeCheck {
+  const n = text.length;
+  let i = 0;
+  const skipWs = (): void => { while (i < n && isWs(text.charCodeAt(i))) i++; };
+
+  /** A string starting at the quote at `i`; leaves `i` after the closing quote. */
+  const string = (): boolean => {
+    i++;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === C.Quote) { i++; return true; }
+      if (c < 0x20) return false;
+      if (c === C.Backslash) {
+        const e = text.charCodeAt(i + 1);
+        if (e === 0x75) { // \uXXXX
+          if (!(isHex(text.charCodeAt(i + 2)) && isHex(text.charCodeAt(i + 3)) && isHex(text.charCodeAt(i + 4)) && isHex(text.charCodeAt(i + 5)))) return false;
+          i += 6;
+          continue;
+        }
+        // " \ / b f n r t
+        if (e !== 0x22 && e !== 0x5c && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) return false;
+        i += 2;
+        continue;
+      }
+      i++;
+    }
+    return false;
+  };
+
+  const number = (): boolean => {
+    if (text.charCodeAt(i) === C.Minus) i++;
+    if (text.charCodeAt(i) === C.Zero) i++;
+    else if (isDigit(text.charCodeAt(i))) { while (isDigit(text.charCodeAt(i))) i++; } else return false;
+    if (text.charCodeAt(i) === C.Dot) {
+      i++;
+      if (!isDigit(text.charCodeAt(i))) return false;
+      while (isDigit(text.charCodeAt(i))) i++;
+    }
+    const e = text.charCodeAt(i);
+    if (e === C.LowerE || e === C.UpperE) {
+      i++;
+      const s = text.charCodeAt(i);
+      if (s === C.Plus || s === C.Minus) i++;
+      if (!isDigit(text.charCodeAt(i))) return false;
+      while (isDigit(text.charCodeAt(i))) i++;
+    }
+    return true;
+  };
+
+  const literal = (word: string): boolean => {
+    if (text.startsWith(word, i)) { i += word.length; return true; }
+    return false;
+  };
+
+  skipWs();
+  const topIsObject = text.charCodeAt(i) === C.OpenBrace;
+  /** The whole text was one valid value: an object is what a webhook body must be. */
+  const done = (): ShapeCheck => {
+    skipWs();
+    if (i !== n) return { ok: false, reason: 'not-json' };
+    return topIsObject ? { ok: true } : { ok: false, reason: 'not-object' };
+  };
+  // The stack of open containers: true for an object, false for an array.
+  const stack: boolean[] = [];
+  let expect: Expect = Expect.Value;
+  for (;;) {
+    skipWs();
+    if (i >= n) return { ok: false, reason: 'not-json' };
+    const c = text.charCodeAt(i);
+    switch (expect) {
+      case Expect.Value:
+      case Expect.ValueOrClose: {
+        if (expect === Expect.ValueOrClose && c === C.CloseBracket) { i++; stack.pop(); break; }
+        if (c === C.OpenBrace || c === C.OpenBracket) {
+          if (stack.length >= maxDepth) return { ok: false, reason: 'too-deep' };
+          stack.push(c === C.OpenBrace);
+          i++;
+          expect = c === C.OpenBrace ? Expect.KeyOrClose : Expect.ValueOrClose;
+          continue;
+        }
+        let ok: boolean;
+        if (c === C.Quote) ok = string();
+        else if (c === C.Minus || isDigit(c)) ok = number();
+        else ok = literal('true') || literal('false') || literal('null');
+        if (!ok) return { ok: false, reason: 'not-json' };
+        if (stack.length === 0) return done(); // a scalar at the top
+        expect = Expect.CommaOrClose;
+        continue;
+      }
+      case Expect.KeyOrClose:
+      case Expect.Key:
+        if (expect === Expect.KeyOrClose && c === C.CloseBrace) { i++; stack.pop(); break; }
+        if (c !== C.Quote || !string()) return { ok: false, reason: 'not-json' };
+        expect = Expect.Colon;
+        continue;
+      case Expect.Colon:
+        if (c !== C.Colon) return { ok: false, reason: 'not-json' };
+        i++;
+        expect = Expect.Value;
+        continue;
+      case Expect.CommaOrClose: {
+        const inObject = stack[stack.length - 1];
+        if (c === C.Comma) { i++; expect = inObject ? Expect.Key : Expect.Value; continue; }
+        if (c === (inObject ? C.CloseBrace : C.CloseBracket)) { i++; stack.pop(); break; }
+        return { ok: false, reason: 'not-json' };
+      }
+    }
+    // A container just closed.
+    if (stack.length === 0) return done();
+    expect = Expect.CommaOrClose;
+  }
+}
