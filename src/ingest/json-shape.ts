@@ -12,14 +12,13 @@ export const MAX_DEPTH = 64;
 
 export type ShapeCheck = { ok: true } | { ok: false; reason: 'not-json' | 'not-object' | 'too-deep' };
 
-const enum C {
-  Tab = 0x09, Lf = 0x0a, Cr = 0x0d, Space = 0x20, Quote = 0x22, Plus = 0x2b, Comma = 0x2c, Minus = 0x2d, Dot = 0x2e,
-  Zero = 0x30, Nine = 0x39, Colon = 0x3a, OpenBracket = 0x5b, Backslash = 0x5c, CloseBracket = 0x5d,
-  OpenBrace = 0x7b, CloseBrace = 0x7d, LowerE = 0x65, UpperE = 0x45,
-}
+// Character codes the scanner compares against.
+const TAB = 0x09, LF = 0x0a, CR = 0x0d, SPACE = 0x20, QUOTE = 0x22, PLUS = 0x2b, COMMA = 0x2c, MINUS = 0x2d, DOT = 0x2e,
+  ZERO = 0x30, NINE = 0x39, COLON = 0x3a, OPEN_BRACKET = 0x5b, BACKSLASH = 0x5c, CLOSE_BRACKET = 0x5d,
+  OPEN_BRACE = 0x7b, CLOSE_BRACE = 0x7d, LOWER_E = 0x65, UPPER_E = 0x45;
 
-const isWs = (c: number): boolean => c === C.Space || c === C.Lf || c === C.Cr || c === C.Tab;
-const isDigit = (c: number): boolean => c >= C.Zero && c <= C.Nine;
+const isWs = (c: number): boolean => c === SPACE || c === LF || c === CR || c === TAB;
+const isDigit = (c: number): boolean => c >= ZERO && c <= NINE;
 const isHex = (c: number): boolean => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 
 /** What the scanner expects next inside the innermost container. */
@@ -35,9 +34,9 @@ export function checkJsonShape(text: string, maxDepth = MAX_DEPTH): ShapeCheck {
     i++;
     while (i < n) {
       const c = text.charCodeAt(i);
-      if (c === C.Quote) { i++; return true; }
+      if (c === QUOTE) { i++; return true; }
       if (c < 0x20) return false;
-      if (c === C.Backslash) {
+      if (c === BACKSLASH) {
         const e = text.charCodeAt(i + 1);
         if (e === 0x75) { // \uXXXX
           if (!(isHex(text.charCodeAt(i + 2)) && isHex(text.charCodeAt(i + 3)) && isHex(text.charCodeAt(i + 4)) && isHex(text.charCodeAt(i + 5)))) return false;
@@ -55,19 +54,19 @@ export function checkJsonShape(text: string, maxDepth = MAX_DEPTH): ShapeCheck {
   };
 
   const number = (): boolean => {
-    if (text.charCodeAt(i) === C.Minus) i++;
-    if (text.charCodeAt(i) === C.Zero) i++;
+    if (text.charCodeAt(i) === MINUS) i++;
+    if (text.charCodeAt(i) === ZERO) i++;
     else if (isDigit(text.charCodeAt(i))) { while (isDigit(text.charCodeAt(i))) i++; } else return false;
-    if (text.charCodeAt(i) === C.Dot) {
+    if (text.charCodeAt(i) === DOT) {
       i++;
       if (!isDigit(text.charCodeAt(i))) return false;
       while (isDigit(text.charCodeAt(i))) i++;
     }
     const e = text.charCodeAt(i);
-    if (e === C.LowerE || e === C.UpperE) {
+    if (e === LOWER_E || e === UPPER_E) {
       i++;
       const s = text.charCodeAt(i);
-      if (s === C.Plus || s === C.Minus) i++;
+      if (s === PLUS || s === MINUS) i++;
       if (!isDigit(text.charCodeAt(i))) return false;
       while (isDigit(text.charCodeAt(i))) i++;
     }
@@ -80,7 +79,7 @@ export function checkJsonShape(text: string, maxDepth = MAX_DEPTH): ShapeCheck {
   };
 
   skipWs();
-  const topIsObject = text.charCodeAt(i) === C.OpenBrace;
+  const topIsObject = text.charCodeAt(i) === OPEN_BRACE;
   /** The whole text was one valid value: an object is what a webhook body must be. */
   const done = (): ShapeCheck => {
     skipWs();
@@ -97,17 +96,17 @@ export function checkJsonShape(text: string, maxDepth = MAX_DEPTH): ShapeCheck {
     switch (expect) {
       case Expect.Value:
       case Expect.ValueOrClose: {
-        if (expect === Expect.ValueOrClose && c === C.CloseBracket) { i++; stack.pop(); break; }
-        if (c === C.OpenBrace || c === C.OpenBracket) {
+        if (expect === Expect.ValueOrClose && c === CLOSE_BRACKET) { i++; stack.pop(); break; }
+        if (c === OPEN_BRACE || c === OPEN_BRACKET) {
           if (stack.length >= maxDepth) return { ok: false, reason: 'too-deep' };
-          stack.push(c === C.OpenBrace);
+          stack.push(c === OPEN_BRACE);
           i++;
-          expect = c === C.OpenBrace ? Expect.KeyOrClose : Expect.ValueOrClose;
+          expect = c === OPEN_BRACE ? Expect.KeyOrClose : Expect.ValueOrClose;
           continue;
         }
         let ok: boolean;
-        if (c === C.Quote) ok = string();
-        else if (c === C.Minus || isDigit(c)) ok = number();
+        if (c === QUOTE) ok = string();
+        else if (c === MINUS || isDigit(c)) ok = number();
         else ok = literal('true') || literal('false') || literal('null');
         if (!ok) return { ok: false, reason: 'not-json' };
         if (stack.length === 0) return done(); // a scalar at the top
@@ -116,19 +115,19 @@ export function checkJsonShape(text: string, maxDepth = MAX_DEPTH): ShapeCheck {
       }
       case Expect.KeyOrClose:
       case Expect.Key:
-        if (expect === Expect.KeyOrClose && c === C.CloseBrace) { i++; stack.pop(); break; }
-        if (c !== C.Quote || !string()) return { ok: false, reason: 'not-json' };
+        if (expect === Expect.KeyOrClose && c === CLOSE_BRACE) { i++; stack.pop(); break; }
+        if (c !== QUOTE || !string()) return { ok: false, reason: 'not-json' };
         expect = Expect.Colon;
         continue;
       case Expect.Colon:
-        if (c !== C.Colon) return { ok: false, reason: 'not-json' };
+        if (c !== COLON) return { ok: false, reason: 'not-json' };
         i++;
         expect = Expect.Value;
         continue;
       case Expect.CommaOrClose: {
         const inObject = stack[stack.length - 1];
-        if (c === C.Comma) { i++; expect = inObject ? Expect.Key : Expect.Value; continue; }
-        if (c === (inObject ? C.CloseBrace : C.CloseBracket)) { i++; stack.pop(); break; }
+        if (c === COMMA) { i++; expect = inObject ? Expect.Key : Expect.Value; continue; }
+        if (c === (inObject ? CLOSE_BRACE : CLOSE_BRACKET)) { i++; stack.pop(); break; }
         return { ok: false, reason: 'not-json' };
       }
     }
