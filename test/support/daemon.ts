@@ -17,6 +17,8 @@ export interface DaemonOptions {
   agentYaml?: string;
   /** channels.yaml, in place of the template's file channel. */
   channelsYaml?: string;
+  /** The daemon runs under `ulimit -n <openFiles>`. */
+  openFiles?: number;
 }
 
 export interface Daemon extends ScaffoldedAgent {
@@ -44,7 +46,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     const r = await runSvc(['secret', 'set', path], { env, cwd: agent.dir, input: value });
     if (r.code !== 0) throw new Error(`svc secret set ${path} failed: ${r.stderr}`);
   }
-  const up = await runSvc(['up', '-d'], { env, cwd: agent.dir });
+  const up = await runSvc(['up', '-d'], { env, cwd: agent.dir, ...(opts.openFiles === undefined ? {} : { openFiles: opts.openFiles }) });
   if (up.code !== 0) throw new Error(`svc up -d failed: ${up.stderr}${up.stdout}`);
   return {
     ...agent, home: t.home, env, logFile: join(t.home, 'logs', 'oncall-escalator.log'),

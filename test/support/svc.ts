@@ -16,9 +16,14 @@ export interface RunResult {
 }
 
 /** Runs `node dist/main.js ...args` to completion. */
-export function runSvc(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; input?: string; timeoutMs?: number }): Promise<RunResult> {
+export function runSvc(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; input?: string; timeoutMs?: number;
+  /** Runs it under `ulimit -n <openFiles>` (a daemon started with `up -d` keeps the limit). */
+  openFiles?: number }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const argv = [process.execPath, SVC_BIN, ...args];
+    const child = opts.openFiles === undefined
+      ? spawn(argv[0] as string, argv.slice(1), { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] })
+      : spawn('/bin/sh', ['-c', `ulimit -n ${opts.openFiles} && exec "$@"`, 'sh', ...argv], { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });

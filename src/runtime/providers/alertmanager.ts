@@ -36,6 +36,9 @@ export const alertmanagerPayloadSchema = z.looseObject({
   alerts: z.array(alertmanagerAlertSchema),
 });
 
+/** The payload without its alerts: the alerts are checked one by one (see parseAlertmanagerPayload). */
+const envelopeSchema = alertmanagerPayloadSchema.omit({ alerts: true });
+
 export type AlertmanagerAlert = z.infer<typeof alertmanagerAlertSchema>;
 export type AlertmanagerPayload = z.infer<typeof alertmanagerPayloadSchema>;
 
@@ -51,11 +54,25 @@ export function parseAlertmanagerPayload(input: unknown): AlertmanagerParseResul
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return { ok: false, error: `payload: expected a JSON object, got ${describe(input)}` };
   }
-  const parsed = alertmanagerPayloadSchema.safeParse(input);
-  if (parsed.success) return { ok: true, payload: parsed.data };
-  const issue = parsed.error.issues[0];
-  if (!issue) return { ok: false, error: 'payload: invalid' };
-  return { ok: false, error: `${formatPath(issue.path)}: ${issue.message}` };
+  const envelope = envelopeSchema.safeParse(input);
+  if (!envelope.success) return { ok: false, error: firstIssue(envelope.error.issues, []) };
+  const alerts = (input as { alerts?: unknown }).alerts;
+  if (!Array.isArray(alerts)) return { ok: false, error: `alerts: expected an array, got ${describe(alerts)}` };
+  // One alert at a time, stopping at the first bad one: a body of 300,000 broken alerts costs one
+  // failed check, not 300,000 collected issues (contract §11.1).
+  const parsed: AlertmanagerAlert[] = [];
+  for (let i = 0; i < alerts.length; i++) {
+    const alert = alertmanagerAlertSchema.safeParse(alerts[i]);
+    if (!alert.success) return { ok: false, error: firstIssue(alert.error.issues, ['alerts', i]) };
+    parsed.push(alert.data);
+  }
+  return { ok: true, payload: { ...envelope.data, alerts: parsed } };
+}
+
+function firstIssue(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>, prefix: PropertyKey[]): string {
+  const issue = issues[0];
+  if (!issue) return 'payload: invalid';
+  return `${formatPath([...prefix, ...issue.path])}: ${issue.message}`;
 }
 
 function formatPath(path: ReadonlyArray<PropertyKey>): string {
