@@ -16,7 +16,7 @@ import { errorText } from '../core/errors.js';
 import { checkDescriptorBudget } from '../core/fd-limit.js';
 import { createWebhookIngest } from '../ingest/webhook-server.js';
 import type { LogFields } from '../core/log.js';
-import type { AgentLog } from '../logs/agent-log.js';
+import type { AgentLog, FileAgentLog } from '../logs/agent-log.js';
 import { createAgentLog } from '../logs/agent-log.js';
 import { startOtlpBridge } from '../metrics/otlp-bridge.js';
 import { createMetrics } from '../metrics/registry.js';
@@ -124,7 +124,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     closers.push({ name: 'leader duties', close: () => duties.close() });
     const runtimeStore = audit && audit.export.length > 0 ? notifyingStore(store, () => duties.notify()) : store;
 
-    const logs = new Map<string, AgentLog>();
+    const logs = new Map<string, FileAgentLog>();
     for (const { agent } of deps.agents) {
       const log = createAgentLog({ path: paths.log(agent.id), agentId: agent.id, clock });
       logs.set(agent.id, log);
@@ -214,6 +214,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         stopping: () => stopping,
         mcpServers: (agentId) => (serversByAgent.get(agentId) ?? []).map((s) => s.status()),
         auditExport: () => duties.exportStatus(),
+        logWriteFailures: (agentId) => logs.get(agentId)?.failures() ?? 0,
         controlPlane: () => ({ ...deps.controlPlane, port: controlPlane?.port() ?? deps.controlPlane.port }) }),
     });
     // Kept answering (state "stopping") until the stop is recorded, so operators can watch the drain.

@@ -24,6 +24,8 @@ export interface SnapshotDeps {
   mcpServers: (agentId: string) => McpServerStatus[];
   /** SIEM export state, or null when no exporter is configured. */
   auditExport: () => StatusSnapshot['audit'];
+  /** Lines the agent's log file could not take (disk full…): the log never fails the work (contract §11.6). */
+  logWriteFailures: (agentId: string) => number;
 }
 
 export function createStatusSnapshot(deps: SnapshotDeps): () => StatusSnapshot {
@@ -55,6 +57,7 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => StatusSnapshot {
         channels: a.channels.map((c) => ({ id: c.id, type: c.type, direction: c.direction, ready: c.ready() })),
         mcpServers: deps.mcpServers(a.id).map((m) => ({ id: m.id, state: m.state, circuit: m.circuit, restarts: m.restarts,
           pid: m.pid, tools: m.tools })),
+        logWriteFailures: deps.logWriteFailures(a.id),
       })),
       controlPlane: { bind: cp.bind, port: cp.port, auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } },
       store: { kind: deps.store.kind, replica: deps.store.replica, leader: deps.store.leader(), retention },

@@ -11,16 +11,23 @@ import type { LogFields, LogLevel } from '../core/log.js';
 
 
 export interface AgentLog {
+  /** Never throws: a line that cannot be written (disk full, I/O error) is counted, not propagated (contract §11.6). */
   write(level: LogLevel, event: string, fields?: LogFields): void;
   close(): void;
+}
+
+/** The per-agent log file, with the count of lines it could not write (shown in /status). */
+export interface FileAgentLog extends AgentLog {
+  failures(): number;
 }
 
 /** Field names whose values are never written, whatever a caller passes. */
 const REDACTED = /secret|token|signature|authorization|password|cookie/i;
 
-export function createAgentLog(opts: { path: string; agentId: string; clock: Clock }): AgentLog {
+export function createAgentLog(opts: { path: string; agentId: string; clock: Clock }): FileAgentLog {
   mkdirSync(dirname(opts.path), { recursive: true });
   let fd: number | null = openSync(opts.path, 'a', 0o640);
+  let failed = 0;
   return {
     write(level, event, fields = {}) {
       if (fd === null) return;
@@ -29,8 +36,14 @@ export function createAgentLog(opts: { path: string; agentId: string; clock: Clo
         if (value === undefined || key in record) continue;
         record[key] = REDACTED.test(key) ? '[redacted]' : value;
       }
-      writeSync(fd, JSON.stringify(record) + '\n');
+      try {
+        writeSync(fd, JSON.stringify(record) + '\n');
+      } catch {
+        // A log line is never worth failing a request or a dispatch for: the event is in the store.
+        failed += 1;
+      }
     },
+    failures: () => failed,
     close() {
       if (fd !== null) closeSync(fd);
       fd = null;

@@ -15,6 +15,8 @@ export interface StatusSnapshot {
     channels: Array<{ id: string; type: string; direction: string; ready: boolean }>;
     /** circuit: closed | half-open | open (mcp_server_circuit_state 0 | 1 | 2). */
     mcpServers: Array<{ id: string; state: string; circuit: string; restarts: number; pid: number | null; tools: string[] }>;
+    /** Lines the agent's log file could not take since the start (disk full…). */
+    logWriteFailures: number;
   }>;
   controlPlane: { bind: string; port: number; auth: { enabled: boolean; provider: string | null } };
   store: { kind: string; replica: string; leader: boolean; retention: { events: string | null; deadLetters: string | null } };
