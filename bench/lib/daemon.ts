@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { signBody } from '../../src/ingest/signature.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SVC = join(ROOT, 'dist/main.js');
+/** The built CLI; SVC_BENCH_ROOT points a bench at another checkout (a "before" figure). */
+const SVC = join(process.env.SVC_BENCH_ROOT ?? ROOT, 'dist/main.js');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -131,6 +131,17 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** A page already encoded as the views answer it (store/record-json.ts). */
+export interface JsonPage {
+  /** UTF-8 of a JSON array of the records, in a buffer of its own. */
+  items: Uint8Array;
+  count: number;
+  nextCursor: string | null;
+}
+
+export type View = 'events' | 'dlq' | 'audit';
+export type ViewFilter<V extends View> = V extends 'events' ? EventFilter : V extends 'dlq' ? DeadLetterFilter : AuditFilter;
+
 /** Most bytes of payload or data text one page carries (contract §11.4); the page ends early past it. */
 export const PAGE_BYTE_BUDGET = 4 * 1024 * 1024;
 
@@ -202,6 +213,11 @@ export interface Store {
   listEvents(query: PageQuery, filter: EventFilter): Promise<Page<EventRecord>>;
   listDeadLetters(query: PageQuery, filter: DeadLetterFilter): Promise<Page<DeadLetterRecord>>;
   listAudit(query: PageQuery, filter: AuditFilter): Promise<Page<ListedAuditRow>>;
+  /**
+   * A page of a view encoded as the control plane answers it (store/record-json.ts), built where the
+   * rows are read: a large page never costs the caller's event loop more than a buffer hand-over.
+   */
+  listJson<V extends View>(view: V, query: PageQuery, filter: ViewFilter<V>): Promise<JsonPage>;
 
   /** Seq of the last audit row the SIEM exporter `exporterId` had acknowledged; 0 when it never exported. */
   exportCursor(exporterId: string): Promise<number>;

@@ -362,6 +362,28 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.equal(all.length, 7);
     });
 
+    it('listJson encodes the same page as the records show it, payload and data embedded as stored', async () => {
+      const store = await open();
+      await accept(store, ev({ fingerprint: 'fp', payloadText: '{"b": 2, "a": [1, "ü"]}' }));
+      await accept(store, ev({ agentId: 'agent-b' }));
+      const q1 = q({ limit: 1 });
+      const page = await store.listJson('events', q1, {});
+      const records = await store.listEvents(q1, {});
+      assert.equal(page.nextCursor, records.nextCursor);
+      assert.equal(page.count, 1);
+      const text = new TextDecoder().decode(page.items);
+      assert.ok(text.includes('"payload":{"b": 2, "a": [1, "ü"]}') || text.includes('"payload":{"n":1}'), 'payload as stored');
+      const [item] = JSON.parse(text) as Array<Record<string, unknown>>;
+      const [record] = records.items;
+      assert.deepEqual(item, { id: record?.id, ts: record?.ts, agentId: record?.agentId, sourceId: record?.sourceId, kind: 'alert',
+        ...(record?.fingerprint ? { fingerprint: record.fingerprint } : {}), status: 'accepted', payload: JSON.parse(record?.payloadText ?? '') as unknown });
+      const audit = JSON.parse(new TextDecoder().decode((await store.listJson('audit', q({ order: 'asc' }), { kind: 'event.accepted' })).items)) as
+        Array<{ seq: number; data: unknown }>;
+      assert.deepEqual(audit.map((r) => r.seq), [1, 2]);
+      const filtered = await store.listJson('events', q(), { agent: 'agent-b' });
+      assert.equal(filtered.count, 1);
+    });
+
     it('a malformed cursor, or one issued for the other order, is an InvalidCursorError', async () => {
       const store = await open();
       for (let i = 0; i < 3; i++) await accept(store);

@@ -5,12 +5,12 @@
  * and shares one run between concurrent requests, so N clients asking at once read the chain once
  * and other routes keep answering meanwhile.
  */
-import type { ListedAuditRow, Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { AUDIT_VIEW } from '../page-query.js';
 import { createReadGate, DEFAULT_READS_AT_ONCE } from '../read-gate.js';
 import type { ReadGate } from '../read-gate.js';
 import type { RouteHandler } from '../route.js';
-import type { Report, ViewItem } from './view-route.js';
+import type { Report } from './view-route.js';
 import { createViewRoute, stderrReport } from './view-route.js';
 
 export interface AuditRouteDeps {
@@ -21,24 +21,12 @@ export interface AuditRouteDeps {
   gate?: ReadGate;
 }
 
-/** An audit row as §5 shows it; `data` is the stored canonical text, `corrupt` only when set (§11.5). */
-export function auditItem(a: ListedAuditRow): ViewItem {
-  return {
-    fields: {
-      seq: a.seq, ts: a.ts, kind: a.kind, actor: a.actor, agentId: a.agentId, prevHash: a.prevHash, hash: a.hash,
-      ...(a.corrupt ? { corrupt: true } : {}),
-    },
-    rawKey: 'data',
-    raw: a.dataText,
-  };
-}
-
 export function createAuditRoute(deps: AuditRouteDeps): RouteHandler {
   return createViewRoute({
     path: '/audit',
     spec: AUDIT_VIEW,
-    list: (page, filter) => deps.store.listAudit(page, filter),
-    item: auditItem,
+    view: 'audit',
+    store: deps.store,
     // After the page, so a malformed cursor is a 400 without starting a run.
     extend: async (query) => {
       if (!query.verify) return {};

@@ -1,10 +1,10 @@
 /** GET /dlq (contract §5): the dispatch dead letters, newest first by default. */
-import type { DeadLetterRecord, Store } from '../../store/store.js';
+import type { Store } from '../../store/store.js';
 import { DEAD_LETTERS_VIEW } from '../page-query.js';
 import { createReadGate, DEFAULT_READS_AT_ONCE } from '../read-gate.js';
 import type { ReadGate } from '../read-gate.js';
 import type { RouteHandler } from '../route.js';
-import type { Report, ViewItem } from './view-route.js';
+import type { Report } from './view-route.js';
 import { createViewRoute, stderrReport } from './view-route.js';
 
 export interface DlqRouteDeps {
@@ -15,24 +15,12 @@ export interface DlqRouteDeps {
   gate?: ReadGate;
 }
 
-/** A dead letter as §5 shows it, with `replayedAt` (§13) and `corrupt` only when set (§11.5). */
-export function deadLetterItem(d: DeadLetterRecord): ViewItem {
-  return {
-    fields: {
-      id: d.id, ts: d.ts, agentId: d.agentId, sourceId: d.sourceId, eventId: d.eventId,
-      reason: d.reason, error: d.error, attempts: d.attempts, replayedAt: d.replayedAt, ...(d.corrupt ? { corrupt: true } : {}),
-    },
-    rawKey: 'payload',
-    raw: d.payloadText,
-  };
-}
-
 export function createDlqRoute(deps: DlqRouteDeps): RouteHandler {
   return createViewRoute({
     path: '/dlq',
     spec: DEAD_LETTERS_VIEW,
-    list: (page, filter) => deps.store.listDeadLetters(page, filter),
-    item: deadLetterItem,
+    view: 'dlq',
+    store: deps.store,
     report: deps.report ?? stderrReport,
     gate: deps.gate ?? createReadGate(DEFAULT_READS_AT_ONCE),
   });

@@ -1,13 +1,16 @@
 /**
  * The HTTP half of a paginated view (contract §5), shared by /events, /dlq and /audit: parse the
- * query (400 naming the parameter), read one keyset page from the store, answer
- * `{"items": [...], "nextCursor": <string|null>}` plus any members the view adds. A record's payload
- * or data is the stored JSON text, embedded as it is: the daemon never parses a megabyte to print it.
+ * query (400 naming the parameter), wait for a turn at the read gate, have the store read and encode
+ * one keyset page (store/record-json.ts: the records as the contract shows them, payload or data
+ * embedded as stored), answer `{"items": [...], "nextCursor": <string|null>}` plus any members the view
+ * adds. The page arrives as bytes and is written as it is: the event loop that answers webhooks never
+ * parses or builds a large page (contract §11.4).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorText } from '../../core/errors.js';
 import { InvalidCursorError } from '../../store/cursor.js';
-import type { Page, PageQuery } from '../../store/store.js';
-import { sendError, sendJsonText } from '../http-json.js';
+import type { Store, View } from '../../store/store.js';
+import { JSON_HEADERS, sendError } from '../http-json.js';
 import type { ViewQuery, ViewSpec } from '../page-query.js';
 import { parseViewQuery } from '../page-query.js';
 import type { ReadGate } from '../read-gate.js';
@@ -18,16 +21,12 @@ export type Report = (line: string) => void;
 
 export const stderrReport: Report = (line) => { process.stderr.write(`${line}\n`); };
 
-export interface ViewRouteOptions<F extends string, T> {
+export interface ViewRouteOptions<F extends string> {
   /** The route's path, for log lines. */
   path: string;
+  view: View;
   spec: ViewSpec<F>;
-  list(page: PageQuery, filter: ViewQuery<F>['filter']): Promise<Page<T>>;
-  /**
-   * The record as the contract shows it: an explicit pick, so nothing else ever leaks out, plus the
-   * stored JSON text that goes under `rawKey` (null: JSON null, the record is corrupt).
-   */
-  item(record: T): ViewItem;
+  store: Store;
   /** Members added to the envelope after the page was read (e.g. /audit's `verify`). */
   extend?(query: ViewQuery<F>): Promise<Record<string, unknown>>;
   report: Report;
@@ -35,20 +34,7 @@ export interface ViewRouteOptions<F extends string, T> {
   gate: ReadGate;
 }
 
-export interface ViewItem {
-  fields: Record<string, unknown>;
-  rawKey: string;
-  raw: string | null;
-}
-
-/** One item's JSON text: its fields, then the raw member. */
-export function itemText(item: ViewItem): string {
-  const fields = JSON.stringify(item.fields);
-  const raw = `${JSON.stringify(item.rawKey)}:${item.raw ?? 'null'}`;
-  return fields === '{}' ? `{${raw}}` : `${fields.slice(0, -1)},${raw}}`;
-}
-
-export function createViewRoute<F extends string, T>(opts: ViewRouteOptions<F, T>): RouteHandler {
+export function createViewRoute<F extends string>(opts: ViewRouteOptions<F>): RouteHandler {
   return async ({ req, res, url, signal }) => {
     const parsed = parseViewQuery(url.searchParams, opts.spec);
     if (!parsed.ok) {
@@ -63,12 +49,15 @@ export function createViewRoute<F extends string, T>(opts: ViewRouteOptions<F, T
     }
     // The turn ends when the answer has left (or the client has).
     res.once('close', leave);
-    let body: string;
+    let head: string;
+    let items: Uint8Array;
+    let tail: string;
     try {
-      const page = await opts.list(parsed.value.page, parsed.value.filter);
+      const page = await opts.store.listJson(opts.view, parsed.value.page, parsed.value.filter);
       const extra = opts.extend === undefined ? '' : JSON.stringify(await opts.extend(parsed.value)).slice(1, -1);
-      body = `{"items":[${page.items.map((r) => itemText(opts.item(r))).join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)}`
-        + `${extra === '' ? '' : `,${extra}`}}`;
+      head = '{"items":';
+      items = page.items;
+      tail = `,"nextCursor":${JSON.stringify(page.nextCursor)}${extra === '' ? '' : `,${extra}`}}`;
     } catch (err) {
       if (err instanceof InvalidCursorError) {
         // The store's messages for this error are fixed text, never input.
@@ -81,6 +70,19 @@ export function createViewRoute<F extends string, T>(opts: ViewRouteOptions<F, T
     }
     // The client went away while the page was read: nobody to answer.
     if (signal.aborted || res.destroyed) return;
-    sendJsonText(req, res, 200, body);
+    sendPage(req, res, head, items, tail);
   };
+}
+
+/** Writes `head`, the page's bytes and `tail` as one JSON answer; HEAD gets the headers only. */
+function sendPage(req: IncomingMessage, res: ServerResponse, head: string, items: Uint8Array, tail: string): void {
+  const length = Buffer.byteLength(head) + items.byteLength + Buffer.byteLength(tail);
+  res.writeHead(200, { ...JSON_HEADERS, 'content-length': String(length) });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  res.write(head);
+  res.write(items);
+  res.end(tail);
 }

@@ -286,7 +286,8 @@ describe('paginated views: responses', () => {
     const path = freshPath();
     const real = await openSqliteStore({ path });
     const secret = 'SQLITE_IOERR at /home/op/.svc/svc.db';
-    const store: Store = { ...real, listEvents: () => Promise.reject(new Error(secret)), verifyAudit: () => Promise.reject(new Error(secret)),
+    const store: Store = { ...real, listJson: (view, q, f) => (view === 'events' ? Promise.reject(new Error(secret)) : real.listJson(view, q, f)),
+      verifyAudit: () => Promise.reject(new Error(secret)),
       close: () => real.close() };
     const h = await harness({ store, path });
     for (const url of ['/events', '/audit?verify=1']) {

@@ -6,8 +6,10 @@
 import type Database from 'better-sqlite3';
 import type { StoredAuditRow } from '../../audit/audit-row.js';
 import type {
-  AuditFilter, BacklogCount, DeadLetterFilter, DeadLetterRecord, EventFilter, EventRecord, ListedAuditRow, Page, PageQuery,
+  AuditFilter, BacklogCount, DeadLetterFilter, DeadLetterRecord, EventFilter, EventRecord, JsonPage, ListedAuditRow, Page, PageQuery,
+  View,
 } from '../store.js';
+import { auditJson, deadLetterJson, eventJson, jsonPageOf } from '../record-json.js';
 import { createPager } from './pages.js';
 import { AUDIT_COLS, DEAD_LETTER_COLS, EVENT_COLS, toDeadLetter, toEvent, toListedAudit, toStoredAudit } from './rows.js';
 
@@ -15,6 +17,7 @@ export interface Reader {
   listEvents(q: PageQuery, f: EventFilter): Page<EventRecord>;
   listDeadLetters(q: PageQuery, f: DeadLetterFilter): Page<DeadLetterRecord>;
   listAudit(q: PageQuery, f: AuditFilter): Page<ListedAuditRow>;
+  listJson(view: View, q: PageQuery, f: EventFilter & DeadLetterFilter & AuditFilter): JsonPage;
   readAudit(afterSeq: number, limit: number): StoredAuditRow[];
   auditHead(): { seq: number; hash: string; tsMs: number } | null;
   backlog(): BacklogCount[];
@@ -33,7 +36,7 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
        WHERE status IN ('accepted', 'processing') GROUP BY agent_id, source_id`),
     exportCursor: db.prepare<[string], { last_seq: number }>('SELECT last_seq FROM audit_export_cursors WHERE exporter_id = ?'),
   };
-  return {
+  const reader: Reader = {
     listEvents: (q, f) => pager.page({
       table: 'events', cols: EVENT_COLS, bytesColumn: 'payload',
       filters: [['agent_id', f.agent], ['source_id', f.source], ['kind', f.kind]],
@@ -59,5 +62,11 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
     },
     backlog: () => st.backlog.all().map((r) => ({ agentId: r.agent_id, sourceId: r.source_id, count: r.n })),
     exportCursor: (exporterId) => st.exportCursor.get(exporterId)?.last_seq ?? 0,
+    listJson: (view, q, f) => {
+      if (view === 'events') return jsonPageOf(reader.listEvents(q, f), eventJson);
+      if (view === 'dlq') return jsonPageOf(reader.listDeadLetters(q, f), deadLetterJson);
+      return jsonPageOf(reader.listAudit(q, f), auditJson);
+    },
   };
+  return reader;
 }

@@ -11,7 +11,7 @@
 import type { AuditRow, StoredAuditRow } from '../../audit/audit-row.js';
 import type { Clock } from '../../core/clock.js';
 import type {
-  BacklogCount, ClaimedEvent, CompletionResult, DeadLetterRecord, EventRecord, IngestResult, ListedAuditRow, Page, Store,
+  BacklogCount, ClaimedEvent, CompletionResult, DeadLetterRecord, EventRecord, IngestResult, JsonPage, ListedAuditRow, Page, Store,
 } from '../store.js';
 import { createSqliteChainVerifier } from './chain-verifier.js';
 import type { WorkerClient } from './worker-client.js';
@@ -54,6 +54,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     listEvents: (q, f) => reader.call<Page<EventRecord>>('listEvents', q, f),
     listDeadLetters: (q, f) => reader.call<Page<DeadLetterRecord>>('listDeadLetters', q, f),
     listAudit: (q, f) => reader.call<Page<ListedAuditRow>>('listAudit', q, f),
+    listJson: (view, q, f) => reader.call<JsonPage>('listJson', view, q, f),
     exportCursor: (exporterId) => reader.call<number>('exportCursor', exporterId),
     advanceExportCursor: (exporterId, seq, nowMs) => writer.call('advanceExportCursor', exporterId, seq, nowMs),
     // One process uses the file at a time (the pid file sees to it): it always leads.

@@ -12,6 +12,7 @@
  */
 import type Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { errorText } from '../../core/errors.js';
 import { createReader } from './reader.js';
 import { openDatabase, openReadOnly } from './schema.js';
@@ -146,7 +147,8 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
   };
 }
 
-function startReader(db: Database.Database, pageBudget: number | undefined, reply: (r: StoreReply) => void): (req: StoreRequest) => void {
+function startReader(db: Database.Database, pageBudget: number | undefined, reply: (r: StoreReply) => void,
+  port: MessagePort): (req: StoreRequest) => void {
   const handlers = createReader(db, pageBudget) as unknown as Handlers;
   return (r) => {
     if (r.op === 'close') {
@@ -157,7 +159,11 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
     try {
       const handler = handlers[r.op];
       if (typeof handler !== 'function') throw new Error(`unknown store operation ${r.op}`);
-      reply({ id: r.id, ok: true, value: (handler as (...a: unknown[]) => unknown)(...r.args) });
+      const value = (handler as (...a: unknown[]) => unknown)(...r.args);
+      // An encoded page crosses as its buffer, moved rather than copied.
+      const items = (value as { items?: unknown } | null)?.items;
+      if (items instanceof Uint8Array && items.buffer instanceof ArrayBuffer) port.postMessage({ id: r.id, ok: true, value } satisfies StoreReply, [items.buffer]);
+      else reply({ id: r.id, ok: true, value });
     } catch (err) {
       reply({ id: r.id, ok: false, error: serializeError(err) });
     }
@@ -170,7 +176,7 @@ if (port !== null) {
   const reply = (r: StoreReply): void => port.postMessage(r);
   try {
     const db = role === 'writer' ? openDatabase(path) : openReadOnly(path);
-    const handle = role === 'writer' ? startWriter(db, reply) : startReader(db, pageBudget, reply);
+    const handle = role === 'writer' ? startWriter(db, reply) : startReader(db, pageBudget, reply, port);
     port.on('message', handle);
     port.postMessage({ ready: true } satisfies StoreReady);
   } catch (err) {
