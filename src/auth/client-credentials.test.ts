@@ -12,7 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { fakeClock } from '../core/clock.js';
 import { RuntimeError } from '../core/errors.js';
+import { abortRecordingFetch } from '../../test/support/http.js';
 import { startIdp as startSharedIdp } from '../../test/support/idp.js';
+import { waitFor } from '../../test/support/wait.js';
 import { createClientCredentialsClient } from './client-credentials.js';
 
 const AUDIENCE = 'urn:svc:control-plane';
@@ -208,8 +210,16 @@ describe('client-credentials client: answers no real provider gives', () => {
       assert.match(err.message, /invalid_request \(HTTP 400\): bad secret \[redacted\] given$/);
       return true;
     });
+    // The timeout runs on the injected clock: the request is cut off when the fake clock says so.
     answer = () => { /* never answers */ };
-    await assert.rejects(make({ timeoutMs: 200 }).token(), new RegExp(`^RuntimeError: token endpoint ${endpoint} did not answer within 200 ms$`));
+    const clock = fakeClock(0);
+    const recording = abortRecordingFetch(clock);
+    seen.length = 0;
+    const pending = make({ timeoutMs: 200, clock, fetch: recording.fetch }).token();
+    await waitFor('the token request to reach the endpoint', () => seen.length === 1);
+    clock.advance(1_000);
+    await assert.rejects(pending, new RegExp(`^RuntimeError: token endpoint ${endpoint} did not answer within 200 ms$`));
+    assert.deepEqual(recording.abortedAt, [200], 'cut off when the injected clock reached the timeout');
     const closed = await listen(() => undefined);
     await close(closed.server);
     await assert.rejects(make({ tokenEndpoint: `${closed.origin}/token` }).token(),

@@ -10,10 +10,14 @@
  * - The token is cached until shortly before it expires; concurrent callers share one request.
  * - Error messages name the token endpoint (without credentials or query) and the OAuth `error`
  *   code, never the client secret or a token.
+ * - One deadline on the injected clock bounds the whole request, answer included; the answer is read
+ *   with a cap that holds while it streams (256 KiB): past it the request is aborted.
  */
 import type { Clock } from '../core/clock.js';
+import { linkSignals, startDeadline } from '../core/deadline.js';
 import { RuntimeError, errorText } from '../core/errors.js';
 import { networkFailure } from '../core/net-errors.js';
+import { BodyTooLargeError, readBodyText } from '../core/read-body.js';
 
 export interface ClientCredentialsOptions {
   tokenEndpoint: string;
@@ -41,8 +45,8 @@ const MAX_EARLY_MS = 60_000;
 /** … or this fraction of the lifetime, whichever is smaller (a 60 s token is refreshed after 54 s). */
 const EARLY_FRACTION = 0.1;
 const DEFAULT_TIMEOUT_MS = 5_000;
-/** A token endpoint answer is a small JSON object; anything bigger is not one. */
-const MAX_RESPONSE_BYTES = 256 * 1024;
+/** A token endpoint answer is a small JSON object; anything bigger is not one, and is not read past this. */
+export const MAX_RESPONSE_BYTES = 256 * 1024;
 /** RFC 6749 §5.2 `error` codes are printable ASCII without `"` and `\`; anything else is not echoed. */
 const OAUTH_ERROR_CODE = /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,64}$/;
 /** What may go into an Authorization header value (RFC 9110 field-value, visible ASCII). */
@@ -79,37 +83,51 @@ export function createClientCredentialsClient(opts: ClientCredentialsOptions): C
   const request = async (): Promise<Cached> => {
     if (endpoint === null) throw new RuntimeError('ETOKEN', 'the token endpoint is not an http(s) URL', 'token endpoint: not an http(s) URL');
     const startedAt = opts.clock.now(); // lifetimes count from before the request, to err on the early side
+    // One deadline for the request and its answer, on the injected clock (never AbortSignal.timeout).
+    const deadline = startDeadline(timeoutMs, opts.clock);
+    // Its own controller too: an answer over the cap tears this request's connection down.
+    const own = new AbortController();
+    const linked = linkSignals(deadline.signal, own.signal);
+    const timedOut = (): RuntimeError =>
+      new RuntimeError('ETOKEN', `token endpoint ${endpoint} did not answer within ${timeoutMs} ms`, 'token endpoint: timeout');
     let res: Response;
-    try {
-      res = await doFetch(opts.tokenEndpoint, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${basic}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
-        },
-        body,
-        redirect: 'error', // a redirect would resend the credentials somewhere else
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (err) {
-      const name = (err as { name?: string }).name;
-      if (name === 'TimeoutError') throw new RuntimeError('ETOKEN', `token endpoint ${endpoint} did not answer within ${timeoutMs} ms`, 'token endpoint: timeout');
-      throw new RuntimeError('ETOKEN', `cannot reach token endpoint ${endpoint}: ${scrub(causeOf(err))}`, `token endpoint: ${networkFailure(err)}`);
-    }
     let text: string;
     try {
-      text = await res.text();
-    } catch (err) {
-      throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: reading the answer failed: ${scrub(causeOf(err))}`, 'token endpoint: answer cut short');
+      try {
+        res = await doFetch(opts.tokenEndpoint, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${basic}`,
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'application/json',
+          },
+          body,
+          redirect: 'error', // a redirect would resend the credentials somewhere else
+          signal: linked.signal,
+        });
+      } catch (err) {
+        if (deadline.why() === 'timeout') throw timedOut();
+        throw new RuntimeError('ETOKEN', `cannot reach token endpoint ${endpoint}: ${scrub(causeOf(err))}`, `token endpoint: ${networkFailure(err)}`);
+      }
+      try {
+        text = await readBodyText(res, MAX_RESPONSE_BYTES, () => own.abort());
+      } catch (err) {
+        if (deadline.why() === 'timeout') throw timedOut();
+        if (err instanceof BodyTooLargeError) {
+          throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: the answer is over ${MAX_RESPONSE_BYTES / 1024} KiB; the request was aborted`,
+            'token endpoint: answer too large');
+        }
+        throw new RuntimeError('ETOKEN', `token endpoint ${endpoint}: reading the answer failed: ${scrub(causeOf(err))}`, 'token endpoint: answer cut short');
+      }
+    } finally {
+      linked.dispose();
+      deadline.dispose();
     }
     let json: Record<string, unknown> | null = null;
-    if (text.length <= MAX_RESPONSE_BYTES) {
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
-      } catch { /* reported below */ }
-    }
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
+    } catch { /* reported below */ }
     if (!res.ok) {
       const code = typeof json?.error === 'string' && OAUTH_ERROR_CODE.test(json.error) ? json.error : null;
       const description = typeof json?.error_description === 'string' ? printable(scrub(json.error_description)) : '';

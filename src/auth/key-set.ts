@@ -14,8 +14,9 @@
 import { createLocalJWKSet, errors } from 'jose';
 import type { CryptoKey, FlattenedJWSInput, JSONWebKeySet, JWK, JWSHeaderParameters } from 'jose';
 import type { Clock } from '../core/clock.js';
-import { startDeadline } from '../core/deadline.js';
+import { linkSignals, startDeadline } from '../core/deadline.js';
 import { errorText } from '../core/errors.js';
+import { BodyTooLargeError, readBodyText } from '../core/read-body.js';
 
 export interface KeySetTiming {
   /** Bound on one whole fetch (discovery + key set), ms. */
@@ -35,8 +36,11 @@ export const KEY_SET_TIMING: Readonly<KeySetTiming> = {
   maxStaleMs: 60 * 60_000,
 };
 
-/** A discovery document or key set larger than this is refused (characters). */
-const MAX_DOCUMENT_CHARS = 1024 * 1024;
+/**
+ * A discovery document or key set larger than this is refused while it streams (contract §11.7): the
+ * request is aborted at the first byte past it, or at once when Content-Length announces more.
+ */
+export const MAX_DOCUMENT_BYTES = 1024 * 1024;
 const ASYMMETRIC_KTY = new Set(['RSA', 'EC', 'OKP']);
 /** jose refuses RSA moduli under 2048 bits at verification time with a bare TypeError; drop them here. */
 const MIN_RSA_MODULUS_BYTES = 256;
@@ -101,18 +105,31 @@ export function createKeySet(opts: KeySetOptions): KeySet {
   let fetches = 0;
 
   async function getJson(url: string, signal: AbortSignal): Promise<unknown> {
-    // redirect 'manual': a 3xx is a failure like any other non-200, as with jose's remote key sets.
-    const res = await fetchFn(url, { signal, redirect: 'manual', headers: { accept: 'application/json' } });
-    if (res.status !== 200) {
-      await res.body?.cancel().catch(() => undefined);
-      throw new Error(`${url} answered HTTP ${res.status}`);
-    }
-    const text = await res.text();
-    if (text.length > MAX_DOCUMENT_CHARS) throw new Error(`${url} answered more than ${MAX_DOCUMENT_CHARS} characters`);
+    // This request's own controller, so that a body over the cap tears down this connection only.
+    const own = new AbortController();
+    const linked = linkSignals(signal, own.signal);
     try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      throw new Error(`${url} did not answer JSON`);
+      // redirect 'manual': a 3xx is a failure like any other non-200, as with jose's remote key sets.
+      const res = await fetchFn(url, { signal: linked.signal, redirect: 'manual', headers: { accept: 'application/json' } });
+      if (res.status !== 200) {
+        await res.body?.cancel().catch(() => undefined);
+        throw new Error(`${url} answered HTTP ${res.status}`);
+      }
+      let text: string;
+      try {
+        text = await readBodyText(res, MAX_DOCUMENT_BYTES, () => own.abort(new Error('answer over the size cap')));
+      } catch (err) {
+        // The reason, never the body.
+        if (err instanceof BodyTooLargeError) throw new Error(`${url} answered more than 1 MiB; the request was aborted`, { cause: err });
+        throw err;
+      }
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new Error(`${url} did not answer JSON`);
+      }
+    } finally {
+      linked.dispose();
     }
   }
 

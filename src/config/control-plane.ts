@@ -49,7 +49,9 @@ export function resolveControlPlane(agents: readonly LoadedAgent[], env: NodeJS.
   const block = configured?.auth;
   const auth = block?.enabled ? resolveAuth(block, { env, home, baseDir: owner?.dir ?? '.' }) : null;
   if (port !== 0 && auth === null && !isLoopbackBind(bind)) {
-    throw new ConfigError(`controlPlane.bind: ${bind} is not a loopback address; binding the control plane beyond loopback requires controlPlane.auth.enabled: true`);
+    // The loader reports this with its position (load-agent.ts); this is the guard for other callers.
+    // The address is not quoted: it may have come from a reference.
+    throw new ConfigError(`${owner ? `${owner.dir}/agent.yaml: ` : ''}controlPlane.bind: not a loopback address; binding the control plane beyond loopback requires controlPlane.auth.enabled: true`);
   }
   const maxConnections = configured?.maxConnections ?? DEFAULT_CONTROL_PLANE.maxConnections;
   return { enabled: port !== 0, bind, port, auth, allowRemote: auth !== null, maxConnections };

@@ -97,7 +97,7 @@ export function loadFleetFile(file: string, ctx: { env: NodeJS.ProcessEnv; home:
   loaded.value.hosts.forEach((host, i) => {
     const earlier = seen.get(host.name);
     if (earlier !== undefined) {
-      problems.push(loaded.problem(['hosts', i, 'name'], `duplicate host name "${host.name}" (first at ${loaded.where(['hosts', earlier, 'name'])})`));
+      problems.push(loaded.problem(['hosts', i, 'name'], `duplicate host name ${loaded.quote(['hosts', i, 'name'], host.name)} (first at ${loaded.where(['hosts', earlier, 'name'])})`));
     } else {
       seen.set(host.name, i);
     }

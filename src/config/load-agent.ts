@@ -4,14 +4,15 @@
  * routes that would collide, daemon-wide settings that disagree (contract §2a). Every problem of every
  * directory is collected first, so one `svc up` names them all.
  */
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError } from '../core/errors.js';
+import { isLoopbackBind } from '../core/loopback.js';
+import { MAX_CONFIG_FILE_BYTES, readBoundedFile, readFailureText } from './read-bounded.js';
 import { DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LLM_PROVIDERS, SECRET_KEYS, agentSchema, channelsFileSchema, llmSchema,
   sourcesFileSchema } from './schema.js';
 import type { AgentConfig, ChannelConfig, LlmProviderName, LoadedAgent, WebhookSourceConfig } from './schema.js';
-import { loadYamlFile } from './yaml-file.js';
+import { loadYamlFile, refNote } from './yaml-file.js';
 import type { YamlFile } from './yaml-file.js';
 
 export interface LoadContext {
@@ -84,16 +85,17 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
     agent = provider.agent;
     agentFile.value.skills.forEach((skill, i) => {
       const path = resolve(absDir, skill);
-      try {
-        skills.push({ path, text: readFileSync(path, 'utf8') });
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        problems.push(agentFile.problem(['skills', i],
-          code === 'ENOENT' ? `file not found: ${skill}` : `cannot read ${skill} (${code ?? 'unknown error'})`));
+      // Bounded like the YAML files: a regular file of at most 1 MiB, never a FIFO or a device.
+      const read = readBoundedFile(path, { maxBytes: MAX_CONFIG_FILE_BYTES });
+      if (read.ok) skills.push({ path, text: read.text });
+      else {
+        const shown = agentFile.refKinds(['skills', i]).length === 0 ? skill : agentFile.quote(['skills', i], skill);
+        problems.push(agentFile.problem(['skills', i], read.reason === 'not-found' ? `file not found: ${shown}`
+          : `skill file ${shown} ${readFailureText(read)}; skill files are regular files of at most 1 MiB`));
       }
     });
   }
-  if (agentFile) problems.push(...agentProblems(agentFile));
+  if (agentFile) problems.push(...agentProblems(agentFile), ...controlPlaneBindProblems(agentFile, ctx.env));
   if (sourcesFile) problems.push(...duplicateIds(sourcesFile, ['sources'], sourcesFile.value.sources, 'source'));
   if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'));
 
@@ -148,7 +150,8 @@ function providerSettings(file: YamlFile<AgentConfig>, env: NodeJS.ProcessEnv): 
   // Sent as an HTTP header: a space or a line break would be a malformed request, or a header injection.
   if (apiKey !== undefined && !/^[!-~]{1,4096}$/.test(apiKey)) {
     problems.push(file.problem([agent.apiKey === undefined ? 'provider' : 'apiKey'],
-      `the API key ${agent.apiKey === undefined ? `in ${DEFAULT_API_KEY_ENV[provider]} ` : ''}must be printable ASCII without spaces`));
+      `the API key ${agent.apiKey === undefined ? `in ${DEFAULT_API_KEY_ENV[provider]} ` : ''}must be printable ASCII without spaces`
+      + (file.refKinds(['apiKey']).length > 0 ? ` ${refNote(file.refKinds(['apiKey']))}` : '')));
   }
   const baseUrl = agent.baseUrl ?? DEFAULT_BASE_URL[provider];
   if (agent.baseUrl !== undefined) problems.push(...baseUrlProblems(file, provider, agent.baseUrl));
@@ -186,9 +189,24 @@ function duplicateIds(file: YamlFile<unknown>, path: Array<string | number>, ite
       first.set(item.id, i);
       return;
     }
-    problems.push(file.problem([...path, i, 'id'], `duplicate ${noun} id "${item.id}" (first at ${file.where([...path, earlier, 'id'])})`));
+    problems.push(file.problem([...path, i, 'id'], `duplicate ${noun} id ${file.quote([...path, i, 'id'], item.id)} (first at ${file.where([...path, earlier, 'id'])})`));
   });
   return problems;
+}
+
+/**
+ * A control plane beyond loopback needs auth (contract §3.2), unless the listener is disabled
+ * (`SVC_METRICS_PORT=0`, or port 0). Reported here, with its position; the address is not quoted.
+ */
+function controlPlaneBindProblems(file: YamlFile<AgentConfig>, env: NodeJS.ProcessEnv): string[] {
+  const cp = file.value.controlPlane;
+  if (cp === undefined || isLoopbackBind(cp.bind) || cp.auth?.enabled === true) return [];
+  const fromEnv = env.SVC_METRICS_PORT;
+  const port = fromEnv !== undefined && /^\d{1,5}$/.test(fromEnv) ? Number(fromEnv) : cp.port;
+  if (port === 0) return [];
+  const kinds = file.refKinds(['controlPlane', 'bind']);
+  return [file.problem(['controlPlane', 'bind'], `not a loopback address${kinds.length > 0 ? ` ${refNote(kinds)}` : ''}; `
+    + 'binding the control plane beyond loopback requires controlPlane.auth.enabled: true')];
 }
 
 /** What one agent.yaml must satisfy beyond its schema: unique ids, references that resolve, sane bounds. */
@@ -204,7 +222,7 @@ function agentProblems(file: YamlFile<AgentConfig>): string[] {
   if (lookup) {
     if (agent.provider !== 'rules') problems.push(file.problem(['rules'], 'applies to provider "rules" only'));
     if (!agent.mcpServers.some((m) => m.id === lookup.server)) {
-      problems.push(file.problem(['rules', 'lookup', 'server'], `no MCP server "${lookup.server}" in mcpServers`));
+      problems.push(file.problem(['rules', 'lookup', 'server'], `no MCP server ${file.quote(['rules', 'lookup', 'server'], lookup.server)} in mcpServers`));
     }
   }
   const audit = agent.audit;
@@ -233,7 +251,7 @@ function crossAgentProblems(located: Located[]): string[] {
   for (const l of located) {
     const other = agentIds.get(l.loaded.agent.id);
     if (other) {
-      problems.push(l.agentFile.problem(['id'], `duplicate agent id "${l.loaded.agent.id}" (also in ${other.agentFile.where(['id'])})`));
+      problems.push(l.agentFile.problem(['id'], `duplicate agent id ${l.agentFile.quote(['id'], l.loaded.agent.id)} (also in ${other.agentFile.where(['id'])})`));
     } else {
       agentIds.set(l.loaded.agent.id, l);
     }
@@ -241,23 +259,24 @@ function crossAgentProblems(located: Located[]): string[] {
 
   // One ingest server per port routes /webhooks/<source id>: ids must be unique per port, and the
   // server can listen on only one address.
-  const ports = new Map<number, { bind: string; at: string; ids: Map<string, string> }>();
+  const ports = new Map<number, { bind: string; bindShown: string; at: string; ids: Map<string, string> }>();
   for (const l of located) {
     l.loaded.sources.forEach((source, i) => {
       const idAt = l.sourcesFile.where(['sources', i, 'id']);
       const seen = ports.get(source.port);
       if (!seen) {
-        ports.set(source.port, { bind: source.bind, at: l.sourcesFile.where(['sources', i]), ids: new Map([[source.id, idAt]]) });
+        ports.set(source.port, { bind: source.bind, bindShown: l.sourcesFile.quote(['sources', i, 'bind'], source.bind),
+          at: l.sourcesFile.where(['sources', i]), ids: new Map([[source.id, idAt]]) });
         return;
       }
       if (seen.bind !== source.bind) {
         problems.push(l.sourcesFile.problem(['sources', i, 'bind'],
-          `port ${source.port} is also used with bind "${seen.bind}" (${seen.at}); sources sharing a port must share the bind address`));
+          `port ${source.port} is also used with bind ${seen.bindShown} (${seen.at}); sources sharing a port must share the bind address`));
       }
       const sameId = seen.ids.get(source.id);
       if (sameId !== undefined) {
         problems.push(l.sourcesFile.problem(['sources', i, 'id'],
-          `source id "${source.id}" is already served on port ${source.port} (${sameId})`));
+          `source id ${l.sourcesFile.quote(['sources', i, 'id'], source.id)} is already served on port ${source.port} (${sameId})`));
       } else {
         seen.ids.set(source.id, idAt);
       }
@@ -272,7 +291,7 @@ function crossAgentProblems(located: Located[]): string[] {
       const other = servers.get(server.id);
       if (other === undefined) servers.set(server.id, at);
       else if (other !== at) {
-        problems.push(l.agentFile.problem(['mcpServers', i, 'id'], `MCP server id "${server.id}" is also declared at ${other}; ids are unique across the agents of one svc up`));
+        problems.push(l.agentFile.problem(['mcpServers', i, 'id'], `MCP server id ${l.agentFile.quote(['mcpServers', i, 'id'], server.id)} is also declared at ${other}; ids are unique across the agents of one svc up`));
       }
     });
   }

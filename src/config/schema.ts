@@ -2,6 +2,7 @@
  * Schemas of agent.yaml, event-sources.yaml and channels.yaml (contract §2a). Strict: unknown keys are
  * rejected. Values arrive here with `${env:…}`, `${file:…}` and `${secret:…}` already resolved.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { storeBlockSchema } from './store.js';
 
@@ -9,6 +10,10 @@ export const ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const id = z.string().regex(ID_PATTERN, 'must match ^[a-z0-9][a-z0-9._-]{0,63}$');
 const port = z.number().int().min(1).max(65535);
 const headerName = z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'must be an HTTP header name');
+/** A DNS name (RFC 1123 labels), for bind addresses. */
+const HOST_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+/** Where a listener binds: an IP address or a host name, never arbitrary text (it ends up in messages and in listen()). */
+export const bindAddress = z.string().refine((s) => isIP(s) !== 0 || HOST_NAME.test(s), 'must be an IP address or a host name');
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
 export const PROVIDERS = ['rules', 'anthropic', 'openai'] as const;
@@ -229,7 +234,7 @@ export const agentSchema = z.strictObject({
   skills: z.array(z.string().min(1)).default([]),
   controlPlane: z
     .strictObject({
-      bind: z.string().min(1).default('127.0.0.1'),
+      bind: bindAddress.default('127.0.0.1'),
       port: z.number().int().min(0).max(65535).default(9464),
       auth: authBlockSchema.optional(),
       /** Connections held at once (contract §11.2); past it new ones are closed at once. */
@@ -251,7 +256,7 @@ export const webhookSourceSchema = z.strictObject({
   id,
   type: z.literal('webhook'),
   port,
-  bind: z.string().min(1).default('127.0.0.1'),
+  bind: bindAddress.default('127.0.0.1'),
   secret: z.string().min(16, 'must be at least 16 characters'),
   fingerprintHeader: headerName.default('X-Alert-Fingerprint'),
   signatureHeader: headerName.default('X-Signature'),

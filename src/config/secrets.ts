@@ -1,13 +1,17 @@
 /**
  * Local secret store: `${secret:<path>}` reads `$SVC_HOME/secrets/<path>` (contract §1). Files are
  * 0600 in 0700 directories; values are trimmed so a trailing newline from `echo` never becomes part of
- * an HMAC key.
+ * an HMAC key. Reading refuses what the store never writes (contract §11.7): a symbolic link (the file
+ * or a directory the path names below `secrets/`), a file with any permission bit for group or others,
+ * anything but a regular file, and a file over 64 KiB.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { homePaths } from './paths.js';
+import { MAX_REFERENCED_FILE_BYTES, readBoundedFile } from './read-bounded.js';
+import type { BoundedRead } from './read-bounded.js';
 
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
 const MAX_PATH_LENGTH = 256;
@@ -63,19 +67,27 @@ export function writeSecret(home: string, path: string, value: string): void {
 }
 
 /**
- * The trimmed value at `$SVC_HOME/secrets/<path>`, or null when there is no such file. Other read
- * failures (permissions, a directory in the way) throw: they are not "missing" and should say why.
+ * The trimmed value at `$SVC_HOME/secrets/<path>`, or why it cannot be had: `not-found`, `symlink`
+ * (the file, or a directory the path names below `secrets/`), `group-or-other-access` (`mode & 0o077`
+ * is not 0: only 0600 and 0400 and the like pass), `not-regular`, `too-large` (over 64 KiB), `error`.
+ * Never throws for a file-system reason, and no result carries anything of a refused file.
  */
-export function readSecret(home: string, path: string): string | null {
+export function readSecret(home: string, path: string): BoundedRead {
   const file = secretFile(home, path);
-  try {
-    return readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // ENOTDIR: a parent segment is a file, so this secret cannot exist either.
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw err;
+  // O_NOFOLLOW covers only the last component: the directories in between are checked here.
+  let dir = homePaths(home).secrets;
+  for (const segment of path.split('/').slice(0, -1)) {
+    dir = join(dir, segment);
+    try {
+      if (lstatSync(dir).isSymbolicLink()) return { ok: false, reason: 'symlink' };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
+      if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, reason: 'not-found' };
+      return { ok: false, reason: 'error', code };
+    }
   }
+  const read = readBoundedFile(file, { maxBytes: MAX_REFERENCED_FILE_BYTES, privateFile: true });
+  return read.ok ? { ok: true, text: read.text.trim() } : read;
 }
 
 export function secretExists(home: string, path: string): boolean {

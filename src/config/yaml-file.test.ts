@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -146,16 +147,58 @@ describe('loadYamlFile', () => {
     const msg = errorOf(() => loadYamlFile(f, sourcesFileSchema, ctx));
     assert.equal(msg, [
       `${f}:4:11: sources.0.port: expected number, got string`,
-      `${f}:5:13: sources.0.secret: must be at least 16 characters`,
+      `${f}:5:13: sources.0.secret: must be at least 16 characters (from a \${secret:…} reference; the value is not shown)`,
     ].join('\n'));
     assert.ok(!msg.includes('tiny-SECRET-x'));
+  });
+
+  it('names the key and the reference kind, never the value, when a referenced value fails validation (contract §11.7)', () => {
+    const canary = 'CANARY-7c1e-root:$6$salt$hash:19000:0:99999:7:::';
+    writeFileSync(join(root, 'shadow-like'), `${canary}\nsecond-line\n`);
+    const env = { BIND: canary, PORT: canary };
+    const f = file([
+      'sources:', '  - id: a', '    type: webhook', '    port: ${env:PORT}', '    bind: ${file:shadow-like}',
+      '    secret: ${secret:hooks/hmac}', '    signatureHeader: "X-${env:BIND}"', '',
+    ].join('\n'));
+    const msg = errorOf(() => loadYamlFile(f, sourcesFileSchema, { ...ctx, env }));
+    assert.equal(msg, [
+      `${f}:4:11: sources.0.port: expected number, got string (from a \${env:…} reference; the value is not shown)`,
+      `${f}:5:11: sources.0.bind: must be an IP address or a host name (from a \${file:…} reference; the value is not shown)`,
+      `${f}:7:22: sources.0.signatureHeader: must be an HTTP header name (from a \${env:…} reference; the value is not shown)`,
+    ].join('\n'));
+    assert.ok(!msg.includes('CANARY'));
+  });
+
+  it('scrubs resolved values from later messages too (problem, quote)', () => {
+    const f = file('sources:\n  - id: ${env:ID}\n    type: webhook\n    port: 8787\n    secret: ${secret:hooks/hmac}\n');
+    const loaded = loadYamlFile(f, sourcesFileSchema, { ...ctx, env: { ID: 'canary-id-42' } });
+    assert.equal(loaded.quote(['sources', 0, 'id'], 'canary-id-42'), '<${env:…} value>');
+    assert.equal(loaded.quote(['sources', 0, 'type'], 'webhook'), '"webhook"');
+    assert.deepEqual(loaded.refKinds(['sources', 0, 'secret']), ['secret']);
+    assert.equal(loaded.problem(['sources', 0, 'id'], `id "canary-id-42" and ${SECRET} are taken`),
+      `${f}:2:9: sources.0.id: id "<\${env:…} value>" and <\${secret:…} value> are taken`);
+  });
+
+  it('refuses a file over 1 MiB from its size, before reading it', () => {
+    const f = join(root, 'huge.yaml');
+    writeFileSync(f, `name: x\n#${'c'.repeat(1024 * 1024)}\n`);
+    assert.equal(errorOf(() => loadYamlFile(f, small, ctx)),
+      `${f}: the file is larger than 1 MiB (${1024 * 1024 + 10} bytes); configuration files are regular files of at most 1 MiB`);
+  });
+
+  it('refuses a FIFO, a directory and a device without blocking', () => {
+    const fifo = join(root, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    assert.match(errorOf(() => loadYamlFile(fifo, small, ctx)), /fifo\.yaml: the file is a FIFO, not a regular file;/);
+    assert.match(errorOf(() => loadYamlFile(root, small, ctx)), /: the file is a directory, not a regular file;/);
+    assert.match(errorOf(() => loadYamlFile('/dev/zero', small, ctx)), /^\/dev\/zero: the file is a character device, not a regular file;/);
   });
 
   it('resolves references and applies defaults on a valid file', () => {
     const f = file('sources:\n  - id: a\n    type: webhook\n    port: 8787\n    secret: ${secret:hooks/hmac}\n');
     assert.deepEqual(loadYamlFile(f, sourcesFileSchema, ctx).value, {
       sources: [{ id: 'a', type: 'webhook', port: 8787, bind: '127.0.0.1', secret: SECRET,
-        fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature' }],
+        fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature', maxConnections: 512 }],
     });
   });
 

@@ -2,16 +2,22 @@
  * Loads one YAML configuration file: parse with positions, resolve `${…}` references, validate with
  * zod, and report every problem as `<file>:<line>:<col>: <key.path>: <message>` (contract §2:
  * "configuration errors name the file, line and key path"). Messages never carry configuration
- * values, so a secret can never leak through an error.
+ * values, so a secret can never leak through an error: a key whose value came from a reference is
+ * described by the reference's kind (`from a ${file:…} reference`), and every message of the file is
+ * also scrubbed of the values its references resolved to, as a backstop (contract §11.7).
+ *
+ * The file itself is read bounded (read-bounded.ts): a regular file of at most 1 MiB, its size taken
+ * from the open descriptor and at most 1 MiB + 1 byte read, so a huge, growing or special file is
+ * refused before it costs time or memory.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument } from 'yaml';
 import type { Node } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
+import { MAX_CONFIG_FILE_BYTES, readBoundedFile, readFailureText } from './read-bounded.js';
 import { resolveRefs } from './refs.js';
-import type { RefContext } from './refs.js';
+import type { RefContext, RefKind } from './refs.js';
 
 export type KeyPath = ReadonlyArray<string | number>;
 
@@ -29,8 +35,12 @@ export interface YamlFile<T> {
   value: T;
   /** `<file>:<line>:<col>` of the node at `path`, or of its nearest ancestor present in the file. */
   where(path: KeyPath): string;
-  /** One problem line: `<file>:<line>:<col>: <key.path>: <message>`. */
+  /** One problem line: `<file>:<line>:<col>: <key.path>: <message>`, scrubbed of resolved reference values. */
   problem(path: KeyPath, message: string): string;
+  /** The kinds of the references the value at `path` was resolved from; empty for a literal. */
+  refKinds(path: KeyPath): readonly RefKind[];
+  /** `value` quoted for a message (`"x"`), or `<${env:…} value>` when it came from a reference. */
+  quote(path: KeyPath, value: string | number): string;
 }
 
 interface Pos { line: number; col: number }
@@ -70,6 +80,10 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
   // Keys whose problem is already reported (bad reference, literal secret): zod would only repeat it.
   const reported: string[] = [];
   const refCtx: RefContext = { env: ctx.env, home: ctx.home, baseDir: dirname(resolve(filePath)) };
+  /** Keys whose value came from references, and the kinds used. */
+  const refKinds = new Map<string, RefKind[]>();
+  /** What the references of this file resolved to: never to appear in a message. */
+  const resolvedValues: Array<{ value: string; kinds: RefKind[] }> = [];
   const secretKeys = ctx.secretKeys ?? [];
 
   const nodeStart = (node: { range?: [number, number, number] | null } | null | undefined): Pos | null =>
@@ -146,6 +160,10 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
         report(path, nodeStart(node), 'must be a ${env:…}, ${file:…} or ${secret:…} reference, not a literal secret');
         return undefined;
       }
+      if (resolved.usedRef) {
+        refKinds.set(dottedPath(path), resolved.kinds);
+        resolvedValues.push({ value: resolved.value, kinds: resolved.kinds });
+      }
       return resolved.value;
     }
     return node === null || node === undefined ? null : undefined;
@@ -180,13 +198,16 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
       const missing = value === undefined && path.length > 0;
       // A missing key has no node of its own: point at the mapping that should hold it.
       const pos = missing ? locate(path.slice(0, -1), false) : locate(path, false);
-      problems.push({ pos, text: withPath(path, issueMessage(issue, value, missing)) });
+      const kinds = refKinds.get(dottedPath(path));
+      // A value from a reference is never shown, only where it came from.
+      const message = kinds === undefined ? issueMessage(issue, value, missing) : `${issueMessage(issue, value, missing)} ${refNote(kinds)}`;
+      problems.push({ pos, text: withPath(path, message) });
     }
   }
 
   if (problems.length > 0 || !parsed.success) {
     problems.sort((a, b) => a.pos.line - b.pos.line || a.pos.col - b.pos.col);
-    throw new ConfigError(problems.map((p) => `${filePath}:${fmt(p.pos)}: ${p.text}`).join('\n'));
+    throw new ConfigError(problems.map((p) => scrub(`${filePath}:${fmt(p.pos)}: ${p.text}`, resolvedValues)).join('\n'));
   }
 
   const where = (path: KeyPath): string => `${filePath}:${fmt(locate(path, false))}`;
@@ -194,18 +215,50 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
     file: filePath,
     value: parsed.data,
     where,
-    problem: (path, message) => `${where(path)}: ${withPath(path, message)}`,
+    problem: (path, message) => scrub(`${where(path)}: ${withPath(path, message)}`, resolvedValues),
+    refKinds: (path) => refKinds.get(dottedPath(path)) ?? [],
+    quote: (path, value) => {
+      const kinds = refKinds.get(dottedPath(path));
+      return kinds === undefined ? JSON.stringify(value) : refValueLabel(kinds);
+    },
   };
 }
 
-function readConfigText(filePath: string): string {
-  try {
-    return readFileSync(filePath, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ConfigError(`${filePath}: file not found`);
-    throw new ConfigError(`${filePath}: cannot read file (${code ?? 'unknown error'})`);
+/** `<${file:…} value>`: what a message says in place of a value that came from references. */
+function refValueLabel(kinds: readonly RefKind[]): string {
+  return `<${[...new Set(kinds)].map((k) => `\${${k}:…}`).join(' and ')} value>`;
+}
+
+/** `(from a ${file:…} reference; the value is not shown)`: how a message names a referenced value. */
+export function refNote(kinds: readonly RefKind[]): string {
+  const names = [...new Set(kinds)].map((k) => `\${${k}:…}`);
+  return `(from a ${names.join(' and ')} reference; the value is not shown)`;
+}
+
+/** Shortest resolved text that is scrubbed from messages: shorter ones match ordinary words by chance. */
+const MIN_SCRUBBED_CHARS = 4;
+
+/**
+ * The backstop of "no message quotes a resolved value": any resolved value, any of its lines, and its
+ * JSON-escaped form found in `text` is replaced by `<${kind:…} value>`.
+ */
+function scrub(text: string, values: ReadonlyArray<{ value: string; kinds: RefKind[] }>): string {
+  let out = text;
+  for (const { value, kinds } of values) {
+    const label = refValueLabel(kinds);
+    const forms = [value, JSON.stringify(value).slice(1, -1), ...value.split(/\r?\n/).map((l) => l.trim())]
+      .filter((f) => f.length >= MIN_SCRUBBED_CHARS)
+      .sort((a, b) => b.length - a.length);
+    for (const form of new Set(forms)) if (out.includes(form)) out = out.split(form).join(label);
   }
+  return out;
+}
+
+function readConfigText(filePath: string): string {
+  const read = readBoundedFile(filePath, { maxBytes: MAX_CONFIG_FILE_BYTES });
+  if (read.ok) return read.text;
+  if (read.reason === 'not-found') throw new ConfigError(`${filePath}: file not found`);
+  throw new ConfigError(`${filePath}: the file ${readFailureText(read)}; configuration files are regular files of at most 1 MiB`);
 }
 
 /** `key:` with nothing after it parses as a null scalar positioned after the key; point at the key. */

@@ -3,6 +3,7 @@ import { appendFileSync, linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, s
 import { createServer, request } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -15,7 +16,7 @@ import type { Clock } from '../../core/clock.js';
 import { fakeClock, systemClock } from '../../core/clock.js';
 import { createTailerRegistry } from '../../logs/file-tailer.js';
 import type { TailerRegistry } from '../../logs/file-tailer.js';
-import { createLogsRoute } from './logs-route.js';
+import { asksToClose, createLogsRoute } from './logs-route.js';
 import type { LogsRouteDeps } from './logs-route.js';
 import { waitFor, within } from '../../../test/support/wait.js';
 
@@ -160,6 +161,36 @@ describe('GET /logs', () => {
     await head.ended;
     assert.equal(head.raw(), '');
     await waitFor('no subscriber left', () => tailers.stats().subscribers === 0);
+  });
+
+  it('a HEAD that asks for Connection: close is closed after its head, headers as specified (found by test/query-fuzz.test.ts)', async () => {
+    // The specification's `Connection: keep-alive` header overrode the client's `close`: the connection
+    // then idled until the keep-alive timeout. Here there is none (0), so only the route can close it.
+    const route = createLogsRoute({ agents: () => running, logPath: logFile, tailers, clock: systemClock });
+    const server = createServer((req, res) => {
+      const ac = new AbortController();
+      void route({ req, res, url: new URL(req.url ?? '/', 'http://127.0.0.1'), signal: ac.signal, principal: { expiresAtMs: null } });
+    });
+    server.keepAliveTimeout = 0;
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const socket = netConnect((server.address() as AddressInfo).port, '127.0.0.1');
+      let answer = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (d: string) => { answer += d; });
+      const closed = new Promise<void>((r) => socket.on('close', () => r()));
+      socket.write('HEAD /logs?agent=alpha HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      await within(closed, 'the server to close the connection after the HEAD answer');
+      assert.match(answer, /^HTTP\/1\.1 200 OK\r\n/);
+      assert.match(answer, /\r\nConnection: keep-alive\r\n/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+    assert.equal(asksToClose('Keep-Alive, Close'), true);
+    assert.equal(asksToClose('keep-alive'), false);
+    assert.equal(asksToClose('closed'), false);
+    assert.equal(asksToClose(undefined), false);
   });
 
   it('without since, a record written as soon as the answer begins is the first one delivered', async () => {

@@ -87,6 +87,11 @@ export function parseLogsRequest(url: URL, lastEventId: string | string[] | unde
   return { ok: true, agents, sinceMs, resume };
 }
 
+/** Whether a `Connection` header carries the `close` option. */
+export function asksToClose(connection: string | undefined): boolean {
+  return connection !== undefined && connection.split(',').some((option) => option.trim().toLowerCase() === 'close');
+}
+
 /** Ends the stream with `{"system":"token-expired"}` when the principal's token expires (contract §4.6). */
 function armTokenExpiry(stream: ClientStream, principal: Principal, clock: Clock): void {
   const expiresAt = principal.expiresAtMs;
@@ -118,6 +123,13 @@ export function createLogsRoute(deps: LogsRouteDeps): RouteHandler {
       return;
     }
     res.writeHead(200, SSE_HEADERS);
+    // The specification's `Connection: keep-alive` overrides what Node would do for a client that
+    // asked for `Connection: close`; RFC 9112 §9.6 still wants its connection closed after the answer,
+    // not left idle until the keep-alive timeout (at once for HEAD).
+    if (asksToClose(req.headers.connection)) {
+      const socket = req.socket;
+      res.once('finish', () => { socket.end(); });
+    }
     if (req.method === 'HEAD') {
       res.end();
       return;
