@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError } from '../core/errors.js';
 import { DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LLM_PROVIDERS, SECRET_KEYS, agentSchema, channelsFileSchema, llmSchema,
@@ -94,7 +95,10 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
     });
   }
   if (agentFile) problems.push(...agentProblems(agentFile));
-  if (sourcesFile) problems.push(...duplicateIds(sourcesFile, ['sources'], sourcesFile.value.sources, 'source'));
+  if (sourcesFile) {
+    problems.push(...duplicateIds(sourcesFile, ['sources'], sourcesFile.value.sources, 'source'));
+    problems.push(...tlsProblems(sourcesFile));
+  }
   if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'));
 
   if (problems.length > 0 || !agentFile || !agent || !sourcesFile || !channelsFile) throw new ConfigError(problems.join('\n'));
@@ -191,6 +195,20 @@ function duplicateIds(file: YamlFile<unknown>, path: Array<string | number>, ite
   return problems;
 }
 
+/** A source's `tls` must be a certificate and the key that goes with it (OpenSSL's reason names no key material). */
+function tlsProblems(file: YamlFile<{ sources: WebhookSourceConfig[] }>): string[] {
+  return file.value.sources.flatMap((source, i) => {
+    if (!source.tls) return [];
+    try {
+      createSecureContext({ cert: source.tls.cert, key: source.tls.key });
+      return [];
+    } catch (err) {
+      const reason = (err as { reason?: unknown }).reason ?? (err as NodeJS.ErrnoException).code ?? 'unusable';
+      return [file.problem(['sources', i, 'tls'], `certificate and key are not a usable pair (${String(reason)})`)];
+    }
+  });
+}
+
 /** What one agent.yaml must satisfy beyond its schema: unique ids, references that resolve, sane bounds. */
 function agentProblems(file: YamlFile<AgentConfig>): string[] {
   const agent = file.value;
@@ -241,14 +259,19 @@ function crossAgentProblems(located: Located[]): string[] {
 
   // One ingest server per port routes /webhooks/<source id>: ids must be unique per port, and the
   // server can listen on only one address.
-  const ports = new Map<number, { bind: string; at: string; ids: Map<string, string> }>();
+  const ports = new Map<number, { bind: string; tls: string | null; at: string; ids: Map<string, string> }>();
+  const tlsOf = (source: WebhookSourceConfig): string | null => (source.tls ? `${source.tls.cert}\n${source.tls.key}` : null);
   for (const l of located) {
     l.loaded.sources.forEach((source, i) => {
       const idAt = l.sourcesFile.where(['sources', i, 'id']);
       const seen = ports.get(source.port);
       if (!seen) {
-        ports.set(source.port, { bind: source.bind, at: l.sourcesFile.where(['sources', i]), ids: new Map([[source.id, idAt]]) });
+        ports.set(source.port, { bind: source.bind, tls: tlsOf(source), at: l.sourcesFile.where(['sources', i]), ids: new Map([[source.id, idAt]]) });
         return;
+      }
+      if (seen.tls !== tlsOf(source)) {
+        problems.push(l.sourcesFile.problem(['sources', i, 'tls'],
+          `port ${source.port} is also used ${seen.tls !== null ? 'with another' : 'without'} tls (${seen.at}); sources sharing a port must share one tls block`));
       }
       if (seen.bind !== source.bind) {
         problems.push(l.sourcesFile.problem(['sources', i, 'bind'],
