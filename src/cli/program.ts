@@ -29,8 +29,9 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .argument('[dir]', 'target directory (default ./<template>)')
     .requiredOption('--template <name>', 'template: alert-escalation')
     .requiredOption('--provider <name>', 'provider: rules | anthropic | openai')
+    .option('--id <id>', 'agent id (default oncall-escalator); unique per $SVC_HOME')
     .option('--force', 'overwrite existing files', false)
-    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean }) => {
+    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean; id?: string }) => {
       setCode(initCommand(dir, opts, ctx));
     });
 
