@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError } from '../core/errors.js';
+import { findCommand } from './mcp-command.js';
 import { DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LLM_PROVIDERS, SECRET_KEYS, agentSchema, channelsFileSchema, llmSchema,
   sourcesFileSchema } from './schema.js';
 import type { AgentConfig, ChannelConfig, LlmProviderName, LoadedAgent, WebhookSourceConfig } from './schema.js';
@@ -94,7 +95,10 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
       }
     });
   }
-  if (agentFile) problems.push(...agentProblems(agentFile));
+  if (agentFile) {
+    problems.push(...agentProblems(agentFile));
+    problems.push(...mcpCommandProblems(agentFile, absDir, ctx.env.PATH));
+  }
   if (sourcesFile) {
     problems.push(...duplicateIds(sourcesFile, ['sources'], sourcesFile.value.sources, 'source'));
     problems.push(...tlsProblems(sourcesFile));
@@ -193,6 +197,16 @@ function duplicateIds(file: YamlFile<unknown>, path: Array<string | number>, ite
     problems.push(file.problem([...path, i, 'id'], `duplicate ${noun} id "${item.id}" (first at ${file.where([...path, earlier, 'id'])})`));
   });
   return problems;
+}
+
+/** Every MCP server's command must exist and be executable where the supervisor will start it. */
+function mcpCommandProblems(file: YamlFile<AgentConfig>, dir: string, pathVar: string | undefined): string[] {
+  return file.value.mcpServers.flatMap((server, i) => {
+    if (findCommand(server.command, resolve(dir, server.cwd ?? '.'), pathVar) !== null) return [];
+    const where = server.command.includes('/') ? `relative to ${server.cwd ?? 'the agent directory'}` : 'on PATH';
+    return [file.problem(['mcpServers', i, 'command'],
+      `MCP server "${server.id}": command ${JSON.stringify(server.command)} not found ${where} (or not executable)`)];
+  });
 }
 
 /** A source's `tls` must be a certificate and the key that goes with it (OpenSSL's reason names no key material). */

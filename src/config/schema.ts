@@ -277,7 +277,8 @@ export const webhookSourceSchema = z.strictObject({
 }).superRefine((source, ctx) => {
   // A source with no way to authenticate would be an open door (contract §12.1).
   if (source.secret === undefined && source.bearerToken === undefined && source.basicAuth === undefined) {
-    ctx.addIssue({ code: 'custom', path: [], message: 'needs at least one authentication method: secret (HMAC), bearerToken or basicAuth' });
+    // At `secret`, so a secret whose reference failed (already reported) is not reported twice.
+    ctx.addIssue({ code: 'custom', path: ['secret'], message: 'needs at least one authentication method: secret (HMAC), bearerToken or basicAuth' });
   }
   if (source.timestampHeader !== undefined && source.secret === undefined) {
     ctx.addIssue({ code: 'custom', path: ['timestampHeader'], message: 'applies to HMAC signatures only: set secret too' });
