@@ -8,10 +8,14 @@ import { RuntimeError } from '../core/errors.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
-export async function openStore(settings: StoreSettings, deps: { clock?: Clock } = {}): Promise<Store> {
+/**
+ * `readOnly`: open an existing store without changing it — no migration, no writer; reads,
+ * verification and backup only (offline `svc audit --verify --db`, `svc backup` with no daemon).
+ */
+export async function openStore(settings: StoreSettings, deps: { clock?: Clock; readOnly?: boolean } = {}): Promise<Store> {
   switch (settings.kind) {
     case 'sqlite':
-      return openSqliteStore({ path: settings.path, ...(deps.clock ? { clock: deps.clock } : {}) });
+      return openSqliteStore({ path: settings.path, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.readOnly ? { readOnly: true } : {}) });
     case 'postgres':
       throw new RuntimeError('ESTORE_KIND', 'store.kind postgres is not available in this build');
   }

@@ -14,7 +14,8 @@ import type Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { errorText } from '../../core/errors.js';
 import { createReader } from './reader.js';
-import { openDatabase, openReadOnly } from './schema.js';
+import type { Reader } from './reader.js';
+import { finishBackup, openDatabase, openReadOnly } from './schema.js';
 import { createWriter } from './writer.js';
 
 export type StoreRole = 'writer' | 'reader';
@@ -116,10 +117,7 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
       setDurability('FULL');
       return db.transaction(() => writer.prune(r.args[0] as Parameters<typeof writer.prune>[0])).immediate();
     }
-    if (r.op === 'backup') {
-      const result = await db.backup(r.args[0] as string);
-      return { bytes: result.totalPages * (db.pragma('page_size', { simple: true }) as number) };
-    }
+    if (r.op === 'backup') return backupTo(db, r.args[0] as string);
     closed = true;
     db.close();
     return null;
@@ -146,15 +144,36 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
   };
 }
 
+/**
+ * SQLite's online backup of `db` into a new file at `path` (better-sqlite3 copies in steps and lets the
+ * thread's other work run between them), then made a self-contained file (finishBackup).
+ */
+async function backupTo(db: Database.Database, path: string): Promise<{ bytes: number }> {
+  const result = await db.backup(path);
+  finishBackup(path);
+  return { bytes: result.totalPages * (db.pragma('page_size', { simple: true }) as number) };
+}
+
+/**
+ * The reader's statements are prepared on first use, so a read-only store (offline `svc backup`,
+ * `svc audit --verify --db`) can back up or verify a file of an older schema it never migrates.
+ */
 function startReader(db: Database.Database, pageBudget: number | undefined, reply: (r: StoreReply) => void): (req: StoreRequest) => void {
-  const handlers = createReader(db, pageBudget) as unknown as Handlers;
+  let reader: Reader | null = null;
   return (r) => {
     if (r.op === 'close') {
       db.close();
       reply({ id: r.id, ok: true, value: null });
       return;
     }
+    if (r.op === 'backup') {
+      backupTo(db, r.args[0] as string).then((value) => reply({ id: r.id, ok: true, value }),
+        (err: unknown) => reply({ id: r.id, ok: false, error: serializeError(err) }));
+      return;
+    }
     try {
+      reader ??= createReader(db, pageBudget);
+      const handlers = reader as unknown as Handlers;
       const handler = handlers[r.op];
       if (typeof handler !== 'function') throw new Error(`unknown store operation ${r.op}`);
       reply({ id: r.id, ok: true, value: (handler as (...a: unknown[]) => unknown)(...r.args) });
