@@ -167,3 +167,26 @@ describe('loadYamlFile', () => {
     ].join('\n'));
   });
 });
+
+describe('references in numeric and boolean keys (contract §13)', () => {
+  it('converts and validates them after resolution', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-yaml-ref-'));
+    const schema = z.strictObject({ port: z.number().int().min(1).max(65535), on: z.boolean(), name: z.string() });
+    const file = join(dir, 'x.yaml');
+    writeFileSync(file, 'port: ${env:PORT}\non: ${env:ON}\nname: ${env:PORT}\n');
+    const ok = loadYamlFile(file, schema, { env: { PORT: '8787', ON: 'true' }, home: dir });
+    assert.deepEqual(ok.value, { port: 8787, on: true, name: '8787' });
+    const bad = (env: Record<string, string>): string => {
+      try {
+        loadYamlFile(file, schema, { env, home: dir });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'no error';
+    };
+    assert.match(bad({ PORT: 'eighty', ON: 'true' }), /x\.yaml:1:7: port: expected number; the reference resolved to text that is not one/);
+    assert.match(bad({ PORT: '70000', ON: 'true' }), /port: must be <= 65535/);
+    assert.match(bad({ PORT: '1', ON: 'yes' }), /on: expected boolean; the reference resolved/);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -146,11 +146,14 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
         report(path, nodeStart(node), 'must be a ${env:…}, ${file:…} or ${secret:…} reference, not a literal secret');
         return undefined;
       }
+      if (resolved.usedRef) fromRef.add(dottedPath(path));
       return resolved.value;
     }
     return node === null || node === undefined ? null : undefined;
   };
 
+  /** Keys whose text came from a reference: converted to a number or boolean when the schema wants one. */
+  const fromRef = new Set<string>();
   positions.set('', { key: null, value: nodeStart(doc.contents) });
   const plain = convert(doc.contents, [], 0);
 
@@ -164,7 +167,10 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
     return { line: 1, col: 1 };
   };
 
-  const parsed = schema.safeParse(plain);
+  // `port: ${env:INGEST_PORT}` (contract §13): a reference resolves to text; where the schema wants a
+  // number or a boolean, the text is converted and the whole file validated again.
+  let parsed = schema.safeParse(plain);
+  if (!parsed.success && coerceRefs(plain, parsed.error.issues, fromRef)) parsed = schema.safeParse(plain);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
@@ -180,7 +186,10 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
       const missing = value === undefined && path.length > 0;
       // A missing key has no node of its own: point at the mapping that should hold it.
       const pos = missing ? locate(path.slice(0, -1), false) : locate(path, false);
-      problems.push({ pos, text: withPath(path, issueMessage(issue, value, missing)) });
+      const fromReference = issue.code === 'invalid_type' && typeof value === 'string' && fromRef.has(dottedPath(path));
+      problems.push({ pos, text: withPath(path, fromReference
+        ? `expected ${issue.expected}; the reference resolved to text that is not one`
+        : issueMessage(issue, value, missing)) });
     }
   }
 
@@ -196,6 +205,28 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
     where,
     problem: (path, message) => `${where(path)}: ${withPath(path, message)}`,
   };
+}
+
+/** Converts referenced text the schema wanted as a number or boolean, in place; true when anything changed. */
+function coerceRefs(root: unknown, issues: readonly z.core.$ZodIssue[], fromRef: ReadonlySet<string>): boolean {
+  let changed = false;
+  for (const issue of issues) {
+    if (issue.code !== 'invalid_type' || (issue.expected !== 'number' && issue.expected !== 'boolean')) continue;
+    const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    const key = path.at(-1);
+    if (key === undefined || !fromRef.has(dottedPath(path))) continue;
+    const parent = valueAt(root, path.slice(0, -1)) as Record<string | number, unknown> | undefined;
+    const text = parent?.[key];
+    if (typeof text !== 'string') continue;
+    const trimmed = text.trim();
+    let value: number | boolean | undefined;
+    if (issue.expected === 'number' && /^-?\d+(\.\d+)?$/.test(trimmed)) value = Number(trimmed);
+    if (issue.expected === 'boolean' && (trimmed === 'true' || trimmed === 'false')) value = trimmed === 'true';
+    if (value === undefined || parent === undefined) continue;
+    parent[key] = value;
+    changed = true;
+  }
+  return changed;
 }
 
 function readConfigText(filePath: string): string {
