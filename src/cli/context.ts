@@ -12,6 +12,10 @@ export interface CliContext {
   readStdin: () => Promise<string>;
   /** Resolves with the name of the first SIGINT/SIGTERM received. */
   waitForSignal: () => Promise<string>;
+  /** Calls `fn` on every SIGHUP (which then no longer stops the process); returns the unsubscribe. */
+  onHangup?: (fn: () => void) => () => void;
+  /** Terminal width of stdout, or null when stdout is not a terminal (tables, contract §13). */
+  columns?: () => number | null;
   /** Path of the CLI entry script, to spawn the detached daemon. */
   mainScript: string;
   /** Present in a daemon spawned by `svc up -d`: tells the waiting parent it is ready or failed. */
@@ -37,6 +41,11 @@ export function systemContext(mainScript: string): CliContext {
         process.once('SIGINT', on('SIGINT'));
         process.once('SIGTERM', on('SIGTERM'));
       }),
+    onHangup: (fn) => {
+      process.on('SIGHUP', fn);
+      return () => void process.off('SIGHUP', fn);
+    },
+    columns: () => (process.stdout.isTTY ? process.stdout.columns : null),
     mainScript,
     notifyParent: process.send ? (message) => void process.send?.(message) : undefined,
   };

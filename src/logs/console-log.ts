@@ -9,6 +9,8 @@ import type { LogLevel } from '../core/log.js';
 import type { LogRecord } from './agent-log.js';
 
 export const LOG_FORMATS = ['json', 'text'] as const;
+/** The `event` of the daemon's own lines. */
+export const DAEMON_EVENT = 'svc.daemon';
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface ConsoleLog {
@@ -26,7 +28,9 @@ function pair(key: string, value: unknown): string {
 
 export function formatText(record: Record<string, unknown>): string {
   const { ts, level, agentId, event, message, ...rest } = record;
-  const head = [String(ts), String(level).toUpperCase().padEnd(5), typeof agentId === 'string' ? agentId : 'svc', String(event)];
+  // The daemon's own lines read as sentences; an agent's records as `<agent> <event> key=value…`.
+  const head = [String(ts), String(level).toUpperCase().padEnd(5)];
+  if (event !== DAEMON_EVENT) head.push(typeof agentId === 'string' ? agentId : 'svc', String(event));
   if (typeof message === 'string') head.push(message);
   return [...head, ...Object.entries(rest).map(([k, v]) => pair(k, v))].join(' ');
 }
@@ -41,6 +45,6 @@ export function createConsoleLog(opts: { format: LogFormat; clock: Clock; write:
   };
   return {
     record: emit,
-    line: (level, message) => emit({ ts: isoTs(opts.clock.now()), level, event: 'svc.daemon', message }),
+    line: (level, message) => emit({ ts: isoTs(opts.clock.now()), level, event: DAEMON_EVENT, message }),
   };
 }
