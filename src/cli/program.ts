@@ -171,9 +171,10 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
         .option('--source <id>', 'with --all: only this source')
         .option('--reason <reason>', 'with --all: only this reason')
         .option('--json', 'print {"replayed", "missing"} as JSON', false)
-        .action(async (ids: string[], opts: ReplayOptions) => {
+        .action(async (ids: string[], _opts: ReplayOptions, cmd: Command) => {
           const { dlqReplayCommand } = await import('./operate.js');
-          setCode(await dlqReplayCommand(ids, opts, ctx));
+          // `--json` is also an option of `svc dlq`: commander may hand it to the parent.
+          setCode(await dlqReplayCommand(ids, cmd.optsWithGlobals<ReplayOptions>(), ctx));
         });
     }
   }
