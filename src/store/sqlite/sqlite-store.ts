@@ -119,7 +119,15 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     releaseLeadership: () => Promise.resolve(),
     probeWrite: (nowMs) => writer.call('probeWrite', nowMs),
     prune: (policy) => writer.call('prune', policy),
-    backup: (path) => writer.call('backup', path),
+    backup: async (path) => {
+      // A thread and a read-only connection of its own for the whole copy (store-worker.ts backupTo).
+      const copier = await startWorkerClient({ role: 'reader', path: opts.path });
+      try {
+        return await copier.call<{ bytes: number }>('backup', path);
+      } finally {
+        await copier.close();
+      }
+    },
     close() {
       closing ??= (async () => {
         await verifier.close();

@@ -45,7 +45,7 @@ export type StoreReady = { ready: true } | { ready: false; error: SerializedErro
 /** Operations a lost commit cannot hurt: their events stay claimable (see the header). */
 const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims']);
 /** Operations that run on their own, outside a batch. */
-const SOLO_OPS = new Set(['prune', 'backup', 'close']);
+const SOLO_OPS = new Set(['prune', 'close']);
 
 export function serializeError(err: unknown): SerializedError {
   if (err instanceof Error) {
@@ -117,7 +117,6 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
       setDurability('FULL');
       return db.transaction(() => writer.prune(r.args[0] as Parameters<typeof writer.prune>[0])).immediate();
     }
-    if (r.op === 'backup') return backupTo(db, r.args[0] as string);
     closed = true;
     db.close();
     return null;
@@ -145,11 +144,15 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
 }
 
 /**
- * SQLite's online backup of `db` into a new file at `path` (better-sqlite3 copies in steps and lets the
- * thread's other work run between them), then made a self-contained file (finishBackup).
+ * SQLite's online backup of `db` into a new file at `path`, then made a self-contained file
+ * (finishBackup). It runs on a read-only connection of its own thread (sqlite-store.ts starts one per
+ * backup), never on the writer: the whole copy is one step inside one read snapshot (WAL: the writer
+ * goes on committing meanwhile), so a copy neither restarts when the store changes nor holds ingest
+ * up between steps — the fsync of a multi-gigabyte copy happens here too.
  */
 async function backupTo(db: Database.Database, path: string): Promise<{ bytes: number }> {
-  const result = await db.backup(path);
+  // better-sqlite3's first step sets up the copy; from the second on, this many pages at a time: all.
+  const result = await db.backup(path, { progress: () => 0x7fffffff });
   finishBackup(path);
   return { bytes: result.totalPages * (db.pragma('page_size', { simple: true }) as number) };
 }
