@@ -31,6 +31,7 @@ export function systemContext(mainScript: string): CliContext {
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
     readStdin: async () => {
+      if (process.stdin.isTTY) return readHidden();
       const chunks: Buffer[] = [];
       for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
       return Buffer.concat(chunks).toString('utf8');
@@ -49,4 +50,34 @@ export function systemContext(mainScript: string): CliContext {
     mainScript,
     notifyParent: process.send ? (message) => void process.send?.(message) : undefined,
   };
+}
+
+/**
+ * One line typed on a terminal, never echoed (contract §13: `svc secret set` never shows a secret):
+ * raw mode, a prompt on stderr, Enter ends it, Backspace edits, Ctrl-C or Ctrl-D gives up (empty).
+ */
+function readHidden(): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write('value (not echoed): ');
+  stdin.setRawMode(true);
+  stdin.resume();
+  return new Promise((resolve) => {
+    let value = '';
+    const done = (result: string): void => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+      resolve(result);
+    };
+    const onData = (chunk: Buffer): void => {
+      for (const ch of chunk.toString('utf8')) {
+        if (ch === '\r' || ch === '\n') return done(value);
+        if (ch === '\u0003' || ch === '\u0004') return done('');
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    stdin.on('data', onData);
+  });
 }

@@ -13,7 +13,7 @@ import { openStore } from '../store/open-store.js';
 import { adminRequest } from './admin-client.js';
 import type { CliContext } from './context.js';
 import { runningPid } from './daemon-files.js';
-import { verifyLine } from './verify-line.js';
+import { verifyLine } from './views.js';
 
 const REPLAY_TIMEOUT_MS = 60_000;
 /** A backup of a large store takes a while; the daemon stays responsive meanwhile. */

@@ -124,7 +124,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .description('print agent log records (GET /logs); -f follows live')
     .option('-f, --follow', 'keep following new records', false)
     .option('--agent <id>', 'one agent (default: all running agents)')
-    .option('--since <time>', 'records with ts >= this (ISO-8601 or integer ms)')
+    .option('--since <time>', 'records with ts >= this (ISO-8601, integer ms, or a duration back from now: 15m, 2h, 7d)')
     .option('--json', 'print each record as its JSON line', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
@@ -144,9 +144,9 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       .option('--json', 'print {"items": [...]} as JSON', false)
       .option('--url <url>', 'control-plane URL (default: the local daemon)')
       .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
-      .option('--limit <n>', 'page size used while following pages (1-1000)')
+      .option('--limit <n>', 'rows printed in all (pages followed until N are in hand)')
       .option('--order <asc|desc>', 'sort order')
-      .option('--since <time>', 'ISO-8601 or integer ms')
+      .option('--since <time>', 'ISO-8601, integer ms, or a duration back from now (15m, 2h, 7d)')
       .option('--until <time>', 'ISO-8601 or integer ms');
     for (const filter of filters) command.option(`--${filter} <value>`, `only rows with this ${filter}`);
     if (name === 'audit') {
