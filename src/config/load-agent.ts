@@ -217,8 +217,9 @@ function tlsProblems(file: YamlFile<{ sources: WebhookSourceConfig[] }>): string
       createSecureContext({ cert: source.tls.cert, key: source.tls.key });
       return [];
     } catch (err) {
-      const reason = (err as { reason?: unknown }).reason ?? (err as NodeJS.ErrnoException).code ?? 'unusable';
-      return [file.problem(['sources', i, 'tls'], `certificate and key are not a usable pair (${String(reason)})`)];
+      const { reason, code } = err as { reason?: unknown; code?: unknown };
+      const why = typeof reason === 'string' ? reason : typeof code === 'string' ? code : 'unusable';
+      return [file.problem(['sources', i, 'tls'], `certificate and key are not a usable pair (${why})`)];
     }
   });
 }

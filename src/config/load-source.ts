@@ -47,7 +47,7 @@ export function loadSource(dir: string, sourceId: string | undefined, ctx: Sourc
   }
   const list = (doc as { sources?: unknown } | null)?.sources;
   if (!Array.isArray(list) || list.length === 0) throw new ConfigError(`${file}: sources: expected a list of sources`);
-  const ids = list.map((s) => String((s as { id?: unknown } | null)?.id ?? '?'));
+  const ids = list.map((s) => { const id = (s as { id?: unknown } | null)?.id; return typeof id === 'string' ? id : '?'; });
   let index: number;
   if (sourceId === undefined) {
     if (list.length > 1) throw new UsageError(`--source is required: ${file} has ${list.length} sources (${ids.join(', ')})`);

@@ -261,6 +261,7 @@ export const webhookSourceSchema = z.strictObject({
   bearerToken: sourceSecret.optional(),
   /** `Authorization: Basic …` (contract §12.1). */
   basicAuth: z.strictObject({
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
     username: z.string().min(1).max(256).regex(/^[^:\x00-\x1f\x7f]+$/, 'must not contain ":" or control characters'),
     password: sourceSecret,
   }).optional(),

@@ -111,15 +111,19 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
     });
   };
 
-  const solo = async (r: StoreRequest): Promise<unknown> => {
-    flush(); // what came before runs first
-    if (r.op === 'prune') {
-      setDurability('FULL');
-      return db.transaction(() => writer.prune(r.args[0] as Parameters<typeof writer.prune>[0])).immediate();
+  const solo = (r: StoreRequest): Promise<unknown> => {
+    try {
+      flush(); // what came before runs first
+      if (r.op === 'prune') {
+        setDurability('FULL');
+        return Promise.resolve(db.transaction(() => writer.prune(r.args[0] as Parameters<typeof writer.prune>[0])).immediate());
+      }
+      closed = true;
+      db.close();
+      return Promise.resolve(null);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    closed = true;
-    db.close();
-    return null;
   };
 
   return (r) => {
