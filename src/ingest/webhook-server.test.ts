@@ -289,8 +289,10 @@ describe('webhook ingest', () => {
       assert.deepEqual(r.json, { error: 'EUNAUTHORIZED', message: 'missing or invalid credentials' });
       assert.match(String(r.headers['www-authenticate']), /^Bearer\b/);
     }
-    assert.deepEqual(env.logLines().filter((l) => l.event === 'webhook.rejected').map((l) => l.reason),
-      ['missing-credentials', 'bad-bearer', 'missing-credentials', 'bad-basic']);
+    // Every refusal is counted; the log samples each source and reason once per 10 s (contract §11.3).
+    assert.deepEqual(env.rejected.map(([, reason]) => reason), ['unauthorized', 'unauthorized', 'unauthorized', 'unauthorized']);
+    assert.deepEqual(env.logLines().filter((l) => l.event === 'webhook.rejected').map((l) => [l.sourceId, l.reason]),
+      [['am-bearer', 'missing-credentials'], ['am-bearer', 'bad-bearer'], ['am-both', 'bad-basic']]);
     assert.equal((await counts(env.store)).events, 2);
     assert.ok(!env.logText().includes(token), 'log holds the token');
   });
