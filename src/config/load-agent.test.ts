@@ -62,7 +62,7 @@ describe('loadAgentDir', () => {
         rules: {},
       },
       sources: [{ id: 'alertmanager', type: 'webhook', port: 8787, bind: '127.0.0.1', secret: HMAC,
-        fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature' }],
+        fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature', maxConnections: 512 }],
       channels: [{ id: 'oncall-dm', type: 'file', direction: 'outbound', path: join(dir, 'out', 'oncall-dm.jsonl'),
         to: 'on-call', timeoutMs: 10_000 }],
       skills: [{ path: join(dir, 'skills', 'triage.md'), text: '# Triage\nMap severity.\n' }],

@@ -155,7 +155,7 @@ describe('loadYamlFile', () => {
     const f = file('sources:\n  - id: a\n    type: webhook\n    port: 8787\n    secret: ${secret:hooks/hmac}\n');
     assert.deepEqual(loadYamlFile(f, sourcesFileSchema, ctx).value, {
       sources: [{ id: 'a', type: 'webhook', port: 8787, bind: '127.0.0.1', secret: SECRET,
-        fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature' }],
+        fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature', maxConnections: 512 }],
     });
   });
 
