@@ -1,4 +1,5 @@
 /** Everything a command touches outside itself, injected so tests can drive commands in-process. */
+import { fstatSync, writeSync } from 'node:fs';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
 
@@ -28,8 +29,8 @@ export function systemContext(mainScript: string): CliContext {
     cwd: process.cwd(),
     clock: systemClock,
     pid: process.pid,
-    stdout: (t) => void process.stdout.write(t),
-    stderr: (t) => void process.stderr.write(t),
+    stdout: safeWriter(process.stdout, 1),
+    stderr: safeWriter(process.stderr, 2),
     readStdin: async () => {
       if (process.stdin.isTTY) return readHidden();
       const chunks: Buffer[] = [];
@@ -80,4 +81,30 @@ function readHidden(): Promise<string> {
     };
     stdin.on('data', onData);
   });
+}
+
+/**
+ * Writes to stdout or stderr that never take the process down. A file (`up.log` under `svc up -d`) is
+ * written with writeSync, so a full disk loses the line and the next one goes out once space returns
+ * (a stream would be destroyed by its first error, and an unhandled 'error' event would kill the
+ * daemon); a pipe or terminal keeps its stream, with an error listener (EPIPE from `svc … | head`).
+ */
+function safeWriter(stream: NodeJS.WriteStream, fd: number): (text: string) => void {
+  let isFile = false;
+  try {
+    isFile = fstatSync(fd).isFile();
+  } catch {
+    // no such descriptor: the stream decides
+  }
+  if (isFile) {
+    return (text) => {
+      try {
+        writeSync(fd, text);
+      } catch {
+        // disk full or I/O error: the line is lost, the daemon goes on
+      }
+    };
+  }
+  stream.on('error', () => undefined);
+  return (text) => void stream.write(text);
 }
