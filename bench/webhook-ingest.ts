@@ -18,8 +18,10 @@ import { bareServer, r3 } from './lib/daemon.js';
 
 const CONNECTIONS = Number(process.argv[2] ?? 64);
 const SECRET = 'bench-secret-0123456789abcdef';
+// No groupKey: an Alertmanager body with one gets a derived fingerprint (contract §12.2), and every
+// repeat of this one body would be a duplicate; without it each request is a new event.
 const body = JSON.stringify({
-  version: '4', status: 'firing', receiver: 'oncall', groupKey: '{}:{alertname="DiskFull"}',
+  version: '4', status: 'firing', receiver: 'oncall',
   commonLabels: { alertname: 'DiskFull', severity: 'critical', team: 'storage' },
   commonAnnotations: { summary: 'Disk almost full', description: 'Filesystem /var is above 95% on db-1.' },
   externalURL: 'http://alertmanager.example:9093',

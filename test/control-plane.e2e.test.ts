@@ -269,16 +269,19 @@ describe('control plane against the running daemon', () => {
     assert.match(ps.stdout, /alertmanager +webhook +\d+/);
     const psJson = JSON.parse((await svc('ps', '--json')).stdout) as Record<string, unknown>;
     assert.equal(psJson.version, 1);
-    const events = await svc('events', '--json', '--limit', '500');
+    const events = await svc('events', '--json');
     assert.equal(events.code, 0, events.stderr);
     const count = queryStore<{ n: number }>(t.home, 'SELECT count(*) AS n FROM events')[0]?.n;
     assert.equal((JSON.parse(events.stdout) as { items: unknown[] }).items.length, count);
+    // --limit is the number of rows printed (contract §13), across pages.
+    const limited = await svc('events', '--json', '--limit', '1500');
+    assert.equal((JSON.parse(limited.stdout) as { items: unknown[] }).items.length, Math.min(1500, count ?? 0));
     const dlq = await svc('dlq', '--json');
     assert.deepEqual(JSON.parse(dlq.stdout), { items: [] });
     const table = await svc('events', '--agent', 'oncall-escalator', '--limit', '1000');
     assert.match(table.stdout.split('\n')[0] ?? '', /^TS +ID +AGENT +SOURCE +KIND +STATUS +FINGERPRINT$/);
     const badLimit = await svc('events', '--limit', '0');
-    assert.equal(badLimit.code, 1);
+    assert.equal(badLimit.code, 2, 'a bad --limit is a usage error, refused before any request');
     assert.match(badLimit.stderr, /limit/);
     const logs = await svc('logs', '--agent', 'oncall-escalator');
     assert.equal(logs.code, 0, logs.stderr);

@@ -189,7 +189,8 @@ describe('svc triage', () => {
     fake = await startFakeLlm('openai');
     ({ dir } = await scaffoldAgent(t, 'openai-agent', 'openai'));
     appendAgentYaml(dir, [`baseUrl: ${fake.baseUrl}`, MCP_YAML].join('\n'));
-    ({ dir: rulesDir } = await scaffoldAgent(t, 'rules-agent', 'rules'));
+    // A second agent in one $SVC_HOME needs its own id (svc init refuses a collision).
+    ({ dir: rulesDir } = await scaffoldAgent(t, 'rules-agent', 'rules', 'rules-agent'));
   });
   after(async () => {
     await fake.close();

@@ -268,6 +268,7 @@ describe('control-plane query fuzz (contract §5, §6, §11)', () => {
       logPath: (agent) => join(root, `${agent}.log`),
       clock: systemClock,
       report: (line) => { reports.push(line); },
+      readiness: () => Promise.resolve({ ready: true, reasons: [] }),
     });
     assert.ok(running);
     cp = running;

@@ -112,9 +112,14 @@ export async function bareServer(mode: 'post' | 'json', doc?: string): Promise<{
   };
 }
 
-/** The template's mock alert signed with `secret`: one body, sent again and again (no fingerprint, so each is a new event). */
+/**
+ * The template's mock alert signed with `secret`: one body, sent again and again, each a new event: no
+ * fingerprint header, and no `groupKey` (an Alertmanager body with one gets a derived fingerprint,
+ * contract §12.2, and its repeats would be duplicates).
+ */
 export function signedAlert(dir: string, secret: string): { body: string; headers: Record<string, string> } {
-  const body = readFileSync(join(dir, 'fixtures/mock-alert.json'), 'utf8');
+  const { groupKey: _groupKey, ...alert } = JSON.parse(readFileSync(join(dir, 'fixtures/mock-alert.json'), 'utf8')) as Record<string, unknown>;
+  const body = JSON.stringify(alert, null, 2);
   return { body, headers: { 'Content-Type': 'application/json', 'X-Signature': signBody(secret, Buffer.from(body)) } };
 }
 

@@ -3,7 +3,10 @@
  * server (HMAC, JSON check, idempotency, agent log line) over the real SQLite store (writer thread,
  * WAL, synchronous=FULL), nothing dispatching. Prints its port once listening; SIGTERM stops it.
  *
- *   node --import tsx bench/lib/ingest-server.ts <dir> <secret>
+ *   node --import tsx bench/lib/ingest-server.ts <dir> <secret> [hmac|bearer|basic]
+ *
+ * The third argument picks the source's one authentication method (contract §12.1): `secret` is the
+ * HMAC key, the bearer token, or the basic password (user `alertmanager`).
  */
 import { join } from 'node:path';
 import { systemClock } from '../../src/core/clock.js';
@@ -12,13 +15,14 @@ import { createAgentLog } from '../../src/logs/agent-log.js';
 import { createSourceStats } from '../../src/metrics/source-stats.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
-const [dir = '.', secret = ''] = process.argv.slice(2);
+const [dir = '.', secret = '', method = 'hmac'] = process.argv.slice(2);
+const auth = method === 'bearer' ? { bearerToken: secret } : method === 'basic' ? { basicAuth: { username: 'alertmanager', password: secret } } : { secret };
 const store = await openSqliteStore({ path: join(dir, 'svc.db') });
 const log = createAgentLog({ path: join(dir, 'logs', 'oncall.log'), agentId: 'oncall', clock: systemClock });
 const ingest = createWebhookIngest({
   store, clock: systemClock, stats: createSourceStats(), onAccepted: () => undefined, rejected: () => undefined,
   onError: (err) => { process.stderr.write(`ingest error: ${String(err)}\n`); },
-  routes: [{ agentId: 'oncall', log, source: { id: 'alertmanager', type: 'webhook', port: 0, bind: '127.0.0.1', secret,
+  routes: [{ agentId: 'oncall', log, source: { id: 'alertmanager', type: 'webhook', port: 0, bind: '127.0.0.1', ...auth,
     fingerprintHeader: 'X-Alert-Fingerprint', signatureHeader: 'X-Signature', maxConnections: 512 } }],
 });
 await ingest.start();

@@ -1,17 +1,21 @@
 /**
- * `svc init --template alert-escalation --provider <p> [DIR]`: writes the seven files of the template
- * (contract §2), never overwriting without --force, and creates the referenced HMAC secret in
- * `$SVC_HOME/secrets` when it is missing. No secret value is ever written into DIR.
+ * `svc init --template alert-escalation --provider <p> [--id ID] [DIR]`: writes the files of the
+ * template (contract §2, §12.4: `alertmanager.yml` too), never overwriting without --force, and creates
+ * the referenced HMAC secret and bearer token in `$SVC_HOME/secrets` when they are missing. No secret
+ * value is ever written into DIR. Agent ids are unique per `$SVC_HOME` (agent-registry.ts): a second
+ * scaffold with an id already in use elsewhere is refused, naming the other directory.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { svcHome } from '../config/paths.js';
+import { homePaths, svcHome } from '../config/paths.js';
 import type { ProviderName } from '../config/schema.js';
 import { PROVIDERS } from '../config/schema.js';
 import { secretExists, writeSecret } from '../config/secrets.js';
+import { ID_PATTERN } from '../config/schema.js';
 import { RuntimeError, UsageError } from '../core/errors.js';
+import { claimAgentId } from './agent-registry.js';
 import type { CliContext } from './context.js';
 
 export const TEMPLATES = ['alert-escalation'] as const;
@@ -25,10 +29,19 @@ const FILES: ReadonlyArray<[string, string]> = [
   ['fixtures/mock-alert.json', 'fixtures/mock-alert.json'],
   ['env.example', '.env.example'],
   ['README.md', 'README.md'],
+  ['alertmanager.yml', 'alertmanager.yml'],
 ];
 
-/** The secret the template's event-sources.yaml references. */
-const HMAC_SECRET = 'alert-escalation/webhook-hmac';
+/** The template's agent id, and the folder of its secrets under `$SVC_HOME/secrets` (contract §12). */
+const DEFAULT_ID = 'oncall-escalator';
+const DEFAULT_SECRETS = 'alert-escalation';
+/** The template's webhook port (contract §1). */
+const INGEST_PORT = 8787;
+
+/** Secret folder of an agent: the contract's names for the template's own id, the id otherwise. */
+function secretFolder(id: string): string {
+  return id === DEFAULT_ID ? DEFAULT_SECRETS : id;
+}
 
 /** What the template's placeholders become for each provider. */
 const PROVIDER_VARS: Record<ProviderName, { model: string; env: string; readme: string; next: string }> = {
@@ -80,7 +93,7 @@ function templateDir(template: string): string {
 
 export function initCommand(
   dirArg: string | undefined,
-  opts: { template?: string; provider?: string; force: boolean },
+  opts: { template?: string; provider?: string; force: boolean; id?: string },
   ctx: CliContext,
 ): number {
   const template = opts.template;
@@ -92,14 +105,26 @@ export function initCommand(
     throw new UsageError(`svc init: unknown provider "${provider ?? ''}"; valid providers: ${PROVIDERS.join(', ')}`);
   }
   const vars = PROVIDER_VARS[provider as ProviderName];
+  const agentId = opts.id ?? DEFAULT_ID;
+  if (!ID_PATTERN.test(agentId)) throw new UsageError(`svc init: --id ${JSON.stringify(agentId)} must match ${ID_PATTERN.source}`);
   const dir = resolve(ctx.cwd, dirArg ?? `./${template}`);
   const existing = FILES.map(([, to]) => join(dir, to)).filter((p) => existsSync(p));
   if (existing.length > 0 && !opts.force) {
     throw new RuntimeError('EEXIST', `svc init: would overwrite ${existing.map((p) => relative(ctx.cwd, p) || p).join(', ')}; use --force to replace`);
   }
+  const home = svcHome(ctx.env);
+  // Before anything is written: an id another scaffold in this home uses is refused, naming it.
+  claimAgentId(home, agentId, dir);
+  const folder = secretFolder(agentId);
+  const hmacSecret = `${folder}/webhook-hmac`;
+  const tokenSecret = `${folder}/webhook-token`;
   const source = templateDir(template);
   for (const [from, to] of FILES) {
     const text = readFileSync(join(source, from), 'utf8')
+      .replaceAll('{{AGENT_ID}}', agentId)
+      .replaceAll('{{SECRETS}}', folder)
+      .replaceAll('{{INGEST_URL}}', `http://127.0.0.1:${INGEST_PORT}/webhooks/alertmanager`)
+      .replaceAll('{{TOKEN_FILE}}', join(homePaths(home).secrets, ...tokenSecret.split('/')))
       .replaceAll('{{PROVIDER}}', provider)
       .replaceAll('{{MODEL}}', vars.model)
       .replaceAll('{{PROVIDER_ENV}}', vars.env)
@@ -108,12 +133,12 @@ export function initCommand(
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
   }
-  const home = svcHome(ctx.env);
-  let secretNote = `kept the existing secret ${HMAC_SECRET}`;
-  if (!secretExists(home, HMAC_SECRET)) {
-    writeSecret(home, HMAC_SECRET, randomBytes(32).toString('hex'));
-    secretNote = `created secret ${HMAC_SECRET} in ${join(home, 'secrets')} (mode 0600)`;
-  }
+  const secretNotes = [hmacSecret, tokenSecret].map((name) => {
+    if (secretExists(home, name)) return `kept the existing secret ${name}`;
+    writeSecret(home, name, randomBytes(32).toString('hex'));
+    return `created secret ${name} in ${join(home, 'secrets')} (mode 0600)`;
+  });
+  const secretNote = secretNotes.join('\n  ');
   const shown = relative(ctx.cwd, dir) || '.';
   ctx.stdout(
     `svc init: scaffolded ${template} (provider ${provider}) in ${shown}\n` +

@@ -5,6 +5,7 @@ import { packageVersion } from '../core/version.js';
 import type { CliContext } from './context.js';
 import { downCommand } from './down.js';
 import { registerFleet } from './fleet/command.js';
+import type { ReplayOptions } from './operate.js';
 import { initCommand } from './init.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
@@ -29,8 +30,9 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .argument('[dir]', 'target directory (default ./<template>)')
     .requiredOption('--template <name>', 'template: alert-escalation')
     .requiredOption('--provider <name>', 'provider: rules | anthropic | openai')
+    .option('--id <id>', 'agent id (default oncall-escalator); unique per $SVC_HOME')
     .option('--force', 'overwrite existing files', false)
-    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean }) => {
+    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean; id?: string }) => {
       setCode(initCommand(dir, opts, ctx));
     });
 
@@ -39,10 +41,32 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .description('run the agents of each DIR (default .) until SIGINT/SIGTERM')
     .argument('[dirs...]', 'agent directories, each holding an agent.yaml')
     .option('-d, --detach', 'run in the background; return once ready', false)
-    .action(async (dirs: string[], opts: { detach: boolean }) => {
+    .option('--log-format <format>', 'the daemon log on stdout: json (default) | text', 'json')
+    .action(async (dirs: string[], opts: { detach: boolean; logFormat: string }) => {
       // Loaded on use: the daemon's modules (store, runtime, OTel, MCP) would add ~150 ms to every read command.
       const { upCommand } = await import('./up.js');
       setCode(await upCommand(dirs, opts, ctx));
+    });
+
+  program
+    .command('check')
+    .description('validate everything `svc up` would (files, keys, references, ports, MCP commands); start nothing')
+    .argument('[dirs...]', 'agent directories, each holding an agent.yaml')
+    .option('--json', 'print {"ok", "agents", "problems"} as JSON', false)
+    .action(async (dirs: string[], opts: { json: boolean }) => {
+      const { checkCommand } = await import('./check.js');
+      setCode(await checkCommand(dirs, opts, ctx));
+    });
+
+  program
+    .command('backup')
+    .description('a consistent copy of the store, while the daemon runs (admin socket) or not')
+    .argument('<file>', 'the new file')
+    .option('--force', 'replace FILE if it exists', false)
+    .option('--json', 'print {"path", "bytes", "daemon"} as JSON', false)
+    .action(async (file: string, opts: { force: boolean; json: boolean }) => {
+      const { backupCommand } = await import('./operate.js');
+      setCode(await backupCommand(file, opts, ctx));
     });
 
   program
@@ -100,7 +124,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .description('print agent log records (GET /logs); -f follows live')
     .option('-f, --follow', 'keep following new records', false)
     .option('--agent <id>', 'one agent (default: all running agents)')
-    .option('--since <time>', 'records with ts >= this (ISO-8601 or integer ms)')
+    .option('--since <time>', 'records with ts >= this (ISO-8601, integer ms, or a duration back from now: 15m, 2h, 7d)')
     .option('--json', 'print each record as its JSON line', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
@@ -120,15 +144,39 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       .option('--json', 'print {"items": [...]} as JSON', false)
       .option('--url <url>', 'control-plane URL (default: the local daemon)')
       .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
-      .option('--limit <n>', 'page size used while following pages (1-1000)')
+      .option('--limit <n>', 'rows printed in all (pages followed until N are in hand)')
       .option('--order <asc|desc>', 'sort order')
-      .option('--since <time>', 'ISO-8601 or integer ms')
+      .option('--since <time>', 'ISO-8601, integer ms, or a duration back from now (15m, 2h, 7d)')
       .option('--until <time>', 'ISO-8601 or integer ms');
     for (const filter of filters) command.option(`--${filter} <value>`, `only rows with this ${filter}`);
-    if (name === 'audit') command.option('--verify', 'verify the whole hash chain; exit 1 when broken', false);
-    command.action(async (opts: ViewOptions) => {
+    if (name === 'audit') {
+      command.option('--verify', 'verify the whole hash chain; exit 1 when broken', false);
+      command.option('--db <file>', 'with --verify: verify a store file offline (a backup, or a stopped daemon\'s store)');
+    }
+    command.action(async (opts: ViewOptions & { db?: string }) => {
+      if (opts.db !== undefined) {
+        if (!opts.verify) throw new UsageError('svc audit: --db needs --verify');
+        const { auditVerifyFileCommand } = await import('./operate.js');
+        setCode(await auditVerifyFileCommand(opts.db, opts, ctx));
+        return;
+      }
       setCode(await run(opts, ctx));
     });
+    if (name === 'dlq') {
+      command
+        .command('replay')
+        .description("put dead letters back in the queue through the daemon's admin socket; exit 1 when one is not found")
+        .argument('[ids...]', 'dead-letter ids')
+        .option('--all', 'every dead letter not replayed yet (narrow with --source, --reason)', false)
+        .option('--source <id>', 'with --all: only this source')
+        .option('--reason <reason>', 'with --all: only this reason')
+        .option('--json', 'print {"replayed", "missing"} as JSON', false)
+        .action(async (ids: string[], _opts: ReplayOptions, cmd: Command) => {
+          const { dlqReplayCommand } = await import('./operate.js');
+          // `--json` is also an option of `svc dlq`: commander may hand it to the parent.
+          setCode(await dlqReplayCommand(ids, cmd.optsWithGlobals<ReplayOptions>(), ctx));
+        });
+    }
   }
 
   registerFleet(program, ctx, setCode);

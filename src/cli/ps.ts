@@ -2,6 +2,7 @@
 import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
 import type { CliContext } from './context.js';
 import { controlTarget, getJson } from './control-client.js';
+import { tableOptions } from './style.js';
 import { formatTable } from './table.js';
 
 export interface PsOptions {
@@ -18,17 +19,18 @@ export async function psCommand(opts: PsOptions, ctx: CliContext): Promise<numbe
     return 0;
   }
   const auth = status.controlPlane.auth.enabled ? `auth ${status.controlPlane.auth.provider ?? 'on'}` : 'no auth';
+  const table = tableOptions(ctx);
   let out = `svc pid ${status.pid}, up ${status.uptimeSeconds} s since ${status.startedAt}; store ${status.store.kind}; ` +
     `control plane ${status.controlPlane.bind}:${status.controlPlane.port} (${auth})\n`;
   for (const agent of status.agents) {
     out += `\nagent ${agent.id}  ${agent.state}  provider ${agent.provider}\n`;
     out += formatTable(['SOURCE', 'TYPE', 'RECEIVED', 'PROCESSED', 'DLQ', 'INFLIGHT', 'SUMMARY'],
-      agent.sources.map((s) => [s.id, s.type, String(s.received), String(s.processed), String(s.dlq), String(s.inflight), s.summary]));
+      agent.sources.map((s) => [s.id, s.type, String(s.received), String(s.processed), String(s.dlq), String(s.inflight), s.summary]), table);
     out += formatTable(['CHANNEL', 'TYPE', 'DIRECTION', 'READY'],
-      agent.channels.map((c) => [c.id, c.type, c.direction, c.ready ? 'yes' : 'no']));
+      agent.channels.map((c) => [c.id, c.type, c.direction, c.ready ? 'yes' : 'no']), table);
     if (agent.mcpServers.length > 0) {
       out += formatTable(['MCP SERVER', 'STATE', 'CIRCUIT', 'RESTARTS'],
-        agent.mcpServers.map((m) => [m.id, m.state, m.circuit, String(m.restarts)]));
+        agent.mcpServers.map((m) => [m.id, m.state, m.circuit, String(m.restarts)]), table);
     }
   }
   // A daemon from before SIEM export has no `audit` key: print nothing rather than fail.
@@ -36,7 +38,7 @@ export async function psCommand(opts: PsOptions, ctx: CliContext): Promise<numbe
     const bp = status.audit.backpressure;
     out += `\naudit export  back-pressure ${bp.active ? 'ACTIVE' : 'off'}, ${bp.backlogRows} row(s) unacknowledged\n`;
     out += formatTable(['EXPORTER', 'TYPE', 'LAST SEQ', 'FAILING', 'LAST ERROR'],
-      status.audit.exporters.map((e) => [e.id, e.type, String(e.lastSeq), e.failures > 0 ? `${e.failures}x` : 'no', e.lastError ?? '-']));
+      status.audit.exporters.map((e) => [e.id, e.type, String(e.lastSeq), e.failures > 0 ? `${e.failures}x` : 'no', e.lastError ?? '-']), table);
   }
   ctx.stdout(out);
   return 0;

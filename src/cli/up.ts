@@ -8,6 +8,7 @@ import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import { resolveControlPlane } from '../config/control-plane.js';
+import { withDotenv } from '../config/dotenv.js';
 import { loadAgents } from '../config/load-agent.js';
 import type { OtlpSettings } from '../config/otlp.js';
 import { otlpSettingsFromEnv } from '../config/otlp.js';
@@ -16,9 +17,11 @@ import type { StoreSettings } from '../config/store.js';
 import { resolveStore } from '../config/store.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { isoTs } from '../core/clock.js';
-import { errorText } from '../core/errors.js';
+import { UsageError, errorText } from '../core/errors.js';
 import { packageVersion } from '../core/version.js';
 import { startDaemon } from '../daemon/start-daemon.js';
+import type { LogFormat } from '../logs/console-log.js';
+import { LOG_FORMATS, createConsoleLog } from '../logs/console-log.js';
 import type { CliContext } from './context.js';
 import { acquirePidFile, releasePidFile, runningPid, writeState } from './daemon-files.js';
 
@@ -27,14 +30,37 @@ type ReadyMessage = { type: 'ready'; pid: number; ingest: string[]; controlPlane
 
 const DETACH_READY_TIMEOUT_MS = 60_000;
 
-export async function upCommand(dirs: string[], opts: { detach: boolean }, ctx: CliContext): Promise<number> {
+export interface UpOptions {
+  detach: boolean;
+  /** Foreground stdout: JSON lines (default) or text for people (contract §13). */
+  logFormat?: string;
+}
+
+/** What `svc up` and `svc check` validate before anything starts: DIR/.env, every file, every reference. */
+export function loadForUp(dirs: string[], ctx: CliContext): {
+  absDirs: string[]; home: string; env: NodeJS.ProcessEnv; notes: string[]; agents: LoadedAgent[];
+  controlPlane: ControlPlaneSettings; store: StoreSettings; otlp: OtlpSettings | null;
+} {
   const home = svcHome(ctx.env);
   const absDirs = (dirs.length > 0 ? dirs : ['.']).map((d) => resolve(ctx.cwd, d));
-  const agents = loadAgents(absDirs, { env: ctx.env, home });
-  const controlPlane = resolveControlPlane(agents, ctx.env, home);
+  const { env, notes } = withDotenv(absDirs, ctx.env);
+  const agents = loadAgents(absDirs, { env, home });
+  const controlPlane = resolveControlPlane(agents, env, home);
   const store = resolveStore(agents.find((a) => a.agent.store !== undefined)?.agent.store, homePaths(home).db);
-  const otlp = otlpSettingsFromEnv(ctx.env);
-  return opts.detach ? detach(absDirs, home, ctx) : foreground(agents, { controlPlane, otlp, store }, home, ctx);
+  const otlp = otlpSettingsFromEnv(env);
+  return { absDirs, home, env, notes, agents, controlPlane, store, otlp };
+}
+
+export async function upCommand(dirs: string[], opts: UpOptions, ctx: CliContext): Promise<number> {
+  const format = opts.logFormat ?? 'json';
+  if (!(LOG_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`svc up: --log-format must be one of ${LOG_FORMATS.join(', ')}`);
+  }
+  const loaded = loadForUp(dirs, ctx);
+  for (const note of loaded.notes) ctx.stderr(`svc up: ${note}\n`);
+  return opts.detach
+    ? detach(loaded.absDirs, loaded.home, format as LogFormat, ctx)
+    : foreground(loaded.agents, { ...loaded, format: format as LogFormat }, loaded.home, ctx);
 }
 
 /** What MCP server processes inherit: enough to find their interpreter, nothing of the daemon's secrets. */
@@ -57,26 +83,33 @@ function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
   );
 }
 
-async function foreground(agents: LoadedAgent[], settings: { controlPlane: ControlPlaneSettings; otlp: OtlpSettings | null; store: StoreSettings },
-  home: string, ctx: CliContext): Promise<number> {
+async function foreground(agents: LoadedAgent[], settings: { controlPlane: ControlPlaneSettings; otlp: OtlpSettings | null; store: StoreSettings;
+  env: NodeJS.ProcessEnv; format: LogFormat }, home: string, ctx: CliContext): Promise<number> {
   const { controlPlane } = settings;
   const paths = homePaths(home);
   const ids = agents.map((a) => a.agent.id);
+  // SIGHUP reopens the logs (contract §13) and never stops the daemon: handled from the very start.
+  let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
+  const stopHangup = ctx.onHangup?.(() => daemon?.reopenLogs());
   acquirePidFile(paths.pidFile, ctx.pid);
   const startedAt = isoTs(ctx.clock.now());
   const base = { pid: ctx.pid, startedAt, agents: ids, ingest: [] as string[], controlPlane: null as string | null };
   writeState(paths.stateFile, { ...base, state: 'starting' });
-  const report = (line: string): void => ctx.stdout(`${isoTs(ctx.clock.now())} ${line}\n`);
-  let daemon;
+  // The daemon's log on stdout (contract §13). Detached (`-d`), stdout is up.log: the agents' records
+  // are in their own files already, so only the daemon's own lines go there.
+  const consoleLog = createConsoleLog({ format: settings.format, clock: ctx.clock, write: ctx.stdout });
+  const report = (line: string): void => consoleLog.line(/error|failed/i.test(line) ? 'error' : 'info', line);
   try {
-    daemon = await startDaemon({ agents, controlPlane, store: settings.store, otlp: settings.otlp, mcpBaseEnv: mcpBaseEnv(ctx.env), home,
-      clock: ctx.clock, version: packageVersion(), pid: ctx.pid, report });
+    daemon = await startDaemon({ agents, controlPlane, store: settings.store, otlp: settings.otlp, mcpBaseEnv: mcpBaseEnv(settings.env), home,
+      clock: ctx.clock, version: packageVersion(), pid: ctx.pid, report,
+      ...(ctx.notifyParent ? {} : { logMirror: (record) => consoleLog.record(record) }) });
   } catch (err) {
     const error = errorText(err);
     writeState(paths.stateFile, { ...base, state: 'failed', error });
     releasePidFile(paths.pidFile, ctx.pid);
     ctx.notifyParent?.({ type: 'failed', error } satisfies ReadyMessage);
     ctx.stderr(`svc up: startup failed: ${error}\n`);
+    stopHangup?.();
     return 1;
   }
   const ingest = ingestUrls(agents, daemon.ingestPorts());
@@ -95,6 +128,7 @@ async function foreground(agents: LoadedAgent[], settings: { controlPlane: Contr
   try {
     await daemon.close();
   } finally {
+    stopHangup?.();
     writeState(paths.stateFile, { ...running, state: 'stopped' });
     releasePidFile(paths.pidFile, ctx.pid);
   }
@@ -102,7 +136,7 @@ async function foreground(agents: LoadedAgent[], settings: { controlPlane: Contr
   return 0;
 }
 
-async function detach(dirs: string[], home: string, ctx: CliContext): Promise<number> {
+async function detach(dirs: string[], home: string, format: LogFormat, ctx: CliContext): Promise<number> {
   const paths = homePaths(home);
   const other = runningPid(paths.pidFile);
   if (other !== null) {
@@ -112,7 +146,7 @@ async function detach(dirs: string[], home: string, ctx: CliContext): Promise<nu
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const logFd = openSync(paths.upLog, 'a', 0o600);
   const runner = ctx.mainScript.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...runner, ctx.mainScript, 'up', ...dirs], {
+  const child = spawn(process.execPath, [...runner, ctx.mainScript, 'up', '--log-format', format, ...dirs], {
     cwd: ctx.cwd,
     env: ctx.env,
     detached: true,

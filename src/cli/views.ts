@@ -9,6 +9,8 @@ import type { Clock } from '../core/clock.js';
 import type { DeadLetterRecord, EventRecord } from '../store/store.js';
 import type { CliContext } from './context.js';
 import { controlTarget, getAllPages } from './control-client.js';
+import { intFlag } from './fleet/options.js';
+import { paint, tableOptions } from './style.js';
 import { formatTable } from './table.js';
 import { timeArg } from './time-arg.js';
 
@@ -89,15 +91,25 @@ export function verifyLine(verify: VerifyResult): string {
     : `chain BROKEN at seq ${verify.firstBadSeq ?? '?'}: ${verify.problem ?? 'unknown'} (${verify.checked} rows checked)`;
 }
 
-/** One view of the local (or `--url`) listener. Exit 1 when --verify finds the chain broken. */
+/** The largest page the listener serves (contract §5). */
+const MAX_PAGE = 1000;
+
+/**
+ * One view of the local (or `--url`) listener. `--limit N` is the number of rows printed (contract
+ * §13): pages of at most N rows are followed until N are in hand. Exit 1 when --verify finds the
+ * chain broken.
+ */
 async function viewCommand<T>(view: CliView<T>, opts: ViewOptions, ctx: CliContext): Promise<number> {
-  const page = await getAllPages<T>(controlTarget(ctx, opts), view.path, viewParams(view, opts, ctx.clock));
+  const limit = intFlag('--limit', opts.limit, 1, 1_000_000_000);
+  const params = viewParams(view, { ...opts, limit: String(Math.min(limit ?? MAX_PAGE, MAX_PAGE)) }, ctx.clock);
+  const page = await getAllPages<T>(controlTarget(ctx, opts), view.path, params, limit === undefined ? {} : { maxItems: limit });
+  const items = limit === undefined ? page.items : page.items.slice(0, limit);
   const verify = page.verify as VerifyResult | undefined;
   if (opts.json) {
-    ctx.stdout(JSON.stringify(verify ? { items: page.items, verify } : { items: page.items }) + '\n');
+    ctx.stdout(JSON.stringify(verify ? { items, verify } : { items }) + '\n');
   } else {
-    ctx.stdout(formatTable(view.columns, page.items.map((item) => view.row(item))));
-    if (verify) ctx.stdout(`${verifyLine(verify)}\n`);
+    ctx.stdout(formatTable(view.columns, items.map((item) => view.row(item)), tableOptions(ctx)));
+    if (verify) ctx.stdout(`${paint(ctx, verify.ok ? 'green' : 'red', verifyLine(verify))}\n`);
   }
   return verify && !verify.ok ? 1 : 0;
 }

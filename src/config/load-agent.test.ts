@@ -12,7 +12,7 @@ after(() => rmSync(root, { recursive: true, force: true }));
 const home = join(root, 'home');
 const HMAC = 'f0e1d2c3b4a5968778695a4b3c2d1e0f';
 writeSecret(home, 'alert-escalation/webhook-hmac', HMAC);
-const ctx = { env: { SLACK_BOT_TOKEN: 'xoxb-123', SLACK_ONCALL_USER: 'U42' }, home };
+const ctx = { env: { SLACK_BOT_TOKEN: 'xoxb-123', SLACK_ONCALL_USER: 'U42', PATH: process.env.PATH }, home };
 
 const AGENT = 'id: oncall-escalator\nprovider: rules\nskills: [skills/triage.md]\n';
 const SOURCES = [
@@ -319,5 +319,42 @@ describe('real providers (anthropic, openai)', () => {
       `${file}:4:8: tools: applies to providers "anthropic" and "openai" only`,
       `${file}:5:6: llm: applies to providers "anthropic" and "openai" only`,
     ].join('\n'));
+  });
+});
+
+describe('source authentication, tls and MCP commands (contract §12, §13)', () => {
+  writeSecret(home, 'alert-escalation/webhook-token', 'token-0123456789abcdef0123');
+  const source = (extra: string): string => 'sources:\n  - id: am\n    type: webhook\n    port: 8787\n' + extra;
+
+  it('a bearer token alone is enough; HMAC is optional then', () => {
+    const loaded = loadAgentDir(agentDir({ sources: source('    bearerToken: ${secret:alert-escalation/webhook-token}\n') }), ctx);
+    assert.equal(loaded.sources[0]?.bearerToken, 'token-0123456789abcdef0123');
+    assert.equal(loaded.sources[0]?.secret, undefined);
+  });
+
+  it('a source without any method, a literal token or password, and a timestamp without HMAC are refused', () => {
+    const dir = agentDir({ sources: source('    timestampHeader: X-Ts\n') });
+    const message = errorOf(() => loadAgentDir(dir, ctx));
+    assert.match(message, /sources\.0\.secret: needs at least one authentication method: secret \(HMAC\), bearerToken or basicAuth/);
+    assert.match(message, /sources\.0\.timestampHeader: applies to HMAC signatures only/);
+    const literal = agentDir({ sources: source('    bearerToken: literal-token-0123456789\n    basicAuth: { username: am, password: literal-password-0123 }\n') });
+    const text = errorOf(() => loadAgentDir(literal, ctx));
+    assert.match(text, /sources\.0\.bearerToken: must be a \$\{env:…\}/);
+    assert.match(text, /sources\.0\.basicAuth\.password: must be a \$\{env:…\}/);
+    assert.ok(!text.includes('literal-'), 'the error quotes a secret');
+  });
+
+  it('tls must be PEM text that forms a usable pair', () => {
+    writeFileSync(join(root, 'not-a-cert.pem'), '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n');
+    writeSecret(home, 'alert-escalation/tls-key', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----');
+    const dir = agentDir({ sources: source(`    secret: \${secret:alert-escalation/webhook-hmac}\n    tls: { cert: "\${file:${join(root, 'not-a-cert.pem')}}", key: "\${secret:alert-escalation/tls-key}" }\n`) });
+    assert.match(errorOf(() => loadAgentDir(dir, ctx)), /sources\.0\.tls: certificate and key are not a usable pair/);
+  });
+
+  it('an MCP server whose command does not exist is a configuration error naming it', () => {
+    const dir = agentDir({ agent: `${AGENT}mcpServers:\n  - id: runbooks\n    command: no-such-command-svc\n  - id: local\n    command: ./bin/missing.sh\n` });
+    const message = errorOf(() => loadAgentDir(dir, ctx));
+    assert.match(message, /agent\.yaml:6:14: mcpServers\.0\.command: MCP server "runbooks": command "no-such-command-svc" not found on PATH/);
+    assert.match(message, /mcpServers\.1\.command: MCP server "local": command "\.\/bin\/missing\.sh" not found relative to the agent directory/);
   });
 });

@@ -5,9 +5,11 @@
  * directory is collected first, so one `svc up` names them all.
  */
 import { join, resolve } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError } from '../core/errors.js';
 import { isLoopbackBind } from '../core/loopback.js';
+import { findCommand } from './mcp-command.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedFile, readFailureText } from './read-bounded.js';
 import { DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LLM_PROVIDERS, SECRET_KEYS, agentSchema, channelsFileSchema, llmSchema,
   sourcesFileSchema } from './schema.js';
@@ -95,8 +97,14 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
       }
     });
   }
-  if (agentFile) problems.push(...agentProblems(agentFile), ...controlPlaneBindProblems(agentFile, ctx.env));
-  if (sourcesFile) problems.push(...duplicateIds(sourcesFile, ['sources'], sourcesFile.value.sources, 'source'));
+  if (agentFile) {
+    problems.push(...agentProblems(agentFile), ...controlPlaneBindProblems(agentFile, ctx.env));
+    problems.push(...mcpCommandProblems(agentFile, absDir, ctx.env.PATH));
+  }
+  if (sourcesFile) {
+    problems.push(...duplicateIds(sourcesFile, ['sources'], sourcesFile.value.sources, 'source'));
+    problems.push(...tlsProblems(sourcesFile));
+  }
   if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'));
 
   if (problems.length > 0 || !agentFile || !agent || !sourcesFile || !channelsFile) throw new ConfigError(problems.join('\n'));
@@ -209,6 +217,32 @@ function controlPlaneBindProblems(file: YamlFile<AgentConfig>, env: NodeJS.Proce
     + 'binding the control plane beyond loopback requires controlPlane.auth.enabled: true')];
 }
 
+/** Every MCP server's command must exist and be executable where the supervisor will start it. */
+function mcpCommandProblems(file: YamlFile<AgentConfig>, dir: string, pathVar: string | undefined): string[] {
+  return file.value.mcpServers.flatMap((server, i) => {
+    if (findCommand(server.command, resolve(dir, server.cwd ?? '.'), pathVar) !== null) return [];
+    const where = server.command.includes('/') ? `relative to ${server.cwd === undefined ? 'the agent directory' : file.quote(['mcpServers', i, 'cwd'], server.cwd)}` : 'on PATH';
+    const command = file.quote(['mcpServers', i, 'command'], server.command);
+    return [file.problem(['mcpServers', i, 'command'],
+      `MCP server ${file.quote(['mcpServers', i, 'id'], server.id)}: command ${command} not found ${where} (or not executable)`)];
+  });
+}
+
+/** A source's `tls` must be a certificate and the key that goes with it (OpenSSL's reason names no key material). */
+function tlsProblems(file: YamlFile<{ sources: WebhookSourceConfig[] }>): string[] {
+  return file.value.sources.flatMap((source, i) => {
+    if (!source.tls) return [];
+    try {
+      createSecureContext({ cert: source.tls.cert, key: source.tls.key });
+      return [];
+    } catch (err) {
+      const { reason, code } = err as { reason?: unknown; code?: unknown };
+      const why = typeof reason === 'string' ? reason : typeof code === 'string' ? code : 'unusable';
+      return [file.problem(['sources', i, 'tls'], `certificate and key are not a usable pair (${why})`)];
+    }
+  });
+}
+
 /** What one agent.yaml must satisfy beyond its schema: unique ids, references that resolve, sane bounds. */
 function agentProblems(file: YamlFile<AgentConfig>): string[] {
   const agent = file.value;
@@ -259,15 +293,20 @@ function crossAgentProblems(located: Located[]): string[] {
 
   // One ingest server per port routes /webhooks/<source id>: ids must be unique per port, and the
   // server can listen on only one address.
-  const ports = new Map<number, { bind: string; bindShown: string; at: string; ids: Map<string, string> }>();
+  const ports = new Map<number, { bind: string; bindShown: string; tls: string | null; at: string; ids: Map<string, string> }>();
+  const tlsOf = (source: WebhookSourceConfig): string | null => (source.tls ? `${source.tls.cert}\n${source.tls.key}` : null);
   for (const l of located) {
     l.loaded.sources.forEach((source, i) => {
       const idAt = l.sourcesFile.where(['sources', i, 'id']);
       const seen = ports.get(source.port);
       if (!seen) {
         ports.set(source.port, { bind: source.bind, bindShown: l.sourcesFile.quote(['sources', i, 'bind'], source.bind),
-          at: l.sourcesFile.where(['sources', i]), ids: new Map([[source.id, idAt]]) });
+          tls: tlsOf(source), at: l.sourcesFile.where(['sources', i]), ids: new Map([[source.id, idAt]]) });
         return;
+      }
+      if (seen.tls !== tlsOf(source)) {
+        problems.push(l.sourcesFile.problem(['sources', i, 'tls'],
+          `port ${source.port} is also used ${seen.tls !== null ? 'with another' : 'without'} tls (${seen.at}); sources sharing a port must share one tls block`));
       }
       if (seen.bind !== source.bind) {
         problems.push(l.sourcesFile.problem(['sources', i, 'bind'],

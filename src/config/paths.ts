@@ -25,6 +25,8 @@ export interface HomePaths {
   upLog: string;
   /** This home's stable replica id (claims' owners, /status store.replica), created once. */
   replicaId: string;
+  /** The running daemon's admin socket (contract §13), mode 0600. */
+  adminSocket: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -39,5 +41,6 @@ export function homePaths(home: string): HomePaths {
     stateFile: join(home, 'up-state.json'),
     upLog: join(home, 'up.log'),
     replicaId: join(home, 'replica-id'),
+    adminSocket: join(home, 'admin.sock'),
   };
 }

@@ -252,17 +252,43 @@ export const agentSchema = z.strictObject({
 export type AgentConfig = z.infer<typeof agentSchema>;
 export type DispatchConfig = z.infer<typeof dispatchSchema>;
 
+/** Secrets of a source: long enough that guessing is hopeless (a generated one has 64 hex characters). */
+const sourceSecret = z.string().min(16, 'must be at least 16 characters');
+
 export const webhookSourceSchema = z.strictObject({
   id,
   type: z.literal('webhook'),
   port,
   bind: bindAddress.default('127.0.0.1'),
-  secret: z.string().min(16, 'must be at least 16 characters'),
+  /** HMAC-SHA-256 of the body in `signatureHeader` (contract §9.2). */
+  secret: sourceSecret.optional(),
+  /** `Authorization: Bearer <token>` (contract §12.1): what stock Alertmanager sends. */
+  bearerToken: sourceSecret.optional(),
+  /** `Authorization: Basic …` (contract §12.1). */
+  basicAuth: z.strictObject({
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
+    username: z.string().min(1).max(256).regex(/^[^:\x00-\x1f\x7f]+$/, 'must not contain ":" or control characters'),
+    password: sourceSecret,
+  }).optional(),
+  /** Serve this source over HTTPS: PEM text (normally `${file:…}` for the certificate, `${secret:…}` for the key). */
+  tls: z.strictObject({
+    cert: z.string().includes('-----BEGIN', { message: 'must be PEM text (use ${file:./cert.pem})' }),
+    key: z.string().includes('-----BEGIN', { message: 'must be PEM text (use ${secret:…} or ${file:…})' }),
+  }).optional(),
   fingerprintHeader: headerName.default('X-Alert-Fingerprint'),
   signatureHeader: headerName.default('X-Signature'),
   timestampHeader: headerName.optional(),
   /** Connections its listener holds at once (contract §11.2); sources sharing a port share the largest. */
   maxConnections: z.number().int().min(1).max(65_535).default(512),
+}).superRefine((source, ctx) => {
+  // A source with no way to authenticate would be an open door (contract §12.1).
+  if (source.secret === undefined && source.bearerToken === undefined && source.basicAuth === undefined) {
+    // At `secret`, so a secret whose reference failed (already reported) is not reported twice.
+    ctx.addIssue({ code: 'custom', path: ['secret'], message: 'needs at least one authentication method: secret (HMAC), bearerToken or basicAuth' });
+  }
+  if (source.timestampHeader !== undefined && source.secret === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['timestampHeader'], message: 'applies to HMAC signatures only: set secret too' });
+  }
 });
 export type WebhookSourceConfig = z.infer<typeof webhookSourceSchema>;
 
@@ -314,6 +340,9 @@ export const channelsFileSchema = z.strictObject({
 /** Keys that must hold a `${…}` reference, never a literal secret (file, dotted key path). */
 export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
   { file: 'event-sources.yaml', path: /^sources\.\d+\.secret$/ },
+  { file: 'event-sources.yaml', path: /^sources\.\d+\.bearerToken$/ },
+  { file: 'event-sources.yaml', path: /^sources\.\d+\.basicAuth\.password$/ },
+  { file: 'event-sources.yaml', path: /^sources\.\d+\.tls\.key$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.token$/ },
   { file: 'agent.yaml', path: /^audit\.export\.\d+\.token$/ },
   { file: 'agent.yaml', path: /^apiKey$/ },

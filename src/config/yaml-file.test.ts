@@ -162,7 +162,7 @@ describe('loadYamlFile', () => {
     ].join('\n'));
     const msg = errorOf(() => loadYamlFile(f, sourcesFileSchema, { ...ctx, env }));
     assert.equal(msg, [
-      `${f}:4:11: sources.0.port: expected number, got string (from a \${env:…} reference; the value is not shown)`,
+      `${f}:4:11: sources.0.port: expected number; the reference resolved to text that is not one (from a \${env:…} reference; the value is not shown)`,
       `${f}:5:11: sources.0.bind: must be an IP address or a host name (from a \${file:…} reference; the value is not shown)`,
       `${f}:7:22: sources.0.signatureHeader: must be an HTTP header name (from a \${env:…} reference; the value is not shown)`,
     ].join('\n'));
@@ -208,5 +208,28 @@ describe('loadYamlFile', () => {
       `${f}:3:11: channels.0.type: expected one of "file", "slack", "webhook"`,
       `${f}:4:5: channels.1.type: required key missing`,
     ].join('\n'));
+  });
+});
+
+describe('references in numeric and boolean keys (contract §13)', () => {
+  it('converts and validates them after resolution', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-yaml-ref-'));
+    const schema = z.strictObject({ port: z.number().int().min(1).max(65535), on: z.boolean(), name: z.string() });
+    const file = join(dir, 'x.yaml');
+    writeFileSync(file, 'port: ${env:PORT}\non: ${env:ON}\nname: ${env:PORT}\n');
+    const ok = loadYamlFile(file, schema, { env: { PORT: '8787', ON: 'true' }, home: dir });
+    assert.deepEqual(ok.value, { port: 8787, on: true, name: '8787' });
+    const bad = (env: Record<string, string>): string => {
+      try {
+        loadYamlFile(file, schema, { env, home: dir });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return 'no error';
+    };
+    assert.match(bad({ PORT: 'eighty', ON: 'true' }), /x\.yaml:1:7: port: expected number; the reference resolved to text that is not one/);
+    assert.match(bad({ PORT: '70000', ON: 'true' }), /port: must be <= 65535/);
+    assert.match(bad({ PORT: '1', ON: 'yes' }), /on: expected boolean; the reference resolved/);
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -182,7 +182,10 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
     return { line: 1, col: 1 };
   };
 
-  const parsed = schema.safeParse(plain);
+  // `port: ${env:INGEST_PORT}` (contract §13): a reference resolves to text; where the schema wants a
+  // number or a boolean, the text is converted and the whole file validated again.
+  let parsed = schema.safeParse(plain);
+  if (!parsed.success && coerceRefs(plain, parsed.error.issues, new Set(refKinds.keys()))) parsed = schema.safeParse(plain);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
@@ -200,7 +203,9 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
       const pos = missing ? locate(path.slice(0, -1), false) : locate(path, false);
       const kinds = refKinds.get(dottedPath(path));
       // A value from a reference is never shown, only where it came from.
-      const message = kinds === undefined ? issueMessage(issue, value, missing) : `${issueMessage(issue, value, missing)} ${refNote(kinds)}`;
+      const fromReference = kinds !== undefined && issue.code === 'invalid_type' && typeof value === 'string';
+      const message = kinds === undefined ? issueMessage(issue, value, missing)
+        : `${fromReference ? `expected ${String(issue.expected)}; the reference resolved to text that is not one` : issueMessage(issue, value, missing)} ${refNote(kinds)}`;
       problems.push({ pos, text: withPath(path, message) });
     }
   }
@@ -252,6 +257,28 @@ function scrub(text: string, values: ReadonlyArray<{ value: string; kinds: RefKi
     for (const form of new Set(forms)) if (out.includes(form)) out = out.split(form).join(label);
   }
   return out;
+}
+
+/** Converts referenced text the schema wanted as a number or boolean, in place; true when anything changed. */
+function coerceRefs(root: unknown, issues: readonly z.core.$ZodIssue[], fromRef: ReadonlySet<string>): boolean {
+  let changed = false;
+  for (const issue of issues) {
+    if (issue.code !== 'invalid_type' || (issue.expected !== 'number' && issue.expected !== 'boolean')) continue;
+    const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol');
+    const key = path.at(-1);
+    if (key === undefined || !fromRef.has(dottedPath(path))) continue;
+    const parent = valueAt(root, path.slice(0, -1)) as Record<string | number, unknown> | undefined;
+    const text = parent?.[key];
+    if (typeof text !== 'string') continue;
+    const trimmed = text.trim();
+    let value: number | boolean | undefined;
+    if (issue.expected === 'number' && /^-?\d+(\.\d+)?$/.test(trimmed)) value = Number(trimmed);
+    if (issue.expected === 'boolean' && (trimmed === 'true' || trimmed === 'false')) value = trimmed === 'true';
+    if (value === undefined || parent === undefined) continue;
+    parent[key] = value;
+    changed = true;
+  }
+  return changed;
 }
 
 function readConfigText(filePath: string): string {

@@ -28,6 +28,8 @@ export interface ControlPlaneOptions {
   allowRemote: boolean;
   routes: Routes;
   guard: AuthGuard | null;
+  /** Paths served without authentication (probes: /healthz, /readyz); the Host check still applies. */
+  unauthenticated?: ReadonlySet<string>;
   report: (line: string) => void;
   clock: Clock;
   /** Connections held at once (contract §11.2). */
@@ -74,7 +76,7 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
     if (host === 'remote' && !opts.allowRemote) return sendError(req, res, 403, 'remote control-plane disabled');
 
     let principal = NO_AUTH;
-    if (opts.guard) {
+    if (opts.guard && !opts.unauthenticated?.has(pathOf(req))) {
       const outcome = await opts.guard(req, host);
       if (!outcome.ok) return sendError(req, res, outcome.status, outcome.body.error, { reason: outcome.body.reason }, outcome.headers);
       principal = outcome.principal;

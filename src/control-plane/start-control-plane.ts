@@ -16,6 +16,8 @@ import { createDlqRoute } from './routes/dlq-route.js';
 import { createEventsRoute } from './routes/events-route.js';
 import { createLogsRoute } from './routes/logs-route.js';
 import { createMetricsRoute } from './routes/metrics-route.js';
+import type { Readiness } from './routes/health-route.js';
+import { createHealthzRoute, createReadyzRoute } from './routes/health-route.js';
 import type { StatusSnapshot } from './routes/status-route.js';
 import { createStatusRoute } from './routes/status-route.js';
 import type { AuthGuard, ControlPlane } from './server.js';
@@ -28,6 +30,8 @@ export interface ControlPlaneDeps {
   snapshot: () => StatusSnapshot;
   agents: () => readonly string[];
   logPath: (agentId: string) => string;
+  /** `/readyz` (contract §13): the store can be written and every source listens. */
+  readiness: () => Promise<Readiness>;
   clock: Clock;
   report: (line: string) => void;
 }
@@ -54,6 +58,8 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/dlq', createDlqRoute({ store, report, gate: reads })],
     ['/audit', createAuditRoute({ store, report, gate: reads })],
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
+    ['/healthz', createHealthzRoute()],
+    ['/readyz', createReadyzRoute(deps.readiness)],
   ]);
   const server: ControlPlane = createControlPlane({
     bind: settings.bind,
@@ -62,6 +68,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     allowRemote: settings.allowRemote,
     routes,
     guard,
+    unauthenticated: new Set(['/healthz', '/readyz']),
     report,
     clock: deps.clock,
     maxConnections: settings.maxConnections,

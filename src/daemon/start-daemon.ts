@@ -16,8 +16,8 @@ import { errorText } from '../core/errors.js';
 import { checkDescriptorBudget } from '../core/fd-limit.js';
 import { createWebhookIngest } from '../ingest/webhook-server.js';
 import type { LogFields } from '../core/log.js';
-import type { AgentLog, FileAgentLog } from '../logs/agent-log.js';
-import { createAgentLog } from '../logs/agent-log.js';
+import type { AgentLog, FileAgentLog, LogMirror } from '../logs/agent-log.js';
+import { createAgentLog, createLogSinkHealth } from '../logs/agent-log.js';
 import { startOtlpBridge } from '../metrics/otlp-bridge.js';
 import { createMetrics } from '../metrics/registry.js';
 import { openStore } from '../store/open-store.js';
@@ -35,6 +35,9 @@ import { createSourceStats } from '../metrics/source-stats.js';
 import { startLeaderDuties } from './leader-duties.js';
 import { loadReplicaId, runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
+import type { AdminSocket } from './admin-socket.js';
+import { startAdminSocket } from './admin-socket.js';
+import { createReadiness } from './readiness.js';
 
 export interface DaemonDeps {
   agents: LoadedAgent[];
@@ -52,6 +55,10 @@ export interface DaemonDeps {
   mcpBaseEnv: Record<string, string>;
   /** Daemon-level diagnostics (stdout of `svc up`, `up.log` with `-d`). Never secrets. */
   report: (line: string) => void;
+  /** Foreground: every agent record also goes here (stdout, contract §13). */
+  logMirror?: LogMirror;
+  /** Start the admin socket (default true; in-process tests of several daemons in one home turn it off). */
+  adminSocket?: boolean;
 }
 
 export interface Daemon {
@@ -63,6 +70,10 @@ export interface Daemon {
   /** The control-plane listener's bound port, or null when it is disabled. */
   controlPlanePort(): number | null;
   agentIds(): string[];
+  /** SIGHUP: every agent log and every file channel opens its path afresh (after logrotate's rename). */
+  reopenLogs(): void;
+  /** Log lines lost to a failing sink since start (contract §11.6). */
+  logFailures(): number;
   close(): Promise<void>;
 }
 
@@ -125,8 +136,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const runtimeStore = audit && audit.export.length > 0 ? notifyingStore(store, () => duties.notify()) : store;
 
     const logs = new Map<string, FileAgentLog>();
+    const logHealth = createLogSinkHealth({ clock, report });
     for (const { agent } of deps.agents) {
-      const log = createAgentLog({ path: paths.log(agent.id), agentId: agent.id, clock });
+      const log = createAgentLog({ path: paths.log(agent.id), agentId: agent.id, clock, health: logHealth,
+        ...(deps.logMirror ? { mirror: deps.logMirror } : {}) });
       logs.set(agent.id, log);
       closers.push({ name: `log ${agent.id}`, close: () => log.close() });
     }
@@ -205,10 +218,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const serversByAgent = new Map(deps.agents.map((a) => [a.agent.id,
       a.agent.mcpServers.flatMap((m) => { const server = servers.get(m.id); return server ? [server] : []; })]));
     const agentIds = deps.agents.map((a) => a.agent.id);
+    const listenerCount = new Set(deps.agents.flatMap((a) => a.sources.map((s) => `${s.bind}:${s.port}`))).size;
+    const readiness = createReadiness({ store, clock, report, stopping: () => stopping,
+      notListening: () => (ingest.ports().length < listenerCount ? [`${listenerCount - ingest.ports().length} of ${listenerCount} ingest listener(s)`] : []) });
     const controlPlane = await startControlPlane({
       settings: deps.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
       logPath: (id) => paths.log(id),
+      readiness,
       snapshot: createStatusSnapshot({ pid: deps.pid, startedAtMs: Date.parse(startedAt), clock, agents: deps.agents,
         channels: channelsByAgent, stats, store: { kind: store.kind, replica: replicaId, leader: () => duties.leader(), retention: deps.store.retention },
         stopping: () => stopping,
@@ -227,6 +244,16 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         ingestPorts: ingest.ports(), controlPlanePort: controlPlane?.port() ?? null, released } }, clock.now());
     started = true;
 
+    // The only door for changes (contract §13); closed first on shutdown, so no replay or backup
+    // starts while the rest drains.
+    let admin: AdminSocket | null = null;
+    if (deps.adminSocket !== false) {
+      admin = await startAdminSocket({ path: paths.adminSocket, store: runtimeStore, storePath: deps.store.kind === 'sqlite' ? deps.store.path : null,
+        clock, pid: deps.pid, wake: () => dispatcher.wake(), report });
+      const opened = admin;
+      closers.push({ name: 'admin socket', close: () => opened.close() });
+    }
+
     let closing: Promise<void> | null = null;
     return {
       startedAt,
@@ -235,6 +262,12 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       ingestPorts: () => ingest.ports(),
       controlPlanePort: () => controlPlane?.port() ?? null,
       agentIds: () => agentIds,
+      reopenLogs() {
+        for (const log of logs.values()) log.reopen?.();
+        for (const channel of channels) channel.reopen?.();
+        report(`reopened ${logs.size} agent log(s) and the file channels`);
+      },
+      logFailures: () => logHealth.failures(),
       close() {
         closing ??= (async () => {
           stopping = true;

@@ -245,7 +245,7 @@ describe('webhook ingest', () => {
       const r = await send(env.port, '/webhooks/alertmanager', { body, headers: { 'x-alert-fingerprint': `fp-${name}`, ...headers } });
       assert.equal(r.status, 401, `${name}: ${r.text}`);
       assertJsonHeaders(r);
-      assert.deepEqual(r.json, { error: 'EUNAUTHORIZED', message: 'missing or invalid signature' }, name);
+      assert.deepEqual(r.json, { error: 'EUNAUTHORIZED', message: 'missing or invalid credentials' }, name);
     }
     assert.deepEqual(await counts(env.store), { events: 0, audit: 0 });
     assert.deepEqual(env.accepted, []);
@@ -262,6 +262,87 @@ describe('webhook ingest', () => {
     const text = env.logText();
     assert.ok(!text.includes(SECRET), 'log holds the secret');
     assert.ok(!text.includes(good.slice(7)), 'log holds a signature');
+  });
+
+  it('bearer and basic sources: either credential passes, one 401 with WWW-Authenticate for the rest', async () => {
+    const token = 'bearer-token-0123456789abcdef';
+    const basicAuth = { username: 'am', password: 'basic-password-0123456789' };
+    const env = await setup({ sources: [
+      { agentId: 'oncall', source: source('am-bearer', { secret: undefined, bearerToken: token }) },
+      { agentId: 'oncall', source: source('am-both', { secret: undefined, bearerToken: token, basicAuth }) },
+    ] });
+    const body = JSON.stringify(ALERT);
+    const basic = (u: string, p: string): string => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
+    const ok = await send(env.port, '/webhooks/am-bearer', { body, headers: { authorization: `Bearer ${token}` } });
+    assert.equal(ok.status, 202, ok.text);
+    const viaBasic = await send(env.port, '/webhooks/am-both', { body, headers: { authorization: basic('am', basicAuth.password) } });
+    assert.equal(viaBasic.status, 202, viaBasic.text);
+    const refused: Array<[string, OutgoingHttpHeaders]> = [
+      ['/webhooks/am-bearer', {}],
+      ['/webhooks/am-bearer', { authorization: 'Bearer wrong-token-0123456789' }],
+      ['/webhooks/am-bearer', { 'x-signature': signBody(SECRET, body) }],
+      ['/webhooks/am-both', { authorization: basic('am', 'wrong') }],
+    ];
+    for (const [path, headers] of refused) {
+      const r = await send(env.port, path, { body, headers });
+      assert.equal(r.status, 401, `${path} ${JSON.stringify(headers)}`);
+      assert.deepEqual(r.json, { error: 'EUNAUTHORIZED', message: 'missing or invalid credentials' });
+      assert.match(String(r.headers['www-authenticate']), /^Bearer\b/);
+    }
+    // Every refusal is counted; the log samples each source and reason once per 10 s (contract §11.3).
+    assert.deepEqual(env.rejected.map(([, reason]) => reason), ['unauthorized', 'unauthorized', 'unauthorized', 'unauthorized']);
+    assert.deepEqual(env.logLines().filter((l) => l.event === 'webhook.rejected').map((l) => [l.sourceId, l.reason]),
+      [['am-bearer', 'missing-credentials'], ['am-bearer', 'bad-bearer'], ['am-both', 'bad-basic']]);
+    assert.equal((await counts(env.store)).events, 2);
+    assert.ok(!env.logText().includes(token), 'log holds the token');
+  });
+
+  it('derives the fingerprint of an Alertmanager body without the header: a retry is a duplicate', async () => {
+    const env = await setup();
+    const am = { version: '4', groupKey: '{}:{alertname="DiskFull"}', status: 'firing', receiver: 'svc',
+      alerts: [{ status: 'firing', fingerprint: 'abc123', labels: { alertname: 'DiskFull' } }] };
+    const first = await signed(env.port, JSON.stringify(am));
+    assert.equal(first.status, 202, first.text);
+    const retry = await signed(env.port, JSON.stringify({ ...am, receiver: 'svc' }));
+    assert.equal(retry.status, 200, retry.text);
+    assert.equal(retry.json.eventId, first.json.eventId);
+    const resolved = await signed(env.port, JSON.stringify({ ...am, status: 'resolved', alerts: [{ ...am.alerts[0], status: 'resolved' }] }));
+    assert.equal(resolved.status, 202, resolved.text);
+    const events = (await env.store.listEvents(PAGE, {})).items;
+    assert.equal(events.length, 2);
+    for (const e of events) assert.match(e.fingerprint ?? '', /^[0-9a-f]{64}$/);
+    // A body that is not Alertmanager's, without the header, gets no fingerprint (and no deduplication).
+    const plain = await signed(env.port, JSON.stringify(ALERT));
+    assert.equal(plain.status, 202);
+    assert.equal((await signed(env.port, JSON.stringify(ALERT))).status, 202);
+  });
+
+  it('serves a source with tls over HTTPS', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { request: httpsRequest } = await import('node:https');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-tls-'));
+    dirs.push(dir);
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+      '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const tls = { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
+    const env = await setup({ sources: [{ agentId: 'oncall', source: source('alertmanager', { tls }) }] });
+    const body = JSON.stringify(ALERT);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpsRequest({ host: '127.0.0.1', port: env.port, path: '/webhooks/alertmanager', method: 'POST', ca: tls.cert,
+        headers: { 'x-signature': signBody(SECRET, body), 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    assert.equal(status, 202);
+    // Plain HTTP to the TLS port gets no webhook answer.
+    await assert.rejects(send(env.port, '/webhooks/alertmanager', { body, headers: { 'x-signature': signBody(SECRET, body) } }).then((r) => {
+      if (r.status === 202) throw new Error('plain HTTP was accepted');
+      throw new Error(`refused with ${r.status}`);
+    }));
+    assert.equal((await counts(env.store)).events, 1);
   });
 
   it('answers 405 with Allow: POST to other methods', async () => {

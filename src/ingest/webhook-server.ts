@@ -1,12 +1,14 @@
 /**
- * Webhook ingest (contract §9): `POST /webhooks/<source id>`, one `node:http` server per distinct
- * (bind, port). Pipeline, in this order: route (404) → method (405) → size (413) → signature and
- * optional timestamp (401, nothing recorded) → JSON (400) → fingerprint header (400) → store
+ * Webhook ingest (contract §9, §12): `POST /webhooks/<source id>`, one `node:http` (or, with `tls`,
+ * `node:https`) server per distinct (bind, port). Pipeline, in this order: route (404) → method (405)
+ * → size (413) → authentication: HMAC, bearer or basic (source-auth.ts; 401, nothing recorded) →
+ * JSON (400) → fingerprint: header (400 when malformed) or derived (fingerprint.ts) → store
  * (202 accepted / 200 duplicate / 503). `node:http` rather than a framework: the HMAC needs the raw
  * body bytes, and the path is small enough that a framework would cost more than it saves.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { WebhookSourceConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -19,8 +21,8 @@ import type { EventRecord, IngestResult, Store } from '../store/store.js';
 import { capConnections, listenerOptions } from '../core/listener-limits.js';
 import { checkJsonShape, MAX_DEPTH } from './json-shape.js';
 import { createRejectLog } from './reject-log.js';
-import type { TimestampCheck } from './signature.js';
-import { checkTimestamp, parseSignature, verifySignature } from './signature.js';
+import { eventFingerprint } from './fingerprint.js';
+import { authChallenge, authMethods, checkSourceAuth } from './source-auth.js';
 
 /** Largest accepted body, bytes (contract §9.1). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -70,6 +72,8 @@ interface Listener {
   routes: Map<string, WebhookRoute>;
   server: Server | null;
   boundPort: number | null;
+  /** PEM certificate and key when the port serves HTTPS (contract §12); sources sharing a port agree. */
+  tls: { cert: string; key: string } | null;
 }
 
 type Json = Record<string, unknown>;
@@ -151,13 +155,13 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
   const listeners: Listener[] = [];
   for (const route of deps.routes) {
     const { source } = route;
-    // Defence in depth: config validation already requires a resolved secret of 16+ characters.
-    if (source.secret.length < 16) {
-      throw new RuntimeError('ECONFIG', `webhook source ${source.id} (agent ${route.agentId}) has no usable secret; refusing to start it unsigned`);
+    // Defence in depth: config validation already requires at least one method with a resolved secret.
+    if (authMethods(source).length === 0) {
+      throw new RuntimeError('ECONFIG', `webhook source ${source.id} (agent ${route.agentId}) has no authentication method; refusing to start it open`);
     }
     let listener = listeners.find((l) => l.bind === source.bind && l.port === source.port);
     if (!listener) {
-      listener = { bind: source.bind, port: source.port, routes: new Map(), server: null, boundPort: null };
+      listener = { bind: source.bind, port: source.port, routes: new Map(), server: null, boundPort: null, tls: source.tls ?? null };
       listeners.push(listener);
     }
     const taken = listener.routes.get(source.id);
@@ -185,9 +189,12 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
       ...(sample.suppressed > 0 ? { suppressed: sample.suppressed } : {}) });
   }
 
+  /** One answer for every method and reason (contract §12.1); the reason goes to the log only. */
   function unauthorized(route: WebhookRoute, res: ServerResponse, req: IncomingMessage, reason: string): void {
     rejectRequest(route, 'warn', 401, reason, req, 'unauthorized');
-    send(res, 401, { error: 'EUNAUTHORIZED', message: 'missing or invalid signature' });
+    const challenge = authChallenge(route.source);
+    send(res, 401, { error: 'EUNAUTHORIZED', message: 'missing or invalid credentials' },
+      challenge.length > 0 ? { 'WWW-Authenticate': challenge.join(', ') } : {});
   }
 
   async function handle(listener: Listener, req: IncomingMessage, res: ServerResponse, expectContinue: boolean): Promise<void> {
@@ -229,24 +236,9 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     }
     const body = read.body;
 
-    // Authentication: nothing is recorded in the store before this passes.
-    const signature = oneHeader(req, source.signatureHeader);
-    if (signature === undefined) return unauthorized(route, res, req, 'missing-signature');
-    if (signature === null || parseSignature(signature) === null) return unauthorized(route, res, req, 'malformed-signature');
-    let timestamp: string | undefined;
-    let window: TimestampCheck = 'ok';
-    if (source.timestampHeader !== undefined) {
-      const ts = oneHeader(req, source.timestampHeader);
-      window = ts === null ? 'malformed' : checkTimestamp(ts, clock.now());
-      if (window === 'missing') return unauthorized(route, res, req, 'missing-timestamp');
-      if (window === 'malformed') return unauthorized(route, res, req, 'malformed-timestamp');
-      timestamp = ts ?? undefined;
-    }
-    if (!verifySignature({ secret: source.secret, body, header: signature, timestamp })) {
-      return unauthorized(route, res, req, 'bad-signature');
-    }
-    // Checked after the HMAC, so a logged stale-timestamp means an authentic but old (replayed) request.
-    if (window === 'out-of-window') return unauthorized(route, res, req, 'stale-timestamp');
+    // Authentication (source-auth.ts): nothing is recorded in the store before this passes.
+    const auth = checkSourceAuth(source, { header: (name) => oneHeader(req, name), body, nowMs: clock.now() });
+    if (!auth.ok) return unauthorized(route, res, req, auth.reason);
 
     // One bounded check (contract §11.1) before anything is stored: UTF-8, JSON, an object, at most
     // MAX_DEPTH levels. The text itself is what the store keeps.
@@ -271,7 +263,8 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
       send(res, 400, { error: 'EBADREQUEST', message: `${source.fingerprintHeader} must be one value of 1 to 200 printable ASCII characters` });
       return;
     }
-    const fingerprint = fingerprintHeader ?? null;
+    // The sender's header, else the key derived from an Alertmanager notification (fingerprint.ts).
+    const fingerprint = eventFingerprint(fingerprintHeader, payloadText);
 
     let result: IngestResult;
     try {
@@ -319,7 +312,13 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
   }
 
   function listen(listener: Listener): Promise<void> {
-    const server = createServer(listenerOptions());
+    // HTTPS when the source has `tls` (contract §12); a bad certificate or key fails the start here.
+    let server: Server;
+    try {
+      server = listener.tls ? createTlsServer({ ...listenerOptions(), cert: listener.tls.cert, key: listener.tls.key }) : createServer(listenerOptions());
+    } catch (err) {
+      return Promise.reject(new RuntimeError('ETLS', `webhook ingest on ${hostPort(listener.bind, listener.port)}: unusable TLS certificate or key (${errorText(err)})`));
+    }
     // Sources sharing a port share a listener: it holds the largest of their caps.
     capConnections(server, Math.max(...[...listener.routes.values()].map((r) => r.source.maxConnections)));
     server.on('request', (req, res) => track(listener, req, res, false));

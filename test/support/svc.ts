@@ -107,15 +107,20 @@ export interface ScaffoldedAgent {
   fixture: string;
 }
 
+/**
+ * `id`: the agent id (`svc init --id`); agent ids are unique per $SVC_HOME, so a second agent in one
+ * home needs its own. Its secrets are then under `<id>/` instead of `alert-escalation/`.
+ */
 export async function scaffoldAgent(t: { home: string; work: string; env: NodeJS.ProcessEnv }, name = 'agent',
-  provider: 'rules' | 'anthropic' | 'openai' = 'rules'): Promise<ScaffoldedAgent> {
+  provider: 'rules' | 'anthropic' | 'openai' = 'rules', id?: string): Promise<ScaffoldedAgent> {
   const dir = join(t.work, name);
   mkdirSync(t.work, { recursive: true });
-  const init = await runSvc(['init', '--template', 'alert-escalation', '--provider', provider, dir], { env: t.env, cwd: t.work });
+  const init = await runSvc(['init', '--template', 'alert-escalation', '--provider', provider, ...(id ? ['--id', id] : []), dir],
+    { env: t.env, cwd: t.work });
   if (init.code !== 0) throw new Error(`svc init failed: ${init.stderr}`);
   const port = await freePort();
   setIngestPort(dir, port);
   const cpPort = await freePort();
   return { dir, url: `http://127.0.0.1:${port}/webhooks/alertmanager`, cpPort, cp: `http://127.0.0.1:${cpPort}`,
-    secret: readSecretFile(t.home, 'alert-escalation/webhook-hmac'), fixture: readFileSync(join(dir, 'fixtures/mock-alert.json'), 'utf8') };
+    secret: readSecretFile(t.home, `${id === undefined || id === 'oncall-escalator' ? 'alert-escalation' : id}/webhook-hmac`), fixture: readFileSync(join(dir, 'fixtures/mock-alert.json'), 'utf8') };
 }

@@ -41,5 +41,7 @@ export interface Channel {
   /** Outbound channels ignore inbound messages (spec: "inbound mentions are ignored"). */
   receive(message: InboundMessage): { handled: false; reason: 'outbound-only' };
   ready(): boolean;
+  /** Files a channel keeps open are opened afresh on the next write (SIGHUP after a rotation). */
+  reopen?(): void;
   close(): Promise<void>;
 }

@@ -51,6 +51,8 @@ export function createFileChannel(config: FileChannelConfig, deps: { clock: Cloc
   const { clock } = deps;
   let file: { handle: FileHandle; ino: number; dev: number } | null = null;
   let lastRotationCheck = -Infinity;
+  /** Set by reopen() (SIGHUP): the next batch opens the path afresh. */
+  let reopenRequested = false;
   let queue: Pending[] = [];
   let writing: Promise<void> | null = null;
   let closed = false;
@@ -78,6 +80,11 @@ export function createFileChannel(config: FileChannelConfig, deps: { clock: Cloc
 
   /** The open file, reopened when the path was rotated away from it. */
   async function current(): Promise<NonNullable<typeof file>> {
+    if (file !== null && reopenRequested) {
+      reopenRequested = false;
+      await file.handle.close().catch(() => undefined);
+      file = null;
+    }
     if (file !== null && clock.monotonic() - lastRotationCheck >= ROTATION_CHECK_MS) {
       lastRotationCheck = clock.monotonic();
       const moved = await stat(config.path).then((st) => st.ino !== file?.ino || st.dev !== file.dev, () => true);
@@ -186,6 +193,7 @@ export function createFileChannel(config: FileChannelConfig, deps: { clock: Cloc
     send: (message, signal) => send(message, signal).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `write failed: ${errorText(err)}` })),
     receive: () => ({ handled: false, reason: 'outbound-only' }),
+    reopen: () => { reopenRequested = true; },
     /** False after a failed write, until a write succeeds again. */
     ready: () => !closed && healthy,
     async close() {

@@ -108,7 +108,7 @@ describe('rules provider: text', () => {
     ]);
   });
 
-  it('resolved keeps the severity and says RESOLVED', () => {
+  it('resolved keeps the severity and starts with [RESOLVED]', () => {
     const body = firingBody();
     body.status = 'resolved';
     (body.alerts as Array<Record<string, unknown>>)[0]!.status = 'resolved';
@@ -116,7 +116,7 @@ describe('rules provider: text', () => {
     assert.equal(d.severity, 'P1');
     assert.equal(d.status, 'resolved');
     assert.equal(d.notify, true);
-    assert.equal(firstLine(d.text), '[P1] RESOLVED: HighLatency on api-1');
+    assert.equal(firstLine(d.text), '[RESOLVED] [P1] HighLatency on api-1');
   });
 
   it('several alerts: counted title, highest severity, at most 5 listed', () => {

@@ -80,9 +80,9 @@ function clip(text: string, max: number): string {
  * The pure triage of an Alertmanager v4 body.
  *
  * The alerts that count are those in the group's status (a `firing` group may also carry alerts that
- * have just resolved; those must not page at their old severity). Severity is the highest priority
- * among them, each alert's `labels.severity` falling back to `commonLabels.severity`. A resolved group
- * keeps that severity and says RESOLVED.
+ * have just resolved; those must not page at their old severity). Severity is `commonLabels.severity`
+ * when the group has one (contract §12.3), else the highest priority among those alerts. A resolved
+ * group keeps that severity, and its text starts with `[RESOLVED]`.
  */
 export function triageAlertmanager(body: unknown): TriageResult {
   const parsed = parseAlertmanagerPayload(body);
@@ -93,14 +93,17 @@ export function triageAlertmanager(body: unknown): TriageResult {
   const others = payload.alerts.length - focus.length;
 
   let severity: Severity = 'P3';
-  for (const alert of focus) {
-    const s = severityFromLabel(alert.labels.severity ?? payload.commonLabels.severity);
-    if (RANK[s] < RANK[severity]) severity = s;
+  if (payload.commonLabels.severity !== undefined) {
+    severity = severityFromLabel(payload.commonLabels.severity);
+  } else {
+    for (const alert of focus) {
+      const s = severityFromLabel(alert.labels.severity);
+      if (RANK[s] < RANK[severity]) severity = s;
+    }
   }
-  if (focus.length === 0) severity = severityFromLabel(payload.commonLabels.severity);
 
   const title = titleOf(payload, focus);
-  const lines = [`[${severity}] ${payload.status === 'firing' ? 'FIRING' : 'RESOLVED'}: ${title}`];
+  const lines = [payload.status === 'firing' ? `[${severity}] FIRING: ${title}` : `[RESOLVED] [${severity}] ${title}`];
   for (const alert of focus.slice(0, MAX_LISTED_ALERTS)) lines.push(...alertLines(payload, alert));
   if (focus.length > MAX_LISTED_ALERTS) lines.push(`… and ${focus.length - MAX_LISTED_ALERTS} more`);
   if (others > 0) lines.push(`(${others} other alert${others === 1 ? '' : 's'} in this group ${payload.status === 'firing' ? 'resolved' : 'still firing'})`);

@@ -152,6 +152,19 @@ export function openReadOnly(path: string): Database.Database {
   return db;
 }
 
+/**
+ * A fresh backup copy keeps the WAL flag of the store it came from; switched to rollback journaling
+ * it is one self-contained file that opens read-only anywhere without creating -wal or -shm beside it.
+ */
+export function finishBackup(path: string): void {
+  const db = new Database(path, { fileMustExist: true });
+  try {
+    db.pragma('journal_mode = DELETE');
+  } finally {
+    db.close();
+  }
+}
+
 function migrate(db: Database.Database): void {
   // IMMEDIATE, so two processes opening a fresh file cannot both create the schema.
   db.transaction(() => {

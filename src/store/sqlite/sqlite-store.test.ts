@@ -132,3 +132,63 @@ describe('sqlite store: rows that cannot be decoded', () => {
     await store.close();
   });
 });
+
+describe('read-only store (offline verification and backup)', () => {
+  const digest = async (path: string): Promise<string> => (await import('node:crypto')).createHash('sha256').update(readFileSync(path)).digest('hex');
+  const filesBeside = async (path: string): Promise<string[]> => (await import('node:fs')).readdirSync(join(path, '..')).sort();
+
+  it('verifies a backup of an older schema without changing a byte, and names the first bad seq', async () => {
+    const path = freshPath();
+    const store = await openSqliteStore({ path });
+    for (let i = 0; i < 30; i++) await store.appendAudit({ kind: 'test.row', actor: 't', agentId: null, data: { i } }, T0 + i);
+    const backup = join(root, `backup-${++count}.db`);
+    await store.backup(backup);
+    await store.close();
+    // Make the copy look like schema version 1: the later migrations' objects gone.
+    const db = new Database(backup);
+    db.exec('DROP TABLE audit_export_cursors; DROP TABLE write_probe; DROP INDEX events_backlog; PRAGMA user_version = 1');
+    db.close();
+    const before = await digest(backup);
+    const ro = await openSqliteStore({ path: backup, readOnly: true });
+    const ok = await ro.verifyAudit();
+    assert.equal(ok.ok, true);
+    assert.equal(ok.headSeq, 30);
+    await assert.rejects(ro.appendAudit({ kind: 'x', actor: 'x', agentId: null, data: {} }, T0), /read-only/);
+    await ro.close();
+    assert.equal(await digest(backup), before, 'verification changed the file');
+    assert.deepEqual([existsSync(`${backup}-wal`), existsSync(`${backup}-shm`), existsSync(`${backup}-journal`)], [false, false, false]);
+
+    edit(backup, "UPDATE audit SET data = '{\"i\":99}' WHERE seq = 17");
+    const tampered = await openSqliteStore({ path: backup, readOnly: true });
+    const bad = await tampered.verifyAudit();
+    await tampered.close();
+    assert.equal(bad.ok, false);
+    assert.equal(bad.firstBadSeq, 17);
+    assert.equal(bad.problem, 'hash-mismatch');
+  });
+
+  it('a backup is one self-contained file; a stopped store is left as found; a missing or foreign file is refused', async () => {
+    const path = freshPath();
+    const store = await openSqliteStore({ path });
+    await store.ingestEvent(ev({ fingerprint: 'fp-1' }), 60_000, T0);
+    const backup = join(root, `self-${++count}.db`);
+    await store.backup(backup);
+    await store.close();
+    assert.equal(existsSync(`${backup}-wal`), false);
+    assert.equal(new Database(backup, { readonly: true }).pragma('journal_mode', { simple: true }), 'delete');
+    const before = await filesBeside(path);
+    const ro = await openSqliteStore({ path, readOnly: true });
+    assert.equal((await ro.listEvents(q(), {})).items.length, 1);
+    const copy = join(root, `offline-${++count}.db`);
+    await ro.backup(copy);
+    await ro.close();
+    assert.deepEqual(await filesBeside(path), before);
+    const again = await openSqliteStore({ path: copy, readOnly: true });
+    assert.equal((await again.listEvents(q(), {})).items.length, 1);
+    await again.close();
+    await assert.rejects(openSqliteStore({ path: join(root, 'nope.db'), readOnly: true }), /no store file/);
+    const foreign = join(root, `foreign-${++count}.db`);
+    writeFileSync(foreign, 'hello, not a database');
+    await assert.rejects(openSqliteStore({ path: foreign, readOnly: true }), /not an SQLite database/);
+  });
+});

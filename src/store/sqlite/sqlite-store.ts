@@ -13,7 +13,10 @@ import type { Clock } from '../../core/clock.js';
 import type {
   BacklogCount, ClaimedEvent, CompletionResult, DeadLetterRecord, EventRecord, IngestResult, JsonPage, ListedAuditRow, Page, Store,
 } from '../store.js';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { RuntimeError } from '../../core/errors.js';
 import { createSqliteChainVerifier } from './chain-verifier.js';
+import { checkStoreFile } from './schema.js';
 import type { WorkerClient } from './worker-client.js';
 import { startWorkerClient } from './worker-client.js';
 
@@ -23,9 +26,65 @@ export interface SqliteStoreOptions {
   pageBudget?: number;
   /** Times verification's watchdog (default: the system clock). */
   clock?: Clock;
+  /**
+   * Opens an existing file without changing it (offline `svc audit --verify --db`, `svc backup` with no
+   * daemon): no writer thread, no migration; reads, verification and backup only, every write rejects.
+   */
+  readOnly?: boolean;
+}
+
+/** The reader thread starts on the first read that needs it: verification alone never starts it. */
+function readOnlyStore(path: string, pageBudget: number | undefined, verifier: ReturnType<typeof createSqliteChainVerifier>): Store {
+  const refuse = (): Promise<never> => Promise.reject(new RuntimeError('ESTORE_READONLY', 'the store is open read-only'));
+  let started: Promise<WorkerClient> | null = null;
+  const read = <T>(op: string, ...args: unknown[]): Promise<T> => {
+    started ??= startWorkerClient({ role: 'reader', path, ...(pageBudget === undefined ? {} : { pageBudget }) });
+    return started.then((r) => r.call<T>(op, ...args));
+  };
+  let closing: Promise<void> | null = null;
+  return {
+    kind: 'sqlite',
+    ingestEvent: refuse, claimEvents: refuse, renewLeases: refuse, completeEvents: refuse, releaseClaims: refuse,
+    replayDeadLetters: refuse, appendAudit: refuse, advanceExportCursor: refuse, probeWrite: refuse, prune: refuse,
+    acquireLeadership: () => Promise.resolve(false),
+    releaseLeadership: () => Promise.resolve(),
+    backlog: () => read('backlog'),
+    readAudit: (afterSeq, limit) => read('readAudit', afterSeq, limit),
+    auditHead: () => read('auditHead'),
+    verifyAudit: () => verifier.verify(),
+    listEvents: (q, f) => read('listEvents', q, f),
+    listDeadLetters: (q, f) => read('listDeadLetters', q, f),
+    listAudit: (q, f) => read('listAudit', q, f),
+    listJson: (view, q, f) => read('listJson', view, q, f),
+    exportCursor: (exporterId) => read('exportCursor', exporterId),
+    backup: (path) => read('backup', path),
+    close() {
+      closing ??= (async () => {
+        await verifier.close();
+        if (started) await (await started.catch(() => null))?.close();
+      })();
+      return closing;
+    },
+  };
 }
 
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> {
+  if (opts.readOnly) {
+    // Refused before any thread starts: not a database, or no such file (nothing is created).
+    checkStoreFile(opts.path);
+    if (!existsSync(opts.path)) throw new RuntimeError('ESTORE_OPEN', `no store file at ${opts.path}`);
+    const sideFiles = [`${opts.path}-wal`, `${opts.path}-shm`];
+    const hadSideFiles = sideFiles.some((f) => existsSync(f));
+    const store = readOnlyStore(opts.path, opts.pageBudget, createSqliteChainVerifier({ path: opts.path, ...(opts.clock ? { clock: opts.clock } : {}) }));
+    return { ...store, close: async () => {
+      await store.close();
+      // A read-only connection to a WAL file creates an empty -wal and a -shm it cannot remove: a
+      // stopped daemon's store is left as it was found.
+      if (!hadSideFiles && existsSync(sideFiles[0] as string) && statSync(sideFiles[0] as string).size === 0) {
+        for (const f of sideFiles) rmSync(f, { force: true });
+      }
+    } };
+  }
   // The writer first: it creates the file and migrates the schema the reader expects.
   const writer = await startWorkerClient({ role: 'writer', path: opts.path });
   let reader: WorkerClient;
@@ -62,7 +121,15 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     releaseLeadership: () => Promise.resolve(),
     probeWrite: (nowMs) => writer.call('probeWrite', nowMs),
     prune: (policy) => writer.call('prune', policy),
-    backup: (path) => writer.call('backup', path),
+    backup: async (path) => {
+      // A thread and a read-only connection of its own for the whole copy (store-worker.ts backupTo).
+      const copier = await startWorkerClient({ role: 'reader', path: opts.path });
+      try {
+        return await copier.call<{ bytes: number }>('backup', path);
+      } finally {
+        await copier.close();
+      }
+    },
     close() {
       closing ??= (async () => {
         await verifier.close();

@@ -15,7 +15,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { errorText } from '../../core/errors.js';
 import { createReader } from './reader.js';
-import { openDatabase, openReadOnly } from './schema.js';
+import type { Reader } from './reader.js';
+import { finishBackup, openDatabase, openReadOnly } from './schema.js';
 import { createWriter } from './writer.js';
 
 export type StoreRole = 'writer' | 'reader';
@@ -45,7 +46,7 @@ export type StoreReady = { ready: true } | { ready: false; error: SerializedErro
 /** Operations a lost commit cannot hurt: their events stay claimable (see the header). */
 const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims']);
 /** Operations that run on their own, outside a batch. */
-const SOLO_OPS = new Set(['prune', 'backup', 'close']);
+const SOLO_OPS = new Set(['prune', 'close']);
 
 export function serializeError(err: unknown): SerializedError {
   if (err instanceof Error) {
@@ -111,19 +112,19 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
     });
   };
 
-  const solo = async (r: StoreRequest): Promise<unknown> => {
-    flush(); // what came before runs first
-    if (r.op === 'prune') {
-      setDurability('FULL');
-      return db.transaction(() => writer.prune(r.args[0] as Parameters<typeof writer.prune>[0])).immediate();
+  const solo = (r: StoreRequest): Promise<unknown> => {
+    try {
+      flush(); // what came before runs first
+      if (r.op === 'prune') {
+        setDurability('FULL');
+        return Promise.resolve(db.transaction(() => writer.prune(r.args[0] as Parameters<typeof writer.prune>[0])).immediate());
+      }
+      closed = true;
+      db.close();
+      return Promise.resolve(null);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    if (r.op === 'backup') {
-      const result = await db.backup(r.args[0] as string);
-      return { bytes: result.totalPages * (db.pragma('page_size', { simple: true }) as number) };
-    }
-    closed = true;
-    db.close();
-    return null;
   };
 
   return (r) => {
@@ -147,16 +148,41 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
   };
 }
 
+/**
+ * SQLite's online backup of `db` into a new file at `path`, then made a self-contained file
+ * (finishBackup). It runs on a read-only connection of its own thread (sqlite-store.ts starts one per
+ * backup), never on the writer: the whole copy is one step inside one read snapshot (WAL: the writer
+ * goes on committing meanwhile), so a copy neither restarts when the store changes nor holds ingest
+ * up between steps — the fsync of a multi-gigabyte copy happens here too.
+ */
+async function backupTo(db: Database.Database, path: string): Promise<{ bytes: number }> {
+  // better-sqlite3's first step sets up the copy; from the second on, this many pages at a time: all.
+  const result = await db.backup(path, { progress: () => 0x7fffffff });
+  finishBackup(path);
+  return { bytes: result.totalPages * (db.pragma('page_size', { simple: true }) as number) };
+}
+
+/**
+ * The reader's statements are prepared on first use, so a read-only store (offline `svc backup`,
+ * `svc audit --verify --db`) can back up or verify a file of an older schema it never migrates.
+ */
 function startReader(db: Database.Database, pageBudget: number | undefined, reply: (r: StoreReply) => void,
   port: MessagePort): (req: StoreRequest) => void {
-  const handlers = createReader(db, pageBudget) as unknown as Handlers;
+  let reader: Reader | null = null;
   return (r) => {
     if (r.op === 'close') {
       db.close();
       reply({ id: r.id, ok: true, value: null });
       return;
     }
+    if (r.op === 'backup') {
+      backupTo(db, r.args[0] as string).then((value) => reply({ id: r.id, ok: true, value }),
+        (err: unknown) => reply({ id: r.id, ok: false, error: serializeError(err) }));
+      return;
+    }
     try {
+      reader ??= createReader(db, pageBudget);
+      const handlers = reader as unknown as Handlers;
       const handler = handlers[r.op];
       if (typeof handler !== 'function') throw new Error(`unknown store operation ${r.op}`);
       const value = (handler as (...a: unknown[]) => unknown)(...r.args);

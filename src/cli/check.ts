@@ -1,0 +1,87 @@
+/**
+ * `svc check [DIR...] [--json]` (contract §13): everything `svc up` validates — `.env`, every file,
+ * key and reference, MCP commands on PATH, TLS pairs, the store file, the admin socket path, and that
+ * every port it would listen on is free — with nothing started. Exit 0, or 2 listing every problem.
+ */
+import { createServer } from 'node:net';
+import type { ControlPlaneSettings } from '../config/control-plane.js';
+import { homePaths } from '../config/paths.js';
+import type { LoadedAgent } from '../config/schema.js';
+import { ConfigError, EXIT } from '../core/errors.js';
+import { checkStore } from '../store/open-store.js';
+import type { CliContext } from './context.js';
+import { runningPid } from './daemon-files.js';
+import { loadForUp } from './up.js';
+
+/** sun_path of a Unix socket holds 108 bytes on Linux, the terminating NUL included. */
+const MAX_SOCKET_PATH = 107;
+
+function portInUse(host: string, port: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(null)));
+  });
+}
+
+async function portProblems(agents: LoadedAgent[], controlPlane: ControlPlaneSettings): Promise<{ problems: string[]; ports: string[] }> {
+  const wanted = new Map<string, { host: string; port: number; who: string }>();
+  for (const a of agents) {
+    for (const s of a.sources) {
+      if (s.port === 0) continue;
+      const key = `${s.bind}:${s.port}`;
+      if (!wanted.has(key)) wanted.set(key, { host: s.bind, port: s.port, who: `source ${s.id} of agent ${a.agent.id}` });
+    }
+  }
+  if (controlPlane.enabled && controlPlane.port !== 0) {
+    const key = `${controlPlane.bind}:${controlPlane.port}`;
+    if (!wanted.has(key)) wanted.set(key, { host: controlPlane.bind, port: controlPlane.port, who: 'the control plane' });
+    else wanted.set(`${key}#cp`, { host: controlPlane.bind, port: controlPlane.port, who: 'the control plane (also an ingest port)' });
+  }
+  const problems: string[] = [];
+  for (const [key, { host, port, who }] of wanted) {
+    if (key.endsWith('#cp')) {
+      problems.push(`port ${port} on ${host}: wanted by ${who}`);
+      continue;
+    }
+    const error = await portInUse(host, port);
+    if (error !== null) problems.push(`port ${port} on ${host} (${who}): ${error === 'EADDRINUSE' ? 'in use' : error}`);
+  }
+  return { problems, ports: [...wanted.keys()].filter((k) => !k.endsWith('#cp')) };
+}
+
+export async function checkCommand(dirs: string[], opts: { json?: boolean }, ctx: CliContext): Promise<number> {
+  let loaded: ReturnType<typeof loadForUp>;
+  try {
+    loaded = loadForUp(dirs, ctx);
+  } catch (err) {
+    if (!(err instanceof ConfigError) || !opts.json) throw err;
+    ctx.stdout(`${JSON.stringify({ ok: false, agents: [], problems: err.message.split('\n') })}\n`);
+    return EXIT.usage;
+  }
+  const { agents, controlPlane, store, home } = loaded;
+  const paths = homePaths(home);
+  const problems: string[] = [];
+  const storeProblem = checkStore(store);
+  if (storeProblem !== null) problems.push(storeProblem);
+  if (Buffer.byteLength(paths.adminSocket) > MAX_SOCKET_PATH) {
+    problems.push(`the admin socket path ${paths.adminSocket} is longer than a Unix socket allows (${MAX_SOCKET_PATH} bytes): use a shorter $SVC_HOME`);
+  }
+  const ports = await portProblems(agents, controlPlane);
+  const pid = runningPid(paths.pidFile);
+  problems.push(...ports.problems.map((p) => (pid === null ? p : `${p} (svc runs in this $SVC_HOME as pid ${pid})`)));
+
+  const summary = agents.map((a) => ({ id: a.agent.id, dir: a.dir, sources: a.sources.map((s) => s.id), channels: a.channels.map((c) => c.id),
+    mcpServers: a.agent.mcpServers.map((m) => m.id) }));
+  if (opts.json) {
+    ctx.stdout(`${JSON.stringify({ ok: problems.length === 0, agents: summary, ports: ports.ports, notes: loaded.notes, problems })}\n`);
+  } else {
+    for (const note of loaded.notes) ctx.stderr(`svc check: ${note}\n`);
+    for (const a of summary) {
+      ctx.stdout(`svc check: ${a.dir}: agent ${a.id}: ${a.sources.length} source(s), ${a.channels.length} channel(s), ${a.mcpServers.length} MCP server(s)\n`);
+    }
+    if (problems.length === 0) ctx.stdout(`svc check: ok; ports free: ${ports.ports.join(', ') || 'none'}\n`);
+    else ctx.stderr(`svc check: ${problems.length} problem(s):\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
+  }
+  return problems.length === 0 ? EXIT.ok : EXIT.usage;
+}

@@ -1,0 +1,67 @@
+/**
+ * One webhook source of an agent directory, for the tools that only talk to it (`svc webhook send`,
+ * contract §13: it "needs only its source's secret"). Only that source's references are resolved: a
+ * channel token or another source's secret that is not set here does not stand in the way.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { ConfigError, UsageError } from '../core/errors.js';
+import { resolveRefs } from './refs.js';
+import type { WebhookSourceConfig } from './schema.js';
+import { webhookSourceSchema } from './schema.js';
+
+export interface SourceLoadContext {
+  env: NodeJS.ProcessEnv;
+  home: string;
+}
+
+function resolveDeep(value: unknown, path: string, ctx: SourceLoadContext & { baseDir: string }, problems: string[]): unknown {
+  if (typeof value === 'string') {
+    const resolved = resolveRefs(value, ctx);
+    if (resolved.ok) return resolved.value;
+    problems.push(`${path}: ${resolved.error}`);
+    return undefined;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => resolveDeep(v, `${path}.${i}`, ctx, problems));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveDeep(v, `${path}.${k}`, ctx, problems)]));
+  }
+  return value;
+}
+
+/**
+ * The source `sourceId` (or the only source) of `dir`/event-sources.yaml, references resolved and
+ * validated. Usage errors say what is wrong: no such source (naming the ones there are), or several
+ * sources and no `--source`.
+ */
+export function loadSource(dir: string, sourceId: string | undefined, ctx: SourceLoadContext): WebhookSourceConfig {
+  const file = join(dir, 'event-sources.yaml');
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ConfigError(`${file}: file not found (is ${dir} an agent directory? use --dir)`);
+    throw new ConfigError(`${file}: ${code ?? 'not valid YAML'}`);
+  }
+  const list = (doc as { sources?: unknown } | null)?.sources;
+  if (!Array.isArray(list) || list.length === 0) throw new ConfigError(`${file}: sources: expected a list of sources`);
+  const ids = list.map((s) => { const id = (s as { id?: unknown } | null)?.id; return typeof id === 'string' ? id : '?'; });
+  let index: number;
+  if (sourceId === undefined) {
+    if (list.length > 1) throw new UsageError(`--source is required: ${file} has ${list.length} sources (${ids.join(', ')})`);
+    index = 0;
+  } else {
+    index = ids.indexOf(sourceId);
+    if (index < 0) throw new UsageError(`--source ${JSON.stringify(sourceId)}: no such source in ${file}; its sources: ${ids.join(', ')}`);
+  }
+  const problems: string[] = [];
+  const resolved = resolveDeep(list[index], `sources.${index}`, { ...ctx, baseDir: dir }, problems);
+  if (problems.length > 0) throw new ConfigError(problems.map((p) => `${file}: ${p}`).join('\n'));
+  const parsed = webhookSourceSchema.safeParse(resolved);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${file}: ${['sources', index, ...i.path.map(String)].join('.')}: ${i.message}`).join('\n'));
+  }
+  return parsed.data;
+}

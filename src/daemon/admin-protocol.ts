@@ -1,0 +1,41 @@
+/**
+ * The admin socket's protocol (contract §13: `$SVC_HOME/admin.sock`, the only door for changes). One
+ * request per connection: the client writes one JSON object and a newline, the daemon answers one JSON
+ * object and a newline, then closes. Requests are validated strictly (unknown keys, wrong types and
+ * oversized lists are refused); a request line is at most MAX_REQUEST_BYTES.
+ */
+import { z } from 'zod';
+import { ID_PATTERN } from '../config/schema.js';
+
+export const MAX_REQUEST_BYTES = 64 * 1024;
+/** Most dead-letter ids one replay names. */
+export const MAX_REPLAY_IDS = 1000;
+
+const id = z.string().regex(ID_PATTERN);
+/** Dead-letter ids are opaque strings the store made; bounded and printable. */
+const deadLetterId = z.string().regex(/^[\x21-\x7e]{1,200}$/);
+
+export const adminRequestSchema = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('ping') }),
+  z.strictObject({
+    op: z.literal('dlq.replay'),
+    ids: z.array(deadLetterId).min(1).max(MAX_REPLAY_IDS).optional(),
+    all: z.literal(true).optional(),
+    source: id.optional(),
+    reason: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/).optional(),
+  }).refine((r) => (r.ids !== undefined) !== (r.all === true), 'name dead-letter ids or all, not both'),
+  z.strictObject({
+    op: z.literal('backup'),
+    /** Absolute path of the new file, as the client resolved it. */
+    path: z.string().min(2).max(4096).startsWith('/'),
+    force: z.boolean().default(false),
+  }),
+]);
+export type AdminRequest = z.input<typeof adminRequestSchema>;
+export type ParsedAdminRequest = z.output<typeof adminRequestSchema>;
+
+export type AdminResponse =
+  | { ok: true; op: 'ping'; pid: number }
+  | { ok: true; op: 'dlq.replay'; replayed: string[]; missing: string[] }
+  | { ok: true; op: 'backup'; path: string; bytes: number }
+  | { ok: false; error: string };

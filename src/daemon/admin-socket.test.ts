@@ -1,0 +1,72 @@
+/** The admin socket's protocol on a stand-in store: strict validation, bounded reads, one answer per connection. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { systemClock } from '../core/clock.js';
+import type { Store } from '../store/store.js';
+import { MAX_REQUEST_BYTES } from './admin-protocol.js';
+import { startAdminSocket } from './admin-socket.js';
+
+const root = mkdtempSync(join(tmpdir(), 'svc-admin-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function exchange(path: string, text: string | Buffer): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ path });
+    let answer = '';
+    socket.on('data', (d: Buffer) => { answer += d.toString(); });
+    socket.on('end', () => resolve(JSON.parse(answer) as Record<string, unknown>));
+    socket.on('error', reject);
+    socket.end(text);
+  });
+}
+
+describe('admin socket', async () => {
+  const path = join(root, 'admin.sock');
+  const replays: unknown[] = [];
+  let wakes = 0;
+  const store = {
+    replayDeadLetters: (selection: unknown) => { replays.push(selection); return Promise.resolve({ replayed: ['dl-1'], missing: [] }); },
+  } as unknown as Store;
+  const admin = await startAdminSocket({ path, store, storePath: null, clock: systemClock, pid: 42, wake: () => { wakes += 1; }, report: () => undefined });
+  after(() => admin.close());
+
+  it('is mode 0600 and answers ping', async () => {
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.deepEqual(await exchange(path, '{"op":"ping"}\n'), { ok: true, op: 'ping', pid: 42 });
+  });
+
+  it('replays by ids or --all with filters, and wakes the dispatcher', async () => {
+    assert.deepEqual(await exchange(path, '{"op":"dlq.replay","ids":["dl-1"]}\n'), { ok: true, op: 'dlq.replay', replayed: ['dl-1'], missing: [] });
+    await exchange(path, '{"op":"dlq.replay","all":true,"source":"alertmanager","reason":"delivery-failed"}\n');
+    assert.deepEqual(replays, [{ ids: ['dl-1'] }, { sourceId: 'alertmanager', reason: 'delivery-failed' }]);
+    assert.equal(wakes, 2);
+  });
+
+  const refused: Array<[string, string, RegExp]> = [
+    ['not JSON', 'hello\n', /not JSON/],
+    ['unknown op', '{"op":"drop-tables"}\n', /bad request/],
+    ['unknown key', '{"op":"ping","sudo":true}\n', /bad request/],
+    ['ids and all', '{"op":"dlq.replay","ids":["a"],"all":true}\n', /ids or all, not both/],
+    ['neither ids nor all', '{"op":"dlq.replay"}\n', /ids or all/],
+    ['relative backup path', '{"op":"backup","path":"backup.db"}\n', /path/],
+    ['a source that is no id', '{"op":"dlq.replay","all":true,"source":"../x"}\n', /source/],
+  ];
+  for (const [name, text, error] of refused) {
+    it(`refuses ${name}, changing nothing`, async () => {
+      const before = replays.length;
+      const answer = await exchange(path, text);
+      assert.equal(answer.ok, false);
+      assert.match(String(answer.error), error);
+      assert.equal(replays.length, before);
+    });
+  }
+
+  it('refuses a request over 64 KiB without reading on', async () => {
+    const answer = await exchange(path, Buffer.alloc(MAX_REQUEST_BYTES + 10, 0x61));
+    assert.deepEqual(answer, { ok: false, error: `request over ${MAX_REQUEST_BYTES} bytes` });
+  });
+});

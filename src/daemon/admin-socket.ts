@@ -1,0 +1,154 @@
+/**
+ * `$SVC_HOME/admin.sock` (contract §13): a Unix socket, mode 0600, and the only door for changes an
+ * operator makes to a running daemon — replaying dead letters, taking a backup. The HTTP control plane
+ * stays read-only. The file mode is the access check: only the daemon's user (and root) can connect.
+ *
+ * Protocol (admin-protocol.ts): one line of JSON in, one line of JSON out, then the connection closes.
+ * Reads are bounded (64 KiB per request, 10 s to send it, 16 connections at once); a malformed or
+ * oversized request gets `{"ok":false,"error":…}` and nothing changes.
+ */
+import { chmodSync, lstatSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import type { Clock } from '../core/clock.js';
+import { errorText, RuntimeError } from '../core/errors.js';
+import type { Store } from '../store/store.js';
+import type { AdminResponse, ParsedAdminRequest } from './admin-protocol.js';
+import { MAX_REQUEST_BYTES, adminRequestSchema } from './admin-protocol.js';
+import { backupStore } from './backup.js';
+
+const REQUEST_TIMEOUT_MS = 10_000;
+const MAX_CONNECTIONS = 16;
+/** Who the audit rows of socket requests name (the socket's mode means: the daemon's own user). */
+export const ADMIN_ACTOR = 'admin-socket';
+
+export interface AdminSocketDeps {
+  path: string;
+  store: Store;
+  /** The store's file, so a backup can never be written over it (null: not a file store). */
+  storePath: string | null;
+  clock: Clock;
+  pid: number;
+  /** Replayed events are waiting: the dispatcher should look now, not at its next poll. */
+  wake(): void;
+  report(line: string): void;
+}
+
+export interface AdminSocket {
+  close(): Promise<void>;
+}
+
+/** Removes a socket file left by a daemon that died; refuses to touch anything that is not a socket. */
+function clearStale(path: string): void {
+  let isSocket: boolean;
+  try {
+    isSocket = lstatSync(path).isSocket();
+  } catch {
+    return; // nothing there
+  }
+  if (!isSocket) throw new RuntimeError('EADMIN_SOCKET', `${path} exists and is not a socket; refusing to replace it`);
+  // The pid file guarantees no other daemon of this home runs: the socket is stale.
+  rmSync(path, { force: true });
+}
+
+export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSocket> {
+  const { clock, store } = deps;
+
+  async function execute(request: ParsedAdminRequest): Promise<AdminResponse> {
+    switch (request.op) {
+      case 'ping':
+        return { ok: true, op: 'ping', pid: deps.pid };
+      case 'dlq.replay': {
+        const selection = request.ids !== undefined
+          ? { ids: request.ids }
+          : { ...(request.source !== undefined ? { sourceId: request.source } : {}), ...(request.reason !== undefined ? { reason: request.reason } : {}) };
+        const result = await store.replayDeadLetters(selection, ADMIN_ACTOR, clock.now());
+        if (result.replayed.length > 0) deps.wake();
+        deps.report(`admin: replayed ${result.replayed.length} dead letter(s)${result.missing.length > 0 ? `, ${result.missing.length} not found` : ''}`);
+        return { ok: true, op: 'dlq.replay', ...result };
+      }
+      case 'backup': {
+        const started = clock.monotonic();
+        const result = await backupStore(store, request.path, { force: request.force, storePath: deps.storePath });
+        await store.appendAudit({ kind: 'store.backup', actor: ADMIN_ACTOR, agentId: null,
+          data: { path: result.path, bytes: result.bytes, durationMs: Math.round(clock.monotonic() - started) } }, clock.now());
+        deps.report(`admin: backup of ${result.bytes} bytes written to ${result.path}`);
+        return { ok: true, op: 'backup', ...result };
+      }
+    }
+  }
+
+  function answer(socket: Socket, response: AdminResponse): void {
+    if (socket.destroyed) return;
+    socket.end(`${JSON.stringify(response)}\n`);
+  }
+
+  function serve(socket: Socket): void {
+    let buffered = Buffer.alloc(0);
+    let done = false;
+    const timer = clock.setTimer(() => {
+      if (done) return;
+      done = true;
+      answer(socket, { ok: false, error: `no complete request within ${REQUEST_TIMEOUT_MS / 1000} s` });
+    }, REQUEST_TIMEOUT_MS);
+    const finish = (): void => {
+      done = true;
+      clock.clearTimer(timer);
+      socket.pause();
+    };
+    socket.on('error', () => { finish(); });
+    socket.on('close', () => { clock.clearTimer(timer); });
+    socket.on('data', (chunk: Buffer) => {
+      if (done) return;
+      const newline = chunk.indexOf(0x0a);
+      const take = newline < 0 ? chunk : chunk.subarray(0, newline);
+      if (buffered.length + take.length > MAX_REQUEST_BYTES) {
+        finish();
+        answer(socket, { ok: false, error: `request over ${MAX_REQUEST_BYTES} bytes` });
+        return;
+      }
+      buffered = Buffer.concat([buffered, take]);
+      if (newline < 0) return;
+      finish();
+      let request: ParsedAdminRequest;
+      try {
+        const parsed = adminRequestSchema.safeParse(JSON.parse(buffered.toString('utf8')));
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          answer(socket, { ok: false, error: `bad request: ${issue ? `${issue.path.join('.') || '(request)'}: ${issue.message}` : 'invalid'}` });
+          return;
+        }
+        request = parsed.data;
+      } catch {
+        answer(socket, { ok: false, error: 'bad request: not JSON' });
+        return;
+      }
+      execute(request).then((response) => answer(socket, response), (err: unknown) => {
+        // Expected refusals (a path that exists, a closed store) carry their own text; it names no secret.
+        answer(socket, { ok: false, error: errorText(err) });
+      });
+    });
+  }
+
+  clearStale(deps.path);
+  const server: Server = createServer({ allowHalfOpen: false }, serve);
+  server.maxConnections = MAX_CONNECTIONS;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(new RuntimeError('EADMIN_SOCKET', `admin socket ${deps.path}: ${errorText(err)}`)));
+    server.listen(deps.path, () => resolve());
+  });
+  // $SVC_HOME is 0700; the socket itself is 0600 as well, whatever the umask made it.
+  chmodSync(deps.path, 0o600);
+  server.on('error', (err) => deps.report(`admin socket error: ${errorText(err)}`));
+
+  let closing: Promise<void> | null = null;
+  return {
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        rmSync(deps.path, { force: true });
+      });
+      return closing;
+    },
+  };
+}

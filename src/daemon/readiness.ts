@@ -1,0 +1,83 @@
+/**
+ * What `/readyz` answers (contract §13): ready when the store can be written (a real write:
+ * `store.probeWrite`, within 2 s) and every ingest listener is listening, and the daemon is not
+ * stopping. Concurrent probes share one check, and a result is reused for a second, so a prober's
+ * flood costs at most one store write a second. Changes of state are reported once, with the detail
+ * the HTTP answer leaves out.
+ */
+import type { Clock } from '../core/clock.js';
+import { startDeadline } from '../core/deadline.js';
+import { errorText } from '../core/errors.js';
+import type { Readiness } from '../control-plane/routes/health-route.js';
+import type { Store } from '../store/store.js';
+
+export const NOT_READY_REASONS = ['store-not-writable', 'ingest-not-listening', 'stopping'] as const;
+export type NotReadyCode = (typeof NOT_READY_REASONS)[number];
+
+const PROBE_TIMEOUT_MS = 2_000;
+const CACHE_MS = 1_000;
+
+export interface ReadinessDeps {
+  store: Pick<Store, 'probeWrite'>;
+  clock: Clock;
+  /** Ingest listeners that should be up but are not (empty: all listen). */
+  notListening(): string[];
+  stopping(): boolean;
+  report(line: string): void;
+  timeoutMs?: number;
+  cacheMs?: number;
+}
+
+export function createReadiness(deps: ReadinessDeps): () => Promise<Readiness> {
+  const { clock } = deps;
+  const timeoutMs = deps.timeoutMs ?? PROBE_TIMEOUT_MS;
+  const cacheMs = deps.cacheMs ?? CACHE_MS;
+  let last: { at: number; result: Readiness } | null = null;
+  let running: Promise<Readiness> | null = null;
+  let wasReady: boolean | null = null;
+
+  async function probeStore(): Promise<string | null> {
+    const deadline = startDeadline(timeoutMs, clock);
+    try {
+      await Promise.race([deps.store.probeWrite(clock.now()), new Promise<never>((_, reject) => {
+        deadline.signal.addEventListener('abort', () => reject(new Error(`no answer within ${timeoutMs} ms`)), { once: true });
+      })]);
+      return null;
+    } catch (err) {
+      return errorText(err);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async function check(): Promise<Readiness> {
+    const reasons: NotReadyCode[] = [];
+    const details: string[] = [];
+    if (deps.stopping()) reasons.push('stopping');
+    const storeError = await probeStore();
+    if (storeError !== null) {
+      reasons.push('store-not-writable');
+      details.push(`store: ${storeError}`);
+    }
+    const down = deps.notListening();
+    if (down.length > 0) {
+      reasons.push('ingest-not-listening');
+      details.push(`not listening: ${down.join(', ')}`);
+    }
+    const ready = reasons.length === 0;
+    if (ready !== wasReady) {
+      deps.report(ready ? 'readiness: ready' : `readiness: not ready (${reasons.join(', ')}${details.length > 0 ? `; ${details.join('; ')}` : ''})`);
+      wasReady = ready;
+    }
+    return { ready, reasons };
+  }
+
+  return () => {
+    if (last !== null && clock.monotonic() - last.at < cacheMs) return Promise.resolve(last.result);
+    running ??= check().then((result) => {
+      last = { at: clock.monotonic(), result };
+      return result;
+    }).finally(() => { running = null; });
+    return running;
+  };
+}
