@@ -10,6 +10,8 @@
  */
 import type { AuditRow, StoredAuditRow } from '../../audit/audit-row.js';
 import type { Clock } from '../../core/clock.js';
+import { RuntimeError } from '../../core/errors.js';
+import type { FingerprintKey, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
 import type {
   BacklogCount, ClaimedEvent, CompletionResult, DeadLetterRecord, EventRecord, IngestResult, ListedAuditRow, Page, Store,
 } from '../store.js';
@@ -62,6 +64,16 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     probeWrite: (nowMs) => writer.call('probeWrite', nowMs),
     prune: (policy) => writer.call('prune', policy),
     backup: (path) => writer.call('backup', path),
+    // A copy reads from SQLite (`svc store copy`); writing already-hashed rows into it is not offered.
+    transfer: {
+      readEvents: (afterSeq: number, limit: number) => reader.call<TransferEvent[]>('readEvents', afterSeq, limit),
+      readDeadLetters: (afterSeq: number, limit: number) => reader.call<TransferDeadLetter[]>('readDeadLetters', afterSeq, limit),
+      readFingerprints: (sinceMs: number, after: FingerprintKey | null, limit: number) =>
+        reader.call<TransferFingerprint[]>('readFingerprints', sinceMs, after, limit),
+      readExportCursors: () => reader.call<TransferCursor[]>('readExportCursors'),
+      isEmpty: () => reader.call<boolean>('isEmpty'),
+      importRows: () => Promise.reject(new RuntimeError('ESTORE_COPY', 'svc store copy writes into PostgreSQL only; the target is an SQLite store')),
+    },
     close() {
       closing ??= (async () => {
         await verifier.close();
