@@ -45,10 +45,10 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
     readDeadLetters: db.prepare<[number, number], TransferDeadLetter>(`SELECT seq, id, ts_ms AS tsMs, agent_id AS agentId,
       source_id AS sourceId, event_id AS eventId, reason, error, attempts, payload AS payloadText, replayed_ms AS replayedMs
       FROM dead_letters WHERE seq > ? ORDER BY seq LIMIT ?`),
-    readFingerprints: db.prepare<[number, string | null, string | null, string | null, number], TransferFingerprint>(
+    readFingerprints: db.prepare<[{ since: number; a: string | null; s: string | null; f: string | null; limit: number }], TransferFingerprint>(
       `SELECT agent_id AS agentId, source_id AS sourceId, fingerprint, event_id AS eventId, seen_ms AS seenMs FROM fingerprints
-       WHERE seen_ms >= ?1 AND (?2 IS NULL OR (agent_id, source_id, fingerprint) > (?2, ?3, ?4))
-       ORDER BY agent_id, source_id, fingerprint LIMIT ?5`),
+       WHERE seen_ms >= @since AND (@a IS NULL OR (agent_id, source_id, fingerprint) > (@a, @s, @f))
+       ORDER BY agent_id, source_id, fingerprint LIMIT @limit`),
     readExportCursors: db.prepare<[], TransferCursor>(
       'SELECT exporter_id AS exporterId, last_seq AS lastSeq, updated_ms AS updatedMs FROM audit_export_cursors ORDER BY exporter_id'),
     isEmpty: db.prepare<[], { n: number }>(`SELECT NOT EXISTS (SELECT 1 FROM events) AND NOT EXISTS (SELECT 1 FROM dead_letters)
@@ -82,7 +82,8 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
     exportCursor: (exporterId) => st.exportCursor.get(exporterId)?.last_seq ?? 0,
     readEvents: (afterSeq, limit) => st.readEvents.all(afterSeq, limit),
     readDeadLetters: (afterSeq, limit) => st.readDeadLetters.all(afterSeq, limit),
-    readFingerprints: (sinceMs, after, limit) => st.readFingerprints.all(sinceMs, after?.[0] ?? null, after?.[1] ?? null, after?.[2] ?? null, limit),
+    readFingerprints: (sinceMs, after, limit) => st.readFingerprints.all({ since: sinceMs, a: after?.[0] ?? null, s: after?.[1] ?? null,
+      f: after?.[2] ?? null, limit }),
     readExportCursors: () => st.readExportCursors.all(),
     isEmpty: () => st.isEmpty.get()?.n === 1,
   };
