@@ -68,7 +68,12 @@ interface Pending {
   fingerprints: Map<string, FingerprintRow>;
 }
 
-/** BEGIN and lock the head in one round trip (simple protocol: two statements, no parameters). */
+/**
+ * BEGIN and lock the head (one message, two statements). The query goes out before this returns, so
+ * on a pipeline-mode connection the caller's next queries (fingerprint lookups, fencing) travel in
+ * the same round trip; READ COMMITTED gives each statement a snapshot taken when it starts, which is
+ * after the lock is granted, so they see everything the previous holder committed.
+ */
 export async function beginChainTx(client: pg.PoolClient): Promise<{ tx: ChainTx; commit: () => Promise<void> }> {
   const results = await client.query(`BEGIN; SELECT ${HEAD_COLS} FROM chain_head WHERE id = 1 FOR UPDATE`) as unknown as pg.QueryResult[];
   const r = results[1]?.rows[0] as Record<string, number | string | null> | undefined;
@@ -143,10 +148,11 @@ export async function beginChainTx(client: pg.PoolClient): Promise<{ tx: ChainTx
     },
   };
 
+  // The write and COMMIT go out together (one round trip when pipelined). A failed write leaves the
+  // transaction aborted, and COMMIT then rolls it back: nothing of the batch is written.
   const commit = async (): Promise<void> => {
     const { sql, params } = writeStatement(p);
-    if (sql !== null) await client.query(sql, params);
-    await client.query('COMMIT');
+    await Promise.all([sql === null ? null : client.query(sql, params), client.query('COMMIT')]);
   };
   return { tx, commit };
 }

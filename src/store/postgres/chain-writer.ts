@@ -57,14 +57,17 @@ export function createChainWriter(pool: pg.Pool): ChainWriter {
   let running: Promise<void> | null = null;
   let closed = false;
 
-  /** One head-holding transaction around `fn`; the client is dropped when the connection is in doubt. */
-  const transaction = async <T>(fn: (tx: ChainTx) => Promise<T>): Promise<T> => {
+  /**
+   * One head-holding transaction around `fn`; the client is dropped when the connection is in doubt.
+   * `prefetch` issues its reads together with BEGIN and the lock (pipelined: one round trip).
+   */
+  const transaction = async <P, T>(prefetch: (client: pg.PoolClient) => Promise<P>, fn: (tx: ChainTx, pre: P) => Promise<T>): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
-        const { tx, commit } = await beginChainTx(client);
-        const value = await fn(tx);
+        const [{ tx, commit }, pre] = await Promise.all([beginChainTx(client), prefetch(client)]);
+        const value = await fn(tx, pre);
         await commit();
         return value;
       } catch (err) {
@@ -82,7 +85,9 @@ export function createChainWriter(pool: pg.Pool): ChainWriter {
     type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
     let outcomes: Outcome[];
     try {
-      outcomes = await transaction(async (tx) => applyBatch(tx, batch.map((w) => w.op as Op)));
+      const ops = batch.map((w) => w.op as Op);
+      outcomes = await transaction((client) => Promise.all([lookupFingerprints(client, ops), fenceCompletions(client, ops)]),
+        (tx, [seen, fenced]) => Promise.resolve(applyBatch(tx, ops, seen, fenced)));
     } catch (err) {
       if (batch.length > 1 && !isConnectionError(err)) {
         // A statement failed: every operation runs again alone, so only the bad one fails.
@@ -105,7 +110,7 @@ export function createChainWriter(pool: pg.Pool): ChainWriter {
       if (first.solo !== null) {
         queue.shift();
         const fn = first.solo;
-        await transaction(fn).then(first.resolve, first.reject);
+        await transaction(() => Promise.resolve(null), (tx) => fn(tx)).then(first.resolve, first.reject);
         continue;
       }
       let bytes = 0;
@@ -150,9 +155,8 @@ const fpKey = (agentId: string, sourceId: string, fingerprint: string): string =
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Applies a batch inside a head-holding transaction; one outcome per operation, in order. */
-async function applyBatch(tx: ChainTx, ops: readonly Op[]): Promise<Outcome[]> {
-  const seen = await lookupFingerprints(tx.client, ops);
-  const fenced = await fenceCompletions(tx.client, ops);
+function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, { eventId: string; seenMs: number }>,
+  fenced: Map<string, Fenced>): Outcome[] {
   return ops.map((op): Outcome => {
     const mark = tx.mark();
     try {

@@ -19,8 +19,19 @@ export interface PoolOptions {
   url: string;
   /** Connections at most (default 10). */
   max?: number;
-  /** Reported once per distinct message, never with the password. */
+  /** Connection errors outside any query (an idle connection dropped), never with the password. */
   onError?: (message: string) => void;
+  /**
+   * Pipeline mode: queries issued together go out together and their answers come back in one round
+   * trip (the chain writer's transactions, whose lock is held for as many round trips as they make).
+   */
+  pipeline?: boolean;
+  /**
+   * `synchronous_commit = off` on these connections: commits do not wait for the WAL flush. Only for
+   * writes a crash of the database may lose without harm (claims and lease renewals: the event is
+   * simply claimable again, and the completion's own durable commit flushes the claim before it).
+   */
+  relaxed?: boolean;
 }
 
 /** The URL with its password (if any) replaced by `***`: what a message may show. */
@@ -93,14 +104,10 @@ export function createPool(opts: PoolOptions): pg.Pool {
     keepAlive: true,
     application_name: 'svc',
     types,
+    ...(opts.pipeline ? { pipeline: true } : {}),
+    ...(opts.relaxed ? { options: '-c synchronous_commit=off' } : {}),
   });
-  let lastReported = '';
-  const report = (err: unknown): void => {
-    const message = describePgError(err, opts.url);
-    if (message === lastReported) return;
-    lastReported = message;
-    opts.onError?.(message);
-  };
+  const report = (err: unknown): void => { opts.onError?.(describePgError(err, opts.url)); };
   // An idle client whose connection dies is removed by the pool, which then emits this.
   pool.on('error', report);
   // A checked-out client has no listener of the pool's: without this, a connection dying between two

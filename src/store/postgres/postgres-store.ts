@@ -34,7 +34,7 @@ export interface PostgresStoreOptions {
   pageBudget?: number;
   /** Paces verification's time slices (default: the system clock). */
   clock?: Clock;
-  /** Connections at most (default 10). */
+  /** Connections of the read pool at most (default 8; the writer has 2 more, claims 4). */
   maxConnections?: number;
   /** Connection trouble while running, once per distinct message (never with the password). */
   onError?: (message: string) => void;
@@ -43,8 +43,19 @@ export interface PostgresStoreOptions {
 const withoutSeq = <T extends { seq: number }>({ seq: _seq, ...rest }: T): Omit<T, 'seq'> => rest;
 
 export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Store & { readonly transfer: ReturnType<typeof createPgTransfer> }> {
-  const pool = createPool({ url: opts.url, ...(opts.maxConnections === undefined ? {} : { max: opts.maxConnections }),
-    ...(opts.onError ? { onError: opts.onError } : {}) });
+  // Connection trouble is reported once per distinct message, whichever pool sees it.
+  let lastReported = '';
+  const onError = (message: string): void => {
+    if (message === lastReported) return;
+    lastReported = message;
+    opts.onError?.(message);
+  };
+  // Three pools: reads and the rest; the chain writer's (pipelined, one transaction at a time); and
+  // claims and lease renewals, whose commits need not wait for the WAL flush (pool.ts, `relaxed`).
+  const pool = createPool({ url: opts.url, max: opts.maxConnections ?? 8, onError });
+  const writerPool = createPool({ url: opts.url, max: 2, pipeline: true, onError });
+  const claimPool = createPool({ url: opts.url, max: 4, relaxed: true, onError });
+  const endPools = (): Promise<unknown> => Promise.all([pool.end(), writerPool.end(), claimPool.end()]);
   try {
     const client = await pool.connect().catch((err: unknown) => {
       throw new RuntimeError('ESTORE_UNREACHABLE', `cannot reach PostgreSQL at ${redactUrl(opts.url)}: ${describePgError(err, opts.url)}`);
@@ -58,11 +69,11 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
       client.release();
     }
   } catch (err) {
-    await pool.end().catch(() => undefined);
+    await endPools().catch(() => undefined);
     throw err;
   }
 
-  const writer = createChainWriter(pool);
+  const writer = createChainWriter(writerPool);
   const budget = opts.pageBudget;
   const verifier = createReadChainVerifier({ head: () => auditHead(pool), read: (afterSeq, limit) => readAudit(pool, afterSeq, limit),
     clock: opts.clock ?? systemClock, chunkRows: 2000 });
@@ -71,8 +82,8 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
   return {
     kind: 'postgres',
     ingestEvent: (event, windowMs, nowMs) => writer.ingest(event, windowMs, nowMs),
-    claimEvents: (request) => claimEvents(pool, request),
-    renewLeases: (claims, leaseMs, nowMs) => renewLeases(pool, claims, leaseMs, nowMs),
+    claimEvents: (request) => claimEvents(claimPool, request),
+    renewLeases: (claims, leaseMs, nowMs) => renewLeases(claimPool, claims, leaseMs, nowMs),
     completeEvents: (completions, nowMs) => writer.complete(completions, nowMs),
     releaseClaims: (ownerPrefix) => releaseClaims(pool, ownerPrefix),
     backlog: () => backlog(pool),
@@ -109,7 +120,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
       closing ??= (async () => {
         await verifier.close();
         await writer.close();
-        await pool.end();
+        await endPools();
       })();
       return closing;
     },
