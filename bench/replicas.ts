@@ -158,9 +158,25 @@ async function pgReplicas(cluster: PgCluster, db: string, n: number, channelsYam
   return replicas.map((r) => ({ agent: r.agent, outFile: r.outFile, pid: () => r.pid(), down: () => r.down(), cleanup: () => r.cleanup() }));
 }
 
-interface Scenario { name: string; channel: 'file' | 'webhook'; acceptedPerSec: number; deliveredPerSec: number; cpu: { replicas: number; postgres: number; generator: number } }
+interface Scenario {
+  name: string;
+  channel: 'file' | 'webhook';
+  acceptedPerSec: number;
+  deliveredPerSec: number;
+  cpu: { replicas: number; postgres: number; generator: number };
+  /** PostgreSQL only: transactions that held the chain head (distinct xmin of the audit rows) per second, and rows per transaction. */
+  chain?: { txPerSec: number; rowsPerTx: number };
+}
 
-async function runScenario(name: string, channel: 'file' | 'webhook', start: (channelsYaml: string | null) => Promise<Daemon[]>): Promise<Scenario> {
+/** How the chain head was used: every transaction that appended holds it, so its rate is the whole system's. */
+async function chainUse(cluster: PgCluster, db: string, seconds: number): Promise<Scenario['chain']> {
+  const [row] = await cluster.query<{ tx: string; rows: string }>(db, 'SELECT count(DISTINCT xmin::text) AS tx, count(*) AS rows FROM audit');
+  const tx = Number(row?.tx ?? 0);
+  return { txPerSec: Math.round(tx / seconds), rowsPerTx: Math.round((Number(row?.rows ?? 0) / Math.max(1, tx)) * 10) / 10 };
+}
+
+async function runScenario(name: string, channel: 'file' | 'webhook', start: (channelsYaml: string | null) => Promise<Daemon[]>,
+  chainOf?: (seconds: number) => Promise<Scenario['chain']>): Promise<Scenario> {
   const receiver = channel === 'webhook' ? await startWebhookReceiver(WEBHOOK_DELAY_MS) : null;
   const daemons = await start(receiver === null ? null : webhookChannelYaml(receiver.url));
   try {
@@ -178,7 +194,8 @@ async function runScenario(name: string, channel: 'file' | 'webhook', start: (ch
     const seconds = (performance.now() - t0) / 1000;
     const cpu = { replicas: (sumCpu(pids) - cpu0.replicas) / seconds, postgres: (sumCpu(postgresPids()) - cpu0.postgres) / seconds,
       generator: gen.cpuSeconds / seconds };
-    return { name, channel, acceptedPerSec: COUNT / gen.seconds, deliveredPerSec: COUNT / seconds, cpu };
+    return { name, channel, acceptedPerSec: COUNT / gen.seconds, deliveredPerSec: COUNT / seconds, cpu,
+      ...(chainOf ? { chain: await chainOf(seconds) } : {}) };
   } finally {
     for (const d of daemons) { await d.down(); d.cleanup(); }
     await receiver?.close();
@@ -227,8 +244,11 @@ async function main(): Promise<void> {
     let db = 0;
     for (const channel of ['file', 'webhook'] as const) {
       scenarios.push(await runScenario(`sqlite-1-${channel}`, channel, async (c) => [await sqliteDaemon(c)]));
-      scenarios.push(await runScenario(`postgres-1-${channel}`, channel, (c) => pgReplicas(cluster, `bench_${++db}`, 1, c)));
-      scenarios.push(await runScenario(`postgres-2-${channel}`, channel, (c) => pgReplicas(cluster, `bench_${++db}`, 2, c)));
+      for (const n of [1, 2]) {
+        const name = `bench_${++db}`;
+        scenarios.push(await runScenario(`postgres-${n}-${channel}`, channel, (c) => pgReplicas(cluster, name, n, c),
+          (seconds) => chainUse(cluster, name, seconds)));
+      }
     }
 
     const sqliteDir = (await import('node:fs')).mkdtempSync('/tmp/svc-bench-append-');
@@ -258,7 +278,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     for (const s of result.scenarios) {
       process.stdout.write(`${s.name.padEnd(20)} accepted ${String(s.acceptedPerSec).padStart(5)}/s  delivered ${String(s.deliveredPerSec).padStart(5)}/s`
-        + `  cpu (cores): replicas ${s.cpu.replicas}, postgres ${s.cpu.postgres}, generator ${s.cpu.generator}\n`);
+        + `  cpu (cores): replicas ${s.cpu.replicas}, postgres ${s.cpu.postgres}, generator ${s.cpu.generator}`
+        + `${s.chain ? `  chain: ${s.chain.txPerSec} tx/s, ${s.chain.rowsPerTx} rows/tx` : ''}\n`);
     }
     process.stdout.write(`audit appends/s, 4 writers: sqlite ${result.auditAppendsPerSec4Writers.sqlite}, postgres 1 replica `
       + `${result.auditAppendsPerSec4Writers.postgres1Replica}, 2 replicas ${result.auditAppendsPerSec4Writers.postgres2Replicas}\n`);
