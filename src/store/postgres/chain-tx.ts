@@ -9,8 +9,8 @@
  * the same few round trips as one.
  */
 import type pg from 'pg';
-import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../../audit/audit-row.js';
-import { canonicalJson, hashRow, storedRowHashMatches } from '../../audit/chain.js';
+import type { NewAuditEntry, StoredAuditRow } from '../../audit/audit-row.js';
+import { canonicalJson, sha256Hex, storedRowHashMatches, storedRowText } from '../../audit/chain.js';
 import { isoTs } from '../../core/clock.js';
 import type { EventStatus } from '../store.js';
 
@@ -39,8 +39,8 @@ export interface FingerprintRow { agentId: string; sourceId: string; fingerprint
 export interface ChainTx {
   readonly client: pg.PoolClient;
   readonly head: Readonly<Head>;
-  /** Appends a new row to the chain (written at commit). */
-  append(entry: NewAuditEntry, nowMs: number): AuditRow;
+  /** Appends a new row to the chain (written at commit); returns it as stored. */
+  append(entry: NewAuditEntry, nowMs: number): StoredAuditRow;
   /** Appends a row hashed elsewhere (`svc store copy`): it must continue the chain and hash right. */
   appendStored(row: StoredAuditRow): void;
   /** A new event (seq and ts assigned here unless given, as a copy does). */
@@ -97,15 +97,13 @@ export async function beginChainTx(client: pg.PoolClient): Promise<{ tx: ChainTx
     get head() { return p.head; },
     append(entry, nowMs) {
       const tsMs = stamp(nowMs, p.head.auditTsMs);
-      // Stored as its canonical text and hashed from that text parsed back, so what verify recomputes
-      // from the stored row is exactly what was hashed here (as the SQLite writer does).
-      const dataText = canonicalJson(entry.data);
-      const unhashed = { seq: p.head.auditSeq + 1, ts: isoTs(tsMs), kind: entry.kind, actor: entry.actor, agentId: entry.agentId,
-        data: JSON.parse(dataText) as Record<string, unknown>, prevHash: p.head.auditHash };
-      const hash = hashRow(unhashed.prevHash, unhashed);
-      pushAudit({ seq: unhashed.seq, ts: unhashed.ts, kind: entry.kind, actor: entry.actor, agentId: entry.agentId, dataText,
-        prevHash: unhashed.prevHash, hash }, tsMs);
-      return { ...unhashed, hash };
+      // `data` is stored as its RFC 8785 text and the row hashed through `storedRowText`, as the SQLite
+      // writer does: what verification recomputes from the stored row is exactly what was hashed here.
+      const row: StoredAuditRow = { seq: p.head.auditSeq + 1, ts: isoTs(tsMs), kind: entry.kind, actor: entry.actor, agentId: entry.agentId,
+        dataText: canonicalJson(entry.data), prevHash: p.head.auditHash, hash: '' };
+      row.hash = sha256Hex(`${row.prevHash}\n${storedRowText(row)}`);
+      pushAudit(row, tsMs);
+      return row;
     },
     appendStored(row) {
       if (row.seq !== p.head.auditSeq + 1) throw new Error(`audit row ${row.seq} does not follow the head (${p.head.auditSeq})`);

@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
+import { parseStoredAuditRow } from '../../audit/audit-row.js';
 import { isoTs } from '../../core/clock.js';
 import type { Completion, CompletionResult, IngestResult, NewEvent } from '../store.js';
 import type { ChainTx } from './chain-tx.js';
@@ -162,7 +163,7 @@ function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, { eventId
     try {
       switch (op.kind) {
         case 'ingest': return { ok: true, value: ingest(tx, op, seen) };
-        case 'append': return { ok: true, value: tx.append(op.entry, op.nowMs) };
+        case 'append': return { ok: true, value: parseStoredAuditRow(tx.append(op.entry, op.nowMs)) };
         case 'complete': return { ok: true, value: op.completions.map((c) => complete(tx, c, op.nowMs, fenced)) };
       }
     } catch (error) {

@@ -85,11 +85,12 @@ export async function prune(pool: pg.Pool, policy: RetentionPolicy): Promise<{ e
     SELECT ctid FROM fingerprints WHERE seen_ms <= $1 ORDER BY seen_ms LIMIT $2)`, policy.fingerprintsBeforeMs);
   const deadLetters = await run(`DELETE FROM dead_letters WHERE seq IN (
     SELECT seq FROM dead_letters WHERE ts_ms < $1 ORDER BY ts_ms LIMIT $2)`, policy.deadLettersBeforeMs);
-  // A dead-lettered event stays while its dead letter does; a fingerprint still in its window keeps its event.
+  // A dead-lettered event stays while its dead letter does. Fingerprints point at events younger than
+  // the idempotency window, far younger than any retention (at least an hour, config/store.ts), and
+  // are pruned first — as in the SQLite writer.
   const events = await run(`DELETE FROM events WHERE seq IN (
-    SELECT seq FROM events e WHERE status IN ('processed', 'dead-lettered') AND ts_ms < $1
+    SELECT seq FROM events e WHERE ts_ms < $1 AND status IN ('processed', 'dead-lettered')
       AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = e.id)
-      AND NOT EXISTS (SELECT 1 FROM fingerprints f WHERE f.event_id = e.id)
     ORDER BY ts_ms LIMIT $2)`, policy.eventsBeforeMs);
   return { events, deadLetters, fingerprints };
 }

@@ -81,7 +81,6 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (agent_id, source_id, fingerprint)
   );
   CREATE INDEX fingerprints_seen ON fingerprints (seen_ms);
-  CREATE INDEX fingerprints_event ON fingerprints (event_id);
 
   -- The one row every write that appends to the audit chain locks first (FOR UPDATE): appends from
   -- all replicas are serialised on it, so seq is gapless, commit order is seq order, and the chain
