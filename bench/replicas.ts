@@ -15,7 +15,8 @@
  *   node --import tsx bench/replicas.ts [--count 2000] [--concurrency 32]
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { NewAuditEntry } from '../src/audit/audit-row.js';
@@ -24,10 +25,9 @@ import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../src/store/store.js';
 import type { PgCluster } from '../test/support/postgres.js';
 import { startPgCluster } from '../test/support/postgres.js';
-import type { Replica } from '../test/support/replicas.js';
-import { createReplicas, startWebhookReceiver, webhookChannelYaml } from '../test/support/replicas.js';
-import type { ScaffoldedAgent } from '../test/support/svc.js';
-import { appendAgentYaml, runSvc, scaffoldAgent, tempEnv } from '../test/support/svc.js';
+import { startDaemon } from '../test/support/daemon.js';
+import { startReplicas, startWebhookReceiver, webhookChannelYaml } from '../test/support/replicas.js';
+import { scaffoldAgent, tempEnv } from '../test/support/svc.js';
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -134,28 +134,17 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
   }
 }
 
-interface Daemon { agent: ScaffoldedAgent; outFile: string; pid(): number; down(): Promise<unknown>; cleanup(): void }
+/** What a scenario needs of a daemon: where to post, what it delivered, its pid. */
+interface BenchDaemon { url: string; secret: string; fixture: string; outFile: string; pid(): number; stop(): Promise<void> }
 
-async function sqliteDaemon(channelsYaml: string | null): Promise<Daemon> {
-  const t = tempEnv();
-  const agent = await scaffoldAgent(t);
-  if (channelsYaml !== null) (await import('node:fs')).writeFileSync(`${agent.dir}/channels.yaml`, channelsYaml);
-  appendAgentYaml(agent.dir, `dispatch:\n  concurrency: ${DISPATCH_CONCURRENCY}`);
-  const up = await runSvc(['up', '-d'], { env: t.env, cwd: agent.dir });
-  if (up.code !== 0) throw new Error(up.stderr);
-  return { agent, outFile: `${agent.dir}/out/oncall-dm.jsonl`, pid: () => Number(readFileSync(`${t.home}/up.pid`, 'utf8')),
-    down: () => runSvc(['down'], { env: t.env, cwd: agent.dir }), cleanup: () => t.cleanup() };
+async function sqliteDaemon(channelsYaml: string | null): Promise<BenchDaemon> {
+  const d = await startDaemon({ agentYaml: `dispatch:\n  concurrency: ${DISPATCH_CONCURRENCY}`, ...(channelsYaml === null ? {} : { channelsYaml }) });
+  return { ...d, outFile: join(d.dir, 'out', 'oncall-dm.jsonl') };
 }
 
-async function pgReplicas(cluster: PgCluster, db: string, n: number, channelsYaml: string | null): Promise<Daemon[]> {
-  const url = await cluster.createDatabase(db);
-  const replicas: Replica[] = await createReplicas(n, { dbUrl: url, agentYaml: `dispatch:\n  concurrency: ${DISPATCH_CONCURRENCY}`,
+async function pgReplicas(cluster: PgCluster, db: string, n: number, channelsYaml: string | null): Promise<BenchDaemon[]> {
+  return startReplicas(n, { dbUrl: await cluster.createDatabase(db), agentYaml: `dispatch:\n  concurrency: ${DISPATCH_CONCURRENCY}`,
     ...(channelsYaml === null ? {} : { channelsYaml }) });
-  for (const r of replicas) {
-    const up = await r.up();
-    if (up.code !== 0) throw new Error(up.stderr);
-  }
-  return replicas.map((r) => ({ agent: r.agent, outFile: r.outFile, pid: () => r.pid(), down: () => r.down(), cleanup: () => r.cleanup() }));
 }
 
 interface Scenario {
@@ -175,12 +164,12 @@ async function chainUse(cluster: PgCluster, db: string, seconds: number): Promis
   return { txPerSec: Math.round(tx / seconds), rowsPerTx: Math.round((Number(row?.rows ?? 0) / Math.max(1, tx)) * 10) / 10 };
 }
 
-async function runScenario(name: string, channel: 'file' | 'webhook', start: (channelsYaml: string | null) => Promise<Daemon[]>,
+async function runScenario(name: string, channel: 'file' | 'webhook', start: (channelsYaml: string | null) => Promise<BenchDaemon[]>,
   chainOf?: (seconds: number) => Promise<Scenario['chain']>): Promise<Scenario> {
   const receiver = channel === 'webhook' ? await startWebhookReceiver(WEBHOOK_DELAY_MS) : null;
   const daemons = await start(receiver === null ? null : webhookChannelYaml(receiver.url));
   try {
-    const first = daemons[0] as Daemon;
+    const first = daemons[0] as BenchDaemon;
     const delivered = (): number => (receiver === null
       ? daemons.reduce((n, d) => n + countLines(d.outFile), 0)
       : new Set(receiver.received.map((m) => m.eventId)).size);
@@ -188,7 +177,7 @@ async function runScenario(name: string, channel: 'file' | 'webhook', start: (ch
     const pgPids = postgresPids();
     const cpu0 = { replicas: sumCpu(pids), postgres: sumCpu(pgPids) };
     const t0 = performance.now();
-    const gen = await generate(daemons.map((d) => d.agent.url), first.agent.secret, first.agent.fixture, name);
+    const gen = await generate(daemons.map((d) => d.url), first.secret, first.fixture, name);
     if ((gen.statuses['202'] ?? 0) !== COUNT) throw new Error(`${name}: not every alert was accepted: ${JSON.stringify(gen.statuses)}`);
     await until(() => delivered() >= COUNT, 600_000);
     const seconds = (performance.now() - t0) / 1000;
@@ -197,7 +186,7 @@ async function runScenario(name: string, channel: 'file' | 'webhook', start: (ch
     return { name, channel, acceptedPerSec: COUNT / gen.seconds, deliveredPerSec: COUNT / seconds, cpu,
       ...(chainOf ? { chain: await chainOf(seconds) } : {}) };
   } finally {
-    for (const d of daemons) { await d.down(); d.cleanup(); }
+    for (const d of daemons) await d.stop();
     await receiver?.close();
   }
 }
@@ -251,14 +240,14 @@ async function main(): Promise<void> {
       }
     }
 
-    const sqliteDir = (await import('node:fs')).mkdtempSync('/tmp/svc-bench-append-');
+    const sqliteDir = mkdtempSync('/tmp/svc-bench-append-');
     const sqlite = await openSqliteStore({ path: `${sqliteDir}/svc.db` });
     const pgUrl = await cluster.createDatabase('bench_append');
     const pgA = await openPostgresStore({ url: pgUrl });
     const pgB = await openPostgresStore({ url: pgUrl });
     const appends = { sqlite: await appendRate([sqlite]), postgres1: await appendRate([pgA]), postgres2: await appendRate([pgA, pgB]) };
     await Promise.all([sqlite.close(), pgA.close(), pgB.close()]);
-    (await import('node:fs')).rmSync(sqliteDir, { recursive: true, force: true });
+    rmSync(sqliteDir, { recursive: true, force: true });
 
     const get = (name: string): Scenario => scenarios.find((s) => s.name === name) as Scenario;
     const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;

@@ -11,30 +11,23 @@ import { after, describe, it } from 'node:test';
 import { postAlert, freePort, metricValue } from './support/http.js';
 import type { PgCluster } from './support/postgres.js';
 import { PG_PASSWORD, startPgCluster } from './support/postgres.js';
-import type { Replica } from './support/replicas.js';
-import { createReplicas, startWebhookReceiver, webhookChannelYaml } from './support/replicas.js';
+import type { Replica, ReplicaOptions } from './support/replicas.js';
+import { startReplica, startReplicas, startWebhookReceiver, webhookChannelYaml } from './support/replicas.js';
 import { readJsonLines } from './support/store.js';
-import { pidAlive, runSvc } from './support/svc.js';
+import { pidAlive } from './support/svc.js';
 import { waitFor } from './support/wait.js';
 
 const cluster: PgCluster = await startPgCluster();
 const running: Replica[] = [];
 after(async () => {
-  for (const r of running) {
-    await r.down().catch(() => undefined);
-    r.cleanup();
-  }
+  for (const r of running) await r.stop().catch(() => undefined);
   cluster.close();
 });
 
-async function startReplicas(db: string, count: number, opts: Parameters<typeof createReplicas>[1] extends infer O ? Omit<O & object, 'dbUrl'> : never = {}): Promise<Replica[]> {
-  const url = await cluster.createDatabase(db);
-  const replicas = await createReplicas(count, { ...opts, dbUrl: url });
-  for (const r of replicas) {
-    running.push(r);
-    const up = await r.up();
-    assert.equal(up.code, 0, up.stderr);
-  }
+/** `count` replicas on a fresh database `db`, stopped after the file. */
+async function replicasOn(db: string, count: number, opts: Omit<ReplicaOptions, 'dbUrl'> = {}): Promise<Replica[]> {
+  const replicas = await startReplicas(count, { ...opts, dbUrl: await cluster.createDatabase(db) });
+  running.push(...replicas);
   return replicas;
 }
 
@@ -56,7 +49,7 @@ async function burst(replicas: Replica[], prefix: string, total: number, onAnswe
       for (let k = 0; k < replicas.length * 2; k++) {
         const r = replicas[(i + k) % replicas.length] as Replica;
         try {
-          const res = await postAlert(r.agent.url, r.agent.secret, r.agent.fixture, fingerprint);
+          const res = await postAlert(r.url, r.secret, r.fixture, fingerprint);
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           if (res.status === 202) accepted.set(fingerprint, String(res.json?.eventId));
           break;
@@ -75,7 +68,7 @@ async function burst(replicas: Replica[], prefix: string, total: number, onAnswe
 const lines = (replicas: Replica[]): Array<Record<string, unknown>> => replicas.flatMap((r) => readJsonLines(r.outFile));
 
 async function verify(r: Replica): Promise<{ ok: boolean; checked: number; headSeq: number; problem: string | null }> {
-  const res = await fetch(`${r.agent.cp}/audit?verify=1&limit=1`);
+  const res = await fetch(`${r.cp}/audit?verify=1&limit=1`);
   return ((await res.json()) as { verify: { ok: boolean; checked: number; headSeq: number; problem: string | null } }).verify;
 }
 
@@ -86,7 +79,7 @@ async function count(db: string, sql: string, params: unknown[] = []): Promise<n
 
 describe('replicas on one PostgreSQL database', () => {
   it('two replicas share a burst of 2,000 alerts: each delivered once, one audit chain, one leader', async () => {
-    const replicas = await startReplicas('burst', 2);
+    const replicas = await replicasOn('burst', 2);
     const { accepted, statuses } = await burst(replicas, 'burst', 2000);
     assert.equal(accepted.size, 2000, JSON.stringify([...statuses]));
     await waitFor('every alert delivered', () => lines(replicas).length >= 2000, 180_000);
@@ -96,7 +89,7 @@ describe('replicas on one PostgreSQL database', () => {
     for (const l of all) perEvent.set(String(l.eventId), (perEvent.get(String(l.eventId)) ?? 0) + 1);
     assert.deepEqual([...perEvent.entries()].filter(([, n]) => n > 1), [], 'no event delivered twice');
     assert.deepEqual(new Set(perEvent.keys()), new Set(accepted.values()));
-    for (const r of replicas) assert.ok(readJsonLines(r.outFile).length > 0, `${r.name} delivered a share of the burst`);
+    replicas.forEach((r, i) => assert.ok(readJsonLines(r.outFile).length > 0, `replica ${i + 1} delivered a share of the burst`));
     assert.equal(await count('burst', "SELECT count(*) AS n FROM audit WHERE kind = 'message.delivered'"), 2000);
     assert.equal(await count('burst', "SELECT count(*) AS n FROM audit WHERE kind = 'event.accepted'"), 2000);
 
@@ -115,15 +108,15 @@ describe('replicas on one PostgreSQL database', () => {
   });
 
   it('a fingerprint is a duplicate across replicas, also when both see it at once', async () => {
-    const [a, b] = await startReplicas('dedupe', 2) as [Replica, Replica];
-    const first = await postAlert(a.agent.url, a.agent.secret, a.agent.fixture, 'fp-shared');
+    const [a, b] = await replicasOn('dedupe', 2) as [Replica, Replica];
+    const first = await postAlert(a.url, a.secret, a.fixture, 'fp-shared');
     assert.equal(first.status, 202);
-    const again = await postAlert(b.agent.url, b.agent.secret, b.agent.fixture, 'fp-shared');
+    const again = await postAlert(b.url, b.secret, b.fixture, 'fp-shared');
     assert.deepEqual([again.status, again.json?.status, again.json?.eventId], [200, 'duplicate', first.json?.eventId]);
 
     const racing = await Promise.all(Array.from({ length: 20 }, (_, i) => {
       const r = i % 2 === 0 ? a : b;
-      return postAlert(r.agent.url, r.agent.secret, r.agent.fixture, 'fp-race');
+      return postAlert(r.url, r.secret, r.fixture, 'fp-race');
     }));
     const winners = racing.filter((res) => res.status === 202);
     assert.equal(winners.length, 1, racing.map((res) => res.status).join(','));
@@ -134,7 +127,7 @@ describe('replicas on one PostgreSQL database', () => {
   it('a replica SIGKILLed mid-burst leaves its claims; the other takes them once their leases end', async () => {
     const receiver = await startWebhookReceiver(100);
     try {
-      const [a, b] = await startReplicas('kill', 2, { leaseMs: 2000, channelsYaml: webhookChannelYaml(receiver.url) }) as [Replica, Replica];
+      const [a, b] = await replicasOn('kill', 2, { leaseMs: 2000, channelsYaml: webhookChannelYaml(receiver.url) }) as [Replica, Replica];
       const victim = (await a.status()).store.replica;
       const pid = a.pid();
       let killed = false;
@@ -168,7 +161,7 @@ describe('replicas on one PostgreSQL database', () => {
   });
 
   it('the database stopped and started under load: 503 while it is away, then work resumes without a restart', async () => {
-    const replicas = await startReplicas('outage', 2);
+    const replicas = await replicasOn('outage', 2);
     const pids = replicas.map((r) => r.pid());
     let phase: 'before' | 'down' | 'after' = 'before';
     const byPhase = { before: new Map<number, number>(), down: new Map<number, number>(), after: new Map<number, number>() };
@@ -177,7 +170,7 @@ describe('replicas on one PostgreSQL database', () => {
     const send = async (): Promise<void> => {
       const r = replicas[i % 2] as Replica;
       const fingerprint = `outage-${i++}`;
-      const res = await postAlert(r.agent.url, r.agent.secret, r.agent.fixture, fingerprint);
+      const res = await postAlert(r.url, r.secret, r.fixture, fingerprint);
       const seen = byPhase[phase];
       seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
       if (res.status === 202) accepted.set(fingerprint, String(res.json?.eventId));
@@ -198,7 +191,7 @@ describe('replicas on one PostgreSQL database', () => {
     assert.deepEqual([...byPhase.down.keys()].filter((s) => s !== 503), [], 'nothing but 503 while the database is away');
     assert.deepEqual(replicas.map((r) => r.pid()), pids);
     assert.ok(pids.every((p) => pidAlive(p)), 'no replica died');
-    const metrics = await Promise.all(replicas.map(async (r) => (await fetch(`${r.agent.cp}/metrics`)).text()));
+    const metrics = await Promise.all(replicas.map(async (r) => (await fetch(`${r.cp}/metrics`)).text()));
     const unavailable = metrics.reduce((n, m) => n + (metricValue(m, 'svc_webhook_rejected_total', { source: 'alertmanager', reason: 'unavailable' }) ?? 0), 0);
     assert.ok(unavailable >= 40, `${unavailable} unavailable rejections counted`);
 
@@ -210,17 +203,12 @@ describe('replicas on one PostgreSQL database', () => {
     assert.equal((await verify(replicas[0] as Replica)).ok, true);
   });
 
-  it('svc up fails (exit 1) when the database cannot be reached, without showing the password', async () => {
+  it('svc up fails at startup when the database cannot be reached, without showing the password', async () => {
     const closed = `postgres://svc:${encodeURIComponent(PG_PASSWORD)}@127.0.0.1:${await freePort()}/nowhere`;
-    const [r] = await createReplicas(1, { dbUrl: closed });
-    running.push(r as Replica);
-    const up = await (r as Replica).up();
-    assert.equal(up.code, 1);
-    assert.match(up.stderr, /cannot reach PostgreSQL at postgres:\/\/svc:\*\*\*@127\.0\.0\.1:\d+\/nowhere/);
-    for (const secret of [PG_PASSWORD, encodeURIComponent(PG_PASSWORD)]) {
-      assert.ok(!up.stderr.includes(secret) && !up.stdout.includes(secret), up.stderr);
-    }
-    const check = await runSvc(['ps'], { env: (r as Replica).env, cwd: (r as Replica).agent.dir });
-    assert.notEqual(check.code, 0, 'nothing is running');
+    await assert.rejects(startReplica({ dbUrl: closed }), (err: Error) => {
+      assert.match(err.message, /svc up -d failed: svc up: startup failed: cannot reach PostgreSQL at postgres:\/\/svc:\*\*\*@127\.0\.0\.1:\d+\/nowhere/);
+      for (const secret of [PG_PASSWORD, encodeURIComponent(PG_PASSWORD)]) assert.ok(!err.message.includes(secret), err.message);
+      return true;
+    });
   });
 });

@@ -125,8 +125,9 @@ export function createChainWriter(pool: pg.Pool): ChainWriter {
       }
       const batch = queue.slice(0, n);
       queue = queue.slice(n);
-      await runBatch(batch);
+      await runBatch(batch); // never rejects: every outcome goes to its caller
     }
+    // Set in the same turn as the last look at the queue: a call made after it starts a new drain.
     running = null;
   };
 
