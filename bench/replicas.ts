@@ -94,7 +94,7 @@ function generate(targets: string[], secret: string, fixture: string, prefix: st
   });
 }
 
-/** CPU seconds (user + system) of a process and its children so far, from /proc (Linux). */
+/** CPU seconds (user + system) of a process, all its threads, so far, from /proc (Linux). */
 function cpuSecondsOf(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
@@ -105,15 +105,18 @@ function cpuSecondsOf(pid: number): number {
   }
 }
 
-/** Pids of the PostgreSQL server processes (the postmaster and its backends). */
-function postgresPids(): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
+/** Pids of this cluster's server processes: the postmaster (first line of postmaster.pid) and its children. */
+function postgresPids(cluster: PgCluster): number[] {
+  const postmaster = Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
     try {
-      return readFileSync(`/proc/${d}/comm`, 'utf8').trim().startsWith('postgres');
+      // Field 4 of stat is the parent pid (after the parenthesised command name).
+      return Number(readFileSync(`/proc/${d}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1]) === postmaster;
     } catch {
       return false;
     }
   }).map(Number);
+  return [postmaster, ...children];
 }
 
 const sumCpu = (pids: number[]): number => pids.reduce((n, p) => n + cpuSecondsOf(p), 0);
@@ -164,7 +167,7 @@ async function chainUse(cluster: PgCluster, db: string, seconds: number): Promis
   return { txPerSec: Math.round(tx / seconds), rowsPerTx: Math.round((Number(row?.rows ?? 0) / Math.max(1, tx)) * 10) / 10 };
 }
 
-async function runScenario(name: string, channel: 'file' | 'webhook', start: (channelsYaml: string | null) => Promise<BenchDaemon[]>,
+async function runScenario(cluster: PgCluster, name: string, channel: 'file' | 'webhook', start: (channelsYaml: string | null) => Promise<BenchDaemon[]>,
   chainOf?: (seconds: number) => Promise<Scenario['chain']>): Promise<Scenario> {
   const receiver = channel === 'webhook' ? await startWebhookReceiver(WEBHOOK_DELAY_MS) : null;
   const daemons = await start(receiver === null ? null : webhookChannelYaml(receiver.url));
@@ -174,14 +177,14 @@ async function runScenario(name: string, channel: 'file' | 'webhook', start: (ch
       ? daemons.reduce((n, d) => n + countLines(d.outFile), 0)
       : new Set(receiver.received.map((m) => m.eventId)).size);
     const pids = daemons.map((d) => d.pid());
-    const pgPids = postgresPids();
-    const cpu0 = { replicas: sumCpu(pids), postgres: sumCpu(pgPids) };
+    const pgPids = (): number[] => postgresPids(cluster);
+    const cpu0 = { replicas: sumCpu(pids), postgres: sumCpu(pgPids()) };
     const t0 = performance.now();
     const gen = await generate(daemons.map((d) => d.url), first.secret, first.fixture, name);
     if ((gen.statuses['202'] ?? 0) !== COUNT) throw new Error(`${name}: not every alert was accepted: ${JSON.stringify(gen.statuses)}`);
     await until(() => delivered() >= COUNT, 600_000);
     const seconds = (performance.now() - t0) / 1000;
-    const cpu = { replicas: (sumCpu(pids) - cpu0.replicas) / seconds, postgres: (sumCpu(postgresPids()) - cpu0.postgres) / seconds,
+    const cpu = { replicas: (sumCpu(pids) - cpu0.replicas) / seconds, postgres: (sumCpu(pgPids()) - cpu0.postgres) / seconds,
       generator: gen.cpuSeconds / seconds };
     return { name, channel, acceptedPerSec: COUNT / gen.seconds, deliveredPerSec: COUNT / seconds, cpu,
       ...(chainOf ? { chain: await chainOf(seconds) } : {}) };
@@ -232,10 +235,10 @@ async function main(): Promise<void> {
     const scenarios: Scenario[] = [];
     let db = 0;
     for (const channel of ['file', 'webhook'] as const) {
-      scenarios.push(await runScenario(`sqlite-1-${channel}`, channel, async (c) => [await sqliteDaemon(c)]));
+      scenarios.push(await runScenario(cluster, `sqlite-1-${channel}`, channel, async (c) => [await sqliteDaemon(c)]));
       for (const n of [1, 2]) {
         const name = `bench_${++db}`;
-        scenarios.push(await runScenario(`postgres-${n}-${channel}`, channel, (c) => pgReplicas(cluster, name, n, c),
+        scenarios.push(await runScenario(cluster, `postgres-${n}-${channel}`, channel, (c) => pgReplicas(cluster, name, n, c),
           (seconds) => chainUse(cluster, name, seconds)));
       }
     }

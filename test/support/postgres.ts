@@ -20,6 +20,8 @@ export const PG_PASSWORD = 'pw-test-Секрет-9';
 
 export interface PgCluster {
   port: number;
+  /** The server's data directory (its `postmaster.pid` names the server process). */
+  dataDir: string;
   /** A connection URL (with the password) for database `db`. */
   url(db: string): string;
   /** Creates an empty database and returns its URL. */
@@ -88,6 +90,7 @@ export async function startPgCluster(opts: { durable?: boolean } = {}): Promise<
   let running = true;
   const cluster: PgCluster = {
     port,
+    dataDir: data,
     url,
     query,
     async createDatabase(name) {
