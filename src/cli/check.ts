@@ -62,7 +62,7 @@ export async function checkCommand(dirs: string[], opts: { json?: boolean }, ctx
   const { agents, controlPlane, store, home } = loaded;
   const paths = homePaths(home);
   const problems: string[] = [];
-  const storeProblem = checkStore(store);
+  const storeProblem = await checkStore(store);
   if (storeProblem !== null) problems.push(storeProblem);
   if (Buffer.byteLength(paths.adminSocket) > MAX_SOCKET_PATH) {
     problems.push(`the admin socket path ${paths.adminSocket} is longer than a Unix socket allows (${MAX_SOCKET_PATH} bytes): use a shorter $SVC_HOME`);

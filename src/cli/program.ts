@@ -109,6 +109,18 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       setCode(await secretSetCommand(path, ctx));
     });
 
+  const store = program.command('store').description('the event store');
+  store
+    .command('copy')
+    .description('copy an SQLite store (events, dead letters, audit chain, live fingerprints) into an empty PostgreSQL database')
+    .requiredOption('--to <url>', 'postgres://user:password@host:port/database (e.g. "$SVC_DATABASE_URL")')
+    .option('--from <file>', 'SQLite store file (default $SVC_HOME/svc.db)')
+    .action(async (opts: { to: string; from?: string }) => {
+      // Loaded on use: it opens both stores, pg included, which read-only commands never need.
+      const { storeCopyCommand } = await import('./store-copy.js');
+      setCode(await storeCopyCommand(opts, ctx));
+    });
+
   program
     .command('ps')
     .description('show the running agents, sources, channels and MCP servers (GET /status)')

@@ -110,7 +110,9 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     }
     checkDescriptorBudget([...[...byPort].map(([name, maxConnections]) => ({ name: `ingest ${name}`, maxConnections })),
       ...(deps.controlPlane.enabled ? [{ name: 'control plane', maxConnections: deps.controlPlane.maxConnections }] : [])]);
-    const store = await openStore(deps.store, { clock });
+    // A PostgreSQL store reports connection trouble here (never the URL's password); calls made while
+    // the database is away reject, and ingest answers 503 until it is back (contract §16.6).
+    const store = await openStore(deps.store, { clock, onError: (message) => report(`store: ${message}`) });
     closers.push({ name: 'store', close: () => store.close() });
     const replicaId = loadReplicaId(paths.replicaId);
     // Claims a previous run of this replica left (a crash, a kill) are given back at once.

@@ -4,29 +4,34 @@
  */
 import type { StoreSettings } from '../config/store.js';
 import type { Clock } from '../core/clock.js';
-import { RuntimeError } from '../core/errors.js';
 import { checkStoreFile } from './sqlite/schema.js';
+import { checkPostgres } from './postgres/check.js';
+import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
 /**
- * `readOnly`: open an existing store without changing it — no migration, no writer; reads,
+ * `readOnly`: open an existing SQLite store without changing it — no migration, no writer; reads,
  * verification and backup only (offline `svc audit --verify --db`, `svc backup` with no daemon).
+ * `onError`: connection trouble of a PostgreSQL store while it runs (the database went away, came
+ * back), once per distinct message and never with the URL's password.
  */
-export async function openStore(settings: StoreSettings, deps: { clock?: Clock; readOnly?: boolean } = {}): Promise<Store> {
+export async function openStore(settings: StoreSettings,
+  deps: { clock?: Clock; readOnly?: boolean; onError?: (message: string) => void } = {}): Promise<Store> {
   switch (settings.kind) {
     case 'sqlite':
       return openSqliteStore({ path: settings.path, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.readOnly ? { readOnly: true } : {}) });
     case 'postgres':
-      throw new RuntimeError('ESTORE_KIND', 'store.kind postgres is not available in this build');
+      return openPostgresStore({ url: settings.url, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.onError ? { onError: deps.onError } : {}) });
   }
 }
 
 /**
- * What `svc check` can say about the configured store without opening it: null when it looks usable
- * (an SQLite file that is a database, or none yet), else why not.
+ * What `svc check` can say about the configured store without changing it: null when it looks usable
+ * (an SQLite file that is a database, or none yet; a PostgreSQL database that answers with a schema
+ * this svc understands, or none yet), else why not.
  */
-export function checkStore(settings: StoreSettings): string | null {
+export async function checkStore(settings: StoreSettings): Promise<string | null> {
   switch (settings.kind) {
     case 'sqlite':
       try {
@@ -36,6 +41,6 @@ export function checkStore(settings: StoreSettings): string | null {
         return err instanceof Error ? err.message : String(err);
       }
     case 'postgres':
-      return 'store.kind postgres is not available in this build';
+      return checkPostgres(settings.url);
   }
 }

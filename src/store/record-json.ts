@@ -4,7 +4,9 @@
  * bytes, where the rows are read: for the embedded store that is its reader thread, so a 4 MiB page
  * crosses to the daemon's event loop as one transferred buffer and is written to the socket as it is.
  */
-import type { DeadLetterRecord, EventRecord, JsonPage, ListedAuditRow, Page } from './store.js';
+import type {
+  AuditFilter, DeadLetterFilter, DeadLetterRecord, EventFilter, EventRecord, JsonPage, ListedAuditRow, Page, PageQuery, Store, View, ViewFilter,
+} from './store.js';
 
 /** One record's JSON text: its fields, then the raw member (null: JSON null, the record is corrupt). */
 function withRaw(fields: Record<string, unknown>, rawKey: string, raw: string | null): string {
@@ -43,4 +45,12 @@ const encoder = new TextEncoder();
 /** A page as `items` (the UTF-8 bytes of a JSON array, in a buffer of its own: transferable) and its cursor. */
 export function jsonPageOf<T>(page: Page<T>, encode: (record: T) => string): JsonPage {
   return { items: encoder.encode(`[${page.items.map(encode).join(',')}]`), count: page.items.length, nextCursor: page.nextCursor };
+}
+
+/** `Store.listJson` for a store whose pages are read on the caller's thread: read the page, then encode it. */
+export async function listJsonOf<V extends View>(lists: Pick<Store, 'listEvents' | 'listDeadLetters' | 'listAudit'>, view: V,
+  query: PageQuery, filter: ViewFilter<V>): Promise<JsonPage> {
+  if (view === 'events') return jsonPageOf(await lists.listEvents(query, filter as EventFilter), eventJson);
+  if (view === 'dlq') return jsonPageOf(await lists.listDeadLetters(query, filter as DeadLetterFilter), deadLetterJson);
+  return jsonPageOf(await lists.listAudit(query, filter as AuditFilter), auditJson);
 }

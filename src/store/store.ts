@@ -13,6 +13,7 @@
  */
 import type { VerifyResult } from '../audit/chain.js';
 import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../audit/audit-row.js';
+import type { StoreTransfer } from './transfer.js';
 
 export type EventStatus = 'accepted' | 'processing' | 'processed' | 'dead-lettered';
 export const EVENT_STATUSES: readonly EventStatus[] = ['accepted', 'processing', 'processed', 'dead-lettered'];
@@ -239,6 +240,12 @@ export interface Store {
   prune(policy: RetentionPolicy): Promise<{ events: number; deadLetters: number; fingerprints: number }>;
   /** A consistent copy of the whole store in a new file at `path`, taken while it runs. */
   backup(path: string): Promise<{ bytes: number }>;
+
+  /**
+   * Rows as stored, for `svc store copy` (contract §16.7) and nothing else: keyset reads on any store,
+   * imports of already-hashed rows into an empty one (transfer.ts).
+   */
+  readonly transfer: StoreTransfer;
 
   close(): Promise<void>;
 }

@@ -19,6 +19,8 @@ export interface DaemonOptions {
   channelsYaml?: string;
   /** The daemon runs under `ulimit -n <openFiles>`. */
   openFiles?: number;
+  /** More environment for the daemon (e.g. `SVC_DATABASE_URL`). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Daemon extends ScaffoldedAgent {
@@ -41,13 +43,16 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   appendAgentYaml(agent.dir, [...lines, opts.agentYaml ?? ''].join('\n'));
   if (opts.channelsYaml !== undefined) writeFileSync(join(agent.dir, 'channels.yaml'), opts.channelsYaml);
   // The port comes from agent.yaml; tempEnv's SVC_METRICS_PORT=0 would disable the listener.
-  const env: NodeJS.ProcessEnv = { ...t.env, SVC_METRICS_PORT: '' };
+  const env: NodeJS.ProcessEnv = { ...t.env, ...opts.env, SVC_METRICS_PORT: '' };
   for (const [path, value] of Object.entries(opts.secrets ?? {})) {
     const r = await runSvc(['secret', 'set', path], { env, cwd: agent.dir, input: value });
     if (r.code !== 0) throw new Error(`svc secret set ${path} failed: ${r.stderr}`);
   }
   const up = await runSvc(['up', '-d'], { env, cwd: agent.dir, ...(opts.openFiles === undefined ? {} : { openFiles: opts.openFiles }) });
-  if (up.code !== 0) throw new Error(`svc up -d failed: ${up.stderr}${up.stdout}`);
+  if (up.code !== 0) {
+    t.cleanup();
+    throw new Error(`svc up -d failed: ${up.stderr}${up.stdout}`);
+  }
   return {
     ...agent, home: t.home, env, logFile: join(t.home, 'logs', 'oncall-escalator.log'),
     pid: () => Number(readFileSync(join(t.home, 'up.pid'), 'utf8')),

@@ -10,8 +10,9 @@ import type {
   View,
 } from '../store.js';
 import { auditJson, deadLetterJson, eventJson, jsonPageOf } from '../record-json.js';
+import type { FingerprintKey, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
 import { createPager } from './pages.js';
-import { AUDIT_COLS, DEAD_LETTER_COLS, EVENT_COLS, toDeadLetter, toEvent, toListedAudit, toStoredAudit } from './rows.js';
+import { AUDIT_COLS, DEAD_LETTER_COLS, EVENT_COLS, toDeadLetter, toEvent, toListedAudit, toStoredAudit } from '../rows.js';
 
 export interface Reader {
   listEvents(q: PageQuery, f: EventFilter): Page<EventRecord>;
@@ -22,6 +23,12 @@ export interface Reader {
   auditHead(): { seq: number; hash: string; tsMs: number } | null;
   backlog(): BacklogCount[];
   exportCursor(exporterId: string): number;
+  // `svc store copy` (transfer.ts): rows as stored, in key order.
+  readEvents(afterSeq: number, limit: number): TransferEvent[];
+  readDeadLetters(afterSeq: number, limit: number): TransferDeadLetter[];
+  readFingerprints(sinceMs: number, after: FingerprintKey | null, limit: number): TransferFingerprint[];
+  readExportCursors(): TransferCursor[];
+  isEmpty(): boolean;
 }
 
 const withoutSeq = <T extends { seq: number }>({ seq: _seq, ...rest }: T): Omit<T, 'seq'> => rest;
@@ -35,6 +42,20 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
       `SELECT agent_id, source_id, COUNT(*) AS n FROM events INDEXED BY events_backlog
        WHERE status IN ('accepted', 'processing') GROUP BY agent_id, source_id`),
     exportCursor: db.prepare<[string], { last_seq: number }>('SELECT last_seq FROM audit_export_cursors WHERE exporter_id = ?'),
+    readEvents: db.prepare<[number, number], TransferEvent>(`SELECT seq, id, ts_ms AS tsMs, agent_id AS agentId, source_id AS sourceId, kind,
+      fingerprint, CASE status WHEN 'processing' THEN 'accepted' ELSE status END AS status, payload AS payloadText, attempt
+      FROM events WHERE seq > ? ORDER BY seq LIMIT ?`),
+    readDeadLetters: db.prepare<[number, number], TransferDeadLetter>(`SELECT seq, id, ts_ms AS tsMs, agent_id AS agentId,
+      source_id AS sourceId, event_id AS eventId, reason, error, attempts, payload AS payloadText, replayed_ms AS replayedMs
+      FROM dead_letters WHERE seq > ? ORDER BY seq LIMIT ?`),
+    readFingerprints: db.prepare<[{ since: number; a: string | null; s: string | null; f: string | null; limit: number }], TransferFingerprint>(
+      `SELECT agent_id AS agentId, source_id AS sourceId, fingerprint, event_id AS eventId, seen_ms AS seenMs FROM fingerprints
+       WHERE seen_ms >= @since AND (@a IS NULL OR (agent_id, source_id, fingerprint) > (@a, @s, @f))
+       ORDER BY agent_id, source_id, fingerprint LIMIT @limit`),
+    readExportCursors: db.prepare<[], TransferCursor>(
+      'SELECT exporter_id AS exporterId, last_seq AS lastSeq, updated_ms AS updatedMs FROM audit_export_cursors ORDER BY exporter_id'),
+    isEmpty: db.prepare<[], { n: number }>(`SELECT NOT EXISTS (SELECT 1 FROM events) AND NOT EXISTS (SELECT 1 FROM dead_letters)
+      AND NOT EXISTS (SELECT 1 FROM audit) AS n`),
   };
   const reader: Reader = {
     listEvents: (q, f) => pager.page({
@@ -67,6 +88,12 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
       if (view === 'dlq') return jsonPageOf(reader.listDeadLetters(q, f), deadLetterJson);
       return jsonPageOf(reader.listAudit(q, f), auditJson);
     },
+    readEvents: (afterSeq, limit) => st.readEvents.all(afterSeq, limit),
+    readDeadLetters: (afterSeq, limit) => st.readDeadLetters.all(afterSeq, limit),
+    readFingerprints: (sinceMs, after, limit) => st.readFingerprints.all({ since: sinceMs, a: after?.[0] ?? null, s: after?.[1] ?? null,
+      f: after?.[2] ?? null, limit }),
+    readExportCursors: () => st.readExportCursors.all(),
+    isEmpty: () => st.isEmpty.get()?.n === 1,
   };
   return reader;
 }

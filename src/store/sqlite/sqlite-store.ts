@@ -8,13 +8,14 @@
  * Measured on a 2-core host (docs/performance.md): against the same store on the event loop, the
  * threads keep ingest latency flat under concurrent large reads and let ingest and dispatch overlap.
  */
+import { existsSync, rmSync, statSync } from 'node:fs';
 import type { AuditRow, StoredAuditRow } from '../../audit/audit-row.js';
 import type { Clock } from '../../core/clock.js';
+import { RuntimeError } from '../../core/errors.js';
 import type {
   BacklogCount, ClaimedEvent, CompletionResult, DeadLetterRecord, EventRecord, IngestResult, JsonPage, ListedAuditRow, Page, Store,
 } from '../store.js';
-import { existsSync, rmSync, statSync } from 'node:fs';
-import { RuntimeError } from '../../core/errors.js';
+import type { FingerprintKey, StoreTransfer, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
 import { createSqliteChainVerifier } from './chain-verifier.js';
 import { checkStoreFile } from './schema.js';
 import type { WorkerClient } from './worker-client.js';
@@ -31,6 +32,19 @@ export interface SqliteStoreOptions {
    * daemon): no writer thread, no migration; reads, verification and backup only, every write rejects.
    */
   readOnly?: boolean;
+}
+
+/** A copy reads from SQLite (`svc store copy`); writing already-hashed rows into it is not offered. */
+function transferFrom(read: <T>(op: string, ...args: unknown[]) => Promise<T>): StoreTransfer {
+  return {
+    readEvents: (afterSeq: number, limit: number) => read<TransferEvent[]>('readEvents', afterSeq, limit),
+    readDeadLetters: (afterSeq: number, limit: number) => read<TransferDeadLetter[]>('readDeadLetters', afterSeq, limit),
+    readFingerprints: (sinceMs: number, after: FingerprintKey | null, limit: number) =>
+      read<TransferFingerprint[]>('readFingerprints', sinceMs, after, limit),
+    readExportCursors: () => read<TransferCursor[]>('readExportCursors'),
+    isEmpty: () => read<boolean>('isEmpty'),
+    importRows: () => Promise.reject(new RuntimeError('ESTORE_COPY', 'svc store copy writes into PostgreSQL only; the target is an SQLite store')),
+  };
 }
 
 /** The reader thread starts on the first read that needs it: verification alone never starts it. */
@@ -58,6 +72,7 @@ function readOnlyStore(path: string, pageBudget: number | undefined, verifier: R
     listJson: (view, q, f) => read('listJson', view, q, f),
     exportCursor: (exporterId) => read('exportCursor', exporterId),
     backup: (path) => read('backup', path),
+    transfer: transferFrom(read),
     close() {
       closing ??= (async () => {
         await verifier.close();
@@ -130,6 +145,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
         await copier.close();
       }
     },
+    transfer: transferFrom((op, ...args) => reader.call(op, ...args)),
     close() {
       closing ??= (async () => {
         await verifier.close();

@@ -13,7 +13,7 @@ import type {
   ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
   RetentionPolicy,
 } from '../store.js';
-import { EVENT_COLS, toEvent } from './rows.js';
+import { EVENT_COLS, toEvent } from '../rows.js';
 
 export interface Writer {
   ingestEvent(event: NewEvent, windowMs: number, nowMs: number): IngestResult;

@@ -1,12 +1,12 @@
 /**
- * Rows of the SQLite store as records. Decoding never throws: a row whose columns do not have the
+ * Stored rows (SQLite or PostgreSQL) as records. Decoding never throws: a row whose columns do not have the
  * types svc wrote (edited by hand, damaged on disk) becomes a record marked `corrupt: true`, its
  * readable columns kept and the rest empty (contract §11.5), so one bad row never fails a page.
  */
-import { isoTs } from '../../core/clock.js';
-import type { StoredAuditRow } from '../../audit/audit-row.js';
-import type { DeadLetterRecord, EventRecord, EventStatus, ListedAuditRow } from '../store.js';
-import { EVENT_STATUSES } from '../store.js';
+import { isoTs } from '../core/clock.js';
+import type { StoredAuditRow } from '../audit/audit-row.js';
+import type { DeadLetterRecord, EventRecord, EventStatus, ListedAuditRow } from './store.js';
+import { EVENT_STATUSES } from './store.js';
 
 export const EVENT_COLS = 'seq, id, ts_ms, agent_id, source_id, kind, fingerprint, status, payload';
 export const DEAD_LETTER_COLS = 'seq, id, ts_ms, agent_id, source_id, event_id, reason, error, attempts, payload, replayed_ms';

@@ -1,0 +1,266 @@
+/**
+ * The write side that appends to the audit chain: ingests, audit appends and completions (contract
+ * §9.3, §10, §16). One transaction at a time per replica; everything that arrives while one runs
+ * waits for the next, which takes all of it (group commit), as the SQLite writer thread does. Across
+ * replicas the transactions serialise on the chain head (chain-tx.ts), so bigger batches are what
+ * buys throughput: a batch costs ~5 round trips and one commit whatever its size.
+ *
+ * In one batch transaction: lock the head; look up the batch's fingerprints (after the lock, so a
+ * fingerprint another replica committed a moment ago is seen) and fence its completions (only rows
+ * still held by the same owner and attempt change; locked in seq order, so renewals and completions
+ * never deadlock); compute every row; write them in one statement; commit. An operation that fails in
+ * JS fails alone (its rows are undone); a statement that fails makes every operation of the batch run
+ * again on its own, so one bad row never fails its neighbours.
+ */
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
+import { parseStoredAuditRow } from '../../audit/audit-row.js';
+import { isoTs } from '../../core/clock.js';
+import type { Completion, CompletionResult, IngestResult, NewEvent } from '../store.js';
+import type { ChainTx } from './chain-tx.js';
+import { beginChainTx } from './chain-tx.js';
+import { isConnectionError, isRetryable } from './pool.js';
+
+type Op =
+  | { kind: 'ingest'; event: NewEvent; windowMs: number; nowMs: number }
+  | { kind: 'append'; entry: NewAuditEntry; nowMs: number }
+  | { kind: 'complete'; completions: readonly Completion[]; nowMs: number };
+
+interface Waiting {
+  op: Op | null;
+  /** Set for an operation that runs in a transaction of its own. */
+  solo: ((tx: ChainTx) => Promise<unknown>) | null;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+export interface ChainWriter {
+  ingest(event: NewEvent, windowMs: number, nowMs: number): Promise<IngestResult>;
+  append(entry: NewAuditEntry, nowMs: number): Promise<AuditRow>;
+  complete(completions: readonly Completion[], nowMs: number): Promise<CompletionResult[]>;
+  /** Runs `fn` in a head-holding transaction of its own, in turn with the batches (replay, copy). */
+  solo<T>(fn: (tx: ChainTx) => Promise<T>): Promise<T>;
+  /** Waits for what is queued; later calls are refused. */
+  close(): Promise<void>;
+}
+
+/** Most operations one transaction takes (the rest wait for the next). */
+const MAX_BATCH_OPS = 512;
+/** Most payload bytes one transaction carries. */
+const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+const MAX_RETRIES = 3;
+
+const opBytes = (op: Op): number => (op.kind === 'ingest' ? op.event.payloadText.length : 256);
+
+export function createChainWriter(pool: pg.Pool): ChainWriter {
+  let queue: Waiting[] = [];
+  let running: Promise<void> | null = null;
+  let closed = false;
+
+  /**
+   * One head-holding transaction around `fn`; the client is dropped when the connection is in doubt.
+   * `prefetch` issues its reads together with BEGIN and the lock (pipelined: one round trip).
+   */
+  const transaction = async <P, T>(prefetch: (client: pg.PoolClient) => Promise<P>, fn: (tx: ChainTx, pre: P) => Promise<T>): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        const [{ tx, commit }, pre] = await Promise.all([beginChainTx(client), prefetch(client)]);
+        const value = await fn(tx, pre);
+        await commit();
+        return value;
+      } catch (err) {
+        await client.query('ROLLBACK').catch((e: unknown) => { broken = e instanceof Error ? e : new Error(String(e)); });
+        if (isConnectionError(err)) broken ??= err instanceof Error ? err : new Error(String(err));
+        if (isRetryable(err) && attempt < MAX_RETRIES) continue;
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    }
+  };
+
+  const runBatch = async (batch: Waiting[]): Promise<void> => {
+    type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+    let outcomes: Outcome[];
+    try {
+      const ops = batch.map((w) => w.op as Op);
+      outcomes = await transaction((client) => Promise.all([lookupFingerprints(client, ops), fenceCompletions(client, ops)]),
+        (tx, [seen, fenced]) => Promise.resolve(applyBatch(tx, ops, seen, fenced)));
+    } catch (err) {
+      if (batch.length > 1 && !isConnectionError(err)) {
+        // A statement failed: every operation runs again alone, so only the bad one fails.
+        for (const w of batch) await runBatch([w]);
+        return;
+      }
+      for (const w of batch) w.reject(err);
+      return;
+    }
+    batch.forEach((w, i) => {
+      const o = outcomes[i] as Outcome;
+      if (o.ok) w.resolve(o.value);
+      else w.reject(o.error);
+    });
+  };
+
+  const drain = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const first = queue[0] as Waiting;
+      if (first.solo !== null) {
+        queue.shift();
+        const fn = first.solo;
+        await transaction(() => Promise.resolve(null), (tx) => fn(tx)).then(first.resolve, first.reject);
+        continue;
+      }
+      let bytes = 0;
+      let n = 0;
+      while (n < queue.length && n < MAX_BATCH_OPS) {
+        const w = queue[n] as Waiting;
+        if (w.op === null) break;
+        bytes += opBytes(w.op);
+        if (n > 0 && bytes > MAX_BATCH_BYTES) break;
+        n++;
+      }
+      const batch = queue.slice(0, n);
+      queue = queue.slice(n);
+      await runBatch(batch); // never rejects: every outcome goes to its caller
+    }
+    // Set in the same turn as the last look at the queue: a call made after it starts a new drain.
+    running = null;
+  };
+
+  const enqueue = <T>(w: Omit<Waiting, 'resolve' | 'reject'>): Promise<T> => {
+    if (closed) return Promise.reject(new Error('store closed'));
+    return new Promise<T>((resolve, reject) => {
+      queue.push({ ...w, resolve: resolve as (v: unknown) => void, reject });
+      // Operations that arrive in the same turn share the first transaction.
+      running ??= Promise.resolve().then(drain);
+    });
+  };
+
+  return {
+    ingest: (event, windowMs, nowMs) => enqueue({ op: { kind: 'ingest', event, windowMs, nowMs }, solo: null }),
+    append: (entry, nowMs) => enqueue({ op: { kind: 'append', entry, nowMs }, solo: null }),
+    complete: (completions, nowMs) => enqueue({ op: { kind: 'complete', completions, nowMs }, solo: null }),
+    solo: <T>(fn: (tx: ChainTx) => Promise<T>) => enqueue<T>({ op: null, solo: fn }),
+    async close() {
+      closed = true;
+      while (running !== null) await running;
+    },
+  };
+}
+
+const fpKey = (agentId: string, sourceId: string, fingerprint: string): string => `${agentId}\u0000${sourceId}\u0000${fingerprint}`;
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** Applies a batch inside a head-holding transaction; one outcome per operation, in order. */
+function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, { eventId: string; seenMs: number }>,
+  fenced: Map<string, Fenced>): Outcome[] {
+  return ops.map((op): Outcome => {
+    const mark = tx.mark();
+    try {
+      switch (op.kind) {
+        case 'ingest': return { ok: true, value: ingest(tx, op, seen) };
+        case 'append': return { ok: true, value: parseStoredAuditRow(tx.append(op.entry, op.nowMs)) };
+        case 'complete': return { ok: true, value: op.completions.map((c) => complete(tx, c, op.nowMs, fenced)) };
+      }
+    } catch (error) {
+      tx.undo(mark);
+      return { ok: false, error };
+    }
+  });
+}
+
+function ingest(tx: ChainTx, op: Extract<Op, { kind: 'ingest' }>, seen: Map<string, { eventId: string; seenMs: number }>): IngestResult {
+  const e = op.event;
+  const key = e.fingerprint === null ? null : fpKey(e.agentId, e.sourceId, e.fingerprint);
+  if (key !== null) {
+    const first = seen.get(key);
+    if (first !== undefined && first.seenMs > op.nowMs - op.windowMs) return { outcome: 'duplicate', eventId: first.eventId };
+  }
+  const id = randomUUID();
+  const row = tx.insertEvent({ id, tsMs: op.nowMs, agentId: e.agentId, sourceId: e.sourceId, kind: e.kind, fingerprint: e.fingerprint,
+    status: 'accepted', payloadText: e.payloadText, attempt: 0 });
+  if (key !== null && e.fingerprint !== null) {
+    tx.upsertFingerprint({ agentId: e.agentId, sourceId: e.sourceId, fingerprint: e.fingerprint, eventId: id, seenMs: op.nowMs });
+    seen.set(key, { eventId: id, seenMs: op.nowMs });
+  }
+  tx.append({ kind: 'event.accepted', actor: `source:${e.sourceId}`, agentId: e.agentId,
+    data: { eventId: id, sourceId: e.sourceId, fingerprint: e.fingerprint } }, op.nowMs);
+  return { outcome: 'accepted', event: { id, ts: isoTs(row.tsMs), agentId: e.agentId, sourceId: e.sourceId, kind: e.kind,
+    fingerprint: e.fingerprint, status: 'accepted', payloadText: e.payloadText } };
+}
+
+interface Fenced { agentId: string; sourceId: string; payload: string | null }
+
+function complete(tx: ChainTx, c: Completion, nowMs: number, fenced: Map<string, Fenced>): CompletionResult {
+  const key = `${c.claim.eventId}#${c.claim.owner}#${c.claim.attempt}`;
+  const event = fenced.get(key);
+  if (event === undefined) return { ok: false, reason: 'claim-lost' };
+  fenced.delete(key); // a second completion of the same claim finds it gone, as it would in SQLite
+  if (c.outcome === 'released') return { ok: true };
+  if (c.outcome === 'processed') {
+    for (const entry of c.audit) tx.append(entry, nowMs);
+    return { ok: true };
+  }
+  const id = randomUUID();
+  tx.insertDeadLetter({ id, tsMs: nowMs, agentId: event.agentId, sourceId: event.sourceId, eventId: c.claim.eventId,
+    reason: c.deadLetter.reason, error: c.deadLetter.error, attempts: c.deadLetter.attempts, payloadText: event.payload ?? '',
+    replayedMs: null });
+  for (const entry of c.audit) tx.append(entry, nowMs);
+  tx.append({ kind: 'event.dead-lettered', actor: `agent:${event.agentId}`, agentId: event.agentId,
+    data: { eventId: c.claim.eventId, deadLetterId: id, reason: c.deadLetter.reason, attempts: c.deadLetter.attempts } }, nowMs);
+  return { ok: true, deadLetterId: id };
+}
+
+/** The batch's fingerprints as stored (read after the head lock: no replica can add one meanwhile). */
+async function lookupFingerprints(client: pg.PoolClient, ops: readonly Op[]): Promise<Map<string, { eventId: string; seenMs: number }>> {
+  const keys = new Map<string, [string, string, string]>();
+  for (const op of ops) {
+    if (op.kind === 'ingest' && op.event.fingerprint !== null) {
+      keys.set(fpKey(op.event.agentId, op.event.sourceId, op.event.fingerprint), [op.event.agentId, op.event.sourceId, op.event.fingerprint]);
+    }
+  }
+  const seen = new Map<string, { eventId: string; seenMs: number }>();
+  if (keys.size === 0) return seen;
+  const k = [...keys.values()];
+  const { rows } = await client.query<{ agent_id: string; source_id: string; fingerprint: string; event_id: string; seen_ms: number }>(
+    `SELECT f.agent_id, f.source_id, f.fingerprint, f.event_id, f.seen_ms FROM fingerprints f
+     JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(agent_id, source_id, fingerprint)
+       ON f.agent_id = k.agent_id AND f.source_id = k.source_id AND f.fingerprint = k.fingerprint`,
+    [k.map((x) => x[0]), k.map((x) => x[1]), k.map((x) => x[2])]);
+  for (const r of rows) seen.set(fpKey(r.agent_id, r.source_id, r.fingerprint), { eventId: r.event_id, seenMs: r.seen_ms });
+  return seen;
+}
+
+/**
+ * Ends the claims of the batch's completions that still hold (same owner, same attempt, still
+ * processing) and returns them by `eventId#owner#attempt`; the others were lost to another holder.
+ */
+async function fenceCompletions(client: pg.PoolClient, ops: readonly Op[]): Promise<Map<string, Fenced>> {
+  const byEvent = new Map<string, Completion>();
+  for (const op of ops) {
+    if (op.kind !== 'complete') continue;
+    for (const c of op.completions) if (!byEvent.has(c.claim.eventId)) byEvent.set(c.claim.eventId, c);
+  }
+  const fenced = new Map<string, Fenced>();
+  if (byEvent.size === 0) return fenced;
+  const cs = [...byEvent.values()];
+  const status = (c: Completion): string => (c.outcome === 'released' ? 'accepted' : c.outcome);
+  const { rows } = await client.query<{ id: string; owner: string; attempt: number; agent_id: string; source_id: string; payload: string | null }>(
+    `WITH c AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) AS c(id, owner, attempt, status)),
+     locked AS (
+       SELECT e.seq, c.owner, c.status FROM events e JOIN c ON e.id = c.id
+       WHERE e.owner = c.owner AND e.attempt = c.attempt AND e.status = 'processing'
+       ORDER BY e.seq FOR UPDATE OF e)
+     UPDATE events e SET status = locked.status, owner = NULL, lease_until_ms = NULL
+     FROM locked WHERE e.seq = locked.seq
+     RETURNING e.id, locked.owner, e.attempt, e.agent_id, e.source_id,
+       CASE WHEN locked.status = 'dead-lettered' THEN e.payload END AS payload`,
+    [cs.map((c) => c.claim.eventId), cs.map((c) => c.claim.owner), cs.map((c) => c.claim.attempt), cs.map(status)]);
+  for (const r of rows) fenced.set(`${r.id}#${r.owner}#${r.attempt}`, { agentId: r.agent_id, sourceId: r.source_id, payload: r.payload });
+  return fenced;
+}

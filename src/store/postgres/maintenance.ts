@@ -1,0 +1,96 @@
+/**
+ * The rest of the PostgreSQL store's writes: the leader lease (contract §16.4), the readiness probe,
+ * SIEM export cursors, dead-letter replay and retention (contract §10.5). Each is a statement or two
+ * of its own; only replay appends to the chain, so only replay runs under the chain head.
+ */
+import type pg from 'pg';
+import type { DeadLetterSelection, RetentionPolicy } from '../store.js';
+import type { ChainTx } from './chain-tx.js';
+
+/** Holds or takes the lease row: an upsert that only changes it when we hold it or it has run out. */
+export async function acquireLeadership(pool: pg.Pool, holder: string, leaseMs: number, nowMs: number): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `INSERT INTO leader_lease (name, holder, until_ms) VALUES ('leader', $1, $2)
+     ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, until_ms = excluded.until_ms
+     WHERE leader_lease.holder = excluded.holder OR leader_lease.until_ms <= $3`,
+    [holder, nowMs + leaseMs, nowMs]);
+  return rowCount === 1;
+}
+
+export async function releaseLeadership(pool: pg.Pool, holder: string): Promise<void> {
+  await pool.query(`DELETE FROM leader_lease WHERE name = 'leader' AND holder = $1`, [holder]);
+}
+
+export async function probeWrite(pool: pg.Pool, nowMs: number): Promise<void> {
+  await pool.query('INSERT INTO write_probe (id, at_ms) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at_ms = excluded.at_ms', [nowMs]);
+}
+
+export async function exportCursor(pool: pg.Pool, exporterId: string): Promise<number> {
+  const { rows } = await pool.query<{ last_seq: number }>('SELECT last_seq FROM audit_export_cursors WHERE exporter_id = $1', [exporterId]);
+  return rows[0]?.last_seq ?? 0;
+}
+
+export async function advanceExportCursor(pool: pg.Pool, exporterId: string, seq: number, nowMs: number): Promise<void> {
+  if (!Number.isSafeInteger(seq) || seq < 0) throw new RangeError(`export cursor must be a non-negative integer, got ${seq}`);
+  // The WHERE keeps the max in one statement: no read-modify-write race between replicas.
+  await pool.query(
+    `INSERT INTO audit_export_cursors (exporter_id, last_seq, updated_ms) VALUES ($1, $2, $3)
+     ON CONFLICT (exporter_id) DO UPDATE SET last_seq = excluded.last_seq, updated_ms = excluded.updated_ms
+     WHERE excluded.last_seq > audit_export_cursors.last_seq`, [exporterId, seq, nowMs]);
+}
+
+interface Letter { id: string; event_id: string; agent_id: string; source_id: string; reason: string }
+
+/** Inside a head-holding transaction: puts the selected dead letters' events back in the queue, once. */
+export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelection, actor: string, nowMs: number):
+  Promise<{ replayed: string[]; missing: string[] }> {
+  const cols = 'id, event_id, agent_id, source_id, reason';
+  const letters: Array<Letter | string> = [];
+  if (selection.ids !== undefined) {
+    const { rows } = await tx.client.query<Letter>(`SELECT ${cols} FROM dead_letters WHERE id = ANY($1::text[])`, [selection.ids]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const id of selection.ids) letters.push(byId.get(id) ?? id);
+  } else {
+    const { rows } = await tx.client.query<Letter>(
+      `SELECT ${cols} FROM dead_letters WHERE replayed_ms IS NULL AND ($1::text IS NULL OR source_id = $1)
+       AND ($2::text IS NULL OR reason = $2) ORDER BY seq`, [selection.sourceId ?? null, selection.reason ?? null]);
+    letters.push(...rows);
+  }
+  const replayed: string[] = [];
+  const missing: string[] = [];
+  for (const letter of letters) {
+    if (typeof letter === 'string') {
+      missing.push(letter);
+      continue;
+    }
+    const { rowCount } = await tx.client.query(
+      `UPDATE events SET status = 'accepted', owner = NULL, lease_until_ms = NULL WHERE id = $1 AND status = 'dead-lettered'`, [letter.event_id]);
+    if (rowCount !== 1) {
+      missing.push(letter.id); // its event was replayed already, or is gone
+      continue;
+    }
+    await tx.client.query('UPDATE dead_letters SET replayed_ms = $1 WHERE id = $2', [nowMs, letter.id]);
+    tx.append({ kind: 'dlq.replayed', actor, agentId: letter.agent_id,
+      data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason } }, nowMs);
+    replayed.push(letter.id);
+  }
+  return { replayed, missing };
+}
+
+/** One batch of expired rows per table, oldest first; the audit chain is never pruned. */
+export async function prune(pool: pg.Pool, policy: RetentionPolicy): Promise<{ events: number; deadLetters: number; fingerprints: number }> {
+  const run = async (sql: string, before: number | null): Promise<number> => (before === null ? 0
+    : (await pool.query(sql, [before, policy.batch])).rowCount ?? 0);
+  const fingerprints = await run(`DELETE FROM fingerprints WHERE ctid IN (
+    SELECT ctid FROM fingerprints WHERE seen_ms <= $1 ORDER BY seen_ms LIMIT $2)`, policy.fingerprintsBeforeMs);
+  const deadLetters = await run(`DELETE FROM dead_letters WHERE seq IN (
+    SELECT seq FROM dead_letters WHERE ts_ms < $1 ORDER BY ts_ms LIMIT $2)`, policy.deadLettersBeforeMs);
+  // A dead-lettered event stays while its dead letter does. Fingerprints point at events younger than
+  // the idempotency window, far younger than any retention (at least an hour, config/store.ts), and
+  // are pruned first — as in the SQLite writer.
+  const events = await run(`DELETE FROM events WHERE seq IN (
+    SELECT seq FROM events e WHERE ts_ms < $1 AND status IN ('processed', 'dead-lettered')
+      AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = e.id)
+    ORDER BY ts_ms LIMIT $2)`, policy.eventsBeforeMs);
+  return { events, deadLetters, fingerprints };
+}

@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { freePort } from '../../../test/support/http.js';
+import type { PgCluster } from '../../../test/support/postgres.js';
+import { PG_PASSWORD, startPgCluster } from '../../../test/support/postgres.js';
+import { accept, ev, q, storeContract } from '../../../test/support/store-contract.js';
+import { openStore } from '../open-store.js';
+import { openPostgresStore } from './postgres-store.js';
+import { SCHEMA_VERSION } from './schema.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+const cluster: PgCluster = await startPgCluster();
+after(() => cluster.close());
+let count = 0;
+let lastDb = '';
+const freshDb = async (): Promise<string> => {
+  lastDb = `contract_${++count}`;
+  return cluster.createDatabase(lastDb);
+};
+
+storeContract('postgres store', {
+  open: async (opts) => openPostgresStore({ url: await freshDb(), ...(opts?.pageBudget === undefined ? {} : { pageBudget: opts.pageBudget }) }),
+  openAgain: () => openPostgresStore({ url: cluster.url(lastDb) }),
+  settings: () => ({ kind: 'postgres', url: cluster.url(lastDb), leaseMs: 60_000, retention: { eventsMs: null, deadLettersMs: null } }),
+  tamperAudit: async (seq) => { await cluster.query(lastDb, `UPDATE audit SET data = '{"tampered":true}' WHERE seq = $1`, [seq]); },
+  replicas: true,
+});
+
+describe('postgres store: schema and connection', () => {
+  it('replicas starting together migrate once; the version is recorded', async () => {
+    const url = await freshDb();
+    const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgresStore({ url })));
+    await Promise.all(stores.map((s) => s.close()));
+    const [row] = await cluster.query<{ version: number }>(lastDb, 'SELECT version FROM schema_version');
+    assert.equal(row?.version, SCHEMA_VERSION);
+  });
+
+  it('a replica of an older schema refuses a newer one', async () => {
+    const url = await freshDb();
+    await (await openPostgresStore({ url })).close();
+    await cluster.query(lastDb, 'UPDATE schema_version SET version = 99');
+    await assert.rejects(openStore({ kind: 'postgres', url, leaseMs: 60_000, retention: { eventsMs: null, deadLettersMs: null } }),
+      (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'ESTORE_SCHEMA');
+        assert.match(err.message, /schema version 99 is newer/);
+        return true;
+      });
+  });
+
+  it('an unreachable database or a wrong password is named without the password', async () => {
+    const closed = `postgres://svc:${encodeURIComponent(PG_PASSWORD)}@127.0.0.1:${await freePort()}/x`;
+    const wrong = cluster.url('postgres').replace(encodeURIComponent(PG_PASSWORD), 'not-the-password-42');
+    for (const url of [closed, wrong]) {
+      await assert.rejects(openPostgresStore({ url }), (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'ESTORE_UNREACHABLE');
+        assert.match(err.message, /postgres:\/\/svc:\*\*\*@127\.0\.0\.1:\d+\//);
+        for (const secret of [PG_PASSWORD, encodeURIComponent(PG_PASSWORD), 'not-the-password-42']) assert.ok(!err.message.includes(secret), err.message);
+        return true;
+      });
+    }
+  });
+
+  it('stores payloads and audit data as the exact text, not jsonb', async () => {
+    const store = await openPostgresStore({ url: await freshDb() });
+    const payloadText = '{ "z": 1,  "a": [1.50, "\\u00e9"], "dup": 1, "dup": 2 }';
+    const id = await accept(store, ev({ payloadText }));
+    const [row] = await cluster.query<{ payload: string; t: string }>(lastDb, 'SELECT payload, pg_typeof(payload)::text AS t FROM events WHERE id = $1', [id]);
+    assert.deepEqual(row, { payload: payloadText, t: 'text' });
+    assert.equal((await store.listEvents(q(), {})).items[0]?.payloadText, payloadText);
+    assert.equal((await store.verifyAudit()).ok, true);
+    await store.close();
+  });
+});
+
+describe('postgres store: the database stops and comes back', () => {
+  let store: Awaited<ReturnType<typeof openPostgresStore>>;
+  const errors: string[] = [];
+  before(async () => { store = await openPostgresStore({ url: await freshDb(), onError: (m) => errors.push(m) }); });
+  after(() => store.close());
+
+  it('calls reject while it is away and work resumes on the same store object when it returns', async () => {
+    await accept(store, ev({ fingerprint: 'before' }), T0);
+    cluster.stop('fast');
+    try {
+      await assert.rejects(store.ingestEvent(ev({ fingerprint: 'during' }), 900_000, T0 + 1));
+      await assert.rejects(store.probeWrite(T0 + 1));
+      await assert.rejects(store.claimEvents({ owner: 'w', agentId: 'agent-a', limit: 5, maxBytes: 1e9, leaseMs: 1000, nowMs: T0 + 1 }));
+    } finally {
+      cluster.start();
+    }
+    await store.probeWrite(T0 + 2);
+    const during = await store.ingestEvent(ev({ fingerprint: 'during' }), 900_000, T0 + 3);
+    assert.equal(during.outcome, 'accepted', 'nothing was recorded while it was away');
+    assert.equal((await store.claimEvents({ owner: 'w', agentId: 'agent-a', limit: 5, maxBytes: 1e9, leaseMs: 1000, nowMs: T0 + 4 })).length, 2);
+    assert.equal((await store.verifyAudit()).ok, true);
+    for (const m of errors) assert.ok(!m.includes(PG_PASSWORD), m);
+  });
+});
