@@ -64,6 +64,19 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
     else socket.destroy();
   });
 
+  // Clients send the same Host on every request: the last answer is kept (classifying is pure).
+  let lastHost: string | null = null;
+  let lastClass: HostClass = 'remote';
+  function hostClass(values: string[]): HostClass {
+    if (values.length !== 1) return classifyHost(values);
+    const value = values[0] as string;
+    if (value !== lastHost) {
+      lastClass = classifyHost(values);
+      lastHost = value;
+    }
+    return lastClass;
+  }
+
   function fail(res: ServerResponse, req: IncomingMessage, err: unknown): void {
     opts.report(`control plane: ${req.method ?? '?'} ${pathOf(req)} failed: ${errorText(err)}`);
     if (!res.headersSent) sendError(req, res, 500, 'internal error');
@@ -71,7 +84,7 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const host = classifyHost(hostValues(req.rawHeaders));
+    const host = hostClass(hostValues(req.rawHeaders));
     if (host === 'ambiguous') return sendError(req, res, 400, 'multiple Host headers');
     if (host === 'remote' && !opts.allowRemote) return sendError(req, res, 403, 'remote control-plane disabled');
 
@@ -119,13 +132,18 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
   }
 
   let closing: Promise<void> | null = null;
+  // Read once when listening: /status shows it on every request, and address() is a syscall.
+  let boundPort: number | null = null;
   return {
     start: () =>
       new Promise((resolve, reject) => {
         server.once('error', (err) => reject(new Error(`control plane cannot listen on ${opts.bind}:${opts.port}: ${errorText(err)}`)));
-        server.listen(opts.port, opts.bind, () => resolve());
+        server.listen(opts.port, opts.bind, () => {
+          boundPort = (server.address() as AddressInfo | null)?.port ?? null;
+          resolve();
+        });
       }),
-    port: () => (server.address() as AddressInfo | null)?.port ?? opts.port,
+    port: () => boundPort ?? opts.port,
     close() {
       closing ??= new Promise<void>((resolve) => {
         if (!server.listening) return resolve();
@@ -140,5 +158,7 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
 }
 
 function pathOf(req: IncomingMessage): string {
-  return (req.url ?? '/').split('?')[0] ?? '/';
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
 }

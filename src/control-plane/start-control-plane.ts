@@ -18,7 +18,6 @@ import { createLogsRoute } from './routes/logs-route.js';
 import { createMetricsRoute } from './routes/metrics-route.js';
 import type { Readiness } from './routes/health-route.js';
 import { createHealthzRoute, createReadyzRoute } from './routes/health-route.js';
-import type { StatusSnapshot } from './routes/status-route.js';
 import { createStatusRoute } from './routes/status-route.js';
 import type { AuthGuard, ControlPlane } from './server.js';
 import { createControlPlane } from './server.js';
@@ -27,7 +26,8 @@ export interface ControlPlaneDeps {
   settings: ControlPlaneSettings;
   store: Store;
   metrics: Metrics;
-  snapshot: () => StatusSnapshot;
+  /** The /status document as JSON text (shape: StatusSnapshot). */
+  snapshot: () => string;
   agents: () => readonly string[];
   logPath: (agentId: string) => string;
   /** `/readyz` (contract §13): the store can be written and every source listens. */

@@ -1,4 +1,4 @@
-/** Builds the /status snapshot (contract §7) from the live daemon: every value read at call time. */
+/** Builds the /status document (contract §7) from the live daemon: every live value read at call time. */
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { RetentionSettings } from '../config/store.js';
 import { formatDuration } from '../core/duration.js';
@@ -28,41 +28,55 @@ export interface SnapshotDeps {
   logWriteFailures: (agentId: string) => number;
 }
 
-export function createStatusSnapshot(deps: SnapshotDeps): () => StatusSnapshot {
-  // Everything that cannot change while the daemon runs is built once; a request only reads the live
-  // numbers (counters are stable objects, looked up once) and formats the answer.
-  const startedAt = new Date(deps.startedAtMs).toISOString();
-  const retention = retentionView(deps.store.retention);
+/**
+ * The /status document as JSON text. Everything that cannot change while the daemon runs (ids, types,
+ * summaries, retention) is serialized once, here; a request only reads the live values (counters are
+ * stable objects, looked up once) and joins them to those fragments — no snapshot object is built and
+ * serialized per request. The text has the shape of {@link StatusSnapshot}, key for key.
+ */
+export function createStatusSnapshot(deps: SnapshotDeps): () => string {
+  const json = JSON.stringify;
+  const head = `{"version":1,"pid":${json(deps.pid)},"startedAt":${json(new Date(deps.startedAtMs).toISOString())},"uptimeSeconds":`;
   const agents = deps.agents.map(({ agent, sources }) => ({
     id: agent.id,
-    provider: agent.provider,
-    sources: sources.map((s) => ({ id: s.id, type: s.type, counters: deps.stats.get(agent.id, s.id),
-      summary: `POST http://${hostPort(s.bind, s.port)}/webhooks/${s.id} (HMAC ${s.signatureHeader})` })),
-    channels: deps.channels.get(agent.id) ?? [],
+    open: `{"id":${json(agent.id)},"state":`,
+    provider: `,"provider":${json(agent.provider)},"sources":[`,
+    sources: sources.map((s) => ({
+      counters: deps.stats.get(agent.id, s.id),
+      open: `{"id":${json(s.id)},"type":${json(s.type)},"summary":${json(`POST http://${hostPort(s.bind, s.port)}/webhooks/${s.id} (HMAC ${s.signatureHeader})`)},"received":`,
+    })),
+    channels: (deps.channels.get(agent.id) ?? []).map((c) => ({
+      channel: c,
+      open: `{"id":${json(c.id)},"type":${json(c.type)},"direction":${json(c.direction)},"ready":`,
+    })),
   }));
+  const store = `,"store":{"kind":${json(deps.store.kind)},"replica":${json(deps.store.replica)},"leader":`;
+  const retention = `,"retention":${json(retentionView(deps.store.retention))}}`;
+
   return () => {
+    const state = deps.stopping() ? '"stopping"' : '"running"';
+    let out = `${head}${Math.max(0, Math.floor((deps.clock.now() - deps.startedAtMs) / 1000))},"agents":[`;
+    for (let i = 0; i < agents.length; i++) {
+      const a = agents[i] as (typeof agents)[number];
+      out += `${i > 0 ? ',' : ''}${a.open}${state}${a.provider}`;
+      for (let j = 0; j < a.sources.length; j++) {
+        const { open, counters: c } = a.sources[j] as (typeof a.sources)[number];
+        out += `${j > 0 ? ',' : ''}${open}${c.received},"processed":${c.processed},"dlq":${c.dlq},"inflight":${c.inflight}}`;
+      }
+      out += '],"channels":[';
+      for (let j = 0; j < a.channels.length; j++) {
+        const { open, channel } = a.channels[j] as (typeof a.channels)[number];
+        out += `${j > 0 ? ',' : ''}${open}${channel.ready() ? 'true' : 'false'}}`;
+      }
+      const mcp: StatusSnapshot['agents'][number]['mcpServers'] = deps.mcpServers(a.id).map((m) => ({ id: m.id, state: m.state,
+        circuit: m.circuit, restarts: m.restarts, pid: m.pid, tools: m.tools }));
+      out += `],"mcpServers":${json(mcp)},"logWriteFailures":${deps.logWriteFailures(a.id)}}`;
+    }
     const cp = deps.controlPlane();
-    const state = deps.stopping() ? 'stopping' : 'running';
-    return {
-      version: 1,
-      pid: deps.pid,
-      startedAt,
-      uptimeSeconds: Math.max(0, Math.floor((deps.clock.now() - deps.startedAtMs) / 1000)),
-      agents: agents.map((a) => ({
-        id: a.id,
-        state,
-        provider: a.provider,
-        sources: a.sources.map(({ id, type, summary, counters: c }) => ({ id, type, summary,
-          received: c.received, processed: c.processed, dlq: c.dlq, inflight: c.inflight })),
-        channels: a.channels.map((c) => ({ id: c.id, type: c.type, direction: c.direction, ready: c.ready() })),
-        mcpServers: deps.mcpServers(a.id).map((m) => ({ id: m.id, state: m.state, circuit: m.circuit, restarts: m.restarts,
-          pid: m.pid, tools: m.tools })),
-        logWriteFailures: deps.logWriteFailures(a.id),
-      })),
-      controlPlane: { bind: cp.bind, port: cp.port, auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } },
-      store: { kind: deps.store.kind, replica: deps.store.replica, leader: deps.store.leader(), retention },
-      audit: deps.auditExport(),
-    };
+    const controlPlane: StatusSnapshot['controlPlane'] = { bind: cp.bind, port: cp.port,
+      auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } };
+    const audit: StatusSnapshot['audit'] = deps.auditExport();
+    return `${out}],"controlPlane":${json(controlPlane)}${store}${deps.store.leader() ? 'true' : 'false'}${retention},"audit":${json(audit)}}`;
   };
 }
 

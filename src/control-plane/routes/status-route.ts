@@ -1,5 +1,5 @@
 /** GET /status: the live snapshot of the `up` process (contract §7). */
-import { sendJson } from '../http-json.js';
+import { sendJsonText } from '../http-json.js';
 import type { RouteHandler } from '../route.js';
 
 export interface StatusSnapshot {
@@ -27,9 +27,10 @@ export interface StatusSnapshot {
   } | null;
 }
 
-export function createStatusRoute(snapshot: () => StatusSnapshot): RouteHandler {
+/** `snapshot`: the document as JSON text, in the shape of {@link StatusSnapshot}. */
+export function createStatusRoute(snapshot: () => string): RouteHandler {
   return (ctx) => {
-    sendJson(ctx.req, ctx.res, 200, snapshot());
+    sendJsonText(ctx.req, ctx.res, 200, snapshot());
     return Promise.resolve();
   };
 }

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ControlPlaneSettings } from '../config/control-plane.js';
+import type { LoadedAgent } from '../config/schema.js';
+import { fakeClock } from '../core/clock.js';
+import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
+import type { Channel } from '../runtime/channels/channel.js';
+import type { McpServerStatus } from '../runtime/mcp/mcp-types.js';
+import { createSourceStats } from '../metrics/source-stats.js';
+import { createStatusSnapshot } from './status-snapshot.js';
+
+const source = (id: string, port: number): unknown => ({ id, type: 'webhook', bind: '127.0.0.1', port, signatureHeader: 'X-Signature' });
+const agents = [
+  { agent: { id: 'alpha', provider: 'rules' }, sources: [source('alertmanager', 8787)] },
+  { agent: { id: 'beta "quoted"', provider: 'anthropic' }, sources: [source('grafana', 8788), source('pager', 8789)] },
+] as unknown as LoadedAgent[];
+
+function channel(id: string, ready: () => boolean): Channel {
+  return { id, type: 'file', direction: 'outbound', ready } as unknown as Channel;
+}
+
+describe('status document', () => {
+  it('is the StatusSnapshot shape with every live value read at call time', () => {
+    const clock = fakeClock(Date.parse('2026-11-23T10:00:00.000Z'));
+    const stats = createSourceStats();
+    let ready = true;
+    let stopping = false;
+    let leader = false;
+    let mcp: McpServerStatus[] = [];
+    let exportState: StatusSnapshot['audit'] = null;
+    const settings = { bind: '127.0.0.1', port: 0, auth: null } as unknown as ControlPlaneSettings;
+    const text = createStatusSnapshot({
+      pid: 4242, startedAtMs: clock.now(), clock, agents, stats,
+      channels: new Map([['alpha', [channel('oncall', () => ready)]]]),
+      controlPlane: () => ({ ...settings, port: 9464 }),
+      store: { kind: 'sqlite', replica: 'host-a', leader: () => leader, retention: { eventsMs: 2 * 86_400_000, deadLettersMs: null } },
+      stopping: () => stopping,
+      mcpServers: (id) => (id === 'alpha' ? mcp : []),
+      auditExport: () => exportState,
+      logWriteFailures: (id) => (id === 'alpha' ? 3 : 0),
+    });
+
+    const first = JSON.parse(text()) as StatusSnapshot;
+    const expected: StatusSnapshot = {
+      version: 1, pid: 4242, startedAt: '2026-11-23T10:00:00.000Z', uptimeSeconds: 0,
+      agents: [
+        { id: 'alpha', state: 'running', provider: 'rules',
+          sources: [{ id: 'alertmanager', type: 'webhook', summary: 'POST http://127.0.0.1:8787/webhooks/alertmanager (HMAC X-Signature)',
+            received: 0, processed: 0, dlq: 0, inflight: 0 }],
+          channels: [{ id: 'oncall', type: 'file', direction: 'outbound', ready: true }],
+          mcpServers: [], logWriteFailures: 3 },
+        { id: 'beta "quoted"', state: 'running', provider: 'anthropic',
+          sources: [
+            { id: 'grafana', type: 'webhook', summary: 'POST http://127.0.0.1:8788/webhooks/grafana (HMAC X-Signature)', received: 0, processed: 0, dlq: 0, inflight: 0 },
+            { id: 'pager', type: 'webhook', summary: 'POST http://127.0.0.1:8789/webhooks/pager (HMAC X-Signature)', received: 0, processed: 0, dlq: 0, inflight: 0 },
+          ],
+          channels: [], mcpServers: [], logWriteFailures: 0 },
+      ],
+      controlPlane: { bind: '127.0.0.1', port: 9464, auth: { enabled: false, provider: null } },
+      store: { kind: 'sqlite', replica: 'host-a', leader: false, retention: { events: '2d', deadLetters: null } },
+      audit: null,
+    };
+    assert.deepEqual(first, expected);
+
+    clock.advance(61_500);
+    const counters = stats.get('beta "quoted"', 'pager');
+    counters.received = 5;
+    counters.processed = 2;
+    counters.dlq = 1;
+    counters.inflight = 2;
+    ready = false;
+    stopping = true;
+    leader = true;
+    mcp = [{ id: 'runbooks', state: 'running', circuit: 'closed', restarts: 1, pid: 99, tools: ['lookup'] }];
+    exportState = { exporters: [{ id: 'siem', type: 'http', lastSeq: 10, failures: 0, lastError: null }], backpressure: { active: false, backlogRows: 0 } };
+
+    const second = JSON.parse(text()) as StatusSnapshot;
+    assert.equal(second.uptimeSeconds, 61);
+    assert.deepEqual(second.agents.map((a) => a.state), ['stopping', 'stopping']);
+    assert.deepEqual(second.agents[1]?.sources[1], { ...expected.agents[1]?.sources[1], received: 5, processed: 2, dlq: 1, inflight: 2 });
+    assert.equal(second.agents[0]?.channels[0]?.ready, false);
+    assert.deepEqual(second.agents[0]?.mcpServers, mcp);
+    assert.equal(second.store.leader, true);
+    assert.deepEqual(second.audit, exportState);
+  });
+});
