@@ -99,35 +99,11 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
     if (!route) return sendError(req, res, 404, 'not found');
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(req, res, 405, 'method not allowed', {}, { allow: ALLOW });
 
-    // The URL and the abort signal are built only for routes that read them: /status and /metrics
-    // answer at once and need neither, and they are the hot paths of scrapes and `svc ps`.
-    let url: URL | null = null;
-    let controller: AbortController | null = null;
-    const abort = (): void => controller?.abort();
-    const ctx: RouteContext = {
-      req, res, principal,
-      get url() {
-        url ??= new URL(req.url ?? '/', 'http://control-plane.invalid');
-        return url;
-      },
-      get signal() {
-        if (controller === null) {
-          controller = new AbortController();
-          live.add(controller);
-          res.once('close', abort);
-          req.once('aborted', abort);
-        }
-        return controller.signal;
-      },
-    };
+    const ctx = new RequestContext(req, res, principal, live);
     try {
       await route(ctx);
     } finally {
-      if (controller !== null) {
-        live.delete(controller);
-        res.off('close', abort);
-        req.off('aborted', abort);
-      }
+      ctx.release();
     }
   }
 
@@ -155,6 +131,45 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
       return closing;
     },
   };
+}
+
+/**
+ * One request's context. The URL and the abort signal are built only for routes that read them:
+ * /status and /metrics answer at once and need neither, and they are the hot paths of scrapes and
+ * `svc ps` (a class, so a request allocates no getters or closures it does not use).
+ */
+class RequestContext implements RouteContext {
+  private parsed: URL | null = null;
+  private controller: AbortController | null = null;
+  private abort: (() => void) | null = null;
+
+  constructor(readonly req: IncomingMessage, readonly res: ServerResponse, readonly principal: Principal,
+    private readonly live: Set<AbortController>) {}
+
+  get url(): URL {
+    this.parsed ??= new URL(this.req.url ?? '/', 'http://control-plane.invalid');
+    return this.parsed;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === null) {
+      const controller = new AbortController();
+      this.controller = controller;
+      this.abort = () => controller.abort();
+      this.live.add(controller);
+      this.res.once('close', this.abort);
+      this.req.once('aborted', this.abort);
+    }
+    return this.controller.signal;
+  }
+
+  /** Lets go of what `signal` set up, once the route is done. */
+  release(): void {
+    if (this.controller === null || this.abort === null) return;
+    this.live.delete(this.controller);
+    this.res.off('close', this.abort);
+    this.req.off('aborted', this.abort);
+  }
 }
 
 function pathOf(req: IncomingMessage): string {
