@@ -11,22 +11,10 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './support/http.js';
-import { runSvc, setIngestPort, tempEnv } from './support/svc.js';
+import { editFile, lineOf, runSvc, setIngestPort, tempEnv } from './support/svc.js';
 import type { RunResult } from './support/svc.js';
 
 const CANARY = 'CANARY-e2e-3f9a1c77';
-
-function lineOf(file: string, needle: string): number {
-  const index = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(needle));
-  assert.ok(index >= 0, `${needle} not in ${file}`);
-  return index + 1;
-}
-
-function edit(file: string, from: string, to: string): void {
-  const text = readFileSync(file, 'utf8');
-  assert.ok(text.includes(from), `${from} not in ${file}`);
-  writeFileSync(file, text.replace(from, to));
-}
 
 describe('configuration attacks (contract §11.7)', () => {
   const t = tempEnv();
@@ -61,7 +49,7 @@ describe('configuration attacks (contract §11.7)', () => {
   it('bind: ${file:<a shadow-like file>} names file, line, key and reference kind, never the content', async () => {
     const dir = variant();
     const file = join(dir, 'event-sources.yaml');
-    edit(file, '    bind: 127.0.0.1', `    bind: \${file:${join(t.work, 'shadow')}}`);
+    editFile(file, '    bind: 127.0.0.1', `    bind: \${file:${join(t.work, 'shadow')}}`);
     const r = await refused(dir);
     assert.ok(r.stderr.includes(`${file}:${lineOf(file, 'bind:')}:11: sources.0.bind: must be an IP address or a host name `
       + '(from a ${file:…} reference; the value is not shown)'), r.stderr);
@@ -81,7 +69,7 @@ describe('configuration attacks (contract §11.7)', () => {
   it('${file:/dev/zero} and ${file:<a FIFO>} are refused at once for what they are', async () => {
     const dir = variant();
     const file = join(dir, 'event-sources.yaml');
-    edit(file, '${secret:alert-escalation/webhook-hmac}', '${file:/dev/zero}');
+    editFile(file, '${secret:alert-escalation/webhook-hmac}', '${file:/dev/zero}');
     const r = await refused(dir);
     assert.ok(r.stderr.includes(`${file}:${lineOf(file, '/dev/zero')}:13: sources.0.secret: file "/dev/zero" is a character device, not a regular file`), r.stderr);
 
@@ -89,7 +77,7 @@ describe('configuration attacks (contract §11.7)', () => {
     const fifo = join(fifoDir, 'hmac.pipe');
     execFileSync('mkfifo', [fifo]);
     const fifoFile = join(fifoDir, 'event-sources.yaml');
-    edit(fifoFile, '${secret:alert-escalation/webhook-hmac}', '${file:hmac.pipe}');
+    editFile(fifoFile, '${secret:alert-escalation/webhook-hmac}', '${file:hmac.pipe}');
     const f = await refused(fifoDir);
     assert.ok(f.stderr.includes(`${fifoFile}:${lineOf(fifoFile, 'hmac.pipe')}:13: sources.0.secret: file "hmac.pipe" is a FIFO, not a regular file`), f.stderr);
   });
@@ -97,7 +85,7 @@ describe('configuration attacks (contract §11.7)', () => {
   it('${file:…} over 64 KiB is refused', async () => {
     const dir = variant();
     writeFileSync(join(dir, 'big-key'), `${CANARY}${'k'.repeat(70_000)}`);
-    edit(join(dir, 'event-sources.yaml'), '${secret:alert-escalation/webhook-hmac}', '${file:big-key}');
+    editFile(join(dir, 'event-sources.yaml'), '${secret:alert-escalation/webhook-hmac}', '${file:big-key}');
     const r = await refused(dir);
     assert.ok(r.stderr.includes(`sources.0.secret: file "big-key" is larger than 64 KiB (${CANARY.length + 70_000} bytes)`), r.stderr);
   });

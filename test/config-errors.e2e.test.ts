@@ -4,25 +4,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './support/http.js';
-import { runSvc, setIngestPort, tempEnv } from './support/svc.js';
+import { editFile, lineOf, runSvc, setIngestPort, tempEnv } from './support/svc.js';
 
 /** 1-based line number of the first line of FILE containing `needle`. */
-function lineOf(file: string, needle: string): number {
-  const index = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(needle));
-  assert.ok(index >= 0, `${needle} not in ${file}`);
-  return index + 1;
-}
-
-function edit(file: string, from: string, to: string): void {
-  const text = readFileSync(file, 'utf8');
-  assert.ok(text.includes(from), `${from} not in ${file}`);
-  writeFileSync(file, text.replace(from, to));
-}
-
 function refused(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
@@ -58,7 +46,7 @@ describe('configuration errors', () => {
   it('a missing key', async () => {
     const dir = variant();
     const file = join(dir, 'agent.yaml');
-    edit(file, 'provider: rules\n', '');
+    editFile(file, 'provider: rules\n', '');
     const r = await up(dir);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /agent\.yaml:\d+:\d+: provider: required key missing/);
@@ -68,7 +56,7 @@ describe('configuration errors', () => {
   it('a wrong type', async () => {
     const dir = variant();
     const file = join(dir, 'event-sources.yaml');
-    edit(file, `port: ${port}`, 'port: eighty');
+    editFile(file, `port: ${port}`, 'port: eighty');
     const r = await up(dir);
     assert.equal(r.code, 2);
     assert.ok(r.stderr.includes(`event-sources.yaml:${lineOf(file, 'port: eighty')}:`), r.stderr);
@@ -78,7 +66,7 @@ describe('configuration errors', () => {
   it('an unknown key', async () => {
     const dir = variant();
     const file = join(dir, 'channels.yaml');
-    edit(file, '    to: on-call\n', '    to: on-call\n    colour: blue\n');
+    editFile(file, '    to: on-call\n', '    to: on-call\n    colour: blue\n');
     const r = await up(dir);
     assert.equal(r.code, 2);
     assert.ok(r.stderr.includes(`channels.yaml:${lineOf(file, 'colour: blue')}:5: channels.0.colour: unknown key "colour"`), r.stderr);
@@ -87,7 +75,7 @@ describe('configuration errors', () => {
   it('an unresolvable secret: exit 2 and no listener, never an unsigned door', async () => {
     const dir = variant();
     const file = join(dir, 'event-sources.yaml');
-    edit(file, '${secret:alert-escalation/webhook-hmac}', '${secret:alert-escalation/missing}');
+    editFile(file, '${secret:alert-escalation/webhook-hmac}', '${secret:alert-escalation/missing}');
     const r = await up(dir);
     assert.equal(r.code, 2);
     assert.ok(r.stderr.includes(`event-sources.yaml:${lineOf(file, 'missing}')}:`), r.stderr);
@@ -98,12 +86,12 @@ describe('configuration errors', () => {
   it('an unset environment reference and a literal secret', async () => {
     const dir = variant();
     const file = join(dir, 'event-sources.yaml');
-    edit(file, '${secret:alert-escalation/webhook-hmac}', '${env:SVC_TEST_UNSET_HMAC}');
+    editFile(file, '${secret:alert-escalation/webhook-hmac}', '${env:SVC_TEST_UNSET_HMAC}');
     const r = await up(dir);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /sources\.0\.secret: .*SVC_TEST_UNSET_HMAC/);
     const literal = variant();
-    edit(join(literal, 'event-sources.yaml'), '${secret:alert-escalation/webhook-hmac}', 'plain-text-secret-value-1234');
+    editFile(join(literal, 'event-sources.yaml'), '${secret:alert-escalation/webhook-hmac}', 'plain-text-secret-value-1234');
     const r2 = await up(literal);
     assert.equal(r2.code, 2);
     assert.match(r2.stderr, /sources\.0\.secret: must be a \$\{env:…\}, \$\{file:…\} or \$\{secret:…\} reference/);
@@ -113,12 +101,12 @@ describe('configuration errors', () => {
   it('a real provider without its key, with a bad baseUrl or an unknown llm key', async () => {
     const dir = variant();
     const file = join(dir, 'agent.yaml');
-    edit(file, 'provider: rules', 'provider: anthropic\nmodel: claude-haiku-4-5');
+    editFile(file, 'provider: rules', 'provider: anthropic\nmodel: claude-haiku-4-5');
     const r = await up(dir);
     assert.equal(r.code, 2);
     assert.ok(r.stderr.includes(`agent.yaml:${lineOf(file, 'provider: anthropic')}:11: provider: no API key for provider "anthropic": set ANTHROPIC_API_KEY`), r.stderr);
     assert.equal(await refused(port), true);
-    edit(file, 'model: claude-haiku-4-5', 'model: claude-haiku-4-5\nbaseUrl: ftp://models.example.com\nllm: { maxSteps: 4, thinking: on }');
+    editFile(file, 'model: claude-haiku-4-5', 'model: claude-haiku-4-5\nbaseUrl: ftp://models.example.com\nllm: { maxSteps: 4, thinking: on }');
     const bad = await runSvc(['up', '-d'], { env: { ...t.env, ANTHROPIC_API_KEY: 'sk-ant-e2e-never-printed-0001' }, cwd: dir });
     assert.equal(bad.code, 2);
     assert.ok(bad.stderr.includes(`agent.yaml:${lineOf(file, 'baseUrl:')}:10: baseUrl: must be an http(s) URL`), bad.stderr);

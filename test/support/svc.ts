@@ -87,6 +87,20 @@ export function pidAlive(pid: number): boolean {
   return processAlive(pid);
 }
 
+/** The 1-based line of the first line of `file` that contains `needle` (for asserting file:line in errors). */
+export function lineOf(file: string, needle: string): number {
+  const index = readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes(needle));
+  if (index < 0) throw new Error(`${needle} not in ${file}`);
+  return index + 1;
+}
+
+/** Replaces the first `from` in `file` with `to`; `from` must be there. */
+export function editFile(file: string, from: string, to: string): void {
+  const text = readFileSync(file, 'utf8');
+  if (!text.includes(from)) throw new Error(`${from} not in ${file}`);
+  writeFileSync(file, text.replace(from, to));
+}
+
 /** Appends YAML to DIR/agent.yaml (the scaffold ends with comments, so top-level keys can follow). */
 export function appendAgentYaml(dir: string, yaml: string): void {
   const file = join(dir, 'agent.yaml');
