@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
@@ -184,6 +184,7 @@ describe('operating the daemon (contract §13)', () => {
     const result = JSON.parse(r.stdout) as { path: string; bytes: number; daemon: boolean };
     assert.deepEqual([result.path, result.daemon], [backup, true]);
     assert.ok(result.bytes > 0);
+    assert.equal(statSync(backup).mode & 0o777, 0o600, 'the copy is as private as the store, whatever the umask');
     assert.deepEqual([...new Set(statuses)], [202], 'every alert during the backup was accepted');
     assert.ok(auditRows(t.home).some((row) => row.kind === 'store.backup' && row.data.path === backup));
 
@@ -235,7 +236,13 @@ describe('operating the daemon (contract §13)', () => {
     const r = await svc(['backup', offline]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /svc is not running/);
+    assert.equal(statSync(offline).mode & 0o777, 0o600);
     const store = join(t.home, 'svc.db');
+    // A path to the store through a symbolic link is still the store.
+    symlinkSync(t.home, join(t.work, 'home-link'));
+    const over = await svc(['backup', join(t.work, 'home-link', 'svc.db'), '--force']);
+    assert.equal(over.code, 2, over.stdout + over.stderr);
+    assert.match(over.stderr, /refusing to write a backup over the store itself/);
     const before = sha(store);
     const verify = await svc(['audit', '--verify', '--db', store]);
     assert.equal(verify.code, 0, verify.stdout);

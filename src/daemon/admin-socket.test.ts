@@ -9,6 +9,7 @@ import { systemClock } from '../core/clock.js';
 import type { Store } from '../store/store.js';
 import { MAX_REQUEST_BYTES } from './admin-protocol.js';
 import { startAdminSocket } from './admin-socket.js';
+import { within } from '../../test/support/wait.js';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-admin-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -65,8 +66,31 @@ describe('admin socket', async () => {
     });
   }
 
+  it('lets go of a client once it is answered, even one that never closes its side', async () => {
+    const socket = createConnection({ path });
+    let answer = '';
+    socket.on('data', (d: Buffer) => { answer += d.toString(); });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('{"op":"ping"}\n'); // no end(): a client that stays half-open
+    await within(closed, 'the daemon closing the answered connection');
+    assert.deepEqual(JSON.parse(answer), { ok: true, op: 'ping', pid: 42 });
+  });
+
   it('refuses a request over 64 KiB without reading on', async () => {
     const answer = await exchange(path, Buffer.alloc(MAX_REQUEST_BYTES + 10, 0x61));
     assert.deepEqual(answer, { ok: false, error: `request over ${MAX_REQUEST_BYTES} bytes` });
+  });
+});
+
+describe('admin socket close', () => {
+  it('does not wait for a connected client that sends nothing', async () => {
+    const path = join(root, 'silent.sock');
+    const admin = await startAdminSocket({ path, store: {} as Store, storePath: null, clock: systemClock, pid: 7, wake: () => undefined, report: () => undefined });
+    const socket = createConnection({ path });
+    await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+    const clientClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => undefined);
+    await within(admin.close(), 'close() with a silent client connected');
+    await within(clientClosed, 'the silent client cut off');
   });
 });

@@ -78,14 +78,20 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
     }
   }
 
+  // Connections still reading their request: let go at once on close (a silent or stopped client
+  // must not hold the daemon's drain). One being answered is destroyed once its answer is written.
+  const reading = new Set<Socket>();
+
   function answer(socket: Socket, response: AdminResponse): void {
+    reading.delete(socket);
     if (socket.destroyed) return;
-    socket.end(`${JSON.stringify(response)}\n`);
+    socket.end(`${JSON.stringify(response)}\n`, () => socket.destroy());
   }
 
   function serve(socket: Socket): void {
     let buffered = Buffer.alloc(0);
     let done = false;
+    reading.add(socket);
     const timer = clock.setTimer(() => {
       if (done) return;
       done = true;
@@ -93,11 +99,12 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
     }, REQUEST_TIMEOUT_MS);
     const finish = (): void => {
       done = true;
+      reading.delete(socket);
       clock.clearTimer(timer);
       socket.pause();
     };
     socket.on('error', () => { finish(); });
-    socket.on('close', () => { clock.clearTimer(timer); });
+    socket.on('close', () => { clock.clearTimer(timer); reading.delete(socket); });
     socket.on('data', (chunk: Buffer) => {
       if (done) return;
       const newline = chunk.indexOf(0x0a);
@@ -135,9 +142,16 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
   server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) => reject(new RuntimeError('EADMIN_SOCKET', `admin socket ${deps.path}: ${errorText(err)}`)));
-    server.listen(deps.path, () => resolve());
+    // The socket file is created by listen(), synchronously: under umask 077 it is never, even for an
+    // instant, open to anyone but this user.
+    const umask = process.umask(0o077);
+    try {
+      server.listen(deps.path, () => resolve());
+    } finally {
+      process.umask(umask);
+    }
   });
-  // $SVC_HOME is 0700; the socket itself is 0600 as well, whatever the umask made it.
+  // And 0600 whatever happened before (the umask covers creation; this covers the file as it is).
   chmodSync(deps.path, 0o600);
   server.on('error', (err) => deps.report(`admin socket error: ${errorText(err)}`));
 
@@ -146,6 +160,8 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
+        for (const socket of reading) socket.destroy();
+        reading.clear();
         rmSync(deps.path, { force: true });
       });
       return closing;

@@ -17,6 +17,8 @@ import type { EventRecord, PageQuery, Store } from '../store/store.js';
 import { signBody } from './signature.js';
 import { createWebhookIngest, MAX_BODY_BYTES } from './webhook-server.js';
 import type { WebhookIngest, WebhookRoute } from './webhook-server.js';
+import { HEADERS_TIMEOUT_MS } from '../core/listener-limits.js';
+import { within } from '../../test/support/wait.js';
 
 const SECRET = 'whsec-test-0123456789abcdef';
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -343,6 +345,12 @@ describe('webhook ingest', () => {
       throw new Error(`refused with ${r.status}`);
     }));
     assert.equal((await counts(env.store)).events, 1);
+    // A connection that never starts its handshake is closed like one that never sends its headers
+    // (contract §11.2): without handshakeTimeout, Node would hold it for 120 s.
+    const { connect } = await import('node:net');
+    const silent = connect(env.port, '127.0.0.1');
+    silent.on('error', () => undefined);
+    await within(new Promise<void>((resolve) => silent.on('close', () => resolve())), 'the silent TLS connection closed', HEADERS_TIMEOUT_MS + 5_000);
   });
 
   it('answers 405 with Allow: POST to other methods', async () => {

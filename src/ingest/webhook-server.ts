@@ -18,7 +18,7 @@ import type { AgentLog } from '../logs/agent-log.js';
 import type { WebhookRejectReason } from '../metrics/metric-names.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import type { EventRecord, IngestResult, Store } from '../store/store.js';
-import { capConnections, listenerOptions } from '../core/listener-limits.js';
+import { capConnections, HEADERS_TIMEOUT_MS, listenerOptions } from '../core/listener-limits.js';
 import { checkJsonShape, MAX_DEPTH } from './json-shape.js';
 import { createRejectLog } from './reject-log.js';
 import { eventFingerprint } from './fingerprint.js';
@@ -315,7 +315,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     // HTTPS when the source has `tls` (contract §12); a bad certificate or key fails the start here.
     let server: Server;
     try {
-      server = listener.tls ? createTlsServer({ ...listenerOptions(), cert: listener.tls.cert, key: listener.tls.key }) : createServer(listenerOptions());
+      server = listener.tls ? createTlsServer({ ...listenerOptions(), handshakeTimeout: HEADERS_TIMEOUT_MS, cert: listener.tls.cert, key: listener.tls.key }) : createServer(listenerOptions());
     } catch (err) {
       return Promise.reject(new RuntimeError('ETLS', `webhook ingest on ${hostPort(listener.bind, listener.port)}: unusable TLS certificate or key (${errorText(err)})`));
     }

@@ -12,6 +12,15 @@ export const EVENT_COLS = 'seq, id, ts_ms, agent_id, source_id, kind, fingerprin
 export const DEAD_LETTER_COLS = 'seq, id, ts_ms, agent_id, source_id, event_id, reason, error, attempts, payload, replayed_ms';
 export const AUDIT_COLS = 'seq, ts, kind, actor, agent_id, data, prev_hash, hash';
 
+/**
+ * Free text from outside (a receiver's answer quoted in a dead letter's error) as every store can keep
+ * it: PostgreSQL's text refuses the NUL character, so both stores replace it with U+FFFD — the same
+ * record whichever store holds it, and never a completion that fails for its error message.
+ */
+export function storableText(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+}
+
 /** Raw rows: SQLite may hand back any storage class in any column of a damaged row. */
 type Raw = Record<string, unknown>;
 

@@ -197,6 +197,18 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.deepEqual([again1?.event.id, again1?.claim.attempt], [ids[2], 2]);
     });
 
+    it('a dead letter whose error quotes a binary answer (NUL bytes) is stored, the same in every store', async () => {
+      const store = await open();
+      await accept(store);
+      const [c] = await claim(store, 'w', T0);
+      const results = await store.completeEvents([{ claim: c!.claim, outcome: 'dead-lettered',
+        deadLetter: { reason: 'delivery-failed', error: 'HTTP 400: \u0000\u0001PNG\u0000end', attempts: 1 }, audit: [] }], T0 + 1);
+      assert.ok(results[0]?.ok, JSON.stringify(results));
+      const [letter] = (await store.listDeadLetters(q(), {})).items;
+      assert.equal(letter?.error, 'HTTP 400: \uFFFD\u0001PNG\uFFFDend');
+      assert.equal((await store.listEvents(q(), {})).items[0]?.status, 'dead-lettered');
+    });
+
     it('releaseClaims gives back the claims of one owner prefix only; backlog counts accepted and processing', async () => {
       const store = await open();
       for (let i = 0; i < 3; i++) await accept(store);

@@ -18,6 +18,7 @@ import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import { parseStoredAuditRow } from '../../audit/audit-row.js';
 import { isoTs } from '../../core/clock.js';
 import type { Completion, CompletionResult, IngestResult, NewEvent } from '../store.js';
+import { storableText } from '../rows.js';
 import type { ChainTx } from './chain-tx.js';
 import { beginChainTx } from './chain-tx.js';
 import { isConnectionError, isRetryable } from './pool.js';
@@ -208,7 +209,7 @@ function complete(tx: ChainTx, c: Completion, nowMs: number, fenced: Map<string,
   }
   const id = randomUUID();
   tx.insertDeadLetter({ id, tsMs: nowMs, agentId: event.agentId, sourceId: event.sourceId, eventId: c.claim.eventId,
-    reason: c.deadLetter.reason, error: c.deadLetter.error, attempts: c.deadLetter.attempts, payloadText: event.payload ?? '',
+    reason: storableText(c.deadLetter.reason), error: storableText(c.deadLetter.error), attempts: c.deadLetter.attempts, payloadText: event.payload ?? '',
     replayedMs: null });
   for (const entry of c.audit) tx.append(entry, nowMs);
   tx.append({ kind: 'event.dead-lettered', actor: `agent:${event.agentId}`, agentId: event.agentId,

@@ -34,25 +34,35 @@ export interface PoolOptions {
   relaxed?: boolean;
 }
 
-/** The URL with its password (if any) replaced by `***`: what a message may show. */
+/**
+ * What a message may show of the URL: scheme, user, host, port and database — no password, and no
+ * query string (the driver takes `?password=`, `sslpassword=`, `sslkey=`… from it too).
+ */
 export function redactUrl(url: string): string {
   try {
     const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
+    const user = u.username === '' ? '' : `${u.username}${u.password === '' ? '' : ':***'}@`;
+    return `${u.protocol}//${user}${u.host}${u.pathname}${u.search === '' ? '' : '?…'}`;
   } catch {
     return 'the configured PostgreSQL URL';
   }
 }
 
-/** Every spelling of the URL's password a driver or server message could carry. */
+/** Query parameters whose values a driver or server message must never show. */
+const SECRET_PARAMS = ['password', 'sslpassword', 'sslkey', 'sslcert', 'sslrootcert', 'options'];
+
+/** Every spelling of the URL's secrets (the password, in the authority or the query) a message could carry. */
 function secretsOf(url: string): string[] {
   try {
-    const raw = new URL(url).password;
-    if (raw === '') return [];
-    let decoded = raw;
-    try { decoded = decodeURIComponent(raw); } catch { /* keep raw */ }
-    return [...new Set([raw, decoded])].filter((s) => s.length > 0);
+    const u = new URL(url);
+    const raws = [u.password, ...SECRET_PARAMS.flatMap((p) => u.searchParams.getAll(p))].filter((s) => s.length > 0);
+    const out = new Set<string>();
+    for (const raw of raws) {
+      out.add(raw);
+      try { out.add(decodeURIComponent(raw)); } catch { /* keep raw */ }
+      out.add(encodeURIComponent(raw));
+    }
+    return [...out].filter((s) => s.length > 0);
   } catch {
     return [];
   }
@@ -92,6 +102,20 @@ export function isRetryable(err: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
+/**
+ * Limits the server holds each session to, so a replica that freezes or is cut off mid-transaction
+ * (SIGSTOP, a paused VM, a partition) cannot hold the chain head's lock for hours: its transaction is
+ * ended 30 s after it last spoke, a lock wait gives up at 50 s (under the 60 s query timeout, so the
+ * server, not only the client, stops waiting), and a dead peer is noticed within about a minute.
+ */
+const SESSION_LIMITS = [
+  '-c idle_in_transaction_session_timeout=30000',
+  '-c lock_timeout=50000',
+  '-c tcp_keepalives_idle=30',
+  '-c tcp_keepalives_interval=10',
+  '-c tcp_keepalives_count=3',
+];
+
 export function createPool(opts: PoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: opts.url,
@@ -105,7 +129,7 @@ export function createPool(opts: PoolOptions): pg.Pool {
     application_name: 'svc',
     types,
     ...(opts.pipeline ? { pipeline: true } : {}),
-    ...(opts.relaxed ? { options: '-c synchronous_commit=off' } : {}),
+    options: [...SESSION_LIMITS, ...(opts.relaxed ? ['-c synchronous_commit=off'] : [])].join(' '),
   });
   const report = (err: unknown): void => { opts.onError?.(describePgError(err, opts.url)); };
   // An idle client whose connection dies is removed by the pool, which then emits this.

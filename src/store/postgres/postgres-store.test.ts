@@ -5,6 +5,7 @@ import type { PgCluster } from '../../../test/support/postgres.js';
 import { PG_PASSWORD, startPgCluster } from '../../../test/support/postgres.js';
 import { accept, ev, q, storeContract } from '../../../test/support/store-contract.js';
 import { openStore } from '../open-store.js';
+import { createPool } from './pool.js';
 import { openPostgresStore } from './postgres-store.js';
 import { SCHEMA_VERSION } from './schema.js';
 
@@ -27,6 +28,24 @@ storeContract('postgres store', {
 });
 
 describe('postgres store: schema and connection', () => {
+  it('every session carries the server-side limits that free a frozen replica\'s locks', async () => {
+    const pool = createPool({ url: await freshDb() });
+    try {
+      const show = async (name: string): Promise<string> => String((await pool.query(`SHOW ${name}`)).rows[0]?.[name]);
+      assert.deepEqual([await show('idle_in_transaction_session_timeout'), await show('lock_timeout'), await show('tcp_keepalives_idle')],
+        ['30s', '50s', '30']);
+      const relaxed = createPool({ url: cluster.url(lastDb), relaxed: true });
+      try {
+        assert.equal(String((await relaxed.query('SHOW synchronous_commit')).rows[0]?.synchronous_commit), 'off');
+        assert.equal(String((await relaxed.query('SHOW lock_timeout')).rows[0]?.lock_timeout), '50s');
+      } finally {
+        await relaxed.end();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('replicas starting together migrate once; the version is recorded', async () => {
     const url = await freshDb();
     const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgresStore({ url })));

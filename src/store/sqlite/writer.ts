@@ -13,7 +13,7 @@ import type {
   ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
   RetentionPolicy,
 } from '../store.js';
-import { EVENT_COLS, toEvent } from '../rows.js';
+import { EVENT_COLS, storableText, toEvent } from '../rows.js';
 
 export interface Writer {
   ingestEvent(event: NewEvent, windowMs: number, nowMs: number): IngestResult;
@@ -121,7 +121,7 @@ export function createWriter(db: Database.Database): Writer {
     if (event === undefined) throw new Error('dead letter for an event that is gone');
     const id = randomUUID();
     const tsMs = stamp(nowMs, st.lastDeadLetterTs.get()?.ts_ms);
-    st.insertDeadLetter.run(id, tsMs, event.agent_id, event.source_id, c.claim.eventId, c.deadLetter.reason, c.deadLetter.error,
+    st.insertDeadLetter.run(id, tsMs, event.agent_id, event.source_id, c.claim.eventId, storableText(c.deadLetter.reason), storableText(c.deadLetter.error),
       c.deadLetter.attempts, event.payload);
     for (const entry of c.audit) appendStored(entry, nowMs);
     appendStored({ kind: 'event.dead-lettered', actor: `agent:${event.agent_id}`, agentId: event.agent_id,
