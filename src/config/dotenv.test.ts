@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,5 +41,19 @@ describe('withDotenv', () => {
       assert.ok(!err.message.includes('secret-'));
       return true;
     });
+  });
+
+  it('a .env that would change a value silently, is not a regular file, or is over 64 KiB is a configuration error', () => {
+    const bad = dir('bad', 'TOKEN=S3CRET-VALUE # note\n');
+    assert.throws(() => withDotenv([bad], {}), (err: Error) => {
+      assert.match(err.message, /bad\/\.env: line 1: TOKEN: a comment after an unquoted value/);
+      assert.ok(!err.message.includes('S3CRET'));
+      return true;
+    });
+    const fifo = dir('fifo');
+    execFileSync('mkfifo', [join(fifo, '.env')]);
+    assert.throws(() => withDotenv([fifo], {}), /fifo\/\.env: is a FIFO, not a regular file/);
+    const big = dir('big', `A=${'x'.repeat(64 * 1024)}\n`);
+    assert.throws(() => withDotenv([big], {}), /big\/\.env: is larger than 64 KiB/);
   });
 });

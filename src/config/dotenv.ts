@@ -4,10 +4,10 @@
  * naming both files and the variable (never the values). `SVC_HOME` is taken from the real
  * environment only: every other command (`svc down`, `svc ps`) must find the same home without a DIR.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseEnv } from 'node:util';
 import { ConfigError } from '../core/errors.js';
+import { parseDotenv } from './dotenv-parse.js';
+import { MAX_REFERENCED_FILE_BYTES, readBoundedFile, readFailureText } from './read-bounded.js';
 
 /** Variables a `.env` file may not set, and why. */
 const IGNORED: Readonly<Record<string, string>> = {
@@ -29,17 +29,19 @@ export function withDotenv(dirs: readonly string[], env: NodeJS.ProcessEnv): Dot
   const problems: string[] = [];
   for (const dir of dirs) {
     const file = join(dir, '.env');
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') continue;
-      throw new ConfigError(`${file}: cannot read file (${code ?? 'unknown error'})`);
+    // Bounded like every configuration read: a regular file of at most 64 KiB (a FIFO never blocks).
+    const read = readBoundedFile(file, { maxBytes: MAX_REFERENCED_FILE_BYTES });
+    if (!read.ok) {
+      if (read.reason === 'not-found') continue;
+      throw new ConfigError(`${file}: ${readFailureText(read)}`);
     }
     files.push(file);
-    for (const [key, value] of Object.entries(parseEnv(text))) {
-      if (typeof value !== 'string') continue;
+    const parsed = parseDotenv(read.text);
+    if (!parsed.ok) {
+      problems.push(...parsed.problems.map((p) => `${file}: ${p}`));
+      continue;
+    }
+    for (const [key, value] of parsed.vars) {
       if (IGNORED[key] !== undefined) {
         notes.push(`${file}: ${key} ignored (${IGNORED[key]})`);
         continue;
