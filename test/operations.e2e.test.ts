@@ -164,6 +164,24 @@ describe('operating the daemon (contract §13)', () => {
     }
   });
 
+  it('svc dlq replay --all --source --reason puts back every matching dead letter and nothing else', async () => {
+    const res = await postAlert(agent.url, agent.secret, agent.fixture, 'ops-dlq-all');
+    const eventId = String(res.json?.eventId);
+    const letter = await waitFor('the dead letter', () => queryStore<{ id: string; reason: string }>(t.home,
+      'SELECT id, reason FROM dead_letters WHERE event_id = ?', eventId)[0]);
+    const receiver = await startReceiver(hookPort);
+    try {
+      const other = await svc(['dlq', 'replay', '--all', '--source', 'alertmanager', '--reason', 'no-such-reason', '--json']);
+      assert.deepEqual(JSON.parse(other.stdout), { replayed: [], missing: [] }, other.stderr);
+      const replay = await svc(['dlq', 'replay', '--all', '--source', 'alertmanager', '--reason', letter.reason, '--json']);
+      assert.equal(replay.code, 0, replay.stderr);
+      assert.deepEqual(JSON.parse(replay.stdout), { replayed: [letter.id], missing: [] });
+      await waitFor('the replayed message', () => receiver.received.find((r) => r.body.eventId === eventId));
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('svc backup while alerts flow, verified offline; a tampered copy exits 1 naming the seq', async () => {
     const backup = join(t.work, 'backup.db');
     let posted = 0;
@@ -241,7 +259,7 @@ describe('operating the daemon (contract §13)', () => {
     // A path to the store through a symbolic link is still the store.
     symlinkSync(t.home, join(t.work, 'home-link'));
     const over = await svc(['backup', join(t.work, 'home-link', 'svc.db'), '--force']);
-    assert.equal(over.code, 2, over.stdout + over.stderr);
+    assert.equal(over.code, 1, over.stdout + over.stderr);
     assert.match(over.stderr, /refusing to write a backup over the store itself/);
     const before = sha(store);
     const verify = await svc(['audit', '--verify', '--db', store]);

@@ -165,6 +165,18 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.deepEqual(rows.map((r) => JSON.parse(r.dataText ?? '{}') as unknown), [{ eventId: id, attempt: 2 }]);
     });
 
+    it('a stale completion and the current one for the same event in one call: claim-lost, then ok', async () => {
+      const store = await open();
+      const id = await accept(store);
+      const [held] = await claim(store, 'old', T0);
+      const [taken] = await claim(store, 'new', T0 + LEASE_MS);
+      assert.ok(held && taken);
+      assert.deepEqual(await store.completeEvents([processed(held), processed(taken)], T0 + LEASE_MS + 1), [{ ok: false, reason: 'claim-lost' }, { ok: true }]);
+      assert.equal((await store.listEvents(q(), {})).items[0]?.status, 'processed');
+      const rows = (await store.listAudit(q({ order: 'asc' }), { kind: 'message.delivered' })).items;
+      assert.deepEqual(rows.map((r) => JSON.parse(r.dataText ?? '{}') as unknown), [{ eventId: id, attempt: 2 }]);
+    });
+
     it('a renewed lease holds past its first end', async () => {
       const store = await open();
       await accept(store);
@@ -455,6 +467,28 @@ export function storeContract(name: string, subject: ContractSubject): void {
       const row = (await store.listAudit(q(), { kind: 'dlq.replayed' })).items[0];
       assert.deepEqual(JSON.parse(row?.dataText ?? ''), { deadLetterId: letterId, eventId: id, sourceId: 'alertmanager', reason: 'delivery-failed' });
       assert.equal(row?.actor, 'cli:root');
+    });
+
+    it('a replay by filter brings back every matching letter at once, in order; a second letter of one event is missing', async () => {
+      const store = await open();
+      for (let i = 0; i < 30; i++) await accept(store, ev({ sourceId: i % 3 === 0 ? 'other' : 'alertmanager' }));
+      const claims = await claim(store, 'w', T0, 30);
+      assert.equal(claims.length, 30);
+      const results = await store.completeEvents(claims.map((c) => ({ claim: c.claim, outcome: 'dead-lettered' as const,
+        deadLetter: { reason: 'delivery-failed', error: 'e', attempts: 1 }, audit: [] })), T0 + 1);
+      const letterIds = results.map((r) => (r.ok ? String(r.deadLetterId) : ''));
+      const wanted = letterIds.filter((_, i) => i % 3 !== 0);
+      const replay = await store.replayDeadLetters({ sourceId: 'alertmanager' }, 'cli:root', T0 + 2);
+      assert.deepEqual(replay, { replayed: wanted, missing: [] });
+      assert.equal((await store.listAudit(q(), { kind: 'dlq.replayed' })).items.length, 20);
+      // The first event again: claimed, dead-lettered a second time; its two letters asked for together.
+      const [again] = await claim(store, 'w2', T0 + 3, 1);
+      const [second] = await store.completeEvents([{ claim: again!.claim, outcome: 'dead-lettered',
+        deadLetter: { reason: 'delivery-failed', error: 'e', attempts: 2 }, audit: [] }], T0 + 4);
+      const secondId = second?.ok ? String(second.deadLetterId) : '';
+      assert.deepEqual(await store.replayDeadLetters({ ids: [wanted[0] as string, secondId] }, 'cli:root', T0 + 5),
+        { replayed: [wanted[0]], missing: [secondId] });
+      assert.equal((await store.backlog()).reduce((n, b) => n + b.count, 0), 20);
     });
 
     it('retention prunes old finished events, old dead letters and expired fingerprints, never pending work', async () => {

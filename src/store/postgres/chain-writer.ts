@@ -242,10 +242,15 @@ async function lookupFingerprints(client: pg.PoolClient, ops: readonly Op[]): Pr
  * processing) and returns them by `eventId#owner#attempt`; the others were lost to another holder.
  */
 async function fenceCompletions(client: pg.PoolClient, ops: readonly Op[]): Promise<Map<string, Fenced>> {
+  // By claim, not by event: a stale completion (an earlier attempt) and the current one for the same
+  // event may share a batch; both go to the fence, and only the one that still holds can match.
   const byEvent = new Map<string, Completion>();
   for (const op of ops) {
     if (op.kind !== 'complete') continue;
-    for (const c of op.completions) if (!byEvent.has(c.claim.eventId)) byEvent.set(c.claim.eventId, c);
+    for (const c of op.completions) {
+      const key = `${c.claim.eventId}#${c.claim.owner}#${c.claim.attempt}`;
+      if (!byEvent.has(key)) byEvent.set(key, c);
+    }
   }
   const fenced = new Map<string, Fenced>();
   if (byEvent.size === 0) return fenced;

@@ -56,20 +56,26 @@ export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelect
        AND ($2::text IS NULL OR reason = $2) ORDER BY seq`, [selection.sourceId ?? null, selection.reason ?? null]);
     letters.push(...rows);
   }
+  // One statement for all of them (the chain head is held meanwhile: no round trip per letter). An
+  // event comes back once: of several selected letters of one event only the first is replayed.
+  const found = letters.filter((l): l is Letter => typeof l !== 'string');
+  const { rows } = found.length === 0 ? { rows: [] as Array<{ id: string }> } : await tx.client.query<{ id: string }>(
+    `WITH l AS (SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS l(id, event_id, ord)),
+     first AS (SELECT DISTINCT ON (event_id) id, event_id FROM l ORDER BY event_id, ord),
+     ev AS (UPDATE events e SET status = 'accepted', owner = NULL, lease_until_ms = NULL
+            FROM first WHERE e.id = first.event_id AND e.status = 'dead-lettered' RETURNING e.id)
+     UPDATE dead_letters d SET replayed_ms = $3 FROM first
+     WHERE d.id = first.id AND first.event_id IN (SELECT id FROM ev) RETURNING d.id`,
+    [found.map((l) => l.id), found.map((l) => l.event_id), nowMs]);
+  const done = new Set(rows.map((r) => r.id));
   const replayed: string[] = [];
   const missing: string[] = [];
   for (const letter of letters) {
-    if (typeof letter === 'string') {
-      missing.push(letter);
+    if (typeof letter === 'string' || !done.has(letter.id)) {
+      // Not found, or its event was replayed already (or is gone).
+      missing.push(typeof letter === 'string' ? letter : letter.id);
       continue;
     }
-    const { rowCount } = await tx.client.query(
-      `UPDATE events SET status = 'accepted', owner = NULL, lease_until_ms = NULL WHERE id = $1 AND status = 'dead-lettered'`, [letter.event_id]);
-    if (rowCount !== 1) {
-      missing.push(letter.id); // its event was replayed already, or is gone
-      continue;
-    }
-    await tx.client.query('UPDATE dead_letters SET replayed_ms = $1 WHERE id = $2', [nowMs, letter.id]);
     tx.append({ kind: 'dlq.replayed', actor, agentId: letter.agent_id,
       data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason } }, nowMs);
     replayed.push(letter.id);

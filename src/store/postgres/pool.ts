@@ -28,8 +28,9 @@ export interface PoolOptions {
   pipeline?: boolean;
   /**
    * `synchronous_commit = off` on these connections: commits do not wait for the WAL flush. Only for
-   * writes a crash of the database may lose without harm (claims and lease renewals: the event is
-   * simply claimable again, and the completion's own durable commit flushes the claim before it).
+   * writes a crash of the database may lose without harm: lease renewals (a lost one lets a lease end
+   * early; whoever claims the event next has a higher attempt, and the old holder is fenced off). Not
+   * claims: a lost claim would be handed out again with the same owner and attempt.
    */
   relaxed?: boolean;
 }

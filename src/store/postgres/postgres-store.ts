@@ -51,12 +51,14 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     lastReported = message;
     opts.onError?.(message);
   };
-  // Three pools: reads and the rest; the chain writer's (pipelined, one transaction at a time); and
-  // claims and lease renewals, whose commits need not wait for the WAL flush (pool.ts, `relaxed`).
+  // Three pools: reads, claims and the rest; the chain writer's (pipelined, one transaction at a time);
+  // and lease renewals, whose commits need not wait for the WAL flush (pool.ts, `relaxed`). Claims are
+  // durable: one lost in a crash of the database would be handed out again while its holder works,
+  // with the same owner and attempt, so no fence could tell the two holders apart.
   const pool = createPool({ url: opts.url, max: opts.maxConnections ?? 8, onError });
   const writerPool = createPool({ url: opts.url, max: 2, pipeline: true, onError });
-  const claimPool = createPool({ url: opts.url, max: 4, relaxed: true, onError });
-  const endPools = (): Promise<unknown> => Promise.all([pool.end(), writerPool.end(), claimPool.end()]);
+  const renewPool = createPool({ url: opts.url, max: 2, relaxed: true, onError });
+  const endPools = (): Promise<unknown> => Promise.all([pool.end(), writerPool.end(), renewPool.end()]);
   try {
     const client = await pool.connect().catch((err: unknown) => {
       throw new RuntimeError('ESTORE_UNREACHABLE', `cannot reach PostgreSQL at ${redactUrl(opts.url)}: ${describePgError(err, opts.url)}`);
@@ -100,8 +102,8 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
   return {
     kind: 'postgres',
     ingestEvent: (event, windowMs, nowMs) => writer.ingest(event, windowMs, nowMs),
-    claimEvents: (request) => claimEvents(claimPool, request),
-    renewLeases: (claims, leaseMs, nowMs) => renewLeases(claimPool, claims, leaseMs, nowMs),
+    claimEvents: (request) => claimEvents(pool, request),
+    renewLeases: (claims, leaseMs, nowMs) => renewLeases(renewPool, claims, leaseMs, nowMs),
     completeEvents: (completions, nowMs) => writer.complete(completions, nowMs),
     releaseClaims: (ownerPrefix) => releaseClaims(pool, ownerPrefix),
     backlog: () => backlog(pool),

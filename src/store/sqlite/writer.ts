@@ -62,9 +62,11 @@ export function createWriter(db: Database.Database): Writer {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     deadLetterById: db.prepare<[string], { id: string; event_id: string; agent_id: string; source_id: string; reason: string }>(
       'SELECT id, event_id, agent_id, source_id, reason FROM dead_letters WHERE id = ?'),
-    deadLettersToReplay: db.prepare<[string | null, string | null], { id: string; event_id: string; agent_id: string; source_id: string; reason: string }>(
+    // Named parameters: better-sqlite3 binds `?1`-style numbered ones by name, so positional
+    // arguments would be refused ("Too many parameter values").
+    deadLettersToReplay: db.prepare<[{ source: string | null; reason: string | null }], { id: string; event_id: string; agent_id: string; source_id: string; reason: string }>(
       `SELECT id, event_id, agent_id, source_id, reason FROM dead_letters
-       WHERE replayed_ms IS NULL AND (?1 IS NULL OR source_id = ?1) AND (?2 IS NULL OR reason = ?2) ORDER BY seq`),
+       WHERE replayed_ms IS NULL AND (@source IS NULL OR source_id = @source) AND (@reason IS NULL OR reason = @reason) ORDER BY seq`),
     requeue: db.prepare<[string]>(
       `UPDATE events SET status = 'accepted', owner = NULL, lease_until_ms = NULL WHERE id = ? AND status = 'dead-lettered'`),
     markReplayed: db.prepare<[number, string]>('UPDATE dead_letters SET replayed_ms = ? WHERE id = ?'),
@@ -188,7 +190,7 @@ export function createWriter(db: Database.Database): Writer {
     replayDeadLetters(selection, actor, nowMs) {
       const letters = selection.ids !== undefined
         ? selection.ids.map((id) => st.deadLetterById.get(id) ?? id)
-        : st.deadLettersToReplay.all(selection.sourceId ?? null, selection.reason ?? null);
+        : st.deadLettersToReplay.all({ source: selection.sourceId ?? null, reason: selection.reason ?? null });
       const replayed: string[] = [];
       const missing: string[] = [];
       for (const letter of letters) {
