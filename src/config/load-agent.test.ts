@@ -332,6 +332,13 @@ describe('source authentication, tls and MCP commands (contract §12, §13)', ()
     assert.equal(loaded.sources[0]?.secret, undefined);
   });
 
+  it('a bearer token with characters Authorization: Bearer cannot carry is refused, without quoting it', () => {
+    writeSecret(home, 'alert-escalation/bad-token', 'S3CRET token with spaces!');
+    const message = errorOf(() => loadAgentDir(agentDir({ sources: source('    bearerToken: ${secret:alert-escalation/bad-token}\n') }), ctx));
+    assert.match(message, /sources\.0\.bearerToken: must be token68 characters/);
+    assert.ok(!message.includes('S3CRET'), message);
+  });
+
   it('a source without any method, a literal token or password, and a timestamp without HMAC are refused', () => {
     const dir = agentDir({ sources: source('    timestampHeader: X-Ts\n') });
     const message = errorOf(() => loadAgentDir(dir, ctx));

@@ -262,8 +262,11 @@ export const webhookSourceSchema = z.strictObject({
   bind: bindAddress.default('127.0.0.1'),
   /** HMAC-SHA-256 of the body in `signatureHeader` (contract §9.2). */
   secret: sourceSecret.optional(),
-  /** `Authorization: Bearer <token>` (contract §12.1): what stock Alertmanager sends. */
-  bearerToken: sourceSecret.optional(),
+  /**
+   * `Authorization: Bearer <token>` (contract §12.1): what stock Alertmanager sends. Only token68
+   * characters can travel in that header (RFC 6750), so a token with others could never match.
+   */
+  bearerToken: sourceSecret.regex(/^[A-Za-z0-9\-._~+/]+=*$/, 'must be token68 characters (A-Z a-z 0-9 - . _ ~ + /, then = padding): no other can be sent in Authorization: Bearer').optional(),
   /** `Authorization: Basic …` (contract §12.1). */
   basicAuth: z.strictObject({
     // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused here
