@@ -94,9 +94,11 @@ export async function prune(pool: pg.Pool, policy: RetentionPolicy): Promise<{ e
   // A dead-lettered event stays while its dead letter does. Fingerprints point at events younger than
   // the idempotency window, far younger than any retention (at least an hour, config/store.ts), and
   // are pruned first — as in the SQLite writer.
+  // The status is asked again of the row being deleted: a replay that put the event back in the queue
+  // since the subquery read it (another replica, the same instant) keeps it.
   const events = await run(`DELETE FROM events WHERE seq IN (
     SELECT seq FROM events e WHERE ts_ms < $1 AND status IN ('processed', 'dead-lettered')
       AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = e.id)
-    ORDER BY ts_ms LIMIT $2)`, policy.eventsBeforeMs);
+    ORDER BY ts_ms LIMIT $2) AND status IN ('processed', 'dead-lettered')`, policy.eventsBeforeMs);
   return { events, deadLetters, fingerprints };
 }
