@@ -6,14 +6,10 @@
  *
  *   npm run build && node --import tsx bench/backlog-million.ts [events]
  */
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { BenchDaemon } from './lib/daemon.js';
-import { benchDaemon, r3, signedAlert } from './lib/daemon.js';
+import { benchDaemon, fillEvents, r3, signedAlert } from './lib/daemon.js';
 import type { WrkResult } from './lib/wrk.js';
 import { runWrk } from './lib/wrk.js';
 
@@ -34,20 +30,6 @@ const channelsYaml = `channels:
     maxAttempts: 20
 `;
 
-async function fill(d: BenchDaemon, n: number): Promise<void> {
-  const path = join(d.home, 'svc.db');
-  await (await openSqliteStore({ path })).close(); // creates the schema
-  const db = new Database(path);
-  const { body } = signedAlert(d.dir, d.secret);
-  const ins = db.prepare(`INSERT INTO events (id, ts_ms, agent_id, source_id, kind, fingerprint, status, payload, attempt)
-    VALUES (?, ?, 'oncall-escalator', 'alertmanager', 'alert', NULL, 'accepted', ?, 0)`);
-  const t0 = Date.now() - n;
-  for (let done = 0; done < n; done += 100_000) {
-    db.transaction(() => { for (let i = done; i < Math.min(n, done + 100_000); i++) ins.run(randomUUID(), t0 + i, body); })();
-  }
-  db.close();
-}
-
 async function measure(d: BenchDaemon): Promise<{ status: WrkResult; ingest: WrkResult; rssMiB: number; backlog: number }> {
   await d.start();
   await new Promise((r) => setTimeout(r, 3000)); // the lane fills its batch, the backlog gauge counts
@@ -64,7 +46,7 @@ const empty = await benchDaemon({ channelsYaml });
 const full = await benchDaemon({ channelsYaml });
 try {
   const e = await measure(empty);
-  await fill(full, EVENTS);
+  await fillEvents(full, EVENTS, 'accepted');
   const f = await measure(full);
   const result = {
     bench: 'backlog-million', events: EVENTS, backlogSeen: f.backlog, rssMiB: f.rssMiB, emptyRssMiB: e.rssMiB, rssTargetMiB: 256,

@@ -9,35 +9,16 @@
  *   npm run build && node --import tsx bench/backup-million.ts [events]
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
-import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { BenchDaemon } from './lib/daemon.js';
-import { benchDaemon, r3, signedAlert } from './lib/daemon.js';
+import { benchDaemon, fillEvents, r3, signedAlert } from './lib/daemon.js';
 import type { WrkResult } from './lib/wrk.js';
 import { runWrk } from './lib/wrk.js';
 
 const EVENTS = Number(process.argv[2] ?? 1_000_000);
 const SVC = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const CONNECTIONS = 16;
-
-async function fill(d: BenchDaemon, n: number): Promise<void> {
-  const path = join(d.home, 'svc.db');
-  await (await openSqliteStore({ path })).close(); // creates the schema
-  const db = new Database(path);
-  const { body } = signedAlert(d.dir, d.secret);
-  const ins = db.prepare(`INSERT INTO events (id, ts_ms, agent_id, source_id, kind, fingerprint, status, payload, attempt)
-    VALUES (?, ?, 'oncall-escalator', 'alertmanager', 'alert', NULL, 'processed', ?, 1)`);
-  const t0 = Date.now() - n;
-  for (let done = 0; done < n; done += 100_000) {
-    db.transaction(() => { for (let i = done; i < Math.min(n, done + 100_000); i++) ins.run(randomUUID(), t0 + i, body); })();
-  }
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
-}
 
 /** One signed request at a time until `stop()`: the longest answer seen, and how many. */
 function probe(url: string, body: string, headers: Record<string, string>): { stop(): Promise<{ maxMs: number; count: number }> } {
@@ -59,7 +40,7 @@ function probe(url: string, body: string, headers: Record<string, string>): { st
 const d = await benchDaemon();
 try {
   const t0 = performance.now();
-  await fill(d, EVENTS);
+  await fillEvents(d, EVENTS, 'processed');
   const fillS = (performance.now() - t0) / 1000;
   const storeBytes = statSync(join(d.home, 'svc.db')).size;
   await d.start();

@@ -4,12 +4,15 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { signBody } from '../../src/ingest/signature.js';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The built CLI; SVC_BENCH_ROOT points a bench at another checkout (a "before" figure). */
@@ -124,3 +127,23 @@ export function signedAlert(dir: string, secret: string): { body: string; header
 }
 
 export const r3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/**
+ * Writes `n` events of the agent's signed mock alert straight into the (stopped) daemon's store, in
+ * transactions of 100,000: `accepted` (waiting) or `processed` (history). The schema is created first.
+ */
+export async function fillEvents(d: BenchDaemon, n: number, status: 'accepted' | 'processed'): Promise<void> {
+  const path = join(d.home, 'svc.db');
+  await (await openSqliteStore({ path })).close();
+  const db = new Database(path);
+  const { body } = signedAlert(d.dir, d.secret);
+  const ins = db.prepare(`INSERT INTO events (id, ts_ms, agent_id, source_id, kind, fingerprint, status, payload, attempt)
+    VALUES (?, ?, 'oncall-escalator', 'alertmanager', 'alert', NULL, ?, ?, ?)`);
+  const attempt = status === 'accepted' ? 0 : 1;
+  const t0 = Date.now() - n;
+  for (let done = 0; done < n; done += 100_000) {
+    db.transaction(() => { for (let i = done; i < Math.min(n, done + 100_000); i++) ins.run(randomUUID(), t0 + i, status, body, attempt); })();
+  }
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+}

@@ -9,6 +9,7 @@ import type { Clock } from '../core/clock.js';
 import { withDeadline } from '../core/deadline.js';
 import { RuntimeError, UsageError, errorText } from '../core/errors.js';
 import { networkFailure } from '../core/net-errors.js';
+import { BodyTooLargeError, readBodyText } from '../core/read-body.js';
 import type { CliContext } from './context.js';
 import { createTokenSource } from './token-source.js';
 import type { TokenSource } from './token-source.js';
@@ -165,22 +166,16 @@ export async function getJson(target: ControlTarget, path: string, params: URLSe
 /** A page holds at most 4 MiB of JSON (contract §11.4); an answer far past that is not one to hold in memory. */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
+/** The answer's text within MAX_ANSWER_BYTES (the cap holds while it streams: core/read-body.ts). */
 async function readCapped(res: Response, path: string): Promise<string> {
-  if (res.body === null) return '';
-  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > MAX_ANSWER_BYTES) {
-      await reader.cancel().catch(() => undefined);
+  try {
+    return await readBodyText(res, MAX_ANSWER_BYTES);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) {
       throw new RuntimeError('ETOOLARGE', `${path}: the answer is larger than ${MAX_ANSWER_BYTES} bytes`, 'answer too large');
     }
-    chunks.push(value);
+    throw err;
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export interface PageEnvelope<T> {

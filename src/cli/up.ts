@@ -24,6 +24,7 @@ import type { LogFormat } from '../logs/console-log.js';
 import { LOG_FORMATS, createConsoleLog } from '../logs/console-log.js';
 import type { CliContext } from './context.js';
 import { acquirePidFile, releasePidFile, runningPid, writeState } from './daemon-files.js';
+import { sourceUrl } from '../config/source-url.js';
 
 /** Messages a detached daemon sends its parent over the IPC channel. */
 type ReadyMessage = { type: 'ready'; pid: number; ingest: string[]; controlPlane: string | null } | { type: 'failed'; error: string };
@@ -75,11 +76,7 @@ export function mcpBaseEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 
 function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
   return agents.flatMap((a) =>
-    a.sources.map((s) => {
-      const host = s.bind === '0.0.0.0' || s.bind === '::' ? '127.0.0.1' : s.bind;
-      const port = s.port !== 0 ? s.port : (ports[0] ?? 0);
-      return `http://${host.includes(':') ? `[${host}]` : host}:${port}/webhooks/${s.id}`;
-    }),
+    a.sources.map((s) => sourceUrl(s, { dialable: true, port: s.port !== 0 ? s.port : (ports[0] ?? 0) })),
   );
 }
 

@@ -16,6 +16,7 @@ import type { WebhookSourceConfig } from '../config/schema.js';
 import { UsageError, errorText } from '../core/errors.js';
 import { signBody } from '../ingest/signature.js';
 import type { CliContext } from './context.js';
+import { sourceUrl } from '../config/source-url.js';
 
 /** The request's credentials: the HMAC when the source has one, else its bearer token, else basic. */
 function credentials(source: WebhookSourceConfig, body: Buffer, nowMs: number): Record<string, string> {
@@ -65,8 +66,7 @@ export async function webhookSendCommand(
   }
   const headers: Record<string, string> = { 'content-type': 'application/json', ...credentials(source, body, ctx.clock.now()) };
   headers[source.fingerprintHeader] = opts.fingerprint ?? createHash('sha256').update(body).digest('hex').slice(0, 32);
-  const host = source.bind === '0.0.0.0' || source.bind === '::' ? '127.0.0.1' : source.bind;
-  const url = `${source.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${source.port}/webhooks/${source.id}`;
+  const url = sourceUrl(source, { dialable: true });
   let answer: { status: number; text: string };
   try {
     if (source.tls) {

@@ -3,10 +3,10 @@
  * contract §13: it "needs only its source's secret"). Only that source's references are resolved: a
  * channel token or another source's secret that is not set here does not stand in the way.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ConfigError, UsageError } from '../core/errors.js';
+import { MAX_CONFIG_FILE_BYTES, readBoundedFile, readFailureText } from './read-bounded.js';
 import { resolveRefs } from './refs.js';
 import type { WebhookSourceConfig } from './schema.js';
 import { webhookSourceSchema } from './schema.js';
@@ -37,13 +37,17 @@ function resolveDeep(value: unknown, path: string, ctx: SourceLoadContext & { ba
  */
 export function loadSource(dir: string, sourceId: string | undefined, ctx: SourceLoadContext): WebhookSourceConfig {
   const file = join(dir, 'event-sources.yaml');
+  // Bounded like every configuration read (a regular file of at most 1 MiB; a FIFO never blocks).
+  const read = readBoundedFile(file, { maxBytes: MAX_CONFIG_FILE_BYTES });
+  if (!read.ok) {
+    if (read.reason === 'not-found') throw new ConfigError(`${file}: file not found (is ${dir} an agent directory? use --dir)`);
+    throw new ConfigError(`${file}: ${readFailureText(read)}`);
+  }
   let doc: unknown;
   try {
-    doc = parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ConfigError(`${file}: file not found (is ${dir} an agent directory? use --dir)`);
-    throw new ConfigError(`${file}: ${code ?? 'not valid YAML'}`);
+    doc = parse(read.text);
+  } catch {
+    throw new ConfigError(`${file}: not valid YAML`);
   }
   const list = (doc as { sources?: unknown } | null)?.sources;
   if (!Array.isArray(list) || list.length === 0) throw new ConfigError(`${file}: sources: expected a list of sources`);

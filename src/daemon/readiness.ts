@@ -6,7 +6,7 @@
  * the HTTP answer leaves out.
  */
 import type { Clock } from '../core/clock.js';
-import { startDeadline } from '../core/deadline.js';
+import { withDeadline } from '../core/deadline.js';
 import { errorText } from '../core/errors.js';
 import type { Readiness } from '../control-plane/routes/health-route.js';
 import type { Store } from '../store/store.js';
@@ -37,17 +37,9 @@ export function createReadiness(deps: ReadinessDeps): () => Promise<Readiness> {
   let wasReady: boolean | null = null;
 
   async function probeStore(): Promise<string | null> {
-    const deadline = startDeadline(timeoutMs, clock);
-    try {
-      await Promise.race([deps.store.probeWrite(clock.now()), new Promise<never>((_, reject) => {
-        deadline.signal.addEventListener('abort', () => reject(new Error(`no answer within ${timeoutMs} ms`)), { once: true });
-      })]);
-      return null;
-    } catch (err) {
-      return errorText(err);
-    } finally {
-      deadline.dispose();
-    }
+    const r = await withDeadline(timeoutMs, clock, undefined, () => deps.store.probeWrite(clock.now()));
+    if (r.ok) return null;
+    return r.why === 'timeout' ? `no answer within ${timeoutMs} ms` : errorText(r.error);
   }
 
   async function check(): Promise<Readiness> {

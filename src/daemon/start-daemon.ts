@@ -72,8 +72,6 @@ export interface Daemon {
   agentIds(): string[];
   /** SIGHUP: every agent log and every file channel opens its path afresh (after logrotate's rename). */
   reopenLogs(): void;
-  /** Log lines lost to a failing sink since start (contract §11.6). */
-  logFailures(): number;
   close(): Promise<void>;
 }
 
@@ -269,7 +267,6 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         for (const channel of channels) channel.reopen?.();
         report(`reopened ${logs.size} agent log(s) and the file channels`);
       },
-      logFailures: () => logHealth.failures(),
       close() {
         closing ??= (async () => {
           stopping = true;

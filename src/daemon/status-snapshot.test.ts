@@ -9,10 +9,11 @@ import type { McpServerStatus } from '../runtime/mcp/mcp-types.js';
 import { createSourceStats } from '../metrics/source-stats.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 
-const source = (id: string, port: number): unknown => ({ id, type: 'webhook', bind: '127.0.0.1', port, signatureHeader: 'X-Signature' });
+const source = (id: string, port: number, auth: Record<string, unknown> = { secret: 'hmac-secret-0123456789' }): unknown =>
+  ({ id, type: 'webhook', bind: '127.0.0.1', port, signatureHeader: 'X-Signature', ...auth });
 const agents = [
   { agent: { id: 'alpha', provider: 'rules' }, sources: [source('alertmanager', 8787)] },
-  { agent: { id: 'beta "quoted"', provider: 'anthropic' }, sources: [source('grafana', 8788), source('pager', 8789)] },
+  { agent: { id: 'beta "quoted"', provider: 'anthropic' }, sources: [source('grafana', 8788), source('pager', 8789, { bearerToken: 'token-0123456789abcdef', tls: { cert: 'c', key: 'k' } })] },
 ] as unknown as LoadedAgent[];
 
 function channel(id: string, ready: () => boolean): Channel {
@@ -52,7 +53,7 @@ describe('status document', () => {
         { id: 'beta "quoted"', state: 'running', provider: 'anthropic',
           sources: [
             { id: 'grafana', type: 'webhook', summary: 'POST http://127.0.0.1:8788/webhooks/grafana (HMAC X-Signature)', received: 0, processed: 0, dlq: 0, inflight: 0 },
-            { id: 'pager', type: 'webhook', summary: 'POST http://127.0.0.1:8789/webhooks/pager (HMAC X-Signature)', received: 0, processed: 0, dlq: 0, inflight: 0 },
+            { id: 'pager', type: 'webhook', summary: 'POST https://127.0.0.1:8789/webhooks/pager (bearer)', received: 0, processed: 0, dlq: 0, inflight: 0 },
           ],
           channels: [], mcpServers: [], logWriteFailures: 0 },
       ],

@@ -3,6 +3,7 @@ import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { RetentionSettings } from '../config/store.js';
 import { formatDuration } from '../core/duration.js';
 import type { LoadedAgent } from '../config/schema.js';
+import { sourceUrl } from '../config/source-url.js';
 import type { Clock } from '../core/clock.js';
 import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
 import type { Channel } from '../runtime/channels/channel.js';
@@ -43,7 +44,7 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => string {
     provider: `,"provider":${json(agent.provider)},"sources":[`,
     sources: sources.map((s) => ({
       counters: deps.stats.get(agent.id, s.id),
-      open: `{"id":${json(s.id)},"type":${json(s.type)},"summary":${json(`POST http://${hostPort(s.bind, s.port)}/webhooks/${s.id} (HMAC ${s.signatureHeader})`)},"received":`,
+      open: `{"id":${json(s.id)},"type":${json(s.type)},"summary":${json(`POST ${sourceUrl(s)} (${authSummary(s)})`)},"received":`,
     })),
     channels: (deps.channels.get(agent.id) ?? []).map((c) => ({
       channel: c,
@@ -85,6 +86,8 @@ function retentionView(r: RetentionSettings): { events: string | null; deadLette
   return { events: r.eventsMs === null ? null : formatDuration(r.eventsMs), deadLetters: r.deadLettersMs === null ? null : formatDuration(r.deadLettersMs) };
 }
 
-function hostPort(bind: string, port: number): string {
-  return bind.includes(':') ? `[${bind}]:${port}` : `${bind}:${port}`;
+/** How the source authenticates, as /status shows it: `HMAC X-Signature`, `bearer`, `basic`. */
+function authSummary(s: LoadedAgent['sources'][number]): string {
+  return [s.secret !== undefined ? `HMAC ${s.signatureHeader}` : null, s.bearerToken !== undefined ? 'bearer' : null,
+    s.basicAuth !== undefined ? 'basic' : null].filter((m) => m !== null).join(', ');
 }

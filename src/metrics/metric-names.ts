@@ -19,7 +19,6 @@ export type SourceDlqKind = (typeof SOURCE_DLQ_KINDS)[number];
 
 /** Values of the `outcome` label of svc_channel_messages_total. */
 export const CHANNEL_OUTCOMES = ['delivered', 'failed'] as const;
-export type ChannelOutcomeLabel = (typeof CHANNEL_OUTCOMES)[number];
 
 /** Values of the `reason` label of svc_webhook_rejected_total (contract §10.4). */
 export const WEBHOOK_REJECT_REASONS = ['unauthorized', 'too-large', 'bad-request', 'method', 'unknown-source', 'unavailable'] as const;

@@ -84,6 +84,8 @@ export async function beginChainTx(client: pg.PoolClient): Promise<{ tx: ChainTx
     dlSeq: Number(r.dl_seq), dlTsMs: r.dl_ts_ms === null ? null : Number(r.dl_ts_ms),
   };
   let p: Pending = { head: { ...initial }, audit: [], events: [], deadLetters: [], fingerprints: new Map() };
+  /** What each upsertFingerprint replaced, so undo can put it back. */
+  const fingerprintLog: Array<[string, FingerprintRow | undefined]> = [];
 
   const pushAudit = (row: StoredAuditRow, tsMs: number): void => {
     p.audit.push({ ...row, tsMs });
@@ -133,16 +135,24 @@ export async function beginChainTx(client: pg.PoolClient): Promise<{ tx: ChainTx
     },
     upsertFingerprint(f) {
       // One row per key in the statement (ON CONFLICT may not touch a row twice): the last one wins.
-      p.fingerprints.set(`${f.agentId}\u0000${f.sourceId}\u0000${f.fingerprint}`, f);
+      const key = `${f.agentId}\u0000${f.sourceId}\u0000${f.fingerprint}`;
+      fingerprintLog.push([key, p.fingerprints.get(key)]);
+      p.fingerprints.set(key, f);
     },
     mark() {
+      // The fingerprints by their undo log's length: no copy of the map per operation.
       return { head: { ...p.head }, audit: p.audit.length, events: p.events.length, deadLetters: p.deadLetters.length,
-        fingerprints: new Map(p.fingerprints) };
+        fingerprints: fingerprintLog.length };
     },
     undo(m) {
-      const saved = m as { head: Head; audit: number; events: number; deadLetters: number; fingerprints: Map<string, FingerprintRow> };
+      const saved = m as { head: Head; audit: number; events: number; deadLetters: number; fingerprints: number };
+      while (fingerprintLog.length > saved.fingerprints) {
+        const [key, previous] = fingerprintLog.pop() as [string, FingerprintRow | undefined];
+        if (previous === undefined) p.fingerprints.delete(key);
+        else p.fingerprints.set(key, previous);
+      }
       p = { head: { ...saved.head }, audit: p.audit.slice(0, saved.audit), events: p.events.slice(0, saved.events),
-        deadLetters: p.deadLetters.slice(0, saved.deadLetters), fingerprints: saved.fingerprints };
+        deadLetters: p.deadLetters.slice(0, saved.deadLetters), fingerprints: p.fingerprints };
     },
   };
 

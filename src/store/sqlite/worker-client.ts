@@ -11,8 +11,6 @@ import type { SerializedError, StoreReady, StoreReply, StoreWorkerData } from '.
 
 export interface WorkerClient {
   call<T>(op: string, ...args: unknown[]): Promise<T>;
-  /** Waiting calls; what a drain waits for. */
-  pending(): number;
   /** Sends `close`, waits for it, stops the thread. Idempotent. */
   close(): Promise<void>;
 }
@@ -79,7 +77,6 @@ export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerCl
 
   return {
     call,
-    pending: () => waiting.size,
     close() {
       closing ??= (async () => {
         if (dead === null) await call('close').catch(() => undefined);
