@@ -312,7 +312,7 @@ describe('webhook ingest', () => {
     assert.equal(resolved.status, 202, resolved.text);
     const events = (await env.store.listEvents(PAGE, {})).items;
     assert.equal(events.length, 2);
-    for (const e of events) assert.match(e.fingerprint ?? '', /^[0-9a-f]{64}$/);
+    for (const e of events) assert.match(e.fingerprint ?? '', /^derived:[0-9a-f]{64}$/);
     // A body that is not Alertmanager's, without the header, gets no fingerprint (and no deduplication).
     const plain = await signed(env.port, JSON.stringify(ALERT));
     assert.equal(plain.status, 202);

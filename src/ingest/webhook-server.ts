@@ -2,7 +2,7 @@
  * Webhook ingest (contract §9, §12): `POST /webhooks/<source id>`, one `node:http` (or, with `tls`,
  * `node:https`) server per distinct (bind, port). Pipeline, in this order: route (404) → method (405)
  * → size (413) → authentication: HMAC, bearer or basic (source-auth.ts; 401, nothing recorded) →
- * JSON (400) → fingerprint: header (400 when malformed) or derived (fingerprint.ts) → store
+ * JSON (400) → fingerprint: header (400 when malformed or in the derived key space) or derived (fingerprint.ts) → store
  * (202 accepted / 200 duplicate / 503). `node:http` rather than a framework: the HMAC needs the raw
  * body bytes, and the path is small enough that a framework would cost more than it saves.
  */
@@ -21,7 +21,7 @@ import type { EventRecord, IngestResult, Store } from '../store/store.js';
 import { capConnections, HEADERS_TIMEOUT_MS, listenerOptions } from '../core/listener-limits.js';
 import { checkJsonShape, MAX_DEPTH } from './json-shape.js';
 import { createRejectLog } from './reject-log.js';
-import { eventFingerprint } from './fingerprint.js';
+import { DERIVED_PREFIX, eventFingerprint, isHeaderFingerprintAllowed } from './fingerprint.js';
 import { authChallenge, authMethods, checkSourceAuth } from './source-auth.js';
 
 /** Largest accepted body, bytes (contract §9.1). */
@@ -261,6 +261,12 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     if (fingerprintHeader === null || (fingerprintHeader !== undefined && !FINGERPRINT.test(fingerprintHeader))) {
       rejectRequest(route, 'warn', 400, 'invalid-fingerprint', req, 'bad-request');
       send(res, 400, { error: 'EBADREQUEST', message: `${source.fingerprintHeader} must be one value of 1 to 200 printable ASCII characters` });
+      return;
+    }
+    // A header in the derived key space could suppress a real notification (fingerprint.ts).
+    if (fingerprintHeader !== undefined && !isHeaderFingerprintAllowed(fingerprintHeader)) {
+      rejectRequest(route, 'warn', 400, 'reserved-fingerprint', req, 'bad-request');
+      send(res, 400, { error: 'EBADREQUEST', message: `${source.fingerprintHeader} must not start with "${DERIVED_PREFIX}" (derived keys only)` });
       return;
     }
     // The sender's header, else the key derived from an Alertmanager notification (fingerprint.ts).
