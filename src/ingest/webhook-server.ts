@@ -19,7 +19,7 @@ import type { WebhookRejectReason } from '../metrics/metric-names.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import type { EventRecord, IngestResult, Store } from '../store/store.js';
 import { capConnections, HEADERS_TIMEOUT_MS, listenerOptions } from '../core/listener-limits.js';
-import { checkJsonShape, MAX_DEPTH } from './json-shape.js';
+import { checkJsonShape, MAX_DEPTH } from '../core/json-shape.js';
 import { createRejectLog } from './reject-log.js';
 import { DERIVED_PREFIX, eventFingerprint, isHeaderFingerprintAllowed } from './fingerprint.js';
 import { authChallenge, authMethods, checkSourceAuth } from './source-auth.js';
