@@ -12,6 +12,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { WebhookSourceConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
+import { withDeadline } from '../core/deadline.js';
 import { RuntimeError, errorText } from '../core/errors.js';
 import type { LogLevel } from '../core/log.js';
 import type { AgentLog } from '../logs/agent-log.js';
@@ -26,6 +27,12 @@ import { authChallenge, authMethods, checkSourceAuth } from './source-auth.js';
 
 /** Largest accepted body, bytes (contract §9.1). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Longest a webhook waits for the store (contract §9.3): well under common sender timeouts
+ * (Alertmanager's default is 10 s), so a store that hangs — a paused database, a lost connection
+ * before its TCP timeout — gets the sender a 503 and a retry, not a timeout of its own.
+ */
+export const STORE_WRITE_DEADLINE_MS = 5_000;
 /** Idempotency window of a fingerprint (contract §9.3). */
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 15 * 60 * 1000;
 /** How long close() lets in-flight requests finish before it cuts the remaining connections. */
@@ -50,6 +57,8 @@ export interface WebhookIngestDeps {
   stats: SourceStats;
   /** Fingerprint window, ms; default 15 minutes. */
   windowMs?: number;
+  /** Longest wait for the store per request, ms; default STORE_WRITE_DEADLINE_MS. */
+  storeDeadlineMs?: number;
   /** Called once per accepted event, after its 202 has been written. */
   onAccepted(event: EventRecord): void;
   /** Counts a request refused before anything was stored (svc_webhook_rejected_total). */
@@ -143,6 +152,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
 export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
   const { store, clock, stats } = deps;
   const windowMs = deps.windowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS;
+  const storeDeadlineMs = deps.storeDeadlineMs ?? STORE_WRITE_DEADLINE_MS;
   const report = (err: unknown): void => {
     try {
       deps.onError?.(err);
@@ -272,16 +282,20 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     // The sender's header, else the key derived from an Alertmanager notification (fingerprint.ts).
     const fingerprint = eventFingerprint(fingerprintHeader, payloadText);
 
-    let result: IngestResult;
-    try {
-      result = await store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payloadText }, windowMs, clock.now());
-    } catch (err) {
-      log.write('error', 'webhook.store-failed', { sourceId: source.id, fingerprint, error: errorText(err) });
+    // The write is bounded: past the deadline the answer is 503 and the sender retries. Nothing was
+    // acknowledged; should the write still commit later, the event is delivered once stored and the
+    // retry is a duplicate of it (with a fingerprint) — the at-least-once side of the bargain.
+    const write = await withDeadline(storeDeadlineMs, clock, undefined,
+      () => store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payloadText }, windowMs, clock.now()));
+    if (!write.ok) {
+      const error = write.why === 'timeout' ? `no answer from the store within ${storeDeadlineMs} ms` : errorText(write.error);
+      log.write('error', 'webhook.store-failed', { sourceId: source.id, fingerprint, error });
       deps.rejected(source.id, 'unavailable');
-      report(err);
+      if (write.why !== 'timeout') report(write.error);
       send(res, 503, { error: 'EUNAVAILABLE', message: 'event store unavailable, retry' });
       return;
     }
+    const result: IngestResult = write.value;
 
     const counters = stats.get(agentId, source.id);
     if (result.outcome === 'accepted') {
@@ -299,12 +313,10 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     }
     counters.received += 1;
     log.write('info', 'webhook.duplicate', { eventId: result.eventId, fingerprint, sourceId: source.id });
-    try {
-      await store.appendAudit({ kind: 'event.duplicate', actor: `source:${source.id}`, agentId,
-        data: { eventId: result.eventId, sourceId: source.id, fingerprint } }, clock.now());
-    } catch (err) {
-      report(err);
-    }
+    // The duplicate's audit row waits no longer than the write did; the 200 does not depend on it.
+    const audited = await withDeadline(storeDeadlineMs, clock, undefined, () => store.appendAudit({ kind: 'event.duplicate',
+      actor: `source:${source.id}`, agentId, data: { eventId: result.eventId, sourceId: source.id, fingerprint } }, clock.now()));
+    if (!audited.ok) report(audited.error);
     send(res, 200, { status: 'duplicate', eventId: result.eventId });
   }
 
