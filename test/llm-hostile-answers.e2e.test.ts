@@ -12,6 +12,9 @@ import { startFakeLlm } from './support/fake-llm.js';
 import { postAlert } from './support/http.js';
 import { auditRows, readJsonLines } from './support/store.js';
 import { appendAgentYaml, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
+import { CONVERSATION_BUDGET_CHARS } from '../src/runtime/providers/conversation-budget.js';
+import { MAX_ANSWER_BYTES } from '../src/runtime/providers/llm-http.js';
+import { MAX_EVENT_CHARS } from '../src/runtime/providers/llm-prompt.js';
 import { waitFor } from './support/wait.js';
 
 /** An Anthropic answer calling submit_triage with an input nested `depth` levels (built as text: no recursion here either). */
@@ -70,5 +73,29 @@ describe('a model server with hostile answers', () => {
     const [fallback] = rowsOf(eventId, 'triage.fallback');
     assert.equal(fallback?.data.reason, 'malformed');
     assert.equal(rowsOf(eventId, 'event.dead-lettered').length, 0);
+  });
+
+  it('answers of 1.5 MB are not kept and re-sent: every request stays bounded, the triage ends and falls back', async () => {
+    const before = fake.requests.length;
+    fake.always(fake.text(`${'All looks fine. '.repeat(100_000)}`));
+    const dm = await page();
+    fake.always(fake.error(500));
+    const sent = fake.requests.slice(before);
+    assert.equal(sent.length, 8, 'the loop ran its llm.maxSteps');
+    // The event (cut at MAX_EVENT_CHARS), the conversation budget, and room for the system prompt and the JSON around them.
+    const bound = MAX_EVENT_CHARS + CONVERSATION_BUDGET_CHARS + 64 * 1024;
+    const sizes = sent.map((r) => r.bodyBytes);
+    assert.ok(sizes.every((n) => n < bound), `request sizes ${sizes.join(', ')} over ${bound}`);
+    assert.equal(dm.triagedBy, 'rules-fallback');
+    assert.equal(rowsOf(dm.eventId, 'triage.fallback')[0]?.data.reason, 'no-submit');
+  });
+
+  it('an answer over the read cap is refused while it streams: malformed, then the fallback', async () => {
+    fake.always(fake.text('x'.repeat(MAX_ANSWER_BYTES + 1024)));
+    const dm = await page();
+    fake.always(fake.error(500));
+    assert.equal(dm.triagedBy, 'rules-fallback');
+    assert.deepEqual(rowsOf(dm.eventId, 'llm.called').map((r) => r.data.status), ['malformed', 'malformed']);
+    assert.equal(rowsOf(dm.eventId, 'triage.fallback')[0]?.data.reason, 'malformed');
   });
 });

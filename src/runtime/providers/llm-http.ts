@@ -7,8 +7,12 @@ import { checkJsonShape, MAX_DEPTH } from '../../core/json-shape.js';
 import type { LlmOutcome } from '../../metrics/metric-names.js';
 import { providerError } from './wire-common.js';
 
-/** Most bytes of one answer read: a runaway or hostile server cannot fill the daemon's memory. */
-const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+/**
+ * Most bytes of one answer read, counted as it streams: a runaway or hostile server cannot fill the
+ * daemon's memory. 2 MiB is several times the largest real answer (`maxTokens` is at most 64,000
+ * tokens); past it the answer is `malformed`, retried, and in the end the triage's failure.
+ */
+export const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 
 export type HttpFailureOutcome = Exclude<LlmOutcome, 'ok' | 'cut-off' | 'refused'>;
 
