@@ -87,8 +87,12 @@ interface Listener {
 
 type Json = Record<string, unknown>;
 
-function hostPort(bind: string, port: number): string {
-  return `${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
+/**
+ * How a message names a listener: by its port only. The bind address may come from a `${file:}` or
+ * `${env:}` reference, and no message quotes a resolved value (contract §11.7).
+ */
+function listenerName(port: number): string {
+  return `port ${port}`;
 }
 
 /** The single value of a header: undefined when absent, null when sent more than once. */
@@ -176,7 +180,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     }
     const taken = listener.routes.get(source.id);
     if (taken) {
-      throw new RuntimeError('ECONFIG', `webhook source id ${source.id} is used by agents ${taken.agentId} and ${route.agentId} on ${hostPort(source.bind, source.port)}; /webhooks/${source.id} would be ambiguous`);
+      throw new RuntimeError('ECONFIG', `webhook source id ${source.id} is used by agents ${taken.agentId} and ${route.agentId} on ${listenerName(source.port)}; /webhooks/${source.id} would be ambiguous`);
     }
     listener.routes.set(source.id, route);
   }
@@ -335,7 +339,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     try {
       server = listener.tls ? createTlsServer({ ...listenerOptions(), handshakeTimeout: HEADERS_TIMEOUT_MS, cert: listener.tls.cert, key: listener.tls.key }) : createServer(listenerOptions());
     } catch (err) {
-      return Promise.reject(new RuntimeError('ETLS', `webhook ingest on ${hostPort(listener.bind, listener.port)}: unusable TLS certificate or key (${errorText(err)})`));
+      return Promise.reject(new RuntimeError('ETLS', `webhook ingest on ${listenerName(listener.port)}: unusable TLS certificate or key (${errorText(err)})`));
     }
     // Sources sharing a port share a listener: it holds the largest of their caps.
     capConnections(server, Math.max(...[...listener.routes.values()].map((r) => r.source.maxConnections)));
@@ -345,7 +349,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     return new Promise((resolve, reject) => {
       const onListenError = (err: NodeJS.ErrnoException): void => {
         const sources = [...listener.routes.values()].map((r) => `${r.source.id} (agent ${r.agentId})`).join(', ');
-        reject(new RuntimeError('ELISTEN', `webhook ingest cannot listen on ${hostPort(listener.bind, listener.port)} for source ${sources}: ${err.code ?? err.message}`));
+        reject(new RuntimeError('ELISTEN', `webhook ingest cannot listen on ${listenerName(listener.port)} (the bind of source ${sources}): ${err.code ?? err.message}`));
       };
       server.once('error', onListenError);
       server.listen({ host: listener.bind, port: listener.port }, () => {
