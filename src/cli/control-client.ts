@@ -104,9 +104,12 @@ function refused(reason: string | null, sentToken: boolean): RuntimeError {
     `HTTP 401 (${reason ?? 'no reason'})`);
 }
 
+/** An error answer (a 401's reason, a stream's refusal) is a short JSON object; more than this is not read. */
+export const MAX_ERROR_BYTES = 64 * 1024;
+
 async function reasonOf(res: Response): Promise<string | null> {
   try {
-    const reason = (JSON.parse(await res.text()) as { reason?: unknown }).reason;
+    const reason = (JSON.parse(await readBodyText(res, MAX_ERROR_BYTES)) as { reason?: unknown }).reason;
     return typeof reason === 'string' && REASON.test(reason) ? reason : null;
   } catch {
     return null;
