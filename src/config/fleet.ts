@@ -17,6 +17,12 @@ import { loadYamlFile } from './yaml-file.js';
 export const FLEET_FILE = 'fleet.yaml';
 /** Per-host wait for one answer when `timeoutMs` is not set (contract §15 example). */
 export const DEFAULT_HOST_TIMEOUT_MS = 5_000;
+/**
+ * The longest one run spends on a host in all (every page of a view, a replay of its logs up to
+ * caught-up) when `deadlineMs` is not set: a host that keeps answering, but never finishes, is
+ * reported failed instead of holding the whole command.
+ */
+export const DEFAULT_HOST_DEADLINE_MS = 120_000;
 
 const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
@@ -46,6 +52,8 @@ const hostSchema = z.strictObject({
   auth: z.discriminatedUnion('type', [bearerAuthSchema, clientAuthSchema]).optional(),
   /** Longest wait for one answer from this host (a token, a page, the start of a stream). */
   timeoutMs: z.number().int().min(100).max(600_000).default(DEFAULT_HOST_TIMEOUT_MS),
+  /** Longest time spent on this host in all, waiting for request slots included (not `logs -f`). */
+  deadlineMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_HOST_DEADLINE_MS),
   labels: z.record(z.string().regex(LABEL_NAME, 'must be a label name'), z.string().max(256)).default({}),
 });
 
@@ -65,6 +73,7 @@ export interface FleetHost {
   base: string;
   auth: HostAuth;
   timeoutMs: number;
+  deadlineMs: number;
   labels: Record<string, string>;
 }
 
@@ -110,7 +119,7 @@ export function loadFleetFile(file: string, ctx: { env: NodeJS.ProcessEnv; home:
       else auth = { ...client, clientSecret: secret.value };
     }
     const url = new URL(host.url);
-    hosts.push({ name: host.name, base: url.origin + url.pathname.replace(/\/+$/, ''), auth, timeoutMs: host.timeoutMs, labels: host.labels });
+    hosts.push({ name: host.name, base: url.origin + url.pathname.replace(/\/+$/, ''), auth, timeoutMs: host.timeoutMs, deadlineMs: host.deadlineMs, labels: host.labels });
   });
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return { file, hosts };

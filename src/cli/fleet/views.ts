@@ -15,6 +15,7 @@ import { verifyLine, viewParams } from '../views.js';
 import { FLEET_CONCURRENCY, createLimiter, fanOut } from './fan-out.js';
 import type { FleetOptions } from './hosts.js';
 import { fleetTargets } from './hosts.js';
+import { MAX_HOST_BYTES, MAX_HOST_PAGES, withinHostDeadline } from './host-limits.js';
 import { mergeRows } from './merge.js';
 import { intFlag, orderFlag } from './options.js';
 import type { HostReport } from './report.js';
@@ -36,8 +37,10 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
   // The cap is on requests, not on whole hosts: a host's next page queues behind the pages of the
   // others, so a slow host with many pages never holds a slot while fast hosts wait (bench/fleet-events.ts).
   const limiter = createLimiter(FLEET_CONCURRENCY);
-  const settled = await fanOut(targets, targets.length,
-    ({ target }) => getAllPages<T>(target, view.path, params, { maxItems: limit, gate: (request) => limiter.run(request) }));
+  const settled = await fanOut(targets, targets.length, ({ host, target }) => withinHostDeadline(host, ctx.clock, undefined,
+    (signal) => getAllPages<T>(target, view.path, params, {
+      maxItems: limit, gate: (request) => limiter.run(request), signal, maxPages: MAX_HOST_PAGES, maxBytes: MAX_HOST_BYTES,
+    })));
 
   const reports: Array<HostReport & { verify?: VerifyResult | null }> = [];
   const perHost: Array<{ host: string; items: T[] }> = [];
