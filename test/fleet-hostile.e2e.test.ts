@@ -100,4 +100,14 @@ describe('svc fleet against hostile hosts (built CLI)', () => {
     assert.ok(r.stderr.endsWith('1/2 hosts answered\nline: stream line too long\n'), r.stderr);
     assert.ok(host('line').hostileSent() - sent < 64 * MB);
   });
+
+  it('ps: a /status without store.kind or an agent without id fails that host only', async () => {
+    const r = await fleet(['ps', '--host', 'ok', '--host', 'nokind', '--host', 'noid']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^ok +4242 +60s +agent-1 +running +rules +3 +2 +1 +0 +sqlite$/m);
+    assert.equal(r.stdout.trimEnd().split('\n').length, 2);
+    assert.equal(r.stderr, '1/3 hosts answered\nnokind: not a status snapshot\nnoid: not a status snapshot\n');
+    const json = await fleet(['ps', '--json', '--host', 'ok', '--host', 'noid']);
+    assert.deepEqual((JSON.parse(json.stdout) as Envelope).hosts.map((h) => [h.name, h.error]), [['ok', null], ['noid', 'not a status snapshot']]);
+  });
 });
