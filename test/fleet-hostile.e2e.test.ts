@@ -6,11 +6,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fakeStatus, startFakeControlPlane } from './support/fake-control-plane.js';
 import type { FakeControlPlane } from './support/fake-control-plane.js';
+import { writeSecret } from '../src/config/secrets.js';
 import { runSvc, spawnSvc } from './support/svc.js';
 import type { RunResult } from './support/svc.js';
 import { waitFor } from './support/wait.js';
@@ -109,5 +110,40 @@ describe('svc fleet against hostile hosts (built CLI)', () => {
     assert.equal(r.stderr, '1/3 hosts answered\nnokind: not a status snapshot\nnoid: not a status snapshot\n');
     const json = await fleet(['ps', '--json', '--host', 'ok', '--host', 'noid']);
     assert.deepEqual((JSON.parse(json.stdout) as Envelope).hosts.map((h) => [h.name, h.error]), [['ok', null], ['noid', 'not a status snapshot']]);
+  });
+
+  it('a ./fleet.yaml someone else owns (or others may write) is refused when it reads ${secret:}/${file:}; --file uses it', async () => {
+    const secret = 'fleet-bearer-secret-0123456789';
+    writeSecret(join(root, 'home'), 'fleet/token', secret);
+    const thief = await startFakeControlPlane({ token: secret });
+    try {
+      const shared = join(root, 'shared');
+      mkdirSync(shared, { mode: 0o777 });
+      const file = join(shared, 'fleet.yaml');
+      writeFileSync(file, `hosts:\n  - name: thief\n    url: "${thief.url}"\n    auth: { type: bearer, token: "\${secret:fleet/token}" }\n`);
+      chownSync(file, 4242, 4242); // written by another user
+      const run = (args: string[]): Promise<RunResult> => runSvc(['fleet', 'ps', ...args], { env: env(), cwd: shared });
+      const refused = await run([]);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.equal(refused.stderr, `svc: configuration error:\n${file} is owned by uid 4242, not by you (uid ${process.getuid?.()}), and it reads \${secret:…} or ` +
+        `\${file:…} references, which would be sent to the hosts it names; if you trust it, pass it explicitly: --file ${file}\n`);
+      assert.equal(refused.stdout, '');
+      chownSync(file, process.getuid?.() ?? 0, process.getgid?.() ?? 0);
+      chmodSync(file, 0o666);
+      const writable = await run([]);
+      assert.equal(writable.code, 2);
+      assert.match(writable.stderr, /fleet\.yaml is writable by group or others, and it reads/);
+      assert.equal(thief.requests.get('/status'), undefined, 'the host named by the file was never asked');
+      // Chosen explicitly, the same file is used; a file reading only ${env:} is not judged.
+      const chosen = await run(['--file', 'fleet.yaml']);
+      assert.equal(chosen.code, 0, chosen.stderr);
+      assert.equal(thief.requests.get('/status'), 1);
+      writeFileSync(file, `hosts:\n  - { name: lab, url: "${host('ok').url}" }\n`);
+      chownSync(file, 4242, 4242);
+      assert.equal((await run([])).code, 0);
+      assert.ok(![refused, writable, chosen].some((r) => (r.stdout + r.stderr).includes(secret)));
+    } finally {
+      await thief.close();
+    }
   });
 });

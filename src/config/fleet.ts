@@ -5,7 +5,7 @@
  * `${secret:…}`, a bearer token must come from such a reference, and `clientSecretRef` is a bare
  * reference (`secret:PATH`) like `controlPlane.auth.clientSecretRef`. No message quotes a resolved value.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
@@ -83,6 +83,16 @@ export interface FleetConfig {
   hosts: FleetHost[];
 }
 
+/** The kinds of the references every string under `value` was resolved from. */
+function referenceKinds(value: unknown, path: Array<string | number>, refKinds: (path: Array<string | number>) => readonly string[]): string[] {
+  if (typeof value === 'string') return [...refKinds(path)];
+  if (Array.isArray(value)) return value.flatMap((v, i) => referenceKinds(v, [...path, i], refKinds));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => referenceKinds(v, [...path, k], refKinds));
+  }
+  return [];
+}
+
 /**
  * Which fleet.yaml: `--file` (relative to `cwd`), else `./fleet.yaml`, else `$SVC_HOME/fleet.yaml`
  * (contract §15). None of them: a configuration error naming where it looked.
@@ -97,9 +107,42 @@ export function locateFleetFile(explicit: string | undefined, cwd: string, env: 
   return found;
 }
 
+/**
+ * Why a fleet file must not be trusted with this user's secrets, or null: a `./fleet.yaml` that
+ * someone else owns, or that group or others may write, was put there by someone else as far as svc
+ * can tell (a shared directory, a cloned repository), and the hosts it names would receive whatever
+ * `${secret:…}` or `${file:…}` it points at.
+ */
+export function untrustedReason(file: string, uid: number): string | null {
+  const st = statSync(file);
+  if (st.uid !== uid) return `is owned by uid ${st.uid}, not by you (uid ${uid})`;
+  if ((st.mode & 0o022) !== 0) return 'is writable by group or others';
+  return null;
+}
+
+export interface FleetLoadContext {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /**
+   * Set when the file was found implicitly and is not trusted (untrustedReason): a file that reads
+   * `${secret:…}` or `${file:…}` references is then refused (exit 2) before any host is asked.
+   */
+  untrusted?: string | null;
+}
+
 /** Loads and validates a fleet.yaml; throws ConfigError listing every problem. */
-export function loadFleetFile(file: string, ctx: { env: NodeJS.ProcessEnv; home: string }): FleetConfig {
+export function loadFleetFile(file: string, ctx: FleetLoadContext): FleetConfig {
   const loaded = loadYamlFile(file, fleetFileSchema, { env: ctx.env, home: ctx.home, secretKeys: [/^hosts\.\d+\.auth\.token$/] });
+  if (ctx.untrusted) {
+    const kinds = new Set<string>(referenceKinds(loaded.value, [], (p) => loaded.refKinds(p)));
+    loaded.value.hosts.forEach((host) => {
+      if (host.auth?.type === 'oauth2-client') kinds.add(host.auth.clientSecretRef.slice(0, host.auth.clientSecretRef.indexOf(':')));
+    });
+    if (kinds.has('secret') || kinds.has('file')) {
+      throw new ConfigError(`${file} ${ctx.untrusted}, and it reads \${secret:…} or \${file:…} references, which would be sent to ` +
+        `the hosts it names; if you trust it, pass it explicitly: --file ${file}`);
+    }
+  }
   const problems: string[] = [];
   const seen = new Map<string, number>();
   const hosts: FleetHost[] = [];
