@@ -6,7 +6,7 @@ import type { StatusSnapshot } from '../../control-plane/routes/status-route.js'
 import type { CliContext } from '../context.js';
 import { RuntimeError } from '../../core/errors.js';
 import { getJson } from '../control-client.js';
-import { formatTable } from '../table.js';
+import { printTable } from '../style.js';
 import { FLEET_CONCURRENCY, fanOut } from './fan-out.js';
 import type { FleetOptions } from './hosts.js';
 import { fleetTargets } from './hosts.js';
@@ -30,7 +30,7 @@ export async function fleetPsCommand(opts: FleetOptions, ctx: CliContext): Promi
   if (opts.json) {
     writeEnvelope(ctx, snapshots.map((s) => ({ host: s.host, item: s.status })), reports);
   } else {
-    ctx.stdout(formatTable(COLUMNS, snapshots.flatMap(({ host, status }) => {
+    printTable(ctx, COLUMNS, snapshots.flatMap(({ host, status }) => {
       const head = [host, String(status.pid), `${status.uptimeSeconds}s`];
       const store = status.store.kind;
       if (status.agents.length === 0) return [[...head, '-', '-', '-', '-', '-', '-', '-', store]];
@@ -38,7 +38,7 @@ export async function fleetPsCommand(opts: FleetOptions, ctx: CliContext): Promi
         const sum = (k: 'received' | 'processed' | 'dlq' | 'inflight'): string => String(a.sources.reduce((n, src) => n + src[k], 0));
         return [...head, a.id, a.state, a.provider, sum('received'), sum('processed'), sum('dlq'), sum('inflight'), store];
       });
-    })));
+    }));
   }
   ctx.stderr(completenessText(reports));
   return isComplete(reports) ? 0 : 1;

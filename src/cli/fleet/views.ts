@@ -9,7 +9,7 @@
 import type { VerifyResult } from '../../audit/chain.js';
 import type { CliContext } from '../context.js';
 import { getAllPages } from '../control-client.js';
-import { formatTable } from '../table.js';
+import { printTable } from '../style.js';
 import type { CliView, ViewOptions } from '../views.js';
 import { verifyLine, viewParams } from '../views.js';
 import { FLEET_CONCURRENCY, createLimiter, fanOut } from './fan-out.js';
@@ -59,7 +59,7 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
   if (opts.json) {
     writeEnvelope(ctx, rows, reports);
   } else {
-    ctx.stdout(formatTable(['HOST', ...view.columns], rows.map((r) => [r.host, ...view.row(r.item)])));
+    printTable(ctx, ['HOST', ...view.columns], rows.map((r) => [r.host, ...view.row(r.item)]));
     for (const r of reports) if (r.verify) ctx.stdout(`${r.name}: ${verifyLine(r.verify)}\n`);
   }
   ctx.stderr(completenessText(reports));
