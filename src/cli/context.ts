@@ -2,14 +2,19 @@
 import { fstatSync, writeSync } from 'node:fs';
 import type { Clock } from '../core/clock.js';
 import { systemClock } from '../core/clock.js';
+import type { TextStyle } from '../core/terminal-text.js';
 
 export interface CliContext {
   env: NodeJS.ProcessEnv;
   cwd: string;
   clock: Clock;
   pid: number;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
+  /**
+   * Where output goes. Commands get these through the terminal-safe printer (style.ts
+   * terminalContext): every control character shown, not obeyed, and `style` applied on a terminal.
+   */
+  stdout: (text: string, style?: TextStyle) => void;
+  stderr: (text: string, style?: TextStyle) => void;
   readStdin: () => Promise<string>;
   /** Resolves with the name of the first SIGINT/SIGTERM received. */
   waitForSignal: () => Promise<string>;

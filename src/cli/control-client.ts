@@ -104,9 +104,12 @@ function refused(reason: string | null, sentToken: boolean): RuntimeError {
     `HTTP 401 (${reason ?? 'no reason'})`);
 }
 
+/** An error answer (a 401's reason, a stream's refusal) is a short JSON object; more than this is not read. */
+export const MAX_ERROR_BYTES = 64 * 1024;
+
 async function reasonOf(res: Response): Promise<string | null> {
   try {
-    const reason = (JSON.parse(await res.text()) as { reason?: unknown }).reason;
+    const reason = (JSON.parse(await readBodyText(res, MAX_ERROR_BYTES)) as { reason?: unknown }).reason;
     return typeof reason === 'string' && REASON.test(reason) ? reason : null;
   } catch {
     return null;
@@ -135,10 +138,16 @@ export function httpBrief(status: number, error: string | null): string {
  */
 export async function getJson(target: ControlTarget, path: string, params: URLSearchParams = new URLSearchParams(),
   signal?: AbortSignal): Promise<unknown> {
+  return (await getJsonSized(target, path, params, signal, MAX_ANSWER_BYTES)).body;
+}
+
+/** getJson with its own cap on the answer (at most MAX_ANSWER_BYTES); also says how many bytes it read. */
+async function getJsonSized(target: ControlTarget, path: string, params: URLSearchParams, signal: AbortSignal | undefined,
+  maxBytes: number): Promise<{ body: unknown; bytes: number }> {
   const query = params.toString();
   const got = await withDeadline(target.timeoutMs, target.clock, signal, async (s) => {
     const res = await authorizedGet(target, `${path}${query ? `?${query}` : ''}`, { accept: 'application/json' }, s);
-    return { status: res.status, ok: res.ok, text: await readCapped(res, path) };
+    return { status: res.status, ok: res.ok, text: await readCapped(res, path, maxBytes) };
   });
   if (!got.ok) {
     if (got.why === 'timeout') {
@@ -160,19 +169,19 @@ export async function getJson(target: ControlTarget, path: string, params: URLSe
     const error = errorOf(text);
     throw new RuntimeError('EHTTP', `${path}: HTTP ${status}: ${error ?? text.slice(0, 200)}`, httpBrief(status, error));
   }
-  return body;
+  return { body, bytes: Buffer.byteLength(text) };
 }
 
 /** A page holds at most 4 MiB of JSON (contract §11.4); an answer far past that is not one to hold in memory. */
 export const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
-/** The answer's text within MAX_ANSWER_BYTES (the cap holds while it streams: core/read-body.ts). */
-async function readCapped(res: Response, path: string): Promise<string> {
+/** The answer's text within `maxBytes` (the cap holds while it streams: core/read-body.ts). */
+async function readCapped(res: Response, path: string, maxBytes: number): Promise<string> {
   try {
-    return await readBodyText(res, MAX_ANSWER_BYTES);
+    return await readBodyText(res, maxBytes);
   } catch (err) {
     if (err instanceof BodyTooLargeError) {
-      throw new RuntimeError('ETOOLARGE', `${path}: the answer is larger than ${MAX_ANSWER_BYTES} bytes`, 'answer too large');
+      throw new RuntimeError('ETOOLARGE', `${path}: the answer is larger than ${maxBytes} bytes`, 'answer too large');
     }
     throw err;
   }
@@ -191,30 +200,64 @@ export interface PageWalkOptions {
   maxItems?: number;
   /** Runs each page request (svc fleet: a limiter shared by every host, at most 16 requests at once). */
   gate?: <R>(request: () => Promise<R>) => Promise<R>;
+  /** At most this many pages (svc fleet: per host); more is a RuntimeError `too many pages`. */
+  maxPages?: number;
+  /** At most this many bytes of answers in all (svc fleet: per host); more is refused as it streams. */
+  maxBytes?: number;
 }
 
 /**
  * Follows `nextCursor` until the last page (or `maxItems`); returns every item, in order, and the
- * first page's extras. Each page has its own `target.timeoutMs`.
+ * first page's extras. Each page has its own `target.timeoutMs`. A cursor the listener already sent
+ * is refused (`cursor repeats`): following it would walk the same pages for ever.
  */
 export async function getAllPages<T>(target: ControlTarget, path: string, params: URLSearchParams,
   opts: PageWalkOptions = {}): Promise<PageEnvelope<T>> {
-  const get = (query: URLSearchParams): Promise<unknown> => {
-    const request = (): Promise<unknown> => getJson(target, path, query, opts.signal);
-    return opts.gate ? opts.gate(request) : request();
+  const maxPages = opts.maxPages ?? Infinity;
+  const maxBytes = opts.maxBytes ?? Infinity;
+  let bytes = 0;
+  let pages = 0;
+  const get = async (query: URLSearchParams): Promise<PageEnvelope<T>> => {
+    if (pages >= maxPages) {
+      throw new RuntimeError('ETOOLARGE', `${path}: ${target.base} has more than ${maxPages} pages; narrow it with --since or --limit`,
+        `over ${maxPages} pages`);
+    }
+    pages += 1;
+    const cap = Math.min(MAX_ANSWER_BYTES, maxBytes - bytes);
+    const request = (): Promise<{ body: unknown; bytes: number }> => getJsonSized(target, path, query, opts.signal, cap);
+    try {
+      const got = await (opts.gate ? opts.gate(request) : request());
+      bytes += got.bytes;
+      return asPage<T>(got.body, path);
+    } catch (err) {
+      if (err instanceof RuntimeError && err.code === 'ETOOLARGE' && cap < MAX_ANSWER_BYTES) {
+        throw new RuntimeError('ETOOLARGE', `${path}: the answers of ${target.base} passed ${maxBytes} bytes in all; narrow it with --since or --limit`,
+          `answers over ${mebibytes(maxBytes)} in all`);
+      }
+      throw err;
+    }
   };
-  const first = asPage<T>(await get(params), path);
+  const first = await get(params);
   const items = [...first.items];
+  const seen = new Set<string>();
   let cursor = first.nextCursor;
   while (cursor && items.length < (opts.maxItems ?? Infinity)) {
+    if (seen.has(cursor)) {
+      throw new RuntimeError('EBADRESPONSE', `${path}: ${target.base} sent a cursor it had sent before; its pages would never end`, 'cursor repeats');
+    }
+    seen.add(cursor);
     const next = new URLSearchParams(params);
     next.delete('verify');
     next.set('cursor', cursor);
-    const page = asPage<T>(await get(next), path);
+    const page = await get(next);
     for (const item of page.items) items.push(item);
     cursor = page.nextCursor;
   }
   return { items, nextCursor: null, verify: first.verify };
+}
+
+function mebibytes(bytes: number): string {
+  return `${Math.round(bytes / (1024 * 1024))} MiB`;
 }
 
 /** A listener that is not svc's (or a proxy's error page) must not pass for an empty view. */

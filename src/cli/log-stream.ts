@@ -18,8 +18,10 @@ import type { TimerHandle } from '../core/clock.js';
 import { linkSignals, startDeadline } from '../core/deadline.js';
 import { RuntimeError, errorText } from '../core/errors.js';
 import { networkFailure } from '../core/net-errors.js';
+import { LineTooLongError, readBodyText, streamBodyText } from '../core/read-body.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../logs/line-splitter.js';
 import type { ControlTarget } from './control-client.js';
-import { authorizedGet, errorOf, httpBrief } from './control-client.js';
+import { MAX_ERROR_BYTES, authorizedGet, errorOf, httpBrief } from './control-client.js';
 
 /** One `log` frame: its id, the record as sent (JSON text) and parsed. */
 export interface LogFrame {
@@ -62,6 +64,12 @@ const MAX_INSTANT_EXPIRIES = 3;
 /** The listener sends a keep-alive every 15 s; three missed ones mean the connection is dead. */
 const STALL_MS = 45_000;
 const STALL_CHECK_MS = 15_000;
+/**
+ * The longest SSE line taken: a log record the listener sends (its tailer cuts lines at
+ * DEFAULT_MAX_LINE_BYTES) with its `data: ` field name, and room to spare. A line that grows past it
+ * without a break is a hostile or broken listener: the stream is closed, never buffered further.
+ */
+export const MAX_SSE_LINE_BYTES = 2 * DEFAULT_MAX_LINE_BYTES;
 
 type Outcome = 'caught-up' | 'ended' | 'token-expired';
 
@@ -164,7 +172,7 @@ async function readStream(o: FollowLogsOptions, pathAndQuery: string, lastId: st
       throw err;
     }
     if (!res.ok || !res.body) {
-      const body = await res.text().catch(() => '');
+      const body = await readBodyText(res, MAX_ERROR_BYTES, () => cut.abort()).catch(() => '');
       const error = errorOf(body);
       throw new RuntimeError('EHTTP', `/logs: HTTP ${res.status}: ${error ?? body.slice(0, 200)}`, httpBrief(res.status, error));
     }
@@ -178,8 +186,7 @@ async function readStream(o: FollowLogsOptions, pathAndQuery: string, lastId: st
         else if (kind === 'token-expired') tokenExpired = true;
       },
     });
-    const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
-    const decoder = new TextDecoder();
+    const reader = streamBodyText(res, MAX_SSE_LINE_BYTES, () => cut.abort());
     let lastByteAt = target.clock.monotonic();
     const watch = (): void => {
       if (target.clock.monotonic() - lastByteAt >= STALL_MS) {
@@ -193,10 +200,10 @@ async function readStream(o: FollowLogsOptions, pathAndQuery: string, lastId: st
     stall = target.clock.setTimer(watch, STALL_CHECK_MS);
     try {
       for (;;) {
-        const chunk = await reader.read();
-        if (chunk.done) return tokenExpired ? 'token-expired' : 'ended';
+        const text = await reader.read();
+        if (text === null) return tokenExpired ? 'token-expired' : 'ended';
         lastByteAt = target.clock.monotonic();
-        parser.feed(decoder.decode(chunk.value, { stream: true }));
+        parser.feed(text);
         if (caughtUp && !o.follow) {
           await reader.cancel();
           return 'caught-up';
@@ -207,7 +214,11 @@ async function readStream(o: FollowLogsOptions, pathAndQuery: string, lastId: st
           return 'token-expired';
         }
       }
-    } catch {
+    } catch (err) {
+      if (err instanceof LineTooLongError) {
+        throw new RuntimeError('ESTREAM', `/logs: ${target.base} sent a line over ${MAX_SSE_LINE_BYTES} bytes; the stream was closed`,
+          'stream line too long');
+      }
       return tokenExpired ? 'token-expired' : 'ended'; // aborted, or the connection dropped
     }
   } finally {

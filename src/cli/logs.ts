@@ -4,6 +4,7 @@
  * reconnects with Last-Event-ID, token renewal) is log-stream.ts. Exit 1 when the stream cannot be
  * had or kept (a token that cannot be renewed, an HTTP error).
  */
+import { terminalLine } from '../core/terminal-text.js';
 import type { CliContext } from './context.js';
 import { controlTarget } from './control-client.js';
 import { followLogs } from './log-stream.js';
@@ -27,18 +28,22 @@ export async function logsCommand(opts: LogsOptions, ctx: CliContext): Promise<n
   void ctx.waitForSignal().then(() => stop.abort());
   await followLogs({
     target, agent: opts.agent, since, follow: opts.follow, signal: stop.signal,
-    onRecord: (frame) => ctx.stdout(opts.json ? `${frame.data}\n` : `${formatRecord(frame)}\n`),
+    onRecord: (frame) => ctx.stdout(opts.json ? `${JSON.stringify(frame.record)}\n` : `${formatRecord(frame)}\n`),
     onSystem: (body) => ctx.stderr(`svc logs: ${describeSystemFrame(body)}\n`),
     onLost: () => ctx.stderr('svc logs: connection lost, reconnecting\n'),
   });
   return 0;
 }
 
-/** `<ts> <level> <agent> <event> key=value…`: one log record as a line for people. */
+/**
+ * `<ts> <level> <agent> <event> key=value…`: one log record as a line for people, and only one: a
+ * line break or a control sequence in a field (an alert label, a model's summary) is shown as an
+ * escape (core/terminal-text.ts), never obeyed.
+ */
 export function formatRecord(frame: LogFrame): string {
   const { ts, level, agentId, event, ...rest } = frame.record;
   const fields = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
-  return `${String(ts)} ${String(level).padEnd(5)} ${String(agentId)} ${String(event)}${fields ? ' ' + fields : ''}`;
+  return terminalLine(`${String(ts)} ${String(level).padEnd(5)} ${String(agentId)} ${String(event)}${fields ? ' ' + fields : ''}`);
 }
 
 /** A system frame (other than caught-up and token-expired) in words. */

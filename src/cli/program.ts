@@ -12,6 +12,7 @@ import { logsCommand } from './logs.js';
 import type { PsOptions } from './ps.js';
 import { psCommand } from './ps.js';
 import { secretSetCommand } from './secret-set.js';
+import { terminalContext } from './style.js';
 import type { TriageOptions } from './triage.js';
 import type { ViewOptions } from './views.js';
 import { auditCommand, dlqCommand, eventsCommand } from './views.js';
@@ -197,7 +198,9 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
 }
 
 /** Runs one command line; returns the exit code (0 success, 1 runtime failure, 2 usage or configuration). */
-export async function runCli(argv: string[], ctx: CliContext): Promise<number> {
+export async function runCli(argv: string[], raw: CliContext): Promise<number> {
+  // Everything written from here on, errors included, goes through the terminal-safe printer.
+  const ctx = terminalContext(raw);
   let code: number = EXIT.ok;
   const program = buildProgram(ctx, (c) => { code = c; });
   try {

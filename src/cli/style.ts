@@ -1,13 +1,13 @@
 /**
- * Colour and width for people (contract §13): only when stdout is a terminal, and never when
- * NO_COLOR is set to anything non-empty (https://no-color.org) or TERM is `dumb`. Piped output and
- * `--json` carry no escape codes.
+ * Output for people (contract §13): every text a command writes goes through the one terminal-safe
+ * printer (core/terminal-text.ts), so nothing a remote host, an alert or a model wrote can drive the
+ * terminal; colour and width only when stdout is a terminal, and never when NO_COLOR is set to
+ * anything non-empty (https://no-color.org) or TERM is `dumb`. Piped output and `--json` carry no
+ * escape codes.
  */
+import { terminalWriter } from '../core/terminal-text.js';
 import type { CliContext } from './context.js';
-
-export type Style = 'bold' | 'red' | 'green';
-/** SGR codes written directly: util.styleText decides on its own (by process.stdout), not by the context. */
-const SGR: Record<Style, [string, string]> = { bold: ['\x1b[1m', '\x1b[22m'], red: ['\x1b[31m', '\x1b[39m'], green: ['\x1b[32m', '\x1b[39m'] };
+import { formatTable } from './table.js';
 
 export function colourOn(ctx: CliContext): boolean {
   const tty = (ctx.columns?.() ?? null) !== null;
@@ -15,12 +15,15 @@ export function colourOn(ctx: CliContext): boolean {
   return tty && !noColor && ctx.env.TERM !== 'dumb';
 }
 
-export function paint(ctx: CliContext, style: Style, text: string): string {
-  const [on, off] = SGR[style];
-  return colourOn(ctx) ? `${on}${text}${off}` : text;
+/** The context the commands run with: its stdout and stderr write through the terminal-safe printer. */
+export function terminalContext(ctx: CliContext): CliContext {
+  return { ...ctx, stdout: terminalWriter(ctx.stdout, () => colourOn(ctx)), stderr: terminalWriter(ctx.stderr, () => false) };
 }
 
-/** formatTable options for this terminal: cut to its width, header in bold. */
-export function tableOptions(ctx: CliContext): { width: number | null; header: (line: string) => string } {
-  return { width: ctx.columns?.() ?? null, header: (line) => paint(ctx, 'bold', line) };
+/** A table cut to this terminal's width (none when piped), its header in bold. */
+export function printTable(ctx: CliContext, headers: readonly string[], rows: ReadonlyArray<readonly string[]>): void {
+  const text = formatTable(headers, rows, { width: ctx.columns?.() ?? null });
+  const eol = text.indexOf('\n');
+  ctx.stdout(text.slice(0, eol), 'bold');
+  ctx.stdout(text.slice(eol));
 }

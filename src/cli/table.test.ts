@@ -2,13 +2,19 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fakeClock } from '../core/clock.js';
 import type { CliContext } from './context.js';
-import { colourOn, paint, tableOptions } from './style.js';
+import { colourOn, printTable, terminalContext } from './style.js';
 import { formatTable } from './table.js';
 
+let written = '';
 const ctx = (columns: number | null, env: NodeJS.ProcessEnv = {}): CliContext => ({
-  env, cwd: '/', clock: fakeClock(0), pid: 1, stdout: () => undefined, stderr: () => undefined, readStdin: () => Promise.resolve(''),
+  env, cwd: '/', clock: fakeClock(0), pid: 1, stdout: (t) => { written += t; }, stderr: () => undefined, readStdin: () => Promise.resolve(''),
   waitForSignal: () => new Promise(() => undefined), mainScript: '', columns: () => columns,
 });
+const printed = (c: CliContext, f: (c: CliContext) => void): string => {
+  written = '';
+  f(terminalContext(c));
+  return written;
+};
 
 describe('formatTable', () => {
   const headers = ['ID', 'REASON', 'ERROR'];
@@ -39,8 +45,25 @@ describe('colour', () => {
     assert.equal(colourOn(ctx(80, { NO_COLOR: '1' })), false);
     assert.equal(colourOn(ctx(80, { NO_COLOR: '' })), true);
     assert.equal(colourOn(ctx(80, { TERM: 'dumb' })), false);
-    assert.equal(paint(ctx(80, { NO_COLOR: '1' }), 'red', 'x'), 'x');
-    assert.notEqual(paint(ctx(80), 'red', 'x'), 'x');
-    assert.equal(tableOptions(ctx(null)).header('H'), 'H');
+    assert.equal(printed(ctx(80, { NO_COLOR: '1' }), (c) => c.stdout('x', 'red')), 'x');
+    assert.equal(printed(ctx(80), (c) => c.stdout('x', 'red')), '\x1b[31mx\x1b[39m');
+    assert.equal(printed(ctx(null), (c) => printTable(c, ['H'], [['v']])), 'H\nv\n');
+    assert.equal(printed(ctx(80), (c) => printTable(c, ['H'], [['v']])), '\x1b[1mH\x1b[22m\nv\n');
+  });
+
+  it('the colours are the printer\'s own: the same codes in the text are shown, not obeyed', () => {
+    assert.equal(printed(ctx(80), (c) => c.stdout('\x1b[31mfake\x1b[39m', 'green')), '\x1b[32m\\u001b[31mfake\\u001b[39m\x1b[39m');
+  });
+});
+
+describe('a table of hostile cells', () => {
+  it('a line break, an escape sequence or a bidi override in a cell is shown on its own line, and columns stay aligned', () => {
+    const text = formatTable(['ID', 'LABEL', 'N'], [['a', 'x\n\x1b]52;c;aGk=\x07\u202eevil', '1'], ['b', 'plain', '2']]);
+    assert.equal(text, [
+      `ID  ${'LABEL'.padEnd(39)}  N`,
+      'a   x\\u000a\\u001b]52;c;aGk=\\u0007\\u202eevil  1',
+      `b   ${'plain'.padEnd(39)}  2`,
+      '',
+    ].join('\n'));
   });
 });

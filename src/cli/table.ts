@@ -1,13 +1,15 @@
 /**
  * Plain-text tables for the read commands: left-aligned columns, two spaces apart. On a terminal
  * (`width` set) a table wider than the screen has its widest columns cut with `…` until it fits, never
- * below their header; piped output is never cut. `header` styles the header line (bold on a terminal
- * without NO_COLOR, style.ts).
+ * below their header; piped output is never cut. Each cell is one line made safe for a terminal
+ * (core/terminal-text.ts: a line break or an escape sequence in a label is shown, never obeyed, and
+ * measured as shown). style.ts printTable prints one with its header in bold.
  */
+import { terminalLine } from '../core/terminal-text.js';
+
 export interface TableOptions {
   /** Terminal columns, or null/undefined when stdout is not a terminal. */
   width?: number | null;
-  header?: (line: string) => string;
 }
 
 const MIN_CUT = 8;
@@ -30,11 +32,11 @@ function cut(cell: string, width: number): string {
   return cell.length <= width ? cell : `${cell.slice(0, Math.max(0, width - 1))}…`;
 }
 
-export function formatTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, opts: TableOptions = {}): string {
+export function formatTable(headers: readonly string[], given: ReadonlyArray<readonly string[]>, opts: TableOptions = {}): string {
+  const rows = given.map((row) => row.map((cell) => terminalLine(cell)));
   const natural = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const widths = opts.width ? fit(natural, headers.map((h, i) => Math.min(natural[i] ?? 0, Math.max(h.length, MIN_CUT))), opts.width) : natural;
   const line = (cells: readonly string[]): string =>
     cells.map((c, i) => { const w = widths[i] ?? 0; const t = cut(c, w); return i === cells.length - 1 ? t : t.padEnd(w); }).join('  ').trimEnd();
-  const head = line(headers);
-  return [opts.header ? opts.header(head) : head, ...rows.map(line)].join('\n') + '\n';
+  return [line(headers), ...rows.map(line)].join('\n') + '\n';
 }

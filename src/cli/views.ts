@@ -10,8 +10,7 @@ import type { DeadLetterRecord, EventRecord } from '../store/store.js';
 import type { CliContext } from './context.js';
 import { controlTarget, getAllPages } from './control-client.js';
 import { intFlag } from './fleet/options.js';
-import { paint, tableOptions } from './style.js';
-import { formatTable } from './table.js';
+import { printTable } from './style.js';
 import { timeArg } from './time-arg.js';
 
 export interface ViewOptions {
@@ -108,8 +107,11 @@ async function viewCommand<T>(view: CliView<T>, opts: ViewOptions, ctx: CliConte
   if (opts.json) {
     ctx.stdout(JSON.stringify(verify ? { items, verify } : { items }) + '\n');
   } else {
-    ctx.stdout(formatTable(view.columns, items.map((item) => view.row(item)), tableOptions(ctx)));
-    if (verify) ctx.stdout(`${paint(ctx, verify.ok ? 'green' : 'red', verifyLine(verify))}\n`);
+    printTable(ctx, view.columns, items.map((item) => view.row(item)));
+    if (verify) {
+      ctx.stdout(verifyLine(verify), verify.ok ? 'green' : 'red');
+      ctx.stdout('\n');
+    }
   }
   return verify && !verify.ok ? 1 : 0;
 }

@@ -10,10 +10,13 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
 import { loadSource } from '../config/load-source.js';
 import { svcHome } from '../config/paths.js';
 import type { WebhookSourceConfig } from '../config/schema.js';
+import { startDeadline } from '../core/deadline.js';
 import { UsageError, errorText } from '../core/errors.js';
+import { readBodyText } from '../core/read-body.js';
 import { signBody } from '../ingest/signature.js';
 import type { CliContext } from './context.js';
 import { sourceUrl } from '../config/source-url.js';
@@ -36,17 +39,27 @@ function credentials(source: WebhookSourceConfig, body: Buffer, nowMs: number): 
   return headers;
 }
 
-/** POST over HTTPS trusting the source's own certificate too (a self-signed one is the common case). */
+/** The ingest answers with a short JSON object; this much is read of any answer, the rest refused. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+const TIMEOUT_MS = 10_000;
+
+/**
+ * POST over HTTPS trusting the source's own certificate too (a self-signed one is the common case).
+ * fetch cannot be given a CA without undici's own API, so node:https sends it; its answer is handed
+ * to the one capped reader (core/read-body.ts) as a web Response.
+ */
 function postTls(url: string, headers: Record<string, string>, body: Buffer, cert: string): Promise<{ status: number; text: string }> {
   return new Promise((done, fail) => {
     const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) },
-      ca: [...rootCertificates, cert], timeout: 10_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', fail);
+      ca: [...rootCertificates, cert], timeout: TIMEOUT_MS }, (res) => {
+      const answer = new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, {
+        status: res.statusCode ?? 500,
+        headers: res.headers['content-length'] !== undefined ? { 'content-length': res.headers['content-length'] } : {},
+      });
+      readBodyText(answer, MAX_ANSWER_BYTES, () => req.destroy())
+        .then((text) => done({ status: answer.status, text }), fail);
     });
-    req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
     req.on('error', fail);
     req.end(body);
   });
@@ -72,8 +85,13 @@ export async function webhookSendCommand(
     if (source.tls) {
       answer = await postTls(url, headers, body, source.tls.cert);
     } else {
-      const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
-      answer = { status: response.status, text: await response.text() };
+      const deadline = startDeadline(TIMEOUT_MS, ctx.clock);
+      try {
+        const response = await fetch(url, { method: 'POST', headers, body, signal: deadline.signal });
+        answer = { status: response.status, text: await readBodyText(response, MAX_ANSWER_BYTES) };
+      } finally {
+        deadline.dispose();
+      }
     }
   } catch (err) {
     ctx.stderr(`svc webhook send: ${url}: ${errorText(err)} (is \`svc up\` running?)\n`);

@@ -5,7 +5,7 @@
  * `${secret:…}`, a bearer token must come from such a reference, and `clientSecretRef` is a bare
  * reference (`secret:PATH`) like `controlPlane.auth.clientSecretRef`. No message quotes a resolved value.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
@@ -17,6 +17,12 @@ import { loadYamlFile } from './yaml-file.js';
 export const FLEET_FILE = 'fleet.yaml';
 /** Per-host wait for one answer when `timeoutMs` is not set (contract §15 example). */
 export const DEFAULT_HOST_TIMEOUT_MS = 5_000;
+/**
+ * The longest one run spends on a host in all (every page of a view, a replay of its logs up to
+ * caught-up) when `deadlineMs` is not set: a host that keeps answering, but never finishes, is
+ * reported failed instead of holding the whole command.
+ */
+export const DEFAULT_HOST_DEADLINE_MS = 120_000;
 
 const HOST_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
@@ -46,6 +52,8 @@ const hostSchema = z.strictObject({
   auth: z.discriminatedUnion('type', [bearerAuthSchema, clientAuthSchema]).optional(),
   /** Longest wait for one answer from this host (a token, a page, the start of a stream). */
   timeoutMs: z.number().int().min(100).max(600_000).default(DEFAULT_HOST_TIMEOUT_MS),
+  /** Longest time spent on this host in all, waiting for request slots included (not `logs -f`). */
+  deadlineMs: z.number().int().min(100).max(3_600_000).default(DEFAULT_HOST_DEADLINE_MS),
   labels: z.record(z.string().regex(LABEL_NAME, 'must be a label name'), z.string().max(256)).default({}),
 });
 
@@ -65,6 +73,7 @@ export interface FleetHost {
   base: string;
   auth: HostAuth;
   timeoutMs: number;
+  deadlineMs: number;
   labels: Record<string, string>;
 }
 
@@ -72,6 +81,16 @@ export interface FleetConfig {
   /** The file the hosts came from, for messages. */
   file: string;
   hosts: FleetHost[];
+}
+
+/** The kinds of the references every string under `value` was resolved from. */
+function referenceKinds(value: unknown, path: Array<string | number>, refKinds: (path: Array<string | number>) => readonly string[]): string[] {
+  if (typeof value === 'string') return [...refKinds(path)];
+  if (Array.isArray(value)) return value.flatMap((v, i) => referenceKinds(v, [...path, i], refKinds));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => referenceKinds(v, [...path, k], refKinds));
+  }
+  return [];
 }
 
 /**
@@ -88,9 +107,42 @@ export function locateFleetFile(explicit: string | undefined, cwd: string, env: 
   return found;
 }
 
+/**
+ * Why a fleet file must not be trusted with this user's secrets, or null: a `./fleet.yaml` that
+ * someone else owns, or that group or others may write, was put there by someone else as far as svc
+ * can tell (a shared directory, a cloned repository), and the hosts it names would receive whatever
+ * `${secret:…}` or `${file:…}` it points at.
+ */
+export function untrustedReason(file: string, uid: number): string | null {
+  const st = statSync(file);
+  if (st.uid !== uid) return `is owned by uid ${st.uid}, not by you (uid ${uid})`;
+  if ((st.mode & 0o022) !== 0) return 'is writable by group or others';
+  return null;
+}
+
+export interface FleetLoadContext {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /**
+   * Set when the file was found implicitly and is not trusted (untrustedReason): a file that reads
+   * `${secret:…}` or `${file:…}` references is then refused (exit 2) before any host is asked.
+   */
+  untrusted?: string | null;
+}
+
 /** Loads and validates a fleet.yaml; throws ConfigError listing every problem. */
-export function loadFleetFile(file: string, ctx: { env: NodeJS.ProcessEnv; home: string }): FleetConfig {
+export function loadFleetFile(file: string, ctx: FleetLoadContext): FleetConfig {
   const loaded = loadYamlFile(file, fleetFileSchema, { env: ctx.env, home: ctx.home, secretKeys: [/^hosts\.\d+\.auth\.token$/] });
+  if (ctx.untrusted) {
+    const kinds = new Set<string>(referenceKinds(loaded.value, [], (p) => loaded.refKinds(p)));
+    loaded.value.hosts.forEach((host) => {
+      if (host.auth?.type === 'oauth2-client') kinds.add(host.auth.clientSecretRef.slice(0, host.auth.clientSecretRef.indexOf(':')));
+    });
+    if (kinds.has('secret') || kinds.has('file')) {
+      throw new ConfigError(`${file} ${ctx.untrusted}, and it reads \${secret:…} or \${file:…} references, which would be sent to ` +
+        `the hosts it names; if you trust it, pass it explicitly: --file ${file}`);
+    }
+  }
   const problems: string[] = [];
   const seen = new Map<string, number>();
   const hosts: FleetHost[] = [];
@@ -110,7 +162,7 @@ export function loadFleetFile(file: string, ctx: { env: NodeJS.ProcessEnv; home:
       else auth = { ...client, clientSecret: secret.value };
     }
     const url = new URL(host.url);
-    hosts.push({ name: host.name, base: url.origin + url.pathname.replace(/\/+$/, ''), auth, timeoutMs: host.timeoutMs, labels: host.labels });
+    hosts.push({ name: host.name, base: url.origin + url.pathname.replace(/\/+$/, ''), auth, timeoutMs: host.timeoutMs, deadlineMs: host.deadlineMs, labels: host.labels });
   });
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return { file, hosts };

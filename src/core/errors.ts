@@ -28,7 +28,7 @@ export class UsageError extends Error {
  */
 export const RUNTIME_ERROR_CODES = [
   // reaching the daemon or another listener
-  'EUNREACHABLE', 'ETIMEOUT', 'EHTTP', 'EBADRESPONSE', 'ETOOLARGE', 'ESTREAM', 'EUNAUTHORIZED', 'ETOKEN', 'ETLS',
+  'EUNREACHABLE', 'ETIMEOUT', 'EDEADLINE', 'EHTTP', 'EBADRESPONSE', 'ETOOLARGE', 'ESTREAM', 'EUNAUTHORIZED', 'ETOKEN', 'ETLS',
   // the daemon's own process and files
   'EALREADYRUNNING', 'ENOTRUNNING', 'EPIDFILE', 'ELISTEN', 'ENOLISTENER', 'EFDLIMIT', 'EEXIST', 'ECLOSED', 'ECONFIG',
   // the admin socket

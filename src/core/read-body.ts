@@ -45,3 +45,72 @@ export async function readBodyText(res: Response, maxBytes: number, abort?: () =
   }
   return Buffer.concat(chunks, size).toString('utf8');
 }
+
+/** A line of a streamed answer ran past the cap without a line break. The message never quotes it. */
+export class LineTooLongError extends Error {
+  readonly code = 'ELINETOOLONG';
+  constructor(readonly maxLineBytes: number) {
+    super(`a line of the answer is over ${maxLineBytes} bytes`);
+    this.name = 'LineTooLongError';
+  }
+}
+
+/** A body read as it streams (server-sent events): text as it comes, every line within a cap. */
+export interface BodyTextStream {
+  /** The next piece of text (UTF-8, characters split across reads kept whole), or null at the end. */
+  read(): Promise<string | null>;
+  /** Stops reading and frees the connection (a pending read() then ends). */
+  cancel(): Promise<void>;
+}
+
+/**
+ * The streaming sibling of readBodyText for answers that never end (GET /logs): there is no cap on
+ * the whole, but none of its lines (ended by LF or CR) may pass `maxLineBytes` — a reader that waits
+ * for a line break would otherwise buffer whatever the server sends. Past the cap, read() cancels the
+ * stream, calls `abort` and throws LineTooLongError.
+ */
+export function streamBodyText(res: Response, maxLineBytes: number, abort?: () => void): BodyTextStream {
+  const reader = res.body === null ? null : (res.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let run = 0; // bytes since the last line break
+  return {
+    async read() {
+      if (reader === null) return null;
+      const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+      if (done || value === undefined) return null;
+      run = longestRun(value, run, maxLineBytes);
+      if (run < 0) {
+        abort?.();
+        await reader.cancel().catch(() => undefined);
+        throw new LineTooLongError(maxLineBytes);
+      }
+      return decoder.decode(value, { stream: true });
+    },
+    async cancel() {
+      await reader?.cancel().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * The length of the line still open after `chunk`, given `run` bytes of it before; -1 as soon as
+ * any line passes `max`. Line breaks are found with indexOf (native), not byte by byte.
+ */
+function longestRun(chunk: Uint8Array, run: number, max: number): number {
+  let from = 0;
+  // The next LF and CR at or after `from` (-1: none left), each searched again only once passed.
+  let lf = chunk.indexOf(0x0a);
+  let cr = chunk.indexOf(0x0d);
+  for (;;) {
+    if (lf >= 0 && lf < from) lf = chunk.indexOf(0x0a, from);
+    if (cr >= 0 && cr < from) cr = chunk.indexOf(0x0d, from);
+    const brk = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+    if (brk < 0) {
+      const open = run + chunk.byteLength - from;
+      return open > max ? -1 : open;
+    }
+    if (run + brk - from > max) return -1;
+    run = 0;
+    from = brk + 1;
+  }
+}

@@ -3,6 +3,8 @@
  * `/events`, `/dlq` and `/audit` with keyset-like pages, a `/logs` stream, (`limit`, `cursor`, `order`, `nextCursor`),
  * optionally slow, optionally guarded by a bearer token or by tokens it issues itself at `POST /token`
  * (client credentials, client_secret_basic). It counts what it is asked, so tests can assert on it.
+ * It can also play a hostile host (`hostile`: a looping cursor, endless large pages, a replay that never
+ * catches up, an endless SSE line or flood) or answer an odd `/status` (`status`).
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -29,6 +31,20 @@ export interface FakeControlPlaneOptions {
   agents?: string[];
   /** Log records `/logs` replays (frame ids 1, 2, …; Last-Event-ID resumes after one), then `caught-up`; the stream stays open. */
   logs?: Array<Record<string, unknown>>;
+  /** `/status` answers this body instead of a snapshot of `agents` (an odd or hostile host). */
+  status?: unknown;
+  /**
+   * A hostile host (issue 19), until the client goes or `hostileBytes` are sent:
+   * - `loop-cursor`: every page of a view has rows and the same `nextCursor`, so its pages never end;
+   * - `big-pages`: every page is one row padded to `padBytes` (default 15 MB), with a fresh cursor;
+   * - `never-caught-up`: /logs replays `logs`, then sends only keep-alive comments, never `caught-up`;
+   * - `endless-line`: /logs sends `data: ` and then bytes without a line break;
+   * - `endless-records`: /logs sends log frames as fast as they are read, never `caught-up`.
+   */
+  hostile?: 'loop-cursor' | 'big-pages' | 'never-caught-up' | 'endless-line' | 'endless-records';
+  padBytes?: number;
+  /** What a hostile stream or page walk sends at most (default 600 MB). */
+  hostileBytes?: number;
 }
 
 export interface FakeControlPlane {
@@ -38,6 +54,8 @@ export interface FakeControlPlane {
   requests: Map<string, number>;
   /** Token requests (POST /token) received. */
   tokenRequests(): number;
+  /** Bytes of hostile answers written so far (pages, stream). */
+  hostileSent(): number;
   close(): Promise<void>;
 }
 
@@ -73,11 +91,38 @@ export async function startFakeControlPlane(opts: FakeControlPlaneOptions = {}):
     return false;
   };
 
+  const limitBytes = opts.hostileBytes ?? 600_000_000;
+  let hostileSent = 0;
+  const pad = opts.hostile === 'big-pages' ? 'x'.repeat(opts.padBytes ?? 15_000_000) : '';
+
+  /** Writes `next()` while the client reads (respecting back-pressure), until it goes or the budget is spent. */
+  const pump = (res: ServerResponse, next: () => string): void => {
+    const go = (): void => {
+      while (!res.destroyed && hostileSent < limitBytes) {
+        const chunk = next();
+        hostileSent += Buffer.byteLength(chunk);
+        if (!res.write(chunk)) { res.once('drain', go); return; }
+      }
+      if (!res.destroyed) res.end();
+    };
+    go();
+  };
+
+  const hostilePage = (res: ServerResponse, url: URL): void => {
+    const n = Number(url.searchParams.get('cursor') ?? '0');
+    const row = { ts: '2030-01-01T00:00:00.000Z', id: `hostile-${n}`, agentId: 'agent-1', sourceId: 'am', kind: 'webhook', status: 'processed', payload: { pad } };
+    const body = JSON.stringify({ items: [row], nextCursor: opts.hostile === 'loop-cursor' ? 'again' : String(n + 1) });
+    hostileSent += Buffer.byteLength(body);
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    res.end(body);
+  };
+
   const answer = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
     const view = VIEWS.find((v) => url.pathname === `/${v}`);
-    if (url.pathname === '/status') { send(res, 200, fakeStatus(opts.agents ?? ['agent-1'])); return; }
+    if (url.pathname === '/status') { send(res, 200, opts.status ?? fakeStatus(opts.agents ?? ['agent-1'])); return; }
     if (url.pathname === '/logs') { streamLogs(req, res, url); return; }
     if (view === undefined) { send(res, 404, { error: 'not found' }); return; }
+    if (opts.hostile === 'loop-cursor' || opts.hostile === 'big-pages') { hostilePage(res, url); return; }
     const limit = Number(url.searchParams.get('limit') ?? '100');
     if (!(limit >= 1 && limit <= 1000)) { send(res, 400, { error: 'invalid limit: expected an integer from 1 to 1000' }); return; }
     const order = url.searchParams.get('order') ?? (view === 'audit' ? 'asc' : 'desc');
@@ -99,6 +144,26 @@ export async function startFakeControlPlane(opts: FakeControlPlaneOptions = {}):
     (opts.logs ?? []).forEach((record, i) => {
       if (i + 1 > after) res.write(`id: ${i + 1}\nevent: log\ndata: ${JSON.stringify(record)}\n\n`);
     });
+    if (opts.hostile === 'never-caught-up') {
+      const timer = setInterval(() => { res.write(': keep-alive\n\n'); }, 100);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
+    if (opts.hostile === 'endless-line') {
+      res.write('event: log\ndata: ');
+      const chunk = 'y'.repeat(64 * 1024);
+      pump(res, () => chunk);
+      return;
+    }
+    if (opts.hostile === 'endless-records') {
+      let id = (opts.logs ?? []).length;
+      const filler = 'z'.repeat(900);
+      pump(res, () => {
+        id += 1;
+        return `id: ${id}\nevent: log\ndata: ${JSON.stringify({ ts: '2030-01-01T00:00:00.000Z', level: 'info', agentId: 'agent-1', event: 'flood', filler })}\n\n`;
+      });
+      return;
+    }
     res.write('event: system\ndata: {"system":"caught-up"}\n\n');
   };
 
@@ -126,6 +191,7 @@ export async function startFakeControlPlane(opts: FakeControlPlaneOptions = {}):
   return {
     url: `http://127.0.0.1:${port}`, port, requests,
     tokenRequests: () => tokenRequests,
+    hostileSent: () => hostileSent,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

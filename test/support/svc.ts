@@ -13,25 +13,38 @@ export interface RunResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** With `measureRss`: the CLI's peak resident set (process.resourceUsage().maxRSS, KiB). */
+  maxRssKiB?: number;
 }
+
+/** Writes the process's peak RSS (KiB) on fd 3 as it exits. */
+const RSS_PRELOAD = 'data:text/javascript,' + encodeURIComponent(
+  "import { writeSync } from 'node:fs'; process.on('exit', () => { try { writeSync(3, String(process.resourceUsage().maxRSS)); } catch {} });");
 
 /** Runs `node dist/main.js ...args` to completion. */
 export function runSvc(args: string[], opts: { env: NodeJS.ProcessEnv; cwd: string; input?: string; timeoutMs?: number;
   /** Runs it under `ulimit -n <openFiles>` (a daemon started with `up -d` keeps the limit). */
-  openFiles?: number }): Promise<RunResult> {
+  openFiles?: number;
+  /** Also report the CLI's peak RSS (a preload writes it on a fourth pipe as the process exits). */
+  measureRss?: boolean }): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const argv = [process.execPath, SVC_BIN, ...args];
+    const argv = [process.execPath, ...(opts.measureRss ? ['--import', RSS_PRELOAD] : []), SVC_BIN, ...args];
     const child = opts.openFiles === undefined
-      ? spawn(argv[0] as string, argv.slice(1), { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] })
+      ? spawn(argv[0] as string, argv.slice(1), { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
       : spawn('/bin/sh', ['-c', `ulimit -n ${opts.openFiles} && exec "$@"`, 'sh', ...argv], { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
     child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    let rss = '';
+    (child.stdio[3] as NodeJS.ReadableStream | null)?.on('data', (d: Buffer) => { rss += d.toString(); });
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`svc ${args.join(' ')} timed out\n${stdout}\n${stderr}`)); }, opts.timeoutMs ?? 90_000);
     child.on('error', reject);
     // Wait for 'close' (not 'exit') so stdout/stderr are complete.
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ...(rss !== '' ? { maxRssKiB: Number(rss) } : {}) });
+    });
     child.stdin.end(opts.input ?? '');
   });
 }

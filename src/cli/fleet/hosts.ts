@@ -4,7 +4,8 @@
  * target. Each host gets one token source for the whole run, so a client-credentials token is fetched
  * once per host and shared by every page and stream sent to it.
  */
-import { loadFleetFile, locateFleetFile } from '../../config/fleet.js';
+import { resolve } from 'node:path';
+import { FLEET_FILE, loadFleetFile, locateFleetFile, untrustedReason } from '../../config/fleet.js';
 import type { FleetHost } from '../../config/fleet.js';
 import { svcHome } from '../../config/paths.js';
 import { UsageError } from '../../core/errors.js';
@@ -27,7 +28,11 @@ export interface HostTarget {
 
 export function fleetTargets(opts: FleetOptions, ctx: CliContext): HostTarget[] {
   const file = locateFleetFile(opts.file, ctx.cwd, ctx.env);
-  const fleet = loadFleetFile(file, { env: ctx.env, home: svcHome(ctx.env) });
+  // Only a ./fleet.yaml found without --file is judged: one named on the command line was chosen.
+  const implicitHere = opts.file === undefined && file === resolve(ctx.cwd, FLEET_FILE);
+  const uid = process.getuid?.();
+  const untrusted = implicitHere && uid !== undefined ? untrustedReason(file, uid) : null;
+  const fleet = loadFleetFile(file, { env: ctx.env, home: svcHome(ctx.env), untrusted });
   return selectHosts(fleet.hosts, opts).map((host) => ({
     host,
     target: { base: host.base, tokens: tokensFor(host, ctx), clock: ctx.clock, timeoutMs: host.timeoutMs },

@@ -13,6 +13,7 @@
  * A host that does not run the agent named by --agent answers 400 `unknown agent`: it has no records
  * of that agent, and counts as answered.
  */
+import { linkSignals } from '../../core/deadline.js';
 import { RuntimeError } from '../../core/errors.js';
 import type { CliContext } from '../context.js';
 import { followLogs } from '../log-stream.js';
@@ -23,6 +24,7 @@ import { FLEET_CONCURRENCY, fanOut } from './fan-out.js';
 import { createSemaphore } from '../../core/semaphore.js';
 import type { FleetOptions, HostTarget } from './hosts.js';
 import { fleetTargets } from './hosts.js';
+import { MAX_HOST_BYTES, withinHostDeadline } from './host-limits.js';
 import { mergeRows } from './merge.js';
 import type { HostReport } from './report.js';
 import { completenessText, failureBrief, isComplete, writeEnvelope } from './report.js';
@@ -57,17 +59,32 @@ function unknownAgent(err: unknown): boolean {
 }
 
 async function replay(targets: HostTarget[], common: Common, json: boolean, line: Line, notice: Notice, ctx: CliContext): Promise<number> {
-  const settled = await fanOut(targets, FLEET_CONCURRENCY, async ({ host, target }) => {
-    const frames: Array<{ n: number; frame: LogFrame }> = [];
-    try {
-      await followLogs({ ...common, target, follow: false,
-        onRecord: (frame) => { frames.push({ n: frames.length, frame }); },
-        onSystem: (body) => notice(host.name, describeSystemFrame(body)) });
-    } catch (err) {
-      if (!unknownAgent(err)) throw err;
-    }
-    return frames;
-  });
+  const settled = await fanOut(targets, FLEET_CONCURRENCY, ({ host, target }) => withinHostDeadline(host, ctx.clock, common.signal,
+    async (signal) => {
+      const frames: Array<{ n: number; frame: LogFrame }> = [];
+      // The replay is held until every host is done (to merge it): past MAX_HOST_BYTES the host is failed.
+      const tooMuch = new AbortController();
+      const link = linkSignals(signal, tooMuch.signal);
+      let bytes = 0;
+      try {
+        await followLogs({ ...common, signal: link.signal, target, follow: false,
+          onRecord: (frame) => {
+            bytes += Buffer.byteLength(frame.data);
+            if (bytes > MAX_HOST_BYTES) tooMuch.abort();
+            else frames.push({ n: frames.length, frame });
+          },
+          onSystem: (body) => notice(host.name, describeSystemFrame(body)) });
+      } catch (err) {
+        if (!unknownAgent(err)) throw err;
+      } finally {
+        link.dispose();
+      }
+      if (tooMuch.signal.aborted) {
+        throw new RuntimeError('ETOOLARGE', `${host.name}: log records over ${MAX_HOST_BYTES} bytes before caught-up`,
+          `log records over ${MAX_HOST_BYTES / (1024 * 1024)} MiB in all`);
+      }
+      return frames;
+    }));
   const reports: HostReport[] = settled.map((s, i) => {
     const name = targets[i]?.host.name ?? '?';
     return s.ok ? { name, ok: true, error: null } : { name, ok: false, error: failureBrief(s.error) };

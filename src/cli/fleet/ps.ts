@@ -6,10 +6,11 @@ import type { StatusSnapshot } from '../../control-plane/routes/status-route.js'
 import type { CliContext } from '../context.js';
 import { RuntimeError } from '../../core/errors.js';
 import { getJson } from '../control-client.js';
-import { formatTable } from '../table.js';
+import { printTable } from '../style.js';
 import { FLEET_CONCURRENCY, fanOut } from './fan-out.js';
 import type { FleetOptions } from './hosts.js';
 import { fleetTargets } from './hosts.js';
+import { withinHostDeadline } from './host-limits.js';
 import type { HostReport } from './report.js';
 import { completenessText, failureBrief, isComplete, writeEnvelope } from './report.js';
 
@@ -17,7 +18,8 @@ const COLUMNS = ['HOST', 'PID', 'UPTIME', 'AGENT', 'STATE', 'PROVIDER', 'RECEIVE
 
 export async function fleetPsCommand(opts: FleetOptions, ctx: CliContext): Promise<number> {
   const targets = fleetTargets(opts, ctx);
-  const settled = await fanOut(targets, FLEET_CONCURRENCY, async ({ target }) => asSnapshot(await getJson(target, '/status')));
+  const settled = await fanOut(targets, FLEET_CONCURRENCY, ({ host, target }) =>
+    withinHostDeadline(host, ctx.clock, undefined, async (signal) => asSnapshot(await getJson(target, '/status', undefined, signal))));
   const reports: HostReport[] = [];
   const snapshots: Array<{ host: string; status: StatusSnapshot }> = [];
   settled.forEach((s, i) => {
@@ -28,7 +30,7 @@ export async function fleetPsCommand(opts: FleetOptions, ctx: CliContext): Promi
   if (opts.json) {
     writeEnvelope(ctx, snapshots.map((s) => ({ host: s.host, item: s.status })), reports);
   } else {
-    ctx.stdout(formatTable(COLUMNS, snapshots.flatMap(({ host, status }) => {
+    printTable(ctx, COLUMNS, snapshots.flatMap(({ host, status }) => {
       const head = [host, String(status.pid), `${status.uptimeSeconds}s`];
       const store = status.store.kind;
       if (status.agents.length === 0) return [[...head, '-', '-', '-', '-', '-', '-', '-', store]];
@@ -36,17 +38,29 @@ export async function fleetPsCommand(opts: FleetOptions, ctx: CliContext): Promi
         const sum = (k: 'received' | 'processed' | 'dlq' | 'inflight'): string => String(a.sources.reduce((n, src) => n + src[k], 0));
         return [...head, a.id, a.state, a.provider, sum('received'), sum('processed'), sum('dlq'), sum('inflight'), store];
       });
-    })));
+    }));
   }
   ctx.stderr(completenessText(reports));
   return isComplete(reports) ? 0 : 1;
 }
 
-/** The parts of /status the table reads; an answer without them is not svc's. */
+/**
+ * Every part of /status the table and the envelope read, checked for each host on its own: one odd
+ * host (no `store.kind`, an agent without `id`) is that host's failure, never the whole command's.
+ */
 function asSnapshot(body: unknown): StatusSnapshot {
-  const s = body as Partial<StatusSnapshot> | null;
-  const fine = s !== null && typeof s === 'object' && Array.isArray(s.agents) && typeof s.store === 'object' && s.store !== null
-    && s.agents.every((a) => a !== null && typeof a === 'object' && Array.isArray(a.sources));
-  if (!fine) throw new RuntimeError('EBADRESPONSE', '/status: the answer is not a status snapshot', 'not a status snapshot');
-  return s as StatusSnapshot;
+  if (!isStatus(body)) throw new RuntimeError('EBADRESPONSE', '/status: the answer is not a status snapshot', 'not a status snapshot');
+  return body as StatusSnapshot;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+function isStatus(s: unknown): boolean {
+  return isObject(s) && isCount(s.pid) && typeof s.uptimeSeconds === 'number' && Number.isFinite(s.uptimeSeconds)
+    && isObject(s.store) && typeof s.store.kind === 'string'
+    && Array.isArray(s.agents) && s.agents.every((a: unknown) => isObject(a)
+      && typeof a.id === 'string' && typeof a.state === 'string' && typeof a.provider === 'string'
+      && Array.isArray(a.sources) && a.sources.every((src: unknown) => isObject(src)
+        && isCount(src.received) && isCount(src.processed) && isCount(src.dlq) && isCount(src.inflight)));
 }

@@ -9,13 +9,14 @@
 import type { VerifyResult } from '../../audit/chain.js';
 import type { CliContext } from '../context.js';
 import { getAllPages } from '../control-client.js';
-import { formatTable } from '../table.js';
+import { printTable } from '../style.js';
 import type { CliView, ViewOptions } from '../views.js';
 import { verifyLine, viewParams } from '../views.js';
 import { FLEET_CONCURRENCY, fanOut } from './fan-out.js';
 import { createSemaphore } from '../../core/semaphore.js';
 import type { FleetOptions } from './hosts.js';
 import { fleetTargets } from './hosts.js';
+import { MAX_HOST_BYTES, MAX_HOST_PAGES, withinHostDeadline } from './host-limits.js';
 import { mergeRows } from './merge.js';
 import { intFlag, orderFlag } from './options.js';
 import type { HostReport } from './report.js';
@@ -37,8 +38,10 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
   // The cap is on requests, not on whole hosts: a host's next page queues behind the pages of the
   // others, so a slow host with many pages never holds a slot while fast hosts wait (bench/fleet-events.ts).
   const limiter = createSemaphore(FLEET_CONCURRENCY);
-  const settled = await fanOut(targets, targets.length,
-    ({ target }) => getAllPages<T>(target, view.path, params, { maxItems: limit, gate: (request) => limiter.run(request) }));
+  const settled = await fanOut(targets, targets.length, ({ host, target }) => withinHostDeadline(host, ctx.clock, undefined,
+    (signal) => getAllPages<T>(target, view.path, params, {
+      maxItems: limit, gate: (request) => limiter.run(request), signal, maxPages: MAX_HOST_PAGES, maxBytes: MAX_HOST_BYTES,
+    })));
 
   const reports: Array<HostReport & { verify?: VerifyResult | null }> = [];
   const perHost: Array<{ host: string; items: T[] }> = [];
@@ -57,7 +60,7 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
   if (opts.json) {
     writeEnvelope(ctx, rows, reports);
   } else {
-    ctx.stdout(formatTable(['HOST', ...view.columns], rows.map((r) => [r.host, ...view.row(r.item)])));
+    printTable(ctx, ['HOST', ...view.columns], rows.map((r) => [r.host, ...view.row(r.item)]));
     for (const r of reports) if (r.verify) ctx.stdout(`${r.name}: ${verifyLine(r.verify)}\n`);
   }
   ctx.stderr(completenessText(reports));
