@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { OtlpSettings } from '../config/otlp.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { StoreSettings } from '../config/store.js';
+import { DEFAULT_DELIVERY_WINDOW_MS } from '../config/store.js';
 import type { AuditConfig, LoadedAgent } from '../config/schema.js';
 import { startControlPlane } from '../control-plane/start-control-plane.js';
 import { homePaths } from '../config/paths.js';
@@ -190,7 +191,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     closers.push({ name: 'backlog gauge', close: () => backlog.close() });
 
     const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock, owner,
-      leaseMs: deps.store.leaseMs,
+      leaseMs: deps.store.leaseMs, deliveryWindowMs: deps.store.deliveryWindowMs ?? DEFAULT_DELIVERY_WINDOW_MS,
       metrics: {
         channelOutcome: (agent, channel, outcome) => metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
         latency: (agent, seconds) => metrics.dispatch.latencySeconds.observe({ agent }, seconds),
