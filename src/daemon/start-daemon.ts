@@ -121,7 +121,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const mcpConfigs = deps.agents.flatMap((a) => a.agent.mcpServers.map((config) => ({ config, loaded: a })));
     const metrics = createMetrics({ stats, agents: deps.agents.map((a) => ({ id: a.agent.id, sources: a.sources.map((s) => s.id),
       channels: a.channels.map((c) => c.id) })),
-      mcpServers: mcpConfigs.map((m) => m.config.id), exporters: audit?.export.map((e) => e.id) ?? [] });
+      mcpServers: mcpConfigs.map((m) => m.config.id), exporters: audit?.export.map((e) => e.id) ?? [], processMetrics: true });
     if (deps.otlp) {
       const bridge = await startOtlpBridge({ registry: metrics.registry, settings: deps.otlp, serviceName: 'svc',
         serviceVersion: deps.version, log: daemonLog });
@@ -222,6 +222,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const listenerCount = new Set(deps.agents.flatMap((a) => a.sources.map((s) => `${s.bind}:${s.port}`))).size;
     const readiness = createReadiness({ store, clock, report, stopping: () => stopping,
       notListening: () => (ingest.ports().length < listenerCount ? [`${listenerCount - ingest.ports().length} of ${listenerCount} ingest listener(s)`] : []) });
+    metrics.daemon.readiness(async () => (await readiness()).ready);
     const controlPlane = await startControlPlane({
       settings: deps.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
