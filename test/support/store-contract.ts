@@ -213,9 +213,10 @@ export function storeContract(name: string, subject: ContractSubject): void {
       const store = await open();
       const id = await accept(store);
       const [c1] = await claim(store, 'w', T0);
-      assert.equal(c1?.delivery, null, 'no round has ended yet');
+      assert.ok(c1);
+      assert.equal(c1.delivery, null, 'no round has ended yet');
       const state = '{"rounds":1,"channels":{"dm":{"delivered":true}}}';
-      const results = await store.completeEvents([{ claim: c1!.claim, outcome: 'retry', dueMs: T0 + 30_000, delivery: state,
+      const results = await store.completeEvents([{ claim: c1.claim, outcome: 'retry', dueMs: T0 + 30_000, delivery: state,
         audit: [{ kind: 'message.failed', actor: 'agent:agent-a', agentId: 'agent-a', data: { eventId: id, tries: 1 } }] }], T0 + 5);
       assert.deepEqual(results, [{ ok: true }]);
       assert.deepEqual((await store.listEvents(q(), {})).items.map((e) => e.status), ['accepted']);

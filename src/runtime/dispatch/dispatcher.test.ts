@@ -262,9 +262,9 @@ describe('dispatcher', () => {
     /** A channel that answers 503 until `upAtMs` on `clock`, then delivers. */
     function outageChannel(id: string, clock: FakeClock, upAtMs: number): Channel & { sent: OutboundMessage[] } {
       const ch = scriptedChannel([], id);
-      return { ...ch, send: async (m, signal) => {
+      return { ...ch, send: (m) => {
         ch.sent.push(m);
-        return clock.now() < upAtMs ? { ok: false, retryable: true, error: 'HTTP 503' } : { ok: true, detail: {} };
+        return Promise.resolve(clock.now() < upAtMs ? { ok: false, retryable: true, error: 'HTTP 503' } : { ok: true, detail: {} });
       } };
     }
 
