@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parser } from '@prometheus-io/lezer-promql';
 import { parse as parseYaml } from 'yaml';
 import type { MetricFamily } from '../src/metrics/metric-names.js';
-import { CIRCUIT_STATE_VALUES, METRIC_FAMILIES, SOURCE_DLQ_KINDS } from '../src/metrics/metric-names.js';
+import { CIRCUIT_STATE_VALUES, METRIC_FAMILIES, PROCESS_METRIC_FAMILIES, SOURCE_DLQ_KINDS } from '../src/metrics/metric-names.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DASHBOARD_FILE = join(ROOT, 'dashboards', 'svc-fleet.json');
@@ -34,7 +34,19 @@ type SyntaxNode = ReturnType<typeof parser.parse>['topNode'];
 const TARGET_LABELS = ['instance', 'job'] as const;
 const HISTOGRAM_SUFFIXES = ['_bucket', '_sum', '_count'] as const;
 
-const FAMILIES: ReadonlyMap<string, MetricFamily> = new Map(METRIC_FAMILIES.map((f) => [f.name, f]));
+type KnownFamily = Pick<MetricFamily, 'name' | 'type'> & { labels: readonly string[] };
+/**
+ * What an expression may name: svc's families, its process families (prom-client's collectors under
+ * svc_), and `up`, the series Prometheus writes for every scrape target (how a daemon that is down,
+ * and so exports nothing, is seen).
+ */
+const FAMILIES: ReadonlyMap<string, KnownFamily> = new Map<string, KnownFamily>([
+  ...METRIC_FAMILIES.map((f): [string, KnownFamily] => [f.name, f]),
+  ...PROCESS_METRIC_FAMILIES.map((f): [string, KnownFamily] => [f.name, f]),
+  ['up', { name: 'up', type: 'gauge', labels: [] }],
+]);
+/** The families every replica reads from the one store: a dashboard takes their max, never their sum. */
+const STORE_WIDE = ['svc_dispatch_backlog', 'source_inflight'];
 
 interface Matcher { label: string; op: string; value: string }
 interface Selector {
@@ -54,7 +66,7 @@ interface PromqlCheck {
 }
 
 /** Resolves a sample name to its family: exact, or a histogram's `_bucket`/`_sum`/`_count` series. */
-function familyOf(metric: string): { family: MetricFamily; bucket: boolean } | undefined {
+function familyOf(metric: string): { family: KnownFamily; bucket: boolean } | undefined {
   const exact = FAMILIES.get(metric);
   if (exact) return { family: exact, bucket: false };
   for (const suffix of HISTOGRAM_SUFFIXES) {
@@ -239,7 +251,7 @@ interface Panel {
   targets?: Target[];
   panels?: Panel[];
   gridPos: { x: number; y: number; w: number; h: number };
-  fieldConfig?: { defaults?: { mappings?: Array<{ type: string; options: Record<string, { text: string }> }> } };
+  fieldConfig?: { defaults?: { noValue?: string; mappings?: Array<{ type: string; options: Record<string, { text: string }> }> } };
 }
 interface Variable {
   name: string; type: string; multi?: boolean; includeAll?: boolean; datasource?: DsRef;
@@ -258,8 +270,8 @@ const dashboard = JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')) as Dashboard;
 const rules = parseYaml(readFileSync(ALERTS_FILE, 'utf8')) as RuleFile;
 const ruleTests = parseYaml(readFileSync(ALERTS_TEST_FILE, 'utf8')) as RuleTestFile;
 
-const ROW_TITLES = ['MCP health', 'Audit and SIEM export', 'Rate limits and dispatch', 'LLM'];
-const VARIABLES = ['server_id', 'agent', 'source'];
+const ROW_TITLES = ['Overview', 'MCP health', 'Audit and SIEM export', 'Rate limits and dispatch', 'LLM'];
+const VARIABLES = ['instance', 'server_id', 'agent', 'source'];
 const DS_UID = '${DS_PROMETHEUS}';
 
 /** Grafana's interval macros, replaced by a duration so that the text is plain PromQL. */
@@ -407,13 +419,14 @@ describe('dashboards/svc-fleet.json', () => {
     assert.equal(new Set(ids).size, ids.length, 'panel ids are unique');
   });
 
-  it('has the query variables server_id, agent and source, multi-valued with All', () => {
+  it('has the query variables instance, server_id, agent and source, multi-valued with All', () => {
     const vars = dashboard.templating.list;
     assert.deepEqual(vars.map((v) => v.name), VARIABLES);
     const expected: Record<string, string> = {
-      server_id: 'label_values(mcp_server_circuit_state, server_id)',
-      agent: 'label_values(source_messages_received_total, agent)',
-      source: 'label_values(source_messages_received_total{agent=~"$agent"}, source)',
+      instance: 'label_values(svc_build_info, instance)',
+      server_id: 'label_values(mcp_server_circuit_state{instance=~"$instance"}, server_id)',
+      agent: 'label_values(source_messages_received_total{instance=~"$instance"}, agent)',
+      source: 'label_values(source_messages_received_total{instance=~"$instance", agent=~"$agent"}, source)',
     };
     for (const v of vars) {
       assert.equal(v.type, 'query', v.name);
@@ -426,7 +439,7 @@ describe('dashboards/svc-fleet.json', () => {
       const check = checkPromql(selector);
       assert.deepEqual(check.problems, []);
       const family = FAMILIES.get(check.selectors[0]?.family ?? '');
-      assert.ok(family?.labels.some((l) => l === label), `${selector} carries ${label}`);
+      assert.ok(family?.labels.some((l) => l === label) || (TARGET_LABELS as readonly string[]).includes(label), `${selector} carries ${label}`);
     }
   });
 
@@ -465,7 +478,7 @@ describe('dashboards/svc-fleet.json', () => {
           assert.ok(family, s.metric);
           used.add(family.name);
           for (const label of VARIABLES) {
-            if (!family.labels.some((l) => l === label)) continue;
+            if (!family.labels.some((l) => l === label) && !(TARGET_LABELS as readonly string[]).includes(label)) continue;
             assert.ok(s.matchers.some((m) => m.label === label && m.op === '=~' && m.value === `$${label}`),
               `"${panel.title}" (${row}): ${s.metric} is not filtered by ${label}=~"$${label}"`);
           }
@@ -475,7 +488,35 @@ describe('dashboards/svc-fleet.json', () => {
         }
       }
     }
-    assert.deepEqual([...used].sort(), METRIC_FAMILIES.map((f) => f.name).sort(), 'every exported family is on the dashboard');
+    assert.deepEqual(METRIC_FAMILIES.map((f) => f.name).filter((f) => !used.has(f)), [], 'every exported family is on the dashboard');
+  });
+
+  it('opens with an overview: up, ready, version, pages/hour, dead letters and the backlog', () => {
+    const overview = panelsByRow(dashboard).filter((p) => p.row === 'Overview').map((p) => p.panel);
+    assert.deepEqual(overview.map((p) => p.title), ['svc up', 'Ready', 'Version', 'Pages delivered / hour', 'Dead letters (24h)', 'Backlog now']);
+    const families = overview.map((p) => [...checkPromql(grafanaToPromql(p.targets?.[0]?.expr ?? '')).families]);
+    assert.deepEqual(families, [['up'], ['svc_ready'], ['svc_build_info'], ['svc_channel_messages_total'], ['source_messages_dlq_total'],
+      ['svc_dispatch_backlog']]);
+    assert.ok(overview.every((p) => p.type === 'stat'));
+  });
+
+  it('takes the max of what every replica reads from the one store, never the sum', () => {
+    for (const { panel } of panelsByRow(dashboard)) {
+      for (const t of panel.targets ?? []) {
+        const check = checkPromql(grafanaToPromql(t.expr ?? ''));
+        if (!STORE_WIDE.some((f) => check.families.has(f))) continue;
+        assert.doesNotMatch(t.expr ?? '', /\bsum\b/, `"${panel.title}" sums a store-wide gauge`);
+        assert.match(t.expr ?? '', /\bmax\b/, `"${panel.title}"`);
+      }
+    }
+  });
+
+  it('says something in every panel when there is no data: "not configured" for what a rules-only agent lacks', () => {
+    for (const { row, panel } of panelsByRow(dashboard)) {
+      const noValue = panel.fieldConfig?.defaults?.noValue;
+      assert.ok(noValue !== undefined && noValue !== '', `"${panel.title}" has a noValue`);
+      if (row === 'MCP health' || row === 'LLM' || row === 'Audit and SIEM export') assert.equal(noValue, 'not configured', panel.title);
+    }
   });
 });
 
@@ -502,6 +543,18 @@ describe('docs/alerts.yml', () => {
     }
   });
 
+  it('watches svc itself: down, absent, not ready, unauthorized webhooks, a failing channel', () => {
+    const byName = new Map(alerts.map((r) => [r.alert, r]));
+    assert.equal(byName.get('SvcDown')?.expr.trim(), 'up{job="svc"} == 0');
+    assert.equal(byName.get('SvcAbsent')?.expr.trim(), 'absent(up{job="svc"})');
+    assert.equal(byName.get('SvcNotReady')?.expr.trim(), 'svc_ready == 0');
+    assert.match(byName.get('SvcWebhookUnauthorized')?.expr ?? '', /svc_webhook_rejected_total\{reason="unauthorized"\}/);
+    assert.match(byName.get('SvcChannelFailing')?.expr ?? '', /outcome="failed"/);
+    for (const name of ['SvcDown', 'SvcAbsent', 'SvcNotReady', 'SvcWebhookUnauthorized', 'SvcChannelFailing', 'SvcDispatchDeadLetters']) {
+      assert.equal(byName.get(name)?.labels?.severity, 'page', name);
+    }
+  });
+
   it('has a promtool unit test for every alert', () => {
     assert.deepEqual(ruleTests.rule_files, ['alerts.yml']);
     const tested = new Set(ruleTests.tests.flatMap((t) => (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname)));
@@ -523,7 +576,7 @@ describe('every PromQL expression of the dashboard and the alerts', () => {
       for (const f of check.families) families.add(f);
     }
     assert.deepEqual(problems, []);
-    assert.deepEqual([...families].sort(), METRIC_FAMILIES.map((f) => f.name).sort());
+    assert.deepEqual(METRIC_FAMILIES.map((f) => f.name).filter((f) => !families.has(f)), [], 'every exported family is used');
   });
 });
 

@@ -1,9 +1,11 @@
 /**
  * The deployment files (contract §13): `systemd-analyze verify` accepts deploy/svc.service (with its
- * ExecStart pointed at this build, since /usr/bin/svc is not installed here), and deploy/Dockerfile is
- * checked as far as can be without a Docker engine (none runs on these machines): every instruction is
- * one Docker knows, exec-form arrays parse, every COPY source exists, Node 20, a non-root user and the
- * $SVC_HOME volume.
+ * ExecStart pointed at this build, since /usr/local/bin/svc is not installed here) and `systemd-analyze
+ * security --offline=yes` scores it 2.5 (OK) or better; its paths are ones that exist when it starts
+ * (systemd creates StateDirectory= and LogsDirectory=). deploy/Dockerfile is checked as far as can be
+ * without a Docker engine (none runs on these machines): every instruction is one Docker knows,
+ * exec-form arrays parse, every COPY source exists, a supported Node LTS base, the healthcheck on the
+ * port from the environment, a non-root user and the $SVC_HOME volume.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -18,21 +20,50 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const hasSystemdAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0;
 
 describe('deploy/svc.service', () => {
-  it('systemd-analyze verify accepts it, with no warning', { skip: hasSystemdAnalyze ? false : 'systemd-analyze is not installed (.ci/run installs systemd)' }, () => {
+  const unit = readFileSync(join(ROOT, 'deploy', 'svc.service'), 'utf8');
+  const values = (key: string): string[] => [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].map((m) => m[1] as string);
+  const skip = hasSystemdAnalyze ? false : 'systemd-analyze is not installed (.ci/run installs systemd)';
+  /** Runs `systemd-analyze args… FILE` on the unit with its ExecStart pointed at this build. */
+  const analyze = (args: string[]): { status: number | null; out: string } => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-unit-'));
     try {
-      const unit = readFileSync(join(ROOT, 'deploy', 'svc.service'), 'utf8');
-      assert.match(unit, /^ExecStart=\/usr\/bin\/svc up /m);
-      assert.match(unit, /^ExecReload=\/bin\/kill -HUP \$MAINPID$/m);
-      assert.match(unit, /^RestartPreventExitStatus=2$/m);
       const file = join(dir, 'svc.service');
-      writeFileSync(file, unit.replaceAll('/usr/bin/svc', `${process.execPath} ${SVC_BIN}`));
-      const r = spawnSync('systemd-analyze', ['verify', file], { encoding: 'utf8' });
-      assert.equal(r.status, 0, r.stderr + r.stdout);
-      assert.equal(`${r.stdout}${r.stderr}`.trim(), '', 'systemd-analyze warned');
+      writeFileSync(file, unit.replaceAll('/usr/local/bin/svc', `${process.execPath} ${SVC_BIN}`));
+      const r = spawnSync('systemd-analyze', [...args, file], { encoding: 'utf8' });
+      return { status: r.status, out: `${r.stdout}${r.stderr}` };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  };
+
+  it('runs the binary where `npm install --global` puts it, keeps state and logs in directories systemd creates', () => {
+    const bin = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin;
+    assert.ok('svc' in bin, 'the package installs a `svc` command');
+    assert.deepEqual(values('ExecStart'), ['/usr/local/bin/svc up /etc/svc/oncall']);
+    assert.deepEqual(values('ExecStartPre'), ['/usr/local/bin/svc check /etc/svc/oncall']);
+    assert.deepEqual(values('ExecReload'), ['/bin/kill -HUP $MAINPID']);
+    assert.deepEqual(values('RestartPreventExitStatus'), ['2']);
+    assert.deepEqual(values('StateDirectory'), ['svc']);
+    assert.deepEqual(values('LogsDirectory'), ['svc']);
+    assert.deepEqual(values('Environment').filter((e) => e.startsWith('SVC_HOME=')), ['SVC_HOME=/var/lib/svc'], 'the home is the state directory');
+    // Every path the sandbox must find exists when the service starts: no ReadWritePaths= (a missing
+    // one fails the start with 226/NAMESPACE); the bind mount's source is the logs directory.
+    assert.deepEqual(values('ReadWritePaths'), []);
+    assert.deepEqual(values('BindPaths'), ['/var/log/svc:/var/lib/svc/logs']);
+  });
+
+  it('systemd-analyze verify accepts it, with no warning', { skip }, () => {
+    const r = analyze(['verify']);
+    assert.equal(r.status, 0, r.out);
+    assert.equal(r.out.trim(), '', 'systemd-analyze warned');
+  });
+
+  it('systemd-analyze security scores it 2.5 (OK) or better', { skip }, () => {
+    const r = analyze(['security', '--offline=yes']);
+    const score = /Overall exposure level for svc\.service: (\d+\.\d+) (\w+)/.exec(r.out);
+    assert.ok(score, r.out);
+    assert.ok(Number(score[1]) <= 2.5, `exposure ${score[1]} ${score[2]}`);
+    assert.equal(score[2], 'OK');
   });
 });
 
@@ -52,18 +83,35 @@ describe('deploy/Dockerfile', () => {
     assert.equal(instructions[0]?.word, 'FROM');
   });
 
-  it('builds from files that exist, on Node 20, runs as a non-root user with $SVC_HOME on a volume', () => {
+  it('builds from files that exist, on a supported Node LTS (22 or later), runs as a non-root user with $SVC_HOME on a volume', () => {
     for (const { word, args } of instructions) {
       if (word !== 'COPY' || args.startsWith('--from')) continue;
       const sources = args.split(/\s+/).slice(0, -1);
       for (const source of sources) assert.ok(existsSync(join(ROOT, source)), `COPY ${source}: no such file in the repository`);
     }
     const froms = instructions.filter((i) => i.word === 'FROM').map((i) => i.args);
-    assert.ok(froms.every((f) => /^node:20[-\w.]*( AS \w+)?$/i.test(f)), froms.join(', '));
+    for (const from of froms) {
+      const major = Number(/^node:(\d+)[-\w.]*( AS \w+)?$/i.exec(from)?.[1]);
+      assert.ok(major >= 22 && major % 2 === 0, `${from}: Node LTS lines are the even majors; 20 is past its end of life`);
+    }
     const users = instructions.filter((i) => i.word === 'USER').map((i) => i.args);
     assert.deepEqual(users, ['svc']);
+    assert.ok(!/^(root|0)(:|$)/.test(users.at(-1) ?? 'root'), 'the last USER is not root');
     assert.match(text, /SVC_HOME=\/var\/lib\/svc/);
     assert.deepEqual(JSON.parse(instructions.find((i) => i.word === 'VOLUME')?.args ?? '[]'), ['/var/lib/svc']);
     assert.deepEqual(JSON.parse(instructions.find((i) => i.word === 'CMD')?.args ?? '[]'), ['up', '/etc/svc/oncall']);
+  });
+
+  it('checks health on the control-plane port the environment gives the daemon, not a fixed one', () => {
+    const env = instructions.filter((i) => i.word === 'ENV').map((i) => i.args).join(' ');
+    assert.match(env, /(^|\s)SVC_METRICS_PORT=\d+(\s|$)/, 'the image sets a default port');
+    const health = instructions.find((i) => i.word === 'HEALTHCHECK')?.args ?? '';
+    const cmd = /\bCMD\s+(\[.*\])$/.exec(health)?.[1];
+    assert.ok(cmd, `HEALTHCHECK in exec form: ${health}`);
+    const argv = JSON.parse(cmd) as string[];
+    const script = argv.join(' ');
+    assert.match(script, /process\.env\.SVC_METRICS_PORT/);
+    assert.match(script, /\/readyz/);
+    assert.doesNotMatch(script, /\b9464\b/, 'no port written into the check');
   });
 });

@@ -65,7 +65,7 @@ describe('operating the daemon (contract §13)', () => {
     agent = await scaffoldAgent(t);
     hookPort = await freePort();
     ingestPort = Number(new URL(agent.url).port);
-    appendAgentYaml(agent.dir, `controlPlane:\n  bind: 127.0.0.1\n  port: ${agent.cpPort}\ndispatch: { maxAttempts: 1, initialBackoffMs: 10, maxBackoffMs: 10 }`);
+    appendAgentYaml(agent.dir, `controlPlane:\n  bind: 127.0.0.1\n  port: ${agent.cpPort}\ndispatch: { maxAttempts: 1, initialBackoffMs: 10, maxBackoffMs: 10 }\nstore: { deliveryWindow: 0s }`);
     // A second, outbound webhook channel whose receiver is absent at first: its deliveries dead-letter.
     writeFileSync(join(agent.dir, 'channels.yaml'), `${readFileSync(join(agent.dir, 'channels.yaml'), 'utf8')}
   - id: pager

@@ -82,7 +82,7 @@ describe('slack channel through the daemon', () => {
       '',
     ].join('\n'));
     writeFileSync(join(dir, 'agent.yaml'), readFileSync(join(dir, 'agent.yaml'), 'utf8') +
-      'dispatch:\n  initialBackoffMs: 20\n  maxBackoffMs: 1500\n');
+      'dispatch:\n  initialBackoffMs: 20\n  maxBackoffMs: 1500\nstore:\n  deliveryWindow: 0s\n');
     secret = readSecretFile(t.home, 'alert-escalation/webhook-hmac');
     fixture = readFileSync(join(dir, 'fixtures/mock-alert.json'), 'utf8');
     const env = { ...t.env, SLACK_BOT_TOKEN: TOKEN, SLACK_ONCALL_USER: 'U0ONCALL' };

@@ -2,6 +2,8 @@
  * `svc check [DIR...] [--json]` (contract §13): everything `svc up` validates — `.env`, every file,
  * key and reference, MCP commands on PATH, TLS pairs, the store file, the admin socket path, and that
  * every port it would listen on is free — with nothing started. Exit 0, or 2 listing every problem.
+ * On a running deployment the ports its own daemon holds (same home, same agents) are fine
+ * (own-daemon-ports.ts): the check passes before a restart, and fails on a port anything else holds.
  */
 import { createServer } from 'node:net';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
@@ -12,6 +14,8 @@ import { ConfigError, EXIT } from '../core/errors.js';
 import { checkStore } from '../store/open-store.js';
 import type { CliContext } from './context.js';
 import { runningPid } from './daemon-files.js';
+import type { OwnDaemon } from './own-daemon-ports.js';
+import { ownDaemonPorts } from './own-daemon-ports.js';
 import { loadForUp } from './up.js';
 
 /** sun_path of a Unix socket holds 108 bytes on Linux, the terminating NUL included. */
@@ -25,7 +29,10 @@ function portInUse(host: string, port: number): Promise<string | null> {
   });
 }
 
-async function portProblems(agents: LoadedAgent[], controlPlane: ControlPlaneSettings, unresolved: boolean): Promise<{ problems: string[]; ports: string[] }> {
+interface PortReport { problems: string[]; ports: string[]; free: string[]; held: string[] }
+
+async function portProblems(agents: LoadedAgent[], controlPlane: ControlPlaneSettings, unresolved: boolean,
+  own: OwnDaemon | null): Promise<PortReport> {
   const wanted = new Map<string, { host: string; port: number; who: string }>();
   for (const a of agents) {
     for (const s of a.sources) {
@@ -40,6 +47,8 @@ async function portProblems(agents: LoadedAgent[], controlPlane: ControlPlaneSet
     else wanted.set(`${key}#cp`, { host: controlPlane.bind, port: controlPlane.port, who: 'the control plane (also an ingest port)' });
   }
   const problems: string[] = [];
+  const free: string[] = [];
+  const held: string[] = [];
   for (const [key, { host, port, who }] of wanted) {
     // The bind may come from a reference: problems name the port and its owner, never the address.
     if (key.endsWith('#cp')) {
@@ -48,9 +57,11 @@ async function portProblems(agents: LoadedAgent[], controlPlane: ControlPlaneSet
     }
     if (unresolved) continue; // said once, by bindHostProblems
     const error = await portInUse(host, port);
-    if (error !== null) problems.push(`port ${port} (${who}): ${error === 'EADDRINUSE' ? 'in use' : error}`);
+    if (error === null) free.push(key);
+    else if (error === 'EADDRINUSE' && own?.ports.has(port) === true) held.push(key); // its own daemon's listener
+    else problems.push(`port ${port} (${who}): ${error === 'EADDRINUSE' ? 'in use' : error}`);
   }
-  return { problems, ports: [...wanted.keys()].filter((k) => !k.endsWith('#cp')) };
+  return { problems, ports: [...wanted.keys()].filter((k) => !k.endsWith('#cp')), free, held };
 }
 
 export async function checkCommand(dirs: string[], opts: { json?: boolean }, ctx: CliContext): Promise<number> {
@@ -72,20 +83,23 @@ export async function checkCommand(dirs: string[], opts: { json?: boolean }, ctx
   }
   const unresolved = await bindHostProblems(agents, controlPlane);
   problems.push(...unresolved);
-  const ports = await portProblems(agents, controlPlane, unresolved.length > 0);
+  const own = ownDaemonPorts(paths, agents.map((a) => a.agent.id));
+  const ports = await portProblems(agents, controlPlane, unresolved.length > 0, own);
   const pid = runningPid(paths.pidFile);
   problems.push(...ports.problems.map((p) => (pid === null ? p : `${p} (svc runs in this $SVC_HOME as pid ${pid})`)));
 
   const summary = agents.map((a) => ({ id: a.agent.id, dir: a.dir, sources: a.sources.map((s) => s.id), channels: a.channels.map((c) => c.id),
     mcpServers: a.agent.mcpServers.map((m) => m.id) }));
   if (opts.json) {
-    ctx.stdout(`${JSON.stringify({ ok: problems.length === 0, agents: summary, ports: ports.ports, notes: loaded.notes, problems })}\n`);
+    const running = own === null ? {} : { running: { pid: own.pid, heldPorts: ports.held } };
+    ctx.stdout(`${JSON.stringify({ ok: problems.length === 0, agents: summary, ports: ports.ports, ...running, notes: loaded.notes, problems })}\n`);
   } else {
     for (const note of loaded.notes) ctx.stderr(`svc check: ${note}\n`);
     for (const a of summary) {
       ctx.stdout(`svc check: ${a.dir}: agent ${a.id}: ${a.sources.length} source(s), ${a.channels.length} channel(s), ${a.mcpServers.length} MCP server(s)\n`);
     }
-    if (problems.length === 0) ctx.stdout(`svc check: ok; ports free: ${ports.ports.join(', ') || 'none'}\n`);
+    const heldNote = ports.held.length === 0 || own === null ? '' : `; held by the svc running in this $SVC_HOME (pid ${own.pid}): ${ports.held.join(', ')}`;
+    if (problems.length === 0) ctx.stdout(`svc check: ok; ports free: ${ports.free.join(', ') || 'none'}${heldNote}\n`);
     else ctx.stderr(`svc check: ${problems.length} problem(s):\n${problems.map((p) => `  ${p}`).join('\n')}\n`);
   }
   return problems.length === 0 ? EXIT.ok : EXIT.usage;

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { OtlpSettings } from '../config/otlp.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { StoreSettings } from '../config/store.js';
+import { DEFAULT_DELIVERY_WINDOW_MS } from '../config/store.js';
 import type { AuditConfig, LoadedAgent } from '../config/schema.js';
 import { startControlPlane } from '../control-plane/start-control-plane.js';
 import { homePaths } from '../config/paths.js';
@@ -120,7 +121,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const mcpConfigs = deps.agents.flatMap((a) => a.agent.mcpServers.map((config) => ({ config, loaded: a })));
     const metrics = createMetrics({ stats, agents: deps.agents.map((a) => ({ id: a.agent.id, sources: a.sources.map((s) => s.id),
       channels: a.channels.map((c) => c.id) })),
-      mcpServers: mcpConfigs.map((m) => m.config.id), exporters: audit?.export.map((e) => e.id) ?? [] });
+      mcpServers: mcpConfigs.map((m) => m.config.id), exporters: audit?.export.map((e) => e.id) ?? [], processMetrics: true });
     if (deps.otlp) {
       const bridge = await startOtlpBridge({ registry: metrics.registry, settings: deps.otlp, serviceName: 'svc',
         serviceVersion: deps.version, log: daemonLog });
@@ -190,7 +191,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     closers.push({ name: 'backlog gauge', close: () => backlog.close() });
 
     const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock, owner,
-      leaseMs: deps.store.leaseMs,
+      leaseMs: deps.store.leaseMs, deliveryWindowMs: deps.store.deliveryWindowMs ?? DEFAULT_DELIVERY_WINDOW_MS,
       metrics: {
         channelOutcome: (agent, channel, outcome) => metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
         latency: (agent, seconds) => metrics.dispatch.latencySeconds.observe({ agent }, seconds),
@@ -221,6 +222,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const listenerCount = new Set(deps.agents.flatMap((a) => a.sources.map((s) => `${s.bind}:${s.port}`))).size;
     const readiness = createReadiness({ store, clock, report, stopping: () => stopping,
       notListening: () => (ingest.ports().length < listenerCount ? [`${listenerCount - ingest.ports().length} of ${listenerCount} ingest listener(s)`] : []) });
+    metrics.daemon.readiness(async () => (await readiness()).ready);
     const controlPlane = await startControlPlane({
       settings: deps.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,

@@ -37,6 +37,8 @@ describe('metric names', () => {
       'svc_llm_requests_total', 'svc_llm_tokens_total', 'svc_llm_request_duration_seconds',
       'source_messages_received_total', 'source_messages_processed_total', 'source_messages_dlq_total', 'source_inflight',
       'svc_dispatch_backlog', 'svc_channel_messages_total', 'svc_dispatch_latency_seconds', 'svc_webhook_rejected_total',
+      // issue 26: the daemon watched by its own metrics
+      'svc_build_info', 'svc_ready',
     ].sort());
   });
 

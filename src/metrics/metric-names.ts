@@ -7,7 +7,7 @@
 
 /** Label names the families use. `kind` is `dispatch` on dispatch dead letters. */
 export const LABEL_NAMES = ['server_id', 'agent', 'source', 'tool', 'kind', 'exporter', 'channel', 'outcome', 'reason', 'provider',
-  'direction'] as const;
+  'direction', 'version', 'node'] as const;
 export type LabelName = (typeof LABEL_NAMES)[number];
 
 export const METRIC_TYPES = ['counter', 'gauge', 'histogram'] as const;
@@ -52,6 +52,11 @@ export interface MetricFamily {
 
 /** Every exported family, in exposition order. */
 export const METRIC_FAMILIES = [
+  // The daemon itself
+  { name: 'svc_build_info', type: 'gauge', labels: ['version', 'node'], unit: 'info',
+    help: 'Always 1: the svc version and the Node.js version of this daemon in the labels.' },
+  { name: 'svc_ready', type: 'gauge', labels: [], unit: 'boolean',
+    help: 'Whether /readyz answers 200 at this scrape (the store can be written and every source listens): 1 ready, 0 not.' },
   // MCP server supervision
   { name: 'mcp_server_restarts_total', type: 'counter', labels: ['server_id'], unit: 'restarts',
     help: 'Restarts of the MCP server process by its supervisor (count).' },
@@ -122,3 +127,43 @@ export type MetricName = MetricFamilyDef['name'];
 export type FamilyNamesOf<T extends MetricType> = Extract<MetricFamilyDef, { type: T }>['name'];
 /** Label names of one family (`never` for a family without labels). */
 export type LabelsOf<N extends MetricName> = Extract<MetricFamilyDef, { name: N }>['labels'][number];
+
+/**
+ * The process and Node.js runtime families of prom-client's default collectors, on the daemon's own
+ * registry under this prefix (`svc_process_cpu_seconds_total`, `svc_nodejs_eventloop_lag_p99_seconds`):
+ * the prefix keeps them apart from another exporter's on the same host. Not the specification's
+ * families; registry.test.ts checks the list against what prom-client registers.
+ */
+export const PROCESS_METRIC_PREFIX = 'svc_';
+/** prom-client's gauges named `_total`, which promtool's lint refuses: not registered. */
+export const PROCESS_METRICS_LEFT_OUT = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+export const PROCESS_METRIC_FAMILIES = [
+  { name: 'svc_process_cpu_user_seconds_total', type: 'counter', labels: [] },
+  { name: 'svc_process_cpu_system_seconds_total', type: 'counter', labels: [] },
+  { name: 'svc_process_cpu_seconds_total', type: 'counter', labels: [] },
+  { name: 'svc_process_start_time_seconds', type: 'gauge', labels: [] },
+  { name: 'svc_process_resident_memory_bytes', type: 'gauge', labels: [] },
+  { name: 'svc_process_virtual_memory_bytes', type: 'gauge', labels: [] },
+  { name: 'svc_process_heap_bytes', type: 'gauge', labels: [] },
+  { name: 'svc_process_open_fds', type: 'gauge', labels: [] },
+  { name: 'svc_process_max_fds', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_eventloop_lag_seconds', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_eventloop_lag_min_seconds', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_eventloop_lag_max_seconds', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_eventloop_lag_mean_seconds', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_eventloop_lag_stddev_seconds', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_eventloop_lag_p50_seconds', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_eventloop_lag_p90_seconds', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_eventloop_lag_p99_seconds', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_active_resources', type: 'gauge', labels: ['type'] },
+  { name: 'svc_nodejs_active_handles', type: 'gauge', labels: ['type'] },
+  { name: 'svc_nodejs_active_requests', type: 'gauge', labels: ['type'] },
+  { name: 'svc_nodejs_heap_size_total_bytes', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_heap_size_used_bytes', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_external_memory_bytes', type: 'gauge', labels: [] },
+  { name: 'svc_nodejs_heap_space_size_total_bytes', type: 'gauge', labels: ['space'] },
+  { name: 'svc_nodejs_heap_space_size_used_bytes', type: 'gauge', labels: ['space'] },
+  { name: 'svc_nodejs_heap_space_size_available_bytes', type: 'gauge', labels: ['space'] },
+  { name: 'svc_nodejs_version_info', type: 'gauge', labels: ['version', 'major', 'minor', 'patch'] },
+  { name: 'svc_nodejs_gc_duration_seconds', type: 'histogram', labels: ['kind'] },
+] as const;

@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { register as globalRegister } from 'prom-client';
 import { createSourceStats } from './source-stats.js';
-import { METRIC_FAMILIES } from './metric-names.js';
+import { METRIC_FAMILIES, PROCESS_METRIC_FAMILIES } from './metric-names.js';
+import { packageVersion } from '../core/version.js';
 import { createMetrics } from './registry.js';
 
 interface Sample { name: string; labels: Record<string, string>; value: number }
@@ -81,6 +82,36 @@ describe('createMetrics', () => {
       }
       for (const s of expo.samples) familyOf(s.name, expo.type); // no stray (default Node) metrics
     }
+    assert.equal(globalRegister.getMetricsAsArray().length, 0, 'the global registry stays empty');
+  });
+
+  it('says which build it is and whether the daemon is ready at the scrape', async () => {
+    const metrics = createMetrics({ stats: createSourceStats(), agents: [] });
+    let expo = parse(await metrics.registry.metrics());
+    assert.equal(value(expo, 'svc_build_info', { version: packageVersion(), node: process.versions.node }), 1);
+    assert.equal(value(expo, 'svc_ready', {}), 0, 'not ready before the daemon says how to ask');
+    let ready = true;
+    metrics.daemon.readiness(() => Promise.resolve(ready));
+    expo = parse(await metrics.registry.metrics());
+    assert.equal(value(expo, 'svc_ready', {}), 1);
+    ready = false;
+    expo = parse(await metrics.registry.metrics());
+    assert.equal(value(expo, 'svc_ready', {}), 0);
+    metrics.daemon.readiness(() => Promise.reject(new Error('store gone')));
+    expo = parse(await metrics.registry.metrics());
+    assert.equal(value(expo, 'svc_ready', {}), 0, 'a probe that fails is not ready');
+  });
+
+  it('with processMetrics, adds the process and Node.js families under svc_, which promtool lints without a complaint', async () => {
+    const metrics = createMetrics({ stats: createSourceStats(), agents: [], processMetrics: true });
+    const text = await metrics.registry.metrics();
+    const expo = parse(text);
+    assert.deepEqual([...expo.type.keys()], [...METRIC_FAMILIES.map((f) => f.name), ...PROCESS_METRIC_FAMILIES.map((f) => f.name)]);
+    for (const f of PROCESS_METRIC_FAMILIES) assert.equal(expo.type.get(f.name), f.type, f.name);
+    assert.ok((value(expo, 'svc_process_resident_memory_bytes', {}) ?? 0) > 0);
+    assert.ok((value(expo, 'svc_process_open_fds', {}) ?? 0) > 0);
+    const own = await createMetrics({ stats: createSourceStats(), agents: [] }).registry.metrics();
+    assert.deepEqual(promtool(text).complaints, promtool(own).complaints, 'the process families add no lint complaint');
     assert.equal(globalRegister.getMetricsAsArray().length, 0, 'the global registry stays empty');
   });
 

@@ -1,18 +1,21 @@
 /**
  * The metrics registry (contract §8): every family of metric-names.ts on an explicit prom-client
- * Registry (never the global one, no default Node metrics), present from startup with HELP and TYPE and
- * a zero series for each configured agent, source, MCP server and exporter.
+ * Registry (never the global one), present from startup with HELP and TYPE and a zero series for each
+ * configured agent, source, MCP server and exporter. With `processMetrics`, prom-client's process and
+ * Node.js collectors join it under PROCESS_METRIC_PREFIX (they read /proc at each scrape, no timer).
  *
  * The four source families are not updated by the runtime: they read the live SourceStats at every
  * scrape, so what is exposed is exactly what /status reports. The other families belong to
  * subsystems (MCP supervision, audit batching and export, rate limits) that update them through the
  * typed handles returned here; until those exist they stay at zero.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { packageVersion } from '../core/version.js';
 import type { PrometheusContentType } from 'prom-client';
 import type { SourceCounters, SourceStats } from './source-stats.js';
 import type { FamilyNamesOf, LabelsOf, MetricFamily, MetricName, SourceDlqKind } from './metric-names.js';
-import { CHANNEL_OUTCOMES, LLM_TOKEN_DIRECTIONS, METRIC_FAMILIES } from './metric-names.js';
+import { CHANNEL_OUTCOMES, LLM_TOKEN_DIRECTIONS, METRIC_FAMILIES, PROCESS_METRIC_FAMILIES, PROCESS_METRIC_PREFIX,
+  PROCESS_METRICS_LEFT_OUT } from './metric-names.js';
 
 export interface MetricsDeps {
   stats: SourceStats;
@@ -22,6 +25,13 @@ export interface MetricsDeps {
   mcpServers?: readonly string[];
   /** Configured SIEM exporter ids: one series per exporter on the svc_audit_export_* families. */
   exporters?: readonly string[];
+  /** prom-client's process and Node.js collectors (the daemon: yes; unit tests that compare expositions: no). */
+  processMetrics?: boolean;
+}
+
+export interface DaemonMetrics {
+  /** What svc_ready reads at each scrape; until set, the daemon is not ready (0). */
+  readiness(probe: () => Promise<boolean>): void;
 }
 
 export interface McpMetrics {
@@ -81,6 +91,7 @@ export interface Metrics {
   dispatch: DispatchMetricHandles;
   ingest: IngestMetrics;
   llm: LlmMetrics;
+  daemon: DaemonMetrics;
 }
 
 /** Bucket upper bounds of the histograms (docs/metrics.md); a histogram missing here is a compile error. */
@@ -182,6 +193,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   };
 
   // Constructed in METRIC_FAMILIES order, which is the exposition order.
+  gauge('svc_build_info').set({ version: packageVersion(), node: process.versions.node }, 1);
+  let readinessProbe: (() => Promise<boolean>) | null = null;
+  new Gauge<never>({ name: 'svc_ready', help: family('svc_ready').help, registers,
+    async collect(this: Gauge<never>) { this.set(readinessProbe === null ? 0 : (await readinessProbe().catch(() => false)) ? 1 : 0); } });
+  const daemon: DaemonMetrics = { readiness: (probe) => { readinessProbe = probe; } };
   const mcp: McpMetrics = {
     restarts: counter('mcp_server_restarts_total'),
     circuitState: gauge('mcp_server_circuit_state'),
@@ -259,7 +275,15 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   if (registered.join() !== METRIC_FAMILIES.map((f) => f.name).join()) {
     throw new Error(`metric families out of step with metric-names.ts: ${registered.join(', ')}`);
   }
-  return { registry, contentType: registry.contentType, mcp, audit, rateLimit, llm, dispatch, ingest };
+  if (deps.processMetrics === true) {
+    collectDefaultMetrics({ register: registry, prefix: PROCESS_METRIC_PREFIX });
+    for (const name of PROCESS_METRICS_LEFT_OUT) registry.removeSingleMetric(`${PROCESS_METRIC_PREFIX}${name}`);
+    const added = registry.getMetricsAsArray().map((m) => m.name).slice(registered.length);
+    if (added.join() !== PROCESS_METRIC_FAMILIES.map((f) => f.name).join()) {
+      throw new Error(`process metric families out of step with metric-names.ts: ${added.join(', ')}`);
+    }
+  }
+  return { registry, contentType: registry.contentType, mcp, audit, rateLimit, llm, dispatch, ingest, daemon };
 }
 
 function dedupe(values: readonly string[]): string[] {

@@ -86,6 +86,12 @@ export interface ClaimedEvent {
   claim: ClaimRef;
   /** Ms since the epoch at which the lease runs out unless renewed. */
   leaseUntilMs: number;
+  /**
+   * What earlier rounds of delivery left (runtime/dispatch/delivery-state.ts: which channels delivered,
+   * which keep failing since when, the triage to send again), as the text the runtime wrote; null before
+   * the first round ends.
+   */
+  delivery: string | null;
 }
 
 export interface ClaimRequest {
@@ -105,8 +111,13 @@ export interface ClaimRequest {
  * appended in the same transaction.
  */
 export type Completion =
-  | { claim: ClaimRef; outcome: 'processed'; audit: NewAuditEntry[] }
-  | { claim: ClaimRef; outcome: 'dead-lettered'; deadLetter: NewDeadLetter; audit: NewAuditEntry[] }
+  | { claim: ClaimRef; outcome: 'processed'; audit: NewAuditEntry[]; delivery?: string }
+  | { claim: ClaimRef; outcome: 'dead-lettered'; deadLetter: NewDeadLetter; audit: NewAuditEntry[]; delivery?: string }
+  /**
+   * Gives the event back (status accepted) to be claimed again at `dueMs`, not before: a delivery that
+   * keeps failing waits in the store, not under a lease. `delivery` is stored for the next round.
+   */
+  | { claim: ClaimRef; outcome: 'retry'; dueMs: number; delivery: string; audit: NewAuditEntry[] }
   /** Gives the event back (status accepted) without an outcome: shutdown, or a gate that closed. */
   | { claim: ClaimRef; outcome: 'released' };
 
@@ -180,8 +191,9 @@ export interface Store {
   ingestEvent(event: NewEvent, windowMs: number, nowMs: number): Promise<IngestResult>;
 
   /**
-   * Claims the agent's oldest events that are accepted, or processing with a lease that ran out,
-   * for `owner` until `nowMs + leaseMs`. Never hands one event to two holders at once.
+   * Claims the agent's oldest events that are accepted (and due: a retry waits for its `dueMs`), or
+   * processing with a lease that ran out, for `owner` until `nowMs + leaseMs`. Never hands one event to
+   * two holders at once.
    */
   claimEvents(request: ClaimRequest): Promise<ClaimedEvent[]>;
   /** Extends the leases still held; returns the claims that were lost (taken by another holder). */
@@ -196,7 +208,7 @@ export interface Store {
   /** Accepted + processing events by agent and source. */
   backlog(): Promise<BacklogCount[]>;
 
-  /** Puts dead letters back in the queue (event accepted again, `replayedAt` set, audit row). */
+  /** Puts dead letters back in the queue (event accepted and due at once, `replayedAt` set, audit row). */
   replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number): Promise<{ replayed: string[]; missing: string[] }>;
 
   /** Appends one audit row; appends are serialised so the chain never forks. */

@@ -19,7 +19,7 @@ export interface Replica extends Daemon {
 
 export interface ReplicaOptions extends Pick<DaemonOptions, 'channelsYaml'> {
   dbUrl: string;
-  /** `store.leaseMs` (default 60000). */
+  /** `store.leaseMs` (default: svc's own, DEFAULT_LEASE_MS). */
   leaseMs?: number;
   /** More YAML for agent.yaml (dispatch settings...). */
   agentYaml?: string;
@@ -30,7 +30,8 @@ const HMAC_PATH = 'alert-escalation/webhook-hmac';
 /** Starts one replica; `secret`: the HMAC secret it shares with the others (default: its own). */
 export async function startReplica(opts: ReplicaOptions, secret?: string): Promise<Replica> {
   const daemon = await startDaemon({
-    agentYaml: ['store:', '  kind: postgres', '  url: ${env:SVC_DATABASE_URL}', `  leaseMs: ${opts.leaseMs ?? 60_000}`, opts.agentYaml ?? ''].join('\n'),
+    agentYaml: ['store:', '  kind: postgres', '  url: ${env:SVC_DATABASE_URL}', ...(opts.leaseMs === undefined ? [] : [`  leaseMs: ${opts.leaseMs}`]),
+      opts.agentYaml ?? ''].join('\n'),
     env: { SVC_DATABASE_URL: opts.dbUrl },
     ...(opts.channelsYaml === undefined ? {} : { channelsYaml: opts.channelsYaml }),
     ...(secret === undefined ? {} : { secrets: { [HMAC_PATH]: secret } }),

@@ -209,6 +209,36 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.deepEqual([again1?.event.id, again1?.claim.attempt], [ids[2], 2]);
     });
 
+    it('a retry waits in the store until its due time, unclaimed, and brings its delivery state to the next claim', async () => {
+      const store = await open();
+      const id = await accept(store);
+      const [c1] = await claim(store, 'w', T0);
+      assert.ok(c1);
+      assert.equal(c1.delivery, null, 'no round has ended yet');
+      const state = '{"rounds":1,"channels":{"dm":{"delivered":true}}}';
+      const results = await store.completeEvents([{ claim: c1.claim, outcome: 'retry', dueMs: T0 + 30_000, delivery: state,
+        audit: [{ kind: 'message.failed', actor: 'agent:agent-a', agentId: 'agent-a', data: { eventId: id, tries: 1 } }] }], T0 + 5);
+      assert.deepEqual(results, [{ ok: true }]);
+      assert.deepEqual((await store.listEvents(q(), {})).items.map((e) => e.status), ['accepted']);
+      assert.deepEqual((await store.backlog()).map((b) => b.count), [1], 'a waiting retry is backlog');
+      assert.deepEqual(await claim(store, 'w', T0 + 29_999), [], 'not due yet');
+      const [c2] = await claim(store, 'w', T0 + 30_000);
+      assert.deepEqual([c2?.event.id, c2?.claim.attempt, c2?.delivery], [id, 2, state]);
+      assert.equal((await store.listAudit(q(), { kind: 'message.failed' })).items.length, 1, 'the round\'s rows are written with it');
+      // A dead letter keeps the state it is given; a replay makes the event due at once.
+      const kept = '{"rounds":0,"channels":{"dm":{"delivered":true}}}';
+      await store.completeEvents([{ claim: c2!.claim, outcome: 'dead-lettered', deadLetter: { reason: 'delivery-failed', error: 'x', attempts: 4 },
+        audit: [], delivery: kept }], T0 + 30_001);
+      const [letter] = (await store.listDeadLetters(q(), {})).items;
+      await store.replayDeadLetters({ ids: [letter!.id] }, 'op', T0 + 30_002);
+      const [c3] = await claim(store, 'w', T0 + 30_003);
+      assert.deepEqual([c3?.event.id, c3?.delivery], [id, kept]);
+      // A completion without a state (released, or processed without one) keeps what was stored.
+      await store.completeEvents([{ claim: c3!.claim, outcome: 'released' }], T0 + 30_004);
+      const [c4] = await claim(store, 'w', T0 + 30_005);
+      assert.equal(c4?.delivery, kept);
+    });
+
     it('a dead letter whose error quotes a binary answer (NUL bytes) is stored, the same in every store', async () => {
       const store = await open();
       await accept(store);

@@ -31,10 +31,10 @@ const all = (over: Partial<PageQuery> = {}): PageQuery => ({ limit: 1000, cursor
 type Step = DeliveryResult | 'hang' | { wait: Promise<void> };
 
 /** A channel answering from a script; 'hang' waits for the abort, `{wait}` for the test to let it go. */
-function scriptedChannel(script: Step[] = []): Channel & { sent: OutboundMessage[] } {
+function scriptedChannel(script: Step[] = [], id = 'dm'): Channel & { sent: OutboundMessage[] } {
   const sent: OutboundMessage[] = [];
   return {
-    id: 'dm', type: 'file', direction: 'outbound', maxAttempts: undefined, sent,
+    id, type: 'file', direction: 'outbound', maxAttempts: undefined, sent,
     async send(message, signal) {
       sent.push(message);
       const next = script.shift() ?? { ok: true, detail: {} };
@@ -72,19 +72,19 @@ describe('dispatcher', () => {
   let n = 0;
 
   async function setup(opts: { script?: Step[]; concurrency?: number; maxAttempts?: number; gate?: IntakeGate; clock?: FakeClock;
-    store?: Store; owner?: string; claimAhead?: number } = {}) {
+    store?: Store; owner?: string; claimAhead?: number; windowMs?: number; more?: Channel[] } = {}) {
     const clock = opts.clock ?? fakeClock(T0);
     const store = opts.store ?? await openSqliteStore({ path: join(dir, `d${n++}.db`) });
     if (!opts.store) stores.push(store);
     const channel = scriptedChannel(opts.script);
     const log = recordingLog();
-    const agent: DispatchAgent = { id: 'a1', provider: createRulesProvider(), channels: [channel], log,
+    const agent: DispatchAgent = { id: 'a1', provider: createRulesProvider(), channels: [channel, ...(opts.more ?? [])], log,
       dispatch: { maxAttempts: opts.maxAttempts ?? 3, initialBackoffMs: 500, maxBackoffMs: 4000, concurrency: opts.concurrency ?? 2 } };
     const outcomes: string[] = [];
     const latencies: number[] = [];
     const stats = createSourceStats();
     const dispatcher = createDispatcher({ store, agents: [agent], stats, clock, owner: opts.owner ?? 'replica-t/run-1', leaseMs: LEASE_MS,
-      metrics: { channelOutcome: (_a, _c, outcome) => outcomes.push(outcome), latency: (_a, s) => latencies.push(s) },
+      deliveryWindowMs: opts.windowMs ?? 0, metrics: { channelOutcome: (_a, _c, outcome) => outcomes.push(outcome), latency: (_a, s) => latencies.push(s) },
       ...(opts.claimAhead === undefined ? {} : { claimAhead: opts.claimAhead }),
       ...(opts.gate ? { gate: opts.gate } : {}), onError: (e) => { errors.push(e); } });
     dispatchers.push(dispatcher);
@@ -246,5 +246,92 @@ describe('dispatcher', () => {
     opened();
     await waitFor('processed', async () => (await s.statuses())[0] === 'processed');
     assert.equal(s.channel.sent.length, 1);
+  });
+
+  describe('a pager\'s patience (store.deliveryWindow)', () => {
+    const WINDOW_MS = 30 * 60_000;
+    const audited = async (store: Store, kind: string): Promise<Array<Record<string, unknown>>> =>
+      (await store.listAudit(all(), { kind })).items.map((r) => JSON.parse(r.dataText ?? '{}') as Record<string, unknown>);
+    /** Drains a dispatcher on fake time (a round may be sleeping between quick tries). */
+    async function stop(d: Dispatcher, clock: FakeClock): Promise<void> {
+      let done = false;
+      const draining = d.drain(0).then(() => { done = true; });
+      await advanceUntil(clock, 'drained', () => done, 100);
+      await draining;
+    }
+    /** A channel that answers 503 until `upAtMs` on `clock`, then delivers. */
+    function outageChannel(id: string, clock: FakeClock, upAtMs: number): Channel & { sent: OutboundMessage[] } {
+      const ch = scriptedChannel([], id);
+      return { ...ch, send: (m) => {
+        ch.sent.push(m);
+        return Promise.resolve(clock.now() < upAtMs ? { ok: false, retryable: true, error: 'HTTP 503' } : { ok: true, detail: {} });
+      } };
+    }
+
+    it('a 10-minute channel outage ends in delivery, not a dead letter, and the event waits in the store, unclaimed', async () => {
+      const clock = fakeClock(T0);
+      const down = outageChannel('chat', clock, T0 + 10 * 60_000);
+      // The scripted 'dm' channel delivers at once; 'chat' is down for ten minutes.
+      const s = await setup({ clock, windowMs: WINDOW_MS, more: [down] });
+      const event = await s.ingest();
+      s.dispatcher.start();
+      await advanceUntil(clock, 'the first round ended', async () => (await s.store.listEvents(all(), {})).items[0]?.status === 'accepted'
+        && s.log.records.some((r) => r.event === 'dispatch.retry-later'), 100);
+      assert.equal(s.dispatcher.inHand(), 0, 'between rounds nothing holds the event: it waits in the store for its due time');
+      await advanceUntil(clock, 'processed', async () => (await s.statuses())[0] === 'processed', 1_000, 60_000);
+      assert.equal((await s.store.listDeadLetters(all(), {})).items.length, 0);
+      assert.ok(clock.now() >= T0 + 10 * 60_000);
+      assert.equal(s.channel.sent.length, 1, 'the channel that delivered in the first round was never sent to again');
+      assert.equal(down.sent.at(-1)?.deliveryId, `${event.id}.chat`);
+      const failed = await audited(s.store, 'message.failed');
+      assert.equal(failed.length, down.sent.length - 1, 'every failed try has its audit row');
+      assert.ok(failed.every((r) => r.channelId === 'chat' && r.error === 'HTTP 503' && r.retryable === true));
+      const delivered = await audited(s.store, 'message.delivered');
+      assert.deepEqual(delivered.map((r) => r.channelId).sort(), ['chat', 'dm']);
+      assert.equal((await audited(s.store, 'triage.decision')).length, 1, 'later rounds send the first triage again');
+      const rounds = s.log.records.filter((r) => r.event === 'dispatch.retry-later').length;
+      assert.ok(rounds >= 3 && rounds <= 12, `rounds back off (${rounds})`);
+      await stop(s.dispatcher, clock);
+    });
+
+    it('one channel failing beside one delivering: the delivering one delivers exactly once, the failing one is retried', async () => {
+      const clock = fakeClock(T0);
+      const down = outageChannel('chat', clock, Infinity);
+      const s = await setup({ clock, windowMs: WINDOW_MS, more: [down] });
+      await s.ingest();
+      s.dispatcher.start();
+      await advanceUntil(clock, 'three rounds on the failing channel', () => s.log.records.filter((r) => r.event === 'dispatch.retry-later').length >= 3, 1_000, 60_000);
+      assert.equal(s.channel.sent.length, 1);
+      assert.equal(down.sent.length, 3 * 3 + 0, 'three rounds of maxAttempts (3) tries each');
+      assert.deepEqual(new Set(down.sent.map((m) => m.attempt)), new Set([1, 2, 3]), 'each round is a later claim');
+      const failed = await audited(s.store, 'message.failed');
+      assert.deepEqual(failed.map((r) => [r.attempt, r.tries]), [[1, 1], [1, 2], [1, 3], [2, 1], [2, 2], [2, 3], [3, 1], [3, 2], [3, 3]]);
+      assert.deepEqual((await audited(s.store, 'message.delivered')).map((r) => r.channelId), ['dm']);
+      assert.deepEqual(await s.statuses(), ['accepted'], 'waiting for its next round, not dead-lettered');
+      await stop(s.dispatcher, clock);
+    });
+
+    it('after the window, a dead letter with the failing channel\'s reason; the channel that delivered is kept for a replay', async () => {
+      const clock = fakeClock(T0);
+      const down = outageChannel('chat', clock, Infinity);
+      const s = await setup({ clock, windowMs: WINDOW_MS, more: [down] });
+      await s.ingest();
+      s.dispatcher.start();
+      await advanceUntil(clock, 'dead-lettered', async () => (await s.statuses())[0] === 'dead-lettered', 1_000, 120_000);
+      assert.ok(!s.log.records.some((r) => r.event === 'dispatch.claim-lost'), 'every round kept its claim');
+      const [letter] = (await s.store.listDeadLetters(all(), {})).items;
+      assert.equal(letter?.reason, 'delivery-failed');
+      assert.equal(letter?.error, 'channel chat: HTTP 503');
+      assert.equal(letter?.attempts, down.sent.length, 'attempts counts every try of every round');
+      assert.ok(clock.now() >= T0 + WINDOW_MS, 'not before the window is over');
+      assert.ok(clock.now() < T0 + WINDOW_MS + 60_000, 'the last round falls on the window\'s end');
+      assert.equal(s.channel.sent.length, 1);
+      // A replay tries the failing channel again, never the one that delivered.
+      await s.store.replayDeadLetters({ ids: [letter?.id ?? ''] }, 'test', clock.now());
+      const before = down.sent.length;
+      await advanceUntil(clock, 'the replay tried the failing channel', () => down.sent.length > before, 1_000);
+      assert.equal(s.channel.sent.length, 1);
+      await stop(s.dispatcher, clock);
+    });
   });
 });

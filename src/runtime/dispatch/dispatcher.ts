@@ -11,7 +11,11 @@
  * process too, without a restart.
  *
  * Wake-ups: ingest wakes the lane of the event it accepted; a poll every `pollMs` catches what no
- * wake-up announces (expired leases, another replica's events, replays).
+ * wake-up announces (expired leases, another replica's events, replays, retries whose time has come).
+ *
+ * Retries: a channel that still fails after its quick tries does not keep the event here. The event
+ * goes back to the store with a due time and what the round left (delivery-state.ts), and is claimed
+ * again when it is due, by any replica.
  */
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
@@ -42,6 +46,8 @@ export interface DispatcherDeps {
   /** This run of this replica: `<replica>/<run>`; claims carry it. */
   owner: string;
   leaseMs: number;
+  /** How long a failing channel is retried (store.deliveryWindow); the waits between rounds live in the store. */
+  deliveryWindowMs: number;
   stats: SourceStats;
   metrics: DispatchMetrics;
   gate?: IntakeGate;
@@ -142,7 +148,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const work = (async () => {
       let completion: Completion;
       try {
-        const decided = await handleEvent(lane.agent, claimed, task.stop.signal, { clock, channelOutcome: deps.metrics.channelOutcome });
+        const decided = await handleEvent(lane.agent, claimed, task.stop.signal, { clock, channelOutcome: deps.metrics.channelOutcome,
+          deliveryWindowMs: deps.deliveryWindowMs });
         completion = { ...decided, claim: claimed.claim };
       } catch (err) {
         if (!(err instanceof Interrupted)) deps.onError(err);

@@ -1,8 +1,10 @@
 /**
  * What happens to one claimed event: its payload is read, the agent's provider triages it (retried
- * with back-off while the failure is retryable), and the message goes to every outbound channel
- * (each retried on its own). The answer is the event's completion — processed with its audit rows,
- * or dead-lettered with the reason — for the committer to write with others in one transaction.
+ * with back-off while the failure is retryable), and the message goes to every outbound channel that
+ * has not delivered it yet (each retried on its own, every failed try audited). The answer is the
+ * event's completion — processed with its audit rows, back to the store for a later round while a
+ * channel keeps failing within the delivery window (delivery-state.ts), or dead-lettered with the
+ * reason — for the committer to write with others in one transaction.
  *
  * A hand-off carries a `deliveryId` that is the same on every retry and every later claim of the
  * event (contract §10.3), so a receiver, or the file channel itself, can tell a re-delivery.
@@ -10,6 +12,7 @@
 import type { NewAuditEntry } from '../../audit/audit-row.js';
 import type { DispatchConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
+import { isoTs } from '../../core/clock.js';
 import type { BackoffPolicy } from '../../core/backoff.js';
 import { backoffMs } from '../../core/backoff.js';
 import { errorText } from '../../core/errors.js';
@@ -18,6 +21,8 @@ import type { ClaimedEvent, Completion } from '../../store/store.js';
 import type { Channel, OutboundMessage } from '../channels/channel.js';
 import type { Provider, TriageDecision, TriageEvent } from '../providers/provider.js';
 import type { DeadLetterReason } from './dead-letter-reasons.js';
+import type { RoundResult } from './delivery-state.js';
+import { decideRound, deliveryStateText, isDelivered, parseDeliveryState } from './delivery-state.js';
 
 export interface DispatchAgent {
   id: string;
@@ -38,13 +43,17 @@ export function deliveryIdOf(eventId: string, channelId: string): string {
   return `${eventId}.${channelId}`;
 }
 
-type Decided = Omit<Extract<Completion, { outcome: 'processed' }>, 'claim'> | Omit<Extract<Completion, { outcome: 'dead-lettered' }>, 'claim'>;
+/** A completion without its claim (distributed over the outcomes a handled event can have). */
+type Unclaimed<C> = C extends Completion ? Omit<C, 'claim'> : never;
+type Decided = Unclaimed<Extract<Completion, { outcome: 'processed' | 'dead-lettered' | 'retry' }>>;
 
 interface Failure { reason: DeadLetterReason; error: string; attempts: number }
 
 export interface HandleDeps {
   clock: Clock;
   channelOutcome: ChannelOutcome;
+  /** How long a failing channel is retried from its first failure before the event is dead-lettered (store.deliveryWindow). */
+  deliveryWindowMs: number;
 }
 
 /** Handles one claimed event; throws Interrupted when `signal` aborts. */
@@ -52,35 +61,55 @@ export async function handleEvent(agent: DispatchAgent, claimed: ClaimedEvent, s
   const { event, claim } = claimed;
   const audit: NewAuditEntry[] = [];
   const actor = `agent:${agent.id}`;
-  const deadLetter = (failure: Failure): Decided => {
+  const deadLetter = (failure: Failure, delivery?: string): Decided => {
     agent.log.write('error', 'dispatch.dead-lettered', { eventId: event.id, fingerprint: event.fingerprint, reason: failure.reason,
       attempts: failure.attempts, error: failure.error, outcome: 'dead-lettered' });
-    return { outcome: 'dead-lettered', deadLetter: failure, audit };
+    return { outcome: 'dead-lettered', deadLetter: failure, audit, ...(delivery === undefined ? {} : { delivery }) };
   };
 
   const payload = parsePayload(event.payloadText);
   if (payload === undefined) return deadLetter({ reason: 'corrupt-event', error: 'the stored payload cannot be decoded', attempts: 1 });
   const input: TriageEvent = { id: event.id, agentId: event.agentId, sourceId: event.sourceId, fingerprint: event.fingerprint, payload };
 
-  const triage = await triageWithRetries(agent, input, signal, deps.clock);
-  if ('reason' in triage) return deadLetter(triage);
-  audit.push({ kind: 'triage.decision', actor, agentId: agent.id, data: { eventId: event.id, provider: agent.provider.name,
-    triagedBy: triage.triagedBy, notify: triage.notify, severity: triage.severity, status: triage.status, title: triage.title,
-    alertCount: triage.alertCount } });
-  agent.log.write('info', 'dispatch.triaged', { eventId: event.id, fingerprint: event.fingerprint, severity: triage.severity,
-    status: triage.status, title: triage.title, notify: triage.notify, triagedBy: triage.triagedBy });
+  const before = parseDeliveryState(claimed.delivery);
+  let triage: TriageDecision;
+  if (before.decision !== undefined) {
+    triage = before.decision; // a later round sends what the first one decided
+  } else {
+    const triaged = await triageWithRetries(agent, input, signal, deps.clock);
+    if ('reason' in triaged) return deadLetter(triaged);
+    triage = triaged;
+    audit.push({ kind: 'triage.decision', actor, agentId: agent.id, data: { eventId: event.id, provider: agent.provider.name,
+      triagedBy: triage.triagedBy, notify: triage.notify, severity: triage.severity, status: triage.status, title: triage.title,
+      alertCount: triage.alertCount } });
+    agent.log.write('info', 'dispatch.triaged', { eventId: event.id, fingerprint: event.fingerprint, severity: triage.severity,
+      status: triage.status, title: triage.title, notify: triage.notify, triagedBy: triage.triagedBy });
+  }
 
+  const results: RoundResult[] = [];
   if (triage.notify) {
     for (const channel of agent.channels) {
+      if (isDelivered(before, channel.id)) continue; // delivered in an earlier round: never sent again
       const message: OutboundMessage = { eventId: event.id, agentId: agent.id, severity: triage.severity, status: triage.status,
         title: triage.title, text: triage.text, triagedBy: triage.triagedBy, deliveryId: deliveryIdOf(event.id, channel.id),
         attempt: claim.attempt };
       const failure = await deliver(agent, channel, message, audit, signal, deps);
-      if (failure) return deadLetter(failure);
+      results.push(failure === null ? { channelId: channel.id, delivered: true }
+        : { channelId: channel.id, delivered: false, reason: failure.reason === 'delivery-rejected' ? 'delivery-rejected' : 'delivery-failed',
+          error: failure.error, tries: failure.attempts });
     }
   }
+  const verdict = decideRound({ ...before, decision: triage }, results, deps.clock.now(), deps.deliveryWindowMs, agent.dispatch);
+  const delivery = deliveryStateText(verdict.state);
+  if (verdict.outcome === 'dead-lettered') return deadLetter({ reason: verdict.reason, error: verdict.error, attempts: verdict.attempts }, delivery);
+  if (verdict.outcome === 'retry') {
+    agent.log.write('warn', 'dispatch.retry-later', { eventId: event.id, fingerprint: event.fingerprint, round: verdict.state.rounds,
+      dueAt: isoTs(verdict.dueMs), failing: results.filter((r) => !r.delivered).map((r) => r.channelId).join(','),
+      outcome: 'waiting' });
+    return { outcome: 'retry', dueMs: verdict.dueMs, delivery, audit };
+  }
   agent.log.write('info', 'dispatch.processed', { eventId: event.id, fingerprint: event.fingerprint, outcome: 'processed' });
-  return { outcome: 'processed', audit };
+  return { outcome: 'processed', audit, delivery };
 }
 
 /** The payload as JSON, or undefined when the stored text is not a JSON object. */
@@ -127,6 +156,9 @@ async function deliver(agent: DispatchAgent, channel: Channel, message: Outbound
     }
     if (signal.aborted) throw new Interrupted();
     deps.channelOutcome(agent.id, channel.id, 'failed');
+    audit.push({ kind: 'message.failed', actor: `agent:${agent.id}`, agentId: agent.id, data: { eventId: message.eventId,
+      channelId: channel.id, channelType: channel.type, deliveryId: message.deliveryId, attempt: message.attempt, tries,
+      retryable: result.retryable, error: result.error } });
     const error = `channel ${channel.id}: ${result.error}`;
     if (!result.retryable) return { reason: 'delivery-rejected', error, attempts: tries };
     if (tries >= maxAttempts) return { reason: 'delivery-failed', error, attempts: tries };

@@ -203,7 +203,7 @@ function complete(tx: ChainTx, c: Completion, nowMs: number, fenced: Map<string,
   if (event === undefined) return { ok: false, reason: 'claim-lost' };
   fenced.delete(key); // a second completion of the same claim finds it gone, as it would in SQLite
   if (c.outcome === 'released') return { ok: true };
-  if (c.outcome === 'processed') {
+  if (c.outcome === 'processed' || c.outcome === 'retry') {
     for (const entry of c.audit) tx.append(entry, nowMs);
     return { ok: true };
   }
@@ -255,18 +255,22 @@ async function fenceCompletions(client: pg.PoolClient, ops: readonly Op[]): Prom
   const fenced = new Map<string, Fenced>();
   if (byEvent.size === 0) return fenced;
   const cs = [...byEvent.values()];
-  const status = (c: Completion): string => (c.outcome === 'released' ? 'accepted' : c.outcome);
+  const status = (c: Completion): string => (c.outcome === 'released' || c.outcome === 'retry' ? 'accepted' : c.outcome);
+  const dueMs = (c: Completion): number | null => (c.outcome === 'retry' ? c.dueMs : null);
+  const delivery = (c: Completion): string | null => (c.outcome === 'released' ? null : c.delivery ?? null);
   const { rows } = await client.query<{ id: string; owner: string; attempt: number; agent_id: string; source_id: string; payload: string | null }>(
-    `WITH c AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[]) AS c(id, owner, attempt, status)),
+    `WITH c AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::text[])
+                AS c(id, owner, attempt, status, due_ms, delivery)),
      locked AS (
-       SELECT e.seq, c.owner, c.status FROM events e JOIN c ON e.id = c.id
+       SELECT e.seq, c.owner, c.status, c.due_ms, c.delivery FROM events e JOIN c ON e.id = c.id
        WHERE e.owner = c.owner AND e.attempt = c.attempt AND e.status = 'processing'
        ORDER BY e.seq FOR UPDATE OF e)
-     UPDATE events e SET status = locked.status, owner = NULL, lease_until_ms = NULL
+     UPDATE events e SET status = locked.status, owner = NULL, lease_until_ms = NULL, due_ms = locked.due_ms,
+       delivery = coalesce(locked.delivery, e.delivery)
      FROM locked WHERE e.seq = locked.seq
      RETURNING e.id, locked.owner, e.attempt, e.agent_id, e.source_id,
        CASE WHEN locked.status = 'dead-lettered' THEN e.payload END AS payload`,
-    [cs.map((c) => c.claim.eventId), cs.map((c) => c.claim.owner), cs.map((c) => c.claim.attempt), cs.map(status)]);
+    [cs.map((c) => c.claim.eventId), cs.map((c) => c.claim.owner), cs.map((c) => c.claim.attempt), cs.map(status), cs.map(dueMs), cs.map(delivery)]);
   for (const r of rows) fenced.set(`${r.id}#${r.owner}#${r.attempt}`, { agentId: r.agent_id, sourceId: r.source_id, payload: r.payload });
   return fenced;
 }

@@ -12,21 +12,22 @@ import { toEvent } from '../rows.js';
 
 export async function claimEvents(pool: pg.Pool, r: ClaimRequest): Promise<ClaimedEvent[]> {
   const leaseUntilMs = r.nowMs + r.leaseMs;
-  const { rows } = await pool.query<Record<string, unknown> & { attempt: number; seq: number }>(
+  const { rows } = await pool.query<Record<string, unknown> & { attempt: number; seq: number; delivery: string | null }>(
     `WITH c AS (
        SELECT seq, octet_length(payload) AS bytes FROM events
-       WHERE agent_id = $1 AND status IN ('accepted', 'processing') AND (status = 'accepted' OR lease_until_ms <= $2)
+       WHERE agent_id = $1 AND status IN ('accepted', 'processing')
+         AND (status = 'accepted' AND (due_ms IS NULL OR due_ms <= $2) OR status = 'processing' AND lease_until_ms <= $2)
        ORDER BY seq LIMIT $3 FOR UPDATE SKIP LOCKED),
      pick AS (
        SELECT seq FROM (SELECT seq, sum(bytes) OVER (ORDER BY seq) AS run, row_number() OVER (ORDER BY seq) AS rn FROM c) x
        WHERE rn = 1 OR run <= $4)
-     UPDATE events e SET status = 'processing', owner = $5, lease_until_ms = $6, attempt = e.attempt + 1
+     UPDATE events e SET status = 'processing', owner = $5, lease_until_ms = $6, attempt = e.attempt + 1, due_ms = NULL
      FROM pick WHERE e.seq = pick.seq
-     RETURNING e.seq, e.id, e.ts_ms, e.agent_id, e.source_id, e.kind, e.fingerprint, e.status, e.payload, e.attempt`,
+     RETURNING e.seq, e.id, e.ts_ms, e.agent_id, e.source_id, e.kind, e.fingerprint, e.status, e.payload, e.attempt, e.delivery`,
     [r.agentId, r.nowMs, Math.max(1, r.limit), r.maxBytes, r.owner, leaseUntilMs]);
   return rows.sort((a, b) => a.seq - b.seq).map((row) => {
     const { seq: _seq, ...event } = toEvent(row, false);
-    return { event, claim: { eventId: event.id, owner: r.owner, attempt: row.attempt }, leaseUntilMs };
+    return { event, claim: { eventId: event.id, owner: r.owner, attempt: row.attempt }, leaseUntilMs, delivery: row.delivery };
   });
 }
 

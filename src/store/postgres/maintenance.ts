@@ -62,7 +62,7 @@ export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelect
   const { rows } = found.length === 0 ? { rows: [] as Array<{ id: string }> } : await tx.client.query<{ id: string }>(
     `WITH l AS (SELECT * FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS l(id, event_id, ord)),
      first AS (SELECT DISTINCT ON (event_id) id, event_id FROM l ORDER BY event_id, ord),
-     ev AS (UPDATE events e SET status = 'accepted', owner = NULL, lease_until_ms = NULL
+     ev AS (UPDATE events e SET status = 'accepted', owner = NULL, lease_until_ms = NULL, due_ms = NULL
             FROM first WHERE e.id = first.event_id AND e.status = 'dead-lettered' RETURNING e.id)
      UPDATE dead_letters d SET replayed_ms = $3 FROM first
      WHERE d.id = first.id AND first.event_id IN (SELECT id FROM ev) RETURNING d.id`,

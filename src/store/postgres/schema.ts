@@ -113,6 +113,13 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE TABLE write_probe (id integer PRIMARY KEY CHECK (id = 1), at_ms bigint NOT NULL);
   `,
+  // 2: a pager's patience. due_ms: an accepted event whose delivery failed waits for it before it is
+  // claimed again (null: due now). delivery: what earlier rounds left, per channel, as the runtime
+  // wrote it (runtime/dispatch/delivery-state.ts).
+  `
+  ALTER TABLE events ADD COLUMN due_ms bigint;
+  ALTER TABLE events ADD COLUMN delivery text;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -93,6 +93,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX dead_letters_event ON dead_letters (event_id);
   CREATE TABLE write_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at_ms INTEGER NOT NULL);
   `,
+  // 4: a pager's patience. due_ms: an accepted event whose delivery failed waits for it before it is
+  // claimed again (null: due now). delivery: what earlier rounds left, per channel (which delivered,
+  // which keep failing since when), as the runtime wrote it (runtime/dispatch/delivery-state.ts).
+  `
+  ALTER TABLE events ADD COLUMN due_ms INTEGER;
+  ALTER TABLE events ADD COLUMN delivery TEXT;
+  `,
 ];
 
 /** The first 16 bytes of every SQLite database file. */

@@ -39,17 +39,18 @@ export function createWriter(db: Database.Database): Writer {
     insertEvent: db.prepare<[string, number, string, string, string, string | null, string]>(
       `INSERT INTO events (id, ts_ms, agent_id, source_id, kind, fingerprint, status, payload, attempt)
        VALUES (?, ?, ?, ?, ?, ?, 'accepted', ?, 0)`),
-    claimable: db.prepare<[string, number, number], { seq: number; bytes: number | null }>(
+    claimable: db.prepare<[{ agent: string; now: number; limit: number }], { seq: number; bytes: number | null }>(
       `SELECT seq, octet_length(payload) AS bytes FROM events
-       WHERE agent_id = ? AND status IN ('accepted', 'processing') AND (status = 'accepted' OR lease_until_ms <= ?)
-       ORDER BY seq LIMIT ?`),
+       WHERE agent_id = @agent AND status IN ('accepted', 'processing')
+         AND (status = 'accepted' AND (due_ms IS NULL OR due_ms <= @now) OR status = 'processing' AND lease_until_ms <= @now)
+       ORDER BY seq LIMIT @limit`),
     claim: db.prepare<[string, number, number], Record<string, unknown>>(
-      `UPDATE events SET status = 'processing', owner = ?, lease_until_ms = ?, attempt = attempt + 1 WHERE seq = ?
-       RETURNING ${EVENT_COLS}, attempt`),
+      `UPDATE events SET status = 'processing', owner = ?, lease_until_ms = ?, attempt = attempt + 1, due_ms = NULL WHERE seq = ?
+       RETURNING ${EVENT_COLS}, attempt, delivery`),
     renew: db.prepare<[number, string, string, number]>(
       `UPDATE events SET lease_until_ms = ? WHERE id = ? AND owner = ? AND attempt = ? AND status = 'processing'`),
-    finish: db.prepare<[string, string, string, number]>(
-      `UPDATE events SET status = ?, owner = NULL, lease_until_ms = NULL
+    finish: db.prepare<[string, number | null, string | null, string, string, number]>(
+      `UPDATE events SET status = ?, owner = NULL, lease_until_ms = NULL, due_ms = ?, delivery = coalesce(?, delivery)
        WHERE id = ? AND owner = ? AND attempt = ? AND status = 'processing'`),
     eventForLetter: db.prepare<[string], { agent_id: string; source_id: string; payload: string }>(
       'SELECT agent_id, source_id, payload FROM events WHERE id = ?'),
@@ -68,7 +69,7 @@ export function createWriter(db: Database.Database): Writer {
       `SELECT id, event_id, agent_id, source_id, reason FROM dead_letters
        WHERE replayed_ms IS NULL AND (@source IS NULL OR source_id = @source) AND (@reason IS NULL OR reason = @reason) ORDER BY seq`),
     requeue: db.prepare<[string]>(
-      `UPDATE events SET status = 'accepted', owner = NULL, lease_until_ms = NULL WHERE id = ? AND status = 'dead-lettered'`),
+      `UPDATE events SET status = 'accepted', owner = NULL, lease_until_ms = NULL, due_ms = NULL WHERE id = ? AND status = 'dead-lettered'`),
     markReplayed: db.prepare<[number, string]>('UPDATE dead_letters SET replayed_ms = ? WHERE id = ?'),
     auditHead: db.prepare<[], { seq: number; hash: string; ts_ms: number }>('SELECT seq, hash, ts_ms FROM audit ORDER BY seq DESC LIMIT 1'),
     insertAudit: db.prepare<[number, string, number, string, string, string | null, string, string, string]>(
@@ -133,9 +134,11 @@ export function createWriter(db: Database.Database): Writer {
 
   const complete = db.transaction((c: Completion, nowMs: number): CompletionResult => {
     const status = c.outcome === 'processed' ? 'processed' : c.outcome === 'dead-lettered' ? 'dead-lettered' : 'accepted';
-    const { changes } = st.finish.run(status, c.claim.eventId, c.claim.owner, c.claim.attempt);
+    const dueMs = c.outcome === 'retry' ? c.dueMs : null;
+    const delivery = c.outcome === 'released' ? null : c.delivery ?? null;
+    const { changes } = st.finish.run(status, dueMs, delivery, c.claim.eventId, c.claim.owner, c.claim.attempt);
     if (changes !== 1) return { ok: false, reason: 'claim-lost' };
-    if (c.outcome === 'processed') {
+    if (c.outcome === 'processed' || c.outcome === 'retry') {
       for (const entry of c.audit) appendStored(entry, nowMs);
       return { ok: true };
     }
@@ -160,7 +163,7 @@ export function createWriter(db: Database.Database): Writer {
     },
 
     claimEvents(r) {
-      const candidates = st.claimable.all(r.agentId, r.nowMs, Math.max(1, r.limit));
+      const candidates = st.claimable.all({ agent: r.agentId, now: r.nowMs, limit: Math.max(1, r.limit) });
       const claimed: ClaimedEvent[] = [];
       let bytes = 0;
       const leaseUntilMs = r.nowMs + r.leaseMs;
@@ -170,7 +173,8 @@ export function createWriter(db: Database.Database): Writer {
         const row = st.claim.get(r.owner, leaseUntilMs, c.seq);
         if (row === undefined) continue;
         const { seq: _seq, ...event } = toEvent(row, false);
-        claimed.push({ event, claim: { eventId: event.id, owner: r.owner, attempt: Number(row.attempt) }, leaseUntilMs });
+        const delivery = typeof row.delivery === 'string' ? row.delivery : null;
+        claimed.push({ event, claim: { eventId: event.id, owner: r.owner, attempt: Number(row.attempt) }, leaseUntilMs, delivery });
       }
       return claimed;
     },
