@@ -1,8 +1,8 @@
 /**
  * Stock Alertmanager delivers to svc with the file `svc init` wrote (contract §12): a real
  * `prometheus-alertmanager` posts with its bearer token and no fingerprint header; the alert reaches
- * the on-call file channel, its resolution sends `[RESOLVED]`, and its retries of one notification are
- * duplicates, not second pages. Between the two sits a proxy that loses svc's first answer, so
+ * the on-call file channel, its resolution sends `[RESOLVED]`, its retries of one notification are
+ * duplicates, not second pages, and its firing again after the resolve is a new page. Between the two sits a proxy that loses svc's first answer, so
  * Alertmanager really retries.
  */
 import assert from 'node:assert/strict';
@@ -103,5 +103,13 @@ describe('a real Alertmanager, configured by svc init', { skip: alertmanagerInst
     assert.equal(events.length, 2);
     for (const e of events) assert.match(e.fingerprint, /^derived:[0-9a-f]{64}$/);
     assert.notEqual(events[0]?.fingerprint, events[1]?.fingerprint);
+
+    // It fires again within the 15-minute window: a new startsAt, so a new page — the last message the
+    // on-call person sees is the firing one, not [RESOLVED] (contract §12.2).
+    await am.postAlerts([{ labels, annotations: { summary: 'disk 97% full on db-1' }, startsAt: new Date().toISOString() }]);
+    const refired = await waitFor('the re-fire', () => out().at(2), 60_000);
+    assert.match(String(refired.text), /^\[P1\] FIRING: DiskFull on db-1/);
+    assert.equal(refired.status, 'firing');
+    assert.equal(queryStore<{ fingerprint: string }>(t.home, 'SELECT fingerprint FROM events ORDER BY seq').length, 3);
   });
 });

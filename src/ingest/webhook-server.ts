@@ -349,7 +349,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     return new Promise((resolve, reject) => {
       const onListenError = (err: NodeJS.ErrnoException): void => {
         const sources = [...listener.routes.values()].map((r) => `${r.source.id} (agent ${r.agentId})`).join(', ');
-        reject(new RuntimeError('ELISTEN', `webhook ingest cannot listen on ${listenerName(listener.port)} (the bind of source ${sources}): ${err.code ?? err.message}`));
+        reject(new RuntimeError('ELISTEN', `webhook ingest cannot listen on ${listenerName(listener.port)} for source ${sources}: ${err.code ?? err.message}`));
       };
       server.once('error', onListenError);
       server.listen({ host: listener.bind, port: listener.port }, () => {

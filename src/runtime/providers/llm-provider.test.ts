@@ -268,6 +268,20 @@ for (const dialect of ['anthropic', 'openai'] as const) {
       assert.doesNotMatch(v2.toolResults[0]?.text ?? '', /attacker/, 'the refusal does not quote the value');
     });
 
+    it('an answer with more than 8 tool calls: 8 run and are answered, the rest are dropped from the conversation with a note', async () => {
+      const h = await harness(dialect);
+      h.fake.reply(
+        h.fake.toolCalls(Array.from({ length: 11 }, (_, i) => ({ name: 'runbooks__echo', input: { text: `t${i}` }, id: `call-${i}` }))),
+        h.fake.toolCall('submit_triage', { severity: 'P2', summary: 'done' }),
+      );
+      decisionOf(await h.triage());
+      assert.equal(h.toolCalls.length, 8);
+      const view = h.fake.view(h.fake.requests[1]);
+      assert.deepEqual(view.toolResults.map((r) => r.id), Array.from({ length: 8 }, (_, i) => `call-${i}`));
+      assert.match(view.note ?? '', /^3 more tool calls were ignored: at most 8 are run per step\.$/m);
+      assert.deepEqual(h.fake.violations, [], 'every call in the conversation has its result');
+    });
+
     it('a cut-off answer is dropped and the model is asked to be brief', async () => {
       const h = await harness(dialect);
       h.fake.reply(h.fake.text('A very long analysis that', { stop: 'max-tokens' }), h.fake.toolCall('submit_triage', { severity: 'P3', summary: 'brief' }));

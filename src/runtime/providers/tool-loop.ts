@@ -16,7 +16,6 @@ import { SUBMIT_TRIAGE, submitTriageTool, validateSubmission } from './submit-tr
 import type { OfferedTool, ToolCatalog } from './tool-catalog.js';
 import { isRecord } from './wire-common.js';
 
-
 /** One MCP tool call as the loop made it, for `svc triage` (the audit rows carry no arguments). */
 export interface ToolTrace {
   step: number;
@@ -94,7 +93,7 @@ export async function runToolLoop(deps: LoopDeps, event: TriageEvent, budget: Tr
       results.push(await resultOf(deps, call, step, last, byName, event.id, budget.deadline.signal));
     }
     const notes = [
-      ...(kept.dropped > 0 ? [`${kept.dropped} more tool calls were ignored: at most ${MAX_TOOL_CALLS_PER_STEP} are run per step.`] : []),
+      ...(kept.dropped > 0 ? [`${kept.dropped} more tool call${kept.dropped === 1 ? ' was' : 's were'} ignored: at most ${MAX_TOOL_CALLS_PER_STEP} are run per step.`] : []),
       ...(nextIsLast ? [NOTES.lastStep] : []),
     ];
     messages.push({ role: 'assistant', text: kept.text, toolCalls: kept.toolCalls });
