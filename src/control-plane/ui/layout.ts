@@ -15,7 +15,7 @@ export const NAV: ReadonlyArray<{ path: string; label: string }> = [
   { path: '/ui/logs', label: 'Logs' },
 ];
 
-export const ASSET_PATHS = { css: '/ui/assets/console.css', js: '/ui/assets/console.js' } as const;
+export const ASSET_PATHS = { css: '/ui/assets/console.css', js: '/ui/assets/console.js', icon: '/ui/assets/icon.svg' } as const;
 
 export interface PageParts {
   title: string;
@@ -32,6 +32,7 @@ export function layout(parts: PageParts): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${parts.title} · svc console</title>
+<link rel="icon" href="${ASSET_PATHS.icon}" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSET_PATHS.css}">
 <script src="${ASSET_PATHS.js}" defer></script>
 </head>

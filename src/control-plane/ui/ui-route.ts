@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorText } from '../../core/errors.js';
 import type { RouteHandler } from '../route.js';
 import { CONSOLE_JS } from './assets/console-script.js';
+import { CONSOLE_ICON } from './assets/console-icon.js';
 import { CONSOLE_CSS } from './assets/console-style.js';
 import { CONSOLE_HEADERS, sendHtml } from './console-headers.js';
 import { html } from './html.js';
@@ -49,6 +50,7 @@ function asset(text: string, type: string): Asset {
 export const ASSETS = new Map<string, Asset>([
   [ASSET_PATHS.css, asset(CONSOLE_CSS, 'text/css; charset=utf-8')],
   [ASSET_PATHS.js, asset(CONSOLE_JS, 'text/javascript; charset=utf-8')],
+  [ASSET_PATHS.icon, asset(CONSOLE_ICON, 'image/svg+xml')],
 ]);
 
 function sendAsset(req: IncomingMessage, res: ServerResponse, a: Asset): void {
