@@ -52,8 +52,8 @@ export async function startBrowser(): Promise<TestBrowser> {
         const page = await context.newPage();
         await page.goto(url);
         await page.addScriptTag({ content: AXE_SOURCE });
-        const result = await page.evaluate(`axe.run().then((r) => r.violations.map((v) =>
-          ({ id: v.id, impact: v.impact || '', help: v.help, nodes: v.nodes.length })))`) as Array<{ id: string; impact: string; help: string; nodes: number }>;
+        const result = await page.evaluate<Array<{ id: string; impact: string; help: string; nodes: number }>>(`axe.run().then((r) => r.violations.map((v) =>
+          ({ id: v.id, impact: v.impact || '', help: v.help, nodes: v.nodes.length })))`);
         return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
       } finally {
         await context.close();
