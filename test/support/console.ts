@@ -59,8 +59,8 @@ export interface RunningConsole {
 }
 
 /** `svc console --no-open --port <free> [...args]` in the daemon's directory; resolves once it prints its link. */
-export async function startConsole(d: Daemon, args: string[] = []): Promise<RunningConsole> {
-  const port = await freePort();
+export async function startConsole(d: Daemon, args: string[] = [], fixedPort?: number): Promise<RunningConsole> {
+  const port = fixedPort ?? await freePort();
   const proc = spawnSvc(['console', '--no-open', '--port', String(port), ...args], { env: d.env, cwd: d.dir });
   const link = await waitFor('svc console to print its link', () => /http:\/\/127\.0\.0\.1:\d+\/login\?token=[A-Za-z0-9_-]+/.exec(proc.stdout())?.[0]
     ?? (proc.stderr().includes('svc:') ? Promise.reject(new Error(proc.stderr())) : undefined), 60_000);

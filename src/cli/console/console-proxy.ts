@@ -122,9 +122,10 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
     if (url.pathname === '/callback' && method === 'GET') return callback(req, res, url, session);
 
     if (method === 'POST') {
-      // Forms post only from the console's own pages.
+      // Forms post only from the console's own pages. Under `Referrer-Policy: no-referrer` browsers send
+      // `Origin: null` for them: the session's CSRF token (and SameSite=Strict) decide; a named foreign origin is refused.
       const origin = req.headers.origin;
-      if (origin !== undefined && !origins.has(origin)) return page(req, res, 403, 'Refused', html`<p>This form did not come from the console.</p>`);
+      if (origin !== undefined && origin !== 'null' && !origins.has(origin)) return page(req, res, 403, 'Refused', html`<p>This form did not come from the console.</p>`);
       const form = await readForm(req);
       if (form === null || !sameSecret(form.get('csrf') ?? '', session.csrf)) {
         return page(req, res, 403, 'Refused', html`<p>The form's security token does not match this session: nothing was done. Reload the page and try again.</p>`);
