@@ -5,8 +5,10 @@
  * `via: console`. Black-box against the built daemon (`npm run build` first).
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { userInfo } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CONSOLE_CSP } from '../src/control-plane/ui/console-headers.js';
 import type { Daemon } from './support/daemon.js';
@@ -180,6 +182,35 @@ describe('console over HTTP and through svc console', () => {
     assert.deepEqual(rows[0]?.data, { deadLetterId: letterId, eventId, sourceId: 'alertmanager', reason: 'delivery-failed', via: 'console' });
     const after = await (await fetch(`${proxy.origin}/ui/dlq?replayed=1`, { headers: { cookie: sessionCookie } })).text();
     assert.match(after, /Replayed: the event is back in the queue\./);
+  });
+
+  it('--fleet: a host picker first (a CSRF-checked form), then the chosen host\'s console, without actions', async () => {
+    writeFileSync(join(d.dir, 'fleet.yaml'), `hosts:\n  - name: eu-1\n    url: ${d.cp}\n  - name: us-1\n    url: http://127.0.0.1:9\n`);
+    const fleet = await startConsole(d, ['--fleet', '--file', 'fleet.yaml']);
+    try {
+      const login = await fetch(fleet.link, { redirect: 'manual' });
+      assert.equal(login.headers.get('location'), '/hosts');
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const early = await fetch(`${fleet.origin}/ui/`, { headers: { cookie }, redirect: 'manual' });
+      assert.equal(early.headers.get('location'), '/hosts', 'no host chosen yet');
+      const picker = await (await fetch(`${fleet.origin}/hosts`, { headers: { cookie } })).text();
+      assert.match(picker, /<th scope="row">eu-1<\/th>/);
+      assert.match(picker, /<th scope="row">us-1<\/th>/);
+      const csrf = /name="csrf" value="([A-Za-z0-9_-]{43})"/.exec(picker)?.[1] ?? '';
+      const pick = (token: string) => fetch(`${fleet.origin}/hosts`, { method: 'POST', redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: token, host: 'eu-1' }).toString() });
+      assert.equal((await pick('x'.repeat(43))).status, 403);
+      const chosen = await pick(csrf);
+      assert.equal(chosen.status, 303);
+      assert.equal(chosen.headers.get('location'), '/ui/');
+      const dlq = await fetch(`${fleet.origin}/ui/dlq`, { headers: { cookie } });
+      assert.equal(dlq.status, 200);
+      const body = await dlq.text();
+      assert.match(body, /<h1>Dead letters<\/h1>/);
+      assert.doesNotMatch(body, /method="post"/, 'no actions for a fleet host');
+    } finally {
+      await fleet.stop();
+    }
   });
 
   it('the control plane itself never shows action forms without the proxy', async () => {
