@@ -5,6 +5,7 @@ import { packageVersion } from '../core/version.js';
 import type { CliContext } from './context.js';
 import { downCommand } from './down.js';
 import { registerFleet } from './fleet/command.js';
+import type { ConsoleOptions } from './console/console-command.js';
 import type { ReplayOptions } from './operate.js';
 import { initCommand } from './init.js';
 import type { LogsOptions } from './logs.js';
@@ -193,6 +194,22 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
   }
 
   registerFleet(program, ctx, setCode);
+
+  program
+    .command('console')
+    .description('open the web console through a local proxy that prints a one-time sign-in link')
+    .option('--port <n>', 'port of the proxy on 127.0.0.1 (default: any free port)')
+    .option('--no-open', 'print the link without opening a browser')
+    .option('--fleet', 'every host of fleet.yaml, with a host picker', false)
+    .option('--file <path>', 'with --fleet: fleet.yaml to read')
+    .option('--host <name>', 'with --fleet: only this host (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--label <key=value>', 'with --fleet: only hosts with this label (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--url <url>', 'control-plane URL (default: the local daemon)')
+    .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to sign in (default .)')
+    .action(async (opts: ConsoleOptions) => {
+      const { consoleCommand } = await import('./console/console-command.js');
+      setCode(await consoleCommand(opts, ctx));
+    });
 
   return program;
 }

@@ -160,6 +160,16 @@ describe('loadAgents', () => {
     assert.equal(loadAgents([a, c], ctx).length, 2);
   });
 
+  it('controlPlane.auth.console.clientId: the console\'s public client is kept; a bad one or an unknown key is refused, naming it', () => {
+    const auth = (console: string): string => `id: a\nprovider: rules\ncontrolPlane:\n  auth:\n    enabled: true\n    issuer: https://id.example.com\n    audience: svc\n    console: ${console}\n`;
+    const ok = loadAgentDir(agentDir({ agent: auth('{ clientId: svc-console }') }), ctx);
+    assert.deepEqual(ok.agent.controlPlane?.auth?.console, { clientId: 'svc-console' });
+    const bad = agentDir({ agent: auth('{ clientId: "svc console" }') });
+    assert.match(errorOf(() => loadAgentDir(bad, ctx)), /agent\.yaml:8:\d+: controlPlane\.auth\.console\.clientId: must be 1-256 visible ASCII characters/);
+    const unknown = agentDir({ agent: auth('{ clientId: c, secret: x }') });
+    assert.match(errorOf(() => loadAgentDir(unknown, ctx)), /controlPlane\.auth\.console.*secret/);
+  });
+
   it('rejects sources sharing a port with different bind addresses', () => {
     const a = agentDir({ agent: 'id: a\nprovider: rules\n' });
     const b = agentDir({ agent: 'id: b\nprovider: rules\n',

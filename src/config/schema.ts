@@ -67,6 +67,8 @@ export const authBlockSchema = z
     tokenEndpoint: httpUrl.optional(),
     clientId: z.string().min(1).max(256).optional(),
     clientSecretRef: z.string().regex(SECRET_REF_PATTERN, 'must be a reference: env:NAME, file:PATH or secret:PATH').optional(),
+    /** `svc console` signs operators in with this public client (authorization code + PKCE, contract §19.3). */
+    console: z.strictObject({ clientId: z.string().regex(/^[\x21-\x7e]{1,256}$/, 'must be 1-256 visible ASCII characters') }).optional(),
   })
   .superRefine((auth, ctx) => {
     if (!auth.enabled) return;

@@ -8,12 +8,12 @@ export const JSON_HEADERS = {
 } as const;
 
 /** Writes a JSON response; HEAD gets the same status and headers without a body. */
-export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>): void {
+export function sendJson(req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers?: Readonly<Record<string, string>>): void {
   sendJsonText(req, res, status, JSON.stringify(body), headers);
 }
 
 /** Writes JSON text built by the caller (views embed stored JSON text as it is). */
-export function sendJsonText(req: IncomingMessage, res: ServerResponse, status: number, text: string, headers?: Record<string, string>): void {
+export function sendJsonText(req: IncomingMessage, res: ServerResponse, status: number, text: string, headers?: Readonly<Record<string, string>>): void {
   // The common answer (no extra headers) as one literal: no object spread on the hot path of /status.
   const length = String(Buffer.byteLength(text));
   res.writeHead(status, headers === undefined
@@ -24,6 +24,6 @@ export function sendJsonText(req: IncomingMessage, res: ServerResponse, status: 
 }
 
 export function sendError(req: IncomingMessage, res: ServerResponse, status: number, error: string,
-  extra: Record<string, string> = {}, headers: Record<string, string> = {}): void {
+  extra: Record<string, string> = {}, headers: Readonly<Record<string, string>> = {}): void {
   sendJson(req, res, status, { error, ...extra }, headers);
 }

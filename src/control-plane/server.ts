@@ -12,7 +12,7 @@ import { errorText } from '../core/errors.js';
 import type { HostClass } from './host-guard.js';
 import { classifyHost, hostValues } from './host-guard.js';
 import { sendError } from './http-json.js';
-import type { Principal, RouteContext, Routes } from './route.js';
+import type { Principal, RouteContext, RouteHandler, Routes } from './route.js';
 
 export type AuthOutcome =
   | { ok: true; principal: Principal }
@@ -34,6 +34,11 @@ export interface ControlPlaneOptions {
   clock: Clock;
   /** Connections held at once (contract §11.2). */
   maxConnections: number;
+  /**
+   * Headers added to the listener's own error answers (Host check, auth, 404, 405) for a path: the
+   * console's security headers under /ui/ (contract §19.2).
+   */
+  headersFor?: (path: string) => Readonly<Record<string, string>> | undefined;
 }
 
 export interface ControlPlane {
@@ -83,21 +88,28 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
     else res.destroy();
   }
 
+  // Routes whose path ends with `/` serve everything under it (the console, /ui/).
+  const prefixes = [...opts.routes.keys()].filter((p) => p.length > 1 && p.endsWith('/'));
+  const routeOf = (path: string): RouteHandler | undefined =>
+    opts.routes.get(path) ?? opts.routes.get(prefixes.find((p) => path.startsWith(p)) ?? '');
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = pathOf(req);
+    const extra = opts.headersFor?.(path);
     const host = hostClass(hostValues(req.rawHeaders));
-    if (host === 'ambiguous') return sendError(req, res, 400, 'multiple Host headers');
-    if (host === 'remote' && !opts.allowRemote) return sendError(req, res, 403, 'remote control-plane disabled');
+    if (host === 'ambiguous') return sendError(req, res, 400, 'multiple Host headers', {}, extra);
+    if (host === 'remote' && !opts.allowRemote) return sendError(req, res, 403, 'remote control-plane disabled', {}, extra);
 
     let principal = NO_AUTH;
-    if (opts.guard && !opts.unauthenticated?.has(pathOf(req))) {
+    if (opts.guard && !opts.unauthenticated?.has(path)) {
       const outcome = await opts.guard(req, host);
-      if (!outcome.ok) return sendError(req, res, outcome.status, outcome.body.error, { reason: outcome.body.reason }, outcome.headers);
+      if (!outcome.ok) return sendError(req, res, outcome.status, outcome.body.error, { reason: outcome.body.reason }, { ...extra, ...outcome.headers });
       principal = outcome.principal;
     }
 
-    const route = opts.routes.get(pathOf(req));
-    if (!route) return sendError(req, res, 404, 'not found');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(req, res, 405, 'method not allowed', {}, { allow: ALLOW });
+    const route = routeOf(path);
+    if (!route) return sendError(req, res, 404, 'not found', {}, extra);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(req, res, 405, 'method not allowed', {}, { ...extra, allow: ALLOW });
 
     const ctx = new RequestContext(req, res, principal, live);
     try {

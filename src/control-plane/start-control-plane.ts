@@ -21,6 +21,8 @@ import { createHealthzRoute, createReadyzRoute } from './routes/health-route.js'
 import { createStatusRoute } from './routes/status-route.js';
 import type { AuthGuard, ControlPlane } from './server.js';
 import { createControlPlane } from './server.js';
+import { CONSOLE_HEADERS } from './ui/console-headers.js';
+import { createUiRoute } from './ui/ui-route.js';
 
 export interface ControlPlaneDeps {
   settings: ControlPlaneSettings;
@@ -60,6 +62,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
     ['/healthz', createHealthzRoute()],
     ['/readyz', createReadyzRoute(deps.readiness)],
+    ['/ui/', createUiRoute({ store, gate: reads, snapshot: deps.snapshot, agents: deps.agents, report })],
   ]);
   const server: ControlPlane = createControlPlane({
     bind: settings.bind,
@@ -72,6 +75,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     report,
     clock: deps.clock,
     maxConnections: settings.maxConnections,
+    headersFor: (path) => (path.startsWith('/ui/') ? CONSOLE_HEADERS : undefined),
   });
   try {
     await server.start();

@@ -12,6 +12,8 @@ export const MAX_REQUEST_BYTES = 64 * 1024;
 export const MAX_REPLAY_IDS = 1000;
 
 const id = z.string().regex(ID_PATTERN);
+/** An actor as the audit chain names it (`user:alice@example.com`): visible ASCII, bounded. */
+export const ACTOR_PATTERN = /^[\x21-\x7e]{1,200}$/;
 /** Dead-letter ids are opaque strings the store made; bounded and printable. */
 const deadLetterId = z.string().regex(/^[\x21-\x7e]{1,200}$/);
 
@@ -23,7 +25,12 @@ export const adminRequestSchema = z.discriminatedUnion('op', [
     all: z.literal(true).optional(),
     source: id.optional(),
     reason: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/).optional(),
-  }).refine((r) => (r.ids !== undefined) !== (r.all === true), 'name dead-letter ids or all, not both'),
+    /** Asked through `svc console`: recorded as `via` in the audit rows, with `actor` as their actor. */
+    via: z.literal('console').optional(),
+    /** Who asked (the console's signed-in identity); only with `via`. Printable, bounded. */
+    actor: z.string().regex(ACTOR_PATTERN).optional(),
+  }).refine((r) => (r.ids !== undefined) !== (r.all === true), 'name dead-letter ids or all, not both')
+    .refine((r) => (r.actor === undefined) === (r.via === undefined), 'actor and via go together'),
   z.strictObject({
     op: z.literal('backup'),
     /** Absolute path of the new file, as the client resolved it. */

@@ -28,9 +28,13 @@ function exchange(path: string, text: string | Buffer): Promise<Record<string, u
 describe('admin socket', async () => {
   const path = join(root, 'admin.sock');
   const replays: unknown[] = [];
+  const actors: Array<[string, string | undefined]> = [];
   let wakes = 0;
   const store = {
-    replayDeadLetters: (selection: unknown) => { replays.push(selection); return Promise.resolve({ replayed: ['dl-1'], missing: [] }); },
+    replayDeadLetters: (selection: unknown, actor: string, _nowMs: number, via?: string) => {
+      replays.push(selection);
+      actors.push([actor, via]);
+      return Promise.resolve({ replayed: ['dl-1'], missing: [] }); },
   } as unknown as Store;
   const admin = await startAdminSocket({ path, store, storePath: null, clock: systemClock, pid: 42, wake: () => { wakes += 1; }, report: () => undefined });
   after(() => admin.close());
@@ -45,6 +49,13 @@ describe('admin socket', async () => {
     await exchange(path, '{"op":"dlq.replay","all":true,"source":"alertmanager","reason":"delivery-failed"}\n');
     assert.deepEqual(replays, [{ ids: ['dl-1'] }, { sourceId: 'alertmanager', reason: 'delivery-failed' }]);
     assert.equal(wakes, 2);
+    assert.deepEqual(actors.slice(0, 2), [['admin-socket', undefined], ['admin-socket', undefined]]);
+  });
+
+  it('names the console and its signed-in operator as the actor of a replay asked through it', async () => {
+    const answer = await exchange(path, '{"op":"dlq.replay","ids":["dl-1"],"via":"console","actor":"user:alice@example.com"}\n');
+    assert.equal(answer.ok, true);
+    assert.deepEqual(actors.at(-1), ['user:alice@example.com', 'console']);
   });
 
   const refused: Array<[string, string, RegExp]> = [
@@ -54,6 +65,8 @@ describe('admin socket', async () => {
     ['ids and all', '{"op":"dlq.replay","ids":["a"],"all":true}\n', /ids or all, not both/],
     ['neither ids nor all', '{"op":"dlq.replay"}\n', /ids or all/],
     ['relative backup path', '{"op":"backup","path":"backup.db"}\n', /path/],
+    ['an actor without via', '{"op":"dlq.replay","ids":["a"],"actor":"user:x"}\n', /actor and via/],
+    ['an actor with spaces', '{"op":"dlq.replay","ids":["a"],"via":"console","actor":"user x"}\n', /actor/],
     ['a source that is no id', '{"op":"dlq.replay","all":true,"source":"../x"}\n', /source/],
   ];
   for (const [name, text, error] of refused) {

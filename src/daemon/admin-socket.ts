@@ -62,7 +62,7 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
         const selection = request.ids !== undefined
           ? { ids: request.ids }
           : { ...(request.source !== undefined ? { sourceId: request.source } : {}), ...(request.reason !== undefined ? { reason: request.reason } : {}) };
-        const result = await store.replayDeadLetters(selection, ADMIN_ACTOR, clock.now());
+        const result = await store.replayDeadLetters(selection, request.actor ?? ADMIN_ACTOR, clock.now(), request.via);
         if (result.replayed.length > 0) deps.wake();
         deps.report(`admin: replayed ${result.replayed.length} dead letter(s)${result.missing.length > 0 ? `, ${result.missing.length} not found` : ''}`);
         return { ok: true, op: 'dlq.replay', ...result };

@@ -174,6 +174,9 @@ export interface RetentionPolicy {
   batch: number;
 }
 
+/** Through what an operator asked for a replay (the console), recorded as `via` in its audit rows. */
+export type ReplayVia = 'console';
+
 export interface DeadLetterSelection {
   ids?: readonly string[];
   sourceId?: string;
@@ -209,7 +212,7 @@ export interface Store {
   backlog(): Promise<BacklogCount[]>;
 
   /** Puts dead letters back in the queue (event accepted and due at once, `replayedAt` set, audit row). */
-  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number): Promise<{ replayed: string[]; missing: string[] }>;
+  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number, via?: ReplayVia): Promise<{ replayed: string[]; missing: string[] }>;
 
   /** Appends one audit row; appends are serialised so the chain never forks. */
   appendAudit(entry: NewAuditEntry, nowMs: number): Promise<AuditRow>;
@@ -231,6 +234,8 @@ export interface Store {
    * rows are read: a large page never costs the caller's event loop more than a buffer hand-over.
    */
   listJson<V extends View>(view: V, query: PageQuery, filter: ViewFilter<V>): Promise<JsonPage>;
+  /** One event by its id (the console's event view), through the unique index; null when there is none. */
+  getEvent(id: string): Promise<EventRecord | null>;
 
   /** Seq of the last audit row the SIEM exporter `exporterId` had acknowledged; 0 when it never exported. */
   exportCursor(exporterId: string): Promise<number>;

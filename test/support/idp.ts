@@ -25,6 +25,11 @@ export interface IdpOptions {
   ttlS?: number;
   /** No default resource: a client that does not ask for our audience gets no JWT for it. */
   requireResource?: boolean;
+  /**
+   * Public clients of the authorization-code flow with PKCE (`svc console`): client id → its one
+   * redirect URI. Every sign-in is the account `alice`, logged in and consenting at once (no form).
+   */
+  codeClients?: Record<string, string>;
 }
 
 /** Starts the IdP; `clients` maps client ids to secrets (client_secret_basic). */
@@ -36,16 +41,24 @@ export async function startIdp(clients: Record<string, string>, opts: IdpOptions
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     hits.set(path, (hits.get(path) ?? 0) + 1);
-    if (handler) void handler(req, res);
+    if (path.startsWith('/interaction/')) void interact(req, res).catch(() => { res.statusCode = 500; res.end(); });
+    else if (handler) void handler(req, res);
     else { res.statusCode = 503; res.end(); }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
-    clients: Object.entries(clients).map(([client_id, client_secret]) => ({
-      client_id, client_secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [],
-      token_endpoint_auth_method: 'client_secret_basic', scope: SCOPE,
-    })),
+    clients: [
+      ...Object.entries(clients).map(([client_id, client_secret]) => ({
+        client_id, client_secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [],
+        token_endpoint_auth_method: 'client_secret_basic' as const, scope: SCOPE,
+      })),
+      ...Object.entries(opts.codeClients ?? {}).map(([client_id, redirect]) => ({
+        client_id, grant_types: ['authorization_code'], redirect_uris: [redirect], response_types: ['code' as const],
+        token_endpoint_auth_method: 'none' as const, application_type: 'native' as const, scope: `openid ${SCOPE}`,
+      })),
+    ],
+    findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
     jwks: { keys: [jwk] },
     scopes: [SCOPE],
     features: {
@@ -64,6 +77,18 @@ export async function startIdp(clients: Record<string, string>, opts: IdpOptions
     },
   });
   handler = provider.callback();
+  // The user interaction, without a form: alice logs in, then consents to what was asked.
+  async function interact(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const details = await provider.interactionDetails(req, res);
+    if (details.prompt.name === 'login') {
+      await provider.interactionFinished(req, res, { login: { accountId: 'alice' } }, { mergeWithLastSubmission: false });
+      return;
+    }
+    const grant = new provider.Grant({ accountId: details.session?.accountId ?? 'alice', clientId: String(details.params.client_id) });
+    grant.addOIDCScope(`openid ${SCOPE}`);
+    grant.addResourceScope(AUDIENCE, SCOPE);
+    await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
+  }
   return {
     issuer,
     tokenEndpoint: `${issuer}/token`,

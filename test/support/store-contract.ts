@@ -499,6 +499,27 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.equal(row?.actor, 'cli:root');
     });
 
+    it('a replay asked through the console records via: console and the operator as the actor', async () => {
+      const store = await open();
+      const id = await accept(store);
+      const [c] = await claim(store, 'w', T0);
+      const [r] = await store.completeEvents([{ claim: c!.claim, outcome: 'dead-lettered', deadLetter: { reason: 'delivery-failed', error: 'e', attempts: 5 }, audit: [] }], T0);
+      const letterId = r?.ok ? r.deadLetterId as string : '';
+      await store.replayDeadLetters({ ids: [letterId] }, 'user:alice@example.com', T0 + 10, 'console');
+      const row = (await store.listAudit(q(), { kind: 'dlq.replayed' })).items[0];
+      assert.deepEqual(JSON.parse(row?.dataText ?? ''), { deadLetterId: letterId, eventId: id, sourceId: 'alertmanager', reason: 'delivery-failed', via: 'console' });
+      assert.equal(row?.actor, 'user:alice@example.com');
+    });
+
+    it('an event is found by its id, as the views list it; an unknown id is null', async () => {
+      const store = await open();
+      const id = await accept(store, ev({ fingerprint: 'by-id' }));
+      await accept(store);
+      const listed = (await store.listEvents(q(), {})).items.find((e) => e.id === id);
+      assert.deepEqual(await store.getEvent(id), listed);
+      assert.equal(await store.getEvent('no-such-event'), null);
+    });
+
     it('a replay by filter brings back every matching letter at once, in order; a second letter of one event is missing', async () => {
       const store = await open();
       for (let i = 0; i < 30; i++) await accept(store, ev({ sourceId: i % 3 === 0 ? 'other' : 'alertmanager' }));

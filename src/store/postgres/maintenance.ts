@@ -4,7 +4,7 @@
  * of its own; only replay appends to the chain, so only replay runs under the chain head.
  */
 import type pg from 'pg';
-import type { DeadLetterSelection, RetentionPolicy } from '../store.js';
+import type { DeadLetterSelection, ReplayVia, RetentionPolicy } from '../store.js';
 import type { ChainTx } from './chain-tx.js';
 
 /** Holds or takes the lease row: an upsert that only changes it when we hold it or it has run out. */
@@ -42,7 +42,7 @@ export async function advanceExportCursor(pool: pg.Pool, exporterId: string, seq
 interface Letter { id: string; event_id: string; agent_id: string; source_id: string; reason: string }
 
 /** Inside a head-holding transaction: puts the selected dead letters' events back in the queue, once. */
-export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelection, actor: string, nowMs: number):
+export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelection, actor: string, nowMs: number, via?: ReplayVia):
   Promise<{ replayed: string[]; missing: string[] }> {
   const cols = 'id, event_id, agent_id, source_id, reason';
   const letters: Array<Letter | string> = [];
@@ -77,7 +77,8 @@ export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelect
       continue;
     }
     tx.append({ kind: 'dlq.replayed', actor, agentId: letter.agent_id,
-      data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason } }, nowMs);
+      data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason,
+        ...(via === undefined ? {} : { via }) } }, nowMs);
     replayed.push(letter.id);
   }
   return { replayed, missing };

@@ -107,13 +107,17 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     completeEvents: (completions, nowMs) => writer.complete(completions, nowMs),
     releaseClaims: (ownerPrefix) => releaseClaims(pool, ownerPrefix),
     backlog: () => backlog(pool),
-    replayDeadLetters: (selection, actor, nowMs) => writer.solo((tx) => replayDeadLetters(tx, selection, actor, nowMs)),
+    replayDeadLetters: (selection, actor, nowMs, via) => writer.solo((tx) => replayDeadLetters(tx, selection, actor, nowMs, via)),
     appendAudit: (entry, nowMs) => writer.append(entry, nowMs),
     readAudit: (afterSeq, limit) => readAudit(pool, afterSeq, limit),
     auditHead: () => auditHead(pool),
     verifyAudit: () => verifier.verify(),
     ...lists,
     listJson: (view, q, f) => listJsonOf(lists, view, q, f),
+    getEvent: async (id) => {
+      const { rows } = await pool.query<Record<string, unknown>>(`SELECT ${EVENT_COLS} FROM events WHERE id = $1`, [id]);
+      return rows[0] === undefined ? null : withoutSeq(toEvent(rows[0], true));
+    },
     exportCursor: (exporterId) => exportCursor(pool, exporterId),
     advanceExportCursor: (exporterId, seq, nowMs) => advanceExportCursor(pool, exporterId, seq, nowMs),
     acquireLeadership: (holder, leaseMs, nowMs) => acquireLeadership(pool, holder, leaseMs, nowMs),

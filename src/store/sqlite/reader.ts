@@ -19,6 +19,7 @@ export interface Reader {
   listDeadLetters(q: PageQuery, f: DeadLetterFilter): Page<DeadLetterRecord>;
   listAudit(q: PageQuery, f: AuditFilter): Page<ListedAuditRow>;
   listJson(view: View, q: PageQuery, f: EventFilter & DeadLetterFilter & AuditFilter): JsonPage;
+  getEvent(id: string): EventRecord | null;
   readAudit(afterSeq: number, limit: number): StoredAuditRow[];
   auditHead(): { seq: number; hash: string; tsMs: number } | null;
   backlog(): BacklogCount[];
@@ -36,6 +37,7 @@ const withoutSeq = <T extends { seq: number }>({ seq: _seq, ...rest }: T): Omit<
 export function createReader(db: Database.Database, pageBudget?: number): Reader {
   const pager = createPager(db, pageBudget);
   const st = {
+    getEvent: db.prepare<[string], Record<string, unknown>>(`SELECT ${EVENT_COLS} FROM events WHERE id = ?`),
     readAudit: db.prepare<[number, number], Record<string, unknown>>(`SELECT ${AUDIT_COLS} FROM audit WHERE seq > ? ORDER BY seq LIMIT ?`),
     auditHead: db.prepare<[], { seq: number; hash: string; ts_ms: number }>('SELECT seq, hash, ts_ms FROM audit ORDER BY seq DESC LIMIT 1'),
     backlog: db.prepare<[], { agent_id: string; source_id: string; n: number }>(
@@ -73,6 +75,10 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
       filters: [['kind', f.kind], ['agent_id', f.agent]],
       map: toListedAudit,
     }, q),
+    getEvent: (id) => {
+      const row = st.getEvent.get(id);
+      return row === undefined ? null : withoutSeq(toEvent(row, true));
+    },
     readAudit: (afterSeq, limit) => st.readAudit.all(afterSeq, limit).map((r) => {
       const { corrupt: _corrupt, ...row } = toStoredAudit(r);
       return row;

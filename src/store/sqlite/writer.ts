@@ -10,7 +10,7 @@ import { parseStoredAuditRow } from '../../audit/audit-row.js';
 import { canonicalJson, GENESIS_HASH, sha256Hex, storedRowText } from '../../audit/chain.js';
 import { isoTs } from '../../core/clock.js';
 import type {
-  ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
+  ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, ReplayVia, NewEvent,
   RetentionPolicy,
 } from '../store.js';
 import { EVENT_COLS, storableText, toEvent } from '../rows.js';
@@ -21,7 +21,7 @@ export interface Writer {
   renewLeases(claims: readonly ClaimRef[], leaseMs: number, nowMs: number): ClaimRef[];
   completeEvents(completions: readonly Completion[], nowMs: number): CompletionResult[];
   releaseClaims(ownerPrefix: string): number;
-  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number): { replayed: string[]; missing: string[] };
+  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number, via?: ReplayVia): { replayed: string[]; missing: string[] };
   appendAudit(entry: NewAuditEntry, nowMs: number): AuditRow;
   advanceExportCursor(exporterId: string, seq: number, nowMs: number): void;
   prune(policy: RetentionPolicy): { events: number; deadLetters: number; fingerprints: number };
@@ -191,7 +191,7 @@ export function createWriter(db: Database.Database): Writer {
       return st.releaseOwner.run(ownerPrefix.length, ownerPrefix).changes;
     },
 
-    replayDeadLetters(selection, actor, nowMs) {
+    replayDeadLetters(selection, actor, nowMs, via) {
       const letters = selection.ids !== undefined
         ? selection.ids.map((id) => st.deadLetterById.get(id) ?? id)
         : st.deadLettersToReplay.all({ source: selection.sourceId ?? null, reason: selection.reason ?? null });
@@ -208,7 +208,8 @@ export function createWriter(db: Database.Database): Writer {
         }
         st.markReplayed.run(nowMs, letter.id);
         appendStored({ kind: 'dlq.replayed', actor, agentId: letter.agent_id,
-          data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason } }, nowMs);
+          data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason,
+            ...(via === undefined ? {} : { via }) } }, nowMs);
         replayed.push(letter.id);
       }
       return { replayed, missing };

@@ -1,0 +1,74 @@
+/**
+ * The proxy's sessions (contract §19.3): one sign-in link that works once, then a session named by an
+ * HttpOnly, SameSite=Strict cookie, each with its own CSRF token for action forms. Everything lives in
+ * memory: when `svc console` stops, every session and token is gone.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const SESSION_COOKIE = 'svc_console';
+
+/** What an OpenID Connect sign-in in progress needs when the IdP sends the browser back. */
+export interface PendingSignIn {
+  state: string;
+  codeVerifier: string;
+}
+
+export interface Session {
+  id: string;
+  csrf: string;
+  /** Who acts (audit `actor`): `user:<name>` after an OIDC sign-in, else `local:<os user>`. */
+  identity: string;
+  /** The bearer token for the upstream control plane, in memory only; null without OIDC. */
+  accessToken: string | null;
+  /** When the access token stops being valid (ms since epoch); null: no expiry known. */
+  tokenExpiresAtMs: number | null;
+  pending: PendingSignIn | null;
+  /** The fleet host this session looks at (--fleet); null: the picker. */
+  host: string | null;
+}
+
+const token = (): string => randomBytes(32).toString('base64url');
+
+/** Constant-time comparison of two strings (different lengths are simply unequal). */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export interface Sessions {
+  /** The token of the one-time link (for the URL printed at start). */
+  readonly linkToken: string;
+  /** Spends the link: a session when `candidate` is the unused link token, else null. */
+  redeem(candidate: string, identity: string): Session | null;
+  /** The session a Cookie header names, or null. */
+  fromCookie(header: string | undefined): Session | null;
+  /** Set-Cookie for a session. */
+  cookieFor(session: Session): string;
+}
+
+export function createSessions(): Sessions {
+  const linkToken = token();
+  let spent = false;
+  const byId = new Map<string, Session>();
+  return {
+    linkToken,
+    redeem(candidate, identity) {
+      if (spent || !sameSecret(candidate, linkToken)) return null;
+      spent = true;
+      const session: Session = { id: token(), csrf: token(), identity, accessToken: null, tokenExpiresAtMs: null, pending: null, host: null };
+      byId.set(session.id, session);
+      return session;
+    },
+    fromCookie(header) {
+      if (header === undefined) return null;
+      for (const part of header.split(';')) {
+        const [name, value] = part.trim().split('=', 2);
+        if (name !== SESSION_COOKIE || value === undefined) continue;
+        for (const [id, session] of byId) if (sameSecret(value, id)) return session;
+      }
+      return null;
+    },
+    cookieFor: (session) => `${SESSION_COOKIE}=${session.id}; HttpOnly; SameSite=Strict; Path=/`,
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Signs the operator in for `svc console` when the control plane requires tokens (contract §19.3):
+ * OpenID Connect authorization code with PKCE (S256), a public client (`controlPlane.auth.console.
+ * clientId`), redirect `http://127.0.0.1:<port>/callback`, the control plane's audience asked as the
+ * token's resource (RFC 8707). `openid-client` does the protocol (discovery, state, code exchange, ID
+ * token validation). Tokens stay in the proxy's memory; nothing is written anywhere.
+ */
+import * as oidc from 'openid-client';
+import { isLoopbackBind } from '../../core/loopback.js';
+import type { PendingSignIn } from './console-sessions.js';
+
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  audience: string;
+  scopes: readonly string[];
+  redirectUri: string;
+}
+
+export interface SignedIn {
+  accessToken: string;
+  expiresAtMs: number | null;
+  /** `user:<preferred_username | email | sub>` as the audit chain names the operator. */
+  identity: string;
+}
+
+export interface OidcSignIn {
+  /** Where to send the browser, and what the callback must match. */
+  start(): Promise<{ url: string; pending: PendingSignIn }>;
+  /** Exchanges the callback's code (state and PKCE checked) for tokens. */
+  finish(callbackUrl: URL, pending: PendingSignIn, nowMs: number): Promise<SignedIn>;
+}
+
+/** Visible ASCII only, at most 190 characters: an identity fits the admin socket's actor. */
+function identityOf(claims: Record<string, unknown> | undefined): string {
+  const pick = [claims?.preferred_username, claims?.email, claims?.sub].find((v) => typeof v === 'string' && v !== '') as string | undefined;
+  const clean = (pick ?? 'unknown').replace(/[^\x21-\x7e]/g, '?').slice(0, 190);
+  return `user:${clean}`;
+}
+
+export function createOidcSignIn(settings: OidcSettings): OidcSignIn {
+  let config: Promise<oidc.Configuration> | null = null;
+  const issuer = new URL(settings.issuer);
+  // Plain HTTP only to an IdP on this machine (a test or a local IdP); anything else must be HTTPS.
+  const insecureOk = issuer.protocol === 'http:' && isLoopbackBind(issuer.hostname.replace(/^\[|\]$/g, ''));
+  const configuration = (): Promise<oidc.Configuration> => {
+    config ??= oidc.discovery(issuer, settings.clientId, undefined, oidc.None(), insecureOk ? { execute: [oidc.allowInsecureRequests] } : undefined)
+      .catch((err: unknown) => { config = null; throw err; });
+    return config;
+  };
+  const scope = ['openid', ...settings.scopes].join(' ');
+  return {
+    async start() {
+      const c = await configuration();
+      const codeVerifier = oidc.randomPKCECodeVerifier();
+      const state = oidc.randomState();
+      const url = oidc.buildAuthorizationUrl(c, {
+        redirect_uri: settings.redirectUri, scope, state, resource: settings.audience,
+        code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: 'S256',
+      });
+      return { url: url.href, pending: { state, codeVerifier } };
+    },
+    async finish(callbackUrl, pending, nowMs) {
+      const c = await configuration();
+      const tokens = await oidc.authorizationCodeGrant(c, callbackUrl, { pkceCodeVerifier: pending.codeVerifier, expectedState: pending.state },
+        { resource: settings.audience });
+      const expiresIn = tokens.expiresIn();
+      return {
+        accessToken: tokens.access_token,
+        expiresAtMs: expiresIn === undefined ? null : nowMs + expiresIn * 1000,
+        identity: identityOf(tokens.claims()),
+      };
+    },
+  };
+}

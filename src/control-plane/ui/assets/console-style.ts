@@ -1,0 +1,52 @@
+/**
+ * The console's style sheet, served as /ui/assets/console.css (a module so the build ships it; no
+ * inline style anywhere). Light and dark follow the operating system; colours meet WCAG AA contrast;
+ * focus is always visible; tables scroll inside their own region on a 360 px phone.
+ */
+export const CONSOLE_CSS = `
+:root { color-scheme: light dark; --bg: #ffffff; --fg: #1a1a1a; --muted: #4d4d4d; --line: #c8c8c8; --head: #f0f0f0;
+  --link: #0b57a4; --focus: #b35900; --bad-bg: #fde7e7; --bad: #8a1010; --ok-bg: #e5f4e8; --ok: #145c24; --chip: #ececec; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #111417; --fg: #e8e8e8; --muted: #b8b8b8; --line: #3d444b; --head: #1d2226;
+    --link: #8cc4ff; --focus: #ffb35c; --bad-bg: #3b1212; --bad: #ffb4b4; --ok-bg: #10311a; --ok: #a6e7b5; --chip: #272d33; }
+}
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
+a { color: var(--link); }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.skip { position: absolute; left: -10000px; top: 0; background: var(--bg); padding: .5rem 1rem; }
+.skip:focus { left: .5rem; z-index: 10; }
+header { border-bottom: 1px solid var(--line); padding: .5rem 1rem; display: flex; flex-wrap: wrap; gap: .25rem 1.5rem; align-items: baseline; }
+header .brand { font-weight: 700; margin: 0; font-size: 1.1rem; }
+nav ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; }
+nav a { display: inline-block; padding: .35rem .1rem; text-decoration: none; }
+nav a[aria-current="page"] { font-weight: 700; text-decoration: underline; text-underline-offset: .3em; }
+main { padding: 0 1rem 2rem; max-width: 90rem; }
+h1 { font-size: 1.5rem; margin: 1rem 0 .5rem; }
+h2 { font-size: 1.2rem; margin: 1.5rem 0 .5rem; }
+.scroll { overflow-x: auto; border: 1px solid var(--line); max-width: 100%; }
+table { border-collapse: collapse; width: 100%; font-size: .9rem; }
+th, td { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+thead th { background: var(--head); white-space: nowrap; }
+tbody th { font-weight: 600; }
+code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .85rem; }
+td.wrap, td .wrap { overflow-wrap: anywhere; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--head); padding: .75rem; border: 1px solid var(--line); margin: 0; }
+form.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: flex-end; margin: .5rem 0 1rem; }
+form.filters label { display: flex; flex-direction: column; font-size: .85rem; color: var(--muted); }
+input, select, button { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--muted); padding: .3rem .5rem; border-radius: 3px; }
+button { cursor: pointer; background: var(--head); }
+form.inline { display: inline; margin: 0; }
+.pager { display: flex; gap: 1.5rem; margin: 1rem 0; }
+.note { color: var(--muted); }
+.banner { padding: .6rem .8rem; border: 1px solid var(--line); margin: .75rem 0; }
+.banner.bad { background: var(--bad-bg); color: var(--bad); border-color: var(--bad); }
+.banner.ok { background: var(--ok-bg); color: var(--ok); border-color: var(--ok); }
+.chip { display: inline-block; background: var(--chip); border-radius: 3px; padding: 0 .4rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: .5rem 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+ol.log { list-style: none; padding: 0; margin: 0; border: 1px solid var(--line); max-height: 70vh; overflow-y: auto; }
+ol.log li { padding: .2rem .5rem; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+@media (max-width: 40rem) { main { padding: 0 .5rem 2rem; } th, td { padding: .3rem .4rem; } }
+`;

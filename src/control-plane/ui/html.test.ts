@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { escapeHtml, hrefOf, html } from './html.js';
+
+describe('console html', () => {
+  it('escapes markup, quotes and bidi controls in one place', () => {
+    assert.equal(escapeHtml(`<a href="x" onclick='y'>&</a>`), '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
+    assert.equal(escapeHtml('invoice\u202Egnp.exe\u2066'), 'invoice&lt;U+202E&gt;gnp.exe&lt;U+2066&gt;');
+  });
+
+  it('escapes every interpolation unless it is markup built by html', () => {
+    const label = '<script>alert(1)</script>';
+    const cell = html`<td title="${label}">${label}</td>`;
+    assert.equal(cell.text, '<td title="&lt;script&gt;alert(1)&lt;/script&gt;">&lt;script&gt;alert(1)&lt;/script&gt;</td>');
+    assert.equal(html`<tr>${[cell, null, false, undefined, 3]}</tr>`.text, `<tr>${cell.text}3</tr>`);
+  });
+
+  it('builds query strings with every value encoded and empty ones left out', () => {
+    assert.equal(hrefOf('/ui/events', { agent: 'a&b', source: '', kind: null }), '/ui/events?agent=a%26b');
+    assert.equal(html`<a href="${hrefOf('/logs', { agent: '"x' })}">`.text, '<a href="/logs?agent=%22x">');
+  });
+});

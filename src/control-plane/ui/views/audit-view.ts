@@ -1,0 +1,52 @@
+/**
+ * /ui/audit: the audit chain, oldest first like /audit, filtered by kind and agent; "Verify the chain"
+ * asks `verify=1`, which checks the whole chain (Store.verifyAudit, shared with /audit) and shows the
+ * verdict above the page.
+ */
+import type { VerifyResult } from '../../../audit/chain.js';
+import { AUDIT_VIEW } from '../../page-query.js';
+import { html } from '../html.js';
+import { banner, filterForm, pager, table, timeCell } from './parts.js';
+import { readPage } from './read-page.js';
+import type { View } from './view-types.js';
+
+interface AuditItem {
+  seq: number; ts: string; kind: string; actor: string; agentId: string | null; prevHash: string; hash: string; data: unknown; corrupt?: true;
+}
+
+function verdict(v: VerifyResult): ReturnType<typeof banner> {
+  if (v.ok) return banner(true, html`Chain intact: ${v.checked} rows checked, head seq ${v.headSeq}.`);
+  return banner(false, html`Chain broken at seq ${v.firstBadSeq ?? '?'}: ${v.problem ?? 'unknown problem'} (${v.checked} rows checked).`);
+}
+
+export const auditView: View = async (deps, req) => {
+  const page = await readPage<AuditItem, 'audit', 'kind' | 'agent'>({
+    store: deps.store, gate: deps.gate, view: 'audit', spec: AUDIT_VIEW, url: req.url, signal: req.signal,
+  });
+  if (!page.ok && page.status === 0) return { status: 0 };
+  const p = page.ok ? page.params : Object.fromEntries(req.url.searchParams);
+  const form = filterForm('/ui/audit', 'Filter audit rows', [
+    { name: 'kind', label: 'Kind', value: p.kind },
+    { name: 'agent', label: 'Agent', value: p.agent },
+    { name: 'order', label: 'Order', value: p.order, options: ['', 'asc', 'desc'] },
+  ]);
+  if (!page.ok) return { status: 400, title: 'Audit', section: '/ui/audit', body: html`${form}${banner(false, page.error)}` };
+  const verify = page.query.verify ? verdict(await deps.store.verifyAudit()) : '';
+  const rows = page.items.map((a) => html`<tr>
+<th scope="row">${a.seq}</th>${timeCell(a.ts)}<td>${a.kind}</td><td class="wrap">${a.actor}</td><td>${a.agentId ?? '—'}</td>
+<td class="wrap mono">${a.corrupt ? '(corrupt)' : JSON.stringify(a.data)}</td>
+<td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
+</tr>`);
+  const { verify: _v, ...keep } = p;
+  return {
+    status: 200, title: 'Audit', section: '/ui/audit',
+    body: html`${verify}${form}
+<form method="get" action="/ui/audit" class="filters" aria-label="Verify the chain">
+${Object.entries(keep).filter(([k]) => k !== 'cursor').map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+<input type="hidden" name="verify" value="1">
+<button type="submit">Verify the whole chain</button>
+</form>
+${table('Audit rows', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'Agent', 'Data', 'Hash'], rows, 'No audit rows match.')}
+${pager('/ui/audit', p, page.nextCursor, page.query.page.cursor === null)}`,
+  };
+};

@@ -1,0 +1,60 @@
+/** Pieces the console's views share: a scrollable table, a filter form, the pager, a time cell. */
+import type { Html, HtmlValue } from '../html.js';
+import { hrefOf, html } from '../html.js';
+
+/**
+ * A table in a region that scrolls on its own on a narrow screen (focusable, so a keyboard can scroll
+ * it too). Column headers are `th scope="col"`; a row's first cell may be a `th scope="row"`.
+ */
+export function table(label: string, columns: readonly string[], rows: readonly Html[], empty: string): Html {
+  if (rows.length === 0) return html`<p class="note">${empty}</p>`;
+  return html`<div class="scroll" role="region" aria-label="${label}" tabindex="0"><table>
+<caption class="skip">${label}</caption>
+<thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
+<tbody>
+${rows}
+</tbody></table></div>`;
+}
+
+export interface FilterField {
+  name: string;
+  label: string;
+  value: string | undefined;
+  /** A select with these options instead of a text box. */
+  options?: readonly string[];
+}
+
+/** A GET form over the view's own path: every field labelled; empty fields are ignored by the view. */
+export function filterForm(path: string, label: string, fields: readonly FilterField[], hidden: Record<string, string> = {}): Html {
+  return html`<form class="filters" method="get" action="${path}" aria-label="${label}">
+${fields.map((f) => html`<label for="f-${f.name}">${f.label}
+${f.options
+    ? html`<select id="f-${f.name}" name="${f.name}">${f.options.map((o) => html`<option value="${o}"${o === (f.value ?? '') ? html` selected` : ''}>${o === '' ? 'any' : o}</option>`)}</select>`
+    : html`<input id="f-${f.name}" name="${f.name}" value="${f.value ?? ''}" autocomplete="off" spellcheck="false">`}
+</label>`)}
+${Object.entries(hidden).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+<button type="submit">Apply</button>
+<a href="${path}">Clear</a>
+</form>`;
+}
+
+/** "First page" and "Next page" links: keyset pages, so there is no page count and no last page. */
+export function pager(path: string, params: Record<string, string | undefined>, nextCursor: string | null, onFirstPage: boolean): Html {
+  const { cursor: _cursor, ...rest } = params;
+  const links: HtmlValue[] = [];
+  if (!onFirstPage) links.push(html`<a href="${hrefOf(path, rest)}">First page</a>`);
+  if (nextCursor !== null) links.push(html`<a href="${hrefOf(path, { ...rest, cursor: nextCursor })}" rel="next">Next page</a>`);
+  if (links.length === 0) return html``;
+  return html`<nav class="pager" aria-label="Pages">${links}</nav>`;
+}
+
+/** A time as the operator reads it, with the exact value for machines. */
+export function timeCell(ts: string | null): Html {
+  if (ts === null) return html`<td>—</td>`;
+  return html`<td class="mono"><time datetime="${ts}">${ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time></td>`;
+}
+
+/** A banner of an outcome: `role="status"` for good news, `role="alert"` for bad. */
+export function banner(ok: boolean, text: HtmlValue): Html {
+  return html`<p class="banner ${ok ? 'ok' : 'bad'}" role="${ok ? 'status' : 'alert'}">${text}</p>`;
+}

@@ -1,0 +1,31 @@
+/** What a console view receives and gives back. */
+import type { Store } from '../../../store/store.js';
+import type { ReadGate } from '../../read-gate.js';
+import type { Html } from '../html.js';
+
+export interface UiDeps {
+  store: Store;
+  /** The JSON views' read gate: console pages take their turn with them. */
+  gate: ReadGate;
+  /** The /status document as JSON text. */
+  snapshot: () => string;
+  /** The running agents (the log view's choices). */
+  agents: () => readonly string[];
+}
+
+export interface UiRequest {
+  url: URL;
+  signal: AbortSignal;
+  /**
+   * The session's CSRF token when the request came through `svc console` for a daemon on this
+   * machine: action forms are shown (they post to the proxy, which alone carries actions out).
+   */
+  csrf: string | null;
+}
+
+export type ViewAnswer =
+  | { status: 200 | 400 | 404; title: string; section: string; body: Html }
+  /** The client left; nothing to answer. */
+  | { status: 0 };
+
+export type View = (deps: UiDeps, req: UiRequest) => Promise<ViewAnswer>;

@@ -1,0 +1,222 @@
+/**
+ * The console over HTTP (contract §19): the exact headers on every answer, the Host check, hostile
+ * text rendered as text in every view, and `svc console`'s proxy — the one-time link, the session
+ * cookie, 401 without it, CSRF refused, and a dead-letter replay through the admin socket audited with
+ * `via: console`. Black-box against the built daemon (`npm run build` first).
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CONSOLE_CSP } from '../src/control-plane/ui/console-headers.js';
+import type { Daemon } from './support/daemon.js';
+import type { RunningConsole } from './support/console.js';
+import { assertInert, postHostileAlert, startConsole, startDeadLetteringDaemon, XSS } from './support/console.js';
+import { auditRows } from './support/store.js';
+import { waitFor } from './support/wait.js';
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const FINGERPRINT = '"><img src=x onerror=alert(6)>';
+
+function assertConsoleHeaders(h: Headers, where: string, html = true): void {
+  assert.equal(h.get('content-security-policy'), CSP, where);
+  assert.equal(h.get('x-frame-options'), 'DENY', where);
+  assert.equal(h.get('referrer-policy'), 'no-referrer', where);
+  assert.equal(h.get('x-content-type-options'), 'nosniff', where);
+  if (html) {
+    assert.equal(h.get('content-type'), 'text/html; charset=utf-8', where);
+    assert.equal(h.get('cache-control'), 'no-store', where);
+  }
+}
+
+/** A raw request (fetch cannot send a foreign or a second Host header). */
+function rawGet(port: number, path: string, headers: Array<[string, string]>): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET', setHost: false, headers: headers.flat() as unknown as Record<string, string> }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('console over HTTP and through svc console', () => {
+  let d: Daemon;
+  let eventId = '';
+  let letterId = '';
+  let proxy: RunningConsole;
+
+  before(async () => {
+    d = await startDeadLetteringDaemon();
+    await postHostileAlert(d, FINGERPRINT);
+    const letters = await waitFor('the hostile alert to be dead-lettered', async () => {
+      const r = await fetch(`${d.cp}/dlq`);
+      const body = (await r.json()) as { items: Array<{ id: string; eventId: string }> };
+      return body.items.length === 1 ? body.items : undefined;
+    }, 60_000);
+    letterId = letters[0]?.id ?? '';
+    eventId = letters[0]?.eventId ?? '';
+    proxy = await startConsole(d);
+  });
+  after(async () => {
+    await proxy?.stop();
+    await d?.stop();
+  });
+
+  const views = (): string[] => ['/ui/', '/ui/events', `/ui/events/${eventId}`, '/ui/dlq', '/ui/audit', '/ui/audit?verify=1', '/ui/logs',
+    '/ui/events?agent=oncall-escalator&source=&kind=', `/ui/events?fingerprint=x`, '/ui/no-such-view', '/ui/events/no-such-event'];
+
+  it('the header constant is the contract text, byte for byte', () => {
+    assert.equal(CONSOLE_CSP, CSP);
+  });
+
+  it('every view, asset and error answers with the console headers; GET and HEAD only', async () => {
+    const expected: Record<string, number> = { '/ui/events?fingerprint=x': 400, '/ui/no-such-view': 404, '/ui/events/no-such-event': 404 };
+    for (const path of views()) {
+      for (const method of ['GET', 'HEAD']) {
+        const r = await fetch(`${d.cp}${path}`, { method });
+        assert.equal(r.status, expected[path] ?? 200, `${method} ${path}`);
+        assertConsoleHeaders(r.headers, `${method} ${path}`);
+        const body = await r.text();
+        if (method === 'HEAD') assert.equal(body, '');
+      }
+    }
+    for (const [path, type] of [['/ui/assets/console.css', 'text/css; charset=utf-8'], ['/ui/assets/console.js', 'text/javascript; charset=utf-8'],
+      ['/ui/assets/icon.svg', 'image/svg+xml']] as const) {
+      const r = await fetch(`${d.cp}${path}`);
+      assert.equal(r.status, 200);
+      assertConsoleHeaders(r.headers, path, false);
+      assert.equal(r.headers.get('content-type'), type);
+      const again = await fetch(`${d.cp}${path}`, { headers: { 'if-none-match': r.headers.get('etag') ?? '' } });
+      assert.equal(again.status, 304);
+    }
+    const post = await fetch(`${d.cp}/ui/dlq`, { method: 'POST', body: 'x' });
+    assert.equal(post.status, 405);
+    assert.equal(post.headers.get('allow'), 'GET, HEAD');
+    assertConsoleHeaders(post.headers, 'POST /ui/dlq', false);
+  });
+
+  it('the Host check applies as to the JSON views, with the console headers', async () => {
+    const remote = await rawGet(d.cpPort, '/ui/events', [['Host', 'evil.example:9464']]);
+    assert.equal(remote.status, 403);
+    assert.equal(remote.headers['content-security-policy'], CSP);
+    const two = await rawGet(d.cpPort, '/ui/', [['Host', '127.0.0.1'], ['Host', 'localhost']]);
+    assert.equal(two.status, 400);
+    assert.equal(two.headers['x-frame-options'], 'DENY');
+    const ok = await rawGet(d.cpPort, '/ui/', [['Host', `localhost:${d.cpPort}`]]);
+    assert.equal(ok.status, 200);
+  });
+
+  it('labels, annotations and fingerprints carrying script, handlers, javascript: URLs and RTL overrides render as text in every view', async () => {
+    for (const path of views()) assertInert(await (await fetch(`${d.cp}${path}`)).text(), path);
+    const event = await (await fetch(`${d.cp}/ui/events/${eventId}`)).text();
+    // Positive evidence: the values are there, as text.
+    assert.ok(event.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the alertname label, escaped');
+    assert.ok(event.includes('&quot;&gt;&lt;img src=x onerror=alert(2)&gt;'), 'the team label, escaped');
+    assert.ok(event.includes('<td class="wrap">javascript:alert(3)</td>'), 'the runbook URL, as text and not a link');
+    assert.ok(event.includes('invoice&lt;U+202E&gt;gnp.exe'), 'the RTL override, shown as its code point');
+    assert.ok(event.includes('&#39; onmouseover=&#39;alert(4)'), 'a label name, escaped');
+    assert.ok(event.includes('&quot;&gt;&lt;img src=x onerror=alert(6)&gt;'), 'the fingerprint, escaped');
+    const list = await (await fetch(`${d.cp}/ui/events`)).text();
+    assert.ok(list.includes('&quot;&gt;&lt;img src=x onerror=alert(6)&gt;'), 'the fingerprint in the list');
+    assert.ok(XSS.script.length > 0);
+  });
+
+  it('the one-time link works once; without the session cookie every request is 401', async () => {
+    const first = await fetch(proxy.link, { redirect: 'manual' });
+    assert.equal(first.status, 303);
+    assert.equal(first.headers.get('location'), '/ui/');
+    const cookie = first.headers.get('set-cookie') ?? '';
+    assert.match(cookie, /^svc_console=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/$/);
+    assertConsoleHeaders(first.headers, 'login', false);
+    const second = await fetch(proxy.link, { redirect: 'manual' });
+    assert.equal(second.status, 401);
+    assert.match(await second.text(), /A sign-in link works once/);
+    for (const path of ['/ui/', '/ui/dlq', '/logs', '/ui/assets/console.js']) {
+      const r = await fetch(`${proxy.origin}${path}`);
+      assert.equal(r.status, 401, path);
+      assertConsoleHeaders(r.headers, `proxy ${path} without a session`);
+    }
+    const bad = await fetch(`${proxy.origin}/ui/`, { headers: { cookie: 'svc_console=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } });
+    assert.equal(bad.status, 401);
+    const sid = cookie.split(';')[0] ?? '';
+    const ok = await fetch(`${proxy.origin}/ui/`, { headers: { cookie: sid } });
+    assert.equal(ok.status, 200);
+    assertConsoleHeaders(ok.headers, 'proxied /ui/');
+    assert.match(await ok.text(), /<h1>Now<\/h1>/);
+    const foreign = await rawGet(proxy.port, '/ui/', [['Host', `evil.example:${proxy.port}`], ['Cookie', sid]]);
+    assert.equal(foreign.status, 403, 'a rebound name is not the console');
+    sessionCookie = sid;
+  });
+
+  let sessionCookie = '';
+
+  it('a replay without the session CSRF token is refused; with it, the admin socket replays and audits via: console', async () => {
+    const dlq = await (await fetch(`${proxy.origin}/ui/dlq`, { headers: { cookie: sessionCookie } })).text();
+    const csrf = /name="csrf" value="([A-Za-z0-9_-]{43})"/.exec(dlq)?.[1] ?? '';
+    assert.ok(csrf !== '', 'the dead-letter view through the proxy offers a Replay form');
+    assert.ok(dlq.includes(`name="id" value="${letterId}"`));
+    const replays = (): number => auditRows(d.home).filter((r) => r.kind === 'dlq.replayed').length;
+    const form = (token: string | null): string => new URLSearchParams({ ...(token === null ? {} : { csrf: token }), id: letterId }).toString();
+    const post = (body: string, headers: Record<string, string> = {}) => fetch(`${proxy.origin}/actions/dlq-replay`, {
+      method: 'POST', redirect: 'manual', body,
+      headers: { cookie: sessionCookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    });
+    for (const [what, answer] of [
+      ['no token', await post(form(null))],
+      ['a wrong token', await post(form(`${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}`))],
+      ['another origin', await post(form(csrf), { origin: 'http://evil.example' })],
+      ['no session', await fetch(`${proxy.origin}/actions/dlq-replay`, { method: 'POST', body: form(csrf), headers: { 'content-type': 'application/x-www-form-urlencoded' } })],
+    ] as const) assert.ok(answer.status === 403 || answer.status === 401, `${what}: ${answer.status}`);
+    assert.equal(replays(), 0);
+
+    const done = await post(form(csrf), { origin: proxy.origin });
+    assert.equal(done.status, 303);
+    assert.equal(done.headers.get('location'), '/ui/dlq?replayed=1');
+    const rows = auditRows(d.home).filter((r) => r.kind === 'dlq.replayed');
+    assert.equal(rows.length, 1, 'exactly one replay: the refused ones did nothing');
+    assert.equal(rows[0]?.actor, `local:${userInfo().username}`);
+    assert.deepEqual(rows[0]?.data, { deadLetterId: letterId, eventId, sourceId: 'alertmanager', reason: 'delivery-failed', via: 'console' });
+    const after = await (await fetch(`${proxy.origin}/ui/dlq?replayed=1`, { headers: { cookie: sessionCookie } })).text();
+    assert.match(after, /Replayed: the event is back in the queue\./);
+  });
+
+  it('--fleet: a host picker first (a CSRF-checked form), then the chosen host\'s console, without actions', async () => {
+    writeFileSync(join(d.dir, 'fleet.yaml'), `hosts:\n  - name: eu-1\n    url: ${d.cp}\n  - name: us-1\n    url: http://127.0.0.1:9\n`);
+    const fleet = await startConsole(d, ['--fleet', '--file', 'fleet.yaml']);
+    try {
+      const login = await fetch(fleet.link, { redirect: 'manual' });
+      assert.equal(login.headers.get('location'), '/hosts');
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const early = await fetch(`${fleet.origin}/ui/`, { headers: { cookie }, redirect: 'manual' });
+      assert.equal(early.headers.get('location'), '/hosts', 'no host chosen yet');
+      const picker = await (await fetch(`${fleet.origin}/hosts`, { headers: { cookie } })).text();
+      assert.match(picker, /<th scope="row">eu-1<\/th>/);
+      assert.match(picker, /<th scope="row">us-1<\/th>/);
+      const csrf = /name="csrf" value="([A-Za-z0-9_-]{43})"/.exec(picker)?.[1] ?? '';
+      const pick = (token: string) => fetch(`${fleet.origin}/hosts`, { method: 'POST', redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf: token, host: 'eu-1' }).toString() });
+      assert.equal((await pick('x'.repeat(43))).status, 403);
+      const chosen = await pick(csrf);
+      assert.equal(chosen.status, 303);
+      assert.equal(chosen.headers.get('location'), '/ui/');
+      const dlq = await fetch(`${fleet.origin}/ui/dlq`, { headers: { cookie } });
+      assert.equal(dlq.status, 200);
+      const body = await dlq.text();
+      assert.match(body, /<h1>Dead letters<\/h1>/);
+      assert.doesNotMatch(body, /method="post"/, 'no actions for a fleet host');
+    } finally {
+      await fleet.stop();
+    }
+  });
+
+  it('the control plane itself never shows action forms without the proxy', async () => {
+    const direct = await (await fetch(`${d.cp}/ui/dlq`)).text();
+    assert.doesNotMatch(direct, /<form[^>]*method="post"/);
+    const forged = await (await fetch(`${d.cp}/ui/dlq`, { headers: { 'x-svc-console-csrf': '<script>' } })).text();
+    assert.doesNotMatch(forged, /method="post"/, 'a token not of the proxy\'s shape shows nothing');
+  });
+});
