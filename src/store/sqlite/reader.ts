@@ -7,8 +7,10 @@ import type Database from 'better-sqlite3';
 import type { StoredAuditRow } from '../../audit/audit-row.js';
 import type {
   AuditFilter, BacklogCount, DeadLetterFilter, DeadLetterRecord, EventFilter, EventRecord, JsonPage, ListedAuditRow, Page, PageQuery,
-  View,
+  StoryRow, View,
 } from '../store.js';
+import { STORY_ROW_LIMIT } from '../store.js';
+import { storyRowOf, STORY_COLS } from '../story-rows.js';
 import { auditJson, deadLetterJson, eventJson, jsonPageOf } from '../record-json.js';
 import type { FingerprintKey, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
 import { createPager } from './pages.js';
@@ -20,6 +22,7 @@ export interface Reader {
   listAudit(q: PageQuery, f: AuditFilter): Page<ListedAuditRow>;
   listJson(view: View, q: PageQuery, f: EventFilter & DeadLetterFilter & AuditFilter): JsonPage;
   readAudit(afterSeq: number, limit: number): StoredAuditRow[];
+  eventStory(eventId: string): StoryRow[];
   auditHead(): { seq: number; hash: string; tsMs: number } | null;
   backlog(): BacklogCount[];
   exportCursor(exporterId: string): number;
@@ -57,7 +60,14 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
     isEmpty: db.prepare<[], { n: number }>(`SELECT NOT EXISTS (SELECT 1 FROM events) AND NOT EXISTS (SELECT 1 FROM dead_letters)
       AND NOT EXISTS (SELECT 1 FROM audit) AS n`),
   };
+  // Prepared on first use: a read-only store of an older schema (no audit_events) still opens.
+  let story: Database.Statement<[string, number], Record<string, unknown>> | null = null;
   const reader: Reader = {
+    eventStory: (eventId) => {
+      story ??= db.prepare(`SELECT ${STORY_COLS} FROM audit_events e JOIN audit a ON a.seq = e.seq LEFT JOIN audit p ON p.seq = a.seq - 1
+        WHERE e.event_id = ? ORDER BY e.seq LIMIT ?`);
+      return story.all(eventId, STORY_ROW_LIMIT + 1).map(storyRowOf);
+    },
     listEvents: (q, f) => pager.page({
       table: 'events', cols: EVENT_COLS, bytesColumn: 'payload',
       filters: [['agent_id', f.agent], ['source_id', f.source], ['kind', f.kind]],
