@@ -145,6 +145,18 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       setCode(await logsCommand(opts, ctx));
     });
 
+  program
+    .command('explain')
+    .description("the story of one event from the audit chain: accepted, triage, messages, dead letters, replays; exit 1 when it is not verified")
+    .argument('<event-id>', 'the event id (svc events)')
+    .option('--json', 'print the story as served by GET /events/<id>/story', false)
+    .option('--url <url>', 'control-plane URL (default: the local daemon)')
+    .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
+    .action(async (eventId: string, opts: { json: boolean; url?: string; dir?: string }) => {
+      const { explainCommand } = await import('./explain.js');
+      setCode(await explainCommand(eventId, opts, ctx));
+    });
+
   const views: Array<[string, string, string[], (o: ViewOptions, c: CliContext) => Promise<number>]> = [
     ['events', 'list stored events, every page (GET /events)', ['agent', 'source', 'kind'], eventsCommand],
     ['dlq', 'list dispatch dead letters, every page (GET /dlq)', ['agent', 'source', 'reason'], dlqCommand],

@@ -95,7 +95,8 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
       principal = outcome.principal;
     }
 
-    const route = opts.routes.get(pathOf(req));
+    const path = pathOf(req);
+    const route = opts.routes.get(path) ?? opts.routes.get(prefixOf(path));
     if (!route) return sendError(req, res, 404, 'not found');
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(req, res, 405, 'method not allowed', {}, { allow: ALLOW });
 
@@ -170,6 +171,15 @@ class RequestContext implements RouteContext {
     this.res.off('close', this.abort);
     this.req.off('aborted', this.abort);
   }
+}
+
+/**
+ * `/events/` for `/events/<id>/story`: a route registered under a key ending in `/` takes every path
+ * below it (exact keys win) and answers 404 itself for what it does not know.
+ */
+function prefixOf(path: string): string {
+  const second = path.indexOf('/', 1);
+  return second === -1 ? path : path.slice(0, second + 1);
 }
 
 function pathOf(req: IncomingMessage): string {

@@ -11,7 +11,10 @@ import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
 import { createReadGate, DEFAULT_READS_AT_ONCE } from './read-gate.js';
 import type { RouteHandler } from './route.js';
+import { createChainWatermark } from '../store/chain-watermark.js';
 import { createAuditRoute } from './routes/audit-route.js';
+import { createCheckpointsRoute } from './routes/checkpoints-route.js';
+import { createStoryRoute } from './routes/story-route.js';
 import { createDlqRoute } from './routes/dlq-route.js';
 import { createEventsRoute } from './routes/events-route.js';
 import { createLogsRoute } from './routes/logs-route.js';
@@ -57,6 +60,8 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/events', createEventsRoute({ store, report, gate: reads })],
     ['/dlq', createDlqRoute({ store, report, gate: reads })],
     ['/audit', createAuditRoute({ store, report, gate: reads })],
+    ['/audit/checkpoints', createCheckpointsRoute({ store, report, gate: reads })],
+    ['/events/', createStoryRoute({ store, watermark: createChainWatermark(store), report, gate: reads })],
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
     ['/healthz', createHealthzRoute()],
     ['/readyz', createReadyzRoute(deps.readiness)],

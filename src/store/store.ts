@@ -69,10 +69,11 @@ export interface NewDeadLetter {
 export type ListedAuditRow = Omit<StoredAuditRow, 'dataText'> & { dataText: string | null; corrupt?: true };
 
 /**
- * A row of an event's story (contract §20.3), as stored, with the hash of the row just before it in
- * the chain (null when there is none), so the caller can check the row's link as well as its hash.
+ * A row of an event's story (contract §20.3), as stored, with the hash of the row just before it and
+ * the prevHash of the row just after it (null when there is none), so the caller can check the row's
+ * links on both sides as well as its hash.
  */
-export type StoryRow = StoredAuditRow & { predecessorHash: string | null; corrupt?: true };
+export type StoryRow = StoredAuditRow & { predecessorHash: string | null; successorPrevHash: string | null; corrupt?: true };
 
 /** Most rows an event's story returns (the oldest ones); a story longer than this says so. */
 export const STORY_ROW_LIMIT = 5000;

@@ -353,6 +353,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
         assert.equal(row.hash, stored.hash);
         assert.equal(row.dataText, stored.dataText);
         assert.equal(row.predecessorHash, chain.find((c) => c.seq === row.seq - 1)?.hash ?? null);
+        assert.equal(row.successorPrevHash, chain.find((c) => c.seq === row.seq + 1)?.prevHash ?? null);
       }
       assert.ok(storyA.every((r, i) => i === 0 || r.seq > storyA[i - 1]!.seq));
       assert.deepEqual(await store.eventStory('00000000-0000-4000-8000-000000000000'), []);

@@ -11,7 +11,7 @@ import type { StoredAuditRow } from '../../audit/audit-row.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../cursor.js';
 import type { Page, PageQuery, StoryRow } from '../store.js';
 import { PAGE_BYTE_BUDGET, STORY_ROW_LIMIT } from '../store.js';
-import { STORY_COLS, storyRowOf } from '../story-rows.js';
+import { STORY_COLS, storyFrom, storyRowOf } from '../story-rows.js';
 import { AUDIT_COLS, toStoredAudit } from '../rows.js';
 
 export type Table = 'events' | 'dead_letters' | 'audit';
@@ -74,8 +74,7 @@ export async function readAudit(pool: pg.Pool, afterSeq: number, limit: number):
 
 /** Store.eventStory: an index lookup in audit_events, each row with its predecessor's hash. */
 export async function eventStory(pool: pg.Pool, eventId: string): Promise<StoryRow[]> {
-  const { rows } = await pool.query<Record<string, unknown>>(`SELECT ${STORY_COLS} FROM audit_events e JOIN audit a ON a.seq = e.seq
-    LEFT JOIN audit p ON p.seq = a.seq - 1 WHERE e.event_id = $1 ORDER BY e.seq LIMIT $2`, [eventId, STORY_ROW_LIMIT + 1]);
+  const { rows } = await pool.query<Record<string, unknown>>(`SELECT ${STORY_COLS} ${storyFrom('$1')} LIMIT $2`, [eventId, STORY_ROW_LIMIT + 1]);
   return rows.map(storyRowOf);
 }
 

@@ -10,7 +10,7 @@ import type {
   StoryRow, View,
 } from '../store.js';
 import { STORY_ROW_LIMIT } from '../store.js';
-import { storyRowOf, STORY_COLS } from '../story-rows.js';
+import { STORY_COLS, storyFrom, storyRowOf } from '../story-rows.js';
 import { auditJson, deadLetterJson, eventJson, jsonPageOf } from '../record-json.js';
 import type { FingerprintKey, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
 import { createPager } from './pages.js';
@@ -64,8 +64,7 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
   let story: Database.Statement<[string, number], Record<string, unknown>> | null = null;
   const reader: Reader = {
     eventStory: (eventId) => {
-      story ??= db.prepare(`SELECT ${STORY_COLS} FROM audit_events e JOIN audit a ON a.seq = e.seq LEFT JOIN audit p ON p.seq = a.seq - 1
-        WHERE e.event_id = ? ORDER BY e.seq LIMIT ?`);
+      story ??= db.prepare(`SELECT ${STORY_COLS} ${storyFrom('?')} LIMIT ?`);
       return story.all(eventId, STORY_ROW_LIMIT + 1).map(storyRowOf);
     },
     listEvents: (q, f) => pager.page({
