@@ -45,7 +45,10 @@ function checkpointsBlock(on: boolean): string {
     '# `svc audit --verify --checkpoints $SVC_HOME/checkpoints.jsonl --public-key FILE` checks the store against them.',
     ...(on ? [] : ['# `svc init … --checkpoint-key` creates the key; then:']),
     `${on ? '' : '# '}audit:`,
-    `${on ? '' : '# '}  checkpoints: { key: \${secret:${CHECKPOINT_SECRET}}, everyRows: 1000, everySeconds: 60 }`,
+    `${on ? '' : '# '}  checkpoints:`,
+    `${on ? '' : '# '}    key: \${secret:${CHECKPOINT_SECRET}}`,
+    `${on ? '' : '# '}    everyRows: 1000                   # a checkpoint after this many new rows,`,
+    `${on ? '' : '# '}    everySeconds: 60                  # or after this long, whichever comes first (none while idle)`,
   ];
   return lines.join('\n');
 }
