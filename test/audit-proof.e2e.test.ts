@@ -138,7 +138,7 @@ describe('an audit trail you can prove (contract §20)', () => {
     const lines = human.stdout.trimEnd().split('\n');
     assert.equal(lines[0], `event ${events.replayed}`);
     const accepted = replayed.rows[0]!;
-    assert.match(human.stdout, new RegExp(`  ${accepted.seq}  ${accepted.hash.slice(0, 12)}  accepted from alertmanager, fingerprint story-replayed\\n`));
+    assert.match(human.stdout, new RegExp(`Z  ${accepted.seq} +${accepted.hash.slice(0, 12)}  accepted from alertmanager, fingerprint story-replayed\\n`));
     assert.match(human.stdout, /dead-lettered: delivery-failed after 1 attempt\(s\), letter /);
     assert.match(human.stdout, new RegExp(`replayed by admin-socket, letter ${letter.id}`));
     assert.match(human.stdout, /delivered to pager, delivery [^,]+, attempt \d/);
@@ -192,23 +192,33 @@ describe('an audit trail you can prove (contract §20)', () => {
   });
 
   it('a tampered row: its event\'s story is not verified, and says which row', async () => {
+    // Tampered as an attacker would, while the daemon is stopped (sqlite3 on a running daemon's WAL
+    // file cuts it off from the daemon's shared memory); then the daemon runs again.
+    const down = await svc('down');
+    assert.equal(down.code, 0, down.stderr);
     const row = queryStore<{ seq: number }>(daemon.home, "SELECT seq FROM audit WHERE kind = 'triage.decision' AND data LIKE ?", `%${events.delivered}%`)[0]!;
-    execFileSync('sqlite3', [file('svc.db'), `UPDATE audit SET data = replace(data, '"P', '"X') WHERE seq = ${row.seq}`]);
+    const sql = (statement: string): string => execFileSync('sqlite3', ['-cmd', '.timeout 10000', file('svc.db'), statement], { encoding: 'utf8' });
+    const original = sql(`SELECT data FROM audit WHERE seq = ${row.seq}`).trim();
+    sql(`UPDATE audit SET data = replace(data, '"P1"', '"P3"') WHERE seq = ${row.seq}`);
+    assert.notEqual(sql(`SELECT data FROM audit WHERE seq = ${row.seq}`).trim(), original);
+    const up = await svc('up', '-d');
+    assert.equal(up.code, 0, up.stderr);
     const r = await svc('explain', events.delivered, '--json');
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 1, r.stdout);
     const s = JSON.parse(r.stdout) as StoryAnswer;
     assert.equal(s.verified, false);
     assert.deepEqual(s.verification.problems, [{ seq: row.seq, problem: 'hash-mismatch' }]);
-    // Put back: the rest of the file runs on an intact chain.
-    execFileSync('sqlite3', [file('svc.db'), `UPDATE audit SET data = replace(data, '"X', '"P') WHERE seq = ${row.seq}`]);
-    const back = await svc('explain', events.delivered);
-    assert.equal(back.code, 0, back.stdout + back.stderr);
+    const human = await svc('explain', events.delivered);
+    assert.equal(human.code, 1);
+    assert.match(human.stdout, new RegExp(`\\nNOT verified: seq ${row.seq} hash-mismatch, chain broken at seq ${row.seq} \\(hash-mismatch\\)\\n$`));
+    // Stopped and put back: the rest of the file runs on an intact chain of a stopped daemon.
+    assert.equal((await svc('down')).code, 0);
+    stopped = true;
+    sql(`UPDATE audit SET data = replace(data, '"P3"', '"P1"') WHERE seq = ${row.seq}`);
+    assert.equal(sql(`SELECT data FROM audit WHERE seq = ${row.seq}`).trim(), original);
   });
 
   it('a deleted tail: invisible to the chain, named by the checkpoints; a re-hashed tail too', async () => {
-    const down = await svc('down');
-    assert.equal(down.code, 0, down.stderr);
-    stopped = true;
     writeFileSync(file('pub.pem'), pem(keys.publicKey, 'spki'));
     const verify = (db: string, ...extra: string[]) => svc('audit', '--verify', '--db', db, '--checkpoints', file('checkpoints.jsonl'),
       '--public-key', file('pub.pem'), ...extra);
