@@ -228,7 +228,7 @@ describe('an audit trail you can prove (contract §20)', () => {
     assert.match(intact.stdout, /checkpoints ok: \d+ checked with key [0-9a-f]{16}, newest at seq \d+/);
     // The clean stop signed the head: the stop record is covered.
     const rows = auditRows(daemon.home);
-    const stop = rows.find((r) => r.kind === 'runtime.stopped')!;
+    const stop = rows.filter((r) => r.kind === 'runtime.stopped').pop()!;
     const lastCp = JSON.parse(readFileSync(file('checkpoints.jsonl'), 'utf8').trim().split('\n').pop()!) as Checkpoint;
     assert.equal(lastCp.seq, stop.seq);
 

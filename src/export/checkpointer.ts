@@ -49,10 +49,17 @@ export interface Checkpointer {
 export async function startCheckpointer(deps: CheckpointerDeps): Promise<Checkpointer> {
   const { store, clock, log } = deps;
   if (repairCheckpointFile(deps.filePath)) log('warn', 'audit.checkpoint.torn-line-removed', { file: deps.filePath });
-  // Where the last checkpoint stands: its own row and when it was signed.
+  // Where the last checkpoint stands: the seq it signed, its own row, and when.
   const [last] = (await store.listAudit({ limit: 1, cursor: null, order: 'desc', sinceMs: null, untilMs: null }, { kind: CHECKPOINT_KIND })).items;
+  const signed = last?.dataText ? (JSON.parse(last.dataText) as { seq?: unknown }).seq : undefined;
+  let lastSignedSeq = typeof signed === 'number' ? signed : 0;
   let lastRowSeq = last?.seq ?? 0;
   let lastMs: number | null = last === undefined ? null : Date.parse(last.ts);
+  /**
+   * Rows the last checkpoint does not cover, its own row aside. Counted from the seq it signed, not
+   * from its row: rows appended while it was being written (between the signing and its row) count.
+   */
+  const uncovered = (headSeq: number): number => headSeq - lastSignedSeq - (lastRowSeq > lastSignedSeq ? 1 : 0);
   const cadence = { everyRows: deps.everyRows, everyMs: deps.everySeconds * 1000 };
   let running: Promise<void> | null = null;
   let timer: TimerHandle | null = null;
@@ -62,11 +69,12 @@ export async function startCheckpointer(deps: CheckpointerDeps): Promise<Checkpo
     const head = await store.auditHead();
     if (head === null) return;
     const now = clock.now();
-    const rowsSince = head.seq - lastRowSeq;
+    const rowsSince = uncovered(head.seq);
     if (!(force ? rowsSince > 0 : checkpointDue(cadence, rowsSince, lastMs === null ? null : now - lastMs))) return;
     const cp = signCheckpoint({ seq: head.seq, hash: head.hash, ts: isoTs(now) }, deps.key);
     await appendCheckpointLine(deps.filePath, cp);
     const row = await store.appendAudit({ kind: CHECKPOINT_KIND, actor: 'svc', agentId: null, data: { ...cp } }, now);
+    lastSignedSeq = cp.seq;
     lastRowSeq = row.seq;
     lastMs = now;
     deps.onCheckpoint?.(cp);
