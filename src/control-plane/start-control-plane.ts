@@ -54,6 +54,11 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     : null;
   const tailers = createTailerRegistry({ clock: deps.clock });
   const reads = createReadGate(DEFAULT_READS_AT_ONCE);
+  // The whole chain is verified once, from the start, in the store's verify threads: the first story
+  // then need not wait for it (on a million rows that is the cost of one verify=1). A failure here
+  // (the store closing at shutdown) only means the first story verifies it instead.
+  const watermark = createChainWatermark(store);
+  void watermark.current().catch(() => undefined);
   const routes = new Map<string, RouteHandler>([
     ['/metrics', createMetricsRoute(deps.metrics, { onError: (err) => report(`metrics collect failed: ${String(err)}`) })],
     ['/status', createStatusRoute(deps.snapshot)],
@@ -61,7 +66,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/dlq', createDlqRoute({ store, report, gate: reads })],
     ['/audit', createAuditRoute({ store, report, gate: reads })],
     ['/audit/checkpoints', createCheckpointsRoute({ store, report, gate: reads })],
-    ['/events/', createStoryRoute({ store, watermark: createChainWatermark(store), report, gate: reads })],
+    ['/events/', createStoryRoute({ store, watermark, report, gate: reads })],
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
     ['/healthz', createHealthzRoute()],
     ['/readyz', createReadyzRoute(deps.readiness)],
