@@ -359,6 +359,14 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.deepEqual(await store.eventStory('00000000-0000-4000-8000-000000000000'), []);
     });
 
+    it('a row whose data quotes a NUL character (as an error text may) is indexed and appended like any other', async () => {
+      const store = await open();
+      const a = await accept(store, ev(), T0);
+      await store.appendAudit({ kind: 'triage.fallback', actor: 'svc', agentId: null, data: { eventId: a, error: 'HTTP 400: \u0000PNG' } }, T0 + 1);
+      assert.deepEqual((await store.eventStory(a)).map((r) => r.kind), ['event.accepted', 'triage.fallback']);
+      assert.equal((await store.verifyAudit()).ok, true);
+    });
+
     it('a tampered row is still found (by the index, not its data), with the data as it is now', async () => {
       const store = await open();
       const a = await accept(store, ev(), T0);
