@@ -5,11 +5,11 @@
  * value is ever written into DIR. Agent ids are unique per `$SVC_HOME` (agent-registry.ts): a second
  * scaffold with an id already in use elsewhere is refused, naming the other directory.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { homePaths, svcHome } from '../config/paths.js';
+import { CHECKPOINT_SECRET, homePaths, svcHome } from '../config/paths.js';
 import type { ProviderName } from '../config/schema.js';
 import { PROVIDERS } from '../config/schema.js';
 import { secretExists, writeSecret } from '../config/secrets.js';
@@ -37,6 +37,21 @@ const DEFAULT_ID = 'oncall-escalator';
 const DEFAULT_SECRETS = 'alert-escalation';
 /** The template's webhook port (contract §1). */
 const INGEST_PORT = 8787;
+
+/** The `audit.checkpoints` block of agent.yaml: on with `--checkpoint-key`, a comment without. */
+function checkpointsBlock(on: boolean): string {
+  const lines = [
+    '# Signed checkpoints of the audit chain (docs/audit.md): `svc audit key` prints the public key,',
+    '# `svc audit --verify --checkpoints $SVC_HOME/checkpoints.jsonl --public-key FILE` checks the store against them.',
+    ...(on ? [] : ['# `svc init … --checkpoint-key` creates the key; then:']),
+    `${on ? '' : '# '}audit:`,
+    `${on ? '' : '# '}  checkpoints:`,
+    `${on ? '' : '# '}    key: \${secret:${CHECKPOINT_SECRET}}`,
+    `${on ? '' : '# '}    everyRows: 1000                   # a checkpoint after this many new rows,`,
+    `${on ? '' : '# '}    everySeconds: 60                  # or after this long, whichever comes first (none while idle)`,
+  ];
+  return lines.join('\n');
+}
 
 /** Secret folder of an agent: the contract's names for the template's own id, the id otherwise. */
 function secretFolder(id: string): string {
@@ -93,7 +108,7 @@ function templateDir(template: string): string {
 
 export function initCommand(
   dirArg: string | undefined,
-  opts: { template?: string; provider?: string; force: boolean; id?: string },
+  opts: { template?: string; provider?: string; force: boolean; id?: string; checkpointKey?: boolean },
   ctx: CliContext,
 ): number {
   const template = opts.template;
@@ -128,7 +143,8 @@ export function initCommand(
       .replaceAll('{{PROVIDER}}', provider)
       .replaceAll('{{MODEL}}', vars.model)
       .replaceAll('{{PROVIDER_ENV}}', vars.env)
-      .replaceAll('{{PROVIDER_README}}', vars.readme);
+      .replaceAll('{{PROVIDER_README}}', vars.readme)
+      .replaceAll('{{CHECKPOINTS}}', checkpointsBlock(opts.checkpointKey === true));
     const target = join(dir, to);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
@@ -138,6 +154,15 @@ export function initCommand(
     writeSecret(home, name, randomBytes(32).toString('hex'));
     return `created secret ${name} in ${join(home, 'secrets')} (mode 0600)`;
   });
+  if (opts.checkpointKey === true) {
+    if (secretExists(home, CHECKPOINT_SECRET)) secretNotes.push(`kept the existing secret ${CHECKPOINT_SECRET}`);
+    else {
+      // PKCS#8 PEM, as `openssl genpkey -algorithm ed25519` writes it.
+      const { privateKey } = generateKeyPairSync('ed25519');
+      writeSecret(home, CHECKPOINT_SECRET, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+      secretNotes.push(`created the checkpoint key ${CHECKPOINT_SECRET} in ${join(home, 'secrets')} (mode 0600); svc audit key prints its public key`);
+    }
+  }
   const secretNote = secretNotes.join('\n  ');
   const shown = relative(ctx.cwd, dir) || '.';
   ctx.stdout(

@@ -34,7 +34,8 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .requiredOption('--provider <name>', 'provider: rules | anthropic | openai')
     .option('--id <id>', 'agent id (default oncall-escalator); unique per $SVC_HOME')
     .option('--force', 'overwrite existing files', false)
-    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean; id?: string }) => {
+    .option('--checkpoint-key', 'also create the audit checkpoint key (Ed25519, secret audit/checkpoint-key) and turn signed checkpoints on', false)
+    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean; id?: string; checkpointKey: boolean }) => {
       setCode(initCommand(dir, opts, ctx));
     });
 
@@ -146,6 +147,18 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       setCode(await logsCommand(opts, ctx));
     });
 
+  program
+    .command('explain')
+    .description("the story of one event from the audit chain: accepted, triage, messages, dead letters, replays; exit 1 when it is not verified")
+    .argument('<event-id>', 'the event id (svc events)')
+    .option('--json', 'print the story as served by GET /events/<id>/story', false)
+    .option('--url <url>', 'control-plane URL (default: the local daemon)')
+    .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
+    .action(async (eventId: string, opts: { json: boolean; url?: string; dir?: string }) => {
+      const { explainCommand } = await import('./explain.js');
+      setCode(await explainCommand(eventId, opts, ctx));
+    });
+
   const views: Array<[string, string, string[], (o: ViewOptions, c: CliContext) => Promise<number>]> = [
     ['events', 'list stored events, every page (GET /events)', ['agent', 'source', 'kind'], eventsCommand],
     ['dlq', 'list dispatch dead letters, every page (GET /dlq)', ['agent', 'source', 'reason'], dlqCommand],
@@ -166,8 +179,25 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     if (name === 'audit') {
       command.option('--verify', 'verify the whole hash chain; exit 1 when broken', false);
       command.option('--db <file>', 'with --verify: verify a store file offline (a backup, or a stopped daemon\'s store)');
+      command.option('--checkpoints <file>', 'with --verify: also check these signed checkpoints (e.g. $SVC_HOME/checkpoints.jsonl) against the store (--db, default $SVC_HOME/svc.db)');
+      command.option('--public-key <file>', 'with --checkpoints: the PEM public key that signed them (svc audit key)');
+      command
+        .command('key')
+        .description('print the public key (PEM) of the audit checkpoint key')
+        .option('--secret <path>', 'the secret holding the private key (default audit/checkpoint-key)')
+        .action(async (opts: { secret?: string }) => {
+          const { auditKeyCommand } = await import('./audit-proof.js');
+          setCode(auditKeyCommand(opts, ctx));
+        });
     }
-    command.action(async (opts: ViewOptions & { db?: string }) => {
+    command.action(async (opts: ViewOptions & { db?: string; checkpoints?: string; publicKey?: string }) => {
+      if (opts.checkpoints !== undefined || opts.publicKey !== undefined) {
+        if (!opts.verify) throw new UsageError('svc audit: --checkpoints needs --verify');
+        if (opts.checkpoints === undefined) throw new UsageError('svc audit: --public-key needs --checkpoints FILE');
+        const { auditVerifyCheckpointsCommand } = await import('./audit-proof.js');
+        setCode(await auditVerifyCheckpointsCommand({ ...opts, checkpoints: opts.checkpoints }, ctx));
+        return;
+      }
       if (opts.db !== undefined) {
         if (!opts.verify) throw new UsageError('svc audit: --db needs --verify');
         const { auditVerifyFileCommand } = await import('./operate.js');

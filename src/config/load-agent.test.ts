@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -373,5 +374,33 @@ describe('source authentication, tls and MCP commands (contract §12, §13)', ()
     const message = errorOf(() => loadAgentDir(dir, ctx));
     assert.match(message, /agent\.yaml:6:14: mcpServers\.0\.command: MCP server "runbooks": command "no-such-command-svc" not found on PATH/);
     assert.match(message, /mcpServers\.1\.command: MCP server "local": command "\.\/bin\/missing\.sh" not found relative to the agent directory/);
+  });
+});
+
+describe('audit.checkpoints.key (contract §20.2)', () => {
+  const block = (key: string): string => `${AGENT}audit:\n  checkpoints:\n    key: ${key}\n`;
+
+  it('an Ed25519 PEM through ${secret:…} loads; the defaults apply', () => {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    writeSecret(home, 'audit/checkpoint-key', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    const loaded = loadAgentDir(agentDir({ agent: block('${secret:audit/checkpoint-key}') }), ctx);
+    assert.deepEqual({ ...loaded.agent.audit?.checkpoints, key: loaded.agent.audit?.checkpoints?.key.startsWith('-----BEGIN PRIVATE KEY-----') },
+      { key: true, everyRows: 1000, everySeconds: 60 });
+  });
+
+  it('a literal, another reference kind, or a key that is not Ed25519 is refused at file:line:col, never quoting the key', () => {
+    const literal = agentDir({ agent: block('not-a-reference-0123') });
+    assert.equal(errorOf(() => loadAgentDir(literal, ctx)),
+      `${join(literal, 'agent.yaml')}:6:10: audit.checkpoints.key: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`);
+    const viaEnv = agentDir({ agent: block('${env:SLACK_BOT_TOKEN}') });
+    assert.equal(errorOf(() => loadAgentDir(viaEnv, ctx)),
+      `${join(viaEnv, 'agent.yaml')}:6:10: audit.checkpoints.key: must be a \${secret:…} reference to an Ed25519 private key (PEM), e.g. \${secret:audit/checkpoint-key}`);
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeSecret(home, 'audit/ec-key', privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    const ec = agentDir({ agent: block('${secret:audit/ec-key}') });
+    const message = errorOf(() => loadAgentDir(ec, ctx));
+    assert.equal(message, `${join(ec, 'agent.yaml')}:6:10: audit.checkpoints.key: the referenced secret is a ec key, not Ed25519; `
+      + 'create one with `svc init … --checkpoint-key` or `openssl genpkey -algorithm ed25519`');
+    assert.doesNotMatch(message, /BEGIN/);
   });
 });

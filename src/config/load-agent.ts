@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError } from '../core/errors.js';
+import { ed25519PrivateKey } from '../core/ed25519-key.js';
 import { isLoopbackBind } from '../core/loopback.js';
 import { findCommand } from './mcp-command.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedFile, readFailureText } from './read-bounded.js';
@@ -268,6 +269,19 @@ function agentProblems(file: YamlFile<AgentConfig>): string[] {
     }
     if (audit.batch.minIntervalMs > audit.batch.maxIntervalMs) {
       problems.push(file.problem(['audit', 'batch', 'minIntervalMs'], 'must not exceed batch.maxIntervalMs'));
+    }
+    const checkpoints = audit.checkpoints;
+    if (checkpoints) {
+      const at = ['audit', 'checkpoints', 'key'];
+      if (file.refKinds(at).join() !== 'secret') {
+        problems.push(file.problem(at, 'must be a ${secret:…} reference to an Ed25519 private key (PEM), e.g. ${secret:audit/checkpoint-key}'));
+      } else {
+        try {
+          ed25519PrivateKey(checkpoints.key);
+        } catch (err) {
+          problems.push(file.problem(at, `the referenced secret ${(err as Error).message}; create one with \`svc init … --checkpoint-key\` or \`openssl genpkey -algorithm ed25519\``));
+        }
+      }
     }
     audit.export.forEach((e, i) => {
       if (e.retry.initialBackoffMs > e.retry.maxBackoffMs) {

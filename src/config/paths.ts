@@ -11,6 +11,9 @@ export function svcHome(env: NodeJS.ProcessEnv): string {
   return fromEnv !== undefined && fromEnv !== '' ? resolve(fromEnv) : join(homedir(), '.svc');
 }
 
+/** The secret `svc init --checkpoint-key` creates and the template references (contract §20.2). */
+export const CHECKPOINT_SECRET = 'audit/checkpoint-key';
+
 export interface HomePaths {
   home: string;
   /** Embedded SQLite store (WAL). */
@@ -27,6 +30,8 @@ export interface HomePaths {
   replicaId: string;
   /** The running daemon's admin socket (contract §13), mode 0600. */
   adminSocket: string;
+  /** Signed checkpoints of the audit chain, one JSON per line (contract §20.2). */
+  checkpoints: string;
 }
 
 export function homePaths(home: string): HomePaths {
@@ -42,5 +47,6 @@ export function homePaths(home: string): HomePaths {
     upLog: join(home, 'up.log'),
     replicaId: join(home, 'replica-id'),
     adminSocket: join(home, 'admin.sock'),
+    checkpoints: join(home, 'checkpoints.jsonl'),
   };
 }

@@ -180,6 +180,16 @@ export type SyslogExporterConfig = z.infer<typeof syslogExporterSchema>;
 export const auditSchema = z.strictObject({
   export: z.array(auditExporterSchema).default([]),
   /**
+   * Signed checkpoints of the chain head (contract §20.2): `key` is an Ed25519 private key (PEM),
+   * only ever a `${secret:…}` reference; one checkpoint after `everyRows` new rows or `everySeconds`,
+   * whichever comes first, and none while nothing new was appended.
+   */
+  checkpoints: z.strictObject({
+    key: z.string().min(1),
+    everyRows: z.number().int().min(1).max(10_000_000).default(1000),
+    everySeconds: z.number().int().min(1).max(86_400).default(60),
+  }).optional(),
+  /**
    * Back-pressure: when the rows not yet acknowledged by the slowest exporter pass `maxBacklogRows`,
    * the dispatcher stops taking events until the backlog is below `resumeBelowRows`. Rows are never dropped.
    */
@@ -350,6 +360,7 @@ export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
   { file: 'event-sources.yaml', path: /^sources\.\d+\.tls\.key$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.token$/ },
   { file: 'agent.yaml', path: /^audit\.export\.\d+\.token$/ },
+  { file: 'agent.yaml', path: /^audit\.checkpoints\.key$/ },
   { file: 'agent.yaml', path: /^apiKey$/ },
 ];
 

@@ -17,5 +17,5 @@ export interface RouteContext {
 
 export type RouteHandler = (ctx: RouteContext) => Promise<void>;
 
-/** Exact path → handler. */
+/** Exact path → handler; a key ending in `/` takes every path below it that has no exact key. */
 export type Routes = ReadonlyMap<string, RouteHandler>;

@@ -88,7 +88,8 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
     else res.destroy();
   }
 
-  // Routes whose path ends with `/` serve everything under it (the console, /ui/).
+  // Routes whose path ends with `/` serve everything under it (the console's /ui/, /events/<id>/story);
+  // exact keys win, and such a route answers 404 itself for what it does not know.
   const prefixes = [...opts.routes.keys()].filter((p) => p.length > 1 && p.endsWith('/'));
   const routeOf = (path: string): RouteHandler | undefined =>
     opts.routes.get(path) ?? opts.routes.get(prefixes.find((p) => path.startsWith(p)) ?? '');

@@ -11,7 +11,10 @@ import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
 import { createReadGate, DEFAULT_READS_AT_ONCE } from './read-gate.js';
 import type { RouteHandler } from './route.js';
+import { createChainWatermark } from '../store/chain-watermark.js';
 import { createAuditRoute } from './routes/audit-route.js';
+import { createCheckpointsRoute } from './routes/checkpoints-route.js';
+import { createStoryRoute } from './routes/story-route.js';
 import { createDlqRoute } from './routes/dlq-route.js';
 import { createEventsRoute } from './routes/events-route.js';
 import { createLogsRoute } from './routes/logs-route.js';
@@ -53,12 +56,19 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     : null;
   const tailers = createTailerRegistry({ clock: deps.clock });
   const reads = createReadGate(DEFAULT_READS_AT_ONCE);
+  // The whole chain is verified once, from the start, in the store's verify threads: the first story
+  // then need not wait for it (on a million rows that is the cost of one verify=1). A failure here
+  // (the store closing at shutdown) only means the first story verifies it instead.
+  const watermark = createChainWatermark(store);
+  void watermark.current().catch(() => undefined);
   const routes = new Map<string, RouteHandler>([
     ['/metrics', createMetricsRoute(deps.metrics, { onError: (err) => report(`metrics collect failed: ${String(err)}`) })],
     ['/status', createStatusRoute(deps.snapshot)],
     ['/events', createEventsRoute({ store, report, gate: reads })],
     ['/dlq', createDlqRoute({ store, report, gate: reads })],
     ['/audit', createAuditRoute({ store, report, gate: reads })],
+    ['/audit/checkpoints', createCheckpointsRoute({ store, report, gate: reads })],
+    ['/events/', createStoryRoute({ store, watermark, report, gate: reads })],
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
     ['/healthz', createHealthzRoute()],
     ['/readyz', createReadyzRoute(deps.readiness)],

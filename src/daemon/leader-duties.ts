@@ -1,5 +1,6 @@
 /**
- * What one replica at a time does (contract §16.4): the SIEM exporters and retention. The duties run
+ * What one replica at a time does (contract §16.4): the SIEM exporters, the signed checkpoints of
+ * the chain (§20.2) and retention. The duties run
  * while this replica holds the store's leader lease, renewed every third of it; they stop as soon as
  * a renewal fails and start again when the lease comes back. With the embedded store the daemon is
  * the only process, so it always leads.
@@ -13,7 +14,10 @@ import type { Clock } from '../core/clock.js';
 import { every } from '../core/every.js';
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
+import { ed25519PrivateKey } from '../core/ed25519-key.js';
 import type { AuditExport } from '../export/audit-export.js';
+import type { Checkpointer } from '../export/checkpointer.js';
+import { startCheckpointer } from '../export/checkpointer.js';
 import { createAuditExport } from '../export/audit-export.js';
 import type { AuditMetrics } from '../metrics/registry.js';
 import type { IntakeGate } from '../runtime/dispatch/dispatcher.js';
@@ -43,11 +47,17 @@ export async function startLeaderDuties(deps: {
   hostname: string;
   pid: number;
   log: Log;
+  /** `$SVC_HOME/checkpoints.jsonl` (used when `audit.checkpoints` is set). */
+  checkpointsPath: string;
   report: (line: string) => void;
 }): Promise<LeaderDuties> {
   const { store, clock, report } = deps;
   let exporting: AuditExport | null = null;
   let retention: Retention | null = null;
+  let checkpointer: Promise<Checkpointer | null> | null = null;
+  const checkpoints = deps.audit?.checkpoints;
+  // Parsed once: the loader checked it is an Ed25519 PEM key.
+  const checkpointKey = checkpoints ? ed25519PrivateKey(checkpoints.key) : null;
   let leading = false;
   let closed = false;
 
@@ -57,13 +67,24 @@ export async function startLeaderDuties(deps: {
         pid: deps.pid, log: deps.log });
       exporting.start();
     }
+    if (checkpoints && checkpointKey) {
+      checkpointer = startCheckpointer({ store, clock, key: checkpointKey, everyRows: checkpoints.everyRows,
+        everySeconds: checkpoints.everySeconds, filePath: deps.checkpointsPath, log: deps.log, onCheckpoint: () => exporting?.notify() })
+        .catch((err: unknown) => {
+          report(`audit checkpoints did not start: ${errorText(err)}`);
+          return null;
+        });
+    }
     retention = startRetention({ store, clock, retention: deps.retention, windowMs: deps.windowMs,
       onError: (err) => report(`retention failed: ${errorText(err)}`),
       onPruned: (n) => report(`retention: pruned ${n.events} event(s), ${n.deadLetters} dead letter(s), ${n.fingerprints} fingerprint(s)`) });
   };
-  const end = async (): Promise<void> => {
+  const end = async (final = false): Promise<void> => {
     const pruning = retention;
     retention = null;
+    const signing = checkpointer;
+    checkpointer = null;
+    await (await signing)?.close(final);
     const stopping = exporting;
     exporting = null;
     await Promise.all([pruning?.close(), stopping?.close()]);
@@ -79,7 +100,7 @@ export async function startLeaderDuties(deps: {
     }
     if (closed || now === leading) return;
     leading = now;
-    report(now ? 'leader lease taken: SIEM export and retention run here' : 'leader lease lost: SIEM export and retention stop here');
+    report(now ? 'leader lease taken: SIEM export, checkpoints and retention run here' : 'leader lease lost: SIEM export, checkpoints and retention stop here');
     if (now) begin();
     else await end();
   };
@@ -100,7 +121,8 @@ export async function startLeaderDuties(deps: {
     async close() {
       closed = true;
       await renewing.close();
-      await end();
+      // Still leading (the lease is given up below): the final checkpoint is this replica's to sign.
+      await end(leading);
       if (leading) await store.releaseLeadership(deps.holder).catch(() => undefined);
       leading = false;
     },

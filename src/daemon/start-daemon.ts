@@ -132,7 +132,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     // SQLite). Export reads the chain behind the store; every append wakes it, and its gate pauses intake.
     const owner = runOwner(replicaId);
     const duties = await startLeaderDuties({ store, clock, holder: owner, leaseMs: deps.store.leaseMs, audit, auditMetrics: metrics.audit,
-      retention: deps.store.retention, windowMs: IDEMPOTENCY_WINDOW_MS, hostname: hostname(), pid: deps.pid, log: daemonLog, report });
+      retention: deps.store.retention, windowMs: IDEMPOTENCY_WINDOW_MS, hostname: hostname(), pid: deps.pid, log: daemonLog, report,
+      checkpointsPath: paths.checkpoints });
     closers.push({ name: 'leader duties', close: () => duties.close() });
     const runtimeStore = audit && audit.export.length > 0 ? notifyingStore(store, () => duties.notify()) : store;
 

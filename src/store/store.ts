@@ -68,6 +68,16 @@ export interface NewDeadLetter {
 /** A listed audit row: as stored, `dataText` null when the row is corrupt. */
 export type ListedAuditRow = Omit<StoredAuditRow, 'dataText'> & { dataText: string | null; corrupt?: true };
 
+/**
+ * A row of an event's story (contract §20.3), as stored, with the hash of the row just before it and
+ * the prevHash of the row just after it (null when there is none), so the caller can check the row's
+ * links on both sides as well as its hash.
+ */
+export type StoryRow = StoredAuditRow & { predecessorHash: string | null; successorPrevHash: string | null; corrupt?: true };
+
+/** Most rows an event's story returns (the oldest ones); a story longer than this says so. */
+export const STORY_ROW_LIMIT = 5000;
+
 export type IngestResult =
   | { outcome: 'accepted'; event: EventRecord }
   | { outcome: 'duplicate'; eventId: string };
@@ -218,6 +228,12 @@ export interface Store {
   appendAudit(entry: NewAuditEntry, nowMs: number): Promise<AuditRow>;
   /** Rows with seq > afterSeq in seq order, as stored: what verification hashes and export ships. */
   readAudit(afterSeq: number, limit: number): Promise<StoredAuditRow[]>;
+  /**
+   * Every audit row that concerns the event (its data names it as `eventId` or in `eventIds`), in
+   * seq order, at most STORY_ROW_LIMIT + 1 of them; empty when no row names it. An index lookup:
+   * costs the same whatever the length of the chain.
+   */
+  eventStory(eventId: string): Promise<StoryRow[]>;
   /** The chain's last row (seq, hash, time); null when it is empty. */
   auditHead(): Promise<{ seq: number; hash: string; tsMs: number } | null>;
   /**

@@ -359,6 +359,55 @@ export function storeContract(name: string, subject: ContractSubject): void {
     });
   });
 
+  describe(`${name}: the story of an event`, () => {
+    it('every row naming the event (eventId or eventIds), in seq order, each with its predecessor\'s hash; others left out', async () => {
+      const store = await open();
+      const a = await accept(store, ev({ fingerprint: 'story-a' }), T0);
+      const b = await accept(store, ev({ fingerprint: 'story-b' }), T0);
+      const [ca, cb] = await claim(store, 'w1', T0 + 1);
+      await store.completeEvents([processed(ca!),
+        { claim: cb!.claim, outcome: 'dead-lettered', deadLetter: { reason: 'delivery-failed', error: 'down', attempts: 3 }, audit: [] }], T0 + 2);
+      const letters = await store.listDeadLetters(q(), {});
+      await store.replayDeadLetters({ ids: [letters.items[0]!.id] }, 'admin', T0 + 3);
+      await store.appendAudit({ kind: 'page.opened', actor: 'svc', agentId: null, data: { eventIds: [a, b, 7] } }, T0 + 4);
+      await store.appendAudit({ kind: 'unrelated', actor: 'svc', agentId: null, data: { other: a } }, T0 + 5);
+
+      const storyA = await store.eventStory(a);
+      assert.deepEqual(storyA.map((r) => r.kind), ['event.accepted', 'triage.decision', 'message.delivered', 'page.opened']);
+      const storyB = await store.eventStory(b);
+      assert.deepEqual(storyB.map((r) => r.kind), ['event.accepted', 'event.dead-lettered', 'dlq.replayed', 'page.opened']);
+      // Each row as the chain holds it, and the hash of the row before it.
+      const chain = await store.readAudit(0, 1000);
+      for (const row of [...storyA, ...storyB]) {
+        const stored = chain.find((c) => c.seq === row.seq)!;
+        assert.equal(row.hash, stored.hash);
+        assert.equal(row.dataText, stored.dataText);
+        assert.equal(row.predecessorHash, chain.find((c) => c.seq === row.seq - 1)?.hash ?? null);
+        assert.equal(row.successorPrevHash, chain.find((c) => c.seq === row.seq + 1)?.prevHash ?? null);
+      }
+      assert.ok(storyA.every((r, i) => i === 0 || r.seq > storyA[i - 1]!.seq));
+      assert.deepEqual(await store.eventStory('00000000-0000-4000-8000-000000000000'), []);
+    });
+
+    it('a row whose data quotes a NUL character (as an error text may) is indexed and appended like any other', async () => {
+      const store = await open();
+      const a = await accept(store, ev(), T0);
+      await store.appendAudit({ kind: 'triage.fallback', actor: 'svc', agentId: null, data: { eventId: a, error: 'HTTP 400: \u0000PNG' } }, T0 + 1);
+      assert.deepEqual((await store.eventStory(a)).map((r) => r.kind), ['event.accepted', 'triage.fallback']);
+      assert.equal((await store.verifyAudit()).ok, true);
+    });
+
+    it('a tampered row is still found (by the index, not its data), with the data as it is now', async () => {
+      const store = await open();
+      const a = await accept(store, ev(), T0);
+      const [row] = await store.eventStory(a);
+      await subject.tamperAudit(row!.seq);
+      const [after] = await store.eventStory(a);
+      assert.equal(after!.seq, row!.seq);
+      assert.notEqual(after!.dataText, row!.dataText);
+    });
+  });
+
   describe(`${name}: keyset pages`, () => {
     it('walking every page while rows are written returns each earlier row exactly once, in order', async () => {
       const store = await open();

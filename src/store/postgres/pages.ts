@@ -9,8 +9,9 @@
 import type pg from 'pg';
 import type { StoredAuditRow } from '../../audit/audit-row.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../cursor.js';
-import type { Page, PageQuery } from '../store.js';
-import { PAGE_BYTE_BUDGET } from '../store.js';
+import type { Page, PageQuery, StoryRow } from '../store.js';
+import { PAGE_BYTE_BUDGET, STORY_ROW_LIMIT } from '../store.js';
+import { STORY_COLS, storyFrom, storyRowOf } from '../story-rows.js';
 import { AUDIT_COLS, toStoredAudit } from '../rows.js';
 
 export type Table = 'events' | 'dead_letters' | 'audit';
@@ -69,6 +70,12 @@ export async function readAudit(pool: pg.Pool, afterSeq: number, limit: number):
     const { corrupt: _corrupt, ...row } = toStoredAudit(r);
     return row;
   });
+}
+
+/** Store.eventStory: an index lookup in audit_events, each row with its predecessor's hash. */
+export async function eventStory(pool: pg.Pool, eventId: string): Promise<StoryRow[]> {
+  const { rows } = await pool.query<Record<string, unknown>>(`SELECT ${STORY_COLS} ${storyFrom('$1')} LIMIT $2`, [eventId, STORY_ROW_LIMIT + 1]);
+  return rows.map(storyRowOf);
 }
 
 /** The chain's last row as committed (the head row of chain-tx.ts moves in the same transactions). */

@@ -24,7 +24,7 @@ import { backlog, claimEvents, releaseClaims, renewLeases } from './claims.js';
 import {
   acquireLeadership, advanceExportCursor, exportCursor, probeWrite, prune, releaseLeadership, replayDeadLetters,
 } from './maintenance.js';
-import { auditHead, page, readAudit } from './pages.js';
+import { auditHead, eventStory, page, readAudit } from './pages.js';
 import { createPool, describePgError, redactUrl } from './pool.js';
 import { migrate } from './schema.js';
 import { createPgTransfer } from './transfer.js';
@@ -110,6 +110,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     replayDeadLetters: (selection, actor, nowMs, via) => writer.solo((tx) => replayDeadLetters(tx, selection, actor, nowMs, via)),
     appendAudit: (entry, nowMs) => writer.append(entry, nowMs),
     readAudit: (afterSeq, limit) => readAudit(pool, afterSeq, limit),
+    eventStory: (eventId) => eventStory(pool, eventId),
     auditHead: () => auditHead(pool),
     verifyAudit: () => verifier.verify(),
     ...lists,

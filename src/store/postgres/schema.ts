@@ -120,6 +120,33 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE events ADD COLUMN due_ms bigint;
   ALTER TABLE events ADD COLUMN delivery text;
   `,
+  // 3: the story of an event (contract §20.3): which audit rows concern which event, filled by a
+  // trigger from the row's data (`eventId`, and each string of `eventIds`) as rows are appended
+  // (however the writer batches them), and backfilled here. A story is then an index lookup whatever
+  // the chain's length. jsonb refuses the \u0000 escape that text data may hold: it is read as
+  // U+FFFD for this purpose only (the stored text, and so the hash, are untouched).
+  `
+  CREATE TABLE audit_events (
+    event_id text NOT NULL,
+    seq      bigint NOT NULL,
+    PRIMARY KEY (event_id, seq)
+  );
+  CREATE FUNCTION audit_event_ids(data text) RETURNS SETOF text LANGUAGE sql IMMUTABLE AS $$
+    WITH d AS (SELECT replace(data, '\\u0000', '\\ufffd')::jsonb AS j)
+    SELECT j ->> 'eventId' FROM d WHERE jsonb_typeof(j -> 'eventId') = 'string'
+    UNION
+    SELECT e FROM d, jsonb_array_elements_text(CASE WHEN jsonb_typeof(j -> 'eventIds') = 'array' THEN j -> 'eventIds' ELSE '[]'::jsonb END) e
+      WHERE e IS NOT NULL
+  $$;
+  CREATE FUNCTION audit_events_fill() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO audit_events (event_id, seq) SELECT id, NEW.seq FROM audit_event_ids(NEW.data) id ON CONFLICT DO NOTHING;
+    RETURN NULL;
+  END
+  $$;
+  CREATE TRIGGER audit_events_fill AFTER INSERT ON audit FOR EACH ROW EXECUTE FUNCTION audit_events_fill();
+  INSERT INTO audit_events (event_id, seq) SELECT id, a.seq FROM audit a, audit_event_ids(a.data) id ON CONFLICT DO NOTHING;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

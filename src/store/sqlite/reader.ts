@@ -7,8 +7,10 @@ import type Database from 'better-sqlite3';
 import type { StoredAuditRow } from '../../audit/audit-row.js';
 import type {
   AuditFilter, BacklogCount, DeadLetterFilter, DeadLetterRecord, EventFilter, EventRecord, JsonPage, ListedAuditRow, Page, PageQuery,
-  View,
+  StoryRow, View,
 } from '../store.js';
+import { STORY_ROW_LIMIT } from '../store.js';
+import { STORY_COLS, storyFrom, storyRowOf } from '../story-rows.js';
 import { auditJson, deadLetterJson, eventJson, jsonPageOf } from '../record-json.js';
 import type { FingerprintKey, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
 import { createPager } from './pages.js';
@@ -21,6 +23,7 @@ export interface Reader {
   listJson(view: View, q: PageQuery, f: EventFilter & DeadLetterFilter & AuditFilter): JsonPage;
   getEvent(id: string): EventRecord | null;
   readAudit(afterSeq: number, limit: number): StoredAuditRow[];
+  eventStory(eventId: string): StoryRow[];
   auditHead(): { seq: number; hash: string; tsMs: number } | null;
   backlog(): BacklogCount[];
   exportCursor(exporterId: string): number;
@@ -59,7 +62,13 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
     isEmpty: db.prepare<[], { n: number }>(`SELECT NOT EXISTS (SELECT 1 FROM events) AND NOT EXISTS (SELECT 1 FROM dead_letters)
       AND NOT EXISTS (SELECT 1 FROM audit) AS n`),
   };
+  // Prepared on first use: a read-only store of an older schema (no audit_events) still opens.
+  let story: Database.Statement<[string, number], Record<string, unknown>> | null = null;
   const reader: Reader = {
+    eventStory: (eventId) => {
+      story ??= db.prepare(`SELECT ${STORY_COLS} ${storyFrom('?')} LIMIT ?`);
+      return story.all(eventId, STORY_ROW_LIMIT + 1).map(storyRowOf);
+    },
     listEvents: (q, f) => pager.page({
       table: 'events', cols: EVENT_COLS, bytesColumn: 'payload',
       filters: [['agent_id', f.agent], ['source_id', f.source], ['kind', f.kind]],

@@ -100,6 +100,26 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE events ADD COLUMN due_ms INTEGER;
   ALTER TABLE events ADD COLUMN delivery TEXT;
   `,
+  // 5: the story of an event (contract §20.3): which audit rows concern which event, filled by a
+  // trigger from the row's data (`eventId`, and each string of `eventIds`) as rows are appended,
+  // and backfilled here for a chain that existed before. A story is then an index lookup, whatever
+  // the chain's length. Data that is not JSON (a damaged row) names no event.
+  `
+  CREATE TABLE audit_events (
+    event_id TEXT NOT NULL,
+    seq      INTEGER NOT NULL,
+    PRIMARY KEY (event_id, seq)
+  ) WITHOUT ROWID;
+  CREATE TRIGGER audit_events_fill AFTER INSERT ON audit WHEN json_valid(NEW.data) BEGIN
+    INSERT OR IGNORE INTO audit_events (event_id, seq)
+      SELECT json_extract(NEW.data, '$.eventId'), NEW.seq WHERE json_type(NEW.data, '$.eventId') = 'text'
+      UNION SELECT value, NEW.seq FROM json_each(NEW.data, '$.eventIds') WHERE type = 'text';
+  END;
+  INSERT OR IGNORE INTO audit_events (event_id, seq)
+    SELECT json_extract(data, '$.eventId'), seq FROM audit WHERE json_valid(data) AND json_type(data, '$.eventId') = 'text';
+  INSERT OR IGNORE INTO audit_events (event_id, seq)
+    SELECT j.value, a.seq FROM audit a, json_each(a.data, '$.eventIds') j WHERE json_valid(a.data) AND j.type = 'text';
+  `,
 ];
 
 /** The first 16 bytes of every SQLite database file. */

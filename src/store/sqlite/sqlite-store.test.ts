@@ -72,16 +72,19 @@ describe('sqlite store: the file', () => {
       ALTER TABLE events DROP COLUMN owner; ALTER TABLE events DROP COLUMN lease_until_ms; ALTER TABLE events DROP COLUMN attempt;
       ALTER TABLE events DROP COLUMN due_ms; ALTER TABLE events DROP COLUMN delivery;
       DROP INDEX dead_letters_event; ALTER TABLE dead_letters DROP COLUMN replayed_ms; DROP TABLE write_probe;
-      CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');`);
+      CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');
+      DROP TRIGGER audit_events_fill; DROP TABLE audit_events;`);
     db.pragma('user_version = 2');
     db.close();
     const upgraded = await openSqliteStore({ path });
     const [claimed] = await upgraded.claimEvents({ owner: 'w', agentId: 'agent-a', limit: 5, maxBytes: 1e9, leaseMs: 1000, nowMs: T0 });
     assert.deepEqual([claimed?.event.id, claimed?.claim.attempt, claimed?.delivery], [id, 1, null]);
     assert.equal((await upgraded.verifyAudit()).ok, true);
+    // The story index is backfilled from the rows already there (version 4).
+    assert.deepEqual((await upgraded.eventStory(id)).map((r) => r.kind), ['event.accepted']);
     await upgraded.close();
     const check = new Database(path, { readonly: true });
-    assert.equal(check.pragma('user_version', { simple: true }), 4);
+    assert.equal(check.pragma('user_version', { simple: true }), 5);
     check.close();
   });
 

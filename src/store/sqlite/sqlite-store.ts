@@ -13,7 +13,7 @@ import type { AuditRow, StoredAuditRow } from '../../audit/audit-row.js';
 import type { Clock } from '../../core/clock.js';
 import { RuntimeError } from '../../core/errors.js';
 import type {
-  BacklogCount, ClaimedEvent, CompletionResult, DeadLetterRecord, EventRecord, IngestResult, JsonPage, ListedAuditRow, Page, Store,
+  BacklogCount, ClaimedEvent, CompletionResult, DeadLetterRecord, EventRecord, IngestResult, JsonPage, ListedAuditRow, Page, Store, StoryRow,
 } from '../store.js';
 import type { FingerprintKey, StoreTransfer, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
 import { createSqliteChainVerifier } from './chain-verifier.js';
@@ -64,6 +64,7 @@ function readOnlyStore(path: string, pageBudget: number | undefined, verifier: R
     releaseLeadership: () => Promise.resolve(),
     backlog: () => read('backlog'),
     readAudit: (afterSeq, limit) => read('readAudit', afterSeq, limit),
+    eventStory: (eventId) => read('eventStory', eventId),
     auditHead: () => read('auditHead'),
     verifyAudit: () => verifier.verify(),
     listEvents: (q, f) => read('listEvents', q, f),
@@ -124,6 +125,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     replayDeadLetters: (selection, actor, nowMs, via) => writer.call('replayDeadLetters', selection, actor, nowMs, via),
     appendAudit: (entry, nowMs) => writer.call<AuditRow>('appendAudit', entry, nowMs),
     readAudit: (afterSeq, limit) => reader.call<StoredAuditRow[]>('readAudit', afterSeq, limit),
+    eventStory: (eventId) => reader.call<StoryRow[]>('eventStory', eventId),
     auditHead: () => reader.call('auditHead'),
     verifyAudit: () => verifier.verify(),
     listEvents: (q, f) => reader.call<Page<EventRecord>>('listEvents', q, f),

@@ -1,0 +1,76 @@
+/**
+ * `svc explain EVENT_ID [--json]` (contract §20.3): the story of one event from GET /events/<id>/story,
+ * as a short timeline a person reads at 3 a.m. — when, which row (seq and the start of its hash),
+ * what happened — and whether the trail is verified. `--json` prints the answer as served.
+ */
+import { EVENT_ID_PATTERN } from '../control-plane/event-story.js';
+import { RuntimeError, UsageError } from '../core/errors.js';
+import type { CliContext } from './context.js';
+import { controlTarget, getJson } from './control-client.js';
+import { printTable } from './style.js';
+
+export interface ExplainOptions {
+  json: boolean;
+  url?: string;
+  dir?: string;
+}
+
+interface StoryAnswer {
+  eventId: string;
+  verified: boolean;
+  verification: { problems: Array<{ seq: number; problem: string }>; chainIntactThroughSeq: number; chainProblem: { seq: number; kind: string } | null };
+  truncated: boolean;
+  rows: Array<{ seq: number; ts: string; kind: string; actor: string; hash: string; data: Record<string, unknown> | null }>;
+}
+
+const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '-');
+
+/** One row as a phrase: the kinds svc writes in words, any other kind as itself. */
+export function describeRow(kind: string, actor: string, d: Record<string, unknown>): string {
+  switch (kind) {
+    case 'event.accepted': return `accepted from ${text(d.sourceId)}${d.fingerprint ? `, fingerprint ${text(d.fingerprint)}` : ''}`;
+    case 'event.duplicate': return `duplicate sent again by ${text(d.sourceId)}${d.fingerprint ? ` (fingerprint ${text(d.fingerprint)})` : ''}`;
+    case 'llm.called': return `model call ${text(d.provider)} ${text(d.model)}, step ${text(d.step)} attempt ${text(d.attempt)}: ${text(d.status)}`
+      + `${d.durationMs !== undefined ? ` in ${text(d.durationMs)} ms` : ''}`;
+    case 'tool.called': return `tool call ${text(d.serverId)}/${text(d.tool)}: ${text(d.outcome)}${d.durationMs !== undefined ? ` in ${text(d.durationMs)} ms` : ''}`;
+    case 'triage.fallback': return `triage by ${text(d.provider)} failed (${text(d.reason)}); rules used instead`;
+    case 'triage.decision': return `triage by ${text(d.provider)}: ${text(d.severity)} ${text(d.status)}, `
+      + `${d.notify === false ? 'no message' : 'notify'}${d.title ? ` — ${text(d.title)}` : ''}`;
+    case 'message.delivered': return `delivered to ${text(d.channelId)}, delivery ${text(d.deliveryId)}, attempt ${text(d.attempt)}`
+      + `${typeof d.tries === 'number' && d.tries > 1 ? ` (${d.tries} tries)` : ''}`;
+    case 'event.dead-lettered': return `dead-lettered: ${text(d.reason)} after ${text(d.attempts)} attempt(s), letter ${text(d.deadLetterId)}`;
+    case 'dlq.replayed': return `replayed by ${actor}, letter ${text(d.deadLetterId)}`;
+    default: return `${kind} by ${actor}`;
+  }
+}
+
+/** The timeline and the verdict, through the terminal-safe printer. */
+export function printStory(story: StoryAnswer, ctx: CliContext): void {
+  const rows = story.rows.map((r) => [r.ts, String(r.seq), r.hash.slice(0, 12), describeRow(r.kind, r.actor, r.data ?? {})]);
+  ctx.stdout(`event ${story.eventId}\n`);
+  printTable(ctx, ['TIME', 'SEQ', 'HASH', 'WHAT'], rows);
+  if (story.truncated) ctx.stdout(`(only the first ${story.rows.length} rows; --json for all fields)\n`);
+  const v = story.verification;
+  const verdict = story.verified
+    ? `verified: every row hashes and links, and the chain is intact through seq ${v.chainIntactThroughSeq}`
+    : `NOT verified: ${[...v.problems.map((p) => `seq ${p.seq} ${p.problem}`),
+      ...(v.chainProblem ? [`chain broken at seq ${v.chainProblem.seq} (${v.chainProblem.kind})`] : [])].join(', ') || 'the chain is not verified up to these rows'}`;
+  ctx.stdout(verdict, story.verified ? 'green' : 'red');
+  ctx.stdout('\n');
+}
+
+export async function explainCommand(eventId: string, opts: ExplainOptions, ctx: CliContext): Promise<number> {
+  if (!EVENT_ID_PATTERN.test(eventId)) throw new UsageError(`svc explain: ${JSON.stringify(eventId.slice(0, 80))} is not an event id (a UUID, as svc events shows)`);
+  let story: StoryAnswer;
+  try {
+    story = await getJson(controlTarget(ctx, opts), `/events/${eventId}/story`) as StoryAnswer;
+  } catch (err) {
+    if (err instanceof RuntimeError && err.message.includes(': HTTP 404:')) {
+      throw new RuntimeError('ENOTFOUND', `svc explain: no audit row concerns event ${eventId}`);
+    }
+    throw err;
+  }
+  if (opts.json) ctx.stdout(`${JSON.stringify(story)}\n`);
+  else printStory(story, ctx);
+  return story.verified ? 0 : 1;
+}

@@ -1,0 +1,62 @@
+/**
+ * The story of an event (contract §20.3) as GET /events/<id>/story answers it, pure: the audit rows
+ * that concern the event, in seq order, and whether they can be trusted.
+ *
+ * `verified` is true only when every row of the story hashes to its stored hash, links to the row
+ * before it (its `prevHash` is that row's hash, genesis for seq 1) and is linked to by the row after
+ * it, and the chain is intact from genesis up to its head (store/chain-watermark.ts: verified once
+ * whole, then each new row as it comes). A rewritten tail re-hashed all the way to the head is what
+ * only signed checkpoints catch (docs/audit.md).
+ */
+import type { AuditProblem } from '../audit/chain.js';
+import { GENESIS_HASH, storedRowHashMatches } from '../audit/chain.js';
+import type { WatermarkState } from '../store/chain-watermark.js';
+import { auditJson } from '../store/record-json.js';
+import type { StoryRow } from '../store/store.js';
+import { STORY_ROW_LIMIT } from '../store/store.js';
+
+/** Event ids are UUIDs (the stores make them with randomUUID). */
+export const EVENT_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** What is wrong with one row of a story, checked as the chain verifier would; null when nothing. */
+export function storyRowProblem(row: StoryRow): AuditProblem | null {
+  if (row.seq > 1 && row.predecessorHash === null) return 'seq-gap';
+  if (row.prevHash !== (row.seq === 1 ? GENESIS_HASH : row.predecessorHash)) return 'prev-link-mismatch';
+  if (row.corrupt || !storedRowHashMatches(row)) return 'hash-mismatch';
+  if (row.successorPrevHash !== null && row.successorPrevHash !== row.hash) return 'hash-mismatch';
+  return null;
+}
+
+export interface StoryVerdict {
+  verified: boolean;
+  problems: Array<{ seq: number; problem: AuditProblem }>;
+  truncated: boolean;
+}
+
+export function storyVerdict(rows: readonly StoryRow[], chain: WatermarkState): StoryVerdict {
+  const truncated = rows.length > STORY_ROW_LIMIT;
+  const shown = truncated ? rows.slice(0, STORY_ROW_LIMIT) : rows;
+  const problems = shown.flatMap((row) => {
+    const problem = storyRowProblem(row);
+    return problem === null ? [] : [{ seq: row.seq, problem }];
+  });
+  const lastSeq = shown[shown.length - 1]?.seq ?? 0;
+  const verified = shown.length > 0 && problems.length === 0 && chain.ok && chain.seq >= lastSeq;
+  return { verified, problems, truncated };
+}
+
+/**
+ * `{"eventId", "verified", "verification": {"problems", "chainIntactThroughSeq", "chainProblem"},
+ * "truncated", "rows": [audit rows as /audit shows them]}`. Rows' data is embedded as stored.
+ */
+export function storyJson(eventId: string, rows: readonly StoryRow[], chain: WatermarkState): string {
+  const verdict = storyVerdict(rows, chain);
+  const shown = verdict.truncated ? rows.slice(0, STORY_ROW_LIMIT) : rows;
+  const head = JSON.stringify({
+    eventId, verified: verdict.verified,
+    verification: { problems: verdict.problems, chainIntactThroughSeq: chain.seq, chainProblem: chain.problem },
+    truncated: verdict.truncated,
+  });
+  const items = shown.map((r) => auditJson({ ...r, dataText: r.corrupt ? null : r.dataText })).join(',');
+  return `${head.slice(0, -1)},"rows":[${items}]}`;
+}
