@@ -13,6 +13,7 @@
  */
 import type { VerifyResult } from '../audit/chain.js';
 import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../audit/audit-row.js';
+import type { OncallStore } from './oncall-store.js';
 import type { StoreTransfer } from './transfer.js';
 
 export type EventStatus = 'accepted' | 'processing' | 'processed' | 'dead-lettered';
@@ -246,6 +247,9 @@ export interface Store {
    * imports of already-hashed rows into an empty one (transfer.ts).
    */
   readonly transfer: StoreTransfer;
+
+  /** Pages and their timers, page notifications, overrides, silences, heartbeats (contract §17, oncall-store.ts). */
+  readonly oncall: OncallStore;
 
   close(): Promise<void>;
 }
