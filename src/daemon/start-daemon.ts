@@ -15,6 +15,7 @@ import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import { checkDescriptorBudget } from '../core/fd-limit.js';
 import { createWebhookIngest } from '../ingest/webhook-server.js';
+import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { LogFields } from '../core/log.js';
 import type { AgentLog, FileAgentLog, LogMirror } from '../logs/agent-log.js';
 import { createAgentLog, createLogSinkHealth } from '../logs/agent-log.js';
@@ -41,6 +42,8 @@ import { createReadiness } from './readiness.js';
 
 export interface DaemonDeps {
   agents: LoadedAgent[];
+  /** Each agent's oncall.yaml, by agent id (oncall/load-oncall.ts); an agent without one pages as before (§17). */
+  oncall?: ReadonlyMap<string, OncallConfig>;
   /** Resolved by the config layer (agent.yaml + SVC_METRICS_PORT). */
   controlPlane: ControlPlaneSettings;
   /** The daemon-wide `store` block, resolved (contract §10). */
