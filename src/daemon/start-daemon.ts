@@ -227,6 +227,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const controlPlane = await startControlPlane({
       settings: deps.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
+      oncall: { configs: () => [...(deps.oncall ?? [])].map(([agentId, config]) => ({ agentId, config })),
+        overrides: (agentId, endsAfterMs) => store.oncall.listOverrides(agentId, endsAfterMs) },
       logPath: (id) => paths.log(id),
       readiness,
       snapshot: createStatusSnapshot({ pid: deps.pid, startedAtMs: Date.parse(startedAt), clock, agents: deps.agents,
