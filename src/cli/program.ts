@@ -9,6 +9,7 @@ import type { ReplayOptions } from './operate.js';
 import { initCommand } from './init.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
+import { registerOncall } from './oncall.js';
 import type { PsOptions } from './ps.js';
 import { psCommand } from './ps.js';
 import { secretSetCommand } from './secret-set.js';
@@ -192,6 +193,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
   }
 
   registerFleet(program, ctx, setCode);
+  registerOncall(program, ctx, setCode);
 
   return program;
 }
