@@ -34,6 +34,7 @@ import { notifyingStore } from './notifying-store.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import { createSourceStats } from '../metrics/source-stats.js';
 import { startLeaderDuties } from './leader-duties.js';
+import { startPages } from './start-pages.js';
 import { loadReplicaId, runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 import type { AdminSocket } from './admin-socket.js';
@@ -192,6 +193,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     await backlog.refresh();
     closers.push({ name: 'backlog gauge', close: () => backlog.close() });
 
+    // Agents with an oncall.yaml page through the page engine (contract §17); it stops before the channels close.
+    const pageConfigs = deps.oncall ?? new Map<string, OncallConfig>();
+    const pages = pageConfigs.size > 0
+      ? startPages({ store: runtimeStore, clock, owner, configs: pageConfigs, agents: dispatchAgents, metrics, report })
+      : null;
+    if (pages) closers.push({ name: 'page engine', close: () => pages.close() });
+
     const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock, owner,
       leaseMs: deps.store.leaseMs,
       metrics: {
@@ -207,6 +215,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       routes: deps.agents.flatMap((a) => a.sources.map((source) => ({ agentId: a.agent.id, source,
         log: agentLog(a.agent.id) }))),
       onAccepted: (event) => dispatcher.wake(event.agentId),
+      ...(pages ? { onDelivery: (agentId: string, sourceId: string, payloadText: string) => pages.onDelivery(agentId, sourceId, payloadText) } : {}),
       rejected: (source, reason) => metrics.ingest.rejected.inc({ source, reason }),
       onError: (err) => report(`ingest error: ${errorText(err)}`),
     });
@@ -215,6 +224,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     // Events accepted before a crash or shutdown and not yet handled are in the store: claiming starts now.
     dispatcher.start();
+    pages?.start();
     if (released > 0) report(`gave back ${released} claim(s) left by the previous run`);
 
     let stopping = false;
@@ -254,7 +264,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     let admin: AdminSocket | null = null;
     if (deps.adminSocket !== false) {
       admin = await startAdminSocket({ path: paths.adminSocket, store: runtimeStore, storePath: deps.store.kind === 'sqlite' ? deps.store.path : null,
-        clock, pid: deps.pid, wake: () => dispatcher.wake(), report });
+        clock, pid: deps.pid, wake: () => dispatcher.wake(), report, oncall: { engine: pages?.engine ?? null, configs: pageConfigs } });
       const opened = admin;
       closers.push({ name: 'admin socket', close: () => opened.close() });
     }
