@@ -218,3 +218,14 @@ describe('scheduleShifts', () => {
     ]);
   });
 });
+
+describe('until, far ahead', () => {
+  it('a single-person rotation with an override months away: until is the override, found without walking every shift', () => {
+    const s = schedule('Europe/Berlin', [rotation(['solo'], HOUR, '2026-11-23T09:00')]);
+    const far = override('o1', 'cover', '2027-06-01T00:00:00Z', '2027-06-02T00:00:00Z');
+    check(s, [['2026-11-25T12:00:00Z', 'solo', 'rotation', '2027-06-01T00:00:00Z']], [far]);
+    check(s, [['2026-11-25T12:00:00Z', 'solo', 'rotation', null]]);
+    // Beyond a year the override is not looked for.
+    check(s, [['2026-11-25T12:00:00Z', 'solo', 'rotation', null]], [override('o2', 'cover', '2028-06-01T00:00:00Z', '2028-06-02T00:00:00Z')]);
+  });
+});

@@ -109,7 +109,8 @@ function candidateEdges(schedule: Schedule, overrides: readonly Override[], from
   const zone = zoneTime(schedule.timeZone);
   for (const rotation of schedule.rotations) {
     const handoff = handoffNaiveOf(rotation);
-    for (let k = shiftIndexAt(rotation, zone, fromMs) + 1; ; k++) {
+    // One person's shifts follow each other without a change.
+    for (let k = shiftIndexAt(rotation, zone, fromMs) + 1; rotation.people.length > 1; k++) {
       const start = shiftStart(rotation, zone, handoff, k);
       if (start >= toMs) break;
       add(start);
@@ -144,12 +145,15 @@ export function scheduleShifts(schedule: Schedule, overrides: readonly Override[
 
 /** Looks for the next change a day ahead first, then further: most answers change within a day. */
 const LOOK_AHEAD_MS = [DAY_MS, 8 * DAY_MS, UNTIL_HORIZON_MS];
+/** Farthest `untilMs` looks when an override lies beyond the horizon: a year (an override further out is not looked for). */
+const OVERRIDE_HORIZON_MS = 366 * DAY_MS;
 
 /** Who is on call at the instant, why, and until when (null: no change within the horizon). */
 export function whoIsOnCall(schedule: Schedule, overrides: readonly Override[], instantMs: number): OnCallAnswer {
   const lastOverrideEdge = overrides.reduce((max, o) => (o.scheduleId === schedule.id ? Math.max(max, o.toMs) : max), 0);
   let shifts: Shift[] = [];
-  for (const ahead of [...LOOK_AHEAD_MS, Math.max(UNTIL_HORIZON_MS, lastOverrideEdge + 1 - instantMs)]) {
+  const toLastOverride = Math.min(OVERRIDE_HORIZON_MS, lastOverrideEdge + 1 - instantMs);
+  for (const ahead of [...LOOK_AHEAD_MS, ...(toLastOverride > UNTIL_HORIZON_MS ? [toLastOverride] : [])]) {
     shifts = scheduleShifts(schedule, overrides, instantMs, instantMs + ahead);
     if (shifts.length > 1) break;
   }
