@@ -1,6 +1,6 @@
 /** On-call on PostgreSQL: not yet (SQLite has it); every call is refused with a clear error. */
 import { RuntimeError } from '../../core/errors.js';
-import type { OncallStore } from '../oncall-store.js';
+import type { OncallStore } from '../store.js';
 
 export function postgresOncall(): OncallStore {
   const no = (): Promise<never> => Promise.reject(new RuntimeError('ESTORE_ONCALL', 'on-call pages are not stored on PostgreSQL yet'));

@@ -1,5 +1,5 @@
 /** The on-call store over the SQLite threads: writes go to the writer (group commit), reads to the reader. */
-import type { OncallStore } from '../oncall-store.js';
+import type { OncallStore } from '../store.js';
 
 type Call = <T>(op: string, ...args: unknown[]) => Promise<T>;
 
