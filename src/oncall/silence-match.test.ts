@@ -29,6 +29,17 @@ describe('parseSilenceMatcher', () => {
     assert.match((bad as { error: string }).error, /^the regular expression of instance does not compile: /);
     assert.deepEqual(parseSilenceMatcher(`a=~${'x'.repeat(257)}`), { ok: false, error: 'the regular expression of a is longer than 256 characters' });
   });
+
+  it('refuses regular expressions that can backtrack exponentially on a hostile label value', () => {
+    const nested = 'the regular expression of a: a repeated group with a repeat or an alternative inside (such as (a+)+ or (a|aa)*) is not allowed';
+    for (const pattern of ['(a+)+', '(x*y)*', '(a|aa)+', '((ab)*c){2,}', '(?:a?)+', '(?<n>a+)*']) {
+      assert.deepEqual(parseSilenceMatcher(`a=~${pattern}`), { ok: false, error: nested }, pattern);
+    }
+    assert.deepEqual(parseSilenceMatcher('a=~(a)\\1'), { ok: false, error: 'the regular expression of a: backreferences are not allowed' });
+    for (const pattern of ['(db|web)-[0-9]+', 'db-[0-9]+', '(?:prod)+', '[(a+)+]', 'x\\(a+\\)+', '(a){3}', 'disk(full)?']) {
+      assert.equal(parseSilenceMatcher(`a=~${pattern}`).ok, true, pattern);
+    }
+  });
 });
 
 describe('silenced', () => {

@@ -27,6 +27,52 @@ function anchored(pattern: string): RegExp {
   return re;
 }
 
+/**
+ * Why a regular expression could take exponential time on a hostile label value, or null: a
+ * quantified group that itself holds a quantifier or an alternative (`(a+)+`, `(x*y)*`, `(a|aa)+`), or
+ * a backreference. Label values come from webhook bodies: a silence must not be a way to stall the
+ * dispatcher. (A heuristic on top of the length bound, not a proof: keep matchers simple.)
+ */
+export function backtrackingRisk(pattern: string): string | null {
+  const groups: boolean[] = [];
+  let quantifiedInside = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') {
+      if (/[1-9k]/.test(pattern[i + 1] ?? '')) return 'backreferences are not allowed';
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      // A character class: quantifier characters inside it are literals.
+      for (i++; i < pattern.length && pattern[i] !== ']'; i++) if (pattern[i] === '\\') i++;
+      continue;
+    }
+    if (c === '(') {
+      groups.push(quantifiedInside);
+      quantifiedInside = false;
+      // `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!`, `(?<name>`: the `?` there is no quantifier.
+      if (pattern[i + 1] === '?') {
+        const head = /^\(\?(?::|=|!|<=|<!|<[A-Za-z_$][\w$]*>)/.exec(pattern.slice(i));
+        if (head) i += head[0].length - 1;
+      }
+      continue;
+    }
+    // A quantifier, or an alternative (`(a|aa)+` backtracks as badly as `(a+)+`).
+    const quantifier = c === '+' || c === '*' || c === '{' || c === '?' || c === '|';
+    if (c === ')') {
+      const inner = quantifiedInside;
+      quantifiedInside = groups.pop() ?? false;
+      const next = pattern[i + 1];
+      if (inner && (next === '+' || next === '*' || next === '{')) return 'a repeated group with a repeat or an alternative inside (such as (a+)+ or (a|aa)*) is not allowed';
+      if (inner) quantifiedInside = true;
+      continue;
+    }
+    if (quantifier) quantifiedInside = true;
+  }
+  return null;
+}
+
 /** Parses `KEY=VALUE` or `KEY=~REGEX`; the error says what is wrong without echoing long input. */
 export function parseSilenceMatcher(text: string): MatcherResult {
   const m = /^([^=~!]*)(=~|=)(.*)$/s.exec(text);
@@ -35,6 +81,8 @@ export function parseSilenceMatcher(text: string): MatcherResult {
   if (!LABEL_NAME.test(label)) return { ok: false, error: `"${label.slice(0, 64)}" is not a label name (letters, digits and _, not starting with a digit)` };
   if (value.length > MAX_MATCHER_VALUE) return { ok: false, error: `the ${op === '=' ? 'value' : 'regular expression'} of ${label} is longer than ${MAX_MATCHER_VALUE} characters` };
   if (op === '=~') {
+    const risk = backtrackingRisk(value);
+    if (risk !== null) return { ok: false, error: `the regular expression of ${label}: ${risk}` };
     try {
       anchored(value);
     } catch (err) {
