@@ -213,6 +213,13 @@ describe('loadOncall', () => {
     assert.ok(load(ends));
   });
 
+  it('names and addresses are one line without control characters', () => {
+    assert.deepEqual(problems('people: [{ id: a, name: "A\\u0007", contacts: { oncall-dm: "a\\nb" } }]\nroutes: [{ match: { severity: [P1] }, notify: [person:a] }]\n'), [
+      'oncall.yaml:1:25: people.0.name: must be one line without control characters',
+      'oncall.yaml:1:59: people.0.contacts.oncall-dm: must be one line without control characters',
+    ]);
+  });
+
   it('a file that is not a mapping, or a huge one, is refused with its path', () => {
     assert.deepEqual(problems(''), ['oncall.yaml:1:1: file is empty (expected a mapping)']);
     assert.match(problems(`people: []\n${'#'.repeat(1_100_000)}\n`)[0] as string, /oncall\.yaml: the file is larger than 1 MiB/);

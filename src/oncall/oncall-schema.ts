@@ -90,10 +90,13 @@ const scheduleSchema = z.strictObject({
   allowGaps: z.boolean().default(false),
 }).transform((s) => ({ id: s.id, timeZone: s.timeZone, rotations: s.rotations, fallback: s.fallback ?? null, allowGaps: s.allowGaps }));
 
+/** Text that ends up in messages, calendars and channel requests: one line, no control characters. */
+const printable = (max: number) => z.string().min(1).max(max).regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, 'must be one line without control characters');
+
 const personSchema = z.strictObject({
   id,
-  name: z.string().min(1).max(128).optional(),
-  contacts: z.record(id, z.string().min(1).max(256)).refine((c) => Object.keys(c).length > 0, 'must name at least one channel'),
+  name: printable(128).optional(),
+  contacts: z.record(id, printable(256)).refine((c) => Object.keys(c).length > 0, 'must name at least one channel'),
 }).transform((p) => ({ id: p.id, name: p.name ?? null, contacts: p.contacts }));
 
 const stepSchema = z.strictObject({
