@@ -124,7 +124,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     backup: () => Promise.reject(new RuntimeError('ESTORE_BACKUP',
       'svc backup copies the embedded SQLite store; back a PostgreSQL store up with pg_dump (docs/replicas.md)')),
     transfer: createPgTransfer(pool, writer),
-    oncall: postgresOncall(),
+    oncall: postgresOncall(pool, writer, budget),
     close() {
       closing ??= (async () => {
         await verifier.close();
