@@ -51,6 +51,10 @@ describe('oncall.yaml in svc check and svc up', () => {
     assert.equal(r.code, 2, r.stdout);
     const line = lineOf(file, 'people: [alice, carl]');
     assert.ok(r.stderr.includes(`${file}:${line}:25: schedules.0.rotations.0.people.1: unknown person "carl" (not in people)\n`), r.stderr);
+    const json = await runSvc(['check', '--json'], { env: t.env, cwd: dir });
+    assert.equal(json.code, 2);
+    assert.deepEqual(JSON.parse(json.stdout), { ok: false, agents: [],
+      problems: [`${file}:${line}:25: schedules.0.rotations.0.people.1: unknown person "carl" (not in people)`] });
   });
 
   it('a gap in the next 14 days: exit 2 naming the schedule and the first uncovered instant; allowGaps accepts it', async () => {
