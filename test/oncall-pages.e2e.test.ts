@@ -9,30 +9,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { postAlert } from './support/http.js';
+import { oncallYaml } from './support/oncall-yaml.js';
 import { auditRows, queryStore, readJsonLines } from './support/store.js';
+import type { Daemon } from './support/daemon.js';
+import { startDaemon } from './support/daemon.js';
 import type { ScaffoldedAgent } from './support/svc.js';
 import { pidAlive, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
 import { waitFor } from './support/wait.js';
 
-const ONCALL = (firstAfter: string, secondAfter: string): string => `
-people:
-  - { id: alice, contacts: { oncall-dm: alice } }
-  - { id: bob, contacts: { oncall-dm: bob } }
-schedules:
-  - id: primary
-    timeZone: Europe/Berlin
-    rotations:
-      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
-policies:
-  - id: default
-    steps:
-      - { notify: [schedule:primary], after: ${firstAfter} }
-      - { notify: [person:bob], after: ${secondAfter} }
-    repeat: 0
-routes:
-  - { match: { severity: [P1, P2] }, policy: default }
-incidents: { key: groupKey, reopenWindow: 1s }
-`;
 
 type Line = Record<string, unknown>;
 const lines = (a: ScaffoldedAgent): Line[] => readJsonLines(join(a.dir, 'out', 'oncall-dm.jsonl'));
@@ -49,17 +33,17 @@ const resolvedBody = (fixture: string): string => {
 describe('pages e2e', () => {
   const t = tempEnv();
   const stops: string[] = [];
+  const daemons: Daemon[] = [];
   after(async () => {
     for (const dir of stops) await runSvc(['down'], { env: t.env, cwd: dir });
+    for (const d of daemons) await d.stop();
     t.cleanup();
   });
 
   it('a P1 alert walks two steps, svc ack stops it, the resolved notification closes it and tells everyone paged', async () => {
-    const a = await scaffoldAgent(t, 'walk');
-    writeFileSync(join(a.dir, 'oncall.yaml'), ONCALL('1s', '1h'));
-    const up = await runSvc(['up', '-d'], { env: t.env, cwd: a.dir });
-    assert.equal(up.code, 0, up.stderr);
-    stops.push(a.dir);
+    const a = await startDaemon({ files: { 'oncall.yaml': oncallYaml('1s', '1h') } });
+    daemons.push(a);
+    const home = a.home;
 
     assert.equal((await postAlert(a.url, a.secret, a.fixture, 'walk-1')).status, 202);
     const first = await waitFor('step 1 paged alice', () => lines(a).find((l) => l.to === 'alice'));
@@ -70,7 +54,7 @@ describe('pages e2e', () => {
     const second = await waitFor('step 2 paged bob', () => lines(a).find((l) => l.to === 'bob'));
     assert.equal(second.deliveryId, `${pageId}.2.bob.oncall-dm`);
 
-    const ack = await runSvc(['ack', pageId, '--as', 'bob', '--note', 'on it'], { env: t.env, cwd: a.dir });
+    const ack = await runSvc(['ack', pageId, '--as', 'bob', '--note', 'on it'], { env: a.env, cwd: a.dir });
     assert.equal(ack.code, 0, ack.stderr);
     assert.equal(ack.stdout, `page ${pageId} acknowledged: now acknowledged, step 2 of 2\n`);
 
@@ -83,27 +67,40 @@ describe('pages e2e', () => {
     // Nothing else went out: two steps, two resolution notices, each deliveryId once.
     assert.deepEqual(lines(a).map((l) => l.deliveryId), [first.deliveryId, second.deliveryId, ...resolvedLines.map((l) => l.deliveryId)]);
 
-    const state = queryStore<{ state: string }>(t.home, 'SELECT state FROM pages WHERE id = ?', pageId);
+    const state = queryStore<{ state: string }>(home, 'SELECT state FROM pages WHERE id = ?', pageId);
     assert.deepEqual(state, [{ state: 'resolved' }]);
-    const kinds = auditRows(t.home).filter((r) => r.data.pageId === pageId).map((r) => r.kind);
+    const kinds = auditRows(home).filter((r) => r.data.pageId === pageId).map((r) => r.kind);
     assert.deepEqual(kinds.filter((k) => k.startsWith('page.')), ['page.opened', 'page.notified', 'page.escalated', 'page.notified',
       'page.acknowledged', 'page.resolved', 'page.notified', 'page.notified']);
-    const acked = auditRows(t.home).find((r) => r.kind === 'page.acknowledged');
+    const acked = auditRows(home).find((r) => r.kind === 'page.acknowledged');
     assert.deepEqual(acked?.data, { pageId, by: 'bob', via: 'cli', step: 2, loop: 0, note: 'on it' });
 
-    const again = await runSvc(['ack', pageId], { env: t.env, cwd: a.dir });
+    const again = await runSvc(['ack', pageId], { env: a.env, cwd: a.dir });
     assert.equal(again.code, 1);
     assert.equal(again.stderr, `svc ack ${pageId}: page ${pageId} is already resolved\n`);
-    const unknown = await runSvc(['escalate', 'pzzzzzzzzzzzz'], { env: t.env, cwd: a.dir });
+    const unknown = await runSvc(['escalate', 'pzzzzzzzzzzzz'], { env: a.env, cwd: a.dir });
     assert.equal(unknown.code, 1);
     assert.equal(unknown.stderr, 'svc escalate pzzzzzzzzzzzz: no page pzzzzzzzzzzzz\n');
-    const down = await runSvc(['down'], { env: t.env, cwd: a.dir });
-    assert.equal(down.code, 0, down.stderr);
+
+    // The control plane's view of it (§17.9) and the CLI's.
+    const listed = await (await fetch(`${a.cp}/pages?state=resolved`)).json() as { items: Array<Record<string, unknown>>; nextCursor: null };
+    assert.equal(listed.items.length, 1);
+    assert.deepEqual(Object.keys(listed.items[0] ?? {}), ['id', 'agentId', 'incidentKey', 'state', 'exhausted', 'policy', 'policySha256', 'step',
+      'loop', 'openedAt', 'acknowledgedAt', 'acknowledgedBy', 'resolvedAt', 'resolvedBy', 'nextEscalationAt', 'eventIds', 'title', 'severity']);
+    assert.deepEqual([listed.items[0]?.acknowledgedBy, listed.items[0]?.resolvedBy, listed.items[0]?.step], ['bob', 'source', 2]);
+    assert.equal((await fetch(`${a.cp}/pages?state=open`)).status, 400);
+    const one = await (await fetch(`${a.cp}/pages/${pageId}`)).json() as { timeline: Array<{ kind: string }> };
+    assert.deepEqual(one.timeline.map((r) => r.kind).filter((k) => k.startsWith('page.')), kinds.filter((k) => k.startsWith('page.')));
+    assert.equal((await fetch(`${a.cp}/pages/pnothere00000`)).status, 404);
+    const cli = await runSvc(['page', pageId], { env: a.env, cwd: a.dir });
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.match(cli.stdout, new RegExp(`^page ${pageId} \\[P1\\] .*\nresolved \\(source\\), step 2 of policy default`));
+    assert.match(cli.stdout, /acknowledged by bob via cli/);
   });
 
   it('SIGKILL while a page waits for its next step: after the restart the step fires once', async () => {
     const a = await scaffoldAgent(t, 'kill', 'rules', 'killer');
-    writeFileSync(join(a.dir, 'oncall.yaml'), ONCALL('3s', '1h'));
+    writeFileSync(join(a.dir, 'oncall.yaml'), oncallYaml('3s', '1h'));
     const up = await runSvc(['up', '-d'], { env: t.env, cwd: a.dir });
     assert.equal(up.code, 0, up.stderr);
     stops.push(a.dir);

@@ -8,6 +8,7 @@ import { registerFleet } from './fleet/command.js';
 import type { ReplayOptions } from './operate.js';
 import { initCommand } from './init.js';
 import { registerPageCommands } from './page-commands.js';
+import { registerPageViews } from './pages-view.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
 import { registerOncall } from './oncall.js';
@@ -196,6 +197,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
   registerFleet(program, ctx, setCode);
   registerOncall(program, ctx, setCode);
   registerPageCommands(program, ctx, setCode);
+  registerPageViews(program, ctx, setCode);
 
   return program;
 }

@@ -18,6 +18,7 @@ import { createLogsRoute } from './routes/logs-route.js';
 import { createMetricsRoute } from './routes/metrics-route.js';
 import type { OncallRouteDeps } from './routes/oncall-route.js';
 import { createOncallCalendarRoute, createOncallRoute } from './routes/oncall-route.js';
+import { createPageRoute, createPagesRoute, createSilencesRoute } from './routes/pages-route.js';
 import type { Readiness } from './routes/health-route.js';
 import { createHealthzRoute, createReadyzRoute } from './routes/health-route.js';
 import { createStatusRoute } from './routes/status-route.js';
@@ -68,6 +69,9 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   const oncall: OncallRouteDeps = { configs: () => [], overrides: () => Promise.resolve([]), ...deps.oncall, clock: deps.clock };
   routes.set('/oncall', createOncallRoute(oncall));
   routes.set('/oncall/*', createOncallCalendarRoute(oncall));
+  routes.set('/pages', createPagesRoute({ store, report, clock: deps.clock }));
+  routes.set('/pages/*', createPageRoute({ store, report, clock: deps.clock }));
+  routes.set('/silences', createSilencesRoute({ store, report, clock: deps.clock }));
   const server: ControlPlane = createControlPlane({
     bind: settings.bind,
     port: settings.port,
