@@ -71,7 +71,9 @@ describe('sqlite store: the file', () => {
     db.exec(`DROP INDEX events_claimable; DROP INDEX events_backlog;
       ALTER TABLE events DROP COLUMN owner; ALTER TABLE events DROP COLUMN lease_until_ms; ALTER TABLE events DROP COLUMN attempt;
       DROP INDEX dead_letters_event; ALTER TABLE dead_letters DROP COLUMN replayed_ms; DROP TABLE write_probe;
-      CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');`);
+      CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');
+      DROP TABLE pages; DROP TABLE page_audit; DROP TABLE page_notifications; DROP TABLE oncall_overrides; DROP TABLE silences;
+      DROP TABLE heartbeats;`);
     db.pragma('user_version = 2');
     db.close();
     const upgraded = await openSqliteStore({ path });
@@ -80,7 +82,7 @@ describe('sqlite store: the file', () => {
     assert.equal((await upgraded.verifyAudit()).ok, true);
     await upgraded.close();
     const check = new Database(path, { readonly: true });
-    assert.equal(check.pragma('user_version', { simple: true }), 3);
+    assert.equal(check.pragma('user_version', { simple: true }), 4);
     check.close();
   });
 
