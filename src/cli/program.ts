@@ -8,8 +8,11 @@ import { registerFleet } from './fleet/command.js';
 import type { ConsoleOptions } from './console/console-command.js';
 import type { ReplayOptions } from './operate.js';
 import { initCommand } from './init.js';
+import { registerPageCommands } from './page-commands.js';
+import { registerPageViews } from './pages-view.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
+import { registerOncall } from './oncall.js';
 import type { PsOptions } from './ps.js';
 import { psCommand } from './ps.js';
 import { secretSetCommand } from './secret-set.js';
@@ -224,6 +227,9 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
   }
 
   registerFleet(program, ctx, setCode);
+  registerOncall(program, ctx, setCode);
+  registerPageCommands(program, ctx, setCode);
+  registerPageViews(program, ctx, setCode);
 
   program
     .command('console')

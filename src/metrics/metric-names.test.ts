@@ -39,6 +39,9 @@ describe('metric names', () => {
       'svc_dispatch_backlog', 'svc_channel_messages_total', 'svc_dispatch_latency_seconds', 'svc_webhook_rejected_total',
       // issue 26: the daemon watched by its own metrics
       'svc_build_info', 'svc_ready',
+      // contract §17.11
+      'svc_pages_open', 'svc_page_ack_seconds', 'svc_page_escalations_total', 'svc_pages_exhausted_total', 'svc_page_timer_lag_seconds',
+      'svc_heartbeat_age_seconds', 'svc_events_suppressed_total',
     ].sort());
   });
 

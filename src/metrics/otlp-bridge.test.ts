@@ -112,6 +112,9 @@ describe('startOtlpBridge', () => {
     metrics.rateLimit.toolWaits.inc({ agent: 'oncall', tool: 'runbooks.search' });
     metrics.ingest.rejected.inc({ source: 'alertmanager', reason: 'unauthorized' });
     metrics.llm.zero('oncall', 'anthropic');
+    // Policies and heartbeats come from oncall.yaml: their series appear with the first use.
+    metrics.oncall.escalated('oncall', 'default', 'timeout');
+    metrics.oncall.heartbeatAge('oncall', 'watchdog', 12);
     receiver = await startReceiver();
     bridge = await startOtlpBridge(bridgeDeps(metrics.registry,
       { url: receiver.url, headers: { 'x-api-key': 'k-123', 'x-tenant': 'ops' }, intervalMs: 200, timeoutMs: 200 }, logs));

@@ -21,6 +21,8 @@ export interface DaemonOptions {
   openFiles?: number;
   /** More environment for the daemon (e.g. `SVC_DATABASE_URL`). */
   env?: NodeJS.ProcessEnv;
+  /** More files in the agent directory before it starts (e.g. `oncall.yaml`): name → text. */
+  files?: Record<string, string>;
 }
 
 export interface Daemon extends ScaffoldedAgent {
@@ -42,6 +44,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   }
   appendAgentYaml(agent.dir, [...lines, opts.agentYaml ?? ''].join('\n'));
   if (opts.channelsYaml !== undefined) writeFileSync(join(agent.dir, 'channels.yaml'), opts.channelsYaml);
+  for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(agent.dir, name), text);
   // The port comes from agent.yaml; tempEnv's SVC_METRICS_PORT=0 would disable the listener.
   const env: NodeJS.ProcessEnv = { ...t.env, ...opts.env, SVC_METRICS_PORT: '' };
   for (const [path, value] of Object.entries(opts.secrets ?? {})) {

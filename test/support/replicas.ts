@@ -17,7 +17,7 @@ export interface Replica extends Daemon {
   status(): Promise<{ store: { kind: string; replica: string; leader: boolean } } & Record<string, unknown>>;
 }
 
-export interface ReplicaOptions extends Pick<DaemonOptions, 'channelsYaml'> {
+export interface ReplicaOptions extends Pick<DaemonOptions, 'channelsYaml' | 'files'> {
   dbUrl: string;
   /** `store.leaseMs` (default: svc's own, DEFAULT_LEASE_MS). */
   leaseMs?: number;
@@ -34,6 +34,7 @@ export async function startReplica(opts: ReplicaOptions, secret?: string): Promi
       opts.agentYaml ?? ''].join('\n'),
     env: { SVC_DATABASE_URL: opts.dbUrl },
     ...(opts.channelsYaml === undefined ? {} : { channelsYaml: opts.channelsYaml }),
+    ...(opts.files === undefined ? {} : { files: opts.files }),
     ...(secret === undefined ? {} : { secrets: { [HMAC_PATH]: secret } }),
   });
   return {

@@ -14,7 +14,7 @@ import { PAGE_BYTE_BUDGET, STORY_ROW_LIMIT } from '../store.js';
 import { STORY_COLS, storyFrom, storyRowOf } from '../story-rows.js';
 import { AUDIT_COLS, toStoredAudit } from '../rows.js';
 
-export type Table = 'events' | 'dead_letters' | 'audit';
+export type Table = 'events' | 'dead_letters' | 'audit' | 'pages';
 
 export interface PageSpec<T> {
   table: Table;

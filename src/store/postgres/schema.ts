@@ -10,6 +10,7 @@
 import type pg from 'pg';
 import { GENESIS_HASH } from '../../audit/chain.js';
 import { RuntimeError } from '../../core/errors.js';
+import { PG_ONCALL_MIGRATION } from './oncall.js';
 
 /** Key of the advisory lock migrations run under ("svc-mig" in ASCII). */
 export const MIGRATION_LOCK = 0x7376632d6d6967n;
@@ -147,6 +148,8 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER audit_events_fill AFTER INSERT ON audit FOR EACH ROW EXECUTE FUNCTION audit_events_fill();
   INSERT INTO audit_events (event_id, seq) SELECT id, a.seq FROM audit a, audit_event_ids(a.data) id ON CONFLICT DO NOTHING;
   `,
+  // 4: on-call (contract §17.4): pages and their timers, the notification outbox, overrides, silences, heartbeats.
+  PG_ONCALL_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,6 +6,7 @@ import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { RuntimeError } from '../../core/errors.js';
+import { ONCALL_MIGRATION } from './oncall-schema.js';
 
 /** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
 const MIGRATIONS: readonly string[] = [
@@ -120,6 +121,8 @@ const MIGRATIONS: readonly string[] = [
   INSERT OR IGNORE INTO audit_events (event_id, seq)
     SELECT j.value, a.seq FROM audit a, json_each(a.data, '$.eventIds') j WHERE json_valid(a.data) AND j.type = 'text';
   `,
+  // 6: on-call (contract §17.4): pages and their timers, the notification outbox, overrides, silences, heartbeats.
+  ONCALL_MIGRATION,
 ];
 
 /** The first 16 bytes of every SQLite database file. */

@@ -73,7 +73,9 @@ describe('sqlite store: the file', () => {
       ALTER TABLE events DROP COLUMN due_ms; ALTER TABLE events DROP COLUMN delivery;
       DROP INDEX dead_letters_event; ALTER TABLE dead_letters DROP COLUMN replayed_ms; DROP TABLE write_probe;
       CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');
-      DROP TRIGGER audit_events_fill; DROP TABLE audit_events;`);
+      DROP TRIGGER audit_events_fill; DROP TABLE audit_events;
+      DROP TABLE pages; DROP TABLE page_audit; DROP TABLE page_notifications; DROP TABLE oncall_overrides; DROP TABLE silences;
+      DROP TABLE heartbeats;`);
     db.pragma('user_version = 2');
     db.close();
     const upgraded = await openSqliteStore({ path });
@@ -84,7 +86,7 @@ describe('sqlite store: the file', () => {
     assert.deepEqual((await upgraded.eventStory(id)).map((r) => r.kind), ['event.accepted']);
     await upgraded.close();
     const check = new Database(path, { readonly: true });
-    assert.equal(check.pragma('user_version', { simple: true }), 5);
+    assert.equal(check.pragma('user_version', { simple: true }), 6);
     check.close();
   });
 

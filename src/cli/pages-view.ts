@@ -1,0 +1,89 @@
+/**
+ * `svc pages [--state S] [--json]` and `svc page PAGE [--json]` (contract §17.5): the control plane's
+ * `/pages` and `/pages/<id>`, as a table and a timeline a person reads, or as the JSON the views answer.
+ */
+import type { Command } from 'commander';
+import { UsageError } from '../core/errors.js';
+import { PAGE_STATES } from '../oncall/page.js';
+import type { CliContext } from './context.js';
+import { controlTarget, getJson } from './control-client.js';
+import { formatTable } from './table.js';
+
+interface PageView {
+  id: string; agentId: string; state: string; exhausted: boolean; policy: string; step: number; loop: number; openedAt: string;
+  acknowledgedBy: string | null; resolvedBy: string | null; nextEscalationAt: string | null; title: string; severity: string; eventIds: string[];
+}
+interface TimelineRow { seq: number; ts: string; kind: string; actor: string; data: Record<string, unknown> | null }
+
+const when = (iso: string | null): string => (iso === null ? '-' : iso.replace('T', ' ').replace(/\.\d{3}Z$/, 'Z'));
+
+function stateCell(p: PageView): string {
+  if (p.state === 'acknowledged') return `acknowledged (${p.acknowledgedBy ?? '?'})`;
+  if (p.state === 'resolved') return `resolved (${p.resolvedBy ?? '?'})`;
+  return p.exhausted ? 'triggered, exhausted' : 'triggered';
+}
+
+/** One line of a page's story: what happened, without the ids a person does not need. */
+function storyLine(r: TimelineRow): string {
+  const d = r.data ?? {};
+  const s = (k: string): string => (typeof d[k] === 'string' || typeof d[k] === 'number' ? String(d[k]) : '?');
+  const what: Record<string, () => string> = {
+    'page.opened': () => `opened under policy ${s('policy')}`,
+    'page.joined': () => `joined by event ${s('eventId')} (${s('alerts')} alerts)`,
+    'page.notified': () => `notified ${s('person')} on ${s('channel')} (step ${s('step')})`,
+    'page.escalated': () => `escalated to step ${s('to')} (${s('reason')})`,
+    'page.acknowledged': () => `acknowledged by ${s('by')} via ${s('via')}`,
+    'page.unacknowledged': () => `unacknowledged (${s('reason')})`,
+    'page.resolved': () => `resolved by ${s('by')} via ${s('via')}`,
+    'page.exhausted': () => 'exhausted: nobody acknowledged',
+    'page.nobody-on-call': () => `nobody on call in ${s('schedule')}`,
+    'message.delivered': () => `delivered to ${s('person')} on ${s('channelId')}`,
+    'message.failed': () => `delivery to ${s('channelId')} failed: ${s('error')}`,
+  };
+  return `${when(r.ts)}  ${(what[r.kind] ?? (() => r.kind))()}`;
+}
+
+export function registerPageViews(program: Command, ctx: CliContext, setCode: (code: number) => void): void {
+  program
+    .command('pages')
+    .description('pages, newest first (GET /pages)')
+    .option('--state <state>', `only pages in this state: ${PAGE_STATES.join(', ')}`)
+    .option('--agent <id>', 'only this agent')
+    .option('--limit <n>', 'at most this many (1..1000)', '100')
+    .option('--json', 'print the answer as JSON', false)
+    .option('--url <url>', 'control-plane URL (default: the local daemon)')
+    .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
+    .action(async (opts: { state?: string; agent?: string; limit: string; json: boolean; url?: string; dir?: string }) => {
+      if (opts.state !== undefined && !(PAGE_STATES as readonly string[]).includes(opts.state)) {
+        throw new UsageError(`svc pages: --state must be one of ${PAGE_STATES.join(', ')}`);
+      }
+      const params = new URLSearchParams({ limit: opts.limit });
+      if (opts.state !== undefined) params.set('state', opts.state);
+      if (opts.agent !== undefined) params.set('agent', opts.agent);
+      const answer = await getJson(controlTarget(ctx, opts), '/pages', params) as { items: PageView[]; nextCursor: string | null };
+      if (opts.json) ctx.stdout(`${JSON.stringify(answer)}\n`);
+      else if (answer.items.length === 0) ctx.stdout('no pages\n');
+      else {
+        ctx.stdout(formatTable(['PAGE', 'SEV', 'STATE', 'STEP', 'OPENED', 'NEXT', 'TITLE'], answer.items.map((p) => [p.id, p.severity, stateCell(p),
+          `${p.step}${p.loop > 0 ? ` (pass ${p.loop + 1})` : ''}`, when(p.openedAt), when(p.nextEscalationAt), p.title])));
+      }
+      setCode(0);
+    });
+  program
+    .command('page')
+    .description('one page and its timeline (GET /pages/<id>)')
+    .argument('<page>', 'page id')
+    .option('--json', 'print the answer as JSON', false)
+    .option('--url <url>', 'control-plane URL (default: the local daemon)')
+    .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
+    .action(async (id: string, opts: { json: boolean; url?: string; dir?: string }) => {
+      const p = await getJson(controlTarget(ctx, opts), `/pages/${encodeURIComponent(id)}`) as PageView & { timeline: TimelineRow[] };
+      if (opts.json) {
+        ctx.stdout(`${JSON.stringify(p)}\n`);
+      } else {
+        ctx.stdout(`page ${p.id} [${p.severity}] ${p.title}\n${stateCell(p)}, step ${p.step} of policy ${p.policy}, opened ${when(p.openedAt)}`
+          + `${p.nextEscalationAt === null ? '' : `, next ${when(p.nextEscalationAt)}`}\n${p.eventIds.length} event(s)\n\n${p.timeline.map(storyLine).join('\n')}\n`);
+      }
+      setCode(0);
+    });
+}

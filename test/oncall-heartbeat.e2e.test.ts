@@ -1,0 +1,48 @@
+/**
+ * Heartbeats against the built daemon (contract §17.7): when no delivery matching the heartbeat
+ * arrives for `every + grace`, a page opens with incident key `heartbeat:<id>` and pages its policy;
+ * the next matching delivery resolves it and tells everyone who was paged.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { postAlert } from './support/http.js';
+import { oncallYaml } from './support/oncall-yaml.js';
+import type { Daemon } from './support/daemon.js';
+import { startDaemon } from './support/daemon.js';
+import { auditRows, readJsonLines } from './support/store.js';
+import { waitFor } from './support/wait.js';
+
+/** Alertmanager's always-firing Watchdog, as the mock alert with its labels. */
+function watchdog(fixture: string): string {
+  const body = JSON.parse(fixture) as { groupKey: string; commonLabels: Record<string, string>; alerts: Array<{ labels: Record<string, string> }> };
+  body.groupKey = '{}:{alertname="Watchdog"}';
+  body.commonLabels = { alertname: 'Watchdog', severity: 'none' };
+  for (const a of body.alerts) a.labels = { alertname: 'Watchdog', severity: 'none' };
+  return JSON.stringify(body);
+}
+
+describe('heartbeats e2e', () => {
+  let d: Daemon | null = null;
+  after(async () => { await d?.stop(); });
+
+  it('a missed heartbeat pages its policy; the next matching delivery resolves the page', async () => {
+    d = await startDaemon({ files: { 'oncall.yaml': oncallYaml('1h', '1h',
+      'heartbeats:\n  - { id: watchdog, source: alertmanager, match: { alertname: Watchdog }, every: 10s, grace: 0s, policy: default }\n') } });
+    const a = d;
+    const out = join(a.dir, 'out', 'oncall-dm.jsonl');
+    assert.equal((await postAlert(a.url, a.secret, watchdog(a.fixture), 'wd-1')).status, 202);
+    const paged = await waitFor('the missed heartbeat paged alice', () => readJsonLines(out).find((l) => l.to === 'alice'), 60_000);
+    assert.match(String(paged.title), /^Heartbeat watchdog missing: nothing from alertmanager since \d{4}-\d\d-\d\dT/);
+    const missed = auditRows(a.home).filter((r) => r.kind === 'heartbeat.missed');
+    assert.equal(missed.length, 1);
+    const opened = auditRows(a.home).find((r) => r.kind === 'page.opened');
+    assert.equal(opened?.data.incidentKey, 'heartbeat:watchdog');
+
+    assert.equal((await postAlert(a.url, a.secret, watchdog(a.fixture), 'wd-2')).status, 202);
+    const resolved = await waitFor('the heartbeat is back: the page is resolved', () => readJsonLines(out).find((l) => l.status === 'resolved'), 30_000);
+    assert.equal(resolved.deliveryId, `${String(paged.pageId)}.2.alice.oncall-dm`);
+    const row = auditRows(a.home).find((r) => r.kind === 'page.resolved');
+    assert.deepEqual([row?.data.by, row?.data.via], ['source', 'source']);
+  });
+});
