@@ -207,7 +207,8 @@ export interface Store {
   auditHead(): Promise<{ seq: number; hash: string; tsMs: number } | null>;
   /**
    * Verifies the whole chain up to its head when the run starts (contract §5), without stalling the
-   * caller. Concurrent calls share one run.
+   * caller, judging the rows as committed when the call is made (§20.1): a call never shares a run
+   * that began before it; calls made during a run share the next one.
    */
   verifyAudit(): Promise<VerifyResult>;
 
