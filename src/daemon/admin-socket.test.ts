@@ -9,7 +9,7 @@ import { systemClock } from '../core/clock.js';
 import type { Store } from '../store/store.js';
 import { MAX_REQUEST_BYTES } from './admin-protocol.js';
 import { startAdminSocket } from './admin-socket.js';
-import { within } from '../../test/support/wait.js';
+import { waitFor, within } from '../../test/support/wait.js';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-admin-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -92,5 +92,26 @@ describe('admin socket close', () => {
     socket.on('error', () => undefined);
     await within(admin.close(), 'close() with a silent client connected');
     await within(clientClosed, 'the silent client cut off');
+  });
+});
+
+describe('admin socket close with an unread answer', () => {
+  it('does not wait for a client that asked for a large answer and never reads it', async () => {
+    const path = join(root, 'unread.sock');
+    let asked = false;
+    // 8 MB of answer: far more than the kernel buffers of a Unix socket hold.
+    const missing = Array.from({ length: 40_000 }, (_, i) => `dl-${String(i).padStart(196, '0')}`);
+    const store = { replayDeadLetters: () => { asked = true; return Promise.resolve({ replayed: [], missing }); } } as unknown as Store;
+    const admin = await startAdminSocket({ path, store, storePath: null, clock: systemClock, pid: 7, wake: () => undefined, report: () => undefined });
+    const socket = createConnection({ path });
+    socket.pause(); // never reads
+    socket.on('error', () => undefined);
+    const clientClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('{"op":"dlq.replay","ids":["x"]}\n');
+    await waitFor('the request handled', () => asked);
+    await new Promise((r) => setImmediate(r)); // the answer is being written
+    await within(admin.close(), 'close() with a client that does not read its answer');
+    socket.resume(); // reading now, it finds its connection ended by the daemon
+    await within(clientClosed, 'the client cut off');
   });
 });

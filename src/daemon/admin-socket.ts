@@ -4,8 +4,9 @@
  * stays read-only. The file mode is the access check: only the daemon's user (and root) can connect.
  *
  * Protocol (admin-protocol.ts): one line of JSON in, one line of JSON out, then the connection closes.
- * Reads are bounded (64 KiB per request, 10 s to send it, 16 connections at once); a malformed or
- * oversized request gets `{"ok":false,"error":…}` and nothing changes.
+ * Reads are bounded (64 KiB per request, 10 s to send it, 16 connections at once), and so are writes
+ * (10 s for the answer to be read; close() destroys every connection): a malformed or oversized
+ * request gets `{"ok":false,"error":…}` and nothing changes, and no client holds up shutdown.
  */
 import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -18,6 +19,8 @@ import { MAX_REQUEST_BYTES, adminRequestSchema } from './admin-protocol.js';
 import { backupStore } from './backup.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
+/** How long an answer may take to be read before its connection is dropped. */
+const ANSWER_TIMEOUT_MS = 10_000;
 const MAX_CONNECTIONS = 16;
 /** Who the audit rows of socket requests name (the socket's mode means: the daemon's own user). */
 export const ADMIN_ACTOR = 'admin-socket';
@@ -78,20 +81,25 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
     }
   }
 
-  // Connections still reading their request: let go at once on close (a silent or stopped client
-  // must not hold the daemon's drain). One being answered is destroyed once its answer is written.
-  const reading = new Set<Socket>();
+  // Every open connection: close() destroys them all, so no client holds the daemon's shutdown —
+  // not a silent one still sending its request, nor one that stopped reading its answer.
+  const connections = new Set<Socket>();
 
+  /**
+   * Writes the answer and lets go: destroyed once it is written, or after ANSWER_TIMEOUT_MS when the
+   * client does not read it (an unread answer must not keep a connection, or the daemon, forever).
+   */
   function answer(socket: Socket, response: AdminResponse): void {
-    reading.delete(socket);
     if (socket.destroyed) return;
+    const timer = clock.setTimer(() => socket.destroy(), ANSWER_TIMEOUT_MS);
+    socket.once('close', () => clock.clearTimer(timer));
     socket.end(`${JSON.stringify(response)}\n`, () => socket.destroy());
   }
 
   function serve(socket: Socket): void {
     let buffered = Buffer.alloc(0);
     let done = false;
-    reading.add(socket);
+    connections.add(socket);
     const timer = clock.setTimer(() => {
       if (done) return;
       done = true;
@@ -99,12 +107,11 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
     }, REQUEST_TIMEOUT_MS);
     const finish = (): void => {
       done = true;
-      reading.delete(socket);
       clock.clearTimer(timer);
       socket.pause();
     };
     socket.on('error', () => { finish(); });
-    socket.on('close', () => { clock.clearTimer(timer); reading.delete(socket); });
+    socket.on('close', () => { clock.clearTimer(timer); connections.delete(socket); });
     socket.on('data', (chunk: Buffer) => {
       if (done) return;
       const newline = chunk.indexOf(0x0a);
@@ -160,8 +167,8 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
-        for (const socket of reading) socket.destroy();
-        reading.clear();
+        for (const socket of connections) socket.destroy();
+        connections.clear();
         rmSync(deps.path, { force: true });
       });
       return closing;
