@@ -10,6 +10,11 @@ import { ID_PATTERN } from '../config/schema.js';
 export const MAX_REQUEST_BYTES = 64 * 1024;
 /** Most dead-letter ids one replay names. */
 export const MAX_REPLAY_IDS = 1000;
+/**
+ * Most ids of each list a replay answer carries: as many as a request may name, so a replay by ids
+ * always hears about every one; `--all` of more letters answers with its counts and the first ids.
+ */
+export const MAX_ANSWER_IDS = MAX_REPLAY_IDS;
 
 const id = z.string().regex(ID_PATTERN);
 /** Dead-letter ids are opaque strings the store made; bounded and printable. */
@@ -36,6 +41,7 @@ export type ParsedAdminRequest = z.output<typeof adminRequestSchema>;
 
 export type AdminResponse =
   | { ok: true; op: 'ping'; pid: number }
-  | { ok: true; op: 'dlq.replay'; replayed: string[]; missing: string[] }
+  /** `replayed`/`missing`: the first MAX_ANSWER_IDS ids of each; the counts are of all of them. */
+  | { ok: true; op: 'dlq.replay'; replayed: string[]; missing: string[]; replayedCount: number; missingCount: number }
   | { ok: true; op: 'backup'; path: string; bytes: number }
   | { ok: false; error: string };

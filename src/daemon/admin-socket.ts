@@ -13,12 +13,14 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import type { Clock } from '../core/clock.js';
 import { errorText, RuntimeError } from '../core/errors.js';
-import type { Store } from '../store/store.js';
+import type { ReplayResult, Store } from '../store/store.js';
 import type { AdminResponse, ParsedAdminRequest } from './admin-protocol.js';
-import { MAX_REQUEST_BYTES, adminRequestSchema } from './admin-protocol.js';
+import { MAX_ANSWER_IDS, MAX_REQUEST_BYTES, adminRequestSchema } from './admin-protocol.js';
 import { backupStore } from './backup.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
+/** Dead letters per replay transaction: a few milliseconds of the writer each. */
+const REPLAY_CHUNK = 500;
 /** How long an answer may take to be read before its connection is dropped. */
 const ANSWER_TIMEOUT_MS = 10_000;
 const MAX_CONNECTIONS = 16;
@@ -57,18 +59,43 @@ function clearStale(path: string): void {
 export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSocket> {
   const { clock, store } = deps;
 
+  /**
+   * A replay in chunks of REPLAY_CHUNK letters, each its own store transaction with its audit rows,
+   * so `--all` of 30,000 letters never holds the writer (and ingest) for one long transaction; the
+   * dispatcher is woken after each chunk. The answer stays small: counts, and the first ids of each list.
+   */
+  async function replayInChunks(request: Extract<ParsedAdminRequest, { op: 'dlq.replay' }>): Promise<Extract<AdminResponse, { op: 'dlq.replay' }>> {
+    const answer = { ok: true as const, op: 'dlq.replay' as const, replayed: [] as string[], missing: [] as string[], replayedCount: 0, missingCount: 0 };
+    const take = (r: ReplayResult): void => {
+      answer.replayedCount += r.replayed.length;
+      answer.missingCount += r.missing.length;
+      answer.replayed.push(...r.replayed.slice(0, MAX_ANSWER_IDS - answer.replayed.length));
+      answer.missing.push(...r.missing.slice(0, MAX_ANSWER_IDS - answer.missing.length));
+      if (r.replayed.length > 0) deps.wake();
+    };
+    if (request.ids !== undefined) {
+      for (let i = 0; i < request.ids.length; i += REPLAY_CHUNK) {
+        take(await store.replayDeadLetters({ ids: request.ids.slice(i, i + REPLAY_CHUNK) }, ADMIN_ACTOR, clock.now()));
+      }
+      return answer;
+    }
+    const filter = { ...(request.source !== undefined ? { sourceId: request.source } : {}), ...(request.reason !== undefined ? { reason: request.reason } : {}) };
+    for (let afterSeq = 0; ;) {
+      const r = await store.replayDeadLetters({ ...filter, afterSeq, limit: REPLAY_CHUNK }, ADMIN_ACTOR, clock.now());
+      take(r);
+      if (r.lastSeq === undefined || r.replayed.length + r.missing.length < REPLAY_CHUNK) return answer;
+      afterSeq = r.lastSeq;
+    }
+  }
+
   async function execute(request: ParsedAdminRequest): Promise<AdminResponse> {
     switch (request.op) {
       case 'ping':
         return { ok: true, op: 'ping', pid: deps.pid };
       case 'dlq.replay': {
-        const selection = request.ids !== undefined
-          ? { ids: request.ids }
-          : { ...(request.source !== undefined ? { sourceId: request.source } : {}), ...(request.reason !== undefined ? { reason: request.reason } : {}) };
-        const result = await store.replayDeadLetters(selection, ADMIN_ACTOR, clock.now());
-        if (result.replayed.length > 0) deps.wake();
-        deps.report(`admin: replayed ${result.replayed.length} dead letter(s)${result.missing.length > 0 ? `, ${result.missing.length} not found` : ''}`);
-        return { ok: true, op: 'dlq.replay', ...result };
+        const answer = await replayInChunks(request);
+        deps.report(`admin: replayed ${answer.replayedCount} dead letter(s)${answer.missingCount > 0 ? `, ${answer.missingCount} not found` : ''}`);
+        return answer;
       }
       case 'backup': {
         const started = clock.monotonic();

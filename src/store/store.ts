@@ -167,6 +167,17 @@ export interface DeadLetterSelection {
   ids?: readonly string[];
   sourceId?: string;
   reason?: string;
+  /** Without ids: only letters after this seq (a previous chunk's `lastSeq`). */
+  afterSeq?: number;
+  /** Without ids: at most this many letters, the oldest first, so one call is one bounded transaction. */
+  limit?: number;
+}
+
+export interface ReplayResult {
+  replayed: string[];
+  missing: string[];
+  /** With `limit`: seq of the last letter looked at (the next chunk's `afterSeq`); absent when none was. */
+  lastSeq?: number;
 }
 
 export interface Store {
@@ -197,7 +208,7 @@ export interface Store {
   backlog(): Promise<BacklogCount[]>;
 
   /** Puts dead letters back in the queue (event accepted again, `replayedAt` set, audit row). */
-  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number): Promise<{ replayed: string[]; missing: string[] }>;
+  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number): Promise<ReplayResult>;
 
   /** Appends one audit row; appends are serialised so the chain never forks. */
   appendAudit(entry: NewAuditEntry, nowMs: number): Promise<AuditRow>;

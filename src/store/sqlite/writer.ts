@@ -11,7 +11,7 @@ import { canonicalJson, GENESIS_HASH, sha256Hex, storedRowText } from '../../aud
 import { isoTs } from '../../core/clock.js';
 import type {
   ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
-  RetentionPolicy,
+  ReplayResult, RetentionPolicy,
 } from '../store.js';
 import { EVENT_COLS, storableText, toEvent } from '../rows.js';
 
@@ -21,7 +21,7 @@ export interface Writer {
   renewLeases(claims: readonly ClaimRef[], leaseMs: number, nowMs: number): ClaimRef[];
   completeEvents(completions: readonly Completion[], nowMs: number): CompletionResult[];
   releaseClaims(ownerPrefix: string): number;
-  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number): { replayed: string[]; missing: string[] };
+  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number): ReplayResult;
   appendAudit(entry: NewAuditEntry, nowMs: number): AuditRow;
   advanceExportCursor(exporterId: string, seq: number, nowMs: number): void;
   prune(policy: RetentionPolicy): { events: number; deadLetters: number; fingerprints: number };
@@ -64,9 +64,11 @@ export function createWriter(db: Database.Database): Writer {
       'SELECT id, event_id, agent_id, source_id, reason FROM dead_letters WHERE id = ?'),
     // Named parameters: better-sqlite3 binds `?1`-style numbered ones by name, so positional
     // arguments would be refused ("Too many parameter values").
-    deadLettersToReplay: db.prepare<[{ source: string | null; reason: string | null }], { id: string; event_id: string; agent_id: string; source_id: string; reason: string }>(
-      `SELECT id, event_id, agent_id, source_id, reason FROM dead_letters
-       WHERE replayed_ms IS NULL AND (@source IS NULL OR source_id = @source) AND (@reason IS NULL OR reason = @reason) ORDER BY seq`),
+    deadLettersToReplay: db.prepare<[{ source: string | null; reason: string | null; after: number; limit: number }],
+      { seq: number; id: string; event_id: string; agent_id: string; source_id: string; reason: string }>(
+      `SELECT seq, id, event_id, agent_id, source_id, reason FROM dead_letters
+       WHERE replayed_ms IS NULL AND seq > @after AND (@source IS NULL OR source_id = @source) AND (@reason IS NULL OR reason = @reason)
+       ORDER BY seq LIMIT @limit`),
     requeue: db.prepare<[string]>(
       `UPDATE events SET status = 'accepted', owner = NULL, lease_until_ms = NULL WHERE id = ? AND status = 'dead-lettered'`),
     markReplayed: db.prepare<[number, string]>('UPDATE dead_letters SET replayed_ms = ? WHERE id = ?'),
@@ -188,9 +190,11 @@ export function createWriter(db: Database.Database): Writer {
     },
 
     replayDeadLetters(selection, actor, nowMs) {
-      const letters = selection.ids !== undefined
-        ? selection.ids.map((id) => st.deadLetterById.get(id) ?? id)
-        : st.deadLettersToReplay.all({ source: selection.sourceId ?? null, reason: selection.reason ?? null });
+      const chunk = selection.ids === undefined
+        ? st.deadLettersToReplay.all({ source: selection.sourceId ?? null, reason: selection.reason ?? null, after: selection.afterSeq ?? 0,
+          limit: selection.limit ?? -1 })
+        : null;
+      const letters = chunk ?? (selection.ids ?? []).map((id) => st.deadLetterById.get(id) ?? id);
       const replayed: string[] = [];
       const missing: string[] = [];
       for (const letter of letters) {
@@ -207,7 +211,8 @@ export function createWriter(db: Database.Database): Writer {
           data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason } }, nowMs);
         replayed.push(letter.id);
       }
-      return { replayed, missing };
+      const last = chunk?.[chunk.length - 1];
+      return { replayed, missing, ...(selection.limit !== undefined && last !== undefined ? { lastSeq: last.seq } : {}) };
     },
 
     appendAudit,
