@@ -2,7 +2,7 @@
  * `svc dlq replay --all` of 30,000 dead letters while alerts flow: the replay goes in chunks of 500
  * letters, each its own transaction, so ingest is never held behind one long one. A daemon (its own
  * process) with 30,000 dead letters written into its store before it starts; wrk (its own process)
- * posts signed alerts for 8 s without a replay, then 8 s with `svc dlq replay --all` (the built CLI,
+ * posts signed alerts for 25 s without a replay, then 25 s with `svc dlq replay --all` (the built CLI,
  * its own process) started 1 s in. Ingest p99 and max with the replay against without, same run.
  * SVC_BENCH_ROOT=<checkout> runs the same against another build (the "before" figure).
  *
@@ -22,8 +22,8 @@ try {
   const { body, headers } = signedAlert(d.dir, d.secret);
   await fillDeadLetters(join(d.home, 'svc.db'), LETTERS, body);
   await d.start();
-  const quiet = await runWrk({ url: d.ingestUrl, method: 'POST', body, headers, seconds: 8, connections: 4 });
-  const busy = runWrk({ url: d.ingestUrl, method: 'POST', body, headers, seconds: 8, connections: 4 });
+  const quiet = await runWrk({ url: d.ingestUrl, method: 'POST', body, headers, seconds: 25, connections: 4 });
+  const busy = runWrk({ url: d.ingestUrl, method: 'POST', body, headers, seconds: 25, connections: 4 });
   await new Promise((r) => setTimeout(r, 1000));
   const started = performance.now();
   const replay = await promisify(execFile)(process.execPath, [SVC, 'dlq', 'replay', '--all', '--json'], { env: d.env, maxBuffer: 64 * 1024 * 1024 })
