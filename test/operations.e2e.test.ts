@@ -146,7 +146,7 @@ describe('operating the daemon (contract §13)', () => {
       assert.match(missing.stderr, /not found \(or already replayed\): no-such-dead-letter/);
       const replay = await svc(['dlq', 'replay', deadLetterId, '--json']);
       assert.equal(replay.code, 0, replay.stderr);
-      assert.deepEqual(JSON.parse(replay.stdout), { replayed: [deadLetterId], missing: [] });
+      assert.deepEqual(JSON.parse(replay.stdout), { replayed: [deadLetterId], missing: [], replayedCount: 1, missingCount: 0 });
       const delivered = await waitFor('the replayed message', () => receiver.received.find((r) => r.body.eventId === eventId));
       assert.match(String(delivered.body.text), /^\[P1\] FIRING: HighErrorRate/);
       const dlq = await svc(['dlq', '--json']);
@@ -172,10 +172,10 @@ describe('operating the daemon (contract §13)', () => {
     const receiver = await startReceiver(hookPort);
     try {
       const other = await svc(['dlq', 'replay', '--all', '--source', 'alertmanager', '--reason', 'no-such-reason', '--json']);
-      assert.deepEqual(JSON.parse(other.stdout), { replayed: [], missing: [] }, other.stderr);
+      assert.deepEqual(JSON.parse(other.stdout), { replayed: [], missing: [], replayedCount: 0, missingCount: 0 }, other.stderr);
       const replay = await svc(['dlq', 'replay', '--all', '--source', 'alertmanager', '--reason', letter.reason, '--json']);
       assert.equal(replay.code, 0, replay.stderr);
-      assert.deepEqual(JSON.parse(replay.stdout), { replayed: [letter.id], missing: [] });
+      assert.deepEqual(JSON.parse(replay.stdout), { replayed: [letter.id], missing: [], replayedCount: 1, missingCount: 0 });
       await waitFor('the replayed message', () => receiver.received.find((r) => r.body.eventId === eventId));
     } finally {
       await receiver.close();

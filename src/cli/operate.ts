@@ -24,6 +24,16 @@ function unwrap<T extends AdminResponse>(response: AdminResponse): Extract<T, { 
   return response as Extract<T, { ok: true }>;
 }
 
+/** Ids a line names before it says how many more there are. */
+const IDS_PER_LINE = 20;
+
+/** `: a, b, c` — at most IDS_PER_LINE of `ids`, then ` and N more` for the rest of `count`. */
+function idList(ids: readonly string[], count: number): string {
+  if (count === 0) return '';
+  const shown = ids.slice(0, IDS_PER_LINE);
+  return `: ${shown.join(', ')}${count > shown.length ? ` and ${count - shown.length} more` : ''}`;
+}
+
 export interface ReplayOptions {
   all?: boolean;
   source?: string;
@@ -43,14 +53,15 @@ export async function dlqReplayCommand(ids: string[], opts: ReplayOptions, ctx: 
     : { op: 'dlq.replay', all: true, ...(opts.source !== undefined ? { source: opts.source } : {}), ...(opts.reason !== undefined ? { reason: opts.reason } : {}) };
   const response = await adminRequest(paths.adminSocket, request, { clock: ctx.clock, timeoutMs: REPLAY_TIMEOUT_MS });
   if (response === null) throw new RuntimeError('ENOTRUNNING', 'svc dlq replay: svc is not running; replay goes through the running daemon (svc up)');
-  const { replayed, missing } = unwrap<Extract<AdminResponse, { op: 'dlq.replay' }>>(response);
+  const { replayed, missing, replayedCount, missingCount } = unwrap<Extract<AdminResponse, { op: 'dlq.replay' }>>(response);
   if (opts.json) {
-    ctx.stdout(`${JSON.stringify({ replayed, missing })}\n`);
+    // The lists hold the first ids (at most 1,000 each); the counts are of all of them.
+    ctx.stdout(`${JSON.stringify({ replayed, missing, replayedCount, missingCount })}\n`);
   } else {
-    ctx.stdout(`svc dlq replay: replayed ${replayed.length} dead letter(s)${replayed.length > 0 ? `: ${replayed.join(', ')}` : ''}\n`);
-    if (missing.length > 0) ctx.stderr(`svc dlq replay: not found (or already replayed): ${missing.join(', ')}\n`);
+    ctx.stdout(`svc dlq replay: replayed ${replayedCount} dead letter(s)${idList(replayed, replayedCount)}\n`);
+    if (missingCount > 0) ctx.stderr(`svc dlq replay: not found (or already replayed): ${idList(missing, missingCount).slice(2)}\n`);
   }
-  return missing.length > 0 ? 1 : 0;
+  return missingCount > 0 ? 1 : 0;
 }
 
 export async function backupCommand(file: string, opts: { force?: boolean; json?: boolean }, ctx: CliContext): Promise<number> {

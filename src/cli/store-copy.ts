@@ -4,7 +4,7 @@
  * chain is verified before and after (store/copy-store.ts). Refused while the daemon of this home runs
  * on the file: a copy of a store that is still being written would miss what comes after it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { homePaths, svcHome } from '../config/paths.js';
 import type { StoreSettings } from '../config/store.js';
@@ -20,6 +20,14 @@ import { runningPid } from './daemon-files.js';
 const IDEMPOTENCY_WINDOW_MS = 15 * 60 * 1000;
 const NO_RETENTION = { eventsMs: null, deadLettersMs: null };
 
+const sameRealPath = (a: string, b: string): boolean => {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return a === b;
+  }
+};
+
 export async function storeCopyCommand(opts: { to: string; from?: string }, ctx: CliContext): Promise<number> {
   const home = svcHome(ctx.env);
   const paths = homePaths(home);
@@ -30,7 +38,8 @@ export async function storeCopyCommand(opts: { to: string; from?: string }, ctx:
   }
   if (!existsSync(from)) throw new RuntimeError('ESTORE_COPY', `svc store copy: no store at ${from}`);
   const pid = runningPid(paths.pidFile);
-  if (pid !== null && from === paths.db) {
+  // By real path: a symbolic link to the store, or a path through a linked directory, is the store.
+  if (pid !== null && sameRealPath(from, paths.db)) {
     throw new RuntimeError('ESTORE_COPY', `svc store copy: svc is running on ${from} (pid ${pid}); stop it with \`svc down\` first`);
   }
 

@@ -12,6 +12,11 @@ import { oncallRequestSchemas } from './admin-oncall-protocol.js';
 export const MAX_REQUEST_BYTES = 64 * 1024;
 /** Most dead-letter ids one replay names. */
 export const MAX_REPLAY_IDS = 1000;
+/**
+ * Most ids of each list a replay answer carries: as many as a request may name, so a replay by ids
+ * always hears about every one; `--all` of more letters answers with its counts and the first ids.
+ */
+export const MAX_ANSWER_IDS = MAX_REPLAY_IDS;
 
 const id = z.string().regex(ID_PATTERN);
 /** An actor as the audit chain names it (`user:alice@example.com`): visible ASCII, bounded. */
@@ -46,7 +51,8 @@ export type ParsedAdminRequest = z.output<typeof adminRequestSchema>;
 
 export type AdminResponse =
   | { ok: true; op: 'ping'; pid: number }
-  | { ok: true; op: 'dlq.replay'; replayed: string[]; missing: string[] }
+  /** `replayed`/`missing`: the first MAX_ANSWER_IDS ids of each; the counts are of all of them. */
+  | { ok: true; op: 'dlq.replay'; replayed: string[]; missing: string[]; replayedCount: number; missingCount: number }
   | { ok: true; op: 'backup'; path: string; bytes: number }
   | OncallAdminResponse
   | { ok: false; error: string };

@@ -9,7 +9,7 @@ import { systemClock } from '../core/clock.js';
 import type { Store } from '../store/store.js';
 import { MAX_REQUEST_BYTES } from './admin-protocol.js';
 import { startAdminSocket } from './admin-socket.js';
-import { within } from '../../test/support/wait.js';
+import { waitFor, within } from '../../test/support/wait.js';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-admin-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -45,9 +45,10 @@ describe('admin socket', async () => {
   });
 
   it('replays by ids or --all with filters, and wakes the dispatcher', async () => {
-    assert.deepEqual(await exchange(path, '{"op":"dlq.replay","ids":["dl-1"]}\n'), { ok: true, op: 'dlq.replay', replayed: ['dl-1'], missing: [] });
+    assert.deepEqual(await exchange(path, '{"op":"dlq.replay","ids":["dl-1"]}\n'),
+      { ok: true, op: 'dlq.replay', replayed: ['dl-1'], missing: [], replayedCount: 1, missingCount: 0 });
     await exchange(path, '{"op":"dlq.replay","all":true,"source":"alertmanager","reason":"delivery-failed"}\n');
-    assert.deepEqual(replays, [{ ids: ['dl-1'] }, { sourceId: 'alertmanager', reason: 'delivery-failed' }]);
+    assert.deepEqual(replays, [{ ids: ['dl-1'] }, { sourceId: 'alertmanager', reason: 'delivery-failed', afterSeq: 0, limit: 500 }]);
     assert.equal(wakes, 2);
     assert.deepEqual(actors.slice(0, 2), [['admin-socket', undefined], ['admin-socket', undefined]]);
   });
@@ -105,5 +106,52 @@ describe('admin socket close', () => {
     socket.on('error', () => undefined);
     await within(admin.close(), 'close() with a silent client connected');
     await within(clientClosed, 'the silent client cut off');
+  });
+});
+
+describe('admin socket close with an unread answer', () => {
+  it('does not wait for a client that asked for a large answer and never reads it', async () => {
+    const path = join(root, 'unread.sock');
+    let asked = false;
+    // 400 KB of answer (1,000 ids of 200 characters in each list, the most it carries): more than
+    // the kernel buffers of a Unix socket hold.
+    const ids = Array.from({ length: 1000 }, (_, i) => `dl-${String(i).padStart(197, '0')}`);
+    const store = { replayDeadLetters: () => { asked = true; return Promise.resolve({ replayed: ids, missing: ids }); } } as unknown as Store;
+    const admin = await startAdminSocket({ path, store, storePath: null, clock: systemClock, pid: 7, wake: () => undefined, report: () => undefined });
+    const socket = createConnection({ path });
+    socket.pause(); // never reads
+    socket.on('error', () => undefined);
+    const clientClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.write('{"op":"dlq.replay","ids":["x"]}\n');
+    await waitFor('the request handled', () => asked);
+    await new Promise((r) => setImmediate(r)); // the answer is being written
+    await within(admin.close(), 'close() with a client that does not read its answer');
+    socket.resume(); // reading now, it finds its connection ended by the daemon
+    await within(clientClosed, 'the client cut off');
+  });
+});
+
+describe('admin socket replay --all', () => {
+  it('goes in chunks of 500 letters, each its own store call, and answers counts with at most 1,000 ids of each list', async () => {
+    const path = join(root, 'chunks.sock');
+    const calls: Array<{ afterSeq?: number; limit?: number }> = [];
+    let wakes = 0;
+    // 2,400 letters: seqs 1..2400, every tenth one missing (its event was replayed already).
+    const store = { replayDeadLetters: (s: { afterSeq: number; limit: number }) => {
+      calls.push(s);
+      const seqs = Array.from({ length: Math.max(0, Math.min(s.limit, 2400 - s.afterSeq)) }, (_, i) => s.afterSeq + 1 + i);
+      const last = seqs[seqs.length - 1];
+      return Promise.resolve({ replayed: seqs.filter((n) => n % 10 !== 0).map((n) => `dl-${n}`), missing: seqs.filter((n) => n % 10 === 0).map((n) => `dl-${n}`),
+        ...(last === undefined ? {} : { lastSeq: last }) });
+    } } as unknown as Store;
+    const admin = await startAdminSocket({ path, store, storePath: null, clock: systemClock, pid: 7, wake: () => { wakes += 1; }, report: () => undefined });
+    after(() => admin.close());
+    const answer = await exchange(path, '{"op":"dlq.replay","all":true}\n');
+    assert.deepEqual(calls.map((c) => [c.afterSeq, c.limit]), [[0, 500], [500, 500], [1000, 500], [1500, 500], [2000, 500]]);
+    assert.equal(wakes, 5);
+    assert.deepEqual([answer.replayedCount, answer.missingCount], [2160, 240]);
+    assert.equal((answer.replayed as string[]).length, 1000);
+    assert.deepEqual((answer.replayed as string[]).slice(0, 2), ['dl-1', 'dl-2']);
+    assert.equal((answer.missing as string[]).length, 240);
   });
 });

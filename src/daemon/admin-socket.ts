@@ -4,22 +4,27 @@
  * stays read-only. The file mode is the access check: only the daemon's user (and root) can connect.
  *
  * Protocol (admin-protocol.ts): one line of JSON in, one line of JSON out, then the connection closes.
- * Reads are bounded (64 KiB per request, 10 s to send it, 16 connections at once); a malformed or
- * oversized request gets `{"ok":false,"error":…}` and nothing changes.
+ * Reads are bounded (64 KiB per request, 10 s to send it, 16 connections at once), and so are writes
+ * (10 s for the answer to be read; close() destroys every connection): a malformed or oversized
+ * request gets `{"ok":false,"error":…}` and nothing changes, and no client holds up shutdown.
  */
 import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import type { Clock } from '../core/clock.js';
 import { errorText, RuntimeError } from '../core/errors.js';
-import type { Store } from '../store/store.js';
+import type { ReplayResult, Store } from '../store/store.js';
 import type { AdminResponse, ParsedAdminRequest } from './admin-protocol.js';
-import { MAX_REQUEST_BYTES, adminRequestSchema } from './admin-protocol.js';
+import { MAX_ANSWER_IDS, MAX_REQUEST_BYTES, adminRequestSchema } from './admin-protocol.js';
 import { backupStore } from './backup.js';
 import type { AdminOncallDeps } from './admin-oncall.js';
 import { executeOncall } from './admin-oncall.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
+/** Dead letters per replay transaction: a few milliseconds of the writer each. */
+const REPLAY_CHUNK = 500;
+/** How long an answer may take to be read before its connection is dropped. */
+const ANSWER_TIMEOUT_MS = 10_000;
 const MAX_CONNECTIONS = 16;
 /** Who the audit rows of socket requests name (the socket's mode means: the daemon's own user). */
 export const ADMIN_ACTOR = 'admin-socket';
@@ -58,18 +63,43 @@ function clearStale(path: string): void {
 export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSocket> {
   const { clock, store } = deps;
 
+  /**
+   * A replay in chunks of REPLAY_CHUNK letters, each its own store transaction with its audit rows,
+   * so `--all` of 30,000 letters never holds the writer (and ingest) for one long transaction; the
+   * dispatcher is woken after each chunk. The answer stays small: counts, and the first ids of each list.
+   */
+  async function replayInChunks(request: Extract<ParsedAdminRequest, { op: 'dlq.replay' }>): Promise<Extract<AdminResponse, { op: 'dlq.replay' }>> {
+    const answer = { ok: true as const, op: 'dlq.replay' as const, replayed: [] as string[], missing: [] as string[], replayedCount: 0, missingCount: 0 };
+    const take = (r: ReplayResult): void => {
+      answer.replayedCount += r.replayed.length;
+      answer.missingCount += r.missing.length;
+      answer.replayed.push(...r.replayed.slice(0, MAX_ANSWER_IDS - answer.replayed.length));
+      answer.missing.push(...r.missing.slice(0, MAX_ANSWER_IDS - answer.missing.length));
+      if (r.replayed.length > 0) deps.wake();
+    };
+    if (request.ids !== undefined) {
+      for (let i = 0; i < request.ids.length; i += REPLAY_CHUNK) {
+        take(await store.replayDeadLetters({ ids: request.ids.slice(i, i + REPLAY_CHUNK) }, request.actor ?? ADMIN_ACTOR, clock.now(), request.via));
+      }
+      return answer;
+    }
+    const filter = { ...(request.source !== undefined ? { sourceId: request.source } : {}), ...(request.reason !== undefined ? { reason: request.reason } : {}) };
+    for (let afterSeq = 0; ;) {
+      const r = await store.replayDeadLetters({ ...filter, afterSeq, limit: REPLAY_CHUNK }, request.actor ?? ADMIN_ACTOR, clock.now(), request.via);
+      take(r);
+      if (r.lastSeq === undefined || r.replayed.length + r.missing.length < REPLAY_CHUNK) return answer;
+      afterSeq = r.lastSeq;
+    }
+  }
+
   async function execute(request: ParsedAdminRequest): Promise<AdminResponse> {
     switch (request.op) {
       case 'ping':
         return { ok: true, op: 'ping', pid: deps.pid };
       case 'dlq.replay': {
-        const selection = request.ids !== undefined
-          ? { ids: request.ids }
-          : { ...(request.source !== undefined ? { sourceId: request.source } : {}), ...(request.reason !== undefined ? { reason: request.reason } : {}) };
-        const result = await store.replayDeadLetters(selection, request.actor ?? ADMIN_ACTOR, clock.now(), request.via);
-        if (result.replayed.length > 0) deps.wake();
-        deps.report(`admin: replayed ${result.replayed.length} dead letter(s)${result.missing.length > 0 ? `, ${result.missing.length} not found` : ''}`);
-        return { ok: true, op: 'dlq.replay', ...result };
+        const answer = await replayInChunks(request);
+        deps.report(`admin: replayed ${answer.replayedCount} dead letter(s)${answer.missingCount > 0 ? `, ${answer.missingCount} not found` : ''}`);
+        return answer;
       }
       case 'backup': {
         const started = clock.monotonic();
@@ -86,20 +116,25 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
     }
   }
 
-  // Connections still reading their request: let go at once on close (a silent or stopped client
-  // must not hold the daemon's drain). One being answered is destroyed once its answer is written.
-  const reading = new Set<Socket>();
+  // Every open connection: close() destroys them all, so no client holds the daemon's shutdown —
+  // not a silent one still sending its request, nor one that stopped reading its answer.
+  const connections = new Set<Socket>();
 
+  /**
+   * Writes the answer and lets go: destroyed once it is written, or after ANSWER_TIMEOUT_MS when the
+   * client does not read it (an unread answer must not keep a connection, or the daemon, forever).
+   */
   function answer(socket: Socket, response: AdminResponse): void {
-    reading.delete(socket);
     if (socket.destroyed) return;
+    const timer = clock.setTimer(() => socket.destroy(), ANSWER_TIMEOUT_MS);
+    socket.once('close', () => clock.clearTimer(timer));
     socket.end(`${JSON.stringify(response)}\n`, () => socket.destroy());
   }
 
   function serve(socket: Socket): void {
     let buffered = Buffer.alloc(0);
     let done = false;
-    reading.add(socket);
+    connections.add(socket);
     const timer = clock.setTimer(() => {
       if (done) return;
       done = true;
@@ -107,12 +142,11 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
     }, REQUEST_TIMEOUT_MS);
     const finish = (): void => {
       done = true;
-      reading.delete(socket);
       clock.clearTimer(timer);
       socket.pause();
     };
     socket.on('error', () => { finish(); });
-    socket.on('close', () => { clock.clearTimer(timer); reading.delete(socket); });
+    socket.on('close', () => { clock.clearTimer(timer); connections.delete(socket); });
     socket.on('data', (chunk: Buffer) => {
       if (done) return;
       const newline = chunk.indexOf(0x0a);
@@ -168,8 +202,8 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
-        for (const socket of reading) socket.destroy();
-        reading.clear();
+        for (const socket of connections) socket.destroy();
+        connections.clear();
         rmSync(deps.path, { force: true });
       });
       return closing;

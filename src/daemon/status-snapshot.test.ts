@@ -73,7 +73,7 @@ describe('status document', () => {
     stopping = true;
     leader = true;
     mcp = [{ id: 'runbooks', state: 'running', circuit: 'closed', restarts: 1, pid: 99, tools: ['lookup'] }];
-    exportState = { exporters: [{ id: 'siem', type: 'http', lastSeq: 10, failures: 0, lastError: null }], backpressure: { active: false, backlogRows: 0 } };
+    exportState = { exporters: [{ id: 'siem', type: 'http', lastSeq: 10, failures: 0, lastError: null, alarm: null }], backpressure: { active: false, backlogRows: 0 } };
 
     const second = JSON.parse(text()) as StatusSnapshot;
     assert.equal(second.uptimeSeconds, 61);

@@ -8,6 +8,15 @@
  * after `minIntervalMs`, an empty read doubles the wait up to `maxIntervalMs`. notify() cuts an idle
  * wait short, but never below `minIntervalMs` since the wait began, so rows appended one by one under
  * load still travel in batches.
+ *
+ * A chain that no longer holds what was sent is an alarm, never silence. When the chain's head is
+ * behind the cursor (its newest rows were deleted: new rows then reuse their seqs), or the row after
+ * the cursor does not link to the last row sent, the loop logs `audit.export.chain-behind` at error
+ * level, counts it (`svc_audit_export_chain_behind_total`), latches `alarm` in /status, and goes back
+ * to the newest row it can vouch for: the highest seq whose stored hash is the one it sent, among the
+ * last RECENT_ROWS rows it sent (else the head). Rows from there on are sent again, so the SIEM
+ * receives the rows that reuse a seq beside the ones it had: the evidence, not a gap. (The persisted
+ * cursor only moves forward; after a restart the same check finds the head behind it again.)
  */
 import type { AuditConfig, AuditExporterConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -29,7 +38,12 @@ export interface ExporterStatus {
   failures: number;
   /** Why the last attempt failed, while `failures` > 0; null otherwise. */
   lastError: string | null;
+  /** The last time the chain was found behind what this exporter had sent (see the header); null if never. */
+  alarm: string | null;
 }
+
+/** How many of the rows last sent the loop remembers (seq and hash) to find where a changed chain still agrees. */
+const RECENT_ROWS = 1000;
 
 export interface LoopDeps {
   store: Store;
@@ -64,6 +78,9 @@ export function createExporterLoop(config: AuditExporterConfig, transport: Audit
   let interval = minIntervalMs;
   let failures = 0;
   let lastError: string | null = null;
+  let alarm: string | null = null;
+  /** Seq and hash of the last rows acknowledged, oldest first, at most RECENT_ROWS. */
+  let recent: Array<{ seq: number; hash: string }> = [];
   /** Set by notify(), cleared just before a read: a read after it sees every row appended before it. */
   let notified = false;
   let wake: AbortController | null = null;
@@ -111,6 +128,8 @@ export function createExporterLoop(config: AuditExporterConfig, transport: Audit
       if (result.ok) {
         await store.advanceExportCursor(exporter, last, clock.now());
         cursor = last;
+        recent.push(...rows.slice(-RECENT_ROWS).map((r) => ({ seq: r.seq, hash: r.hash })));
+        if (recent.length > RECENT_ROWS) recent = recent.slice(-RECENT_ROWS);
         metrics.exportAcked.inc({ exporter }, rows.length);
         metrics.exportLastSeq.set({ exporter }, last);
         metrics.batchRows.observe(rows.length);
@@ -131,6 +150,29 @@ export function createExporterLoop(config: AuditExporterConfig, transport: Audit
     return false;
   };
 
+  /**
+   * The chain no longer holds what was sent up to `at`: alarm, and go back to the newest row sent
+   * whose stored hash still matches (at most `headSeq`), else to `headSeq`. Returns the new cursor.
+   */
+  const chainBehind = async (at: number, headSeq: number, problem: string): Promise<number> => {
+    const sent = recent.filter((r) => r.seq <= headSeq);
+    let resumeAfter = headSeq;
+    if (sent.length > 0) {
+      const first = (sent[0] as { seq: number }).seq;
+      const stored = new Map((await store.readAudit(first - 1, headSeq - first + 1)).map((r) => [r.seq, r.hash]));
+      const agree = [...sent].reverse().find((r) => stored.get(r.seq) === r.hash);
+      resumeAfter = agree?.seq ?? first - 1;
+    }
+    recent = recent.filter((r) => r.seq <= resumeAfter);
+    const text = `${problem} (cursor ${at}, head ${headSeq}); sending again from seq ${resumeAfter + 1}`;
+    alarm = `${new Date(clock.now()).toISOString()}: ${text}`;
+    metrics.exportChainBehind.inc({ exporter });
+    metrics.exportLastSeq.set({ exporter }, resumeAfter);
+    log('error', 'audit.export.chain-behind', { exporter, problem, cursor: at, headSeq, resendFromSeq: resumeAfter + 1 });
+    cursor = resumeAfter;
+    return resumeAfter;
+  };
+
   /** One read and what follows it; returns how long to wait before the next read. */
   const step = async (): Promise<number> => {
     if (cursor === null) {
@@ -140,9 +182,21 @@ export function createExporterLoop(config: AuditExporterConfig, transport: Audit
     notified = false;
     const rows = (await store.readAudit(cursor, config.batchMaxRows)).map(parseStoredAuditRow);
     if (rows.length === 0) {
+      const headSeq = (await store.auditHead())?.seq ?? 0;
+      if (headSeq < cursor) {
+        await chainBehind(cursor, headSeq, 'the audit chain\'s head is behind the rows this exporter sent');
+        return 0;
+      }
       interval = Math.min(maxIntervalMs, interval * 2);
       deps.onTick();
       return interval;
+    }
+    const lastSent = recent[recent.length - 1];
+    const next = rows[0] as AuditRow;
+    if (lastSent !== undefined && lastSent.seq === cursor && next.seq === cursor + 1 && next.prevHash !== lastSent.hash) {
+      // Rows sent were changed: send again from where they agree. (If none was, the link after the
+      // cursor is broken in the store itself, verify's finding: the rows are sent as they are.)
+      if (await chainBehind(cursor, cursor, 'the row after this exporter\'s cursor does not link to the last row it sent') < next.seq - 1) return 0;
     }
     interval = minIntervalMs;
     deps.onTick();
@@ -175,7 +229,7 @@ export function createExporterLoop(config: AuditExporterConfig, transport: Audit
     id: exporter,
     lastSeq: () => cursor,
     intervalMs: () => interval,
-    status: () => ({ id: exporter, type: config.type, lastSeq: cursor ?? 0, failures, lastError }),
+    status: () => ({ id: exporter, type: config.type, lastSeq: cursor ?? 0, failures, lastError, alarm }),
     notify: () => {
       notified = true;
       wake?.abort();

@@ -87,7 +87,7 @@ describe('audit export over http (json)', () => {
     assert.equal(await registryValue(metrics, 'svc_audit_batch_rows', {}, 'svc_audit_batch_rows_count'),
       receiver.exchanges.filter((e) => e.status === 200).length);
     assert.equal(await store.exportCursor('siem'), 100);
-    assert.deepEqual(pump.status(), [{ id: 'siem', type: 'http', lastSeq: 100, failures: 0, lastError: null }]);
+    assert.deepEqual(pump.status(), [{ id: 'siem', type: 'http', lastSeq: 100, failures: 0, lastError: null, alarm: null }]);
 
     const failed = logs.filter((r) => r.event === 'audit.export.failed').map((r) => r.fields.error);
     assert.deepEqual(failed, ['HTTP 503 Service Unavailable', 'HTTP 400 Bad Request', 'HTTP 429 Too Many Requests']);

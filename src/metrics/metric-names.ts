@@ -87,6 +87,8 @@ export const METRIC_FAMILIES = [
     help: 'Failed delivery attempts of the SIEM exporter (count).' },
   { name: 'svc_audit_export_last_seq', type: 'gauge', labels: ['exporter'], unit: 'sequence number',
     help: 'Audit seq of the last row the SIEM exporter had acknowledged (0 before the first).' },
+  { name: 'svc_audit_export_chain_behind_total', type: 'counter', labels: ['exporter'], unit: 'alarms',
+    help: 'Times the SIEM exporter found the audit chain no longer holding rows it had sent (head behind its cursor, or sent rows changed) and sent again from where they agree (count).' },
   // Rate limits
   { name: 'svc_provider_rate_limit_waits', type: 'counter', labels: ['agent'], unit: 'waits',
     help: 'Provider calls of the agent that waited for the provider rate limit (count).' },

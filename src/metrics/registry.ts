@@ -52,6 +52,7 @@ export interface AuditMetrics {
   exportAcked: Counter<'exporter'>;
   exportFailures: Counter<'exporter'>;
   exportLastSeq: Gauge<'exporter'>;
+  exportChainBehind: Counter<'exporter'>;
 }
 
 export interface RateLimitMetrics {
@@ -230,6 +231,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     exportAcked: counter('svc_audit_export_acked_total'),
     exportFailures: counter('svc_audit_export_failures_total'),
     exportLastSeq: gauge('svc_audit_export_last_seq'),
+    exportChainBehind: counter('svc_audit_export_chain_behind_total'),
   };
   const rateLimit: RateLimitMetrics = {
     providerWaits: counter('svc_provider_rate_limit_waits'),
@@ -290,6 +292,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     audit.exportAcked.inc({ exporter }, 0);
     audit.exportFailures.inc({ exporter }, 0);
     audit.exportLastSeq.set({ exporter }, 0);
+    audit.exportChainBehind.inc({ exporter }, 0);
   }
   for (const agent of agents) {
     rateLimit.providerWaits.inc({ agent }, 0);

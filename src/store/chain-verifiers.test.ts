@@ -15,7 +15,7 @@ import {
   sha256Hex, storedRowHashMatches, storedRowText,
 } from '../audit/chain.js';
 import type { AuditChainVerifier } from './read-chain-verifier.js';
-import { createReadChainVerifier, singleFlight } from './read-chain-verifier.js';
+import { createReadChainVerifier, sharedRuns } from './read-chain-verifier.js';
 import { createSqliteChainVerifier } from './sqlite/chain-verifier.js';
 
 /** The generic verifier over a store's streaming reads. */
@@ -279,29 +279,68 @@ describe('audit chain verifiers on a SQLite file', () => {
 });
 
 describe('audit chain verifiers: single flight and lifecycle', () => {
-  it('singleFlight shares the run under way and starts a new one after it settles', async () => {
+  it('sharedRuns: calls during a run share the next one, started when it settles; never a run older than the call', async () => {
     let runs = 0;
-    const f = singleFlight(async () => { runs += 1; await new Promise((r) => setTimeout(r, 20)); return runs; });
-    const [a, b, c] = await Promise.all([f(), f(), f()]);
-    assert.deepEqual([a, b, c, runs], [1, 1, 1, 1]);
-    assert.equal(await f(), 2);
-    const failing = singleFlight(() => Promise.reject(new Error('boom')));
-    await assert.rejects(failing(), /boom/);
-    await assert.rejects(failing(), /boom/);
+    const f = sharedRuns(async () => { runs += 1; await new Promise((r) => setTimeout(r, 20)); return runs; });
+    const first = f();
+    const [a, b, c] = await Promise.all([first, f(), f()]);
+    assert.deepEqual([a, b, c, runs], [1, 2, 2, 2]);
+    assert.equal(await f(), 3);
+    const failing = sharedRuns(() => Promise.reject(new Error('boom')));
+    const failed = failing();
+    const after = failing();
+    await assert.rejects(failed, /boom/);
+    await assert.rejects(after, /boom/);
   });
 
-  it('concurrent verify() calls of the SQLite verifier are one run', async () => {
+  it('concurrent verify() calls of the SQLite verifier are at most two runs', async () => {
     const { store, path } = await seedStore(15);
     const v = createSqliteChainVerifier({ path, segmentRows: 4 });
     const p1 = v.verify();
     const p2 = v.verify();
-    assert.equal(p1, p2);
-    assert.equal((await p1).ok, true);
     const p3 = v.verify();
-    assert.notEqual(p3, p1);
-    await p3;
+    assert.notEqual(p1, p2);
+    assert.equal(p2, p3);
+    assert.equal((await p1).ok, true);
+    assert.equal((await p2).ok, true);
+    const p4 = v.verify();
+    assert.notEqual(p4, p2);
+    await p4;
     await v.close();
     await store.close();
+  });
+
+  it('a call made while a run is under way sees a row the run had read already, as changed since (contract §20.1)', async () => {
+    const { store, path } = await seedStore(40);
+    let reads = 0;
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => { open = resolve; });
+    let firstChunkRead: () => void = () => undefined;
+    const firstChunk = new Promise<void>((resolve) => { firstChunkRead = resolve; });
+    // The first run reads rows 1-4, then waits until the test lets it go on.
+    const v = createReadChainVerifier({ head: () => store.auditHead(), clock: systemClock, chunkRows: 4, read: async (afterSeq, limit) => {
+      const rows = await store.readAudit(afterSeq, limit);
+      if (++reads === 1) {
+        firstChunkRead();
+        await gate;
+      }
+      return rows;
+    } });
+    const outside = new Database(path);
+    try {
+      const running = v.verify();
+      await firstChunk;
+      outside.prepare('UPDATE audit SET data = ? WHERE seq = 2').run('{"tampered":true}');
+      const later = v.verify();
+      open();
+      assert.equal((await running).ok, true, 'the run under way read row 2 before the change');
+      const result = await later;
+      assert.deepEqual([result.ok, result.firstBadSeq, result.problem], [false, 2, 'hash-mismatch']);
+    } finally {
+      outside.close();
+      await v.close();
+      await store.close();
+    }
   });
 
   it('close() rejects a run under way and every later one', async () => {

@@ -12,22 +12,39 @@ import { createSegmentVerifier, mergeSegments, storedRowHashMatches, storedRowTe
 
 export interface AuditChainVerifier {
   /**
-   * Verifies the chain up to its head at the time the run starts. Calls made while a run is under
-   * way share that run (single-flight): N concurrent `verify=1` requests read the chain once.
+   * Verifies the chain as committed when the call is made (contract §20.1), up to its head when the
+   * run starts. Concurrent calls share runs (sharedRuns): N concurrent `verify=1` requests cost at
+   * most two reads of the chain.
    */
   verify(): Promise<VerifyResult>;
   /** Stops a run under way (its promise rejects) and releases threads and connections. */
   close(): Promise<void>;
 }
 
-/** Shares one in-flight promise between concurrent callers; the next call after it settles starts anew. */
-export function singleFlight<T>(run: () => Promise<T>): () => Promise<T> {
-  let inflight: Promise<T> | null = null;
+const ignore = (): void => undefined;
+
+/**
+ * Shares runs between concurrent callers, never answering a call with a run that began before it: a
+ * run under way may already have read a row changed since, and contract §20.1 judges the rows as
+ * they are when the request arrives. A call while nothing runs starts a run; calls while one runs all
+ * share the next, which starts as soon as the current one settles.
+ */
+export function sharedRuns<T>(run: () => Promise<T>): () => Promise<T> {
+  let current: Promise<T> | null = null;
+  let next: Promise<T> | null = null;
+  const start = (): Promise<T> => {
+    const started: Promise<T> = run().finally(() => { if (current === started) current = null; });
+    current = started;
+    return started;
+  };
   return () => {
-    if (inflight === null) {
-      inflight = run().finally(() => { inflight = null; });
-    }
-    return inflight;
+    if (current === null) return start();
+    next ??= current.then(ignore, ignore).then(() => {
+      next = null;
+      // A call in between may have started one already: it too began after every waiting call.
+      return current ?? start();
+    });
+    return next;
   };
 }
 
@@ -90,7 +107,7 @@ export function createReadChainVerifier(opts: ReadChainVerifierOptions): AuditCh
   };
 
   return {
-    verify: singleFlight(run),
+    verify: sharedRuns(run),
     close: () => {
       closed = true;
       return Promise.resolve();

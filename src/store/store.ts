@@ -196,6 +196,17 @@ export interface DeadLetterSelection {
   ids?: readonly string[];
   sourceId?: string;
   reason?: string;
+  /** Without ids: only letters after this seq (a previous chunk's `lastSeq`). */
+  afterSeq?: number;
+  /** Without ids: at most this many letters, the oldest first, so one call is one bounded transaction. */
+  limit?: number;
+}
+
+export interface ReplayResult {
+  replayed: string[];
+  missing: string[];
+  /** With `limit`: seq of the last letter looked at (the next chunk's `afterSeq`); absent when none was. */
+  lastSeq?: number;
 }
 
 export interface Store {
@@ -227,7 +238,7 @@ export interface Store {
   backlog(): Promise<BacklogCount[]>;
 
   /** Puts dead letters back in the queue (event accepted and due at once, `replayedAt` set, audit row). */
-  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number, via?: ReplayVia): Promise<{ replayed: string[]; missing: string[] }>;
+  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number, via?: ReplayVia): Promise<ReplayResult>;
 
   /** Appends one audit row; appends are serialised so the chain never forks. */
   appendAudit(entry: NewAuditEntry, nowMs: number): Promise<AuditRow>;
@@ -243,7 +254,8 @@ export interface Store {
   auditHead(): Promise<{ seq: number; hash: string; tsMs: number } | null>;
   /**
    * Verifies the whole chain up to its head when the run starts (contract §5), without stalling the
-   * caller. Concurrent calls share one run.
+   * caller, judging the rows as committed when the call is made (§20.1): a call never shares a run
+   * that began before it; calls made during a run share the next one.
    */
   verifyAudit(): Promise<VerifyResult>;
 

@@ -593,6 +593,33 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.equal((await store.backlog()).reduce((n, b) => n + b.count, 0), 20);
     });
 
+    it('a replay by filter in chunks: each call takes at most `limit` letters after `afterSeq`, its own transaction, and says where it stopped', async () => {
+      const store = await open();
+      for (let i = 0; i < 7; i++) await accept(store, ev());
+      const claims = await claim(store, 'w', T0, 7);
+      const results = await store.completeEvents(claims.map((c) => ({ claim: c.claim, outcome: 'dead-lettered' as const,
+        deadLetter: { reason: 'delivery-failed', error: 'e', attempts: 1 }, audit: [] })), T0 + 1);
+      const letterIds = results.map((r) => (r.ok ? String(r.deadLetterId) : ''));
+      const chunks: string[][] = [];
+      let afterSeq = 0;
+      for (let n = 0; n < 10; n++) {
+        const r = await store.replayDeadLetters({ afterSeq, limit: 3 }, 'cli:root', T0 + 2 + n);
+        assert.deepEqual(r.missing, []);
+        if (r.lastSeq === undefined) {
+          assert.deepEqual(r.replayed, []);
+          break;
+        }
+        chunks.push(r.replayed);
+        assert.ok(r.lastSeq > afterSeq, 'lastSeq moves on');
+        afterSeq = r.lastSeq;
+      }
+      assert.deepEqual(chunks, [letterIds.slice(0, 3), letterIds.slice(3, 6), letterIds.slice(6)]);
+      const rows = (await store.listAudit(q({ order: 'asc' }), { kind: 'dlq.replayed' })).items;
+      // One audit row per letter, stamped by the call (transaction) that replayed it.
+      assert.deepEqual(rows.map((r) => r.ts), [2, 2, 2, 3, 3, 3, 4].map((d) => new Date(T0 + d).toISOString()));
+      assert.equal((await store.backlog()).reduce((n, b) => n + b.count, 0), 7);
+    });
+
     it('retention prunes old finished events, old dead letters and expired fingerprints, never pending work', async () => {
       const store = await open();
       const done = await accept(store, ev({ fingerprint: 'old' }), T0);

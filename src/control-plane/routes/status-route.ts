@@ -22,7 +22,7 @@ export interface StatusSnapshot {
   store: { kind: string; replica: string; leader: boolean; retention: { events: string | null; deadLetters: string | null } };
   /** SIEM export of the audit chain; null when no exporter is configured. */
   audit: {
-    exporters: Array<{ id: string; type: string; lastSeq: number; failures: number; lastError: string | null }>;
+    exporters: Array<{ id: string; type: string; lastSeq: number; failures: number; lastError: string | null; alarm: string | null }>;
     backpressure: { active: boolean; backlogRows: number };
   } | null;
 }

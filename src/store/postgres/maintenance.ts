@@ -4,7 +4,7 @@
  * of its own; only replay appends to the chain, so only replay runs under the chain head.
  */
 import type pg from 'pg';
-import type { DeadLetterSelection, ReplayVia, RetentionPolicy } from '../store.js';
+import type { DeadLetterSelection, ReplayResult, ReplayVia, RetentionPolicy } from '../store.js';
 import type { ChainTx } from './chain-tx.js';
 
 /** Holds or takes the lease row: an upsert that only changes it when we hold it or it has run out. */
@@ -43,18 +43,22 @@ interface Letter { id: string; event_id: string; agent_id: string; source_id: st
 
 /** Inside a head-holding transaction: puts the selected dead letters' events back in the queue, once. */
 export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelection, actor: string, nowMs: number, via?: ReplayVia):
-  Promise<{ replayed: string[]; missing: string[] }> {
+  Promise<ReplayResult> {
   const cols = 'id, event_id, agent_id, source_id, reason';
   const letters: Array<Letter | string> = [];
+  let lastSeq: number | undefined;
   if (selection.ids !== undefined) {
     const { rows } = await tx.client.query<Letter>(`SELECT ${cols} FROM dead_letters WHERE id = ANY($1::text[])`, [selection.ids]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const id of selection.ids) letters.push(byId.get(id) ?? id);
   } else {
-    const { rows } = await tx.client.query<Letter>(
-      `SELECT ${cols} FROM dead_letters WHERE replayed_ms IS NULL AND ($1::text IS NULL OR source_id = $1)
-       AND ($2::text IS NULL OR reason = $2) ORDER BY seq`, [selection.sourceId ?? null, selection.reason ?? null]);
+    const { rows } = await tx.client.query<Letter & { seq: string }>(
+      `SELECT seq, ${cols} FROM dead_letters WHERE replayed_ms IS NULL AND seq > $3 AND ($1::text IS NULL OR source_id = $1)
+       AND ($2::text IS NULL OR reason = $2) ORDER BY seq LIMIT $4`,
+      [selection.sourceId ?? null, selection.reason ?? null, selection.afterSeq ?? 0, selection.limit ?? null]);
     letters.push(...rows);
+    const last = rows[rows.length - 1];
+    if (selection.limit !== undefined && last !== undefined) lastSeq = Number(last.seq);
   }
   // One statement for all of them (the chain head is held meanwhile: no round trip per letter). An
   // event comes back once: of several selected letters of one event only the first is replayed.
@@ -81,7 +85,7 @@ export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelect
         ...(via === undefined ? {} : { via }) } }, nowMs);
     replayed.push(letter.id);
   }
-  return { replayed, missing };
+  return { replayed, missing, ...(lastSeq === undefined ? {} : { lastSeq }) };
 }
 
 /** One batch of expired rows per table, oldest first; the audit chain is never pruned. */

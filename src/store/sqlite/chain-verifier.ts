@@ -23,7 +23,7 @@ import { openAuditReader } from './audit-reader.js';
 import type { SegmentResult, VerifyResult } from '../../audit/chain.js';
 import { mergeSegments } from '../../audit/chain.js';
 import type { AuditChainVerifier } from '../read-chain-verifier.js';
-import { singleFlight } from '../read-chain-verifier.js';
+import { sharedRuns } from '../read-chain-verifier.js';
 import type { VerifyJob, VerifyReply, VerifyWorkerData } from './verify-worker.js';
 
 export interface SqliteChainVerifierOptions {
@@ -166,7 +166,7 @@ export function createSqliteChainVerifier(opts: SqliteChainVerifierOptions): Aud
   };
 
   return {
-    verify: singleFlight(run),
+    verify: sharedRuns(run),
     close: async () => {
       closed = true;
       if (idleTimer !== null) clock.clearTimer(idleTimer);

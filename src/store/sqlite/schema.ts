@@ -2,10 +2,10 @@
  * The SQLite file of the embedded store: how it is opened (WAL, synchronous=FULL, 0600) and the
  * schema migrations, applied in an IMMEDIATE transaction so two processes cannot both create it.
  */
-import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { RuntimeError } from '../../core/errors.js';
+import { errorText, RuntimeError } from '../../core/errors.js';
 import { ONCALL_MIGRATION } from './oncall-schema.js';
 
 /** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
@@ -125,42 +125,81 @@ const MIGRATIONS: readonly string[] = [
   ONCALL_MIGRATION,
 ];
 
-/** The first 16 bytes of every SQLite database file. */
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+/**
+ * Why this process never opens the store file, its -wal or its -shm with anything but SQLite: SQLite's
+ * WAL mode rests on each connection's POSIX locks on the database file, and POSIX locks belong to the
+ * process and are all dropped when the process closes *any* descriptor of that file. An `fs` open and
+ * close (a header check before a reader's open) silently unlocked every connection of the daemon; an
+ * outside read-write client (the `sqlite3` shell, a `.backup` cron job) then believed it was the last
+ * one, checkpointed, unlinked the WAL and the acknowledged events in it were gone (docs/faults.md).
+ * SQLite itself keeps a closed connection's descriptor open while another connection of the process
+ * holds locks on the file, so every look at the file here goes through a connection.
+ */
+
+/** SQLite's error code for a file that is not a database. */
+const NOT_A_DATABASE = 'SQLITE_NOTADB';
 
 /**
- * A file that exists, is not empty and does not start like a database is refused before SQLite
- * touches it (contract §11.5): a wrong `$SVC_HOME` must not turn someone's file into a store.
+ * Reads the schema through `db`, so SQLite checks the file's header: a file that is not a database
+ * is refused before anything writes to it (contract §11.5: a wrong `$SVC_HOME` must not turn someone's
+ * file into a store). An empty file passes: it becomes the store.
  */
-export function checkStoreFile(path: string): void {
-  let fd: number;
+function refuseNonDatabase(db: Database.Database, path: string): void {
   try {
-    fd = openSync(path, 'r');
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new RuntimeError('ESTORE_OPEN', `cannot open the store ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-  try {
-    const head = Buffer.alloc(SQLITE_HEADER.length);
-    const n = readSync(fd, head, 0, head.length, 0);
-    if (n > 0 && !head.subarray(0, n).equals(SQLITE_HEADER.subarray(0, n))) {
+    if ((err as { code?: unknown }).code === NOT_A_DATABASE) {
       throw new RuntimeError('ESTORE_NOT_DATABASE', `the store ${path} is not an SQLite database; refusing to open it (the file is left untouched)`);
     }
+    throw err;
+  }
+}
+
+/**
+ * Notes whether the store file has a -wal or -shm now; the function returned removes the ones a
+ * read-only look created, once that look's connections are closed. A read-only connection to a WAL
+ * file creates an empty -wal and a -shm it cannot remove itself: a stopped daemon's store is left as
+ * it was found. (A running daemon's store has both: nothing is removed.)
+ */
+export function sideFilesLeftAsFound(path: string): () => void {
+  const [wal, shm] = [`${path}-wal`, `${path}-shm`];
+  const hadSideFiles = existsSync(wal) || existsSync(shm);
+  return () => {
+    if (!hadSideFiles && existsSync(wal) && statSync(wal).size === 0) {
+      for (const f of [wal, shm]) rmSync(f, { force: true });
+    }
+  };
+}
+
+/**
+ * What `svc check` and the offline commands ask before they start anything: nothing when there is no
+ * file yet, else the file must be a database (ESTORE_NOT_DATABASE) — asked through SQLite (see above).
+ */
+export function checkStoreFile(path: string): void {
+  if (!existsSync(path)) return;
+  const leaveAsFound = sideFilesLeftAsFound(path);
+  try {
+    openReadOnly(path).close();
   } finally {
-    closeSync(fd);
+    leaveAsFound();
   }
 }
 
 /** Opens the store file for writing, creating it (0600) and migrating its schema. */
 export function openDatabase(path: string): Database.Database {
   if (path !== ':memory:') {
-    checkStoreFile(path);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    // Payloads may be sensitive: create the file 0600 (SQLite gives -wal/-shm the same mode).
-    closeSync(openSync(path, 'a', 0o600));
+    // Payloads may be sensitive: a new file is created 0600 (SQLite gives -wal/-shm the same mode).
+    // 'wx' opens only a file that did not exist, so no connection of this process can have it open.
+    try {
+      closeSync(openSync(path, 'wx', 0o600));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
   }
   const db = new Database(path, { timeout: 5000 });
   try {
+    refuseNonDatabase(db, path);
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     // FULL: a commit is on disk before ingest answers 202, even across power loss (contract §9.3).
@@ -176,9 +215,19 @@ export function openDatabase(path: string): Database.Database {
 
 /** A read-only connection to an existing store file (views, verification, offline checks). */
 export function openReadOnly(path: string): Database.Database {
-  checkStoreFile(path);
-  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
-  db.pragma('busy_timeout = 5000');
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true, timeout: 5000 });
+  } catch (err) {
+    throw new RuntimeError('ESTORE_OPEN', `cannot open the store ${path}: ${(err as { code?: unknown }).code === 'SQLITE_CANTOPEN' ? 'no such file, or not readable' : errorText(err)}`);
+  }
+  try {
+    refuseNonDatabase(db, path);
+    db.pragma('busy_timeout = 5000');
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 

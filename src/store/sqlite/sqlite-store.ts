@@ -8,7 +8,7 @@
  * Measured on a 2-core host (docs/performance.md): against the same store on the event loop, the
  * threads keep ingest latency flat under concurrent large reads and let ingest and dispatch overlap.
  */
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { AuditRow, StoredAuditRow } from '../../audit/audit-row.js';
 import type { Clock } from '../../core/clock.js';
 import { RuntimeError } from '../../core/errors.js';
@@ -18,7 +18,7 @@ import type {
 import type { FingerprintKey, StoreTransfer, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
 import { createSqliteChainVerifier } from './chain-verifier.js';
 import { sqliteOncall } from './oncall-store.js';
-import { checkStoreFile } from './schema.js';
+import { checkStoreFile, sideFilesLeftAsFound } from './schema.js';
 import type { WorkerClient } from './worker-client.js';
 import { startWorkerClient } from './worker-client.js';
 
@@ -89,19 +89,14 @@ function readOnlyStore(path: string, pageBudget: number | undefined, verifier: R
 
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> {
   if (opts.readOnly) {
-    // Refused before any thread starts: not a database, or no such file (nothing is created).
-    checkStoreFile(opts.path);
+    // Refused before any thread starts: no such file (nothing is created), or not a database.
     if (!existsSync(opts.path)) throw new RuntimeError('ESTORE_OPEN', `no store file at ${opts.path}`);
-    const sideFiles = [`${opts.path}-wal`, `${opts.path}-shm`];
-    const hadSideFiles = sideFiles.some((f) => existsSync(f));
+    const leaveAsFound = sideFilesLeftAsFound(opts.path);
+    checkStoreFile(opts.path);
     const store = readOnlyStore(opts.path, opts.pageBudget, createSqliteChainVerifier({ path: opts.path, ...(opts.clock ? { clock: opts.clock } : {}) }));
     return { ...store, close: async () => {
       await store.close();
-      // A read-only connection to a WAL file creates an empty -wal and a -shm it cannot remove: a
-      // stopped daemon's store is left as it was found.
-      if (!hadSideFiles && existsSync(sideFiles[0] as string) && statSync(sideFiles[0] as string).size === 0) {
-        for (const f of sideFiles) rmSync(f, { force: true });
-      }
+      leaveAsFound();
     } };
   }
   // The writer first: it creates the file and migrates the schema the reader expects.

@@ -10,8 +10,8 @@ import { parseStoredAuditRow } from '../../audit/audit-row.js';
 import { canonicalJson, GENESIS_HASH, sha256Hex, storedRowText } from '../../audit/chain.js';
 import { isoTs } from '../../core/clock.js';
 import type {
-  ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, ReplayVia, NewEvent,
-  RetentionPolicy,
+  ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
+  ReplayResult, ReplayVia, RetentionPolicy,
 } from '../store.js';
 import { EVENT_COLS, storableText, toEvent } from '../rows.js';
 
@@ -21,7 +21,7 @@ export interface Writer {
   renewLeases(claims: readonly ClaimRef[], leaseMs: number, nowMs: number): ClaimRef[];
   completeEvents(completions: readonly Completion[], nowMs: number): CompletionResult[];
   releaseClaims(ownerPrefix: string): number;
-  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number, via?: ReplayVia): { replayed: string[]; missing: string[] };
+  replayDeadLetters(selection: DeadLetterSelection, actor: string, nowMs: number, via?: ReplayVia): ReplayResult;
   appendAudit(entry: NewAuditEntry, nowMs: number): AuditRow;
   advanceExportCursor(exporterId: string, seq: number, nowMs: number): void;
   prune(policy: RetentionPolicy): { events: number; deadLetters: number; fingerprints: number };
@@ -65,9 +65,11 @@ export function createWriter(db: Database.Database): Writer {
       'SELECT id, event_id, agent_id, source_id, reason FROM dead_letters WHERE id = ?'),
     // Named parameters: better-sqlite3 binds `?1`-style numbered ones by name, so positional
     // arguments would be refused ("Too many parameter values").
-    deadLettersToReplay: db.prepare<[{ source: string | null; reason: string | null }], { id: string; event_id: string; agent_id: string; source_id: string; reason: string }>(
-      `SELECT id, event_id, agent_id, source_id, reason FROM dead_letters
-       WHERE replayed_ms IS NULL AND (@source IS NULL OR source_id = @source) AND (@reason IS NULL OR reason = @reason) ORDER BY seq`),
+    deadLettersToReplay: db.prepare<[{ source: string | null; reason: string | null; after: number; limit: number }],
+      { seq: number; id: string; event_id: string; agent_id: string; source_id: string; reason: string }>(
+      `SELECT seq, id, event_id, agent_id, source_id, reason FROM dead_letters
+       WHERE replayed_ms IS NULL AND seq > @after AND (@source IS NULL OR source_id = @source) AND (@reason IS NULL OR reason = @reason)
+       ORDER BY seq LIMIT @limit`),
     requeue: db.prepare<[string]>(
       `UPDATE events SET status = 'accepted', owner = NULL, lease_until_ms = NULL, due_ms = NULL WHERE id = ? AND status = 'dead-lettered'`),
     markReplayed: db.prepare<[number, string]>('UPDATE dead_letters SET replayed_ms = ? WHERE id = ?'),
@@ -192,9 +194,11 @@ export function createWriter(db: Database.Database): Writer {
     },
 
     replayDeadLetters(selection, actor, nowMs, via) {
-      const letters = selection.ids !== undefined
-        ? selection.ids.map((id) => st.deadLetterById.get(id) ?? id)
-        : st.deadLettersToReplay.all({ source: selection.sourceId ?? null, reason: selection.reason ?? null });
+      const chunk = selection.ids === undefined
+        ? st.deadLettersToReplay.all({ source: selection.sourceId ?? null, reason: selection.reason ?? null, after: selection.afterSeq ?? 0,
+          limit: selection.limit ?? -1 })
+        : null;
+      const letters = chunk ?? (selection.ids ?? []).map((id) => st.deadLetterById.get(id) ?? id);
       const replayed: string[] = [];
       const missing: string[] = [];
       for (const letter of letters) {
@@ -212,7 +216,8 @@ export function createWriter(db: Database.Database): Writer {
             ...(via === undefined ? {} : { via }) } }, nowMs);
         replayed.push(letter.id);
       }
-      return { replayed, missing };
+      const last = chunk?.[chunk.length - 1];
+      return { replayed, missing, ...(selection.limit !== undefined && last !== undefined ? { lastSeq: last.seq } : {}) };
     },
 
     appendAudit,
