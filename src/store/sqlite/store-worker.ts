@@ -63,7 +63,7 @@ type Handlers = Record<string, (...args: never[]) => unknown>;
 
 function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (req: StoreRequest) => void {
   const writer = createWriter(db);
-  const handlers = { ...writer, ...createOncallWriter(db, writer.appendAudit) } as unknown as Handlers;
+  const handlers = { ...writer, ...createOncallWriter(db, (entry, nowMs) => writer.appendAudit(entry, nowMs)) } as unknown as Handlers;
   let queue: StoreRequest[] = [];
   let scheduled = false;
   let durability: 'FULL' | 'NORMAL' = 'FULL';
