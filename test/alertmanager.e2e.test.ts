@@ -101,7 +101,7 @@ describe('a real Alertmanager, configured by svc init', { skip: alertmanagerInst
     assert.equal(out().length, 2, JSON.stringify(out()));
     const events = queryStore<{ fingerprint: string }>(t.home, 'SELECT fingerprint FROM events ORDER BY seq');
     assert.equal(events.length, 2);
-    for (const e of events) assert.match(e.fingerprint, /^[0-9a-f]{64}$/);
+    for (const e of events) assert.match(e.fingerprint, /^derived:[0-9a-f]{64}$/);
     assert.notEqual(events[0]?.fingerprint, events[1]?.fingerprint);
   });
 });

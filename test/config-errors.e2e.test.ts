@@ -4,7 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './support/http.js';
@@ -112,5 +112,20 @@ describe('configuration errors', () => {
     assert.ok(bad.stderr.includes(`agent.yaml:${lineOf(file, 'baseUrl:')}:10: baseUrl: must be an http(s) URL`), bad.stderr);
     assert.match(bad.stderr, /llm\.thinking: unknown key "thinking"/);
     assert.doesNotMatch(bad.stderr, /never-printed/);
+  });
+
+  it('a bind from ${file:} that does not resolve: exit 2 from svc check and svc up, naming the key, never the value', async () => {
+    const dir = variant();
+    const file = join(dir, 'event-sources.yaml');
+    writeFileSync(join(dir, 'bind-host'), 'internal-secret-name.invalid\n');
+    editFile(file, '    bind: 127.0.0.1\n', '    bind: ${file:./bind-host}\n');
+    const check = await runSvc(['check'], { env: t.env, cwd: dir });
+    assert.equal(check.code, 2, check.stderr);
+    assert.ok(check.stderr.includes(`${file}: sources.0.bind (source alertmanager of agent oncall-escalator): does not resolve as a host (ENOTFOUND)`), check.stderr);
+    const r = await up(dir);
+    assert.equal(r.code, 2, r.stderr);
+    assert.ok(r.stderr.includes('sources.0.bind (source alertmanager of agent oncall-escalator): does not resolve as a host'), r.stderr);
+    for (const out of [check.stdout, check.stderr, r.stdout, r.stderr]) assert.doesNotMatch(out, /internal-secret-name/);
+    assert.ok(!existsSync(join(t.home, 'up.pid')));
   });
 });

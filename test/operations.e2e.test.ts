@@ -96,7 +96,7 @@ describe('operating the daemon (contract §13)', () => {
     assert.equal(busy.code, 2);
     const report = JSON.parse(busy.stdout) as { ok: boolean; problems: string[] };
     assert.equal(report.ok, false);
-    assert.deepEqual(report.problems, [`port ${ingestPort} on 127.0.0.1 (source alertmanager of agent oncall-escalator): in use`]);
+    assert.deepEqual(report.problems, [`port ${ingestPort} (source alertmanager of agent oncall-escalator): in use`]);
 
     const agentYaml = readFileSync(join(agent.dir, 'agent.yaml'), 'utf8');
     appendAgentYaml(agent.dir, 'mcpServers:\n  - id: runbooks\n    command: svc-no-such-runbook-server\n');

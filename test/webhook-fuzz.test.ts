@@ -17,7 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import fc from 'fast-check';
-import { checkJsonShape } from '../src/ingest/json-shape.js';
+import { checkJsonShape } from '../src/core/json-shape.js';
 import { sign } from './support/http.js';
 import { startDaemon } from './support/daemon.js';
 import type { Daemon } from './support/daemon.js';

@@ -4,12 +4,8 @@
  * JCS is RFC 8785, so any other verifier can recompute every hash from the rows alone.
  */
 import { hash as oneShotHash } from 'node:crypto';
-import canonicalizeModule from 'canonicalize';
+import { canonicalJson } from '../core/canonical-json.js';
 import type { AuditRow, StoredAuditRow } from '../audit/audit-row.js';
-
-// `canonicalize` is CommonJS (`module.exports = fn`) but its typings declare `export default fn`;
-// under NodeNext the default import is `module.exports`, i.e. the function itself.
-const canonicalize = canonicalizeModule as unknown as (input: unknown) => string | undefined;
 
 /** `prevHash` of the row with seq 1. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -34,15 +30,9 @@ export interface VerifyResult {
   problem: AuditProblem | null;
 }
 
-/**
- * RFC 8785 JSON. Throws on values JSON cannot carry (NaN, Infinity, a top-level undefined):
- * hashing something that would not survive storage is a bug.
- */
-export function canonicalJson(value: unknown): string {
-  const out = canonicalize(value);
-  if (out === undefined) throw new TypeError('value has no JSON representation');
-  return out;
-}
+// The chain's canonical form lives in core (ingest derives keys with it too); the stores and the
+// exporters import it from here, with the rest of the chain.
+export { canonicalJson };
 
 /** RFC 8785 string of the hashed fields; any other property (e.g. `hash`) is ignored. */
 export function canonicalRow(row: UnhashedAuditRow): string {

@@ -5,6 +5,7 @@
  */
 import { createServer } from 'node:net';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
+import { bindHostProblems } from '../config/bind-hosts.js';
 import { homePaths } from '../config/paths.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { ConfigError, EXIT } from '../core/errors.js';
@@ -24,7 +25,7 @@ function portInUse(host: string, port: number): Promise<string | null> {
   });
 }
 
-async function portProblems(agents: LoadedAgent[], controlPlane: ControlPlaneSettings): Promise<{ problems: string[]; ports: string[] }> {
+async function portProblems(agents: LoadedAgent[], controlPlane: ControlPlaneSettings, unresolved: boolean): Promise<{ problems: string[]; ports: string[] }> {
   const wanted = new Map<string, { host: string; port: number; who: string }>();
   for (const a of agents) {
     for (const s of a.sources) {
@@ -40,12 +41,14 @@ async function portProblems(agents: LoadedAgent[], controlPlane: ControlPlaneSet
   }
   const problems: string[] = [];
   for (const [key, { host, port, who }] of wanted) {
+    // The bind may come from a reference: problems name the port and its owner, never the address.
     if (key.endsWith('#cp')) {
-      problems.push(`port ${port} on ${host}: wanted by ${who}`);
+      problems.push(`port ${port}: wanted by ${who}`);
       continue;
     }
+    if (unresolved) continue; // said once, by bindHostProblems
     const error = await portInUse(host, port);
-    if (error !== null) problems.push(`port ${port} on ${host} (${who}): ${error === 'EADDRINUSE' ? 'in use' : error}`);
+    if (error !== null) problems.push(`port ${port} (${who}): ${error === 'EADDRINUSE' ? 'in use' : error}`);
   }
   return { problems, ports: [...wanted.keys()].filter((k) => !k.endsWith('#cp')) };
 }
@@ -67,7 +70,9 @@ export async function checkCommand(dirs: string[], opts: { json?: boolean }, ctx
   if (Buffer.byteLength(paths.adminSocket) > MAX_SOCKET_PATH) {
     problems.push(`the admin socket path ${paths.adminSocket} is longer than a Unix socket allows (${MAX_SOCKET_PATH} bytes): use a shorter $SVC_HOME`);
   }
-  const ports = await portProblems(agents, controlPlane);
+  const unresolved = await bindHostProblems(agents, controlPlane);
+  problems.push(...unresolved);
+  const ports = await portProblems(agents, controlPlane, unresolved.length > 0);
   const pid = runningPid(paths.pidFile);
   problems.push(...ports.problems.map((p) => (pid === null ? p : `${p} (svc runs in this $SVC_HOME as pid ${pid})`)));
 

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
+import { bindHostProblems } from '../config/bind-hosts.js';
 import { resolveControlPlane } from '../config/control-plane.js';
 import { withDotenv } from '../config/dotenv.js';
 import { loadAgents } from '../config/load-agent.js';
@@ -19,7 +20,7 @@ import type { StoreSettings } from '../config/store.js';
 import { resolveStore } from '../config/store.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { isoTs } from '../core/clock.js';
-import { UsageError, errorText } from '../core/errors.js';
+import { ConfigError, UsageError, errorText } from '../core/errors.js';
 import { packageVersion } from '../core/version.js';
 import { startDaemon } from '../daemon/start-daemon.js';
 import type { LogFormat } from '../logs/console-log.js';
@@ -63,6 +64,8 @@ export async function upCommand(dirs: string[], opts: UpOptions, ctx: CliContext
     throw new UsageError(`svc up: --log-format must be one of ${LOG_FORMATS.join(', ')}`);
   }
   const loaded = loadForUp(dirs, ctx);
+  const unresolved = await bindHostProblems(loaded.agents, loaded.controlPlane);
+  if (unresolved.length > 0) throw new ConfigError(unresolved.join('\n'));
   for (const note of loaded.notes) ctx.stderr(`svc up: ${note}\n`);
   return opts.detach
     ? detach(loaded.absDirs, loaded.home, format as LogFormat, ctx)

@@ -22,15 +22,36 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * Every code a RuntimeError can carry: a closed vocabulary, so callers decide by code (retry, exit,
+ * HTTP status) and a misspelt code does not compile. Grouped by where the failure happens.
+ */
+export const RUNTIME_ERROR_CODES = [
+  // reaching the daemon or another listener
+  'EUNREACHABLE', 'ETIMEOUT', 'EHTTP', 'EBADRESPONSE', 'ETOOLARGE', 'ESTREAM', 'EUNAUTHORIZED', 'ETOKEN', 'ETLS',
+  // the daemon's own process and files
+  'EALREADYRUNNING', 'ENOTRUNNING', 'EPIDFILE', 'ELISTEN', 'ENOLISTENER', 'EFDLIMIT', 'EEXIST', 'ECLOSED', 'ECONFIG',
+  // the admin socket
+  'EADMIN', 'EADMIN_SOCKET', 'EADMIN_PROTOCOL', 'EADMIN_TIMEOUT',
+  // the store, backups and copies
+  'ESTORE_OPEN', 'ESTORE_SCHEMA', 'ESTORE_MIGRATE', 'ESTORE_READONLY', 'ESTORE_NOT_DATABASE', 'ESTORE_UNREACHABLE',
+  'ESTORE_BACKUP', 'ESTORE_COPY', 'EBACKUP_PATH', 'EBACKUP_EXISTS',
+] as const;
+export type RuntimeErrorCode = (typeof RUNTIME_ERROR_CODES)[number];
+
+export function isRuntimeErrorCode(code: unknown): code is RuntimeErrorCode {
+  return typeof code === 'string' && (RUNTIME_ERROR_CODES as readonly string[]).includes(code);
+}
+
 /** A failure while running (startup refused, daemon not reachable...). Exit code 1. */
 export class RuntimeError extends Error {
-  readonly code: string;
+  readonly code: RuntimeErrorCode;
   /**
    * The failure in a few words, for a list of failures such as `svc fleet`'s one line per host
    * (`connection refused`, `HTTP 401 (bad-signature)`); null when the message is all there is.
    */
   readonly brief: string | null;
-  constructor(code: string, message: string, brief: string | null = null) {
+  constructor(code: RuntimeErrorCode, message: string, brief: string | null = null) {
     super(message);
     this.name = 'RuntimeError';
     this.code = code;

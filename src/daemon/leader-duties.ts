@@ -9,7 +9,8 @@
  */
 import type { AuditConfig } from '../config/schema.js';
 import type { RetentionSettings } from '../config/store.js';
-import type { Clock, TimerHandle } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
+import { every } from '../core/every.js';
 import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import type { AuditExport } from '../export/audit-export.js';
@@ -48,7 +49,6 @@ export async function startLeaderDuties(deps: {
   let exporting: AuditExport | null = null;
   let retention: Retention | null = null;
   let leading = false;
-  let timer: TimerHandle | null = null;
   let closed = false;
 
   const begin = (): void => {
@@ -62,11 +62,11 @@ export async function startLeaderDuties(deps: {
       onPruned: (n) => report(`retention: pruned ${n.events} event(s), ${n.deadLetters} dead letter(s), ${n.fingerprints} fingerprint(s)`) });
   };
   const end = async (): Promise<void> => {
-    retention?.close();
+    const pruning = retention;
     retention = null;
     const stopping = exporting;
     exporting = null;
-    await stopping?.close();
+    await Promise.all([pruning?.close(), stopping?.close()]);
   };
 
   const renew = async (): Promise<void> => {
@@ -83,11 +83,8 @@ export async function startLeaderDuties(deps: {
     if (now) begin();
     else await end();
   };
-  const arm = (): void => {
-    timer = clock.setTimer(() => { void renew().finally(() => { if (!closed) arm(); }); }, Math.max(100, Math.floor(deps.leaseMs / 3)));
-  };
   await renew();
-  arm();
+  const renewing = every({ clock, intervalMs: Math.max(100, Math.floor(deps.leaseMs / 3)), run: renew, onError: (err) => report(`leader lease: ${errorText(err)}`) });
 
   return {
     leader: () => leading,
@@ -102,7 +99,7 @@ export async function startLeaderDuties(deps: {
     }),
     async close() {
       closed = true;
-      if (timer !== null) clock.clearTimer(timer);
+      await renewing.close();
       await end();
       if (leading) await store.releaseLeadership(deps.holder).catch(() => undefined);
       leading = false;

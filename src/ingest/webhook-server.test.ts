@@ -15,10 +15,10 @@ import type { SourceStats } from '../metrics/source-stats.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { EventRecord, PageQuery, Store } from '../store/store.js';
 import { signBody } from './signature.js';
-import { createWebhookIngest, MAX_BODY_BYTES } from './webhook-server.js';
+import { createWebhookIngest, MAX_BODY_BYTES, STORE_WRITE_DEADLINE_MS } from './webhook-server.js';
 import type { WebhookIngest, WebhookRoute } from './webhook-server.js';
 import { HEADERS_TIMEOUT_MS } from '../core/listener-limits.js';
-import { within } from '../../test/support/wait.js';
+import { waitFor, within } from '../../test/support/wait.js';
 
 const SECRET = 'whsec-test-0123456789abcdef';
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -312,7 +312,7 @@ describe('webhook ingest', () => {
     assert.equal(resolved.status, 202, resolved.text);
     const events = (await env.store.listEvents(PAGE, {})).items;
     assert.equal(events.length, 2);
-    for (const e of events) assert.match(e.fingerprint ?? '', /^[0-9a-f]{64}$/);
+    for (const e of events) assert.match(e.fingerprint ?? '', /^derived:[0-9a-f]{64}$/);
     // A body that is not Alertmanager's, without the header, gets no fingerprint (and no deduplication).
     const plain = await signed(env.port, JSON.stringify(ALERT));
     assert.equal(plain.status, 202);
@@ -547,6 +547,28 @@ describe('webhook ingest', () => {
     assert.equal(retry.status, 202, retry.text);
     assert.equal(retry.json.status, 'accepted');
     assert.equal(env.accepted.length, 1);
+  });
+
+  it('answers 503 once the store has not answered within the write deadline, and accepts the retry', async () => {
+    let hanging = true;
+    const env = await setup({ wrap: (store) => withStore(store, {
+      ingestEvent: (e, w, t) => (hanging ? new Promise<never>(() => undefined) : store.ingestEvent(e, w, t)),
+    }) });
+    const body = JSON.stringify(ALERT);
+    const timersBefore = env.clock.pendingTimers();
+    const pending = signed(env.port, body, { 'x-alert-fingerprint': 'fp-hang' });
+    await waitFor('the write and its deadline to start', () => env.clock.pendingTimers() > timersBefore);
+    env.clock.advance(STORE_WRITE_DEADLINE_MS);
+    const r = await pending;
+    assert.equal(r.status, 503);
+    assert.deepEqual(r.json, { error: 'EUNAVAILABLE', message: 'event store unavailable, retry' });
+    assert.deepEqual(await counts(env.store), { events: 0, audit: 0 });
+    assert.deepEqual(env.rejected, [['alertmanager', 'unavailable']]);
+    assert.ok(env.logLines().some((l) => l.event === 'webhook.store-failed' && l.error === `no answer from the store within ${STORE_WRITE_DEADLINE_MS} ms`));
+
+    hanging = false;
+    const retry = await signed(env.port, body, { 'x-alert-fingerprint': 'fp-hang' });
+    assert.equal(retry.status, 202, retry.text);
   });
 
   it('answers 503 when the store is closed', async () => {

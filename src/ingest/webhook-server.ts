@@ -2,7 +2,7 @@
  * Webhook ingest (contract §9, §12): `POST /webhooks/<source id>`, one `node:http` (or, with `tls`,
  * `node:https`) server per distinct (bind, port). Pipeline, in this order: route (404) → method (405)
  * → size (413) → authentication: HMAC, bearer or basic (source-auth.ts; 401, nothing recorded) →
- * JSON (400) → fingerprint: header (400 when malformed) or derived (fingerprint.ts) → store
+ * JSON (400) → fingerprint: header (400 when malformed or in the derived key space) or derived (fingerprint.ts) → store
  * (202 accepted / 200 duplicate / 503). `node:http` rather than a framework: the HMAC needs the raw
  * body bytes, and the path is small enough that a framework would cost more than it saves.
  */
@@ -12,6 +12,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { WebhookSourceConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
+import { withDeadline } from '../core/deadline.js';
 import { RuntimeError, errorText } from '../core/errors.js';
 import type { LogLevel } from '../core/log.js';
 import type { AgentLog } from '../logs/agent-log.js';
@@ -19,13 +20,19 @@ import type { WebhookRejectReason } from '../metrics/metric-names.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import type { EventRecord, IngestResult, Store } from '../store/store.js';
 import { capConnections, HEADERS_TIMEOUT_MS, listenerOptions } from '../core/listener-limits.js';
-import { checkJsonShape, MAX_DEPTH } from './json-shape.js';
+import { checkJsonShape, MAX_DEPTH } from '../core/json-shape.js';
 import { createRejectLog } from './reject-log.js';
-import { eventFingerprint } from './fingerprint.js';
+import { DERIVED_PREFIX, eventFingerprint, isHeaderFingerprintAllowed } from './fingerprint.js';
 import { authChallenge, authMethods, checkSourceAuth } from './source-auth.js';
 
 /** Largest accepted body, bytes (contract §9.1). */
 export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Longest a webhook waits for the store (contract §9.3): well under common sender timeouts
+ * (Alertmanager's default is 10 s), so a store that hangs — a paused database, a lost connection
+ * before its TCP timeout — gets the sender a 503 and a retry, not a timeout of its own.
+ */
+export const STORE_WRITE_DEADLINE_MS = 5_000;
 /** Idempotency window of a fingerprint (contract §9.3). */
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 15 * 60 * 1000;
 /** How long close() lets in-flight requests finish before it cuts the remaining connections. */
@@ -50,6 +57,8 @@ export interface WebhookIngestDeps {
   stats: SourceStats;
   /** Fingerprint window, ms; default 15 minutes. */
   windowMs?: number;
+  /** Longest wait for the store per request, ms; default STORE_WRITE_DEADLINE_MS. */
+  storeDeadlineMs?: number;
   /** Called once per accepted event, after its 202 has been written. */
   onAccepted(event: EventRecord): void;
   /** Every stored or duplicate delivery, after its answer (heartbeats are refreshed by duplicates too, §17.7). */
@@ -80,8 +89,12 @@ interface Listener {
 
 type Json = Record<string, unknown>;
 
-function hostPort(bind: string, port: number): string {
-  return `${bind.includes(':') ? `[${bind}]` : bind}:${port}`;
+/**
+ * How a message names a listener: by its port only. The bind address may come from a `${file:}` or
+ * `${env:}` reference, and no message quotes a resolved value (contract §11.7).
+ */
+function listenerName(port: number): string {
+  return `port ${port}`;
 }
 
 /** The single value of a header: undefined when absent, null when sent more than once. */
@@ -145,6 +158,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
 export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
   const { store, clock, stats } = deps;
   const windowMs = deps.windowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS;
+  const storeDeadlineMs = deps.storeDeadlineMs ?? STORE_WRITE_DEADLINE_MS;
   const report = (err: unknown): void => {
     try {
       deps.onError?.(err);
@@ -168,7 +182,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     }
     const taken = listener.routes.get(source.id);
     if (taken) {
-      throw new RuntimeError('ECONFIG', `webhook source id ${source.id} is used by agents ${taken.agentId} and ${route.agentId} on ${hostPort(source.bind, source.port)}; /webhooks/${source.id} would be ambiguous`);
+      throw new RuntimeError('ECONFIG', `webhook source id ${source.id} is used by agents ${taken.agentId} and ${route.agentId} on ${listenerName(source.port)}; /webhooks/${source.id} would be ambiguous`);
     }
     listener.routes.set(source.id, route);
   }
@@ -265,19 +279,29 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
       send(res, 400, { error: 'EBADREQUEST', message: `${source.fingerprintHeader} must be one value of 1 to 200 printable ASCII characters` });
       return;
     }
+    // A header in the derived key space could suppress a real notification (fingerprint.ts).
+    if (fingerprintHeader !== undefined && !isHeaderFingerprintAllowed(fingerprintHeader)) {
+      rejectRequest(route, 'warn', 400, 'reserved-fingerprint', req, 'bad-request');
+      send(res, 400, { error: 'EBADREQUEST', message: `${source.fingerprintHeader} must not start with "${DERIVED_PREFIX}" (derived keys only)` });
+      return;
+    }
     // The sender's header, else the key derived from an Alertmanager notification (fingerprint.ts).
     const fingerprint = eventFingerprint(fingerprintHeader, payloadText);
 
-    let result: IngestResult;
-    try {
-      result = await store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payloadText }, windowMs, clock.now());
-    } catch (err) {
-      log.write('error', 'webhook.store-failed', { sourceId: source.id, fingerprint, error: errorText(err) });
+    // The write is bounded: past the deadline the answer is 503 and the sender retries. Nothing was
+    // acknowledged; should the write still commit later, the event is delivered once stored and the
+    // retry is a duplicate of it (with a fingerprint) — the at-least-once side of the bargain.
+    const write = await withDeadline(storeDeadlineMs, clock, undefined,
+      () => store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payloadText }, windowMs, clock.now()));
+    if (!write.ok) {
+      const error = write.why === 'timeout' ? `no answer from the store within ${storeDeadlineMs} ms` : errorText(write.error);
+      log.write('error', 'webhook.store-failed', { sourceId: source.id, fingerprint, error });
       deps.rejected(source.id, 'unavailable');
-      report(err);
+      if (write.why !== 'timeout') report(write.error);
       send(res, 503, { error: 'EUNAVAILABLE', message: 'event store unavailable, retry' });
       return;
     }
+    const result: IngestResult = write.value;
 
     const counters = stats.get(agentId, source.id);
     if (result.outcome === 'accepted') {
@@ -296,12 +320,10 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     }
     counters.received += 1;
     log.write('info', 'webhook.duplicate', { eventId: result.eventId, fingerprint, sourceId: source.id });
-    try {
-      await store.appendAudit({ kind: 'event.duplicate', actor: `source:${source.id}`, agentId,
-        data: { eventId: result.eventId, sourceId: source.id, fingerprint } }, clock.now());
-    } catch (err) {
-      report(err);
-    }
+    // The duplicate's audit row waits no longer than the write did; the 200 does not depend on it.
+    const audited = await withDeadline(storeDeadlineMs, clock, undefined, () => store.appendAudit({ kind: 'event.duplicate',
+      actor: `source:${source.id}`, agentId, data: { eventId: result.eventId, sourceId: source.id, fingerprint } }, clock.now()));
+    if (!audited.ok) report(audited.error);
     send(res, 200, { status: 'duplicate', eventId: result.eventId });
     try {
       deps.onDelivery?.(agentId, source.id, payloadText);
@@ -325,7 +347,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     try {
       server = listener.tls ? createTlsServer({ ...listenerOptions(), handshakeTimeout: HEADERS_TIMEOUT_MS, cert: listener.tls.cert, key: listener.tls.key }) : createServer(listenerOptions());
     } catch (err) {
-      return Promise.reject(new RuntimeError('ETLS', `webhook ingest on ${hostPort(listener.bind, listener.port)}: unusable TLS certificate or key (${errorText(err)})`));
+      return Promise.reject(new RuntimeError('ETLS', `webhook ingest on ${listenerName(listener.port)}: unusable TLS certificate or key (${errorText(err)})`));
     }
     // Sources sharing a port share a listener: it holds the largest of their caps.
     capConnections(server, Math.max(...[...listener.routes.values()].map((r) => r.source.maxConnections)));
@@ -335,7 +357,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     return new Promise((resolve, reject) => {
       const onListenError = (err: NodeJS.ErrnoException): void => {
         const sources = [...listener.routes.values()].map((r) => `${r.source.id} (agent ${r.agentId})`).join(', ');
-        reject(new RuntimeError('ELISTEN', `webhook ingest cannot listen on ${hostPort(listener.bind, listener.port)} for source ${sources}: ${err.code ?? err.message}`));
+        reject(new RuntimeError('ELISTEN', `webhook ingest cannot listen on ${listenerName(listener.port)} (the bind of source ${sources}): ${err.code ?? err.message}`));
       };
       server.once('error', onListenError);
       server.listen({ host: listener.bind, port: listener.port }, () => {

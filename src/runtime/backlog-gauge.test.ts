@@ -45,7 +45,7 @@ describe('backlog gauge', () => {
       await clock.advanceAsync(2_000);
       assert.equal(counts, 4, 'a fast count brings the interval back');
     } finally {
-      gauge.close();
+      await gauge.close();
     }
   });
 });

@@ -7,7 +7,8 @@
  * of a core from ingest, however deep the backlog (contract §10.1: a million waiting events must not
  * slow ingest down).
  */
-import type { Clock, TimerHandle } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
+import { every } from '../core/every.js';
 import type { DispatchMetricHandles } from '../metrics/registry.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import type { Store } from '../store/store.js';
@@ -15,7 +16,8 @@ import type { Store } from '../store/store.js';
 export interface BacklogGauge {
   /** Counts now (tests, and the first reading at startup). */
   refresh(): Promise<void>;
-  close(): void;
+  /** Stops counting; resolves once a count in flight has ended. */
+  close(): Promise<void>;
 }
 
 /** A count is followed by a pause of at least this many times its duration (≤ 2 % of a core). */
@@ -34,8 +36,6 @@ export function startBacklogGauge(deps: {
 }): BacklogGauge {
   const intervalMs = deps.intervalMs ?? 2_000;
   let nextMs = intervalMs;
-  let timer: TimerHandle | null = null;
-  let closed = false;
   const seen = new Set<string>();
 
   const refresh = async (): Promise<void> => {
@@ -60,18 +60,10 @@ export function startBacklogGauge(deps: {
     for (const [agent, n] of byAgent) deps.metrics.backlog.set({ agent }, n);
   };
 
-  const arm = (): void => {
-    timer = deps.clock.setTimer(() => {
-      refresh().catch(deps.onError).finally(() => { if (!closed) arm(); });
-    }, nextMs);
-  };
-  arm();
+  const loop = every({ clock: deps.clock, intervalMs: () => nextMs, run: refresh, onError: deps.onError });
 
   return {
     refresh,
-    close() {
-      closed = true;
-      if (timer !== null) deps.clock.clearTimer(timer);
-    },
+    close: () => loop.close(),
   };
 }

@@ -5,13 +5,15 @@
  * a request never waits behind a prune. The audit chain is never pruned.
  */
 import type { RetentionSettings } from '../config/store.js';
-import type { Clock, TimerHandle } from '../core/clock.js';
+import type { Clock } from '../core/clock.js';
+import { every } from '../core/every.js';
 import type { Store } from '../store/store.js';
 
 export interface Retention {
   /** Prunes until a batch comes back short (tests; the timer does the same). */
   runOnce(): Promise<{ events: number; deadLetters: number; fingerprints: number }>;
-  close(): void;
+  /** Stops the loop; resolves once a prune in flight has ended (the store may be closed after it). */
+  close(): Promise<void>;
 }
 
 export function startRetention(deps: {
@@ -30,10 +32,8 @@ export function startRetention(deps: {
   const intervalMs = deps.intervalMs ?? 60_000;
   const batch = deps.batch ?? 500;
   const pauseMs = deps.pauseMs ?? 50;
-  const stop = new AbortController();
-  let timer: TimerHandle | null = null;
 
-  const runOnce = async (): Promise<{ events: number; deadLetters: number; fingerprints: number }> => {
+  const prune = async (signal?: AbortSignal): Promise<{ events: number; deadLetters: number; fingerprints: number }> => {
     const total = { events: 0, deadLetters: 0, fingerprints: 0 };
     for (;;) {
       const now = deps.clock.now();
@@ -47,25 +47,16 @@ export function startRetention(deps: {
       total.deadLetters += r.deadLetters;
       total.fingerprints += r.fingerprints;
       if (r.events < batch && r.deadLetters < batch && r.fingerprints < batch) break;
-      await deps.clock.sleep(pauseMs, stop.signal);
+      await deps.clock.sleep(pauseMs, signal);
     }
     if (total.events + total.deadLetters + total.fingerprints > 0) deps.onPruned?.(total);
     return total;
   };
 
-  const arm = (): void => {
-    timer = deps.clock.setTimer(() => {
-      runOnce().catch((err: unknown) => { if (!stop.signal.aborted) deps.onError(err); })
-        .finally(() => { if (!stop.signal.aborted) arm(); });
-    }, intervalMs);
-  };
-  arm();
+  const loop = every({ clock: deps.clock, intervalMs, run: async (signal) => { await prune(signal); }, onError: deps.onError });
 
   return {
-    runOnce,
-    close() {
-      stop.abort();
-      if (timer !== null) deps.clock.clearTimer(timer);
-    },
+    runOnce: () => prune(),
+    close: () => loop.close(),
   };
 }

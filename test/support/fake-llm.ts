@@ -26,6 +26,8 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string>;
   body: any;
+  /** Size of the request body as it arrived, bytes. */
+  bodyBytes: number;
 }
 
 export interface Reply {
@@ -120,12 +122,13 @@ export async function startFakeLlm(dialect: Dialect, opts: { apiKey?: string; mo
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const bytes = Buffer.concat(chunks);
+    const text = bytes.toString('utf8');
     let body: unknown;
     try { body = JSON.parse(text); } catch { body = undefined; }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
-    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers, body };
+    const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers, body, bodyBytes: bytes.length };
     seen += 1;
     if (opts.record !== false) requests.push(recorded);
 

@@ -19,7 +19,8 @@ import { followLogs } from '../log-stream.js';
 import type { LogFrame } from '../log-stream.js';
 import { describeSystemFrame, formatRecord } from '../logs.js';
 import { timeArg } from '../time-arg.js';
-import { FLEET_CONCURRENCY, createLimiter, fanOut } from './fan-out.js';
+import { FLEET_CONCURRENCY, fanOut } from './fan-out.js';
+import { createSemaphore } from '../../core/semaphore.js';
 import type { FleetOptions, HostTarget } from './hosts.js';
 import { fleetTargets } from './hosts.js';
 import { mergeRows } from './merge.js';
@@ -86,7 +87,7 @@ async function replay(targets: HostTarget[], common: Common, json: boolean, line
 interface FollowState { open: boolean; error: string | null; followed: boolean }
 
 async function follow(targets: HostTarget[], common: Common, line: Line, notice: Notice, ctx: CliContext): Promise<number> {
-  const limiter = createLimiter(FLEET_CONCURRENCY);
+  const limiter = createSemaphore(FLEET_CONCURRENCY);
   const states = targets.map((): FollowState => ({ open: false, error: 'not connected yet', followed: true }));
   const follows = targets.map(({ host, target }, i) => {
     const st = states[i] as FollowState;

@@ -12,7 +12,8 @@ import { getAllPages } from '../control-client.js';
 import { formatTable } from '../table.js';
 import type { CliView, ViewOptions } from '../views.js';
 import { verifyLine, viewParams } from '../views.js';
-import { FLEET_CONCURRENCY, createLimiter, fanOut } from './fan-out.js';
+import { FLEET_CONCURRENCY, fanOut } from './fan-out.js';
+import { createSemaphore } from '../../core/semaphore.js';
 import type { FleetOptions } from './hosts.js';
 import { fleetTargets } from './hosts.js';
 import { mergeRows } from './merge.js';
@@ -35,7 +36,7 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
 
   // The cap is on requests, not on whole hosts: a host's next page queues behind the pages of the
   // others, so a slow host with many pages never holds a slot while fast hosts wait (bench/fleet-events.ts).
-  const limiter = createLimiter(FLEET_CONCURRENCY);
+  const limiter = createSemaphore(FLEET_CONCURRENCY);
   const settled = await fanOut(targets, targets.length,
     ({ target }) => getAllPages<T>(target, view.path, params, { maxItems: limit, gate: (request) => limiter.run(request) }));
 

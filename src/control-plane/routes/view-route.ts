@@ -43,7 +43,7 @@ export function createViewRoute<F extends string>(opts: ViewRouteOptions<F>): Ro
     }
     let leave: () => void;
     try {
-      leave = await opts.gate.enter(signal);
+      leave = await opts.gate.acquire(signal);
     } catch {
       return; // the client left while waiting its turn
     }

@@ -1,8 +1,9 @@
 /**
  * The MCP stdio transport of one server child process (newline-delimited JSON-RPC on stdin/stdout).
  *
- * Written here instead of using the SDK's StdioClientTransport, whose message framing it reuses
- * (ReadBuffer, serializeMessage), because that class (1) always merges HOME, LOGNAME, PATH, SHELL, TERM
+ * Written here instead of using the SDK's StdioClientTransport, whose message encoding it reuses
+ * (serializeMessage, deserializeMessage; the framing is line-framer.ts, linear where the SDK's
+ * ReadBuffer copies its whole buffer per chunk), because that class (1) always merges HOME, LOGNAME, PATH, SHELL, TERM
  * and USER from the daemon's own process.env into the child's environment, while mcpServerSchema
  * promises the server only PATH and HOME plus its `env`; (2) stops the child on its own fixed 2 s + 2 s
  * timers and keeps neither the exit code nor the signal; (3) signals only the direct child, so a
@@ -12,10 +13,11 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../../core/clock.js';
+import { createLineFramer } from './line-framer.js';
 
 /** How long the pipes of an exited server may stay open (held by its helpers) before they are destroyed. */
 const PIPES_GRACE_MS = 1_000;
@@ -42,13 +44,31 @@ export interface ChildStdioOptions {
   killGraceMs: number;
   clock: Clock;
   onStderr: (chunk: Buffer, pid: number | null) => void;
+  /** Bytes of stdout lines over MAX_MESSAGE_BYTES, dropped as they stream (the supervisor's flood budget). */
+  onDropped: (bytes: number) => void;
 }
 
-/** Largest JSON-RPC message accepted from the server (the SDK's default, 10 MiB). */
-const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** Largest JSON-RPC message accepted from the server (the SDK's default, 10 MiB); a longer line is dropped. */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 export function createChildStdioTransport(options: ChildStdioOptions): ChildStdioTransport {
-  const readBuffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  const framer = createLineFramer({
+    maxLineBytes: MAX_MESSAGE_BYTES,
+    onLine(line) {
+      let message: JSONRPCMessage;
+      try {
+        message = deserializeMessage(line);
+      } catch (error) {
+        transport.onerror?.(error as Error); // a line that is not JSON-RPC: skipped
+        return;
+      }
+      transport.onmessage?.(message);
+    },
+    onDropped(bytes, first) {
+      if (first) transport.onerror?.(new Error(`a message over ${MAX_MESSAGE_BYTES} bytes was dropped`));
+      options.onDropped(bytes);
+    },
+  });
   let child: ChildProcess | null = null;
   let pid: number | null = null;
   let exitInfo: ChildExit | null = null;
@@ -100,32 +120,13 @@ export function createChildStdioTransport(options: ChildStdioOptions): ChildStdi
         proc.once('close', (code, signal) => {
           pipesGrace.abort();
           exitInfo = { code, signal };
-          readBuffer.clear();
+          framer.clear();
           resolveExited(exitInfo);
           transport.onclose?.();
         });
         // EPIPE after the child died: reported by 'close', not worth an exception.
         proc.stdin?.on('error', () => {});
-        proc.stdout?.on('data', (chunk: Buffer) => {
-          try {
-            readBuffer.append(chunk);
-          } catch (error) {
-            transport.onerror?.(error as Error); // message larger than MAX_MESSAGE_BYTES
-            void transport.kill();
-            return;
-          }
-          for (;;) {
-            let message: JSONRPCMessage | null;
-            try {
-              message = readBuffer.readMessage();
-            } catch (error) {
-              transport.onerror?.(error as Error); // a line that is not JSON-RPC: skipped
-              continue;
-            }
-            if (message === null) break;
-            transport.onmessage?.(message);
-          }
-        });
+        proc.stdout?.on('data', (chunk: Buffer) => framer.write(chunk));
         proc.stdout?.on('error', () => {});
         proc.stderr?.on('data', (chunk: Buffer) => options.onStderr(chunk, pid));
         proc.stderr?.on('error', () => {});

@@ -44,6 +44,8 @@ export interface OpenOptions {
   onStderr: (chunk: Buffer, pid: number | null) => void;
   /** Messages the server sent that are not valid JSON-RPC, and similar protocol noise. */
   onProtocolError: (message: string) => void;
+  /** Bytes of over-long stdout lines dropped. */
+  onDropped: (bytes: number) => void;
 }
 
 export type OpenResult = { ok: true; connection: McpConnection } | { ok: false; error: string };
@@ -56,6 +58,7 @@ const SDK_TIMER_SLACK_MS = 1_000;
 export async function openMcpConnection(o: OpenOptions): Promise<OpenResult> {
   const transport = createChildStdioTransport({
     command: o.command, args: o.args, cwd: o.cwd, env: o.env, killGraceMs: o.killGraceMs, clock: o.clock, onStderr: o.onStderr,
+    onDropped: o.onDropped,
   });
   const client = new Client({ name: 'svc', version: o.clientVersion }, { capabilities: {} });
   client.onerror = (error) => o.onProtocolError(error.message);

@@ -1,6 +1,6 @@
 /**
  * Supervision of one stdio MCP server (agent.yaml `mcpServers[]`): spawn, list tools, ping for liveness,
- * drain and restart with back-off when it exits or stops answering, a circuit breaker in front of its
+ * drain and restart with back-off when it exits, stops answering or floods (flood-budget.ts), a circuit breaker in front of its
  * calls, and a token bucket when `rateLimit` is set.
  *
  * One loop (`run`) owns the server's lives: it is the only code that spawns and kills. Callers only
@@ -16,6 +16,7 @@ import type { McpMetrics } from '../../metrics/registry.js';
 import { backoffMs } from '../../core/backoff.js';
 import { createBoundedLines } from './bounded-lines.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
+import { createFloodBudget } from './flood-budget.js';
 import { linkSignals, startDeadline, withDeadline } from '../../core/deadline.js';
 import type { McpConnection } from './mcp-connection.js';
 import { describeExit, isConnectionClosed, isServerErrorResponse, openMcpConnection } from './mcp-connection.js';
@@ -44,8 +45,10 @@ const KILL_GRACE_MS = 2_000;
 const LOG_LINE_CHARS = 2_000;
 const LOG_LINES_PER_WINDOW = 50;
 const LOG_WINDOW_MS = 10_000;
+/** Bytes of stderr and of dropped stdout lines a server may send per LOG_WINDOW_MS before it counts as flooding. */
+export const FLOOD_BYTES_PER_WINDOW = 1024 * 1024;
 
-type LifeEnd = 'exited' | 'unresponsive' | 'stopped';
+type LifeEnd = 'exited' | 'unresponsive' | 'flooding' | 'stopped';
 
 export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
   const { config, metrics, clock, log } = deps;
@@ -76,6 +79,8 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
   let loop: Promise<void> | null = null;
   let closing: Promise<void> | null = null;
   const waitingUp = new Set<(connection: McpConnection | null) => void>();
+  /** Aborted when the current life floods (flood-budget.ts); a new one per start attempt. */
+  let flooded = new AbortController();
 
   const caller = createToolCaller({
     config, metrics, clock, life: life.signal, breaker, log,
@@ -117,13 +122,25 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
     });
     const stderr = bounded('mcp.stderr', 'info');
     const protocol = bounded('mcp.protocol_error', 'warn');
+    const flood = new AbortController();
+    flooded = flood;
+    const budget = createFloodBudget({ clock, windowMs: LOG_WINDOW_MS, maxBytes: FLOOD_BYTES_PER_WINDOW });
+    /** Counts noise; past the budget nothing more is decoded, the life ends as `flooding`. */
+    const noise = (bytes: number): boolean => {
+      if (flood.signal.aborted) return false;
+      if (!budget.add(bytes)) return true;
+      log('warn', 'mcp.flooding', { serverId, pid, bytes: budget.bytes(), windowMs: LOG_WINDOW_MS, maxBytes: FLOOD_BYTES_PER_WINDOW });
+      flood.abort();
+      return false;
+    };
     const deadline = startDeadline(startTimeoutMs, clock, life.signal);
     let opened: Awaited<ReturnType<typeof openMcpConnection>>;
     try {
       opened = await openMcpConnection({
         command: config.command, args: config.args, cwd, env, clientVersion, killGraceMs: KILL_GRACE_MS, clock,
         signal: deadline.signal, timeoutMs: startTimeoutMs,
-        onStderr: (chunk, from) => { pid = from; stderr.write(chunk); },
+        onStderr: (chunk, from) => { pid = from; if (noise(chunk.length)) stderr.write(chunk); },
+        onDropped: (bytes) => { noise(bytes); },
         onProtocolError: (message) => protocol.write(`${message.replace(/\s*\n\s*/g, ' ')}\n`),
       });
     } finally {
@@ -156,9 +173,14 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
         return ping.why === 'error' && isConnectionClosed(ping.error) ? 'exited' : 'unresponsive';
       }
     })().catch((): LifeEnd => 'stopped'); // the interval sleep rejects once stopped
+    const flood = flooded.signal;
     try {
       if (stop.signal.aborted) return 'stopped';
-      return await Promise.race([connection.exited.then((): LifeEnd => 'exited'), pinger]);
+      if (flood.aborted) return 'flooding';
+      const flooding = new Promise<LifeEnd>((resolveFlood) => {
+        flood.addEventListener('abort', () => resolveFlood('flooding'), { once: true, signal: over.signal });
+      });
+      return await Promise.race([connection.exited.then((): LifeEnd => 'exited'), pinger, flooding]);
     } finally {
       over.abort(); // ends the pinger and its timers
       stop.dispose();
@@ -208,7 +230,9 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
       if (!life.signal.aborted) state = 'restarting';
       await retire(connection, pid, end);
       current = null;
-      failedLives = answered ? 1 : failedLives + 1;
+      // A flooding server answered pings, but must not be restarted at once, again and again.
+      if (end === 'flooding') breaker.failure();
+      failedLives = answered && end !== 'flooding' ? 1 : failedLives + 1;
     }
   }
 

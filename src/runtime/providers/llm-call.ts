@@ -15,7 +15,7 @@ import type { LlmMetrics } from '../../metrics/registry.js';
 import type { AuditSink } from '../audit-sink.js';
 import type { HttpResult } from './llm-http.js';
 import { RETRYABLE_OUTCOMES, postJson, redactor } from './llm-http.js';
-import type { LlmAnswer, LlmFailure, LlmRequest, LlmWire } from './llm-types.js';
+import type { LlmAnswer, LlmFailure, LlmRequest, LlmWire, WireParse } from './llm-types.js';
 
 export interface ModelCallerDeps {
   agentId: string;
@@ -79,7 +79,7 @@ export function createModelCaller(deps: ModelCallerDeps): ModelCaller {
       let answer: LlmAnswer | null = null;
       let detail: string | undefined;
       if (http.ok) {
-        const parsed = wire.parse(http.body);
+        const parsed = parseAnswer(wire, http.body);
         if (parsed.ok) {
           answer = parsed.answer;
           outcome = answer.stop === 'max-tokens' ? 'cut-off' : answer.stop === 'refusal' ? 'refused' : 'ok';
@@ -127,6 +127,18 @@ export function createModelCaller(deps: ModelCallerDeps): ModelCaller {
       }
     }
   };
+}
+
+/**
+ * The wire's reading of an answer, where a throw (a shape no check foresaw) is one more malformed
+ * answer: audited, retried, and in the end the triage's failure — never an exception out of the loop.
+ */
+function parseAnswer(wire: LlmWire, body: unknown): WireParse {
+  try {
+    return wire.parse(body);
+  } catch (err) {
+    return { ok: false, outcome: 'malformed', detail: `the answer could not be read (${err instanceof Error ? err.name : 'error'})` };
+  }
 }
 
 /** svc's words for a failed request: outcome, status and the provider's error type, nothing else. */

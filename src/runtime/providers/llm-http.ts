@@ -3,11 +3,16 @@
  * status classified into an outcome, `Retry-After` read, the body read up to a bound. No wire format
  * here, no retries (llm-call.ts), and no key in anything it returns.
  */
+import { checkJsonShape, MAX_DEPTH } from '../../core/json-shape.js';
 import type { LlmOutcome } from '../../metrics/metric-names.js';
 import { providerError } from './wire-common.js';
 
-/** Most bytes of one answer read: a runaway or hostile server cannot fill the daemon's memory. */
-const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+/**
+ * Most bytes of one answer read, counted as it streams: a runaway or hostile server cannot fill the
+ * daemon's memory. 2 MiB is several times the largest real answer (`maxTokens` is at most 64,000
+ * tokens); past it the answer is `malformed`, retried, and in the end the triage's failure.
+ */
+export const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 
 export type HttpFailureOutcome = Exclude<LlmOutcome, 'ok' | 'cut-off' | 'refused'>;
 
@@ -89,15 +94,22 @@ export async function postJson(opts: {
     if (opts.signal.aborted) return fail('aborted', res.status, 'aborted while reading the answer');
     return fail(err instanceof TooLarge ? 'malformed' : 'network-error', res.status, transportText(err));
   }
+  // The bounded shape check of webhook bodies, before anything is built: an answer nested thousands
+  // of levels deep would overflow the stack of every recursive reader after JSON.parse (stringify,
+  // schema validation) — outside any error handling.
+  const shape = checkJsonShape(text);
   let body: unknown;
-  let json = true;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    json = false;
+  let json = shape.ok;
+  if (json) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      json = false;
+    }
   }
   if (res.status >= 200 && res.status < 300) {
-    return json ? { ok: true, status: res.status, body } : fail('malformed', res.status, 'the answer is not JSON');
+    if (!shape.ok && shape.reason === 'too-deep') return fail('malformed', res.status, `the answer nests deeper than ${MAX_DEPTH} levels`);
+    return json ? { ok: true, status: res.status, body } : fail('malformed', res.status, 'the answer is not a JSON object');
   }
   const { type, message } = json ? providerError(body) : { type: null, message: null };
   return fail(outcomeOfStatus(res.status), res.status, message ?? `HTTP ${res.status}`,

@@ -5,6 +5,7 @@
  */
 import type { LlmConfig, LlmProviderName } from '../../config/schema.js';
 import { startDeadline } from '../../core/deadline.js';
+import { errorText } from '../../core/errors.js';
 import { anthropicWire } from './anthropic-wire.js';
 import type { ModelCallerDeps } from './llm-call.js';
 import { createModelCaller } from './llm-call.js';
@@ -66,6 +67,11 @@ export function createLlmProvider(deps: LlmProviderDeps): LlmProvider {
       if (!result.ok) return result;
       log.write('info', 'llm.submitted', { eventId: event.id, provider: settings.provider, model: settings.model, steps: result.steps });
       return { ok: true, decision: decisionOf(result.submission, event.payload, triagedBy) };
+    } catch (err) {
+      // Whatever threw (a bug, an input no check foresaw), the triage failed like any other: the
+      // failure policy falls back or dead-letters, instead of the dispatcher retrying the whole loop.
+      log.write('error', 'llm.internal-error', { eventId: event.id, provider: settings.provider, error: errorText(err) });
+      return { ok: false, reason: 'internal-error', error: `${settings.provider}: internal error during the triage (see the agent log)` };
     } finally {
       deadline.dispose();
     }

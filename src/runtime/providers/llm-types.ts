@@ -83,7 +83,9 @@ export type LlmFailureReason =
   /** The per-triage deadline (`llm.triageTimeoutMs`) passed. */
   | 'deadline'
   /** maxSteps answers without a valid submit_triage. */
-  | 'no-submit';
+  | 'no-submit'
+  /** Something inside the triage threw: svc's own fault, and still a failure the fallback handles. */
+  | 'internal-error';
 
 export interface LlmFailure {
   ok: false;

@@ -6,6 +6,7 @@
  * OpenAI's newer `max_completion_tokens`.
  * Reference: https://platform.openai.com/docs/api-reference/chat/create
  */
+import { checkJsonShape, MAX_DEPTH } from '../../core/json-shape.js';
 import type { LlmAnswer, LlmMessage, LlmStop, LlmToolCall, LlmWire, WireParse } from './llm-types.js';
 import { isRecord, joinUrl, usageNumber } from './wire-common.js';
 
@@ -43,13 +44,15 @@ function toolCallOf(value: unknown): LlmToolCall | string {
   // The spec says a JSON string; some compatible servers send the object itself.
   if (isRecord(fn.arguments)) return { id: value.id, name: fn.name, input: fn.arguments, raw: JSON.stringify(fn.arguments) };
   const raw = typeof fn.arguments === 'string' ? fn.arguments : '';
-  try {
-    const input: unknown = raw.trim() === '' ? {} : JSON.parse(raw);
-    return isRecord(input) ? { id: value.id, name: fn.name, input, raw } : { id: value.id, name: fn.name, input: undefined, raw,
-      inputError: 'arguments are not a JSON object' };
-  } catch {
-    return { id: value.id, name: fn.name, input: undefined, raw, inputError: 'arguments are not valid JSON' };
+  if (raw.trim() === '') return { id: value.id, name: fn.name, input: {}, raw };
+  // The arguments are JSON inside a string, which the answer's own shape check did not look into.
+  const shape = checkJsonShape(raw);
+  if (!shape.ok) {
+    const inputError = shape.reason === 'too-deep' ? `arguments nest deeper than ${MAX_DEPTH} levels`
+      : shape.reason === 'not-object' ? 'arguments are not a JSON object' : 'arguments are not valid JSON';
+    return { id: value.id, name: fn.name, input: undefined, raw, inputError };
   }
+  return { id: value.id, name: fn.name, input: JSON.parse(raw) as unknown, raw };
 }
 
 export const openaiWire: LlmWire = {

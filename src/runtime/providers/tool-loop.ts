@@ -6,6 +6,7 @@
  * it through the tool choice. A refusal ends the loop.
  */
 import type { ToolCallResult } from '../mcp/mcp-types.js';
+import { clip, fitConversation, keptAnswer, MAX_TOOL_CALLS_PER_STEP } from './conversation-budget.js';
 import type { ModelCaller, TriageBudget } from './llm-call.js';
 import { NOTES, eventMessage } from './llm-prompt.js';
 import type { LlmFailure, LlmMessage, LlmToolCall, LlmToolResult } from './llm-types.js';
@@ -15,10 +16,6 @@ import { SUBMIT_TRIAGE, submitTriageTool, validateSubmission } from './submit-tr
 import type { OfferedTool, ToolCatalog } from './tool-catalog.js';
 import { isRecord } from './wire-common.js';
 
-/** A tool result goes back to the model up to this many characters. */
-const MAX_TOOL_RESULT_CHARS = 16_000;
-/** Tool calls handled per answer; more get an error result (a bound on cost, whatever the model asks). */
-const MAX_TOOL_CALLS_PER_STEP = 8;
 
 /** One MCP tool call as the loop made it, for `svc triage` (the audit rows carry no arguments). */
 export interface ToolTrace {
@@ -49,11 +46,13 @@ export type LoopResult = { ok: true; submission: Submission; steps: number } | L
 export async function runToolLoop(deps: LoopDeps, event: TriageEvent, budget: TriageBudget): Promise<LoopResult> {
   const offered = deps.catalog.list();
   const byName = new Map(offered.map((t) => [t.name, t]));
-  const messages: LlmMessage[] = [{ role: 'user', text: eventMessage(event) }];
+  // What is kept of each answer and result, and what is re-sent, is bounded (conversation-budget.ts).
+  let messages: LlmMessage[] = [{ role: 'user', text: eventMessage(event) }];
   let lastProblem: LlmFailure | null = null;
 
   for (let step = 1; step <= deps.maxSteps; step += 1) {
     const last = step === deps.maxSteps;
+    messages = fitConversation(messages);
     const result = await deps.call({
       model: deps.model,
       system: deps.system,
@@ -72,12 +71,12 @@ export async function runToolLoop(deps: LoopDeps, event: TriageEvent, budget: Tr
     }
     if (answer.stop === 'max-tokens') {
       // Its tool calls may be incomplete: none is used, and the model is asked to be brief.
-      messages.push({ role: 'assistant', text: answer.text, toolCalls: [] }, { role: 'user', text: withLast(NOTES.cutOff, nextIsLast) });
+      messages.push({ role: 'assistant', text: clip(answer.text), toolCalls: [] }, { role: 'user', text: withLast(NOTES.cutOff, nextIsLast) });
       lastProblem = { ok: false, reason: 'cut-off', error: `${deps.provider}: the answer was cut off at llm.maxTokens at step ${step}` };
       continue;
     }
     if (answer.toolCalls.length === 0) {
-      messages.push({ role: 'assistant', text: answer.text, toolCalls: [] }, { role: 'user', text: withLast(NOTES.noToolCall, nextIsLast) });
+      messages.push({ role: 'assistant', text: clip(answer.text), toolCalls: [] }, { role: 'user', text: withLast(NOTES.noToolCall, nextIsLast) });
       lastProblem = null;
       continue;
     }
@@ -89,12 +88,17 @@ export async function runToolLoop(deps: LoopDeps, event: TriageEvent, budget: Tr
       if (valid.ok) return { ok: true, submission: valid.submission, steps: step };
     }
 
+    const kept = keptAnswer(answer);
     const results: LlmToolResult[] = [];
-    for (const [i, call] of answer.toolCalls.entries()) {
-      results.push(await resultOf(deps, call, i, step, last, byName, event.id, budget.deadline.signal));
+    for (const call of kept.toolCalls) {
+      results.push(await resultOf(deps, call, step, last, byName, event.id, budget.deadline.signal));
     }
-    messages.push({ role: 'assistant', text: answer.text, toolCalls: answer.toolCalls });
-    messages.push({ role: 'tool-results', results, ...(nextIsLast ? { note: NOTES.lastStep } : {}) });
+    const notes = [
+      ...(kept.dropped > 0 ? [`${kept.dropped} more tool calls were ignored: at most ${MAX_TOOL_CALLS_PER_STEP} are run per step.`] : []),
+      ...(nextIsLast ? [NOTES.lastStep] : []),
+    ];
+    messages.push({ role: 'assistant', text: kept.text, toolCalls: kept.toolCalls });
+    messages.push({ role: 'tool-results', results, ...(notes.length > 0 ? { note: notes.join(' ') } : {}) });
     lastProblem = null;
     if (budget.deadline.why() !== null) break; // a tool call ran into the deadline: the next model call says so
   }
@@ -110,7 +114,7 @@ function withLast(note: string, nextIsLast: boolean): string {
   return nextIsLast ? `${note} ${NOTES.lastStep}` : note;
 }
 
-async function resultOf(deps: LoopDeps, call: LlmToolCall, index: number, step: number, last: boolean,
+async function resultOf(deps: LoopDeps, call: LlmToolCall, step: number, last: boolean,
   byName: ReadonlyMap<string, OfferedTool>, eventId: string, signal: AbortSignal): Promise<LlmToolResult> {
   const error = (text: string): LlmToolResult => ({ callId: call.id, name: call.name, text, isError: true });
   if (call.input === undefined) return error(`the arguments of ${call.name} are invalid: ${call.inputError ?? 'not a JSON object'}`);
@@ -120,14 +124,11 @@ async function resultOf(deps: LoopDeps, call: LlmToolCall, index: number, step: 
   }
   const tool = byName.get(call.name);
   if (!tool || last) return error(`there is no tool "${call.name}" here; the tools offered are listed in this request`);
-  if (index >= MAX_TOOL_CALLS_PER_STEP) return error(`at most ${MAX_TOOL_CALLS_PER_STEP} tool calls are run per step; call it again later`);
   if (!isRecord(call.input)) return error(`the arguments of ${call.name} must be a JSON object`);
   const result = await deps.callTool(tool, call.input, eventId, signal);
   const outcome = result.ok ? (result.isError ? 'tool-error' : 'ok') : result.reason;
   deps.onToolCall?.({ step, name: tool.name, serverId: tool.serverId, tool: tool.tool, arguments: call.input, outcome });
   if (!result.ok) return error(`the tool call failed (${result.reason})`);
-  const text = result.text.length > MAX_TOOL_RESULT_CHARS
-    ? `${result.text.slice(0, MAX_TOOL_RESULT_CHARS)}\n(cut after ${MAX_TOOL_RESULT_CHARS} of ${result.text.length} characters)`
-    : result.text;
+  const text = clip(result.text);
   return { callId: call.id, name: call.name, text: text === '' ? '(empty result)' : text, isError: result.isError };
 }

@@ -5,7 +5,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../core/worker.js';
-import { RuntimeError } from '../../core/errors.js';
+import { isRuntimeErrorCode, RuntimeError } from '../../core/errors.js';
 import { InvalidCursorError } from '../cursor.js';
 import type { SerializedError, StoreReady, StoreReply, StoreWorkerData } from './store-worker.js';
 
@@ -17,7 +17,7 @@ export interface WorkerClient {
 
 export function rebuildError(e: SerializedError): Error {
   if (e.name === 'InvalidCursorError') return new InvalidCursorError(e.message);
-  if (e.name === 'RuntimeError' && e.code !== undefined) return new RuntimeError(e.code, e.message);
+  if (e.name === 'RuntimeError' && isRuntimeErrorCode(e.code)) return new RuntimeError(e.code, e.message);
   const err = new Error(e.message);
   if (e.code !== undefined) (err as Error & { code: string }).code = e.code;
   return err;

@@ -1,13 +1,14 @@
 /**
- * The one bounded check a webhook body passes before anything is stored (contract §11.1): it is
- * JSON (RFC 8259), its top-level value is an object, and nothing nests deeper than MAX_DEPTH (the
+ * The one bounded check JSON from outside passes before anything builds it: a webhook body before it
+ * is stored (contract §11.1), a model's answer before it is parsed (runtime/providers/llm-http.ts). It
+ * is JSON (RFC 8259), its top-level value is an object, and nothing nests deeper than MAX_DEPTH (the
  * top-level value is level 1). One pass over the text with an explicit stack and no values built:
  * linear in the size, a megabyte in a few milliseconds, no recursion to overflow and no garbage for
  * the collector — where JSON.parse of a megabyte of tiny objects allocates hundreds of thousands of
  * them, and a deep enough nesting overflows the stack of every later reader.
  */
 
-/** Deepest nesting accepted (contract §11.1). */
+/** Deepest nesting accepted (contract §11.1); a model's answer gets the same bound. */
 export const MAX_DEPTH = 64;
 
 export type ShapeCheck = { ok: true } | { ok: false; reason: 'not-json' | 'not-object' | 'too-deep' };
