@@ -150,6 +150,7 @@ function recipientOf(channel: ChannelConfig): string {
     case 'file': return channel.to;
     case 'webhook': return channel.to;
     case 'slack': return channel.user;
+    case 'email': return channel.to;
   }
 }
 

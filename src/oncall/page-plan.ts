@@ -56,6 +56,11 @@ export function pageDeliveryId(pageId: string, round: number, recipient: Recipie
   return `${pageId}.${round}.${recipient.person}.${recipient.channel}`;
 }
 
+/** Whether a deliveryId is one of the page's first round (its opening): the message a mail thread starts from. */
+export function isOpeningDelivery(deliveryId: string, pageId: string): boolean {
+  return deliveryId.startsWith(`${pageId}.1.`);
+}
+
 const engineActor = (agentId: string): string => `agent:${agentId}`;
 
 function entry(page: PageRecord, kind: string, actor: string, data: Record<string, unknown>): NewAuditEntry {

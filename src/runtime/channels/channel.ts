@@ -1,7 +1,13 @@
-/** Outbound chat channels (contract §9.5): file, webhook, slack. */
+/** Outbound channels (contract §9.5, §18): file, webhook, slack, teams, pagerduty, email. */
 import type { ChannelConfig } from '../../config/schema.js';
 
 export type Severity = 'P1' | 'P2' | 'P3';
+
+/** One-time links that answer a page from a message (§18.6), present when the agent has an `ack` source. */
+export interface PageLinks {
+  acknowledge: string;
+  resolve: string;
+}
 
 /** The direct message the agent sends to the on-call person. */
 export interface OutboundMessage {
@@ -21,6 +27,8 @@ export interface OutboundMessage {
   to?: string;
   /** The page this message belongs to (§17), when it is a page's. */
   pageId?: string;
+  /** Links to acknowledge or resolve the page, for channels without buttons (email, Teams). */
+  links?: PageLinks;
 }
 
 /** Result of one delivery attempt; the dispatcher owns retries and back-off. */

@@ -2,6 +2,7 @@
 import type { ChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import type { Channel } from './channel.js';
+import { createEmailChannel } from './email-channel.js';
 import { createFileChannel } from './file-channel.js';
 import { createSlackChannel } from './slack-channel.js';
 import { createWebhookChannel } from './webhook-channel.js';
@@ -14,6 +15,8 @@ export function createChannel(config: ChannelConfig, deps: { clock: Clock }): Ch
       return createSlackChannel(config, deps);
     case 'webhook':
       return createWebhookChannel(config, deps);
+    case 'email':
+      return createEmailChannel(config, deps);
     default: {
       // A new channel type in the schema without a case here fails to compile.
       const unknown: never = config;
