@@ -151,6 +151,8 @@ function recipientOf(channel: ChannelConfig): string {
     case 'webhook': return channel.to;
     case 'slack': return channel.user;
     case 'email': return channel.to;
+    // The service the integration key belongs to.
+    case 'pagerduty': return channel.id;
   }
 }
 

@@ -377,7 +377,8 @@ export const emailChannelSchema = z.strictObject({
   to: emailAddress,
   ...retry,
 });
-export const channelSchema = z.discriminatedUnion('type', [fileChannelSchema, slackChannelSchema, webhookChannelSchema, emailChannelSchema]);
+export const channelSchema = z.discriminatedUnion('type', [fileChannelSchema, slackChannelSchema, webhookChannelSchema,
+  pagerdutyChannelSchema, emailChannelSchema]);
 export type ChannelConfig = z.infer<typeof channelSchema>;
 export type FileChannelConfig = z.infer<typeof fileChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;

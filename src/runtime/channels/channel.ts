@@ -1,5 +1,6 @@
 /** Outbound channels (contract §9.5, §18): file, webhook, slack, teams, pagerduty, email. */
 import type { ChannelConfig } from '../../config/schema.js';
+import type { NotificationKind } from '../../oncall/page.js';
 
 export type Severity = 'P1' | 'P2' | 'P3';
 
@@ -27,6 +28,8 @@ export interface OutboundMessage {
   to?: string;
   /** The page this message belongs to (§17), when it is a page's. */
   pageId?: string;
+  /** What the message tells about its page (§17.4): opening or escalation, join, acknowledged, unacknowledged, resolved. */
+  pageKind?: NotificationKind;
   /** Links to acknowledge or resolve the page, for channels without buttons (email, Teams). */
   links?: PageLinks;
 }
@@ -46,6 +49,11 @@ export interface Channel {
   readonly id: string;
   readonly type: ChannelConfig['type'];
   readonly direction: 'outbound';
+  /**
+   * The channel keeps a vendor's incident in step with the page: besides openings, escalations and
+   * resolutions it is told when a page it notified is acknowledged or unacknowledged (§18.4).
+   */
+  readonly followsPageState?: boolean;
   /** Attempts before dead-lettering, when the channel sets its own. */
   readonly maxAttempts: number | undefined;
   /** One delivery attempt. Never throws: failures are results. */

@@ -4,6 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Channel } from './channel.js';
 import { createEmailChannel } from './email-channel.js';
 import { createFileChannel } from './file-channel.js';
+import { createPagerdutyChannel } from './pagerduty-channel.js';
 import { createSlackChannel } from './slack-channel.js';
 import { createWebhookChannel } from './webhook-channel.js';
 
@@ -15,6 +16,8 @@ export function createChannel(config: ChannelConfig, deps: { clock: Clock }): Ch
       return createSlackChannel(config, deps);
     case 'webhook':
       return createWebhookChannel(config, deps);
+    case 'pagerduty':
+      return createPagerdutyChannel(config, deps);
     case 'email':
       return createEmailChannel(config, deps);
     default: {
