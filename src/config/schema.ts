@@ -378,7 +378,7 @@ export const emailChannelSchema = z.strictObject({
   ...retry,
 });
 export const channelSchema = z.discriminatedUnion('type', [fileChannelSchema, slackChannelSchema, webhookChannelSchema,
-  pagerdutyChannelSchema, emailChannelSchema]);
+  teamsChannelSchema, pagerdutyChannelSchema, emailChannelSchema]);
 export type ChannelConfig = z.infer<typeof channelSchema>;
 export type FileChannelConfig = z.infer<typeof fileChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;

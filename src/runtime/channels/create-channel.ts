@@ -6,6 +6,7 @@ import { createEmailChannel } from './email-channel.js';
 import { createFileChannel } from './file-channel.js';
 import { createPagerdutyChannel } from './pagerduty-channel.js';
 import { createSlackChannel } from './slack-channel.js';
+import { createTeamsChannel } from './teams-channel.js';
 import { createWebhookChannel } from './webhook-channel.js';
 
 export function createChannel(config: ChannelConfig, deps: { clock: Clock }): Channel {
@@ -16,6 +17,8 @@ export function createChannel(config: ChannelConfig, deps: { clock: Clock }): Ch
       return createSlackChannel(config, deps);
     case 'webhook':
       return createWebhookChannel(config, deps);
+    case 'teams':
+      return createTeamsChannel(config, deps);
     case 'pagerduty':
       return createPagerdutyChannel(config, deps);
     case 'email':
