@@ -95,6 +95,10 @@ export function createEmailChannel(config: EmailChannelConfig, deps: { clock: Cl
   let closed = false;
   let healthy = true;
 
+  /**
+   * nodemailer takes no AbortSignal: an abort is honoured before a mail starts; one under way ends
+   * within the transport's timeouts (each `timeoutMs`).
+   */
   async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     if (signal.aborted) return { ok: false, retryable: true, error: 'aborted' };
