@@ -150,6 +150,10 @@ function recipientOf(channel: ChannelConfig): string {
     case 'file': return channel.to;
     case 'webhook': return channel.to;
     case 'slack': return channel.user;
+    case 'email': return channel.to;
+    // The room the workflow posts to, the service the integration key belongs to.
+    case 'teams': return channel.id;
+    case 'pagerduty': return channel.id;
   }
 }
 

@@ -103,6 +103,60 @@ describe('loadAgentDir', () => {
     assert.ok(!msg.includes('my-literal-hmac-key-0000') && !msg.includes('xoxb-literal-token'));
   });
 
+  it('checks the keys of teams, pagerduty and email channels at their positions; literal secrets refused unquoted', () => {
+    const dir = agentDir({ channels: [
+      'channels:',
+      '  - id: room',
+      '    type: teams',
+      '    direction: outbound',
+      '    url: not-a-url',
+      '  - id: pd',
+      '    type: pagerduty',
+      '    direction: outbound',
+      '    routingKey: LiteralRoutingKey000000000000042',
+      '  - id: mail',
+      '    type: email',
+      '    direction: outbound',
+      '    smtp: { host: smtp.example.com, tls: startls, username: svc, password: literal-smtp-pass }',
+      '    from: svc',
+      '    to: oncall@example.com',
+      '',
+    ].join('\n') });
+    const msg = errorOf(() => loadAgentDir(dir, ctx));
+    const c = join(dir, 'channels.yaml');
+    assert.equal(msg, [
+      `${c}:5:10: channels.0.url: must be an http(s) URL`,
+      `${c}:9:17: channels.1.routingKey: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`,
+      `${c}:13:42: channels.2.smtp.tls: expected one of "starttls", "implicit", "none"`,
+      `${c}:13:76: channels.2.smtp.password: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`,
+      `${c}:14:11: channels.2.from: must be an email address`,
+    ].join('\n'));
+    assert.ok(!msg.includes('LiteralRoutingKey') && !msg.includes('literal-smtp-pass'));
+  });
+
+  it('loads teams, pagerduty and email channels with their defaults', () => {
+    const key = 'R0ut1ngKey00000000000000000000ab';
+    const dir = agentDir({ channels: [
+      'channels:',
+      '  - { id: room, type: teams, direction: outbound, url: "https://example.webhook.office.com/wf?sig=abc" }',
+      '  - { id: pd, type: pagerduty, direction: outbound, routingKey: "${env:PD_KEY}" }',
+      '  - id: mail',
+      '    type: email',
+      '    direction: outbound',
+      '    smtp: { host: smtp.example.com, username: svc, password: "${env:SMTP_PASSWORD}" }',
+      '    from: svc@example.com',
+      '    to: oncall@example.com',
+      '',
+    ].join('\n') });
+    const loaded = loadAgentDir(dir, { ...ctx, env: { ...ctx.env, PD_KEY: key, SMTP_PASSWORD: 'pw-from-env' } });
+    assert.deepEqual(loaded.channels, [
+      { id: 'room', type: 'teams', direction: 'outbound', url: 'https://example.webhook.office.com/wf?sig=abc', timeoutMs: 10_000 },
+      { id: 'pd', type: 'pagerduty', direction: 'outbound', routingKey: key, url: 'https://events.pagerduty.com/v2/enqueue', timeoutMs: 10_000 },
+      { id: 'mail', type: 'email', direction: 'outbound', smtp: { host: 'smtp.example.com', tls: 'starttls', username: 'svc', password: 'pw-from-env' },
+        from: 'svc@example.com', to: 'oncall@example.com', timeoutMs: 10_000 },
+    ]);
+  });
+
   it('reports an unresolvable secret naming file, line and key, and problems of every file at once', () => {
     const dir = agentDir({
       agent: 'id: a\nprovider: rules\nsklls: []\n',

@@ -342,11 +342,62 @@ export const webhookChannelSchema = z.strictObject({
   to: z.string().min(1).default('on-call'),
   ...retry,
 });
-export const channelSchema = z.discriminatedUnion('type', [fileChannelSchema, slackChannelSchema, webhookChannelSchema]);
+/** Microsoft Teams through a Workflows webhook (§18.3): the URL carries its own signature, so it is a secret. */
+export const teamsChannelSchema = z.strictObject({
+  id,
+  type: z.literal('teams'),
+  direction,
+  url: httpUrl,
+  ...retry,
+});
+/** PagerDuty Events API v2 (§18.4). */
+export const pagerdutyChannelSchema = z.strictObject({
+  id,
+  type: z.literal('pagerduty'),
+  direction,
+  /** An Events API v2 integration key: 32 characters. */
+  routingKey: z.string().regex(/^[A-Za-z0-9]{32}$/, 'must be an Events API v2 integration key (32 letters and digits)'),
+  url: httpUrl.default('https://events.pagerduty.com/v2/enqueue'),
+  ...retry,
+});
+/** SMTP transport security: STARTTLS required (default), TLS from the first byte, or none at all. */
+export const SMTP_TLS_MODES = ['starttls', 'implicit', 'none'] as const;
+const emailAddress = z.email('must be an email address');
+/** Email over SMTP (§18.5). */
+export const emailChannelSchema = z.strictObject({
+  id,
+  type: z.literal('email'),
+  direction,
+  smtp: z.strictObject({
+    host: bindAddress,
+    /** Default: 465 for `implicit`, else 587 (submission). */
+    port: port.optional(),
+    tls: z.enum(SMTP_TLS_MODES).default('starttls'),
+    username: z.string().min(1).optional(),
+    password: z.string().min(1).optional(),
+    /** A PEM certificate authority the server's certificate must chain to (a private CA). */
+    ca: z.string().includes('-----BEGIN CERTIFICATE-----', { message: 'must be a PEM certificate (use ${file:…})' }).optional(),
+  }).superRefine((smtp, ctx) => {
+    if (smtp.password !== undefined && smtp.username === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['username'], message: 'is required when password is set' });
+    }
+    if (smtp.username !== undefined && smtp.password === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['password'], message: 'is required when username is set' });
+    }
+  }),
+  from: emailAddress,
+  to: emailAddress,
+  ...retry,
+});
+export const channelSchema = z.discriminatedUnion('type', [fileChannelSchema, slackChannelSchema, webhookChannelSchema,
+  teamsChannelSchema, pagerdutyChannelSchema, emailChannelSchema]);
 export type ChannelConfig = z.infer<typeof channelSchema>;
 export type FileChannelConfig = z.infer<typeof fileChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
 export type WebhookChannelConfig = z.infer<typeof webhookChannelSchema>;
+export type TeamsChannelConfig = z.infer<typeof teamsChannelSchema>;
+export type PagerdutyChannelConfig = z.infer<typeof pagerdutyChannelSchema>;
+export type EmailChannelConfig = z.infer<typeof emailChannelSchema>;
 
 export const channelsFileSchema = z.strictObject({
   channels: z.array(channelSchema).min(1),
@@ -359,6 +410,8 @@ export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
   { file: 'event-sources.yaml', path: /^sources\.\d+\.basicAuth\.password$/ },
   { file: 'event-sources.yaml', path: /^sources\.\d+\.tls\.key$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.token$/ },
+  { file: 'channels.yaml', path: /^channels\.\d+\.routingKey$/ },
+  { file: 'channels.yaml', path: /^channels\.\d+\.smtp\.password$/ },
   { file: 'agent.yaml', path: /^audit\.export\.\d+\.token$/ },
   { file: 'agent.yaml', path: /^audit\.checkpoints\.key$/ },
   { file: 'agent.yaml', path: /^apiKey$/ },

@@ -38,8 +38,10 @@ export function startPages(deps: PagesDeps): Pages {
   const onError = (err: unknown): void => report(`page engine error: ${errorText(err)}`);
   const oncallMetrics = deps.metrics.oncall;
   let wake = (): void => undefined;
-  const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics });
-  const notify = createPageNotifier({ store, clock, owner: deps.owner, agents: new Map(deps.agents.map((a) => [a.id, a])),
+  const byId = new Map(deps.agents.map((a) => [a.id, a]));
+  const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics,
+    followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true });
+  const notify = createPageNotifier({ store, clock, owner: deps.owner, agents: byId,
     channelOutcome: (agent, channel, outcome) => deps.metrics.dispatch.channelMessages.inc({ agent, channel, outcome }) });
   const loop = createPageLoop({ store, clock, owner: deps.owner, engine, notify, configs, onError,
     timerLag: (s) => oncallMetrics.timerLag(s), heartbeatAge: (agent, hb, s) => oncallMetrics.heartbeatAge(agent, hb, s),

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { fakeClock } from '../core/clock.js';
 import type { Policy, Target } from './oncall-config.js';
 import type { PagePlan, PageRecord } from './page.js';
-import { dueAtMs } from './page.js';
+import { dueAtMs, isStaleNotification } from './page.js';
 import type { Actor, ResolveTargets } from './page-plan.js';
 import { planAck, planEscalate, planJoin, planOpen, planReopen, planResolve, planTimer, planUnack } from './page-plan.js';
 
@@ -123,6 +123,36 @@ describe('page planner on fake time', () => {
     assert.deepEqual(h.sent(), ['p0000test.1.alice.dm']);
     const again = planAck(h.page, cli, null, h.clock.now());
     assert.deepEqual(again, { ok: true, plan: null }, 'acking twice writes nothing');
+  });
+
+  it('channels that follow the page state hear ack and unack, in a new round; the others do not', () => {
+    const h = harness();
+    const follows = (channel: string): boolean => channel === 'dm';
+    const acked = planAck(h.page, cli, null, h.clock.now(), follows);
+    assert.ok(acked.ok && acked.plan);
+    assert.deepEqual(acked.plan.notifications.map((n) => [n.deliveryId, n.kind, n.status, n.text]), [
+      ['p0000test.2.alice.dm', 'acknowledged', 'firing', '[P1] Disk full on db-1\nPage p0000test was acknowledged by bob.'],
+    ]);
+    h.apply(acked.plan);
+    const unacked = planUnack(h.page, cli, h.clock.now(), follows);
+    assert.ok(unacked.ok && unacked.plan);
+    assert.deepEqual(unacked.plan.notifications.map((n) => [n.deliveryId, n.kind]), [['p0000test.3.alice.dm', 'unacknowledged']]);
+    const h2 = harness();
+    const quiet = planAck(h2.page, cli, null, h2.clock.now());
+    assert.ok(quiet.ok && quiet.plan);
+    assert.deepEqual(quiet.plan.notifications, []);
+    assert.equal(quiet.plan.page.round, 1, 'no follower, no new round');
+  });
+
+  it('a state notification the page has since left is stale when claimed', () => {
+    assert.equal(isStaleNotification('acknowledged', 'acknowledged'), false);
+    assert.equal(isStaleNotification('acknowledged', 'resolved'), true);
+    assert.equal(isStaleNotification('acknowledged', 'triggered'), true);
+    assert.equal(isStaleNotification('unacknowledged', 'triggered'), false);
+    assert.equal(isStaleNotification('unacknowledged', 'resolved'), true, 'a trigger after the resolve would open a new incident');
+    assert.equal(isStaleNotification('escalation', 'acknowledged'), true);
+    assert.equal(isStaleNotification('join', 'resolved'), true);
+    assert.equal(isStaleNotification('resolved', 'resolved'), false);
   });
 
   it('ack timeout: acknowledged and not resolved for ackTimeout → triggered again and the current step paged again', () => {

@@ -56,6 +56,11 @@ export function pageDeliveryId(pageId: string, round: number, recipient: Recipie
   return `${pageId}.${round}.${recipient.person}.${recipient.channel}`;
 }
 
+/** Whether a deliveryId is one of the page's first round (its opening): the message a mail thread starts from. */
+export function isOpeningDelivery(deliveryId: string, pageId: string): boolean {
+  return deliveryId.startsWith(`${pageId}.1.`);
+}
+
 const engineActor = (agentId: string): string => `agent:${agentId}`;
 
 function entry(page: PageRecord, kind: string, actor: string, data: Record<string, unknown>): NewAuditEntry {
@@ -231,8 +236,20 @@ function refuseResolved(page: PageRecord): ActionResult | null {
   return page.state === 'resolved' ? { ok: false, reason: `page ${page.id} is already resolved` } : null;
 }
 
+/** Which of a page's channels keep a vendor's incident in step with the page (they declare it, §18.4). */
+export type FollowsPageState = (channelId: string) => boolean;
+
+/** A state change reaches the recipients already notified on channels that follow the page's state, in a new round. */
+function tellFollowers(page: PageRecord, kind: 'acknowledged' | 'unacknowledged', text: string, follows: FollowsPageState,
+  audit: NewAuditEntry[]): PageNotification[] {
+  const followers = page.notified.filter((n) => follows(n.channel));
+  if (followers.length === 0) return [];
+  page.round += 1;
+  return followers.map((n) => send(page, n, kind, text, lastEvent(page), audit));
+}
+
 /** triggered → acknowledged: every escalation stops; the ack timeout (if any) starts. Acking twice changes nothing. */
-export function planAck(before: PageRecord, actor: Actor, note: string | null, nowMs: number): ActionResult {
+export function planAck(before: PageRecord, actor: Actor, note: string | null, nowMs: number, follows: FollowsPageState = () => false): ActionResult {
   const refused = refuseResolved(before);
   if (refused) return refused;
   if (before.state === 'acknowledged') return { ok: true, plan: null };
@@ -241,11 +258,12 @@ export function planAck(before: PageRecord, actor: Actor, note: string | null, n
     ackTimeoutAtMs: page.policy.ackTimeoutMs > 0 ? nowMs + page.policy.ackTimeoutMs : null });
   const audit = [entry(page, 'page.acknowledged', actor.actor, { by: actor.by, via: actor.via, step: page.step, loop: page.loop,
     ...(note === null ? {} : { note }) })];
-  return { ok: true, plan: plan(before, page, audit, []) };
+  const notes = tellFollowers(page, 'acknowledged', pageText.acknowledged(page), follows, audit);
+  return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
 /** acknowledged → triggered: escalation resumes from the current step, its `after` from now. */
-export function planUnack(before: PageRecord, actor: Actor, nowMs: number): ActionResult {
+export function planUnack(before: PageRecord, actor: Actor, nowMs: number, follows: FollowsPageState = () => false): ActionResult {
   const refused = refuseResolved(before);
   if (refused) return refused;
   if (before.state !== 'acknowledged') return { ok: false, reason: `page ${before.id} is not acknowledged` };
@@ -253,7 +271,8 @@ export function planUnack(before: PageRecord, actor: Actor, nowMs: number): Acti
   Object.assign(page, { state: 'triggered', acknowledgedAtMs: null, acknowledgedBy: null, ackTimeoutAtMs: null,
     nextEscalationAtMs: page.exhausted ? null : nowMs + stepOf(page).afterMs });
   const audit = [entry(page, 'page.unacknowledged', actor.actor, { reason: 'manual', by: actor.by, acknowledgedBy: before.acknowledgedBy })];
-  return { ok: true, plan: plan(before, page, audit, []) };
+  const notes = tellFollowers(page, 'unacknowledged', pageText.unacknowledged(page), follows, audit);
+  return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
 /** → resolved: every timer stops and everyone who was notified hears of it, once. */

@@ -26,5 +26,8 @@ export const pageText = {
     `${head(p)}\nPage ${p.id} was acknowledged ${formatDuration(p.policy.ackTimeoutMs)} ago and is not resolved: paging again (${where(p)}).\n${ackLine(p)}`,
   exhausted: (p: P): string =>
     `${head(p)}\nNobody acknowledged page ${p.id}: every step of policy ${p.policy.id} was tried ${p.policy.repeat + 1} time(s). It stays open.\n${ackLine(p)}`,
+  acknowledged: (p: P & Pick<PageRecord, 'acknowledgedBy'>): string =>
+    `${head(p)}\nPage ${p.id} was acknowledged by ${p.acknowledgedBy ?? 'someone'}.`,
+  unacknowledged: (p: P): string => `${head(p)}\nPage ${p.id} is no longer acknowledged: escalation resumes (${where(p)}).\n${ackLine(p)}`,
   resolved: (p: P): string => `RESOLVED ${head(p)}\nPage ${p.id} was resolved by ${p.resolvedBy ?? 'someone'}.`,
 };

@@ -67,7 +67,19 @@ export function dueAtMs(page: Pick<PageRecord, 'nextEscalationAtMs' | 'ackTimeou
  * What a notification is for. `escalation` ones (opening, a step, an ack timeout, exhaustion) go out
  * only while the page is triggered: an acknowledgement that commits first cancels them (§17.4).
  */
-export type NotificationKind = 'escalation' | 'join' | 'resolved' | 'notify';
+export type NotificationKind = 'escalation' | 'join' | 'resolved' | 'notify' | 'acknowledged' | 'unacknowledged';
+
+/**
+ * Whether a notification no longer tells the truth when it is claimed, given its page's state then:
+ * an escalation of a page no longer triggered, a join notice of a resolved page, a state change
+ * (`acknowledged`, `unacknowledged`, sent to channels that follow the page's state, §18.4) the page has
+ * since left. Such a notification is cancelled instead of sent.
+ */
+export function isStaleNotification(kind: string, state: string | null | undefined): boolean {
+  if (kind === 'escalation' || kind === 'unacknowledged') return state !== 'triggered';
+  if (kind === 'acknowledged') return state !== 'acknowledged';
+  return kind === 'join' && state === 'resolved';
+}
 
 /** An outbound message a plan commits; the page notifier hands it to its channel at least once. */
 export interface PageNotification {

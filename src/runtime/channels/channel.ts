@@ -1,7 +1,14 @@
-/** Outbound chat channels (contract §9.5): file, webhook, slack. */
+/** Outbound channels (contract §9.5, §18): file, webhook, slack, teams, pagerduty, email. */
 import type { ChannelConfig } from '../../config/schema.js';
+import type { NotificationKind } from '../../oncall/page.js';
 
 export type Severity = 'P1' | 'P2' | 'P3';
+
+/** One-time links that answer a page from a message (§18.6), present when the agent has an `ack` source. */
+export interface PageLinks {
+  acknowledge: string;
+  resolve: string;
+}
 
 /** The direct message the agent sends to the on-call person. */
 export interface OutboundMessage {
@@ -21,6 +28,10 @@ export interface OutboundMessage {
   to?: string;
   /** The page this message belongs to (§17), when it is a page's. */
   pageId?: string;
+  /** What the message tells about its page (§17.4): opening or escalation, join, acknowledged, unacknowledged, resolved. */
+  pageKind?: NotificationKind;
+  /** Links to acknowledge or resolve the page, for channels without buttons (email, Teams). */
+  links?: PageLinks;
 }
 
 /** Result of one delivery attempt; the dispatcher owns retries and back-off. */
@@ -38,6 +49,11 @@ export interface Channel {
   readonly id: string;
   readonly type: ChannelConfig['type'];
   readonly direction: 'outbound';
+  /**
+   * The channel keeps a vendor's incident in step with the page: besides openings, escalations and
+   * resolutions it is told when a page it notified is acknowledged or unacknowledged (§18.4).
+   */
+  readonly followsPageState?: boolean;
   /** Attempts before dead-lettering, when the channel sets its own. */
   readonly maxAttempts: number | undefined;
   /** One delivery attempt. Never throws: failures are results. */

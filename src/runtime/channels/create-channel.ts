@@ -2,8 +2,11 @@
 import type { ChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import type { Channel } from './channel.js';
+import { createEmailChannel } from './email-channel.js';
 import { createFileChannel } from './file-channel.js';
+import { createPagerdutyChannel } from './pagerduty-channel.js';
 import { createSlackChannel } from './slack-channel.js';
+import { createTeamsChannel } from './teams-channel.js';
 import { createWebhookChannel } from './webhook-channel.js';
 
 export function createChannel(config: ChannelConfig, deps: { clock: Clock }): Channel {
@@ -14,6 +17,12 @@ export function createChannel(config: ChannelConfig, deps: { clock: Clock }): Ch
       return createSlackChannel(config, deps);
     case 'webhook':
       return createWebhookChannel(config, deps);
+    case 'teams':
+      return createTeamsChannel(config, deps);
+    case 'pagerduty':
+      return createPagerdutyChannel(config, deps);
+    case 'email':
+      return createEmailChannel(config, deps);
     default: {
       // A new channel type in the schema without a case here fails to compile.
       const unknown: never = config;

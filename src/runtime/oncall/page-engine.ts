@@ -40,6 +40,8 @@ export interface PageEngineDeps {
   /** Agents that have an oncall.yaml, by id. */
   configs: ReadonlyMap<string, OncallConfig>;
   metrics?: PageEngineMetrics;
+  /** Whether an agent's channel follows its pages' state (acknowledged, unacknowledged) — PagerDuty does (§18.4). */
+  followsPageState?: (agentId: string, channelId: string) => boolean;
   /** New notifications were committed: the notifier should look now. */
   onCommitted?: () => void;
 }
@@ -190,8 +192,9 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         if (page === null) return { ok: false, reason: `no page ${pageId}` };
         const nowMs = clock.now();
         let result: ActionResult;
-        if (action.kind === 'ack') result = planAck(page, actor, action.note, nowMs);
-        else if (action.kind === 'unack') result = planUnack(page, actor, nowMs);
+        const follows = (channelId: string): boolean => deps.followsPageState?.(page.agentId, channelId) ?? false;
+        if (action.kind === 'ack') result = planAck(page, actor, action.note, nowMs, follows);
+        else if (action.kind === 'unack') result = planUnack(page, actor, nowMs, follows);
         else if (action.kind === 'resolve') result = planResolve(page, actor, action.note, null, nowMs);
         else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
         if (!result.ok) return result;

@@ -51,7 +51,7 @@ export function createPageNotifier(deps: PageNotifierDeps): NotifyPass {
     }
     const message: OutboundMessage = { eventId: n.eventId, agentId: n.agentId, severity: n.severity, status: n.status, title: n.title,
       text: n.text, triagedBy: 'oncall', deliveryId: n.deliveryId, attempt: c.attempt, ...(n.to === null ? {} : { to: n.to }),
-      ...(n.pageId === null ? {} : { pageId: n.pageId }) };
+      ...(n.pageId === null ? {} : { pageId: n.pageId, pageKind: n.kind }) };
     const result = await channel.send(message, signal);
     const actor = `agent:${agent.id}`;
     if (result.ok) {

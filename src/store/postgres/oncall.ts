@@ -16,7 +16,7 @@ import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
 import type { SilenceMatcher } from '../../oncall/oncall-config.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
-import { dueAtMs } from '../../oncall/page.js';
+import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
 import type { ClaimedNotification, StoredOverride, StoredSilence } from '../oncall-store.js';
 import type { OncallStore } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
@@ -162,7 +162,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
         const claimed: ClaimedNotification[] = [];
         for (const r of rows) {
           const state = r.page_id === null ? null : states.get(r.page_id);
-          if ((r.kind === 'escalation' && state !== 'triggered') || (r.kind === 'join' && state === 'resolved')) cancel.push(r.seq);
+          if (isStaleNotification(r.kind, state)) cancel.push(r.seq);
           else claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1 });
         }
         if (cancel.length > 0) await client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ANY($1::bigint[])`, [cancel]);

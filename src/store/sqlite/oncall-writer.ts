@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import type { Silence } from '../../oncall/oncall-config.js';
 import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
-import { dueAtMs } from '../../oncall/page.js';
+import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
 import type { ApplyResult, ClaimedNotification, NotificationOutcome, StoredOverride, StoredSilence } from '../oncall-store.js';
 import { toStoredOverride, toStoredSilence } from './oncall-rows.js';
 
@@ -107,7 +107,7 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     claimNotifications(owner, nowMs, leaseMs, limit) {
       const claimed: ClaimedNotification[] = [];
       for (const r of st.dueNotifications.all(nowMs, limit)) {
-        if ((r.kind === 'escalation' && r.state !== 'triggered') || (r.kind === 'join' && r.state === 'resolved')) {
+        if (isStaleNotification(r.kind, r.state)) {
           st.cancelNotification.run(r.seq);
           continue;
         }

@@ -1,0 +1,144 @@
+/**
+ * `email` channel (contract §18.5): one plain-text mail per message over SMTP, through nodemailer.
+ *
+ * Transport security: `starttls` (default) requires the upgrade — a server that does not offer it,
+ * or an upgrade that fails, sends nothing; `implicit` speaks TLS from the first byte (port 465);
+ * `none` sends in clear and must be chosen explicitly. `ca` trusts a private certificate authority.
+ *
+ * Threading without state: a page's opening message (round 1) carries the Message-ID
+ * `<svc.<pageId>.<channelId>@<from domain>>`; every later message of that page carries its own
+ * `<deliveryId@domain>` and points at the opening one with `In-Reply-To` and `References`. The
+ * Message-ID is the same on every retry, so a mailbox that already holds it can drop the copy.
+ *
+ * The password never appears in a result: every text that leaves this file passes `safeSnippet`.
+ */
+import nodemailer from 'nodemailer';
+import type { EmailChannelConfig } from '../../config/schema.js';
+import type { Clock } from '../../core/clock.js';
+import { errorText } from '../../core/errors.js';
+import { isOpeningDelivery } from '../../oncall/page-plan.js';
+import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
+import { safeSnippet } from './webhook-channel.js';
+
+/** What goes on the wire for one message: headers and body, decided without I/O. */
+export interface EmailMessage {
+  subject: string;
+  messageId: string;
+  inReplyTo?: string;
+  text: string;
+}
+
+const domainOf = (address: string): string => address.slice(address.lastIndexOf('@') + 1);
+
+/** The Message-ID a page's thread starts from on one channel. */
+export function pageThreadId(pageId: string, channelId: string, from: string): string {
+  return `<svc.${pageId}.${channelId}@${domainOf(from)}>`;
+}
+
+/** Subject, identifiers and body of one message (pure). */
+export function composeEmail(message: OutboundMessage, channelId: string, from: string): EmailMessage {
+  const head = `[${message.severity}] ${message.title}`;
+  const lines = [message.text];
+  if (message.links) {
+    lines.push('', `Acknowledge: ${message.links.acknowledge}`, `Resolve: ${message.links.resolve}`);
+  }
+  lines.push('', '-- ', message.pageId === undefined
+    ? `svc agent ${message.agentId}, event ${message.eventId}`
+    : `svc agent ${message.agentId}, page ${message.pageId}`);
+  const text = `${lines.join('\n')}\n`;
+  if (message.pageId === undefined) {
+    const subject = message.status === 'resolved' ? `RESOLVED ${head}` : head;
+    return { subject, messageId: `<${message.deliveryId}@${domainOf(from)}>`, text };
+  }
+  const thread = pageThreadId(message.pageId, channelId, from);
+  if (isOpeningDelivery(message.deliveryId, message.pageId)) return { subject: head, messageId: thread, text };
+  // The same subject with "Re:" keeps the thread in clients that group by subject as well.
+  return { subject: `Re: ${head}`, messageId: `<${message.deliveryId}@${domainOf(from)}>`, inReplyTo: thread, text };
+}
+
+/** nodemailer's errors carry an SMTP reply code and a short code (ECONNECTION, ETIMEDOUT, ETLS, EAUTH, …). */
+interface SmtpError { code?: string; responseCode?: number; response?: string; message?: string }
+
+/** Outcome of a failed send: 4xx and connection trouble are worth retrying, 5xx and TLS refusals are not. */
+export function classifySmtpError(err: unknown, secrets: readonly string[]): DeliveryResult {
+  const e = (typeof err === 'object' && err !== null ? err : {}) as SmtpError;
+  const said = safeSnippet(e.response ?? e.message ?? errorText(err), secrets);
+  if (e.code === 'ETLS') {
+    return { ok: false, retryable: false,
+      error: `smtp: TLS could not be set up (${said}); nothing was sent in clear — the server must offer STARTTLS, or set smtp.tls` };
+  }
+  if (typeof e.responseCode === 'number') {
+    const error = `smtp ${e.responseCode}: ${said}`;
+    return { ok: false, retryable: e.responseCode < 500, error };
+  }
+  const code = e.code ? `${e.code} ` : '';
+  return { ok: false, retryable: true, error: `smtp: ${code}${said}` };
+}
+
+export function createEmailChannel(config: EmailChannelConfig, deps: { clock: Clock }): Channel {
+  const { smtp } = config;
+  const secrets = smtp.password === undefined ? [] : [smtp.password];
+  const transport = nodemailer.createTransport({
+    host: smtp.host,
+    port: smtp.port ?? (smtp.tls === 'implicit' ? 465 : 587),
+    secure: smtp.tls === 'implicit',
+    requireTLS: smtp.tls === 'starttls',
+    ignoreTLS: smtp.tls === 'none',
+    ...(smtp.username === undefined || smtp.password === undefined ? {} : { auth: { user: smtp.username, pass: smtp.password } }),
+    tls: smtp.ca === undefined ? { minVersion: 'TLSv1.2' } : { minVersion: 'TLSv1.2', ca: smtp.ca },
+    connectionTimeout: config.timeoutMs,
+    greetingTimeout: config.timeoutMs,
+    socketTimeout: config.timeoutMs,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  let closed = false;
+  let healthy = true;
+
+  /**
+   * nodemailer takes no AbortSignal: an abort is honoured before a mail starts; one under way ends
+   * within the transport's timeouts (each `timeoutMs`).
+   */
+  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
+    if (closed) return { ok: false, retryable: true, error: 'channel closed' };
+    if (signal.aborted) return { ok: false, retryable: true, error: 'aborted' };
+    const mail = composeEmail(message, config.id, config.from);
+    const to = message.to ?? config.to;
+    try {
+      const info = await transport.sendMail({
+        from: config.from,
+        to,
+        subject: mail.subject,
+        text: mail.text,
+        messageId: mail.messageId,
+        date: new Date(deps.clock.now()),
+        ...(mail.inReplyTo === undefined ? {} : { inReplyTo: mail.inReplyTo, references: [mail.inReplyTo] }),
+        // RFC 3834: out-of-office replies stay away from an automatic sender.
+        headers: { 'Auto-Submitted': 'auto-generated' },
+      });
+      healthy = true;
+      return { ok: true, detail: { messageId: mail.messageId, smtpResponse: safeSnippet(String(info.response), secrets) } };
+    } catch (err) {
+      const result = classifySmtpError(err, secrets);
+      healthy = !result.ok && !result.retryable;
+      return result;
+    }
+  }
+
+  return {
+    id: config.id,
+    type: 'email',
+    direction: 'outbound',
+    maxAttempts: config.maxAttempts,
+    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
+      ok: false as const, retryable: true, error: `internal error: ${safeSnippet(errorText(err), secrets)}` })),
+    receive: () => ({ handled: false, reason: 'outbound-only' }),
+    /** False after a connection failure or a 4xx, until a mail goes through again. */
+    ready: () => !closed && healthy,
+    close: () => {
+      closed = true;
+      transport.close();
+      return Promise.resolve();
+    },
+  };
+}

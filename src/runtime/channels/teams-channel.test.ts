@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { teamsChannelSchema } from '../../config/schema.js';
+import { fakeClock } from '../../core/clock.js';
+import type { OutboundMessage } from './channel.js';
+import { createTeamsChannel } from './teams-channel.js';
+
+const NOW = Date.parse('2026-11-21T03:12:00.000Z');
+/** A canary: the workflow URL's signature must never appear in a result. */
+const SIG = 'CanarySig0f3a9b77e1';
+const message: OutboundMessage = {
+  eventId: 'evt-7', agentId: 'oncall', severity: 'P1', status: 'firing', title: 'HighLatency on api-1',
+  text: '[P1] HighLatency on api-1\nPage p3k9x2mfq opened (step 1 of 2).\nAcknowledge: svc ack p3k9x2mfq',
+  triagedBy: 'oncall', deliveryId: 'p3k9x2mfq.1.-.room', attempt: 1, pageId: 'p3k9x2mfq', pageKind: 'escalation',
+};
+
+interface Reply { status: number; headers?: Record<string, string>; body: string }
+interface Seen { method: string | undefined; url: string | undefined; headers: IncomingHttpHeaders; body: string }
+
+/** Answers as a Workflows trigger does: 202 and an empty body, unless told otherwise. */
+function fakeWorkflow(): { server: Server; seen: Seen[]; replies: Reply[] } {
+  const seen: Seen[] = [];
+  const replies: Reply[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const r = replies.shift() ?? { status: 202, body: '' };
+      res.writeHead(r.status, r.headers ?? {});
+      res.end(r.body);
+    });
+  });
+  return { server, seen, replies };
+}
+
+describe('teams channel against a local Workflows webhook', () => {
+  const wf = fakeWorkflow();
+  let port = 0;
+  before(() => new Promise<void>((resolve) => wf.server.listen(0, '127.0.0.1', () => {
+    port = (wf.server.address() as AddressInfo).port;
+    resolve();
+  })));
+  after(() => new Promise<void>((resolve) => { wf.server.closeAllConnections(); wf.server.close(() => resolve()); }));
+  beforeEach(() => { wf.seen.length = 0; wf.replies.length = 0; });
+  const path = `/workflows/a1b2/triggers/manual/paths/invoke?api-version=1&sig=${SIG}`;
+  const channel = () => createTeamsChannel(teamsChannelSchema.parse({ id: 'room', type: 'teams', direction: 'outbound',
+    url: `http://127.0.0.1:${port}${path}` }), { clock: fakeClock(NOW) });
+  const signal = new AbortController().signal;
+
+  it('POSTs the Workflows envelope with an Adaptive Card 1.2; 202 is delivered', async () => {
+    assert.deepEqual(await channel().send(message, signal), { ok: true, detail: { httpStatus: '202' } });
+    const seen = wf.seen[0];
+    assert.equal(seen?.method, 'POST');
+    assert.equal(seen?.url, path);
+    assert.equal(seen?.headers['content-type'], 'application/json');
+    assert.equal(seen?.headers['idempotency-key'], 'p3k9x2mfq.1.-.room');
+    assert.deepEqual(JSON.parse(seen?.body ?? ''), {
+      type: 'message',
+      attachments: [{
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.2',
+          body: [
+            { type: 'TextBlock', text: '[P1] HighLatency on api-1', weight: 'Bolder', size: 'Medium', wrap: true, color: 'Attention' },
+            { type: 'TextBlock', text: 'Page p3k9x2mfq opened (step 1 of 2).\n\nAcknowledge: svc ack p3k9x2mfq', wrap: true },
+            { type: 'FactSet', facts: [{ title: 'Severity', value: 'P1' }, { title: 'Page', value: 'p3k9x2mfq' },
+              { title: 'Agent', value: 'oncall' }, { title: 'Event', value: 'evt-7' }] },
+          ],
+        },
+      }],
+    });
+  });
+
+  it('carries Acknowledge and Resolve links as OpenUrl actions when the message has them', async () => {
+    await channel().send({ ...message, links: { acknowledge: 'https://svc.example.com/ack/t1', resolve: 'https://svc.example.com/ack/t2' } }, signal);
+    const card = (JSON.parse(wf.seen[0]?.body ?? '') as { attachments: Array<{ content: { actions: unknown } }> }).attachments[0]?.content;
+    assert.deepEqual(card?.actions, [
+      { type: 'Action.OpenUrl', title: 'Acknowledge', url: 'https://svc.example.com/ack/t1' },
+      { type: 'Action.OpenUrl', title: 'Resolve', url: 'https://svc.example.com/ack/t2' },
+    ]);
+  });
+
+  it('429 waits Retry-After; 400 is not retried; the signature never shows', async () => {
+    wf.replies.push({ status: 429, headers: { 'Retry-After': '12' }, body: '{"error":{"code":"TooManyRequests"}}' });
+    wf.replies.push({ status: 400, body: `{"error":{"code":"InvalidRequestContent","message":"bad card at ${path}"}}` });
+    const throttled = await channel().send(message, signal);
+    const refused = await channel().send(message, signal);
+    assert.deepEqual(throttled, { ok: false, retryable: true, retryAfterMs: 12_000, error: 'teams: HTTP 429: {"error":{"code":"TooManyRequests"}}' });
+    assert.equal(refused.ok, false);
+    assert.ok(!refused.ok && !refused.retryable && refused.error.startsWith('teams: HTTP 400: {"error":{"code":"InvalidRequestContent"'));
+    assert.ok(!JSON.stringify([throttled, refused]).includes(SIG));
+  });
+});
