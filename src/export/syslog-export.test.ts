@@ -159,7 +159,7 @@ describe('audit export over syslog (TCP, octet counting)', () => {
     await within(listener.closed(1), 'the stalled connection to end');
     await waitFor('row 10 acknowledged', async () => await acked(metrics) === 10, 20_000);
     // Acknowledged means the kernel took it: the receiver may still be reading.
-    await waitFor('the last frame on the new connection', () => listener.frames.some((f) => f.connection === 2 && parse(f.message).seq === 10));
+    await waitFor('the last frame on the new connection', () => listener.frames.some((f) => f.connection === 2 && parse(f.message).seq === 10), 60_000);
     assert.deepEqual(logs.filter((r) => r.event === 'audit.export.failed').map((r) => r.fields.error), ['timed out after 300 ms']);
     assert.deepEqual(checkDelivery(seqs(listener.frames.filter((f) => f.connection === 2)), 10), []);
   });
