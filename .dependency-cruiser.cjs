@@ -10,14 +10,16 @@ const LAYERS = {
   auth: ['core', 'config'],
   logs: ['core', 'config'],
   metrics: ['core', 'config'],
-  store: ['core', 'config', 'audit'],
-  ingest: ['core', 'config', 'logs', 'metrics', 'store'],
-  runtime: ['core', 'config', 'audit', 'logs', 'metrics', 'store'],
+  // The on-call domain (contract §17): pure schedules, routes, policies and page plans.
+  oncall: ['core', 'config', 'audit'],
+  store: ['core', 'config', 'audit', 'oncall'],
+  ingest: ['core', 'config', 'logs', 'metrics', 'store', 'oncall'],
+  runtime: ['core', 'config', 'audit', 'logs', 'metrics', 'store', 'oncall'],
   export: ['core', 'config', 'audit', 'metrics', 'store'],
-  'control-plane': ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'store'],
+  'control-plane': ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'store', 'oncall'],
   // The composition root: the one place that knows every part.
-  daemon: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'store', 'ingest', 'runtime', 'export', 'control-plane'],
-  cli: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'store', 'ingest', 'runtime', 'export', 'control-plane', 'daemon'],
+  daemon: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'oncall', 'store', 'ingest', 'runtime', 'export', 'control-plane'],
+  cli: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'oncall', 'store', 'ingest', 'runtime', 'export', 'control-plane', 'daemon'],
 };
 
 const alt = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

@@ -76,14 +76,21 @@ export async function checkCommand(dirs: string[], opts: { json?: boolean }, ctx
   const pid = runningPid(paths.pidFile);
   problems.push(...ports.problems.map((p) => (pid === null ? p : `${p} (svc runs in this $SVC_HOME as pid ${pid})`)));
 
-  const summary = agents.map((a) => ({ id: a.agent.id, dir: a.dir, sources: a.sources.map((s) => s.id), channels: a.channels.map((c) => c.id),
-    mcpServers: a.agent.mcpServers.map((m) => m.id) }));
+  const summary = agents.map((a) => {
+    const oncall = loaded.oncall.get(a.agent.id);
+    return { id: a.agent.id, dir: a.dir, sources: a.sources.map((s) => s.id), channels: a.channels.map((c) => c.id),
+      mcpServers: a.agent.mcpServers.map((m) => m.id),
+      // oncall.yaml (§17): null when the agent has none and pages the channel's own recipient.
+      oncall: oncall ? { people: oncall.people.length, schedules: oncall.schedules.map((s) => s.id), policies: oncall.policies.map((p) => p.id),
+        heartbeats: oncall.heartbeats.map((h) => h.id) } : null };
+  });
   if (opts.json) {
     ctx.stdout(`${JSON.stringify({ ok: problems.length === 0, agents: summary, ports: ports.ports, notes: loaded.notes, problems })}\n`);
   } else {
     for (const note of loaded.notes) ctx.stderr(`svc check: ${note}\n`);
     for (const a of summary) {
-      ctx.stdout(`svc check: ${a.dir}: agent ${a.id}: ${a.sources.length} source(s), ${a.channels.length} channel(s), ${a.mcpServers.length} MCP server(s)\n`);
+      const oncall = a.oncall ? `; on call: ${a.oncall.schedules.length} schedule(s), ${a.oncall.policies.length} polic${a.oncall.policies.length === 1 ? 'y' : 'ies'}` : '';
+      ctx.stdout(`svc check: ${a.dir}: agent ${a.id}: ${a.sources.length} source(s), ${a.channels.length} channel(s), ${a.mcpServers.length} MCP server(s)${oncall}\n`);
     }
     if (problems.length === 0) ctx.stdout(`svc check: ok; ports free: ${ports.ports.join(', ') || 'none'}\n`);
     else ctx.stderr(`svc check: ${problems.length} problem(s):\n${problems.map((p) => `  ${p}`).join('\n')}\n`);

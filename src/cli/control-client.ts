@@ -133,20 +133,14 @@ export function httpBrief(status: number, error: string | null): string {
 }
 
 /**
- * One JSON answer, headers and body within `target.timeoutMs` (then a RuntimeError `timeout`).
- * When `signal` aborts first, its reason is thrown.
+ * One answer's status and text, headers and body within `target.timeoutMs` (then a RuntimeError
+ * `timeout`). When `signal` aborts first, its reason is thrown.
  */
-export async function getJson(target: ControlTarget, path: string, params: URLSearchParams = new URLSearchParams(),
-  signal?: AbortSignal): Promise<unknown> {
-  return (await getJsonSized(target, path, params, signal, MAX_ANSWER_BYTES)).body;
-}
-
-/** getJson with its own cap on the answer (at most MAX_ANSWER_BYTES); also says how many bytes it read. */
-async function getJsonSized(target: ControlTarget, path: string, params: URLSearchParams, signal: AbortSignal | undefined,
-  maxBytes: number): Promise<{ body: unknown; bytes: number }> {
+async function getAnswer(target: ControlTarget, path: string, params: URLSearchParams, accept: string,
+  signal?: AbortSignal, maxBytes: number = MAX_ANSWER_BYTES): Promise<{ status: number; ok: boolean; text: string }> {
   const query = params.toString();
   const got = await withDeadline(target.timeoutMs, target.clock, signal, async (s) => {
-    const res = await authorizedGet(target, `${path}${query ? `?${query}` : ''}`, { accept: 'application/json' }, s);
+    const res = await authorizedGet(target, `${path}${query ? `?${query}` : ''}`, { accept }, s);
     return { status: res.status, ok: res.ok, text: await readCapped(res, path, maxBytes) };
   });
   if (!got.ok) {
@@ -158,18 +152,42 @@ async function getJsonSized(target: ControlTarget, path: string, params: URLSear
     throw new RuntimeError('EUNREACHABLE', `${path}: the answer from ${target.base} was cut short: ${causeOf(got.error)}`,
       `answer cut short (${networkFailure(got.error)})`);
   }
-  const { status, text } = got.value;
+  return got.value;
+}
+
+function httpError(path: string, status: number, text: string): RuntimeError {
+  const error = errorOf(text);
+  return new RuntimeError('EHTTP', `${path}: HTTP ${status}: ${error ?? text.slice(0, 200)}`, httpBrief(status, error));
+}
+
+/**
+ * One JSON answer, headers and body within `target.timeoutMs` (then a RuntimeError `timeout`).
+ * When `signal` aborts first, its reason is thrown.
+ */
+export async function getJson(target: ControlTarget, path: string, params: URLSearchParams = new URLSearchParams(),
+  signal?: AbortSignal): Promise<unknown> {
+  return (await getJsonSized(target, path, params, signal, MAX_ANSWER_BYTES)).body;
+}
+
+/** getJson with its own cap on the answer (at most MAX_ANSWER_BYTES); also says how many bytes it read. */
+async function getJsonSized(target: ControlTarget, path: string, params: URLSearchParams, signal: AbortSignal | undefined,
+  maxBytes: number): Promise<{ body: unknown; bytes: number }> {
+  const { status, ok, text } = await getAnswer(target, path, params, 'application/json', signal, maxBytes);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     throw new RuntimeError('EBADRESPONSE', `${path}: HTTP ${status}, not JSON`, `HTTP ${status}, not JSON`);
   }
-  if (!got.value.ok) {
-    const error = errorOf(text);
-    throw new RuntimeError('EHTTP', `${path}: HTTP ${status}: ${error ?? text.slice(0, 200)}`, httpBrief(status, error));
-  }
+  if (!ok) throw httpError(path, status, text);
   return { body, bytes: Buffer.byteLength(text) };
+}
+
+/** One answer that is not JSON (`/oncall/<schedule>.ics`) as text; an error answer (JSON) throws as getJson's do. */
+export async function getText(target: ControlTarget, path: string, params: URLSearchParams, accept: string): Promise<string> {
+  const { status, ok, text } = await getAnswer(target, path, params, accept);
+  if (!ok) throw httpError(path, status, text);
+  return text;
 }
 
 /** A page holds at most 4 MiB of JSON (contract §11.4); an answer far past that is not one to hold in memory. */

@@ -30,6 +30,8 @@ const FILES: ReadonlyArray<[string, string]> = [
   ['env.example', '.env.example'],
   ['README.md', 'README.md'],
   ['alertmanager.yml', 'alertmanager.yml'],
+  // Pages, schedules and escalation (contract §17.12): renamed to oncall.yaml it turns them on.
+  ['oncall.example.yaml', 'oncall.example.yaml'],
 ];
 
 /** The template's agent id, and the folder of its secrets under `$SVC_HOME/secrets` (contract §12). */

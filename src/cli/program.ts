@@ -7,8 +7,10 @@ import { downCommand } from './down.js';
 import { registerFleet } from './fleet/command.js';
 import type { ReplayOptions } from './operate.js';
 import { initCommand } from './init.js';
+import { registerPageCommands } from './page-commands.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
+import { registerOncall } from './oncall.js';
 import type { PsOptions } from './ps.js';
 import { psCommand } from './ps.js';
 import { secretSetCommand } from './secret-set.js';
@@ -193,6 +195,8 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
   }
 
   registerFleet(program, ctx, setCode);
+  registerOncall(program, ctx, setCode);
+  registerPageCommands(program, ctx, setCode);
 
   return program;
 }

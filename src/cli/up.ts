@@ -11,6 +11,8 @@ import { bindHostProblems } from '../config/bind-hosts.js';
 import { resolveControlPlane } from '../config/control-plane.js';
 import { withDotenv } from '../config/dotenv.js';
 import { loadAgents } from '../config/load-agent.js';
+import type { OncallConfig } from '../oncall/oncall-config.js';
+import { loadOncallForAgents } from '../oncall/load-oncall.js';
 import type { OtlpSettings } from '../config/otlp.js';
 import { otlpSettingsFromEnv } from '../config/otlp.js';
 import { homePaths, svcHome } from '../config/paths.js';
@@ -42,6 +44,8 @@ export interface UpOptions {
 export function loadForUp(dirs: string[], ctx: CliContext): {
   absDirs: string[]; home: string; env: NodeJS.ProcessEnv; notes: string[]; agents: LoadedAgent[];
   controlPlane: ControlPlaneSettings; store: StoreSettings; otlp: OtlpSettings | null;
+  /** The agents' oncall.yaml, by agent id (agents without one are absent: they page as before, §17). */
+  oncall: Map<string, OncallConfig>;
 } {
   const home = svcHome(ctx.env);
   const absDirs = (dirs.length > 0 ? dirs : ['.']).map((d) => resolve(ctx.cwd, d));
@@ -50,7 +54,8 @@ export function loadForUp(dirs: string[], ctx: CliContext): {
   const controlPlane = resolveControlPlane(agents, env, home);
   const store = resolveStore(agents.find((a) => a.agent.store !== undefined)?.agent.store, homePaths(home).db);
   const otlp = otlpSettingsFromEnv(env);
-  return { absDirs, home, env, notes, agents, controlPlane, store, otlp };
+  const oncall = loadOncallForAgents(agents, { env, home, nowMs: ctx.clock.now() });
+  return { absDirs, home, env, notes, agents, controlPlane, store, otlp, oncall };
 }
 
 export async function upCommand(dirs: string[], opts: UpOptions, ctx: CliContext): Promise<number> {
@@ -84,7 +89,7 @@ function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
 }
 
 async function foreground(agents: LoadedAgent[], settings: { controlPlane: ControlPlaneSettings; otlp: OtlpSettings | null; store: StoreSettings;
-  env: NodeJS.ProcessEnv; format: LogFormat }, home: string, ctx: CliContext): Promise<number> {
+  env: NodeJS.ProcessEnv; format: LogFormat; oncall: Map<string, OncallConfig> }, home: string, ctx: CliContext): Promise<number> {
   const { controlPlane } = settings;
   const paths = homePaths(home);
   const ids = agents.map((a) => a.agent.id);
@@ -101,6 +106,7 @@ async function foreground(agents: LoadedAgent[], settings: { controlPlane: Contr
   const report = (line: string): void => consoleLog.line(/error|failed/i.test(line) ? 'error' : 'info', line);
   try {
     daemon = await startDaemon({ agents, controlPlane, store: settings.store, otlp: settings.otlp, mcpBaseEnv: mcpBaseEnv(settings.env), home,
+      oncall: settings.oncall,
       clock: ctx.clock, version: packageVersion(), pid: ctx.pid, report,
       ...(ctx.notifyParent ? {} : { logMirror: (record) => consoleLog.record(record) }) });
   } catch (err) {

@@ -17,5 +17,5 @@ export interface RouteContext {
 
 export type RouteHandler = (ctx: RouteContext) => Promise<void>;
 
-/** Exact path → handler. */
+/** Exact path → handler; a key ending in `/*` (`/oncall/*`) serves every path one segment below its prefix. */
 export type Routes = ReadonlyMap<string, RouteHandler>;

@@ -95,7 +95,9 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
       principal = outcome.principal;
     }
 
-    const route = opts.routes.get(pathOf(req));
+    const path = pathOf(req);
+    // A key ending in `/*` serves every path one segment below it (`/oncall/*` for /oncall/<schedule>.ics).
+    const route = opts.routes.get(path) ?? opts.routes.get(`${path.slice(0, path.lastIndexOf('/') + 1)}*`);
     if (!route) return sendError(req, res, 404, 'not found');
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(req, res, 405, 'method not allowed', {}, { allow: ALLOW });
 

@@ -16,6 +16,8 @@ import { createDlqRoute } from './routes/dlq-route.js';
 import { createEventsRoute } from './routes/events-route.js';
 import { createLogsRoute } from './routes/logs-route.js';
 import { createMetricsRoute } from './routes/metrics-route.js';
+import type { OncallRouteDeps } from './routes/oncall-route.js';
+import { createOncallCalendarRoute, createOncallRoute } from './routes/oncall-route.js';
 import type { Readiness } from './routes/health-route.js';
 import { createHealthzRoute, createReadyzRoute } from './routes/health-route.js';
 import { createStatusRoute } from './routes/status-route.js';
@@ -34,6 +36,8 @@ export interface ControlPlaneDeps {
   readiness: () => Promise<Readiness>;
   clock: Clock;
   report: (line: string) => void;
+  /** `/oncall` and `/oncall/<schedule>.ics` (contract §17.9): the agents' schedules and the store's overrides. */
+  oncall?: Omit<OncallRouteDeps, 'clock'>;
 }
 
 export interface RunningControlPlane {
@@ -61,6 +65,9 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/healthz', createHealthzRoute()],
     ['/readyz', createReadyzRoute(deps.readiness)],
   ]);
+  const oncall: OncallRouteDeps = { configs: () => [], overrides: () => Promise.resolve([]), ...deps.oncall, clock: deps.clock };
+  routes.set('/oncall', createOncallRoute(oncall));
+  routes.set('/oncall/*', createOncallCalendarRoute(oncall));
   const server: ControlPlane = createControlPlane({
     bind: settings.bind,
     port: settings.port,

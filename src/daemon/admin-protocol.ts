@@ -6,6 +6,8 @@
  */
 import { z } from 'zod';
 import { ID_PATTERN } from '../config/schema.js';
+import type { OncallAdminResponse } from './admin-oncall-protocol.js';
+import { oncallRequestSchemas } from './admin-oncall-protocol.js';
 
 export const MAX_REQUEST_BYTES = 64 * 1024;
 /** Most dead-letter ids one replay names. */
@@ -30,6 +32,7 @@ export const adminRequestSchema = z.discriminatedUnion('op', [
     path: z.string().min(2).max(4096).startsWith('/'),
     force: z.boolean().default(false),
   }),
+  ...oncallRequestSchemas,
 ]);
 export type AdminRequest = z.input<typeof adminRequestSchema>;
 export type ParsedAdminRequest = z.output<typeof adminRequestSchema>;
@@ -38,4 +41,5 @@ export type AdminResponse =
   | { ok: true; op: 'ping'; pid: number }
   | { ok: true; op: 'dlq.replay'; replayed: string[]; missing: string[] }
   | { ok: true; op: 'backup'; path: string; bytes: number }
+  | OncallAdminResponse
   | { ok: false; error: string };

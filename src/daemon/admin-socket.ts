@@ -16,6 +16,8 @@ import type { Store } from '../store/store.js';
 import type { AdminResponse, ParsedAdminRequest } from './admin-protocol.js';
 import { MAX_REQUEST_BYTES, adminRequestSchema } from './admin-protocol.js';
 import { backupStore } from './backup.js';
+import type { AdminOncallDeps } from './admin-oncall.js';
+import { executeOncall } from './admin-oncall.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const MAX_CONNECTIONS = 16;
@@ -31,6 +33,8 @@ export interface AdminSocketDeps {
   pid: number;
   /** Replayed events are waiting: the dispatcher should look now, not at its next poll. */
   wake(): void;
+  /** Pages and overrides (contract §17.5, §17.6); absent: those operations are refused. */
+  oncall?: Omit<AdminOncallDeps, 'store' | 'clock'>;
   report(line: string): void;
 }
 
@@ -75,6 +79,10 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
         deps.report(`admin: backup of ${result.bytes} bytes written to ${result.path}`);
         return { ok: true, op: 'backup', ...result };
       }
+      case 'page.act':
+      case 'override.add':
+      case 'override.rm':
+        return executeOncall({ store, clock, engine: null, configs: new Map(), ...deps.oncall }, request);
     }
   }
 

@@ -15,6 +15,7 @@ import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import { checkDescriptorBudget } from '../core/fd-limit.js';
 import { createWebhookIngest } from '../ingest/webhook-server.js';
+import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { LogFields } from '../core/log.js';
 import type { AgentLog, FileAgentLog, LogMirror } from '../logs/agent-log.js';
 import { createAgentLog, createLogSinkHealth } from '../logs/agent-log.js';
@@ -33,6 +34,7 @@ import { notifyingStore } from './notifying-store.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import { createSourceStats } from '../metrics/source-stats.js';
 import { startLeaderDuties } from './leader-duties.js';
+import { startPages } from './start-pages.js';
 import { loadReplicaId, runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 import type { AdminSocket } from './admin-socket.js';
@@ -41,6 +43,8 @@ import { createReadiness } from './readiness.js';
 
 export interface DaemonDeps {
   agents: LoadedAgent[];
+  /** Each agent's oncall.yaml, by agent id (oncall/load-oncall.ts); an agent without one pages as before (§17). */
+  oncall?: ReadonlyMap<string, OncallConfig>;
   /** Resolved by the config layer (agent.yaml + SVC_METRICS_PORT). */
   controlPlane: ControlPlaneSettings;
   /** The daemon-wide `store` block, resolved (contract §10). */
@@ -189,6 +193,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     await backlog.refresh();
     closers.push({ name: 'backlog gauge', close: () => backlog.close() });
 
+    // Agents with an oncall.yaml page through the page engine (contract §17); it stops before the channels close.
+    const pageConfigs = deps.oncall ?? new Map<string, OncallConfig>();
+    const pages = pageConfigs.size > 0
+      ? startPages({ store: runtimeStore, clock, owner, configs: pageConfigs, agents: dispatchAgents, metrics, report })
+      : null;
+    if (pages) closers.push({ name: 'page engine', close: () => pages.close() });
+
     const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock, owner,
       leaseMs: deps.store.leaseMs,
       metrics: {
@@ -204,6 +215,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       routes: deps.agents.flatMap((a) => a.sources.map((source) => ({ agentId: a.agent.id, source,
         log: agentLog(a.agent.id) }))),
       onAccepted: (event) => dispatcher.wake(event.agentId),
+      ...(pages ? { onDelivery: (agentId: string, sourceId: string, payloadText: string) => pages.onDelivery(agentId, sourceId, payloadText) } : {}),
       rejected: (source, reason) => metrics.ingest.rejected.inc({ source, reason }),
       onError: (err) => report(`ingest error: ${errorText(err)}`),
     });
@@ -212,6 +224,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     // Events accepted before a crash or shutdown and not yet handled are in the store: claiming starts now.
     dispatcher.start();
+    pages?.start();
     if (released > 0) report(`gave back ${released} claim(s) left by the previous run`);
 
     let stopping = false;
@@ -224,6 +237,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const controlPlane = await startControlPlane({
       settings: deps.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
+      oncall: { configs: () => [...(deps.oncall ?? [])].map(([agentId, config]) => ({ agentId, config })),
+        overrides: (agentId, endsAfterMs) => store.oncall.listOverrides(agentId, endsAfterMs) },
       logPath: (id) => paths.log(id),
       readiness,
       snapshot: createStatusSnapshot({ pid: deps.pid, startedAtMs: Date.parse(startedAt), clock, agents: deps.agents,
@@ -249,7 +264,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     let admin: AdminSocket | null = null;
     if (deps.adminSocket !== false) {
       admin = await startAdminSocket({ path: paths.adminSocket, store: runtimeStore, storePath: deps.store.kind === 'sqlite' ? deps.store.path : null,
-        clock, pid: deps.pid, wake: () => dispatcher.wake(), report });
+        clock, pid: deps.pid, wake: () => dispatcher.wake(), report, oncall: { engine: pages?.engine ?? null, configs: pageConfigs } });
       const opened = admin;
       closers.push({ name: 'admin socket', close: () => opened.close() });
     }

@@ -61,6 +61,8 @@ export interface WebhookIngestDeps {
   storeDeadlineMs?: number;
   /** Called once per accepted event, after its 202 has been written. */
   onAccepted(event: EventRecord): void;
+  /** Every stored or duplicate delivery, after its answer (heartbeats are refreshed by duplicates too, §17.7). */
+  onDelivery?(agentId: string, sourceId: string, payloadText: string): void;
   /** Counts a request refused before anything was stored (svc_webhook_rejected_total). */
   rejected(sourceId: string, reason: WebhookRejectReason): void;
   /** Problems that have no HTTP answer of their own (audit append, server errors, callback throws). */
@@ -310,6 +312,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
       // The event is durable whatever happened to the sender, so dispatch does not wait for the socket.
       try {
         deps.onAccepted(event);
+        deps.onDelivery?.(agentId, source.id, payloadText);
       } catch (err) {
         report(err);
       }
@@ -322,6 +325,11 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
       actor: `source:${source.id}`, agentId, data: { eventId: result.eventId, sourceId: source.id, fingerprint } }, clock.now()));
     if (!audited.ok) report(audited.error);
     send(res, 200, { status: 'duplicate', eventId: result.eventId });
+    try {
+      deps.onDelivery?.(agentId, source.id, payloadText);
+    } catch (err) {
+      report(err);
+    }
   }
 
   function track(listener: Listener, req: IncomingMessage, res: ServerResponse, expectContinue: boolean): void {

@@ -37,6 +37,9 @@ describe('metric names', () => {
       'svc_llm_requests_total', 'svc_llm_tokens_total', 'svc_llm_request_duration_seconds',
       'source_messages_received_total', 'source_messages_processed_total', 'source_messages_dlq_total', 'source_inflight',
       'svc_dispatch_backlog', 'svc_channel_messages_total', 'svc_dispatch_latency_seconds', 'svc_webhook_rejected_total',
+      // contract §17.11
+      'svc_pages_open', 'svc_page_ack_seconds', 'svc_page_escalations_total', 'svc_pages_exhausted_total', 'svc_page_timer_lag_seconds',
+      'svc_heartbeat_age_seconds', 'svc_events_suppressed_total',
     ].sort());
   });
 

@@ -7,7 +7,7 @@
 
 /** Label names the families use. `kind` is `dispatch` on dispatch dead letters. */
 export const LABEL_NAMES = ['server_id', 'agent', 'source', 'tool', 'kind', 'exporter', 'channel', 'outcome', 'reason', 'provider',
-  'direction'] as const;
+  'direction', 'state', 'policy', 'heartbeat'] as const;
 export type LabelName = (typeof LABEL_NAMES)[number];
 
 export const METRIC_TYPES = ['counter', 'gauge', 'histogram'] as const;
@@ -114,6 +114,21 @@ export const METRIC_FAMILIES = [
     help: 'Time from an event being accepted to its message being delivered, for processed events, in seconds.' },
   { name: 'svc_webhook_rejected_total', type: 'counter', labels: ['source', 'reason'], unit: 'requests',
     help: 'Webhook requests refused before anything was stored, by reason; unknown sources count under source _unknown (count).' },
+  // On-call pages (contract §17.11)
+  { name: 'svc_pages_open', type: 'gauge', labels: ['agent', 'state'], unit: 'pages',
+    help: 'Pages of the agent not resolved, by state triggered or acknowledged (pages).' },
+  { name: 'svc_page_ack_seconds', type: 'histogram', labels: ['agent'], unit: 'seconds',
+    help: 'Time from a page opening to its acknowledgement, in seconds.' },
+  { name: 'svc_page_escalations_total', type: 'counter', labels: ['agent', 'policy', 'reason'], unit: 'escalations',
+    help: 'Steps pages climbed, reason timeout (nobody acknowledged in time) or manual (svc escalate) (count).' },
+  { name: 'svc_pages_exhausted_total', type: 'counter', labels: ['agent'], unit: 'pages',
+    help: 'Pages that ran through every step and loop of their policy unacknowledged (count).' },
+  { name: 'svc_page_timer_lag_seconds', type: 'histogram', labels: [], unit: 'seconds',
+    help: 'Time from a page timer falling due to it being fired, in seconds.' },
+  { name: 'svc_heartbeat_age_seconds', type: 'gauge', labels: ['agent', 'heartbeat'], unit: 'seconds',
+    help: 'Time since a delivery last refreshed the heartbeat, in seconds.' },
+  { name: 'svc_events_suppressed_total', type: 'counter', labels: ['agent'], unit: 'events',
+    help: 'Events whose alerts all matched a live silence: stored as suppressed, nobody paged (count).' },
 ] as const satisfies readonly MetricFamily[];
 
 export type MetricFamilyDef = (typeof METRIC_FAMILIES)[number];

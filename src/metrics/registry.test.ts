@@ -122,6 +122,9 @@ describe('createMetrics', () => {
     metrics.audit.batchRows.observe(7);
     metrics.ingest.rejected.inc({ source: '_unknown', reason: 'unknown-source' });
     metrics.llm.zero('oncall', 'anthropic');
+    // Policies and heartbeats come from oncall.yaml: their series appear with the first use.
+    metrics.oncall.escalated('oncall', 'default', 'timeout');
+    metrics.oncall.heartbeatAge('oncall', 'watchdog', 12);
     const expo = parse(await metrics.registry.metrics());
     const seen = new Set<string>();
     for (const s of expo.samples) {

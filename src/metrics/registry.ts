@@ -70,6 +70,17 @@ export interface LlmMetrics {
   zero(agent: string, provider: string): void;
 }
 
+/** On-call pages (contract §17.11). */
+export interface OncallMetrics {
+  pagesOpen: Gauge<'agent' | 'state'>;
+  suppressed: Counter<'agent'>;
+  acknowledged(agent: string, seconds: number): void;
+  escalated(agent: string, policy: string, reason: 'timeout' | 'manual'): void;
+  exhausted(agent: string): void;
+  timerLag(seconds: number): void;
+  heartbeatAge(agent: string, heartbeat: string, seconds: number): void;
+}
+
 export interface Metrics {
   /** Scrape it (`metrics()`, `getMetricsAsJSON()`); never reset it: the source families add differences. */
   registry: Registry;
@@ -81,6 +92,7 @@ export interface Metrics {
   dispatch: DispatchMetricHandles;
   ingest: IngestMetrics;
   llm: LlmMetrics;
+  oncall: OncallMetrics;
 }
 
 /** Bucket upper bounds of the histograms (docs/metrics.md); a histogram missing here is a compile error. */
@@ -94,6 +106,10 @@ export const HISTOGRAM_BUCKETS: Readonly<Record<FamilyNamesOf<'histogram'>, read
   svc_dispatch_latency_seconds: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
   // s: a small model on a local server answers in a fraction of a second; a long answer of a large one in a minute.
   svc_llm_request_duration_seconds: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120],
+  // s: a person answers in minutes; an hour means the page climbed its steps.
+  svc_page_ack_seconds: [10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200],
+  // s: the timer queue is polled every 200 ms; seconds mean the store or the loop is behind.
+  svc_page_timer_lag_seconds: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
 };
 
 interface SourceSeries { key: string; agent: string; source: string; counters: SourceCounters }
@@ -231,6 +247,20 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   gauge('source_inflight', mirror('inflight', null));
   const dispatch = dispatchFamilies();
   const ingest: IngestMetrics = { rejected: counter('svc_webhook_rejected_total') };
+  const pagesOpen = gauge('svc_pages_open');
+  const ackSeconds = histogram('svc_page_ack_seconds');
+  const escalations = counter('svc_page_escalations_total');
+  const exhaustedPages = counter('svc_pages_exhausted_total');
+  const timerLag = histogram('svc_page_timer_lag_seconds');
+  const heartbeatAge = gauge('svc_heartbeat_age_seconds');
+  const oncall: OncallMetrics = {
+    pagesOpen, suppressed: counter('svc_events_suppressed_total'),
+    acknowledged: (agent, seconds) => ackSeconds.observe({ agent }, seconds),
+    escalated: (agent, policy, reason) => escalations.inc({ agent, policy, reason }),
+    exhausted: (agent) => exhaustedPages.inc({ agent }),
+    timerLag: (seconds) => timerLag.observe(seconds),
+    heartbeatAge: (agent, heartbeat, seconds) => heartbeatAge.set({ agent, heartbeat }, seconds),
+  };
 
   // A zero series for every configured label value, so dashboards and alerts see them from startup.
   for (const server_id of mcpServers) {
@@ -250,6 +280,10 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     rateLimit.providerWaitMs.zero({ agent });
     dispatch.backlog.set({ agent }, 0);
     dispatch.latencySeconds.zero({ agent });
+    for (const state of ['triggered', 'acknowledged'] as const) pagesOpen.set({ agent, state }, 0);
+    ackSeconds.zero({ agent });
+    exhaustedPages.inc({ agent }, 0);
+    oncall.suppressed.inc({ agent }, 0);
   }
   for (const { agent, channels } of deps.agents.map((a) => ({ agent: a.id, channels: a.channels ?? [] }))) {
     for (const channel of channels) for (const outcome of CHANNEL_OUTCOMES) dispatch.channelMessages.inc({ agent, channel, outcome }, 0);
@@ -259,7 +293,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   if (registered.join() !== METRIC_FAMILIES.map((f) => f.name).join()) {
     throw new Error(`metric families out of step with metric-names.ts: ${registered.join(', ')}`);
   }
-  return { registry, contentType: registry.contentType, mcp, audit, rateLimit, llm, dispatch, ingest };
+  return { registry, contentType: registry.contentType, mcp, audit, rateLimit, llm, dispatch, ingest, oncall };
 }
 
 function dedupe(values: readonly string[]): string[] {

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { StoreSettings } from '../../src/config/store.js';
 import { InvalidCursorError } from '../../src/store/cursor.js';
 import type { ClaimedEvent, Completion, NewEvent, PageQuery, Store } from '../../src/store/store.js';
+import { oncallStoreContract } from './oncall-store-contract.js';
 
 export interface ContractSubject {
   /** Opens a fresh, empty store (`pageBudget`: the views' byte budget per page, when a test lowers it). */
@@ -71,6 +72,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
   const open = async (opts?: { pageBudget?: number }): Promise<Store> => { const s = await subject.open(opts); opened.push(s); return s; };
   const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
+  oncallStoreContract(name, open, again, subject.replicas);
 
   describe(`${name}: ingest and idempotency`, () => {
     it('a fingerprint repeated inside the window is a duplicate naming the first event; after it, accepted', async () => {

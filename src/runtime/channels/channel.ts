@@ -17,6 +17,10 @@ export interface OutboundMessage {
   deliveryId: string;
   /** Which claim of the event this hand-off belongs to: above 1, an earlier holder may have delivered it. */
   attempt: number;
+  /** A person's address on this channel (oncall.yaml `contacts`, §17); absent: the channel's own recipient. */
+  to?: string;
+  /** The page this message belongs to (§17), when it is a page's. */
+  pageId?: string;
 }
 
 /** Result of one delivery attempt; the dispatcher owns retries and back-off. */

@@ -30,11 +30,11 @@ export type OutboundRecord = {
   /** Channel id. */
   channel: string;
   to: string;
-} & Omit<OutboundMessage, 'attempt'>;
+} & Omit<OutboundMessage, 'attempt' | 'to'>;
 
 export function outboundRecord(channelId: string, to: string, message: OutboundMessage, clock: Clock): OutboundRecord {
-  const { attempt: _attempt, ...rest } = message;
-  return { ts: isoTs(clock.now()), channel: channelId, to, ...rest };
+  const { attempt: _attempt, to: address, ...rest } = message;
+  return { ts: isoTs(clock.now()), channel: channelId, to: address ?? to, ...rest };
 }
 
 /** How much of the file's end a re-delivery check reads, once per open. */

@@ -25,6 +25,11 @@ export interface DispatchAgent {
   channels: Channel[];
   log: AgentLog;
   dispatch: DispatchConfig;
+  /**
+   * The page engine when the agent has an oncall.yaml (contract §17): it takes the triage decision
+   * (open, join or resolve a page, or notify once) instead of one message per channel.
+   */
+  pages?: { onDecision(event: { id: string; agentId: string; fingerprint: string | null; payload: unknown }, decision: TriageDecision): Promise<boolean> };
 }
 
 /** Counts each hand-off's outcome (svc_channel_messages_total). */
@@ -70,7 +75,10 @@ export async function handleEvent(agent: DispatchAgent, claimed: ClaimedEvent, s
   agent.log.write('info', 'dispatch.triaged', { eventId: event.id, fingerprint: event.fingerprint, severity: triage.severity,
     status: triage.status, title: triage.title, notify: triage.notify, triagedBy: triage.triagedBy });
 
-  if (triage.notify) {
+  if (triage.notify && agent.pages !== undefined) {
+    // Committed before the event's completion: a crash in between re-triages, and the page sees the event already joined.
+    await agent.pages.onDecision({ id: event.id, agentId: event.agentId, fingerprint: event.fingerprint, payload }, triage);
+  } else if (triage.notify) {
     for (const channel of agent.channels) {
       const message: OutboundMessage = { eventId: event.id, agentId: agent.id, severity: triage.severity, status: triage.status,
         title: triage.title, text: triage.text, triagedBy: triage.triagedBy, deliveryId: deliveryIdOf(event.id, channel.id),

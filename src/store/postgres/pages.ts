@@ -13,7 +13,7 @@ import type { Page, PageQuery } from '../store.js';
 import { PAGE_BYTE_BUDGET } from '../store.js';
 import { AUDIT_COLS, toStoredAudit } from '../rows.js';
 
-export type Table = 'events' | 'dead_letters' | 'audit';
+export type Table = 'events' | 'dead_letters' | 'audit' | 'pages';
 
 export interface PageSpec<T> {
   table: Table;

@@ -26,6 +26,7 @@ import {
 } from './maintenance.js';
 import { auditHead, page, readAudit } from './pages.js';
 import { createPool, describePgError, redactUrl } from './pool.js';
+import { postgresOncall } from './oncall.js';
 import { migrate } from './schema.js';
 import { createPgTransfer } from './transfer.js';
 
@@ -123,6 +124,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     backup: () => Promise.reject(new RuntimeError('ESTORE_BACKUP',
       'svc backup copies the embedded SQLite store; back a PostgreSQL store up with pg_dump (docs/replicas.md)')),
     transfer: createPgTransfer(pool, writer),
+    oncall: postgresOncall(pool, writer, budget),
     close() {
       closing ??= (async () => {
         await verifier.close();

@@ -10,6 +10,7 @@
 import type pg from 'pg';
 import { GENESIS_HASH } from '../../audit/chain.js';
 import { RuntimeError } from '../../core/errors.js';
+import { PG_ONCALL_MIGRATION } from './oncall.js';
 
 /** Key of the advisory lock migrations run under ("svc-mig" in ASCII). */
 export const MIGRATION_LOCK = 0x7376632d6d6967n;
@@ -113,6 +114,8 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE TABLE write_probe (id integer PRIMARY KEY CHECK (id = 1), at_ms bigint NOT NULL);
   `,
+  // 2: on-call (contract §17.4): pages and their timers, the notification outbox, overrides, silences, heartbeats.
+  PG_ONCALL_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

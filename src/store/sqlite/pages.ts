@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor, InvalidCursorError } from '../cursor.js';
 import type { Page, PageQuery } from '../store.js';
 import { PAGE_BYTE_BUDGET } from '../store.js';
 
-export type Table = 'events' | 'dead_letters' | 'audit';
+export type Table = 'events' | 'dead_letters' | 'audit' | 'pages';
 
 interface Seq { seq: number }
 

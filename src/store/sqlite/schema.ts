@@ -6,6 +6,7 @@ import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { RuntimeError } from '../../core/errors.js';
+import { ONCALL_MIGRATION } from './oncall-schema.js';
 
 /** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
 const MIGRATIONS: readonly string[] = [
@@ -93,6 +94,8 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX dead_letters_event ON dead_letters (event_id);
   CREATE TABLE write_probe (id INTEGER PRIMARY KEY CHECK (id = 1), at_ms INTEGER NOT NULL);
   `,
+  // 4: on-call (contract §17.4): pages and their timers, the notification outbox, overrides, silences, heartbeats.
+  ONCALL_MIGRATION,
 ];
 
 /** The first 16 bytes of every SQLite database file. */

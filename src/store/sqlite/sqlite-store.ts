@@ -17,6 +17,7 @@ import type {
 } from '../store.js';
 import type { FingerprintKey, StoreTransfer, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
 import { createSqliteChainVerifier } from './chain-verifier.js';
+import { sqliteOncall } from './oncall-store.js';
 import { checkStoreFile } from './schema.js';
 import type { WorkerClient } from './worker-client.js';
 import { startWorkerClient } from './worker-client.js';
@@ -73,6 +74,7 @@ function readOnlyStore(path: string, pageBudget: number | undefined, verifier: R
     exportCursor: (exporterId) => read('exportCursor', exporterId),
     backup: (path) => read('backup', path),
     transfer: transferFrom(read),
+    oncall: sqliteOncall(refuse, read),
     close() {
       closing ??= (async () => {
         await verifier.close();
@@ -146,6 +148,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
       }
     },
     transfer: transferFrom((op, ...args) => reader.call(op, ...args)),
+    oncall: sqliteOncall((op, ...args) => writer.call(op, ...args), (op, ...args) => reader.call(op, ...args)),
     close() {
       closing ??= (async () => {
         await verifier.close();

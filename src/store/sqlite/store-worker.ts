@@ -18,6 +18,9 @@ import { createReader } from './reader.js';
 import type { Reader } from './reader.js';
 import { finishBackup, openDatabase, openReadOnly } from './schema.js';
 import { createWriter } from './writer.js';
+import { createOncallReader } from './oncall-reader.js';
+import { createOncallWriter } from './oncall-writer.js';
+import { createPager } from './pages.js';
 
 export type StoreRole = 'writer' | 'reader';
 
@@ -44,7 +47,7 @@ export type StoreReply = { id: number; ok: true; value: unknown } | { id: number
 export type StoreReady = { ready: true } | { ready: false; error: SerializedError };
 
 /** Operations a lost commit cannot hurt: their events stay claimable (see the header). */
-const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims']);
+const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims', 'claimDuePages', 'touchHeartbeats']);
 /** Operations that run on their own, outside a batch. */
 const SOLO_OPS = new Set(['prune', 'close']);
 
@@ -60,7 +63,7 @@ type Handlers = Record<string, (...args: never[]) => unknown>;
 
 function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (req: StoreRequest) => void {
   const writer = createWriter(db);
-  const handlers = writer as unknown as Handlers;
+  const handlers = { ...writer, ...createOncallWriter(db, writer.appendAudit) } as unknown as Handlers;
   let queue: StoreRequest[] = [];
   let scheduled = false;
   let durability: 'FULL' | 'NORMAL' = 'FULL';
@@ -181,7 +184,7 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
       return;
     }
     try {
-      reader ??= createReader(db, pageBudget);
+      reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)) };
       const handlers = reader as unknown as Handlers;
       const handler = handlers[r.op];
       if (typeof handler !== 'function') throw new Error(`unknown store operation ${r.op}`);

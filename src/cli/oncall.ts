@@ -1,0 +1,105 @@
+/**
+ * `svc oncall [--schedule S] [--agent A] [--at T] [--json]` and `svc oncall export S` (contract §17.6):
+ * who is on call, with the source and until when, read from the control plane's `GET /oncall`; and a
+ * schedule's next 28 days as iCalendar from `GET /oncall/<S>.ics`, written to standard output as served.
+ * (`svc oncall override add|rm` act through the admin socket: page-commands.ts.)
+ */
+import type { Command } from 'commander';
+import type { OncallView } from '../control-plane/routes/oncall-route.js';
+import { parseTimeParam } from '../control-plane/query.js';
+import { UsageError } from '../core/errors.js';
+import { ID_PATTERN } from '../config/schema.js';
+import type { CliContext } from './context.js';
+import { controlTarget, getJson, getText } from './control-client.js';
+import { printTable } from './style.js';
+
+export interface OncallOptions {
+  schedule?: string;
+  agent?: string;
+  at?: string;
+  json: boolean;
+  url?: string;
+  dir?: string;
+}
+
+function idOption(command: string, flag: string, value: string | undefined): void {
+  if (value !== undefined && !ID_PATTERN.test(value)) throw new UsageError(`${command}: ${flag} must match ${ID_PATTERN.source}`);
+}
+
+/** `2026-11-25T17:00:00.000Z` → `2026-11-25 17:00Z`: short, and unmistakably UTC. */
+function shortTime(iso: string | null): string {
+  if (iso === null) return '-';
+  return iso.replace('T', ' ').replace(/:00\.000Z$|\.000Z$/, 'Z');
+}
+
+/** The table of `svc oncall`: one row per schedule; AGENT only when more than one agent has schedules. */
+export function printOncallTable(view: OncallView, ctx: CliContext): void {
+  const agents = new Set(view.schedules.map((s) => s.agentId));
+  const rows = view.schedules.map((s) => {
+    const on = s.onCall[0];
+    const cells = [s.id, on?.person ?? 'nobody', on?.source ?? '-', on ? shortTime(on.until) : shortTime(s.nextHandoff?.at ?? null)];
+    return agents.size > 1 ? [s.agentId, ...cells] : cells;
+  });
+  const headers = ['SCHEDULE', 'PERSON', 'SOURCE', 'UNTIL'];
+  printTable(ctx, agents.size > 1 ? ['AGENT', ...headers] : headers, rows);
+}
+
+export async function oncallCommand(opts: OncallOptions, ctx: CliContext): Promise<number> {
+  idOption('svc oncall', '--schedule', opts.schedule);
+  idOption('svc oncall', '--agent', opts.agent);
+  const params = new URLSearchParams();
+  if (opts.at !== undefined) {
+    const at = parseTimeParam('--at', opts.at);
+    if (!at.ok) throw new UsageError(`svc oncall: --at: expected an ISO-8601 time with a zone (2026-11-25T09:00+01:00) or integer milliseconds`);
+    params.set('at', String(at.value));
+  }
+  if (opts.agent !== undefined) params.set('agent', opts.agent);
+  if (opts.schedule !== undefined) params.set('schedule', opts.schedule);
+  const view = (await getJson(controlTarget(ctx, opts), '/oncall', params)) as OncallView;
+  if (opts.json) {
+    ctx.stdout(`${JSON.stringify(view)}\n`);
+    return 0;
+  }
+  if (view.schedules.length === 0) {
+    ctx.stdout(opts.schedule === undefined ? 'no schedules: no agent has an oncall.yaml with schedules\n' : `no schedule ${opts.schedule}\n`);
+    return opts.schedule === undefined ? 0 : 1;
+  }
+  ctx.stdout(`on call at ${shortTime(view.at)}\n`);
+  printOncallTable(view, ctx);
+  return 0;
+}
+
+export async function oncallExportCommand(schedule: string, opts: { agent?: string; url?: string; dir?: string }, ctx: CliContext): Promise<number> {
+  idOption('svc oncall export', 'SCHEDULE', schedule);
+  idOption('svc oncall export', '--agent', opts.agent);
+  const params = new URLSearchParams(opts.agent === undefined ? {} : { agent: opts.agent });
+  ctx.stdout(await getText(controlTarget(ctx, opts), `/oncall/${schedule}.ics`, params, 'text/calendar'));
+  return 0;
+}
+
+/** `svc oncall` and `svc oncall export`; returns the `oncall` command so the override commands join it. */
+export function registerOncall(program: Command, ctx: CliContext, setCode: (code: number) => void): Command {
+  const oncall = program
+    .command('oncall')
+    .description('who is on call in each schedule, with the source and until when (GET /oncall)')
+    .option('--schedule <id>', 'one schedule')
+    .option('--agent <id>', 'one agent')
+    .option('--at <time>', 'another instant: ISO-8601 with a zone, or integer ms (default now)')
+    .option('--json', 'print {"at", "schedules": [...]} as JSON', false)
+    .option('--url <url>', 'control-plane URL (default: the local daemon)')
+    .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
+    .action(async (opts: OncallOptions) => {
+      setCode(await oncallCommand(opts, ctx));
+    });
+  oncall
+    .command('export')
+    .description("write a schedule's next 28 days to standard output as iCalendar (RFC 5545)")
+    .argument('<schedule>', 'schedule id')
+    .option('--agent <id>', 'the agent, when several have the schedule')
+    .option('--url <url>', 'control-plane URL (default: the local daemon)')
+    .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
+    .action(async (schedule: string, opts: { agent?: string; url?: string; dir?: string }) => {
+      setCode(await oncallExportCommand(schedule, opts, ctx));
+    });
+  return oncall;
+}

@@ -1,0 +1,102 @@
+/**
+ * Acting on pages and schedules (contract §17.5, §17.6): `svc ack|unack|resolve|escalate PAGE` and
+ * `svc oncall override add|rm`, through the running daemon's admin socket. A refusal (a resolved or
+ * unknown page) is exit 1 with the daemon's reason; bad arguments are exit 2 before anything is sent.
+ */
+import { userInfo } from 'node:os';
+import type { Command } from 'commander';
+import { homePaths, svcHome } from '../config/paths.js';
+import { RuntimeError, UsageError } from '../core/errors.js';
+import type { AdminRequest, AdminResponse } from '../daemon/admin-protocol.js';
+import { adminRequest } from './admin-client.js';
+import type { CliContext } from './context.js';
+
+const TIMEOUT_MS = 30_000;
+
+/** Who is at the keyboard: the OS user, as the audit row names them. */
+function osUser(ctx: CliContext): string {
+  const name = ctx.env.USER ?? ctx.env.LOGNAME ?? (() => { try { return userInfo().username; } catch { return 'unknown'; } })();
+  return /^[\x21-\x7e]{1,64}$/.test(name) ? name : 'unknown';
+}
+
+async function send(ctx: CliContext, what: string, request: AdminRequest): Promise<Extract<AdminResponse, { ok: true }>> {
+  const paths = homePaths(svcHome(ctx.env));
+  const response = await adminRequest(paths.adminSocket, request, { clock: ctx.clock, timeoutMs: TIMEOUT_MS });
+  if (response === null) throw new RuntimeError('ENOTRUNNING', `${what}: svc is not running; pages are acted on through the running daemon (svc up)`);
+  if (!response.ok) throw new RuntimeError('EADMIN', `${what}: ${response.error}`);
+  return response;
+}
+
+/** An instant on the command line: ISO-8601 (with a zone) or integer ms. */
+function instantArg(flag: string, raw: string): number {
+  if (/^\d{1,16}$/.test(raw)) return Number(raw);
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}.*(Z|[+-]\d{2}:?\d{2})$/.test(raw) ? Date.parse(raw) : NaN;
+  if (!Number.isFinite(ms)) throw new UsageError(`${flag}: expected an ISO-8601 time with a zone (2026-11-25T09:00+01:00) or integer milliseconds`);
+  return ms;
+}
+
+const ACTIONS = {
+  ack: { verb: 'acknowledged', description: 'acknowledge a page: its escalation stops' },
+  unack: { verb: 'unacknowledged', description: 'take an acknowledgement back: the page escalates again from its current step' },
+  resolve: { verb: 'resolved', description: 'resolve a page: everyone who was notified hears of it' },
+  escalate: { verb: 'escalated', description: 'escalate a page now, to the next step or to --to-step N' },
+} as const;
+
+export function registerPageCommands(program: Command, ctx: CliContext, setCode: (code: number) => void): void {
+  for (const [action, { verb, description }] of Object.entries(ACTIONS) as Array<[keyof typeof ACTIONS, (typeof ACTIONS)[keyof typeof ACTIONS]]>) {
+    const command = program.command(action).description(description).argument('<page>', 'page id (svc pages lists them)');
+    if (action === 'ack') command.option('--as <person>', 'the person acknowledging (a person id of oncall.yaml; default: your user name)');
+    if (action === 'ack' || action === 'resolve') command.option('--note <text>', 'a note for the audit trail');
+    if (action === 'escalate') command.option('--to-step <n>', 'the step to escalate to (1 is the first)');
+    command.option('--json', 'print the answer as JSON', false);
+    command.action(async (page: string, opts: { as?: string; note?: string; toStep?: string; json: boolean }) => {
+      let toStep: number | undefined;
+      if (opts.toStep !== undefined) {
+        if (!/^\d{1,3}$/.test(opts.toStep) || Number(opts.toStep) < 1) throw new UsageError(`svc ${action}: --to-step must be a step number, 1 or more`);
+        toStep = Number(opts.toStep);
+      }
+      if (opts.note !== undefined && (opts.note.length === 0 || opts.note.length > 1000)) throw new UsageError(`svc ${action}: --note must be 1 to 1000 characters`);
+      const answer = await send(ctx, `svc ${action} ${page}`, { op: 'page.act', page, action, user: osUser(ctx),
+        ...(opts.as === undefined ? {} : { as: opts.as }), ...(opts.note === undefined ? {} : { note: opts.note }),
+        ...(toStep === undefined ? {} : { toStep }) });
+      if (answer.op !== 'page.act') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
+      const p = answer.page;
+      if (opts.json) ctx.stdout(`${JSON.stringify({ changed: answer.changed, page: p })}\n`);
+      else if (!answer.changed) ctx.stdout(`page ${p.id} is already ${p.state}${p.acknowledgedBy ? ` (by ${p.acknowledgedBy})` : ''}; nothing changed\n`);
+      else ctx.stdout(`page ${p.id} ${verb}: now ${p.state}, step ${p.step} of ${p.steps}\n`);
+      setCode(0);
+    });
+  }
+
+  const oncall = program.commands.find((c) => c.name() === 'oncall') ?? program.command('oncall').description('on-call schedules');
+  const override = oncall.command('override').description('schedule overrides, kept in the store (admin socket, audited)');
+  override
+    .command('add')
+    .description('put PERSON on call for SCHEDULE from --from to --to')
+    .requiredOption('--schedule <id>', 'schedule id')
+    .requiredOption('--person <id>', 'person id')
+    .requiredOption('--from <time>', 'start: ISO-8601 with a zone, or integer ms')
+    .requiredOption('--to <time>', 'end: ISO-8601 with a zone, or integer ms')
+    .option('--agent <id>', 'the agent, when several have the schedule')
+    .option('--json', 'print {"id", "agent"} as JSON', false)
+    .action(async (opts: { schedule: string; person: string; from: string; to: string; agent?: string; json: boolean }) => {
+      const fromMs = instantArg('--from', opts.from);
+      const toMs = instantArg('--to', opts.to);
+      if (toMs <= fromMs) throw new UsageError('svc oncall override add: --to must be after --from');
+      const answer = await send(ctx, 'svc oncall override add', { op: 'override.add', schedule: opts.schedule, person: opts.person, fromMs, toMs,
+        user: osUser(ctx), ...(opts.agent === undefined ? {} : { agent: opts.agent }) });
+      if (answer.op !== 'override.add') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
+      ctx.stdout(opts.json ? `${JSON.stringify({ id: answer.id, agent: answer.agent })}\n`
+        : `override ${answer.id}: ${opts.person} is on call for ${opts.schedule} from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}\n`);
+      setCode(0);
+    });
+  override
+    .command('rm')
+    .description('remove an override')
+    .argument('<id>', 'override id')
+    .action(async (id: string) => {
+      await send(ctx, `svc oncall override rm ${id}`, { op: 'override.rm', id, user: osUser(ctx) });
+      ctx.stdout(`override ${id} removed\n`);
+      setCode(0);
+    });
+}

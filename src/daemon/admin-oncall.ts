@@ -1,0 +1,59 @@
+/**
+ * The admin socket's on-call operations (contract §17.5, §17.6): `svc ack|unack|resolve|escalate`
+ * through the page engine (each an audit row naming who acted), and schedule overrides into the store.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../core/clock.js';
+import type { OncallConfig } from '../oncall/oncall-config.js';
+import type { PageEngine } from '../runtime/oncall/page-engine.js';
+import type { Store } from '../store/store.js';
+import type { OncallAdminResponse } from './admin-oncall-protocol.js';
+import type { ParsedAdminRequest } from './admin-protocol.js';
+
+export interface AdminOncallDeps {
+  store: Store;
+  clock: Clock;
+  engine: PageEngine | null;
+  configs: ReadonlyMap<string, OncallConfig>;
+}
+
+type OncallRequest = Extract<ParsedAdminRequest, { op: 'page.act' | 'override.add' | 'override.rm' }>;
+type Answer = OncallAdminResponse | { ok: false; error: string };
+
+export async function executeOncall(deps: AdminOncallDeps, request: OncallRequest): Promise<Answer> {
+  const { store, clock } = deps;
+  const actor = `cli:${request.user}`;
+  switch (request.op) {
+    case 'page.act': {
+      if (deps.engine === null) return { ok: false, error: 'no agent of this daemon has an oncall.yaml: there are no pages' };
+      const by = request.as ?? request.user;
+      const who = { actor, by, via: 'cli' as const };
+      const action = request.action === 'ack' ? { kind: 'ack' as const, note: request.note ?? null }
+        : request.action === 'unack' ? { kind: 'unack' as const }
+          : request.action === 'resolve' ? { kind: 'resolve' as const, note: request.note ?? null }
+            : { kind: 'escalate' as const, toStep: request.toStep ?? null };
+      const result = await deps.engine.act(request.page, action, who);
+      if (!result.ok) return { ok: false, error: result.reason };
+      const p = result.page;
+      return { ok: true, op: 'page.act', changed: result.changed, page: { id: p.id, state: p.state, step: p.step, steps: p.policy.steps.length,
+        acknowledgedBy: p.acknowledgedBy, resolvedBy: p.resolvedBy } };
+    }
+    case 'override.add': {
+      const agents = [...deps.configs].filter(([agentId, c]) => (request.agent === undefined || request.agent === agentId)
+        && c.schedules.some((s) => s.id === request.schedule)).map(([agentId, c]) => ({ agentId, config: c }));
+      if (agents.length === 0) return { ok: false, error: `no schedule ${request.schedule}${request.agent === undefined ? '' : ` in agent ${request.agent}`}` };
+      if (agents.length > 1) return { ok: false, error: `schedule ${request.schedule} is in agents ${agents.map((a) => a.agentId).join(', ')}: name one with --agent` };
+      const { agentId, config } = agents[0] as { agentId: string; config: OncallConfig };
+      if (!config.people.some((p) => p.id === request.person)) return { ok: false, error: `no person ${request.person} in agent ${agentId}'s oncall.yaml` };
+      const id = `o${randomBytes(6).toString('hex')}`;
+      await store.oncall.addOverride({ id, agentId, scheduleId: request.schedule, personId: request.person, fromMs: request.fromMs,
+        toMs: request.toMs, createdAtMs: clock.now(), createdBy: actor }, clock.now());
+      return { ok: true, op: 'override.add', id, agent: agentId };
+    }
+    case 'override.rm': {
+      const removed = await store.oncall.removeOverride(request.id, actor, clock.now());
+      if (removed === null) return { ok: false, error: `no override ${request.id}` };
+      return { ok: true, op: 'override.rm', id: request.id };
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Composition of the page engine (contract §17) for the daemon: the engine, the notifier over the
+ * agents' channels, the timer loop, and the heartbeat hook for ingest. Agents with an oncall.yaml get
+ * the engine as their dispatcher's `pages`; the others page their channels' own recipients as before.
+ */
+import type { Clock } from '../core/clock.js';
+import { errorText } from '../core/errors.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { OncallConfig } from '../oncall/oncall-config.js';
+import { heartbeatsMatching } from '../oncall/heartbeat-match.js';
+import type { DispatchAgent } from '../runtime/dispatch/handle-event.js';
+import type { PageEngine } from '../runtime/oncall/page-engine.js';
+import { createPageEngine } from '../runtime/oncall/page-engine.js';
+import { createPageLoop } from '../runtime/oncall/page-loop.js';
+import { createPageNotifier } from '../runtime/oncall/page-notifier.js';
+import type { Store } from '../store/store.js';
+
+export interface PagesDeps {
+  store: Store;
+  clock: Clock;
+  owner: string;
+  configs: ReadonlyMap<string, OncallConfig>;
+  agents: readonly DispatchAgent[];
+  metrics: Metrics;
+  report: (line: string) => void;
+}
+
+export interface Pages {
+  engine: PageEngine;
+  /** Ingest's hook: a delivery refreshes the heartbeats it matches. */
+  onDelivery(agentId: string, sourceId: string, payloadText: string): void;
+  start(): void;
+  close(): Promise<void>;
+}
+
+export function startPages(deps: PagesDeps): Pages {
+  const { store, clock, configs, report } = deps;
+  const onError = (err: unknown): void => report(`page engine error: ${errorText(err)}`);
+  const oncallMetrics = deps.metrics.oncall;
+  let wake = (): void => undefined;
+  const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics });
+  const notify = createPageNotifier({ store, clock, owner: deps.owner, agents: new Map(deps.agents.map((a) => [a.id, a])),
+    channelOutcome: (agent, channel, outcome) => deps.metrics.dispatch.channelMessages.inc({ agent, channel, outcome }) });
+  const loop = createPageLoop({ store, clock, owner: deps.owner, engine, notify, configs, onError,
+    timerLag: (s) => oncallMetrics.timerLag(s), heartbeatAge: (agent, hb, s) => oncallMetrics.heartbeatAge(agent, hb, s),
+    openPages: (counts) => {
+      for (const agent of configs.keys()) {
+        for (const state of ['triggered', 'acknowledged'] as const) {
+          oncallMetrics.pagesOpen.set({ agent, state }, counts.find((c) => c.agentId === agent && c.state === state)?.count ?? 0);
+        }
+      }
+    } });
+  wake = () => loop.wake();
+  for (const agent of deps.agents) if (configs.has(agent.id)) agent.pages = engine;
+
+  return {
+    engine,
+    onDelivery(agentId, sourceId, payloadText) {
+      const heartbeats = configs.get(agentId)?.heartbeats ?? [];
+      if (!heartbeats.some((h) => h.source === sourceId)) return;
+      let payload: unknown;
+      try {
+        payload = JSON.parse(payloadText);
+      } catch {
+        return;
+      }
+      const ids = heartbeatsMatching(heartbeats, sourceId, payload).map((h) => h.id);
+      if (ids.length > 0) store.oncall.touchHeartbeats(agentId, ids, clock.now()).then(() => wake(), onError);
+    },
+    start: () => loop.start(),
+    close: () => loop.close(),
+  };
+}

@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fakeClock } from '../core/clock.js';
+import { ConfigError } from '../core/errors.js';
+import { loadOncall } from './load-oncall.js';
+
+const root = mkdtempSync(join(tmpdir(), 'svc-oncall-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+// Wednesday 2026-11-25 12:00 UTC.
+const clock = fakeClock(Date.parse('2026-11-25T12:00:00Z'));
+const ctx = () => ({ env: { ALICE_MAIL: 'alice@example.com' }, home: join(root, 'home'), nowMs: clock.now() });
+const channels = [{ id: 'oncall-dm' }, { id: 'mail' }, { id: 'team-room' }];
+const sources = [{ id: 'alertmanager' }];
+
+const VALID = `# oncall.yaml
+people:
+  - id: alice
+    name: Alice Example
+    contacts:
+      oncall-dm: alice
+      mail: \${env:ALICE_MAIL}
+  - id: bob
+    contacts: { oncall-dm: bob }
+  - id: carol
+    contacts: { oncall-dm: carol }
+schedules:
+  - id: primary
+    timeZone: Europe/Berlin
+    rotations:
+      - people: [alice, bob]
+        every: 1w
+        handoff: 2026-11-23T09:00
+        only:
+          - { days: [mon, tue, wed, thu, fri], from: "09:00", to: "18:00" }
+    fallback: carol
+  - id: secondary
+    timeZone: America/New_York
+    rotations:
+      - { people: [carol], every: 1d, handoff: 2026-11-23T08:00 }
+policies:
+  - id: default
+    steps:
+      - { notify: [schedule:primary], after: 5m }
+      - { notify: [person:carol, schedule:secondary], after: 10m }
+    repeat: 2
+    ackTimeout: 30m
+    onExhausted: [channel:team-room]
+routes:
+  - { match: { severity: [P1, P2] }, policy: default }
+  - { match: { severity: [P3] }, notify: [person:alice] }
+incidents:
+  key: "{{labels.alertname}}/{{labels.cluster}}"
+  reopenWindow: 10m
+heartbeats:
+  - { id: watchdog, source: alertmanager, match: { alertname: Watchdog }, every: 5m, grace: 2m, policy: default }
+`;
+
+let n = 0;
+function dirWith(text: string | null): string {
+  const dir = join(root, `agent${++n}`);
+  mkdirSync(dir, { recursive: true });
+  if (text !== null) writeFileSync(join(dir, 'oncall.yaml'), text);
+  return dir;
+}
+function load(text: string | null) {
+  return loadOncall({ dir: dirWith(text), channels, sources }, ctx());
+}
+/** The problems of a file, each without the directory part of its path. */
+function problems(text: string): string[] {
+  try {
+    load(text);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err));
+    return err.message.split('\n').map((l) => l.replace(/^[^:]*\/(oncall\.yaml)/, '$1'));
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('loadOncall', () => {
+  it('no oncall.yaml: null (the agent pages as before)', () => {
+    assert.equal(load(null), null);
+  });
+
+  it('loads the contract example: durations in ms, targets and windows parsed, references resolved', () => {
+    const config = load(VALID);
+    assert.ok(config);
+    assert.deepEqual(config.people[0], { id: 'alice', name: 'Alice Example', contacts: { 'oncall-dm': 'alice', mail: 'alice@example.com' } });
+    assert.deepEqual(config.people[1], { id: 'bob', name: null, contacts: { 'oncall-dm': 'bob' } });
+    assert.deepEqual(config.schedules[0], {
+      id: 'primary', timeZone: 'Europe/Berlin', fallback: 'carol', allowGaps: false,
+      rotations: [{ people: ['alice', 'bob'], everyMs: 604_800_000, handoff: '2026-11-23T09:00',
+        only: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], fromMinute: 540, toMinute: 1080 }] }],
+    });
+    assert.deepEqual(config.policies[0], {
+      id: 'default', repeat: 2, ackTimeoutMs: 1_800_000, onExhausted: [{ kind: 'channel', id: 'team-room' }],
+      steps: [
+        { notify: [{ kind: 'schedule', id: 'primary' }], afterMs: 300_000 },
+        { notify: [{ kind: 'person', id: 'carol' }, { kind: 'schedule', id: 'secondary' }], afterMs: 600_000 },
+      ],
+    });
+    assert.deepEqual(config.routes, [
+      { match: { severity: ['P1', 'P2'] }, policy: 'default' },
+      { match: { severity: ['P3'] }, notify: [{ kind: 'person', id: 'alice' }] },
+    ]);
+    assert.deepEqual(config.incidents, { key: { kind: 'template', template: '{{labels.alertname}}/{{labels.cluster}}' }, reopenWindowMs: 600_000 });
+    assert.deepEqual(config.heartbeats, [{ id: 'watchdog', source: 'alertmanager', match: { alertname: 'Watchdog' }, everyMs: 300_000, graceMs: 120_000, policy: 'default' }]);
+  });
+
+  it('defaults: incident key groupKey, reopen window 10m, no repeat, ackTimeout off', () => {
+    const config = load('people: [{ id: a, contacts: { oncall-dm: a } }]\npolicies: [{ id: p, steps: [{ notify: [person:a], after: 1s }] }]\n'
+      + 'routes: [{ match: { severity: [P1] }, policy: p }]\n');
+    assert.deepEqual(config?.incidents, { key: { kind: 'groupKey' }, reopenWindowMs: 600_000 });
+    assert.equal(config?.policies[0]?.repeat, 0);
+    assert.equal(config?.policies[0]?.ackTimeoutMs, 0);
+  });
+
+  it('names file, line, column and key path of every problem: the schema first, then the references', () => {
+    const schema = VALID
+      .replace('every: 1w', 'every: 5m')
+      .replace('[person:carol, schedule:secondary]', '[carol, schedule:secondary]')
+      .replace('reopenWindow: 10m', 'reopenWindow: 10m\n  colour: blue');
+    assert.deepEqual(problems(schema), [
+      'oncall.yaml:17:16: schedules.0.rotations.0.every: must be between 1h..4w',
+      'oncall.yaml:30:20: policies.0.steps.1.notify.0: expected person:<id>, schedule:<id> or channel:<id>',
+      'oncall.yaml:40:3: incidents.colour: unknown key "colour"',
+    ]);
+    const references = VALID
+      .replace('timeZone: America/New_York', 'timeZone: America/Springfield')
+      .replace('people: [alice, bob]', 'people: [alice, dave]')
+      .replace('      mail: ${env:ALICE_MAIL}', '      pager: alice-pager')
+      .replace('policy: default }\n  - { match', 'policy: defualt }\n  - { match')
+      .replace('[person:carol, schedule:secondary]', '[person:carol, schedule:tertiary]')
+      .replace('source: alertmanager', 'source: prometheus');
+    assert.deepEqual(problems(references), [
+      'oncall.yaml:7:14: people.0.contacts.pager: a contact on channel "pager", which the agent does not have (channels.yaml has oncall-dm, mail, team-room)',
+      'oncall.yaml:16:25: schedules.0.rotations.0.people.1: unknown person "dave" (not in people)',
+      'oncall.yaml:23:15: schedules.1.timeZone: unknown time zone "America/Springfield" (an IANA name such as Europe/Berlin or America/New_York)',
+      'oncall.yaml:30:34: policies.0.steps.1.notify.1: unknown schedule "tertiary" (not in schedules)',
+      'oncall.yaml:35:46: routes.0.policy: unknown policy "defualt" (not in policies)',
+      'oncall.yaml:41:29: heartbeats.0.source: unknown source "prometheus" (event-sources.yaml has alertmanager)',
+    ]);
+  });
+
+  it('refuses routes without exactly one of policy and notify, bad targets, bad times and dates, duplicate ids', () => {
+    const text = [
+      'people:',
+      '  - { id: a, contacts: { oncall-dm: a } }',
+      '  - { id: a, contacts: { oncall-dm: b } }',
+      'schedules:',
+      '  - id: s',
+      '    timeZone: UTC',
+      '    rotations:',
+      '      - { people: [a], every: 1w, handoff: 2026-02-30T09:00, only: [{ from: "09:00", to: "25:00" }] }',
+      '      - { people: [a], every: 1w, handoff: 2026-02-01, only: [{ days: [monday], from: "09:00", to: "10:00" }] }',
+      '      - { people: [a], every: 1w, handoff: 2026-02-01T00:00, only: [{ days: [mon], from: "09:00", to: "09:00" }] }',
+      'policies:',
+      '  - { id: p, steps: [{ notify: [channel:nope], after: 2d }], repeat: 10, ackTimeout: soon }',
+      'routes:',
+      '  - { match: { severity: [P1] }, policy: p, notify: [person:a] }',
+      '  - { match: { severity: [P4] } }',
+      'incidents: { key: "{{alertname}}" }',
+      '',
+    ].join('\n');
+    assert.deepEqual(problems(text), [
+      'oncall.yaml:8:90: schedules.0.rotations.0.only.0.to: expected a local time "HH:MM" from 00:00 to 24:00',
+      'oncall.yaml:9:44: schedules.0.rotations.1.handoff: expected a local date-time YYYY-MM-DDTHH:mm (no zone: the schedule\'s timeZone applies)',
+      'oncall.yaml:9:72: schedules.0.rotations.1.only.0.days.0: expected one of "mon", "tue", "wed", "thu", "fri", "sat", "sun"',
+      'oncall.yaml:10:103: schedules.0.rotations.2.only.0.to: equals from: a window needs a length (leave out `only` for all day)',
+      'oncall.yaml:12:55: policies.0.steps.0.after: must be between 1s..1d',
+      'oncall.yaml:12:70: policies.0.repeat: must be <= 9',
+      'oncall.yaml:12:86: policies.0.ackTimeout: expected a duration such as 30s, 5m, 2h, 1d or 1w (1m..1w, or 0 for off)',
+      'oncall.yaml:14:5: routes.0: needs exactly one of policy (escalate) or notify (send once)',
+      'oncall.yaml:15:27: routes.1.match.severity.0: expected one of "P1", "P2", "P3"',
+      'oncall.yaml:16:19: incidents.key: expected groupKey, fingerprint or a template such as "{{labels.alertname}}/{{labels.cluster}}": placeholder {{alertname}} is not {{labels.NAME}}',
+    ]);
+    // Once the schema holds, the references: duplicate ids, a date that does not exist, an unknown channel.
+    const schemaOk = text
+      .replace(', only: [{ from: "09:00", to: "25:00" }]', '')
+      .replace('handoff: 2026-02-01, only: [{ days: [monday], from: "09:00", to: "10:00" }]', 'handoff: 2026-02-01T00:00')
+      .replace('to: "09:00" }]', 'to: "10:00" }, { days: [mon], from: "00:00", to: "24:00" }]')
+      .replace('after: 2d }], repeat: 10, ackTimeout: soon', 'after: 2m }]')
+      .replace(', notify: [person:a] }', ' }')
+      .replace('  - { match: { severity: [P4] } }\n', '')
+      .replace('{{alertname}}', 'fingerprint');
+    assert.deepEqual(problems(schemaOk), [
+      'oncall.yaml:3:11: people.1.id: duplicate person id "a" (first at oncall.yaml:2:11)'.replace('first at oncall.yaml', `first at ${join(root, `agent${n}`, 'oncall.yaml')}`),
+      'oncall.yaml:8:44: schedules.0.rotations.0.handoff: not a real date and time',
+      'oncall.yaml:12:33: policies.0.steps.0.notify.0: unknown channel "nope" (channels.yaml has oncall-dm, mail, team-room)',
+    ]);
+  });
+
+  it('coverage: the first instant of the next 14 days nobody covers, unless allowGaps', () => {
+    const text = [
+      'people: [{ id: a, contacts: { oncall-dm: a } }]',
+      'schedules:',
+      '  - id: business',
+      '    timeZone: Europe/Berlin',
+      '    rotations:',
+      '      - { people: [a], every: 1w, handoff: 2026-11-23T09:00, only: [{ days: [mon, tue, wed, thu, fri], from: "09:00", to: "18:00" }] }',
+      'routes: [{ match: { severity: [P1] }, notify: [schedule:business] }]',
+      '',
+    ].join('\n');
+    // Now is Wednesday 13:00 in Berlin: covered until 18:00.
+    assert.deepEqual(problems(text), ['oncall.yaml:3:5: schedules.0: schedule "business" has nobody on call from 2026-11-25 18:00 Europe/Berlin'
+      + ' (2026-11-25T17:00:00Z) (the next 14 days are checked): cover it with a rotation or a fallback, or set allowGaps: true']);
+    assert.ok(load(text.replace('    timeZone: Europe/Berlin', '    timeZone: Europe/Berlin\n    allowGaps: true')));
+    assert.ok(load(text.replace('    timeZone: Europe/Berlin', '    timeZone: Europe/Berlin\n    fallback: a')));
+    // A schedule that ends: a rotation covering only Fridays 2026-12-11 onwards still leaves the weekend.
+    const ends = text.replace('days: [mon, tue, wed, thu, fri], from: "09:00", to: "18:00"', 'days: [mon, tue, wed, thu, fri, sat, sun], from: "00:00", to: "24:00"');
+    assert.ok(load(ends));
+  });
+
+  it('names and addresses are one line without control characters', () => {
+    assert.deepEqual(problems('people: [{ id: a, name: "A\\u0007", contacts: { oncall-dm: "a\\nb" } }]\nroutes: [{ match: { severity: [P1] }, notify: [person:a] }]\n'), [
+      'oncall.yaml:1:25: people.0.name: must be one line without control characters',
+      'oncall.yaml:1:59: people.0.contacts.oncall-dm: must be one line without control characters',
+    ]);
+  });
+
+  it('a file that is not a mapping, or a huge one, is refused with its path', () => {
+    assert.deepEqual(problems(''), ['oncall.yaml:1:1: file is empty (expected a mapping)']);
+    assert.match(problems(`people: []\n${'#'.repeat(1_100_000)}\n`)[0] as string, /oncall\.yaml: the file is larger than 1 MiB/);
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * Loads an agent's `oncall.yaml` (contract §17, §17.1): the file as the other configuration files are
+ * read (bounded, `${env|file|secret:…}` references, strict keys, `<file>:<line>:<col>: <key.path>:`
+ * messages), then what only shows across keys and files: ids that must exist (people, schedules,
+ * policies, the agent's channels and sources), time zones, handoff dates, and the coverage check —
+ * every instant of the next COVERAGE_DAYS days has someone on call in every schedule unless it sets
+ * `allowGaps: true` (overrides live in the store and are not counted). No file → null: the agent pages
+ * the channel's own recipient as before (§9.4).
+ */
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadedAgent } from '../config/schema.js';
+import { loadYamlFile } from '../config/yaml-file.js';
+import type { KeyPath, YamlFile } from '../config/yaml-file.js';
+import { ConfigError } from '../core/errors.js';
+import type { OncallConfig, Schedule, Target } from './oncall-config.js';
+import { oncallFileSchema } from './oncall-schema.js';
+import { scheduleShifts } from './schedule.js';
+import { DAY_MS, formatNaive, isKnownZone, parseLocalDateTime, zoneTime } from './zone-time.js';
+
+export const ONCALL_FILE = 'oncall.yaml';
+/** How far ahead the coverage check looks (contract §17.1). */
+export const COVERAGE_DAYS = 14;
+
+export interface OncallLoadContext {
+  env: NodeJS.ProcessEnv;
+  home: string;
+  /** The instant the coverage check starts from (the clock's now). */
+  nowMs: number;
+}
+
+/** What of the agent the file may refer to: its directory, channels and sources. */
+export interface OncallAgent {
+  dir: string;
+  channels: ReadonlyArray<{ id: string }>;
+  sources: ReadonlyArray<{ id: string }>;
+}
+
+/** Loads `<dir>/oncall.yaml`; null when the directory has none. Throws ConfigError listing every problem. */
+export function loadOncall(agent: OncallAgent, ctx: OncallLoadContext): OncallConfig | null {
+  const path = join(agent.dir, ONCALL_FILE);
+  try {
+    lstatSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  const file = loadYamlFile(path, oncallFileSchema, { env: ctx.env, home: ctx.home });
+  const problems = referenceProblems(file, agent);
+  if (problems.length === 0) problems.push(...coverageProblems(file, ctx.nowMs));
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return file.value;
+}
+
+/** The on-call configuration of every agent that has one, by agent id; throws ConfigError listing every problem of every agent. */
+export function loadOncallForAgents(agents: readonly LoadedAgent[], ctx: OncallLoadContext): Map<string, OncallConfig> {
+  const found = new Map<string, OncallConfig>();
+  const problems: string[] = [];
+  for (const agent of agents) {
+    try {
+      const config = loadOncall(agent, ctx);
+      if (config) found.set(agent.agent.id, config);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(err.message);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return found;
+}
+
+function duplicateIds(file: YamlFile<OncallConfig>, list: 'people' | 'schedules' | 'policies' | 'heartbeats', noun: string): string[] {
+  const first = new Map<string, number>();
+  const problems: string[] = [];
+  file.value[list].forEach((item, i) => {
+    const earlier = first.get(item.id);
+    if (earlier === undefined) first.set(item.id, i);
+    else problems.push(file.problem([list, i, 'id'], `duplicate ${noun} id ${file.quote([list, i, 'id'], item.id)} (first at ${file.where([list, earlier, 'id'])})`));
+  });
+  return problems;
+}
+
+function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): string[] {
+  const config = file.value;
+  const people = new Set(config.people.map((p) => p.id));
+  const schedules = new Set(config.schedules.map((s) => s.id));
+  const policies = new Set(config.policies.map((p) => p.id));
+  const channels = new Set(agent.channels.map((c) => c.id));
+  const sources = new Set(agent.sources.map((s) => s.id));
+  const channelList = [...channels].join(', ');
+  const problems = [
+    ...duplicateIds(file, 'people', 'person'),
+    ...duplicateIds(file, 'schedules', 'schedule'),
+    ...duplicateIds(file, 'policies', 'policy'),
+    ...duplicateIds(file, 'heartbeats', 'heartbeat'),
+  ];
+  const unknown = (path: KeyPath, noun: string, value: string, known: string): void => {
+    problems.push(file.problem(path, `unknown ${noun} ${file.quote(path, value)}${known}`));
+  };
+  const checkTargets = (path: KeyPath, targets: readonly Target[]): void => {
+    targets.forEach((t, i) => {
+      const at = [...path, i];
+      if (t.kind === 'person' && !people.has(t.id)) unknown(at, 'person', t.id, ' (not in people)');
+      if (t.kind === 'schedule' && !schedules.has(t.id)) unknown(at, 'schedule', t.id, ' (not in schedules)');
+      if (t.kind === 'channel' && !channels.has(t.id)) unknown(at, 'channel', t.id, ` (channels.yaml has ${channelList})`);
+    });
+  };
+
+  config.people.forEach((person, i) => {
+    for (const channelId of Object.keys(person.contacts)) {
+      const path = ['people', i, 'contacts', channelId];
+      if (!channels.has(channelId)) problems.push(file.problem(path, `a contact on channel "${channelId}", which the agent does not have (channels.yaml has ${channelList})`));
+    }
+  });
+  config.schedules.forEach((schedule, i) => {
+    if (!isKnownZone(schedule.timeZone)) {
+      problems.push(file.problem(['schedules', i, 'timeZone'], `unknown time zone ${file.quote(['schedules', i, 'timeZone'], schedule.timeZone)} (an IANA name such as Europe/Berlin or America/New_York)`));
+    }
+    schedule.rotations.forEach((rotation, r) => {
+      rotation.people.forEach((p, j) => {
+        if (!people.has(p)) unknown(['schedules', i, 'rotations', r, 'people', j], 'person', p, ' (not in people)');
+      });
+      if (parseLocalDateTime(rotation.handoff) === null) {
+        problems.push(file.problem(['schedules', i, 'rotations', r, 'handoff'], 'not a real date and time'));
+      }
+    });
+    if (schedule.fallback !== null && !people.has(schedule.fallback)) unknown(['schedules', i, 'fallback'], 'person', schedule.fallback, ' (not in people)');
+  });
+  config.policies.forEach((policy, i) => {
+    policy.steps.forEach((step, s) => checkTargets(['policies', i, 'steps', s, 'notify'], step.notify));
+    checkTargets(['policies', i, 'onExhausted'], policy.onExhausted);
+  });
+  config.routes.forEach((route, i) => {
+    if ('policy' in route) {
+      if (!policies.has(route.policy)) unknown(['routes', i, 'policy'], 'policy', route.policy, ' (not in policies)');
+    } else {
+      checkTargets(['routes', i, 'notify'], route.notify);
+    }
+  });
+  config.heartbeats.forEach((heartbeat, i) => {
+    if (!sources.has(heartbeat.source)) {
+      unknown(['heartbeats', i, 'source'], 'source', heartbeat.source, ` (event-sources.yaml has ${[...sources].join(', ')})`);
+    }
+    if (!policies.has(heartbeat.policy)) unknown(['heartbeats', i, 'policy'], 'policy', heartbeat.policy, ' (not in policies)');
+  });
+  return problems;
+}
+
+/** `2026-11-28 18:00 Europe/Berlin (2026-11-28T17:00:00Z)`: an instant as the schedule's people and as UTC. */
+export function describeInstant(schedule: Schedule, instantMs: number): string {
+  const local = formatNaive(zoneTime(schedule.timeZone).toNaive(instantMs));
+  return `${local} ${schedule.timeZone} (${new Date(instantMs).toISOString().replace('.000Z', 'Z')})`;
+}
+
+function coverageProblems(file: YamlFile<OncallConfig>, nowMs: number): string[] {
+  const problems: string[] = [];
+  file.value.schedules.forEach((schedule, i) => {
+    if (schedule.allowGaps) return;
+    const gap = scheduleShifts(schedule, [], nowMs, nowMs + COVERAGE_DAYS * DAY_MS).find((s) => s.person === null);
+    if (!gap) return;
+    problems.push(file.problem(['schedules', i], `schedule "${schedule.id}" has nobody on call from ${describeInstant(schedule, gap.startMs)}`
+      + ` (the next ${COVERAGE_DAYS} days are checked): cover it with a rotation or a fallback, or set allowGaps: true`));
+  });
+  return problems;
+}

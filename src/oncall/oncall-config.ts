@@ -1,0 +1,131 @@
+/**
+ * The on-call configuration of one agent (contract §17, `oncall.yaml`), as the rest of svc sees it once
+ * loaded and validated. Durations are milliseconds; times of day are minutes after local midnight.
+ * This file is the seam between the pure on-call domain (schedules, routes, incident keys, silences:
+ * src/oncall/) and the page engine that persists and runs pages (store, runtime): both import these
+ * types, neither redefines them.
+ */
+
+export type Severity = 'P1' | 'P2' | 'P3';
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+
+/** `person:<id>`, `schedule:<id>` or `channel:<id>` (§17.2). */
+export type Target =
+  | { kind: 'person'; id: string }
+  | { kind: 'schedule'; id: string }
+  | { kind: 'channel'; id: string };
+
+export interface Person {
+  id: string;
+  name: string | null;
+  /** channel id → this person's address on that channel (§17). */
+  contacts: Readonly<Record<string, string>>;
+}
+
+export interface TimeWindow {
+  days: readonly Weekday[];
+  /** Minutes after local midnight, 0..1439. */
+  fromMinute: number;
+  /** Minutes after local midnight, 1..1440; a window with `to <= from` runs past midnight. */
+  toMinute: number;
+}
+
+export interface Rotation {
+  people: readonly string[];
+  /** Shift length, 1 h .. 4 w. */
+  everyMs: number;
+  /** Local date-time (`YYYY-MM-DDTHH:mm`) when people[0] starts a shift, in the schedule's zone. */
+  handoff: string;
+  /** Local windows the rotation covers; empty = always. */
+  only: readonly TimeWindow[];
+}
+
+export interface Schedule {
+  id: string;
+  /** IANA zone. */
+  timeZone: string;
+  rotations: readonly Rotation[];
+  fallback: string | null;
+  allowGaps: boolean;
+}
+
+export interface PolicyStep {
+  notify: readonly Target[];
+  /** Without an ack for this long → the next step; 1 s .. 24 h. */
+  afterMs: number;
+}
+
+export interface Policy {
+  id: string;
+  steps: readonly PolicyStep[];
+  /** Loops over all steps after the first pass, 0..9. */
+  repeat: number;
+  /** Acknowledged but not resolved this long → triggered again; 0 = off. */
+  ackTimeoutMs: number;
+  onExhausted: readonly Target[];
+}
+
+export type Route =
+  | { match: { severity: readonly Severity[] }; policy: string }
+  | { match: { severity: readonly Severity[] }; notify: readonly Target[] };
+
+export type IncidentKeyRule =
+  | { kind: 'groupKey' }
+  | { kind: 'fingerprint' }
+  /** `{{labels.alertname}}/{{labels.cluster}}`-style template. */
+  | { kind: 'template'; template: string };
+
+export interface Heartbeat {
+  id: string;
+  source: string;
+  /** Exact label values; any alert of a delivery matching all of them refreshes the heartbeat. */
+  match: Readonly<Record<string, string>>;
+  everyMs: number;
+  graceMs: number;
+  policy: string;
+}
+
+export interface OncallConfig {
+  people: readonly Person[];
+  schedules: readonly Schedule[];
+  policies: readonly Policy[];
+  routes: readonly Route[];
+  incidents: { key: IncidentKeyRule; reopenWindowMs: number };
+  heartbeats: readonly Heartbeat[];
+}
+
+/** A schedule override, stored in the store (not the file) and made with `svc oncall override add`. */
+export interface Override {
+  id: string;
+  agentId: string;
+  scheduleId: string;
+  personId: string;
+  fromMs: number;
+  toMs: number;
+}
+
+/** Who is on call for a schedule at an instant, and why (§17.6). */
+export interface OnCallAnswer {
+  person: string | null;
+  source: 'override' | 'rotation' | 'fallback' | null;
+  /** When this answer stops holding (the next handoff, override edge or window edge); null = never. */
+  untilMs: number | null;
+}
+
+/** A silence (§17.8), stored in the store; matchers on alert labels. */
+export interface SilenceMatcher {
+  label: string;
+  /** `=` exact value, `=~` an anchored regular expression. */
+  op: '=' | '=~';
+  value: string;
+}
+
+export interface Silence {
+  id: string;
+  agentId: string | null;
+  matchers: readonly SilenceMatcher[];
+  startsAtMs: number;
+  endsAtMs: number;
+  reason: string;
+  createdBy: string;
+}

@@ -1,0 +1,168 @@
+/**
+ * The schema of `oncall.yaml` (contract §17). Strict: unknown keys are refused. Durations are written
+ * for people (`5m`, `1w`, core/duration.ts) and come out in milliseconds; targets (`person:alice`)
+ * and times of day (`09:00`) come out parsed, so the value is the OncallConfig the rest of svc uses.
+ * What needs more than one key to judge (references between ids, channels of the agent, time zones,
+ * coverage) is load-oncall.ts's.
+ */
+import { z } from 'zod';
+import { ID_PATTERN } from '../config/schema.js';
+import { formatDuration, parseDuration } from '../core/duration.js';
+import type { IncidentKeyRule, Route, Target, TimeWindow, Weekday } from './oncall-config.js';
+import { LABEL_NAME } from './label-name.js';
+import { parseKeyTemplate } from './incident-key.js';
+
+const id = z.string().regex(ID_PATTERN, 'must match ^[a-z0-9][a-z0-9._-]{0,63}$');
+
+/** The bounds of every duration of the file (contract §17 where it says; the rest chosen, docs/oncall.md). */
+export const DURATION_BOUNDS = {
+  every: { min: 3_600_000, max: 4 * 604_800_000 },
+  after: { min: 1_000, max: 86_400_000 },
+  ackTimeout: { min: 60_000, max: 7 * 86_400_000 },
+  reopenWindow: { min: 0, max: 7 * 86_400_000 },
+  heartbeatEvery: { min: 10_000, max: 86_400_000 },
+  heartbeatGrace: { min: 0, max: 86_400_000 },
+} as const;
+
+/** A duration in [min, max]; `0` (number or text) is accepted only when `zeroOff` (then it means off). */
+function duration(bounds: { min: number; max: number }, zeroOff = false) {
+  const range = `${bounds.min === 0 ? '0' : formatDuration(bounds.min)}..${formatDuration(bounds.max)}`;
+  return z.union([z.string(), z.number()]).transform((raw, ctx) => {
+    if ((raw === 0 || raw === '0') && (zeroOff || bounds.min === 0)) return 0;
+    const ms = typeof raw === 'string' ? parseDuration(raw) : null;
+    if (ms === null) {
+      ctx.addIssue({ code: 'custom', message: `expected a duration such as 30s, 5m, 2h, 1d or 1w (${range}${zeroOff ? ', or 0 for off' : ''})` });
+      return z.NEVER;
+    }
+    if (ms < bounds.min || ms > bounds.max) {
+      ctx.addIssue({ code: 'custom', message: `must be between ${range}${zeroOff ? ' (or 0 for off)' : ''}` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+const TARGET = /^(person|schedule|channel):(.*)$/;
+const target = z.string().transform((raw, ctx): Target => {
+  const m = TARGET.exec(raw);
+  if (m === null || !ID_PATTERN.test(m[2] as string)) {
+    ctx.addIssue({ code: 'custom', message: 'expected person:<id>, schedule:<id> or channel:<id>' });
+    return z.NEVER;
+  }
+  return { kind: m[1] as Target['kind'], id: m[2] as string };
+});
+
+const WEEKDAY_NAMES = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const satisfies readonly Weekday[];
+
+/** `HH:MM`, 00:00..24:00 (24:00 only as an end). */
+function timeOfDay(end: boolean) {
+  return z.string().transform((raw, ctx) => {
+    const m = /^(\d{2}):(\d{2})$/.exec(raw);
+    const minute = m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
+    if (!m || Number(m[2]) > 59 || minute > (end ? 1440 : 1439)) {
+      ctx.addIssue({ code: 'custom', message: `expected a local time "HH:MM" from 00:00 to ${end ? '24:00' : '23:59'}` });
+      return z.NEVER;
+    }
+    return minute;
+  });
+}
+
+const windowSchema = z.strictObject({
+  days: z.array(z.enum(WEEKDAY_NAMES)).min(1).default([...WEEKDAY_NAMES]),
+  from: timeOfDay(false),
+  to: timeOfDay(true),
+}).superRefine((w, ctx) => {
+  if (w.from === w.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'equals from: a window needs a length (leave out `only` for all day)' });
+}).transform((w): TimeWindow => ({ days: [...new Set(w.days)], fromMinute: w.from, toMinute: w.to }));
+
+const rotationSchema = z.strictObject({
+  people: z.array(id).min(1),
+  every: duration(DURATION_BOUNDS.every),
+  handoff: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/, 'expected a local date-time YYYY-MM-DDTHH:mm (no zone: the schedule\'s timeZone applies)'),
+  only: z.array(windowSchema).default([]),
+}).transform((r) => ({ people: r.people, everyMs: r.every, handoff: r.handoff, only: r.only }));
+
+const scheduleSchema = z.strictObject({
+  id,
+  timeZone: z.string().min(1).max(64),
+  rotations: z.array(rotationSchema).default([]),
+  fallback: id.optional(),
+  allowGaps: z.boolean().default(false),
+}).transform((s) => ({ id: s.id, timeZone: s.timeZone, rotations: s.rotations, fallback: s.fallback ?? null, allowGaps: s.allowGaps }));
+
+/** Text that ends up in messages, calendars and channel requests: one line, no control characters. */
+const printable = (max: number) => z.string().min(1).max(max).regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, 'must be one line without control characters');
+
+const personSchema = z.strictObject({
+  id,
+  name: printable(128).optional(),
+  contacts: z.record(id, printable(256)).refine((c) => Object.keys(c).length > 0, 'must name at least one channel'),
+}).transform((p) => ({ id: p.id, name: p.name ?? null, contacts: p.contacts }));
+
+const stepSchema = z.strictObject({
+  notify: z.array(target).min(1),
+  after: duration(DURATION_BOUNDS.after),
+}).transform((s) => ({ notify: s.notify, afterMs: s.after }));
+
+const policySchema = z.strictObject({
+  id,
+  steps: z.array(stepSchema).min(1).max(20),
+  repeat: z.number().int().min(0).max(9).default(0),
+  ackTimeout: duration(DURATION_BOUNDS.ackTimeout, true).default(0),
+  onExhausted: z.array(target).default([]),
+}).transform((p) => ({ id: p.id, steps: p.steps, repeat: p.repeat, ackTimeoutMs: p.ackTimeout, onExhausted: p.onExhausted }));
+
+const SEVERITIES = ['P1', 'P2', 'P3'] as const;
+const routeSchema = z.strictObject({
+  match: z.strictObject({ severity: z.array(z.enum(SEVERITIES)).min(1) }),
+  policy: id.optional(),
+  notify: z.array(target).min(1).optional(),
+}).superRefine((r, ctx) => {
+  if ((r.policy === undefined) === (r.notify === undefined)) {
+    ctx.addIssue({ code: 'custom', path: [], message: 'needs exactly one of policy (escalate) or notify (send once)' });
+  }
+}).transform((r): Route => (r.policy !== undefined
+  ? { match: { severity: r.match.severity }, policy: r.policy }
+  : { match: { severity: r.match.severity }, notify: r.notify ?? [] }));
+
+const incidentKey = z.string().transform((raw, ctx): IncidentKeyRule => {
+  if (raw === 'groupKey' || raw === 'fingerprint') return { kind: raw };
+  const parsed = parseKeyTemplate(raw);
+  if (!parsed.ok) {
+    ctx.addIssue({ code: 'custom', message: `expected groupKey, fingerprint or a template such as "{{labels.alertname}}/{{labels.cluster}}": ${parsed.error}` });
+    return z.NEVER;
+  }
+  return { kind: 'template', template: raw };
+});
+
+const heartbeatSchema = z.strictObject({
+  id,
+  source: id,
+  match: z.record(z.string().regex(LABEL_NAME, 'must be a label name'), z.string().max(1024))
+    .refine((m) => Object.keys(m).length > 0, 'must name at least one label'),
+  every: duration(DURATION_BOUNDS.heartbeatEvery),
+  grace: duration(DURATION_BOUNDS.heartbeatGrace).default(0),
+  policy: id,
+}).transform((h) => ({ id: h.id, source: h.source, match: h.match, everyMs: h.every, graceMs: h.grace, policy: h.policy }));
+
+export const DEFAULT_REOPEN_WINDOW_MS = 10 * 60_000;
+
+export const oncallFileSchema = z.strictObject({
+  people: z.array(personSchema).min(1),
+  schedules: z.array(scheduleSchema).default([]),
+  policies: z.array(policySchema).default([]),
+  routes: z.array(routeSchema).min(1),
+  incidents: z.strictObject({
+    key: incidentKey.default({ kind: 'groupKey' }),
+    reopenWindow: duration(DURATION_BOUNDS.reopenWindow).default(DEFAULT_REOPEN_WINDOW_MS),
+  }).default({ key: { kind: 'groupKey' }, reopenWindow: DEFAULT_REOPEN_WINDOW_MS }),
+  heartbeats: z.array(heartbeatSchema).default([]),
+  // silences live in the store (svc silence add, §17.8), never in the file.
+}).transform((f) => ({
+  people: f.people,
+  schedules: f.schedules,
+  policies: f.policies,
+  routes: f.routes,
+  incidents: { key: f.incidents.key, reopenWindowMs: f.incidents.reopenWindow },
+  heartbeats: f.heartbeats,
+}));

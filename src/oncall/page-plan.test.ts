@@ -1,0 +1,240 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fakeClock } from '../core/clock.js';
+import type { Policy, Target } from './oncall-config.js';
+import type { PagePlan, PageRecord } from './page.js';
+import { dueAtMs } from './page.js';
+import type { Actor, ResolveTargets } from './page-plan.js';
+import { planAck, planEscalate, planJoin, planOpen, planReopen, planResolve, planTimer, planUnack } from './page-plan.js';
+
+const MIN = 60_000;
+
+const policy = (over: Partial<Policy> = {}): Policy => ({
+  id: 'default',
+  steps: [
+    { notify: [{ kind: 'schedule', id: 'primary' }], afterMs: 5 * MIN },
+    { notify: [{ kind: 'person', id: 'carol' }], afterMs: 10 * MIN },
+  ],
+  repeat: 0, ackTimeoutMs: 0, onExhausted: [{ kind: 'channel', id: 'team-room' }], ...over,
+});
+
+/** alice is on call for `primary`; people have one contact on `dm`; `empty` has nobody on call. */
+const resolve: ResolveTargets = (targets: readonly Target[]) => {
+  const out: ReturnType<ResolveTargets> = { recipients: [], nobodyOnCall: [] };
+  for (const t of targets) {
+    if (t.kind === 'channel') out.recipients.push({ person: '-', channel: t.id, to: null });
+    else if (t.kind === 'person') out.recipients.push({ person: t.id, channel: 'dm', to: t.id });
+    else if (t.id === 'primary') out.recipients.push({ person: 'alice', channel: 'dm', to: 'alice' });
+    else out.nobodyOnCall.push(t.id);
+  }
+  return out;
+};
+
+const cli: Actor = { actor: 'cli:ops', by: 'bob', via: 'cli' };
+const event = (id: string) => ({ id, title: 'Disk full on db-1', severity: 'P1' as const });
+
+/**
+ * A page on fake time: plans are applied as a store would (only to the version they were planned
+ * from), and `runTimers` fires the page's due timer whenever the clock passes it.
+ */
+function harness(p: Policy = policy()) {
+  const clock = fakeClock(Date.UTC(2026, 10, 25, 3, 0, 0));
+  const plans: PagePlan[] = [];
+  let page: PageRecord | null = null;
+  const apply = (plan: PagePlan | null): PagePlan | null => {
+    if (plan === null) return null;
+    assert.equal(plan.expectedVersion, page === null ? null : page.version, 'planned from the stored version');
+    // What a store keeps is JSON: the page must survive the round trip unchanged.
+    page = JSON.parse(JSON.stringify(plan.page)) as PageRecord;
+    plans.push(plan);
+    return plan;
+  };
+  apply(planOpen({ pageId: 'p0000test', agentId: 'ops', incidentKey: 'disk/db-1', policy: p, policySha256: 'sha-a', event: event('e1'),
+    nowMs: clock.now(), resolve }));
+  const h = {
+    clock, plans,
+    get page(): PageRecord { return page as PageRecord; },
+    apply,
+    /** Moves time on by `ms`, firing the page's timer each time it falls due. */
+    runTimers(ms: number): void {
+      const end = clock.now() + ms;
+      for (;;) {
+        const due = dueAtMs(h.page);
+        if (due === null || due > end) break;
+        clock.set(Math.max(clock.now(), due));
+        apply(planTimer(h.page, clock.now(), resolve));
+      }
+      clock.set(end);
+    },
+    sent: (): string[] => plans.flatMap((x) => x.notifications.map((n) => n.deliveryId)),
+    kinds: (): string[] => plans.flatMap((x) => x.audit.map((a) => a.kind)),
+  };
+  return h;
+}
+
+describe('page planner on fake time', () => {
+  it('opens at step 1, notifies the one on call with round 1, and audits page.opened and page.notified', () => {
+    const h = harness();
+    assert.equal(h.page.state, 'triggered');
+    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm']);
+    assert.deepEqual(h.kinds(), ['page.opened', 'page.notified']);
+    assert.deepEqual(h.plans[0]?.audit[0]?.data, { pageId: 'p0000test', incidentKey: 'disk/db-1', policy: 'default', policySha256: 'sha-a', eventId: 'e1' });
+    assert.deepEqual(h.plans[0]?.audit[1]?.data, { pageId: 'p0000test', step: 1, loop: 0, person: 'alice', channel: 'dm', deliveryId: 'p0000test.1.alice.dm' });
+    assert.equal(h.plans[0]?.notifications[0]?.text, '[P1] Disk full on db-1\nPage p0000test opened (step 1 of 2).\nAcknowledge: svc ack p0000test');
+  });
+
+  it('escalates to the next step after `after` without an ack, each round with its own deliveryIds', () => {
+    const h = harness();
+    h.runTimers(5 * MIN - 1);
+    assert.equal(h.page.step, 1, 'not a millisecond early');
+    h.runTimers(1);
+    assert.equal(h.page.step, 2);
+    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm', 'p0000test.2.carol.dm']);
+    const escalated = h.plans[1]?.audit.find((a) => a.kind === 'page.escalated');
+    assert.deepEqual(escalated?.data, { pageId: 'p0000test', from: 1, to: 2, fromLoop: 0, loop: 0, reason: 'timeout' });
+  });
+
+  it('loops over all steps `repeat` times, then is exhausted: stays triggered and open, onExhausted told once', () => {
+    const h = harness(policy({ repeat: 1 }));
+    h.runTimers(15 * MIN);
+    assert.deepEqual([h.page.step, h.page.loop], [1, 1], 'second pass starts at step 1');
+    h.runTimers(15 * MIN);
+    assert.equal(h.page.exhausted, true);
+    assert.equal(h.page.state, 'triggered');
+    assert.equal(h.page.nextEscalationAtMs, null);
+    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm', 'p0000test.2.carol.dm', 'p0000test.3.alice.dm', 'p0000test.4.carol.dm',
+      'p0000test.5.-.team-room']);
+    assert.equal(h.kinds().filter((k) => k === 'page.exhausted').length, 1);
+    h.runTimers(24 * 60 * MIN);
+    assert.equal(h.sent().length, 5, 'exhaustion is told once; no timer is left');
+    assert.equal(dueAtMs(h.page), null);
+  });
+
+  it('an ack stops everything: no step, no loop, nothing more sent', () => {
+    const h = harness(policy({ repeat: 3 }));
+    h.runTimers(2 * MIN);
+    const acked = planAck(h.page, cli, 'looking', h.clock.now());
+    assert.ok(acked.ok);
+    h.apply(acked.plan);
+    assert.equal(h.page.state, 'acknowledged');
+    assert.deepEqual(h.plans.at(-1)?.audit[0]?.data, { pageId: 'p0000test', by: 'bob', via: 'cli', step: 1, loop: 0, note: 'looking' });
+    assert.equal(dueAtMs(h.page), null);
+    assert.equal(planTimer(h.page, h.clock.now() + 365 * 24 * 60 * MIN, resolve), null, 'even a late timer plans nothing');
+    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm']);
+    const again = planAck(h.page, cli, null, h.clock.now());
+    assert.deepEqual(again, { ok: true, plan: null }, 'acking twice writes nothing');
+  });
+
+  it('ack timeout: acknowledged and not resolved for ackTimeout → triggered again and the current step paged again', () => {
+    const h = harness(policy({ ackTimeoutMs: 30 * MIN }));
+    h.runTimers(6 * MIN); // at step 2
+    const acked = planAck(h.page, cli, null, h.clock.now());
+    assert.ok(acked.ok);
+    h.apply(acked.plan);
+    h.runTimers(30 * MIN - 1);
+    assert.equal(h.page.state, 'acknowledged');
+    h.runTimers(1);
+    assert.equal(h.page.state, 'triggered');
+    assert.equal(h.page.acknowledgedBy, null);
+    const last = h.plans.at(-1);
+    assert.deepEqual(last?.audit[0]?.data, { pageId: 'p0000test', reason: 'ack-timeout', acknowledgedBy: 'bob' });
+    assert.deepEqual(last?.notifications.map((n) => n.deliveryId), ['p0000test.3.carol.dm']);
+    assert.equal(h.page.nextEscalationAtMs, h.clock.now() + 10 * MIN, 'escalation resumes from the current step');
+  });
+
+  it('unack returns to triggered and the climb resumes from the current step; unack of a triggered page is refused', () => {
+    const h = harness();
+    const acked = planAck(h.page, cli, null, h.clock.now());
+    assert.ok(acked.ok);
+    h.apply(acked.plan);
+    h.runTimers(60 * MIN);
+    assert.equal(h.page.step, 1);
+    const un = planUnack(h.page, cli, h.clock.now());
+    assert.ok(un.ok);
+    h.apply(un.plan);
+    assert.equal(h.page.state, 'triggered');
+    assert.deepEqual(h.plans.at(-1)?.audit[0]?.data, { pageId: 'p0000test', reason: 'manual', by: 'bob', acknowledgedBy: 'bob' });
+    h.runTimers(5 * MIN);
+    assert.equal(h.page.step, 2);
+    assert.deepEqual(planUnack(h.page, cli, h.clock.now()), { ok: false, reason: 'page p0000test is not acknowledged' });
+  });
+
+  it('resolved by the source: every timer stops and everyone who was notified hears it once, in a new round', () => {
+    const h = harness();
+    h.runTimers(5 * MIN);
+    const done = planResolve(h.page, { actor: 'source:am', by: 'source', via: 'source' }, null, 'e9', h.clock.now());
+    assert.ok(done.ok);
+    h.apply(done.plan);
+    assert.equal(h.page.state, 'resolved');
+    assert.deepEqual(done.plan?.notifications.map((n) => [n.deliveryId, n.status, n.kind]),
+      [['p0000test.3.alice.dm', 'resolved', 'resolved'], ['p0000test.3.carol.dm', 'resolved', 'resolved']]);
+    assert.deepEqual(done.plan?.audit[0]?.data, { pageId: 'p0000test', by: 'source', via: 'source', eventId: 'e9' });
+    assert.equal(dueAtMs(h.page), null);
+    assert.deepEqual(planAck(h.page, cli, null, h.clock.now()), { ok: false, reason: 'page p0000test is already resolved' });
+    assert.deepEqual(planEscalate(h.page, null, cli, h.clock.now(), resolve), { ok: false, reason: 'page p0000test is already resolved' });
+  });
+
+  it('a joining event re-notifies the current step at once, then at most once a minute with the joins counted', () => {
+    const h = harness();
+    h.clock.set(h.clock.now() + 10_000);
+    h.apply(planJoin(h.page, event('e2'), h.clock.now(), resolve));
+    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm', 'p0000test.2.alice.dm']);
+    assert.match(h.plans.at(-1)?.notifications[0]?.text ?? '', /^\[P1\] Disk full on db-1\n2 alerts now on page p0000test/);
+    h.clock.set(h.clock.now() + 10_000);
+    h.apply(planJoin(h.page, event('e3'), h.clock.now(), resolve));
+    h.apply(planJoin(h.page, event('e4'), h.clock.now(), resolve));
+    assert.equal(h.sent().length, 2, 'inside the minute: counted, not sent');
+    assert.equal(h.page.pendingJoins, 2);
+    assert.equal(planJoin(h.page, event('e4'), h.clock.now(), resolve), null, 'an event already on the page changes nothing');
+    h.runTimers(50_000 - 1);
+    assert.equal(h.sent().length, 2);
+    h.runTimers(1);
+    assert.deepEqual(h.sent().slice(2), ['p0000test.3.alice.dm']);
+    assert.match(h.plans.at(-1)?.notifications[0]?.text ?? '', /\n4 alerts now on page p0000test/);
+    assert.equal(h.kinds().filter((k) => k === 'page.joined').length, 3);
+    assert.equal(h.page.step, 1, 'a join does not escalate');
+  });
+
+  it('a policy edit leaves an open page alone: its steps come from the snapshot it opened with', () => {
+    const h = harness();
+    // oncall.yaml now says one step to person:dave; the stored page still climbs its own policy.
+    const edited = policy({ steps: [{ notify: [{ kind: 'person', id: 'dave' }], afterMs: MIN }] });
+    assert.notDeepEqual(edited, h.page.policy);
+    h.runTimers(5 * MIN);
+    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm', 'p0000test.2.carol.dm']);
+    assert.equal(h.page.policySha256, 'sha-a');
+  });
+
+  it('a schedule with nobody on call is audited and the step counts as sent', () => {
+    const h = harness(policy({ steps: [{ notify: [{ kind: 'schedule', id: 'empty' }], afterMs: MIN }, { notify: [{ kind: 'person', id: 'carol' }], afterMs: MIN }] }));
+    assert.deepEqual(h.plans[0]?.audit.map((a) => a.kind), ['page.opened', 'page.nobody-on-call']);
+    assert.equal(h.page.round, 1);
+    h.runTimers(MIN);
+    assert.equal(h.page.step, 2);
+  });
+
+  it('manual escalation: the next step, or --to-step N (in range), and an acknowledged page is triggered again', () => {
+    const h = harness();
+    const acked = planAck(h.page, cli, null, h.clock.now());
+    assert.ok(acked.ok);
+    h.apply(acked.plan);
+    assert.deepEqual(planEscalate(h.page, 3, cli, h.clock.now(), resolve), { ok: false, reason: 'policy default has steps 1..2; there is no step 3' });
+    const up = planEscalate(h.page, 2, cli, h.clock.now(), resolve);
+    assert.ok(up.ok);
+    h.apply(up.plan);
+    assert.deepEqual([h.page.state, h.page.step], ['triggered', 2]);
+    assert.deepEqual(up.plan?.audit[0]?.data, { pageId: 'p0000test', from: 1, to: 2, fromLoop: 0, loop: 0, reason: 'manual', by: 'bob' });
+    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm', 'p0000test.2.carol.dm']);
+  });
+
+  it('a resolved page that fires again reopens at step 1 under its own policy, rounds going on', () => {
+    const h = harness();
+    const done = planResolve(h.page, cli, null, null, h.clock.now());
+    assert.ok(done.ok);
+    h.apply(done.plan);
+    h.clock.set(h.clock.now() + MIN);
+    h.apply(planReopen(h.page, event('e5'), h.clock.now(), resolve));
+    assert.deepEqual([h.page.state, h.page.step, h.page.round], ['triggered', 1, 3]);
+    assert.deepEqual(h.sent().at(-1), 'p0000test.3.alice.dm');
+  });
+});

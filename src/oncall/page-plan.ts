@@ -1,0 +1,304 @@
+/**
+ * The page planner (contract §17.3–§17.4): pure functions from a page, an action and an instant to the
+ * plan that action writes — the page as it becomes, its audit rows (§17.10) and the notifications it
+ * sends with their deliveryIds. Nothing here reads a clock, a store or a channel: the stores persist a
+ * plan in one transaction, the page notifier sends what it committed. Who a `schedule:` target means is
+ * asked of `resolve` at the moment of planning (the moment of sending, §17.2).
+ */
+import type { NewAuditEntry } from '../audit/audit-row.js';
+import type { Policy, Severity, Target } from './oncall-config.js';
+import type { NotificationKind, PageNotification, PagePlan, PageRecord } from './page.js';
+import { pageText } from './page-text.js';
+
+/** A join notice goes out at most once a minute per page; later joins are counted into the next (§17.3). */
+export const JOIN_NOTICE_GAP_MS = 60_000;
+
+export interface Recipient {
+  person: string;
+  channel: string;
+  /** Null: the channel's own recipient (a `channel:` target). */
+  to: string | null;
+}
+
+/** Who targets mean at an instant; `nobodyOnCall` names the schedules that resolved to nobody. */
+export interface Resolved {
+  recipients: Recipient[];
+  nobodyOnCall: string[];
+}
+export type ResolveTargets = (targets: readonly Target[], atMs: number) => Resolved;
+
+export interface PageEvent {
+  id: string;
+  title: string;
+  severity: Severity;
+}
+
+/** Who acted, for audit rows: `actor` is the chain's actor, `by`/`via` the page's fields. */
+export interface Actor {
+  actor: string;
+  by: string;
+  via: 'cli' | 'slack' | 'link' | 'console' | 'source';
+}
+
+export interface OpenInput {
+  pageId: string;
+  agentId: string;
+  incidentKey: string;
+  policy: Policy;
+  policySha256: string;
+  event: PageEvent;
+  nowMs: number;
+  resolve: ResolveTargets;
+}
+
+/** `<pageId>.<round>.<personId>.<channelId>`, `-` for a channel target (§17.4). */
+export function pageDeliveryId(pageId: string, round: number, recipient: Recipient): string {
+  return `${pageId}.${round}.${recipient.person}.${recipient.channel}`;
+}
+
+const engineActor = (agentId: string): string => `agent:${agentId}`;
+
+function entry(page: PageRecord, kind: string, actor: string, data: Record<string, unknown>): NewAuditEntry {
+  return { kind, actor, agentId: page.agentId, data: { pageId: page.id, ...data } };
+}
+
+function stepOf(page: PageRecord): Policy['steps'][number] {
+  const step = page.policy.steps[page.step - 1];
+  if (step === undefined) throw new RangeError(`page ${page.id} stands at step ${page.step} of ${page.policy.steps.length}`);
+  return step;
+}
+
+/**
+ * One notification round: `round` goes up by one, every recipient gets a notification with the new
+ * round in its deliveryId and a `page.notified` row; a schedule with nobody on call gets a
+ * `page.nobody-on-call` row (and the step still counts as sent).
+ */
+function notifyRound(page: PageRecord, targets: readonly Target[], kind: NotificationKind, text: string, eventId: string,
+  nowMs: number, resolve: ResolveTargets, audit: NewAuditEntry[]): PageNotification[] {
+  const resolved = resolve(targets, nowMs);
+  page.round += 1;
+  const actor = engineActor(page.agentId);
+  for (const schedule of resolved.nobodyOnCall) {
+    audit.push(entry(page, 'page.nobody-on-call', actor, { schedule, step: page.step, loop: page.loop }));
+  }
+  return resolved.recipients.map((r) => send(page, r, kind, text, eventId, audit));
+}
+
+function send(page: PageRecord, r: Recipient, kind: NotificationKind, text: string, eventId: string, audit: NewAuditEntry[]): PageNotification {
+  const deliveryId = pageDeliveryId(page.id, page.round, r);
+  audit.push(entry(page, 'page.notified', engineActor(page.agentId),
+    { step: page.step, loop: page.loop, person: r.person, channel: r.channel, deliveryId }));
+  if (!page.notified.some((n) => n.person === r.person && n.channel === r.channel)) page.notified.push({ ...r });
+  return { deliveryId, pageId: page.id, agentId: page.agentId, kind, eventId, channelId: r.channel, person: r.person, to: r.to,
+    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text };
+}
+
+function copy(page: PageRecord): PageRecord {
+  return { ...page, eventIds: [...page.eventIds], notified: page.notified.map((n) => ({ ...n })), version: page.version + 1 };
+}
+
+function plan(before: PageRecord | null, page: PageRecord, audit: NewAuditEntry[], notifications: PageNotification[]): PagePlan {
+  return { page, expectedVersion: before === null ? null : before.version, audit, notifications };
+}
+
+function lastEvent(page: PageRecord): string {
+  return page.eventIds[page.eventIds.length - 1] ?? '';
+}
+
+/** A triage decision with no open page for its key opens one at step 1 and notifies its targets. */
+export function planOpen(input: OpenInput): PagePlan {
+  const { nowMs, policy } = input;
+  const first = policy.steps[0];
+  if (first === undefined) throw new RangeError(`policy ${policy.id} has no steps`);
+  const page: PageRecord = {
+    id: input.pageId, agentId: input.agentId, incidentKey: input.incidentKey, state: 'triggered', exhausted: false,
+    policy, policySha256: input.policySha256, step: 1, loop: 0, round: 0, openedAtMs: nowMs,
+    acknowledgedAtMs: null, acknowledgedBy: null, resolvedAtMs: null, resolvedBy: null,
+    nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0, joinNoticeAtMs: null, lastJoinNoticeAtMs: null,
+    eventIds: [input.event.id], title: input.event.title, severity: input.event.severity, notified: [], version: 1,
+  };
+  const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId),
+    { incidentKey: page.incidentKey, policy: policy.id, policySha256: page.policySha256, eventId: input.event.id })];
+  const notes = notifyRound(page, first.notify, 'escalation', pageText.opened(page), input.event.id, nowMs, input.resolve, audit);
+  return plan(null, page, audit, notes);
+}
+
+/**
+ * A resolved page whose key fires again inside the reopen window opens again: triggered at step 1,
+ * its story (events, who was notified) kept, under the policy it first opened with.
+ */
+export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, resolve: ResolveTargets): PagePlan {
+  const page = copy(before);
+  const first = stepOf({ ...page, step: 1 });
+  Object.assign(page, { state: 'triggered', exhausted: false, step: 1, loop: 0, acknowledgedAtMs: null, acknowledgedBy: null,
+    resolvedAtMs: null, resolvedBy: null, nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0,
+    joinNoticeAtMs: null, title: event.title, severity: event.severity });
+  if (!page.eventIds.includes(event.id)) page.eventIds.push(event.id);
+  const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId), { incidentKey: page.incidentKey,
+    policy: page.policy.id, policySha256: page.policySha256, eventId: event.id, reopened: true })];
+  const notes = notifyRound(page, first.notify, 'escalation', pageText.opened(page), event.id, nowMs, resolve, audit);
+  return plan(before, page, audit, notes);
+}
+
+/**
+ * Another event of an open page's incident joins it: no second page, and the current step's targets
+ * hear of it — at once when the last join notice is a minute old, else counted into the next notice
+ * (a timer at a minute after the last). An event already on the page (a re-triage after a crash)
+ * changes nothing: null.
+ */
+export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, resolve: ResolveTargets): PagePlan | null {
+  if (before.state === 'resolved') throw new RangeError(`page ${before.id} is resolved: reopen it instead`);
+  if (before.eventIds.includes(event.id)) return null;
+  const page = copy(before);
+  page.eventIds.push(event.id);
+  const audit: NewAuditEntry[] = [entry(page, 'page.joined', engineActor(page.agentId), { eventId: event.id, alerts: page.eventIds.length })];
+  if (page.lastJoinNoticeAtMs !== null && nowMs < page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS) {
+    page.pendingJoins += 1;
+    page.joinNoticeAtMs = page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS;
+    return plan(before, page, audit, []);
+  }
+  return plan(before, page, audit, joinNotice(page, nowMs, resolve, audit));
+}
+
+function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, audit: NewAuditEntry[]): PageNotification[] {
+  page.pendingJoins = 0;
+  page.joinNoticeAtMs = null;
+  page.lastJoinNoticeAtMs = nowMs;
+  return notifyRound(page, stepOf(page).notify, 'join', pageText.joined(page), lastEvent(page), nowMs, resolve, audit);
+}
+
+/**
+ * The page's due timer fired at `nowMs`: whichever of its timers are due act — a pending join notice,
+ * an ack timeout (acknowledged → triggered, the current step notified again), the next step (or the
+ * next loop, or exhaustion). A timer that is not due yet (a stale claim) plans nothing: null.
+ */
+export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTargets): PagePlan | null {
+  if (before.state === 'resolved') return null;
+  const page = copy(before);
+  const audit: NewAuditEntry[] = [];
+  const notes: PageNotification[] = [];
+  let acted = false;
+  if (page.joinNoticeAtMs !== null && page.joinNoticeAtMs <= nowMs) {
+    notes.push(...joinNotice(page, nowMs, resolve, audit));
+    acted = true;
+  }
+  if (page.state === 'acknowledged' && page.ackTimeoutAtMs !== null && page.ackTimeoutAtMs <= nowMs) {
+    audit.push(entry(page, 'page.unacknowledged', engineActor(page.agentId), { reason: 'ack-timeout', acknowledgedBy: page.acknowledgedBy }));
+    Object.assign(page, { state: 'triggered', ackTimeoutAtMs: null, acknowledgedAtMs: null, acknowledgedBy: null });
+    page.nextEscalationAtMs = nowMs + stepOf(page).afterMs;
+    notes.push(...notifyRound(page, stepOf(page).notify, 'escalation', pageText.ackTimedOut(page), lastEvent(page), nowMs, resolve, audit));
+    acted = true;
+  } else if (page.state === 'triggered' && page.nextEscalationAtMs !== null && page.nextEscalationAtMs <= nowMs) {
+    notes.push(...advance(page, null, { actor: engineActor(page.agentId), by: 'timeout', via: 'source' }, nowMs, resolve, audit));
+    acted = true;
+  }
+  return acted ? plan(before, page, audit, notes) : null;
+}
+
+/**
+ * One step up (or to `toStep`): past the last step the page loops while loops remain, else it is
+ * exhausted — it stays triggered and open, and `onExhausted` is told once.
+ */
+function advance(page: PageRecord, toStep: number | null, actor: Actor, nowMs: number, resolve: ResolveTargets,
+  audit: NewAuditEntry[]): PageNotification[] {
+  const { steps, repeat } = page.policy;
+  const reason = toStep === null ? 'timeout' : 'manual';
+  const from = { step: page.step, loop: page.loop };
+  if (toStep !== null) {
+    page.step = toStep;
+  } else if (page.step < steps.length) {
+    page.step += 1;
+  } else if (page.loop < repeat) {
+    page.loop += 1;
+    page.step = 1;
+  } else {
+    page.exhausted = true;
+    page.nextEscalationAtMs = null;
+    audit.push(entry(page, 'page.exhausted', engineActor(page.agentId), { step: page.step, loop: page.loop, policy: page.policy.id }));
+    if (page.policy.onExhausted.length === 0) return [];
+    return notifyRound(page, page.policy.onExhausted, 'escalation', pageText.exhausted(page), lastEvent(page), nowMs, resolve, audit);
+  }
+  page.exhausted = false;
+  audit.push(entry(page, 'page.escalated', actor.actor, { from: from.step, to: page.step, fromLoop: from.loop, loop: page.loop, reason,
+    ...(reason === 'manual' ? { by: actor.by } : {}) }));
+  page.nextEscalationAtMs = nowMs + stepOf(page).afterMs;
+  return notifyRound(page, stepOf(page).notify, 'escalation', pageText.escalated(page, reason), lastEvent(page), nowMs, resolve, audit);
+}
+
+export type ActionResult = { ok: true; plan: PagePlan | null } | { ok: false; reason: string };
+
+function refuseResolved(page: PageRecord): ActionResult | null {
+  return page.state === 'resolved' ? { ok: false, reason: `page ${page.id} is already resolved` } : null;
+}
+
+/** triggered → acknowledged: every escalation stops; the ack timeout (if any) starts. Acking twice changes nothing. */
+export function planAck(before: PageRecord, actor: Actor, note: string | null, nowMs: number): ActionResult {
+  const refused = refuseResolved(before);
+  if (refused) return refused;
+  if (before.state === 'acknowledged') return { ok: true, plan: null };
+  const page = copy(before);
+  Object.assign(page, { state: 'acknowledged', acknowledgedAtMs: nowMs, acknowledgedBy: actor.by, nextEscalationAtMs: null,
+    ackTimeoutAtMs: page.policy.ackTimeoutMs > 0 ? nowMs + page.policy.ackTimeoutMs : null });
+  const audit = [entry(page, 'page.acknowledged', actor.actor, { by: actor.by, via: actor.via, step: page.step, loop: page.loop,
+    ...(note === null ? {} : { note }) })];
+  return { ok: true, plan: plan(before, page, audit, []) };
+}
+
+/** acknowledged → triggered: escalation resumes from the current step, its `after` from now. */
+export function planUnack(before: PageRecord, actor: Actor, nowMs: number): ActionResult {
+  const refused = refuseResolved(before);
+  if (refused) return refused;
+  if (before.state !== 'acknowledged') return { ok: false, reason: `page ${before.id} is not acknowledged` };
+  const page = copy(before);
+  Object.assign(page, { state: 'triggered', acknowledgedAtMs: null, acknowledgedBy: null, ackTimeoutAtMs: null,
+    nextEscalationAtMs: page.exhausted ? null : nowMs + stepOf(page).afterMs });
+  const audit = [entry(page, 'page.unacknowledged', actor.actor, { reason: 'manual', by: actor.by, acknowledgedBy: before.acknowledgedBy })];
+  return { ok: true, plan: plan(before, page, audit, []) };
+}
+
+/** → resolved: every timer stops and everyone who was notified hears of it, once. */
+export function planResolve(before: PageRecord, actor: Actor, note: string | null, eventId: string | null, nowMs: number): ActionResult {
+  const refused = refuseResolved(before);
+  if (refused) return refused;
+  const page = copy(before);
+  if (eventId !== null && !page.eventIds.includes(eventId)) page.eventIds.push(eventId);
+  Object.assign(page, { state: 'resolved', resolvedAtMs: nowMs, resolvedBy: actor.by, nextEscalationAtMs: null, ackTimeoutAtMs: null,
+    joinNoticeAtMs: null, pendingJoins: 0 });
+  const audit = [entry(page, 'page.resolved', actor.actor, { by: actor.by, via: actor.via, ...(eventId === null ? {} : { eventId }),
+    ...(note === null ? {} : { note }) })];
+  page.round += 1;
+  const text = pageText.resolved(page);
+  const notes = page.notified.map((n) => send(page, n, 'resolved', text, eventId ?? lastEvent(page), audit));
+  return { ok: true, plan: plan(before, page, audit, notes) };
+}
+
+/** Manual escalation (`svc escalate PAGE [--to-step N]`): the next step, or step N; an acknowledged page is triggered again. */
+export function planEscalate(before: PageRecord, toStep: number | null, actor: Actor, nowMs: number, resolve: ResolveTargets): ActionResult {
+  const refused = refuseResolved(before);
+  if (refused) return refused;
+  const steps = before.policy.steps.length;
+  if (toStep !== null && (!Number.isInteger(toStep) || toStep < 1 || toStep > steps)) {
+    return { ok: false, reason: `policy ${before.policy.id} has steps 1..${steps}; there is no step ${toStep}` };
+  }
+  const page = copy(before);
+  if (page.state === 'acknowledged') {
+    Object.assign(page, { state: 'triggered', acknowledgedAtMs: null, acknowledgedBy: null, ackTimeoutAtMs: null });
+  }
+  const audit: NewAuditEntry[] = [];
+  const target = toStep ?? (page.step < steps ? page.step + 1 : page.loop < page.policy.repeat ? 1 : page.step);
+  if (toStep === null && page.step === steps && page.loop < page.policy.repeat) page.loop += 1;
+  const notes = advance(page, target, actor, nowMs, resolve, audit);
+  return { ok: true, plan: plan(before, page, audit, notes) };
+}
+
+/** A route with `notify:` sends once and opens no page (§17.3): one notification per recipient. */
+export function planNotifyOnce(agentId: string, event: PageEvent & { status: 'firing' | 'resolved'; text: string }, targets: readonly Target[],
+  nowMs: number, resolve: ResolveTargets): { audit: NewAuditEntry[]; notifications: PageNotification[] } {
+  const resolved = resolve(targets, nowMs);
+  const audit: NewAuditEntry[] = resolved.nobodyOnCall.map((schedule) => ({ kind: 'page.nobody-on-call', actor: engineActor(agentId), agentId,
+    data: { eventId: event.id, schedule } }));
+  const notifications = resolved.recipients.map((r): PageNotification => ({ deliveryId: `${event.id}.notify.${r.person}.${r.channel}`,
+    pageId: null, agentId, kind: 'notify', eventId: event.id, channelId: r.channel, person: r.person, to: r.to, severity: event.severity,
+    status: event.status, title: event.title, text: event.text }));
+  return { audit, notifications };
+}

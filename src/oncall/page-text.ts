@@ -1,0 +1,30 @@
+/**
+ * What a page's messages say: read at 3 a.m. on a phone, so the first line is the alert, the second
+ * what happened to the page, the last what to type to answer it.
+ */
+import { formatDuration } from '../core/duration.js';
+import type { PageRecord } from './page.js';
+
+type P = Pick<PageRecord, 'id' | 'title' | 'severity' | 'step' | 'loop' | 'policy' | 'eventIds' | 'pendingJoins' | 'resolvedBy'>;
+
+const head = (p: P): string => `[${p.severity}] ${p.title}`;
+const ackLine = (p: P): string => `Acknowledge: svc ack ${p.id}`;
+
+function where(p: P): string {
+  const loops = p.policy.repeat > 0 ? `, pass ${p.loop + 1} of ${p.policy.repeat + 1}` : '';
+  return `step ${p.step} of ${p.policy.steps.length}${loops}`;
+}
+
+export const pageText = {
+  opened: (p: P): string => `${head(p)}\nPage ${p.id} opened (${where(p)}).\n${ackLine(p)}`,
+  joined: (p: P): string => `${head(p)}\n${p.eventIds.length} alerts now on page ${p.id} (${where(p)}).\n${ackLine(p)}`,
+  escalated: (p: P, reason: 'timeout' | 'manual'): string => {
+    const why = reason === 'manual' ? 'escalated by hand' : 'nobody acknowledged the previous step';
+    return `${head(p)}\nPage ${p.id} escalated: ${why} (${where(p)}).\n${ackLine(p)}`;
+  },
+  ackTimedOut: (p: P): string =>
+    `${head(p)}\nPage ${p.id} was acknowledged ${formatDuration(p.policy.ackTimeoutMs)} ago and is not resolved: paging again (${where(p)}).\n${ackLine(p)}`,
+  exhausted: (p: P): string =>
+    `${head(p)}\nNobody acknowledged page ${p.id}: every step of policy ${p.policy.id} was tried ${p.policy.repeat + 1} time(s). It stays open.\n${ackLine(p)}`,
+  resolved: (p: P): string => `RESOLVED ${head(p)}\nPage ${p.id} was resolved by ${p.resolvedBy ?? 'someone'}.`,
+};

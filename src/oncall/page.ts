@@ -1,0 +1,100 @@
+/**
+ * A page (contract §17.3–§17.4) as the page planner reads and writes it and the stores persist it.
+ * Everything a step needs is in the row: the policy snapshot it opened under (editing oncall.yaml never
+ * changes an open page), where it stands (step, loop), the one due time the timer queue fires, and a
+ * `version` that every change bumps — a plan is applied only to the version it was planned from, so
+ * an ack and a timer that race cannot both win, on one process or on several replicas.
+ */
+import type { NewAuditEntry } from '../audit/audit-row.js';
+import type { Policy, Severity } from './oncall-config.js';
+
+export const PAGE_STATES = ['triggered', 'acknowledged', 'resolved'] as const;
+export type PageState = (typeof PAGE_STATES)[number];
+
+/** Page ids are short enough to type (`svc ack p3k9x2mfq`) and hold no `.` (deliveryIds join on it). */
+export const PAGE_ID_PATTERN = /^p[a-z0-9]{8,31}$/;
+
+/** Who was told about a page on which channel: everyone here hears of its resolution. */
+export interface Notified {
+  person: string;
+  channel: string;
+  /** Null: the channel's own recipient. */
+  to: string | null;
+}
+
+export interface PageRecord {
+  id: string;
+  agentId: string;
+  incidentKey: string;
+  state: PageState;
+  exhausted: boolean;
+  /** The policy the page opened under, as it was then. */
+  policy: Policy;
+  policySha256: string;
+  /** 1-based step of the policy the page stands at. */
+  step: number;
+  /** Loops completed over all steps (0 on the first pass). */
+  loop: number;
+  /** Times the page has notified anyone (§17.4); committed before that round is sent. */
+  round: number;
+  openedAtMs: number;
+  acknowledgedAtMs: number | null;
+  acknowledgedBy: string | null;
+  resolvedAtMs: number | null;
+  resolvedBy: string | null;
+  /** When the next step fires while triggered; null when exhausted, acknowledged or resolved. */
+  nextEscalationAtMs: number | null;
+  /** When an acknowledged page returns to triggered (ackTimeout); null otherwise. */
+  ackTimeoutAtMs: number | null;
+  /** Joins not yet told (inside the minute after the last join notice), and when they will be. */
+  pendingJoins: number;
+  joinNoticeAtMs: number | null;
+  lastJoinNoticeAtMs: number | null;
+  eventIds: string[];
+  title: string;
+  severity: Severity;
+  notified: Notified[];
+  version: number;
+}
+
+/** The earliest of a page's timers: the one the store's timer queue orders by. */
+export function dueAtMs(page: Pick<PageRecord, 'nextEscalationAtMs' | 'ackTimeoutAtMs' | 'joinNoticeAtMs'>): number | null {
+  const times = [page.nextEscalationAtMs, page.ackTimeoutAtMs, page.joinNoticeAtMs].filter((t): t is number => t !== null);
+  return times.length === 0 ? null : Math.min(...times);
+}
+
+/**
+ * What a notification is for. `escalation` ones (opening, a step, an ack timeout, exhaustion) go out
+ * only while the page is triggered: an acknowledgement that commits first cancels them (§17.4).
+ */
+export type NotificationKind = 'escalation' | 'join' | 'resolved' | 'notify';
+
+/** An outbound message a plan commits; the page notifier hands it to its channel at least once. */
+export interface PageNotification {
+  /** `<pageId>.<round>.<personId>.<channelId>` (`-` for a channel target); for a route's notify: `<eventId>.notify.<person>.<channel>`. */
+  deliveryId: string;
+  pageId: string | null;
+  agentId: string;
+  kind: NotificationKind;
+  eventId: string;
+  channelId: string;
+  person: string;
+  /** The person's address on the channel; null sends to the channel's own recipient. */
+  to: string | null;
+  severity: Severity;
+  status: 'firing' | 'resolved';
+  title: string;
+  text: string;
+}
+
+/**
+ * What one action on a page writes, in one transaction: the page as it becomes (inserted when
+ * `expectedVersion` is null, else updated only if still at that version), its audit rows and the
+ * notifications it sends.
+ */
+export interface PagePlan {
+  page: PageRecord;
+  expectedVersion: number | null;
+  audit: NewAuditEntry[];
+  notifications: PageNotification[];
+}

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { OncallConfig, Override } from './oncall-config.js';
+import { resolveAllTargets, resolveTargets, routeFor } from './targets.js';
+
+const config: OncallConfig = {
+  people: [
+    { id: 'alice', name: 'Alice', contacts: { 'oncall-dm': 'alice', mail: 'alice@example.com' } },
+    { id: 'bob', name: null, contacts: { 'oncall-dm': 'bob' } },
+  ],
+  schedules: [
+    { id: 'primary', timeZone: 'Europe/Berlin', rotations: [{ people: ['alice', 'bob'], everyMs: 7 * 86_400_000, handoff: '2026-11-23T09:00', only: [] }], fallback: null, allowGaps: false },
+    { id: 'empty', timeZone: 'UTC', rotations: [], fallback: null, allowGaps: true },
+  ],
+  policies: [],
+  routes: [
+    { match: { severity: ['P1', 'P2'] }, policy: 'default' },
+    { match: { severity: ['P3'] }, notify: [{ kind: 'person', id: 'alice' }] },
+  ],
+  incidents: { key: { kind: 'groupKey' }, reopenWindowMs: 600_000 },
+  heartbeats: [],
+};
+const ALICE_WEEK = Date.parse('2026-11-24T12:00:00Z');
+const BOB_WEEK = Date.parse('2026-12-01T12:00:00Z');
+
+describe('resolveTargets', () => {
+  it('person: every contact of the person', () => {
+    assert.deepEqual(resolveTargets(config, { kind: 'person', id: 'alice' }, ALICE_WEEK, []), [
+      { personId: 'alice', channelId: 'oncall-dm', address: 'alice' },
+      { personId: 'alice', channelId: 'mail', address: 'alice@example.com' },
+    ]);
+  });
+
+  it('schedule: the contacts of whoever is on call at the instant, an override first', () => {
+    assert.deepEqual(resolveTargets(config, { kind: 'schedule', id: 'primary' }, BOB_WEEK, []), [{ personId: 'bob', channelId: 'oncall-dm', address: 'bob' }]);
+    const swap: Override = { id: 'o1', agentId: 'a', scheduleId: 'primary', personId: 'bob', fromMs: ALICE_WEEK - 1000, toMs: ALICE_WEEK + 1000 };
+    assert.deepEqual(resolveTargets(config, { kind: 'schedule', id: 'primary' }, ALICE_WEEK, [swap]), [{ personId: 'bob', channelId: 'oncall-dm', address: 'bob' }]);
+    assert.deepEqual(resolveTargets(config, { kind: 'schedule', id: 'empty' }, ALICE_WEEK, []), []);
+  });
+
+  it("channel: the channel's own recipient, no person", () => {
+    assert.deepEqual(resolveTargets(config, { kind: 'channel', id: 'team-room' }, ALICE_WEEK, []), [{ personId: null, channelId: 'team-room', address: null }]);
+  });
+
+  it('a list: each person and channel once, and the schedules with nobody on call', () => {
+    const resolved = resolveAllTargets(config, [
+      { kind: 'schedule', id: 'primary' }, { kind: 'person', id: 'alice' }, { kind: 'schedule', id: 'empty' },
+      { kind: 'channel', id: 'oncall-dm' }, { kind: 'channel', id: 'oncall-dm' },
+    ], ALICE_WEEK, []);
+    assert.deepEqual(resolved, {
+      recipients: [
+        { personId: 'alice', channelId: 'oncall-dm', address: 'alice' },
+        { personId: 'alice', channelId: 'mail', address: 'alice@example.com' },
+        { personId: null, channelId: 'oncall-dm', address: null },
+      ],
+      nobodyOnCall: ['empty'],
+    });
+  });
+});
+
+describe('routeFor', () => {
+  it('the first route whose severities include the decision, else null', () => {
+    assert.deepEqual(routeFor(config, 'P2'), config.routes[0]);
+    assert.deepEqual(routeFor(config, 'P3'), config.routes[1]);
+    assert.equal(routeFor({ ...config, routes: [config.routes[0] as OncallConfig['routes'][number]] }, 'P3'), null);
+  });
+});

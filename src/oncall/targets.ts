@@ -1,0 +1,73 @@
+/**
+ * Who a target reaches at an instant (contract §17.2), and which route a triage decision takes.
+ *
+ * - `person:<id>` → one recipient per entry of the person's `contacts` (channel → address);
+ * - `schedule:<id>` → the contacts of whoever is on call then (override, rotation, fallback); nobody
+ *   on call → no recipient, and the caller audits `page.nobody-on-call`;
+ * - `channel:<id>` → the channel's own recipient: `personId` and `address` null (the channel knows it).
+ */
+import type { OncallConfig, Override, Route, Severity, Target } from './oncall-config.js';
+import { onCallAt } from './schedule.js';
+
+export interface Recipient {
+  /** null for a `channel:` target (the deliveryId says `-`, §17.4). */
+  personId: string | null;
+  channelId: string;
+  /** The person's address on the channel; null: the channel's own recipient. */
+  address: string | null;
+}
+
+function personRecipients(config: OncallConfig, personId: string): Recipient[] {
+  const person = config.people.find((p) => p.id === personId);
+  if (!person) return [];
+  return Object.entries(person.contacts).map(([channelId, address]) => ({ personId, channelId, address }));
+}
+
+/** The recipients of one target at `instantMs`. */
+export function resolveTargets(config: OncallConfig, target: Target, instantMs: number, overrides: readonly Override[]): Recipient[] {
+  switch (target.kind) {
+    case 'person':
+      return personRecipients(config, target.id);
+    case 'channel':
+      return [{ personId: null, channelId: target.id, address: null }];
+    case 'schedule': {
+      const schedule = config.schedules.find((s) => s.id === target.id);
+      if (!schedule) return [];
+      const { person } = onCallAt(schedule, overrides, instantMs);
+      return person === null ? [] : personRecipients(config, person);
+    }
+  }
+}
+
+/**
+ * The recipients of a list of targets (a step, `onExhausted`), each person-and-channel once (the
+ * deliveryId `<pageId>.<round>.<personId>.<channelId>` is unique in a round), plus the schedules that
+ * had nobody on call.
+ */
+export function resolveAllTargets(config: OncallConfig, targets: readonly Target[], instantMs: number,
+  overrides: readonly Override[]): { recipients: Recipient[]; nobodyOnCall: string[] } {
+  const seen = new Set<string>();
+  const recipients: Recipient[] = [];
+  const nobodyOnCall: string[] = [];
+  for (const target of targets) {
+    const found = resolveTargets(config, target, instantMs, overrides);
+    if (target.kind === 'schedule' && found.length === 0) nobodyOnCall.push(target.id);
+    for (const r of found) {
+      const key = `${r.personId ?? '-'}\u0000${r.channelId}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      recipients.push(r);
+    }
+  }
+  return { recipients, nobodyOnCall };
+}
+
+/** The first route whose severities include the triage decision's; null: no route (nothing paged by the file). */
+export function routeFor(config: OncallConfig, severity: Severity): Route | null {
+  return config.routes.find((r) => r.match.severity.includes(severity)) ?? null;
+}
+
+/** `person:alice` again, for messages and audit rows. */
+export function formatTarget(target: Target): string {
+  return `${target.kind}:${target.id}`;
+}

@@ -1,0 +1,204 @@
+/**
+ * The page engine (contract §17.3–§17.4): the thin, impure shell around the page planner. It reads a
+ * page, asks the planner what an action writes, and has the store persist the plan onto the version
+ * it read — on a conflict (an ack and a timer raced, another replica moved first) it reads again and
+ * plans again. It never sends: what a plan commits, the page notifier hands to channels.
+ *
+ * Entry points: a triage decision (open, join, reopen or resolve a page; or notify once), the timer
+ * queue's due pages, the heartbeat watch, and the admin operations (ack, unack, resolve, escalate).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../core/clock.js';
+import type { OncallConfig, Override } from '../../oncall/oncall-config.js';
+import type { PagePlan, PageRecord } from '../../oncall/page.js';
+import { PAGE_ID_PATTERN } from '../../oncall/page.js';
+import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
+import {
+  planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack,
+} from '../../oncall/page-plan.js';
+import { incidentKey } from '../../oncall/incident-key.js';
+import { policySha256 } from '../../oncall/policy-hash.js';
+import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
+import type { Store } from '../../store/store.js';
+import type { TriageDecision } from '../providers/provider.js';
+
+/** Plans re-read and re-planned at most this often before the action gives up (another writer keeps winning). */
+const MAX_CONFLICTS = 20;
+
+export interface PageEngineMetrics {
+  /** A page was acknowledged this many seconds after it opened (svc_page_ack_seconds). */
+  acknowledged(agentId: string, seconds: number): void;
+  /** A step was climbed (svc_page_escalations_total). */
+  escalated(agentId: string, policy: string, reason: 'timeout' | 'manual'): void;
+  /** A page ran out of steps and loops (svc_pages_exhausted_total). */
+  exhausted(agentId: string): void;
+}
+
+export interface PageEngineDeps {
+  store: Store;
+  clock: Clock;
+  /** Agents that have an oncall.yaml, by id. */
+  configs: ReadonlyMap<string, OncallConfig>;
+  metrics?: PageEngineMetrics;
+  /** New notifications were committed: the notifier should look now. */
+  onCommitted?: () => void;
+}
+
+export interface TriagedEvent {
+  id: string;
+  agentId: string;
+  fingerprint: string | null;
+  payload: unknown;
+}
+
+export type ActionOutcome = { ok: true; page: PageRecord; changed: boolean } | { ok: false; reason: string };
+
+export interface PageEngine {
+  /** What oncall.yaml makes of a triage decision; false when the agent has no oncall.yaml (the channels' own recipients are paged). */
+  onDecision(event: TriagedEvent, decision: TriageDecision): Promise<boolean>;
+  /** A due page's timer fired (the timer loop claimed it). */
+  fire(page: PageRecord): Promise<void>;
+  /** An operator's (or a channel button's) action on a page. */
+  act(pageId: string, action: PageAction, actor: Actor): Promise<ActionOutcome>;
+  /** Opens (or joins, or reopens) the page of an incident key under a policy: a missed heartbeat's. */
+  openFor(agentId: string, incidentKey: string, policyId: string, event: PageEvent, extraAudit?: PagePlan['audit']): Promise<PageRecord | null>;
+  /** Resolves the open page of an incident key; false when none is open. */
+  resolveKey(agentId: string, key: string, actor: Actor, eventId: string | null): Promise<boolean>;
+}
+
+export type PageAction =
+  | { kind: 'ack'; note: string | null }
+  | { kind: 'unack' }
+  | { kind: 'resolve'; note: string | null }
+  | { kind: 'escalate'; toStep: number | null };
+
+/** `p` + 12 base32 characters: short to type, no `.` (deliveryIds join on it). */
+export function newPageId(): string {
+  const id = `p${randomBytes(8).readBigUInt64BE().toString(32).padStart(13, '0').slice(0, 12)}`;
+  if (!PAGE_ID_PATTERN.test(id)) throw new Error('page id out of pattern');
+  return id;
+}
+
+export function createPageEngine(deps: PageEngineDeps): PageEngine {
+  const { store, clock } = deps;
+
+  const resolverFor = async (agentId: string): Promise<ResolveTargets> => {
+    const config = deps.configs.get(agentId);
+    const overrides: Override[] = await store.oncall.listOverrides(agentId, clock.now());
+    return (targets, atMs) => {
+      if (config === undefined) return { recipients: [], nobodyOnCall: [] };
+      const r = resolveAllTargets(config, targets, atMs, overrides);
+      return { nobodyOnCall: r.nobodyOnCall, recipients: r.recipients.map((x) => ({ person: x.personId ?? '-', channel: x.channelId, to: x.address })) };
+    };
+  };
+
+  const observe = (plan: PagePlan): void => {
+    const m = deps.metrics;
+    if (m === undefined) return;
+    for (const a of plan.audit) {
+      if (a.kind === 'page.escalated') m.escalated(plan.page.agentId, plan.page.policy.id, a.data.reason === 'manual' ? 'manual' : 'timeout');
+      else if (a.kind === 'page.exhausted') m.exhausted(plan.page.agentId);
+      else if (a.kind === 'page.acknowledged') m.acknowledged(plan.page.agentId, Math.max(0, clock.now() - plan.page.openedAtMs) / 1000);
+    }
+  };
+
+  /** Applies a plan; true when it committed. */
+  const apply = async (plan: PagePlan): Promise<boolean> => {
+    const r = await store.oncall.applyPagePlan(plan, clock.now());
+    if (!r.ok) return false;
+    observe(plan);
+    if (plan.notifications.length > 0) deps.onCommitted?.();
+    return true;
+  };
+
+  /** Reads, plans and applies until the plan lands or there is nothing to do. */
+  const retrying = async (read: () => Promise<PageRecord | null>, planFor: (page: PageRecord | null, resolve: ResolveTargets) => PagePlan | null,
+    agentId: string): Promise<PageRecord | null> => {
+    for (let i = 0; i < MAX_CONFLICTS; i += 1) {
+      const page = await read();
+      const plan = planFor(page, await resolverFor(agentId));
+      if (plan === null) return page;
+      if (await apply(plan)) return plan.page;
+    }
+    throw new Error(`page of ${agentId} kept changing under ${MAX_CONFLICTS} plans; giving up this action`);
+  };
+
+  const openFor: PageEngine['openFor'] = async (agentId, key, policyId, event, extraAudit = []) => {
+    const config = deps.configs.get(agentId);
+    const policy = config?.policies.find((p) => p.id === policyId);
+    if (config === undefined || policy === undefined) return null;
+    const reopenWindowMs = config.incidents.reopenWindowMs;
+    return retrying(() => store.oncall.findPage(agentId, key), (page, resolve) => {
+      const nowMs = clock.now();
+      if (page !== null && page.state !== 'resolved') return planJoin(page, event, nowMs, resolve);
+      if (page !== null && page.resolvedAtMs !== null && nowMs - page.resolvedAtMs <= reopenWindowMs) {
+        if (page.eventIds.includes(event.id)) return null;
+        return planReopen(page, event, nowMs, resolve);
+      }
+      const plan = planOpen({ pageId: newPageId(), agentId, incidentKey: key, policy, policySha256: policySha256(policy), event, nowMs, resolve });
+      return { ...plan, audit: [...extraAudit, ...plan.audit] };
+    }, agentId);
+  };
+
+  const resolveKey: PageEngine['resolveKey'] = async (agentId, key, actor, eventId) => {
+    let resolved = false;
+    await retrying(() => store.oncall.findPage(agentId, key), (page) => {
+      if (page === null || page.state === 'resolved') return null;
+      const r = planResolve(page, actor, null, eventId, clock.now());
+      resolved = r.ok && r.plan !== null;
+      return r.ok ? r.plan : null;
+    }, agentId);
+    return resolved;
+  };
+
+  return {
+    openFor,
+    resolveKey,
+
+    async onDecision(event, decision) {
+      const config = deps.configs.get(event.agentId);
+      if (config === undefined) return false;
+      if (!decision.notify) return true;
+      const key = incidentKey(config.incidents.key, event.payload, event.fingerprint ?? event.id);
+      if (decision.status === 'resolved') {
+        await resolveKey(event.agentId, key, { actor: `agent:${event.agentId}`, by: 'source', via: 'source' }, event.id);
+        return true;
+      }
+      const route = routeFor(config, decision.severity);
+      if (route === null) return true;
+      const pageEvent: PageEvent = { id: event.id, title: decision.title, severity: decision.severity };
+      if ('notify' in route) {
+        const once = planNotifyOnce(event.agentId, { ...pageEvent, status: decision.status, text: decision.text }, route.notify, clock.now(),
+          await resolverFor(event.agentId));
+        await store.oncall.writeNotifications(once.notifications, once.audit, clock.now());
+        if (once.notifications.length > 0) deps.onCommitted?.();
+        return true;
+      }
+      await openFor(event.agentId, key, route.policy, pageEvent);
+      return true;
+    },
+
+    async fire(claimed) {
+      await retrying(async () => (await store.oncall.getPage(claimed.id)),
+        (page, resolve) => (page === null ? null : planTimer(page, clock.now(), resolve)), claimed.agentId);
+    },
+
+    async act(pageId, action, actor) {
+      if (!PAGE_ID_PATTERN.test(pageId)) return { ok: false, reason: `no page ${pageId}` };
+      for (let i = 0; i < MAX_CONFLICTS; i += 1) {
+        const page = await store.oncall.getPage(pageId);
+        if (page === null) return { ok: false, reason: `no page ${pageId}` };
+        const nowMs = clock.now();
+        let result: ActionResult;
+        if (action.kind === 'ack') result = planAck(page, actor, action.note, nowMs);
+        else if (action.kind === 'unack') result = planUnack(page, actor, nowMs);
+        else if (action.kind === 'resolve') result = planResolve(page, actor, action.note, null, nowMs);
+        else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
+        if (!result.ok) return result;
+        if (result.plan === null) return { ok: true, page, changed: false };
+        if (await apply(result.plan)) return { ok: true, page: result.plan.page, changed: true };
+      }
+      return { ok: false, reason: `page ${pageId} kept changing; try again` };
+    },
+  };
+}

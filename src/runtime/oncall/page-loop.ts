@@ -1,0 +1,140 @@
+/**
+ * The page engine's loop (contract §17.4): the timer queue lives in the store, this only polls it.
+ * Each pass claims a batch of due pages (the store leases each to this replica, `FOR UPDATE SKIP
+ * LOCKED` on PostgreSQL), fires them through the engine (whose plan is fenced by the page version,
+ * so a step fires once however many replicas claimed it over time), watches heartbeats, and drains
+ * the notification outbox. Nothing is kept in memory that a crash would forget: a restart finds the
+ * same due rows and the same outbox.
+ */
+import type { Clock, TimerHandle } from '../../core/clock.js';
+import { isoTs } from '../../core/clock.js';
+import { formatDuration } from '../../core/duration.js';
+import type { OncallConfig } from '../../oncall/oncall-config.js';
+import { dueAtMs } from '../../oncall/page.js';
+import type { OpenPageCount } from '../../store/oncall-store.js';
+import type { Store } from '../../store/store.js';
+import type { PageEngine } from './page-engine.js';
+import type { NotifyPass } from './page-notifier.js';
+
+export interface PageLoopDeps {
+  store: Store;
+  clock: Clock;
+  owner: string;
+  engine: PageEngine;
+  notify: NotifyPass;
+  configs: ReadonlyMap<string, OncallConfig>;
+  /** due → fired, seconds (svc_page_timer_lag_seconds). */
+  timerLag?: (seconds: number) => void;
+  /** Seconds since each heartbeat was last seen (svc_heartbeat_age_seconds). */
+  heartbeatAge?: (agentId: string, heartbeatId: string, seconds: number) => void;
+  /** Open pages by agent and state, counted about once a second (svc_pages_open). */
+  openPages?: (counts: OpenPageCount[]) => void;
+  onError: (err: unknown) => void;
+  /** How often the store is asked for due timers (default 200 ms). */
+  pollMs?: number;
+  /** How long a claimed timer stays with this replica (default 30 s). */
+  timerLeaseMs?: number;
+}
+
+export interface PageLoop {
+  start(): void;
+  /** Notifications were committed: send them now rather than at the next poll. */
+  wake(): void;
+  close(): Promise<void>;
+}
+
+export const HEARTBEAT_KEY_PREFIX = 'heartbeat:';
+/** Heartbeats are watched, and open pages counted, at most this often. */
+const WATCH_EVERY_MS = 1000;
+
+export function createPageLoop(deps: PageLoopDeps): PageLoop {
+  const { store, clock, engine } = deps;
+  const pollMs = deps.pollMs ?? 200;
+  const stop = new AbortController();
+  let timer: TimerHandle | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let watchedAt = -Infinity;
+
+  async function fireDue(): Promise<void> {
+    for (;;) {
+      const due = await store.oncall.claimDuePages(deps.owner, clock.now(), deps.timerLeaseMs ?? 30_000, 100);
+      for (const page of due) {
+        const at = dueAtMs(page);
+        if (at !== null) deps.timerLag?.(Math.max(0, clock.now() - at) / 1000);
+        await engine.fire(page).catch(deps.onError);
+      }
+      if (due.length < 100 || stop.signal.aborted) return;
+    }
+  }
+
+  async function watchHeartbeats(): Promise<void> {
+    const seen = new Map((await store.oncall.listHeartbeats()).map((h) => [`${h.agentId}\u0000${h.heartbeatId}`, h.lastSeenMs]));
+    const nowMs = clock.now();
+    for (const [agentId, config] of deps.configs) {
+      for (const hb of config.heartbeats) {
+        const last = seen.get(`${agentId}\u0000${hb.id}`);
+        if (last === undefined) {
+          // Never seen: the watch starts now, so a fresh daemon gives the sender a full period.
+          await store.oncall.touchHeartbeats(agentId, [hb.id], nowMs);
+          continue;
+        }
+        deps.heartbeatAge?.(agentId, hb.id, Math.max(0, nowMs - last) / 1000);
+        const key = `${HEARTBEAT_KEY_PREFIX}${hb.id}`;
+        const page = await store.oncall.findPage(agentId, key);
+        const open = page !== null && page.state !== 'resolved';
+        if (open && last > page.openedAtMs) {
+          await engine.resolveKey(agentId, key, { actor: `source:${hb.source}`, by: 'source', via: 'source' }, null);
+        } else if (!open && nowMs > last + hb.everyMs + hb.graceMs && (page === null || page.openedAtMs < last)) {
+          const title = `Heartbeat ${hb.id} missing: nothing from ${hb.source} since ${isoTs(last)} (every ${formatDuration(hb.everyMs)}, grace ${formatDuration(hb.graceMs)})`;
+          await engine.openFor(agentId, key, hb.policy, { id: `${key}@${last}`, title, severity: 'P1' }, [{ kind: 'heartbeat.missed',
+            actor: `agent:${agentId}`, agentId, data: { heartbeat: hb.id, source: hb.source, lastSeen: isoTs(last) } }]);
+        }
+      }
+    }
+  }
+
+  async function pass(): Promise<void> {
+    await fireDue();
+    if (clock.monotonic() - watchedAt >= WATCH_EVERY_MS) {
+      watchedAt = clock.monotonic();
+      await watchHeartbeats();
+      if (deps.openPages) deps.openPages(await store.oncall.openPageCounts());
+    }
+    while (!stop.signal.aborted && (await deps.notify(stop.signal)) > 0) { /* drain what is due */ }
+  }
+
+  function schedule(ms: number): void {
+    if (stop.signal.aborted) return;
+    if (timer !== null) clock.clearTimer(timer);
+    timer = clock.setTimer(run, ms);
+  }
+
+  function run(): void {
+    timer = null;
+    if (running !== null) {
+      again = true;
+      return;
+    }
+    running = pass().catch(deps.onError).finally(() => {
+      running = null;
+      if (again) {
+        again = false;
+        schedule(0);
+      } else {
+        schedule(pollMs);
+      }
+    });
+  }
+
+  return {
+    start: () => schedule(0),
+    wake: () => schedule(0),
+    async close() {
+      stop.abort();
+      if (timer !== null) clock.clearTimer(timer);
+      timer = null;
+      await running;
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The page notifier (contract §17.4): drains the store's outbox of page notifications into the
+ * agents' channels, at least once. A notification is claimed with a lease (the store cancels an
+ * escalation whose page was acknowledged first, in the claim's transaction), handed to its channel
+ * with its deliveryId — the same on every retry and every later claim, so the file channel writes it
+ * once and other receivers de-duplicate — and its outcome recorded with a `message.delivered` row.
+ * A retryable failure is tried again later with back-off; past the agent's `maxAttempts`, or refused
+ * outright, it is given up with a `message.failed` row.
+ */
+import type { DispatchConfig } from '../../config/schema.js';
+import { backoffMs } from '../../core/backoff.js';
+import type { Clock } from '../../core/clock.js';
+import type { AgentLog } from '../../logs/agent-log.js';
+import type { ClaimedNotification, NotificationOutcome } from '../../store/oncall-store.js';
+import type { Store } from '../../store/store.js';
+import type { Channel, OutboundMessage } from '../channels/channel.js';
+import type { ChannelOutcome } from '../dispatch/handle-event.js';
+
+export interface NotifierAgent {
+  id: string;
+  channels: readonly Channel[];
+  log: AgentLog;
+  dispatch: DispatchConfig;
+}
+
+export interface PageNotifierDeps {
+  store: Store;
+  clock: Clock;
+  owner: string;
+  agents: ReadonlyMap<string, NotifierAgent>;
+  channelOutcome: ChannelOutcome;
+  /** How long a claimed notification stays with this sender (default 60 s). */
+  leaseMs?: number;
+  batch?: number;
+}
+
+/** One pass: claims what is due, sends it, records the outcomes; returns how many it handled. */
+export type NotifyPass = (signal: AbortSignal) => Promise<number>;
+
+export function createPageNotifier(deps: PageNotifierDeps): NotifyPass {
+  const { store, clock } = deps;
+  const leaseMs = deps.leaseMs ?? 60_000;
+
+  async function sendOne(c: ClaimedNotification, signal: AbortSignal): Promise<NotificationOutcome> {
+    const n = c.notification;
+    const base = { deliveryId: n.deliveryId, owner: c.owner, attempt: c.attempt };
+    const agent = deps.agents.get(n.agentId);
+    const channel = agent?.channels.find((ch) => ch.id === n.channelId);
+    if (agent === undefined || channel === undefined) {
+      return { ...base, outcome: 'failed', error: `channel ${n.channelId} of agent ${n.agentId} is not configured`, audit: [] };
+    }
+    const message: OutboundMessage = { eventId: n.eventId, agentId: n.agentId, severity: n.severity, status: n.status, title: n.title,
+      text: n.text, triagedBy: 'oncall', deliveryId: n.deliveryId, attempt: c.attempt, ...(n.to === null ? {} : { to: n.to }),
+      ...(n.pageId === null ? {} : { pageId: n.pageId }) };
+    const result = await channel.send(message, signal);
+    const actor = `agent:${agent.id}`;
+    if (result.ok) {
+      deps.channelOutcome(agent.id, channel.id, 'delivered');
+      agent.log.write('info', 'page.delivered', { pageId: n.pageId, eventId: n.eventId, channelId: channel.id, to: n.to, deliveryId: n.deliveryId,
+        attempt: c.attempt, outcome: 'delivered' });
+      return { ...base, outcome: 'delivered', audit: [{ kind: 'message.delivered', actor, agentId: agent.id, data: { eventId: n.eventId,
+        pageId: n.pageId, channelId: channel.id, channelType: channel.type, deliveryId: n.deliveryId, attempt: c.attempt, person: n.person,
+        severity: n.severity, ...result.detail } }] };
+    }
+    deps.channelOutcome(agent.id, channel.id, 'failed');
+    const error = `channel ${channel.id}: ${result.error}`;
+    const maxAttempts = channel.maxAttempts ?? agent.dispatch.maxAttempts;
+    if (result.retryable && c.attempt < maxAttempts) {
+      agent.log.write('warn', 'page.delivery-retry', { pageId: n.pageId, deliveryId: n.deliveryId, attempt: c.attempt, error: result.error });
+      return { ...base, outcome: 'retry', error, retryAtMs: clock.now() + backoffMs(agent.dispatch, c.attempt, result.retryAfterMs), audit: [] };
+    }
+    agent.log.write('error', 'page.delivery-failed', { pageId: n.pageId, deliveryId: n.deliveryId, attempt: c.attempt, error: result.error });
+    return { ...base, outcome: 'failed', error, audit: [{ kind: 'message.failed', actor, agentId: agent.id, data: { eventId: n.eventId,
+      pageId: n.pageId, channelId: channel.id, deliveryId: n.deliveryId, attempts: c.attempt, error } }] };
+  }
+
+  return async (signal) => {
+    const claimed = await store.oncall.claimNotifications(deps.owner, clock.now(), leaseMs, deps.batch ?? 64);
+    if (claimed.length === 0) return 0;
+    const outcomes = await Promise.all(claimed.map((c) => sendOne(c, signal)));
+    await store.oncall.finishNotifications(outcomes, clock.now());
+    return claimed.length;
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The rows of the on-call part of the store (contract §17.4; the `OncallStore` interface is in store.ts): pages and their due timers, the outbox of page
+ * notifications, schedule overrides, silences and heartbeats. The page planner (oncall/page-plan.ts)
+ * decides what an action writes; a store persists that plan in one transaction with its audit rows
+ * and notifications, and only onto the page version it was planned from (a racing ack and timer
+ * cannot both win). Every implementation passes the on-call cases of test/support/store-contract.ts.
+ */
+import type { NewAuditEntry } from '../audit/audit-row.js';
+import type { Override, Silence } from '../oncall/oncall-config.js';
+import type { PageNotification, PageState } from '../oncall/page.js';
+
+export type ApplyResult = { ok: true } | { ok: false; reason: 'conflict' };
+
+/** A notification handed to this sender: the claim its outcome must present. */
+export interface ClaimedNotification {
+  notification: PageNotification;
+  owner: string;
+  /** 1 for the first hand-off, +1 for every later one (a crashed sender's notification claimed again). */
+  attempt: number;
+}
+
+export type NotificationOutcome = {
+  deliveryId: string;
+  owner: string;
+  attempt: number;
+  audit: NewAuditEntry[];
+} & (
+  | { outcome: 'delivered' }
+  /** Given up: not retried. */
+  | { outcome: 'failed'; error: string }
+  /** Tried again at `retryAtMs` (with the same deliveryId). */
+  | { outcome: 'retry'; retryAtMs: number; error: string }
+);
+
+export interface PageFilter { agent?: string; state?: PageState; policy?: string }
+
+export interface StoredOverride extends Override {
+  createdAtMs: number;
+  createdBy: string;
+}
+
+export interface StoredSilence extends Silence {
+  /** When it was expired by hand (`svc silence expire`); null otherwise. */
+  expiredAtMs: number | null;
+}
+
+export interface HeartbeatSeen {
+  agentId: string;
+  heartbeatId: string;
+  lastSeenMs: number;
+}
+
+export interface OpenPageCount {
+  agentId: string;
+  state: Exclude<PageState, 'resolved'>;
+  count: number;
+}

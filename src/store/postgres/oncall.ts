@@ -1,0 +1,263 @@
+/**
+ * On-call on PostgreSQL (contract §17.4, §16): several replicas share the pages, their timers and the
+ * notification outbox.
+ *
+ * - A plan is applied in a chain transaction (its audit rows join the one chain), onto the page
+ *   version it was planned from: `UPDATE … WHERE version = $n`; a second open page for one incident
+ *   key is refused by a unique partial index. The loser of a race writes nothing and plans again.
+ * - Due timers are claimed in one statement with `FOR UPDATE SKIP LOCKED` and a lease: each due
+ *   timer is held by exactly one replica at a time, and the version fence makes its step fire once
+ *   even when a replica that stalled past its lease comes back.
+ * - Notifications are claimed `SKIP LOCKED` too; their pages are read `FOR SHARE` in the same
+ *   transaction, so an acknowledgement being committed is waited for, and an escalation notice of a
+ *   page that is no longer triggered is cancelled instead of handed out.
+ */
+import type pg from 'pg';
+import type { NewAuditEntry } from '../../audit/audit-row.js';
+import type { SilenceMatcher } from '../../oncall/oncall-config.js';
+import type { PageNotification, PageRecord } from '../../oncall/page.js';
+import { dueAtMs } from '../../oncall/page.js';
+import type { ClaimedNotification, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type { OncallStore } from '../store.js';
+import { AUDIT_COLS, toListedAudit } from '../rows.js';
+import type { ChainTx } from './chain-tx.js';
+import type { ChainWriter } from './chain-writer.js';
+import { page as keysetPage } from './pages.js';
+
+/** Schema step of schema.ts: the same tables as SQLite's (sqlite/oncall-schema.ts). */
+export const PG_ONCALL_MIGRATION = `
+  CREATE TABLE pages (
+    seq            bigserial PRIMARY KEY,
+    id             text NOT NULL UNIQUE,
+    ts_ms          bigint NOT NULL,
+    agent_id       text NOT NULL,
+    incident_key   text NOT NULL,
+    state          text NOT NULL CHECK (state IN ('triggered', 'acknowledged', 'resolved')),
+    policy_id      text NOT NULL,
+    due_ms         bigint,
+    timer_owner    text,
+    timer_lease_ms bigint,
+    version        integer NOT NULL,
+    body           text NOT NULL
+  );
+  CREATE UNIQUE INDEX pages_open_key ON pages (agent_id, incident_key) WHERE state <> 'resolved';
+  CREATE INDEX pages_key_seq ON pages (agent_id, incident_key, seq);
+  CREATE INDEX pages_due ON pages (due_ms) WHERE due_ms IS NOT NULL;
+  CREATE INDEX pages_agent_seq ON pages (agent_id, seq);
+  CREATE INDEX pages_state_seq ON pages (state, seq);
+  CREATE INDEX pages_policy_seq ON pages (policy_id, seq);
+  CREATE INDEX pages_ts ON pages (ts_ms);
+  CREATE TABLE page_audit (page_id text NOT NULL, seq bigint NOT NULL, PRIMARY KEY (page_id, seq));
+  CREATE TABLE page_notifications (
+    seq           bigserial PRIMARY KEY,
+    delivery_id   text NOT NULL UNIQUE,
+    page_id       text,
+    agent_id      text NOT NULL,
+    kind          text NOT NULL,
+    status        text NOT NULL CHECK (status IN ('pending', 'sent', 'cancelled', 'failed')),
+    created_ms    bigint NOT NULL,
+    not_before_ms bigint NOT NULL,
+    owner         text,
+    attempt       integer NOT NULL DEFAULT 0,
+    error         text,
+    body          text NOT NULL
+  );
+  CREATE INDEX page_notifications_pending ON page_notifications (not_before_ms) WHERE status = 'pending';
+  CREATE TABLE oncall_overrides (
+    id text PRIMARY KEY, agent_id text NOT NULL, schedule_id text NOT NULL, person_id text NOT NULL,
+    from_ms bigint NOT NULL, to_ms bigint NOT NULL, created_ms bigint NOT NULL, created_by text NOT NULL
+  );
+  CREATE INDEX oncall_overrides_to ON oncall_overrides (to_ms);
+  CREATE TABLE silences (
+    seq bigserial PRIMARY KEY, id text NOT NULL UNIQUE, agent_id text, matchers text NOT NULL, starts_ms bigint NOT NULL,
+    ends_ms bigint NOT NULL, reason text NOT NULL, created_by text NOT NULL, expired_ms bigint
+  );
+  CREATE INDEX silences_ends ON silences (ends_ms);
+  CREATE TABLE heartbeats (
+    agent_id text NOT NULL, heartbeat_id text NOT NULL, last_seen_ms bigint NOT NULL, PRIMARY KEY (agent_id, heartbeat_id)
+  );
+`;
+
+const toOverride = (r: Record<string, unknown>): StoredOverride => ({ id: String(r.id), agentId: String(r.agent_id), scheduleId: String(r.schedule_id),
+  personId: String(r.person_id), fromMs: Number(r.from_ms), toMs: Number(r.to_ms), createdAtMs: Number(r.created_ms), createdBy: String(r.created_by) });
+const toSilence = (r: Record<string, unknown>): StoredSilence => ({ id: String(r.id), agentId: typeof r.agent_id === 'string' ? r.agent_id : null,
+  matchers: JSON.parse(String(r.matchers)) as SilenceMatcher[], startsAtMs: Number(r.starts_ms), endsAtMs: Number(r.ends_ms), reason: String(r.reason),
+  createdBy: String(r.created_by), expiredAtMs: r.expired_ms === null ? null : Number(r.expired_ms) });
+
+async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: number): Promise<void> {
+  const pageSeqs: Array<[string, number]> = [];
+  for (const e of entries) {
+    const row = tx.append(e, nowMs);
+    if (typeof e.data.pageId === 'string') pageSeqs.push([e.data.pageId, row.seq]);
+  }
+  if (pageSeqs.length > 0) {
+    await tx.client.query('INSERT INTO page_audit (page_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING',
+      [pageSeqs.map((p) => p[0]), pageSeqs.map((p) => p[1])]);
+  }
+}
+
+async function insertNotifications(client: pg.ClientBase, notifications: readonly PageNotification[], nowMs: number): Promise<void> {
+  if (notifications.length === 0) return;
+  await client.query(`INSERT INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body)
+    SELECT d, p, a, k, 'pending', $5, $5, b FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS x(d, p, a, k, b)
+    ON CONFLICT (delivery_id) DO NOTHING`,
+  [notifications.map((n) => n.deliveryId), notifications.map((n) => n.pageId), notifications.map((n) => n.agentId),
+    notifications.map((n) => n.kind), nowMs, notifications.map((n) => JSON.stringify(n))]);
+}
+
+export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: number): OncallStore {
+  const one = async (sql: string, params: unknown[]): Promise<PageRecord | null> => {
+    const { rows } = await pool.query<{ body: string }>(sql, params);
+    return rows[0] === undefined ? null : JSON.parse(rows[0].body) as PageRecord;
+  };
+  return {
+    applyPagePlan: (plan, nowMs) => writer.solo(async (tx) => {
+      const { page } = plan;
+      if (page.state !== 'resolved') {
+        const { rows } = await tx.client.query(`SELECT 1 FROM pages WHERE agent_id = $1 AND incident_key = $2 AND state <> 'resolved' AND id <> $3`,
+          [page.agentId, page.incidentKey, page.id]);
+        if (rows.length > 0) return { ok: false as const, reason: 'conflict' as const };
+      }
+      const body = JSON.stringify(page);
+      if (plan.expectedVersion === null) {
+        const r = await tx.client.query(`INSERT INTO pages (id, ts_ms, agent_id, incident_key, state, policy_id, due_ms, version, body)
+          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+        [page.id, page.openedAtMs, page.agentId, page.incidentKey, page.state, page.policy.id, dueAtMs(page), page.version, body]);
+        if (r.rowCount !== 1) return { ok: false as const, reason: 'conflict' as const };
+      } else {
+        const r = await tx.client.query(`UPDATE pages SET state = $1, due_ms = $2, timer_owner = NULL, timer_lease_ms = NULL, version = $3, body = $4
+          WHERE id = $5 AND version = $6`, [page.state, dueAtMs(page), page.version, body, page.id, plan.expectedVersion]);
+        if (r.rowCount !== 1) return { ok: false as const, reason: 'conflict' as const };
+      }
+      await audit(tx, plan.audit, nowMs);
+      await insertNotifications(tx.client, plan.notifications, nowMs);
+      return { ok: true as const };
+    }),
+
+    writeNotifications: (notifications, entries, nowMs) => writer.solo(async (tx) => {
+      await audit(tx, entries, nowMs);
+      await insertNotifications(tx.client, notifications, nowMs);
+    }),
+
+    async claimDuePages(owner, nowMs, leaseMs, limit) {
+      const { rows } = await pool.query<{ body: string }>(`UPDATE pages p SET timer_owner = $1, timer_lease_ms = $2 FROM (
+          SELECT seq FROM pages WHERE due_ms IS NOT NULL AND due_ms <= $3 AND (timer_lease_ms IS NULL OR timer_lease_ms <= $3)
+          ORDER BY due_ms LIMIT $4 FOR UPDATE SKIP LOCKED) d
+        WHERE p.seq = d.seq RETURNING p.body`, [owner, nowMs + leaseMs, nowMs, limit]);
+      return rows.map((r) => JSON.parse(r.body) as PageRecord);
+    },
+
+    async claimNotifications(owner, nowMs, leaseMs, limit) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query<{ seq: number; kind: string; page_id: string | null; attempt: number; body: string }>(
+          `SELECT seq, kind, page_id, attempt, body FROM page_notifications WHERE status = 'pending' AND not_before_ms <= $1
+           ORDER BY not_before_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [nowMs, limit]);
+        const pageIds = [...new Set(rows.flatMap((r) => (r.page_id === null ? [] : [r.page_id])))];
+        // FOR SHARE waits for an acknowledgement being committed, then reads the page as it committed.
+        const states = new Map((await client.query<{ id: string; state: string }>('SELECT id, state FROM pages WHERE id = ANY($1::text[]) FOR SHARE',
+          [pageIds])).rows.map((r) => [r.id, r.state]));
+        const cancel: number[] = [];
+        const claimed: ClaimedNotification[] = [];
+        for (const r of rows) {
+          const state = r.page_id === null ? null : states.get(r.page_id);
+          if ((r.kind === 'escalation' && state !== 'triggered') || (r.kind === 'join' && state === 'resolved')) cancel.push(r.seq);
+          else claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1 });
+        }
+        if (cancel.length > 0) await client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ANY($1::bigint[])`, [cancel]);
+        const keep = rows.filter((r) => !cancel.includes(r.seq)).map((r) => r.seq);
+        if (keep.length > 0) {
+          await client.query('UPDATE page_notifications SET owner = $1, not_before_ms = $2, attempt = attempt + 1 WHERE seq = ANY($3::bigint[])',
+            [owner, nowMs + leaseMs, keep]);
+        }
+        await client.query('COMMIT');
+        return claimed;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+
+    finishNotifications: (outcomes, nowMs) => writer.solo(async (tx) => {
+      let applied = 0;
+      for (const o of outcomes) {
+        const status = o.outcome === 'delivered' ? 'sent' : o.outcome === 'failed' ? 'failed' : 'pending';
+        const r = await tx.client.query(`UPDATE page_notifications SET status = $1, not_before_ms = $2, error = $3, owner = NULL
+          WHERE delivery_id = $4 AND owner = $5 AND attempt = $6 AND status = 'pending'`,
+        [status, o.outcome === 'retry' ? o.retryAtMs : nowMs, o.outcome === 'delivered' ? null : o.error, o.deliveryId, o.owner, o.attempt]);
+        if (r.rowCount !== 1) continue;
+        await audit(tx, o.audit, nowMs);
+        applied += 1;
+      }
+      return applied;
+    }),
+
+    getPage: (id) => one('SELECT body FROM pages WHERE id = $1', [id]),
+    findPage: (agentId, key) => one(`SELECT body FROM pages WHERE agent_id = $1 AND incident_key = $2
+      ORDER BY (state <> 'resolved') DESC, seq DESC LIMIT 1`, [agentId, key]),
+    listPages: (q, f) => keysetPage(pool, { table: 'pages', cols: 'seq, body', bytesColumn: 'body',
+      filters: [['agent_id', f.agent], ['state', f.state], ['policy_id', f.policy]], map: (r) => JSON.parse(String(r.body)) as PageRecord }, q, budget),
+    async pageTimeline(pageId) {
+      const { rows } = await pool.query<Record<string, unknown>>(
+        `SELECT ${AUDIT_COLS} FROM audit WHERE seq IN (SELECT seq FROM page_audit WHERE page_id = $1) ORDER BY seq`, [pageId]);
+      return rows.map(toListedAudit);
+    },
+    async openPageCounts() {
+      const { rows } = await pool.query<{ agent_id: string; state: 'triggered' | 'acknowledged'; n: string }>(
+        `SELECT agent_id, state, count(*) AS n FROM pages WHERE state <> 'resolved' GROUP BY agent_id, state`);
+      return rows.map((r) => ({ agentId: r.agent_id, state: r.state, count: Number(r.n) }));
+    },
+
+    addOverride: (o, nowMs) => writer.solo(async (tx) => {
+      await tx.client.query(`INSERT INTO oncall_overrides (id, agent_id, schedule_id, person_id, from_ms, to_ms, created_ms, created_by)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [o.id, o.agentId, o.scheduleId, o.personId, o.fromMs, o.toMs, o.createdAtMs, o.createdBy]);
+      tx.append({ kind: 'schedule.override.added', actor: o.createdBy, agentId: o.agentId, data: { overrideId: o.id, schedule: o.scheduleId,
+        person: o.personId, from: new Date(o.fromMs).toISOString(), to: new Date(o.toMs).toISOString() } }, nowMs);
+    }),
+    removeOverride: (id, actor, nowMs) => writer.solo(async (tx) => {
+      const { rows } = await tx.client.query<Record<string, unknown>>('DELETE FROM oncall_overrides WHERE id = $1 RETURNING *', [id]);
+      if (rows[0] === undefined) return null;
+      const o = toOverride(rows[0]);
+      tx.append({ kind: 'schedule.override.removed', actor, agentId: o.agentId, data: { overrideId: id, schedule: o.scheduleId, person: o.personId } }, nowMs);
+      return o;
+    }),
+    async listOverrides(agentId, endsAfterMs) {
+      const { rows } = await pool.query<Record<string, unknown>>(`SELECT * FROM oncall_overrides WHERE to_ms > $1 AND ($2::text IS NULL OR agent_id = $2)
+        ORDER BY from_ms, id`, [endsAfterMs, agentId]);
+      return rows.map(toOverride);
+    },
+
+    addSilence: (s, nowMs) => writer.solo(async (tx) => {
+      await tx.client.query(`INSERT INTO silences (id, agent_id, matchers, starts_ms, ends_ms, reason, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [s.id, s.agentId, JSON.stringify(s.matchers), s.startsAtMs, s.endsAtMs, s.reason, s.createdBy]);
+      tx.append({ kind: 'silence.created', actor: s.createdBy, agentId: s.agentId, data: { silenceId: s.id, matchers: s.matchers,
+        startsAt: new Date(s.startsAtMs).toISOString(), endsAt: new Date(s.endsAtMs).toISOString(), reason: s.reason } }, nowMs);
+    }),
+    expireSilence: (id, actor, nowMs) => writer.solo(async (tx) => {
+      const { rows } = await tx.client.query<Record<string, unknown>>(
+        'UPDATE silences SET expired_ms = $1, ends_ms = LEAST(ends_ms, $1) WHERE id = $2 RETURNING *', [nowMs, id]);
+      if (rows[0] === undefined) return null;
+      const s = toSilence(rows[0]);
+      tx.append({ kind: 'silence.expired', actor, agentId: s.agentId, data: { silenceId: id, reason: 'manual' } }, nowMs);
+      return s;
+    }),
+    async listSilences(endedAfterMs) {
+      const { rows } = await pool.query<Record<string, unknown>>('SELECT * FROM silences WHERE ends_ms > $1 ORDER BY seq', [endedAfterMs]);
+      return rows.map(toSilence);
+    },
+
+    async touchHeartbeats(agentId, ids, nowMs) {
+      if (ids.length === 0) return;
+      await pool.query(`INSERT INTO heartbeats (agent_id, heartbeat_id, last_seen_ms) SELECT $1, h, $3 FROM unnest($2::text[]) AS h
+        ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = GREATEST(heartbeats.last_seen_ms, excluded.last_seen_ms)`, [agentId, ids, nowMs]);
+    },
+    async listHeartbeats() {
+      const { rows } = await pool.query<{ agent_id: string; heartbeat_id: string; last_seen_ms: number }>(
+        'SELECT agent_id, heartbeat_id, last_seen_ms FROM heartbeats ORDER BY agent_id, heartbeat_id');
+      return rows.map((r) => ({ agentId: r.agent_id, heartbeatId: r.heartbeat_id, lastSeenMs: Number(r.last_seen_ms) }));
+    },
+  };
+}

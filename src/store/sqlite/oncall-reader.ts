@@ -1,0 +1,54 @@
+/**
+ * The read side of on-call on SQLite, in the store's reader thread beside reader.ts. Statements are
+ * prepared on first use, so a read-only store of a schema without these tables still opens.
+ */
+import type Database from 'better-sqlite3';
+import type { PageRecord } from '../../oncall/page.js';
+import type { HeartbeatSeen, OpenPageCount, PageFilter, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type { ListedAuditRow, Page, PageQuery } from '../store.js';
+import { AUDIT_COLS, toListedAudit } from '../rows.js';
+import { toStoredOverride, toStoredSilence } from './oncall-rows.js';
+import type { Pager } from './pages.js';
+
+export interface OncallReader {
+  getPage(id: string): PageRecord | null;
+  findPage(agentId: string, incidentKey: string): PageRecord | null;
+  listPages(q: PageQuery, f: PageFilter): Page<PageRecord>;
+  pageTimeline(pageId: string): ListedAuditRow[];
+  openPageCounts(): OpenPageCount[];
+  listOverrides(agentId: string | null, endsAfterMs: number): StoredOverride[];
+  listSilences(endedAfterMs: number): StoredSilence[];
+  listHeartbeats(): HeartbeatSeen[];
+}
+
+export function createOncallReader(db: Database.Database, pager: Pager): OncallReader {
+  const prepared = new Map<string, Database.Statement<unknown[], Record<string, unknown>>>();
+  const stmt = (sql: string): Database.Statement<unknown[], Record<string, unknown>> => {
+    let s = prepared.get(sql);
+    if (s === undefined) {
+      s = db.prepare<unknown[], Record<string, unknown>>(sql);
+      prepared.set(sql, s);
+    }
+    return s;
+  };
+  const page = (row: Record<string, unknown> | undefined): PageRecord | null => (row === undefined ? null : JSON.parse(String(row.body)) as PageRecord);
+  return {
+    getPage: (id) => page(stmt('SELECT body FROM pages WHERE id = ?').get(id)),
+    findPage: (agentId, key) => page(stmt(`SELECT body FROM pages WHERE agent_id = ? AND incident_key = ?
+      ORDER BY (state <> 'resolved') DESC, seq DESC LIMIT 1`).get(agentId, key)),
+    listPages: (q, f) => pager.page({
+      table: 'pages', cols: 'seq, body', bytesColumn: 'body',
+      filters: [['agent_id', f.agent], ['state', f.state], ['policy_id', f.policy]],
+      map: (r) => JSON.parse(String(r.body)) as PageRecord,
+    }, q),
+    pageTimeline: (pageId) => stmt(`SELECT ${AUDIT_COLS} FROM audit WHERE seq IN (SELECT seq FROM page_audit WHERE page_id = ?) ORDER BY seq`)
+      .all(pageId).map(toListedAudit),
+    openPageCounts: () => stmt(`SELECT agent_id, state, COUNT(*) AS n FROM pages WHERE state <> 'resolved' GROUP BY agent_id, state`).all()
+      .map((r) => ({ agentId: String(r.agent_id), state: r.state as OpenPageCount['state'], count: Number(r.n) })),
+    listOverrides: (agentId, endsAfterMs) => stmt(`SELECT * FROM oncall_overrides WHERE to_ms > ? AND (? IS NULL OR agent_id = ?)
+      ORDER BY from_ms, id`).all(endsAfterMs, agentId, agentId).map(toStoredOverride),
+    listSilences: (endedAfterMs) => stmt('SELECT * FROM silences WHERE ends_ms > ? ORDER BY seq').all(endedAfterMs).map(toStoredSilence),
+    listHeartbeats: () => stmt('SELECT agent_id, heartbeat_id, last_seen_ms FROM heartbeats ORDER BY agent_id, heartbeat_id').all()
+      .map((r) => ({ agentId: String(r.agent_id), heartbeatId: String(r.heartbeat_id), lastSeenMs: Number(r.last_seen_ms) })),
+  };
+}

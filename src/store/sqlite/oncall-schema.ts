@@ -1,0 +1,83 @@
+/**
+ * The SQLite tables of on-call (contract §17.4), one migration step of schema.ts. A page is a row with
+ * its record as JSON (`body`) and the columns the queries need beside it: the open-key index makes a
+ * second open page for one incident impossible, `due_ms` is the timer queue (the earliest of the
+ * page's timers), `version` fences plans. Notifications are an outbox the page notifier drains.
+ */
+export const ONCALL_MIGRATION = `
+  CREATE TABLE pages (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    id           TEXT NOT NULL UNIQUE,
+    ts_ms        INTEGER NOT NULL,
+    agent_id     TEXT NOT NULL,
+    incident_key TEXT NOT NULL,
+    state        TEXT NOT NULL CHECK (state IN ('triggered', 'acknowledged', 'resolved')),
+    policy_id    TEXT NOT NULL,
+    due_ms       INTEGER,
+    timer_owner  TEXT,
+    timer_lease_ms INTEGER,
+    version      INTEGER NOT NULL,
+    body         TEXT NOT NULL
+  );
+  CREATE UNIQUE INDEX pages_open_key ON pages (agent_id, incident_key) WHERE state <> 'resolved';
+  CREATE INDEX pages_key_seq ON pages (agent_id, incident_key, seq);
+  CREATE INDEX pages_due ON pages (due_ms) WHERE due_ms IS NOT NULL;
+  CREATE INDEX pages_agent_seq ON pages (agent_id, seq);
+  CREATE INDEX pages_state_seq ON pages (state, seq);
+  CREATE INDEX pages_policy_seq ON pages (policy_id, seq);
+  CREATE INDEX pages_ts ON pages (ts_ms);
+
+  CREATE TABLE page_audit (
+    page_id TEXT NOT NULL,
+    seq     INTEGER NOT NULL,
+    PRIMARY KEY (page_id, seq)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE page_notifications (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    delivery_id   TEXT NOT NULL UNIQUE,
+    page_id       TEXT,
+    agent_id      TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'cancelled', 'failed')),
+    created_ms    INTEGER NOT NULL,
+    not_before_ms INTEGER NOT NULL,
+    owner         TEXT,
+    attempt       INTEGER NOT NULL DEFAULT 0,
+    error         TEXT,
+    body          TEXT NOT NULL
+  );
+  CREATE INDEX page_notifications_pending ON page_notifications (not_before_ms) WHERE status = 'pending';
+
+  CREATE TABLE oncall_overrides (
+    id          TEXT PRIMARY KEY,
+    agent_id    TEXT NOT NULL,
+    schedule_id TEXT NOT NULL,
+    person_id   TEXT NOT NULL,
+    from_ms     INTEGER NOT NULL,
+    to_ms       INTEGER NOT NULL,
+    created_ms  INTEGER NOT NULL,
+    created_by  TEXT NOT NULL
+  );
+  CREATE INDEX oncall_overrides_to ON oncall_overrides (to_ms);
+
+  CREATE TABLE silences (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT NOT NULL UNIQUE,
+    agent_id   TEXT,
+    matchers   TEXT NOT NULL,
+    starts_ms  INTEGER NOT NULL,
+    ends_ms    INTEGER NOT NULL,
+    reason     TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    expired_ms INTEGER
+  );
+  CREATE INDEX silences_ends ON silences (ends_ms);
+
+  CREATE TABLE heartbeats (
+    agent_id     TEXT NOT NULL,
+    heartbeat_id TEXT NOT NULL,
+    last_seen_ms INTEGER NOT NULL,
+    PRIMARY KEY (agent_id, heartbeat_id)
+  );
+`;

@@ -1,0 +1,167 @@
+/**
+ * The write side of on-call on SQLite (contract §17.4), synchronous, in the store's writer thread
+ * beside writer.ts: each operation runs in a savepoint of the writer's group-commit transaction, so a
+ * plan's page row, audit rows and notifications commit together or not at all.
+ */
+import type Database from 'better-sqlite3';
+import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
+import type { Silence } from '../../oncall/oncall-config.js';
+import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
+import { dueAtMs } from '../../oncall/page.js';
+import type { ApplyResult, ClaimedNotification, NotificationOutcome, StoredOverride, StoredSilence } from '../oncall-store.js';
+import { toStoredOverride, toStoredSilence } from './oncall-rows.js';
+
+export interface OncallWriter {
+  applyPagePlan(plan: PagePlan, nowMs: number): ApplyResult;
+  writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): void;
+  claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): PageRecord[];
+  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
+  finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): number;
+  addOverride(override: StoredOverride, nowMs: number): void;
+  removeOverride(id: string, actor: string, nowMs: number): StoredOverride | null;
+  addSilence(silence: Silence, nowMs: number): void;
+  expireSilence(id: string, actor: string, nowMs: number): StoredSilence | null;
+  touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): void;
+}
+
+type Append = (entry: NewAuditEntry, nowMs: number) => AuditRow;
+
+export function createOncallWriter(db: Database.Database, appendAudit: Append): OncallWriter {
+  const st = {
+    openOfKey: db.prepare<[string, string, string], { id: string }>(
+      `SELECT id FROM pages WHERE agent_id = ? AND incident_key = ? AND state <> 'resolved' AND id <> ?`),
+    insertPage: db.prepare<[string, number, string, string, string, string, number | null, number, string]>(
+      `INSERT INTO pages (id, ts_ms, agent_id, incident_key, state, policy_id, due_ms, version, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    updatePage: db.prepare<[string, number | null, number, string, string, number]>(
+      `UPDATE pages SET state = ?, due_ms = ?, timer_owner = NULL, timer_lease_ms = NULL, version = ?, body = ? WHERE id = ? AND version = ?`),
+    pageAudit: db.prepare<[string, number]>('INSERT OR IGNORE INTO page_audit (page_id, seq) VALUES (?, ?)'),
+    insertNotification: db.prepare<[string, string | null, string, string, number, number, string]>(
+      `INSERT OR IGNORE INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`),
+    duePages: db.prepare<[number, number, number], { id: string; body: string }>(
+      `SELECT id, body FROM pages WHERE due_ms IS NOT NULL AND due_ms <= ? AND (timer_lease_ms IS NULL OR timer_lease_ms <= ?)
+       ORDER BY due_ms LIMIT ?`),
+    leaseTimer: db.prepare<[string, number, string]>('UPDATE pages SET timer_owner = ?, timer_lease_ms = ? WHERE id = ?'),
+    dueNotifications: db.prepare<[number, number], { seq: number; kind: string; attempt: number; body: string; state: string | null }>(
+      `SELECT n.seq, n.kind, n.attempt, n.body, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
+       WHERE n.status = 'pending' AND n.not_before_ms <= ? ORDER BY n.not_before_ms, n.seq LIMIT ?`),
+    cancelNotification: db.prepare<[number]>(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ?`),
+    leaseNotification: db.prepare<[string, number, number]>(
+      'UPDATE page_notifications SET owner = ?, not_before_ms = ?, attempt = attempt + 1 WHERE seq = ?'),
+    finishNotification: db.prepare<[string, number, string | null, string, string, number]>(
+      `UPDATE page_notifications SET status = ?, not_before_ms = ?, error = ?, owner = NULL
+       WHERE delivery_id = ? AND owner = ? AND attempt = ? AND status = 'pending'`),
+    insertOverride: db.prepare<[string, string, string, string, number, number, number, string]>(
+      `INSERT INTO oncall_overrides (id, agent_id, schedule_id, person_id, from_ms, to_ms, created_ms, created_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+    override: db.prepare<[string], Record<string, unknown>>('SELECT * FROM oncall_overrides WHERE id = ?'),
+    deleteOverride: db.prepare<[string]>('DELETE FROM oncall_overrides WHERE id = ?'),
+    insertSilence: db.prepare<[string, string | null, string, number, number, string, string]>(
+      `INSERT INTO silences (id, agent_id, matchers, starts_ms, ends_ms, reason, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+    silence: db.prepare<[string], Record<string, unknown>>('SELECT * FROM silences WHERE id = ?'),
+    expireSilence: db.prepare<[number, number, string]>('UPDATE silences SET expired_ms = ?, ends_ms = MIN(ends_ms, ?) WHERE id = ?'),
+    touchHeartbeat: db.prepare<[string, string, number]>(
+      `INSERT INTO heartbeats (agent_id, heartbeat_id, last_seen_ms) VALUES (?, ?, ?)
+       ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`),
+  };
+
+  const audit = (entries: readonly NewAuditEntry[], nowMs: number): void => {
+    for (const e of entries) {
+      const row = appendAudit(e, nowMs);
+      const pageId = e.data.pageId;
+      if (typeof pageId === 'string') st.pageAudit.run(pageId, row.seq);
+    }
+  };
+  const insertNotifications = (notifications: readonly PageNotification[], nowMs: number): void => {
+    for (const n of notifications) st.insertNotification.run(n.deliveryId, n.pageId, n.agentId, n.kind, nowMs, nowMs, JSON.stringify(n));
+  };
+
+  return {
+    applyPagePlan(plan, nowMs) {
+      const { page } = plan;
+      // One open page per incident key: an open (or a reopen) while another is open is a conflict to re-plan.
+      if (page.state !== 'resolved' && st.openOfKey.get(page.agentId, page.incidentKey, page.id) !== undefined) {
+        return { ok: false, reason: 'conflict' };
+      }
+      const body = JSON.stringify(page);
+      if (plan.expectedVersion === null) {
+        st.insertPage.run(page.id, page.openedAtMs, page.agentId, page.incidentKey, page.state, page.policy.id, dueAtMs(page), page.version, body);
+      } else if (st.updatePage.run(page.state, dueAtMs(page), page.version, body, page.id, plan.expectedVersion).changes !== 1) {
+        return { ok: false, reason: 'conflict' };
+      }
+      audit(plan.audit, nowMs);
+      insertNotifications(plan.notifications, nowMs);
+      return { ok: true };
+    },
+
+    writeNotifications(notifications, entries, nowMs) {
+      audit(entries, nowMs);
+      insertNotifications(notifications, nowMs);
+    },
+
+    claimDuePages(owner, nowMs, leaseMs, limit) {
+      const rows = st.duePages.all(nowMs, nowMs, limit);
+      for (const r of rows) st.leaseTimer.run(owner, nowMs + leaseMs, r.id);
+      return rows.map((r) => JSON.parse(r.body) as PageRecord);
+    },
+
+    claimNotifications(owner, nowMs, leaseMs, limit) {
+      const claimed: ClaimedNotification[] = [];
+      for (const r of st.dueNotifications.all(nowMs, limit)) {
+        if ((r.kind === 'escalation' && r.state !== 'triggered') || (r.kind === 'join' && r.state === 'resolved')) {
+          st.cancelNotification.run(r.seq);
+          continue;
+        }
+        st.leaseNotification.run(owner, nowMs + leaseMs, r.seq);
+        claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1 });
+      }
+      return claimed;
+    },
+
+    finishNotifications(outcomes, nowMs) {
+      let applied = 0;
+      for (const o of outcomes) {
+        const status = o.outcome === 'delivered' ? 'sent' : o.outcome === 'failed' ? 'failed' : 'pending';
+        const notBefore = o.outcome === 'retry' ? o.retryAtMs : nowMs;
+        const error = o.outcome === 'delivered' ? null : o.error;
+        if (st.finishNotification.run(status, notBefore, error, o.deliveryId, o.owner, o.attempt).changes !== 1) continue;
+        audit(o.audit, nowMs);
+        applied += 1;
+      }
+      return applied;
+    },
+
+    addOverride(o, nowMs) {
+      st.insertOverride.run(o.id, o.agentId, o.scheduleId, o.personId, o.fromMs, o.toMs, o.createdAtMs, o.createdBy);
+      appendAudit({ kind: 'schedule.override.added', actor: o.createdBy, agentId: o.agentId, data: { overrideId: o.id, schedule: o.scheduleId,
+        person: o.personId, from: new Date(o.fromMs).toISOString(), to: new Date(o.toMs).toISOString() } }, nowMs);
+    },
+
+    removeOverride(id, actor, nowMs) {
+      const row = st.override.get(id);
+      if (row === undefined) return null;
+      const o = toStoredOverride(row);
+      st.deleteOverride.run(id);
+      appendAudit({ kind: 'schedule.override.removed', actor, agentId: o.agentId, data: { overrideId: id, schedule: o.scheduleId, person: o.personId } }, nowMs);
+      return o;
+    },
+
+    addSilence(s, nowMs) {
+      st.insertSilence.run(s.id, s.agentId, JSON.stringify(s.matchers), s.startsAtMs, s.endsAtMs, s.reason, s.createdBy);
+      appendAudit({ kind: 'silence.created', actor: s.createdBy, agentId: s.agentId, data: { silenceId: s.id, matchers: s.matchers,
+        startsAt: new Date(s.startsAtMs).toISOString(), endsAt: new Date(s.endsAtMs).toISOString(), reason: s.reason } }, nowMs);
+    },
+
+    expireSilence(id, actor, nowMs) {
+      const row = st.silence.get(id);
+      if (row === undefined) return null;
+      st.expireSilence.run(nowMs, nowMs, id);
+      const s = toStoredSilence(st.silence.get(id) ?? row);
+      appendAudit({ kind: 'silence.expired', actor, agentId: s.agentId, data: { silenceId: id, reason: 'manual' } }, nowMs);
+      return s;
+    },
+
+    touchHeartbeats(agentId, ids, nowMs) {
+      for (const id of ids) st.touchHeartbeat.run(agentId, id, nowMs);
+    },
+  };
+}

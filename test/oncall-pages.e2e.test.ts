@@ -1,0 +1,131 @@
+/**
+ * Pages against the built daemon with a file channel (contract §17.3–§17.5): a P1 alert walks two
+ * steps, `svc ack` stops it, Alertmanager's resolved notification closes it and tells everyone who
+ * was paged; acting on a resolved or unknown page is exit 1 with the reason. SIGKILL while a page
+ * waits for its next step, then a restart: the step fires once.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { postAlert } from './support/http.js';
+import { auditRows, queryStore, readJsonLines } from './support/store.js';
+import type { ScaffoldedAgent } from './support/svc.js';
+import { pidAlive, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
+
+const ONCALL = (firstAfter: string, secondAfter: string): string => `
+people:
+  - { id: alice, contacts: { oncall-dm: alice } }
+  - { id: bob, contacts: { oncall-dm: bob } }
+schedules:
+  - id: primary
+    timeZone: Europe/Berlin
+    rotations:
+      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
+policies:
+  - id: default
+    steps:
+      - { notify: [schedule:primary], after: ${firstAfter} }
+      - { notify: [person:bob], after: ${secondAfter} }
+    repeat: 0
+routes:
+  - { match: { severity: [P1, P2] }, policy: default }
+incidents: { key: groupKey, reopenWindow: 1s }
+`;
+
+type Line = Record<string, unknown>;
+const lines = (a: ScaffoldedAgent): Line[] => readJsonLines(join(a.dir, 'out', 'oncall-dm.jsonl'));
+const resolvedBody = (fixture: string): string => {
+  const body = JSON.parse(fixture) as { status: string; alerts: Array<{ status: string; endsAt: string }> };
+  body.status = 'resolved';
+  for (const alert of body.alerts) {
+    alert.status = 'resolved';
+    alert.endsAt = '2026-11-21T04:00:00.000Z';
+  }
+  return JSON.stringify(body);
+};
+
+describe('pages e2e', () => {
+  const t = tempEnv();
+  const stops: string[] = [];
+  after(async () => {
+    for (const dir of stops) await runSvc(['down'], { env: t.env, cwd: dir });
+    t.cleanup();
+  });
+
+  it('a P1 alert walks two steps, svc ack stops it, the resolved notification closes it and tells everyone paged', async () => {
+    const a = await scaffoldAgent(t, 'walk');
+    writeFileSync(join(a.dir, 'oncall.yaml'), ONCALL('1s', '1h'));
+    const up = await runSvc(['up', '-d'], { env: t.env, cwd: a.dir });
+    assert.equal(up.code, 0, up.stderr);
+    stops.push(a.dir);
+
+    assert.equal((await postAlert(a.url, a.secret, a.fixture, 'walk-1')).status, 202);
+    const first = await waitFor('step 1 paged alice', () => lines(a).find((l) => l.to === 'alice'));
+    const pageId = String(first.pageId);
+    assert.match(pageId, /^p[a-z0-9]{12}$/);
+    assert.equal(first.deliveryId, `${pageId}.1.alice.oncall-dm`);
+    assert.equal(first.text, `[P1] ${String(first.title)}\nPage ${pageId} opened (step 1 of 2).\nAcknowledge: svc ack ${pageId}`);
+    const second = await waitFor('step 2 paged bob', () => lines(a).find((l) => l.to === 'bob'));
+    assert.equal(second.deliveryId, `${pageId}.2.bob.oncall-dm`);
+
+    const ack = await runSvc(['ack', pageId, '--as', 'bob', '--note', 'on it'], { env: t.env, cwd: a.dir });
+    assert.equal(ack.code, 0, ack.stderr);
+    assert.equal(ack.stdout, `page ${pageId} acknowledged: now acknowledged, step 2 of 2\n`);
+
+    assert.equal((await postAlert(a.url, a.secret, resolvedBody(a.fixture), 'walk-resolved')).status, 202);
+    const resolvedLines = await waitFor('both told of the resolution', () => {
+      const found = lines(a).filter((l) => l.status === 'resolved');
+      return found.length === 2 ? found : false;
+    });
+    assert.deepEqual(resolvedLines.map((l) => l.deliveryId).sort(), [`${pageId}.3.alice.oncall-dm`, `${pageId}.3.bob.oncall-dm`]);
+    // Nothing else went out: two steps, two resolution notices, each deliveryId once.
+    assert.deepEqual(lines(a).map((l) => l.deliveryId), [first.deliveryId, second.deliveryId, ...resolvedLines.map((l) => l.deliveryId)]);
+
+    const state = queryStore<{ state: string }>(t.home, 'SELECT state FROM pages WHERE id = ?', pageId);
+    assert.deepEqual(state, [{ state: 'resolved' }]);
+    const kinds = auditRows(t.home).filter((r) => r.data.pageId === pageId).map((r) => r.kind);
+    assert.deepEqual(kinds.filter((k) => k.startsWith('page.')), ['page.opened', 'page.notified', 'page.escalated', 'page.notified',
+      'page.acknowledged', 'page.resolved', 'page.notified', 'page.notified']);
+    const acked = auditRows(t.home).find((r) => r.kind === 'page.acknowledged');
+    assert.deepEqual(acked?.data, { pageId, by: 'bob', via: 'cli', step: 2, loop: 0, note: 'on it' });
+
+    const again = await runSvc(['ack', pageId], { env: t.env, cwd: a.dir });
+    assert.equal(again.code, 1);
+    assert.equal(again.stderr, `svc ack ${pageId}: page ${pageId} is already resolved\n`);
+    const unknown = await runSvc(['escalate', 'pzzzzzzzzzzzz'], { env: t.env, cwd: a.dir });
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stderr, 'svc escalate pzzzzzzzzzzzz: no page pzzzzzzzzzzzz\n');
+    const down = await runSvc(['down'], { env: t.env, cwd: a.dir });
+    assert.equal(down.code, 0, down.stderr);
+  });
+
+  it('SIGKILL while a page waits for its next step: after the restart the step fires once', async () => {
+    const a = await scaffoldAgent(t, 'kill', 'rules', 'killer');
+    writeFileSync(join(a.dir, 'oncall.yaml'), ONCALL('3s', '1h'));
+    const up = await runSvc(['up', '-d'], { env: t.env, cwd: a.dir });
+    assert.equal(up.code, 0, up.stderr);
+    stops.push(a.dir);
+    const pid = Number((await import('node:fs')).readFileSync(join(t.home, 'up.pid'), 'utf8'));
+
+    assert.equal((await postAlert(a.url, a.secret, a.fixture, 'kill-1')).status, 202);
+    const first = await waitFor('step 1 paged alice', () => lines(a).find((l) => l.to === 'alice'));
+    const pageId = String(first.pageId);
+    process.kill(pid, 'SIGKILL');
+    await waitFor('the daemon is gone', () => !pidAlive(pid));
+    const due = queryStore<{ due_ms: number; state: string }>(t.home, 'SELECT due_ms, state FROM pages WHERE id = ?', pageId)[0];
+    assert.equal(due?.state, 'triggered');
+    assert.ok(lines(a).every((l) => l.to !== 'bob'), 'killed before step 2 fell due');
+
+    const restart = await runSvc(['up', '-d'], { env: t.env, cwd: a.dir });
+    assert.equal(restart.code, 0, restart.stderr);
+    await waitFor('step 2 paged bob after the restart', () => lines(a).find((l) => l.to === 'bob'));
+    // Later evidence that the engine kept running: ack and resolve, whose notices come after any repeat.
+    assert.equal((await runSvc(['resolve', pageId, '--note', 'fixed'], { env: t.env, cwd: a.dir })).code, 0);
+    await waitFor('both told of the resolution', () => lines(a).filter((l) => l.status === 'resolved').length === 2);
+    const bobSteps = lines(a).filter((l) => l.to === 'bob' && l.status !== 'resolved');
+    assert.deepEqual(bobSteps.map((l) => l.deliveryId), [`${pageId}.2.bob.oncall-dm`], 'step 2 fired exactly once');
+    assert.equal(auditRows(t.home).filter((r) => r.kind === 'page.escalated' && r.data.pageId === pageId).length, 1);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Who is on call, through the built daemon (contract §17.6, §17.9): `svc oncall` reads GET /oncall,
+ * `svc oncall export` writes GET /oncall/<schedule>.ics, from the scaffold's oncall.example.yaml.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { appendAgentYaml, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
+import type { ScaffoldedAgent } from './support/svc.js';
+
+describe('svc oncall against the running daemon', () => {
+  const t = tempEnv();
+  let agent: ScaffoldedAgent;
+  let env: NodeJS.ProcessEnv;
+  const svc = (...args: string[]) => runSvc(args, { env, cwd: agent.dir });
+
+  before(async () => {
+    agent = await scaffoldAgent(t);
+    renameSync(join(agent.dir, 'oncall.example.yaml'), join(agent.dir, 'oncall.yaml'));
+    appendAgentYaml(agent.dir, `controlPlane:\n  bind: 127.0.0.1\n  port: ${agent.cpPort}`);
+    env = { ...t.env, SVC_METRICS_PORT: '' };
+    const up = await svc('up', '-d');
+    assert.equal(up.code, 0, up.stderr);
+  });
+  after(async () => {
+    await svc('down');
+    t.cleanup();
+  });
+
+  it('a table: schedule, person, source, until', async () => {
+    // Wednesday 2026-11-25: alice's week (Mondays 09:00 Berlin = 08:00Z), bob's from 2026-11-30.
+    const r = await svc('oncall', '--at', '2026-11-25T12:00:00Z');
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, [
+      'on call at 2026-11-25 12:00Z',
+      'SCHEDULE  PERSON  SOURCE    UNTIL',
+      'primary   alice   rotation  2026-11-30 08:00Z',
+      '',
+    ].join('\n'));
+    const later = await svc('oncall', '--schedule', 'primary', '--at', String(Date.parse('2026-12-01T00:00:00Z')));
+    assert.match(later.stdout, /^primary {3}bob {5}rotation {2}2026-12-07 08:00Z$/m);
+  });
+
+  it('--json: the GET /oncall document', async () => {
+    const r = await svc('oncall', '--json', '--at', '2026-11-25T12:00:00Z');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), {
+      at: '2026-11-25T12:00:00.000Z',
+      schedules: [{ id: 'primary', agentId: 'oncall-escalator', timeZone: 'Europe/Berlin',
+        onCall: [{ person: 'alice', source: 'rotation', until: '2026-11-30T08:00:00.000Z' }],
+        nextHandoff: { at: '2026-11-30T08:00:00.000Z', person: 'bob' } }],
+    });
+  });
+
+  it('export: the next 28 days as iCalendar on standard output', async () => {
+    const r = await svc('oncall', 'export', 'primary');
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stdout.startsWith('BEGIN:VCALENDAR\r\nVERSION:2.0\r\n'), r.stdout.slice(0, 80));
+    assert.ok(r.stdout.endsWith('END:VCALENDAR\r\n'));
+    // Weekly shifts: the current one and four or five more in 28 days.
+    const events = r.stdout.split('BEGIN:VEVENT\r\n').length - 1;
+    assert.ok(events === 5 || events === 6, String(events));
+    assert.match(r.stdout, /\r\nSUMMARY:On call: (Alice|Bob) Example \(primary\)\r\n/);
+  });
+
+  it('bad input: a usage error before any request; an unknown schedule exits 1 naming it', async () => {
+    const bad = await svc('oncall', '--at', 'tomorrow');
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stderr, 'svc oncall: --at: expected an ISO-8601 time with a zone (2026-11-25T09:00+01:00) or integer milliseconds\n');
+    const none = await svc('oncall', '--schedule', 'nope');
+    assert.equal(none.code, 1);
+    assert.equal(none.stdout, 'no schedule nope\n');
+    const missing = await svc('oncall', 'export', 'nope');
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, '/oncall/nope.ics: HTTP 404: no schedule "nope"\n');
+  });
+});

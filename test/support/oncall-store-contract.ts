@@ -1,0 +1,137 @@
+/**
+ * The on-call part of the store contract (contract §17.4, store/oncall-store.ts): plans persist
+ * atomically and only onto the version they were planned from, one open page per incident key, due
+ * timers claimed once per lease (by one replica when several share the store), notifications handed
+ * out at least once and never an escalation after the acknowledgement committed. storeContract runs it.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Policy } from '../../src/oncall/oncall-config.js';
+import type { PagePlan, PageRecord } from '../../src/oncall/page.js';
+import type { Actor, ResolveTargets } from '../../src/oncall/page-plan.js';
+import { planAck, planJoin, planOpen, planResolve, planTimer } from '../../src/oncall/page-plan.js';
+import type { PageQuery, Store } from '../../src/store/store.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+const MIN = 60_000;
+const q = (over: Partial<PageQuery> = {}): PageQuery => ({ limit: 100, cursor: null, order: 'desc', sinceMs: null, untilMs: null, ...over });
+
+const policy: Policy = {
+  id: 'default', repeat: 0, ackTimeoutMs: 0, onExhausted: [],
+  steps: [{ notify: [{ kind: 'person', id: 'alice' }], afterMs: MIN }, { notify: [{ kind: 'person', id: 'bob' }], afterMs: MIN }],
+};
+const resolve: ResolveTargets = (targets) => ({ nobodyOnCall: [],
+  recipients: targets.map((t) => ({ person: t.id, channel: 'dm', to: t.id })) });
+const cli: Actor = { actor: 'cli:test', by: 'alice', via: 'cli' };
+
+let n = 0;
+export function openPlan(key = 'disk/db-1', nowMs = T0, agentId = 'agent-a'): PagePlan {
+  n += 1;
+  return planOpen({ pageId: `ptest${String(n).padStart(6, '0')}`, agentId, incidentKey: key, policy, policySha256: 'abc', nowMs, resolve,
+    event: { id: `event-${n}`, title: 'Disk full', severity: 'P1' } });
+}
+
+function must<T>(r: { ok: true; plan: T | null } | { ok: false; reason: string }): T {
+  assert.ok(r.ok, 'planned');
+  assert.ok(r.ok && r.plan !== null);
+  return r.plan;
+}
+
+export function oncallStoreContract(name: string, open: () => Promise<Store>, again: () => Promise<Store>, replicas: boolean): void {
+  describe(`${name}: on-call pages`, () => {
+    it('persists a plan with its audit rows and notifications, and reads the page back', async () => {
+      const store = await open();
+      const plan = openPlan();
+      assert.deepEqual(await store.oncall.applyPagePlan(plan, T0), { ok: true });
+      assert.deepEqual(await store.oncall.getPage(plan.page.id), plan.page);
+      assert.deepEqual(await store.oncall.findPage('agent-a', 'disk/db-1'), plan.page);
+      const timeline = await store.oncall.pageTimeline(plan.page.id);
+      assert.deepEqual(timeline.map((r) => r.kind), ['page.opened', 'page.notified']);
+      assert.equal((await store.oncall.listPages(q(), { state: 'triggered' })).items.length, 1);
+      assert.equal((await store.oncall.listPages(q(), { state: 'resolved' })).items.length, 0);
+      assert.deepEqual(await store.oncall.openPageCounts(), [{ agentId: 'agent-a', state: 'triggered', count: 1 }]);
+    });
+
+    it('one open page per incident key; a plan onto a page that moved on is a conflict and writes nothing', async () => {
+      const store = await open();
+      const first = openPlan('k1');
+      assert.deepEqual(await store.oncall.applyPagePlan(first, T0), { ok: true });
+      assert.deepEqual(await store.oncall.applyPagePlan(openPlan('k1'), T0), { ok: false, reason: 'conflict' });
+      const joined = planJoin(first.page, { id: 'e-join', title: 'Disk full', severity: 'P1' }, T0 + 1000, resolve);
+      const acked = must(planAck(first.page, cli, null, T0 + 1000));
+      assert.deepEqual(await store.oncall.applyPagePlan(acked, T0 + 1000), { ok: true });
+      const headBefore = await store.auditHead();
+      assert.deepEqual(await store.oncall.applyPagePlan(joined as PagePlan, T0 + 1000), { ok: false, reason: 'conflict' });
+      assert.deepEqual(await store.auditHead(), headBefore, 'no audit row of the losing plan');
+      assert.equal((await store.oncall.getPage(first.page.id))?.state, 'acknowledged');
+    });
+
+    it('claims a due timer once per lease; the plan applied after it fences a second holder', async () => {
+      const store = await open();
+      const plan = openPlan('k2');
+      await store.oncall.applyPagePlan(plan, T0);
+      assert.deepEqual(await store.oncall.claimDuePages('r1', T0 + MIN - 1, 10_000, 10), [], 'not due yet');
+      const [claimed] = await store.oncall.claimDuePages('r1', T0 + MIN, 10_000, 10);
+      assert.equal(claimed?.id, plan.page.id);
+      const other = replicas ? await again() : store;
+      assert.deepEqual(await other.oncall.claimDuePages('r2', T0 + MIN + 1, 10_000, 10), [], 'held by r1');
+      // r1 stalls past its lease; r2 claims it and escalates; r1's late plan is fenced.
+      const [stolen] = await other.oncall.claimDuePages('r2', T0 + MIN + 10_000, 10_000, 10);
+      assert.equal(stolen?.id, plan.page.id);
+      assert.deepEqual(await other.oncall.applyPagePlan(planTimer(stolen, T0 + MIN + 10_000, resolve) as PagePlan, T0 + MIN + 10_000), { ok: true });
+      assert.deepEqual(await store.oncall.applyPagePlan(planTimer(claimed, T0 + MIN, resolve) as PagePlan, T0 + MIN),
+        { ok: false, reason: 'conflict' });
+      const escalated = (await store.oncall.pageTimeline(plan.page.id)).filter((r) => r.kind === 'page.escalated');
+      assert.equal(escalated.length, 1, 'the step fired once');
+    });
+
+    it('hands notifications out at least once, fenced by owner and attempt, and records outcomes once', async () => {
+      const store = await open();
+      const plan = openPlan('k3');
+      await store.oncall.applyPagePlan(plan, T0);
+      const [c1] = await store.oncall.claimNotifications('r1', T0, 30_000, 10);
+      assert.equal(c1?.notification.deliveryId, `${plan.page.id}.1.alice.dm`);
+      assert.equal(c1?.attempt, 1);
+      assert.deepEqual(await store.oncall.claimNotifications('r2', T0 + 1, 30_000, 10), [], 'leased to r1');
+      const [c2] = await store.oncall.claimNotifications('r2', T0 + 30_000, 30_000, 10);
+      assert.equal(c2?.attempt, 2, 'r1 went quiet: handed out again with the same deliveryId');
+      assert.equal(c2?.notification.deliveryId, c1?.notification.deliveryId);
+      const delivered = (c: typeof c1) => ({ deliveryId: c?.notification.deliveryId ?? '', owner: c?.owner ?? '', attempt: c?.attempt ?? 0,
+        outcome: 'delivered' as const, audit: [{ kind: 'message.delivered', actor: 'agent:agent-a', agentId: 'agent-a', data: { deliveryId: c?.notification.deliveryId } }] });
+      assert.equal(await store.oncall.finishNotifications([delivered(c1)], T0 + 30_001), 0, 'a stale holder is fenced');
+      assert.equal(await store.oncall.finishNotifications([delivered(c2)], T0 + 30_001), 1);
+      assert.deepEqual(await store.oncall.claimNotifications('r3', T0 + 99 * MIN, 30_000, 10), [], 'sent: never handed out again');
+    });
+
+    it('an escalation notification is not handed out once the acknowledgement committed; the resolved notice is', async () => {
+      const store = await open();
+      const plan = openPlan('k4');
+      await store.oncall.applyPagePlan(plan, T0);
+      await store.oncall.applyPagePlan(must(planAck(plan.page, cli, null, T0 + 1)), T0 + 1);
+      assert.deepEqual(await store.oncall.claimNotifications('r1', T0 + 2, 30_000, 10), [], 'the opening notice was cancelled');
+      const acked = await store.oncall.getPage(plan.page.id) as PageRecord;
+      await store.oncall.applyPagePlan(must(planResolve(acked, cli, null, null, T0 + 3)), T0 + 3);
+      const claimed = await store.oncall.claimNotifications('r1', T0 + 4, 30_000, 10);
+      assert.deepEqual(claimed.map((c) => [c.notification.kind, c.notification.deliveryId]), [['resolved', `${plan.page.id}.2.alice.dm`]]);
+    });
+
+    it('overrides, silences and heartbeats: added, listed, removed or expired, audited', async () => {
+      const store = await open();
+      await store.oncall.addOverride({ id: 'o1', agentId: 'agent-a', scheduleId: 'primary', personId: 'bob', fromMs: T0, toMs: T0 + MIN,
+        createdAtMs: T0, createdBy: 'cli:test' }, T0);
+      assert.deepEqual((await store.oncall.listOverrides('agent-a', T0)).map((o) => o.id), ['o1']);
+      assert.equal((await store.oncall.removeOverride('o1', 'cli:test', T0))?.personId, 'bob');
+      assert.equal(await store.oncall.removeOverride('o1', 'cli:test', T0), null);
+      await store.oncall.addSilence({ id: 's1', agentId: null, matchers: [{ label: 'alertname', op: '=', value: 'Disk' }], startsAtMs: T0,
+        endsAtMs: T0 + MIN, reason: 'maintenance', createdBy: 'cli:test' }, T0);
+      assert.equal((await store.oncall.listSilences(T0))[0]?.expiredAtMs, null);
+      assert.equal((await store.oncall.expireSilence('s1', 'cli:test', T0 + 10))?.endsAtMs, T0 + 10);
+      assert.equal(await store.oncall.expireSilence('nope', 'cli:test', T0 + 10), null);
+      await store.oncall.touchHeartbeats('agent-a', ['watchdog'], T0 + 5);
+      await store.oncall.touchHeartbeats('agent-a', ['watchdog'], T0 + 3);
+      assert.deepEqual(await store.oncall.listHeartbeats(), [{ agentId: 'agent-a', heartbeatId: 'watchdog', lastSeenMs: T0 + 5 }]);
+      const kinds = (await store.listAudit(q({ limit: 100, order: 'asc' }), {})).items.map((r) => r.kind);
+      assert.deepEqual(kinds, ['schedule.override.added', 'schedule.override.removed', 'silence.created', 'silence.expired']);
+    });
+  });
+}
