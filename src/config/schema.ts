@@ -295,9 +295,27 @@ export const webhookSourceSchema = z.strictObject({
 });
 export type WebhookSourceConfig = z.infer<typeof webhookSourceSchema>;
 
-export const sourcesFileSchema = z.strictObject({
-  sources: z.array(webhookSourceSchema).min(1),
+/**
+ * One-time acknowledgement links (contract §18.6): its own listener serving `GET`/`POST /ack/<token>`.
+ * `publicUrl` is how people reach that path (a reverse proxy's URL); links in messages start with it.
+ */
+export const ackSourceSchema = z.strictObject({
+  id,
+  type: z.literal('ack'),
+  port,
+  bind: bindAddress.default('127.0.0.1'),
+  publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://svc.example.com/ack' })
+    .refine((u) => !u.includes('?') && !u.includes('#'), 'must not carry a query or a fragment (the token is appended as a path segment)').optional(),
+  /** The HMAC key of the links' tokens. */
+  secret: sourceSecret,
+  maxConnections: z.number().int().min(1).max(65_535).default(512),
 });
+export type AckSourceConfig = z.infer<typeof ackSourceSchema>;
+
+export const sourcesFileSchema = z.strictObject({
+  sources: z.array(z.discriminatedUnion('type', [webhookSourceSchema, ackSourceSchema])).min(1),
+});
+export type AnySourceConfig = WebhookSourceConfig | AckSourceConfig;
 
 const direction = z.enum(['outbound']);
 const retry = {
@@ -355,7 +373,10 @@ export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
 export interface LoadedAgent {
   dir: string;
   agent: AgentConfig;
+  /** The webhook sources (ingest). */
   sources: WebhookSourceConfig[];
+  /** The agent's `type: ack` source (§18.6), when it has one: links in page messages. */
+  ackSource?: AckSourceConfig;
   channels: ChannelConfig[];
   /** Skill files: absolute path and text. */
   skills: Array<{ path: string; text: string }>;
