@@ -35,6 +35,8 @@ import type { SourceStats } from '../metrics/source-stats.js';
 import { createSourceStats } from '../metrics/source-stats.js';
 import { startLeaderDuties } from './leader-duties.js';
 import { startPages } from './start-pages.js';
+import type { AckLinkServer } from './ack-link-server.js';
+import { createAckLinkServer } from './ack-link-server.js';
 import { loadReplicaId, runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 import type { AdminSocket } from './admin-socket.js';
@@ -195,10 +197,22 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     // Agents with an oncall.yaml page through the page engine (contract §17); it stops before the channels close.
     const pageConfigs = deps.oncall ?? new Map<string, OncallConfig>();
+    const ackServers = new Map<string, AckLinkServer>();
     const pages = pageConfigs.size > 0
-      ? startPages({ store: runtimeStore, clock, owner, configs: pageConfigs, agents: dispatchAgents, metrics, report })
+      ? startPages({ store: runtimeStore, clock, owner, configs: pageConfigs, agents: dispatchAgents, metrics, report, links: ackServers })
       : null;
     if (pages) closers.push({ name: 'page engine', close: () => pages.close() });
+    // One-time ack links (§18.6): a listener per agent that has a page engine and an ack source.
+    if (pages) {
+      for (const loaded of deps.agents) {
+        if (loaded.ackSource === undefined || !pageConfigs.has(loaded.agent.id)) continue;
+        const server = createAckLinkServer({ agentId: loaded.agent.id, source: loaded.ackSource, engine: pages.engine, store: runtimeStore,
+          clock, log: agentLog(loaded.agent.id), report });
+        await server.start();
+        ackServers.set(loaded.agent.id, server);
+        closers.push({ name: `ack links ${loaded.ackSource.id}`, close: () => server.close() });
+      }
+    }
 
     const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock, owner,
       leaseMs: deps.store.leaseMs,

@@ -69,6 +69,9 @@ export function dueAtMs(page: Pick<PageRecord, 'nextEscalationAtMs' | 'ackTimeou
  */
 export type NotificationKind = 'escalation' | 'join' | 'resolved' | 'notify';
 
+/** The `person` of a notification to a channel target (nobody in particular). */
+export const CHANNEL_TARGET = '-';
+
 /** An outbound message a plan commits; the page notifier hands it to its channel at least once. */
 export interface PageNotification {
   /** `<pageId>.<round>.<personId>.<channelId>` (`-` for a channel target); for a route's notify: `<eventId>.notify.<person>.<channel>`. */

@@ -21,6 +21,20 @@ export interface OutboundMessage {
   to?: string;
   /** The page this message belongs to (§17), when it is a page's. */
   pageId?: string;
+  /** One-time links for the addressed person (§18.6), when the agent has an ack source. */
+  links?: AckLinks;
+}
+
+/** A person's one-time links to acknowledge or resolve a page (contract §18.6). */
+export interface AckLinks {
+  ack: string;
+  resolve: string;
+}
+
+/** The message's text with its links below it, for channels that carry plain text only. */
+export function textWithLinks(message: Pick<OutboundMessage, 'text' | 'links'>): string {
+  if (message.links === undefined) return message.text;
+  return `${message.text}\n\nAcknowledge: ${message.links.ack}\nResolve: ${message.links.resolve}`;
 }
 
 /** Result of one delivery attempt; the dispatcher owns retries and back-off. */

@@ -15,6 +15,7 @@ import type { Clock } from '../../core/clock.js';
 import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
+import { textWithLinks } from './channel.js';
 import type { HttpAttempt } from './webhook-channel.js';
 import { parseRetryAfter, postJson, safeSnippet } from './webhook-channel.js';
 
@@ -115,7 +116,7 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
       const dm = await openDm(attempt.signal, isTimedOut);
       if (!dm.ok) return settle(dm);
       const posted = await call('chat.postMessage',
-        { channel: dm.id, text: escapeSlackText(message.text), unfurl_links: false }, attempt.signal, isTimedOut);
+        { channel: dm.id, text: escapeSlackText(textWithLinks(message)), unfurl_links: false }, attempt.signal, isTimedOut);
       if (!posted.ok) {
         if (posted.slackError !== undefined && STALE_CHANNEL_ERRORS.has(posted.slackError)) dmChannels.delete(config.user);
         return settle(posted);
