@@ -80,6 +80,13 @@ describe('slack channel against a local Slack Web API', () => {
   after(() => new Promise<void>((resolve) => { stub.server.closeAllConnections(); stub.server.close(() => resolve()); }));
   beforeEach(() => { stub.seen.length = 0; stub.setMode('ok'); });
 
+  it('a page message with links carries both below its text (§18.6)', async () => {
+    const links = { ack: 'https://svc.example.com/ack/v1.a.b', resolve: 'https://svc.example.com/ack/v1.c.d' };
+    assert.equal((await channelFor(port).send({ ...message, pageId: 'p0123456789ab', links }, signal())).ok, true);
+    assert.equal((stub.seen.find((x) => x.method === 'chat.postMessage')?.body as { text: string }).text,
+      '[P1] FIRING: HighLatency on api-1\n- p99 &gt; 2s &amp; rising\n\nAcknowledge: https://svc.example.com/ack/v1.a.b\nResolve: https://svc.example.com/ack/v1.c.d');
+  });
+
   it('opens the DM, posts the message, reports channel and ts, caches the DM id', async () => {
     const channel = channelFor(port);
     assert.equal(channel.type, 'slack');
