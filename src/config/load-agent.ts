@@ -104,9 +104,11 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
   if (sourcesFile) {
     problems.push(...duplicateIds(sourcesFile, ['sources'], sourcesFile.value.sources, 'source'));
     problems.push(...tlsProblems(sourcesFile));
-    const acks = sourcesFile.value.sources.flatMap((s, i) => (s.type === 'ack' ? [i] : []));
-    // Links name one source's key: a second would leave which one signs them a guess.
-    for (const i of acks.slice(1)) problems.push(sourcesFile.problem(['sources', i, 'type'], 'an agent has at most one ack source'));
+    // Links name one source's key, and one Slack app answers an agent: a second would leave which one a guess.
+    for (const type of ['ack', 'slack'] as const) {
+      const found = sourcesFile.value.sources.flatMap((s, i) => (s.type === type ? [i] : []));
+      for (const i of found.slice(1)) problems.push(sourcesFile.problem(['sources', i, 'type'], `an agent has at most one ${type} source`));
+    }
   }
   if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'));
 
@@ -116,7 +118,7 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
       dir: absDir,
       agent,
       sources: sourcesFile.value.sources.filter((s): s is WebhookSourceConfig => s.type === 'webhook'),
-      ...ackSourceOf(sourcesFile.value.sources),
+      ...listenerSourcesOf(sourcesFile.value.sources),
       // A relative file-channel path means "next to the configuration", not "wherever svc was started".
       channels: channelsFile.value.channels.map((c) => (c.type === 'file' ? { ...c, path: resolve(absDir, c.path) } : c)),
       skills,
@@ -127,9 +129,10 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
   };
 }
 
-function ackSourceOf(sources: readonly AnySourceConfig[]): Pick<LoadedAgent, 'ackSource'> {
+function listenerSourcesOf(sources: readonly AnySourceConfig[]): Pick<LoadedAgent, 'ackSource' | 'slackSource'> {
   const ack = sources.find((s) => s.type === 'ack');
-  return ack === undefined ? {} : { ackSource: ack };
+  const slack = sources.find((s) => s.type === 'slack');
+  return { ...(ack === undefined ? {} : { ackSource: ack }), ...(slack === undefined ? {} : { slackSource: slack }) };
 }
 
 const isLlmProvider = (p: string): p is LlmProviderName => (LLM_PROVIDERS as readonly string[]).includes(p);
@@ -332,14 +335,14 @@ function crossAgentProblems(located: Located[]): string[] {
     });
   }
 
-  // An ack source has a listener of its own: its port is shared with nothing.
+  // Ack and slack sources have a listener of their own: their ports are shared with nothing.
   const ackPorts = new Map<number, string>();
   for (const l of located) {
     l.sourcesFile.value.sources.forEach((source, i) => {
-      if (source.type !== 'ack') return;
+      if (source.type === 'webhook') return;
       const other = ports.get(source.port)?.at ?? ackPorts.get(source.port);
       if (other !== undefined) {
-        problems.push(l.sourcesFile.problem(['sources', i, 'port'], `port ${source.port} is also used by ${other}; an ack source needs a port of its own`));
+        problems.push(l.sourcesFile.problem(['sources', i, 'port'], `port ${source.port} is also used by ${other}; ${source.type === 'ack' ? 'an ack' : 'a slack'} source needs a port of its own`));
       } else ackPorts.set(source.port, l.sourcesFile.where(['sources', i]));
     });
   }

@@ -312,10 +312,24 @@ export const ackSourceSchema = z.strictObject({
 });
 export type AckSourceConfig = z.infer<typeof ackSourceSchema>;
 
-export const sourcesFileSchema = z.strictObject({
-  sources: z.array(z.discriminatedUnion('type', [webhookSourceSchema, ackSourceSchema])).min(1),
+/**
+ * Slack interactivity (contract §18.2): button clicks on page messages arrive at
+ * `POST /webhooks/<id>` on a listener of its own, signed with the Slack app's signing secret.
+ */
+export const slackSourceSchema = z.strictObject({
+  id,
+  type: z.literal('slack'),
+  port,
+  bind: bindAddress.default('127.0.0.1'),
+  signingSecret: sourceSecret,
+  maxConnections: z.number().int().min(1).max(65_535).default(512),
 });
-export type AnySourceConfig = WebhookSourceConfig | AckSourceConfig;
+export type SlackSourceConfig = z.infer<typeof slackSourceSchema>;
+
+export const sourcesFileSchema = z.strictObject({
+  sources: z.array(z.discriminatedUnion('type', [webhookSourceSchema, ackSourceSchema, slackSourceSchema])).min(1),
+});
+export type AnySourceConfig = WebhookSourceConfig | AckSourceConfig | SlackSourceConfig;
 
 const direction = z.enum(['outbound']);
 const retry = {
@@ -364,6 +378,7 @@ export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
   { file: 'event-sources.yaml', path: /^sources\.\d+\.bearerToken$/ },
   { file: 'event-sources.yaml', path: /^sources\.\d+\.basicAuth\.password$/ },
   { file: 'event-sources.yaml', path: /^sources\.\d+\.tls\.key$/ },
+  { file: 'event-sources.yaml', path: /^sources\.\d+\.signingSecret$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.token$/ },
   { file: 'agent.yaml', path: /^audit\.export\.\d+\.token$/ },
   { file: 'agent.yaml', path: /^apiKey$/ },
@@ -377,6 +392,8 @@ export interface LoadedAgent {
   sources: WebhookSourceConfig[];
   /** The agent's `type: ack` source (§18.6), when it has one: links in page messages. */
   ackSource?: AckSourceConfig;
+  /** The agent's `type: slack` source (§18.2), when it has one: Slack button clicks. */
+  slackSource?: SlackSourceConfig;
   channels: ChannelConfig[];
   /** Skill files: absolute path and text. */
   skills: Array<{ path: string; text: string }>;

@@ -37,6 +37,7 @@ import { startLeaderDuties } from './leader-duties.js';
 import { startPages } from './start-pages.js';
 import type { AckLinkServer } from './ack-link-server.js';
 import { createAckLinkServer } from './ack-link-server.js';
+import { createSlackActionsServer } from './slack-actions-server.js';
 import { loadReplicaId, runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 import type { AdminSocket } from './admin-socket.js';
@@ -211,6 +212,16 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         await server.start();
         ackServers.set(loaded.agent.id, server);
         closers.push({ name: `ack links ${loaded.ackSource.id}`, close: () => server.close() });
+      }
+      // Slack button clicks (§18.2): a listener per agent that has a page engine and a slack source.
+      for (const loaded of deps.agents) {
+        const config = pageConfigs.get(loaded.agent.id);
+        if (loaded.slackSource === undefined || config === undefined) continue;
+        const server = createSlackActionsServer({ agentId: loaded.agent.id, source: loaded.slackSource,
+          slackChannelIds: loaded.channels.filter((c) => c.type === 'slack').map((c) => c.id), people: () => config.people,
+          engine: pages.engine, store: runtimeStore, clock, log: agentLog(loaded.agent.id), report });
+        await server.start();
+        closers.push({ name: `slack source ${loaded.slackSource.id}`, close: () => server.close() });
       }
     }
 
