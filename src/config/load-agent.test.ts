@@ -389,3 +389,16 @@ describe('the ack source (contract §18.6)', () => {
     assert.match(shared, /sources\.1\.port: port 8787 is also used by .*event-sources\.yaml:2:\d+; an ack source needs a port of its own/);
   });
 });
+
+describe('the slack source (contract §18.2)', () => {
+  const SLACK = ['  - id: slack-actions', '    type: slack', '    port: 8789', '    signingSecret: ${secret:alert-escalation/webhook-hmac}', ''].join('\n');
+  it('loads as slackSource; a literal signing secret and a shared port are refused', () => {
+    assert.deepEqual(loadAgentDir(agentDir({ sources: `${SOURCES}${SLACK}` }), ctx).slackSource,
+      { id: 'slack-actions', type: 'slack', port: 8789, bind: '127.0.0.1', signingSecret: HMAC, maxConnections: 512 });
+    const literal = errorOf(() => loadAgentDir(agentDir({ sources: `${SOURCES}${SLACK.replace('${secret:alert-escalation/webhook-hmac}', 'literal-signing-secret-1')}` }), ctx));
+    assert.match(literal, /sources\.1\.signingSecret: must be a \$\{env:/);
+    assert.doesNotMatch(literal, /literal-signing-secret-1/);
+    const shared = errorOf(() => loadAgents([agentDir({ sources: `${SOURCES}${SLACK.replace('8789', '8787')}` })], ctx));
+    assert.match(shared, /sources\.1\.port: port 8787 is also used by .*; a slack source needs a port of its own/);
+  });
+});
