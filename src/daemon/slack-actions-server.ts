@@ -17,6 +17,7 @@ import { errorText } from '../core/errors.js';
 import { capConnections, listenerOptions } from '../core/listener-limits.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import type { Person } from '../oncall/oncall-config.js';
+import { SLACK_ACTION_IDS } from '../runtime/channels/slack-blocks.js';
 import type { PageAction, PageEngine } from '../runtime/oncall/page-engine.js';
 import type { Store } from '../store/store.js';
 
@@ -28,9 +29,9 @@ const RESPONSE_URL_TIMEOUT_MS = 2_500;
 
 /** The buttons of a page message (§18.1) and what each does. */
 export const SLACK_ACTIONS: Readonly<Record<string, PageAction>> = {
-  svc_ack: { kind: 'ack', note: null },
-  svc_resolve: { kind: 'resolve', note: null },
-  svc_escalate: { kind: 'escalate', toStep: null },
+  [SLACK_ACTION_IDS.ack]: { kind: 'ack', note: null },
+  [SLACK_ACTION_IDS.resolve]: { kind: 'resolve', note: null },
+  [SLACK_ACTION_IDS.escalate]: { kind: 'escalate', toStep: null },
 };
 
 export interface SlackActionsDeps {
