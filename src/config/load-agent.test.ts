@@ -458,3 +458,40 @@ describe('audit.checkpoints.key (contract §20.2)', () => {
     assert.doesNotMatch(message, /BEGIN/);
   });
 });
+
+describe('the ack source (contract §18.6)', () => {
+  const ACK = ['  - id: ack-links', '    type: ack', '    port: 8790', '    secret: ${secret:alert-escalation/webhook-hmac}', ''].join('\n');
+
+  it('loads beside the webhook sources, which stay the ingest list, with bind 127.0.0.1 by default', () => {
+    const loaded = loadAgentDir(agentDir({ sources: `${SOURCES}${ACK}    publicUrl: https://svc.example.com/ack\n` }), ctx);
+    assert.deepEqual(loaded.sources.map((s) => s.id), ['alertmanager']);
+    assert.deepEqual(loaded.ackSource, { id: 'ack-links', type: 'ack', port: 8790, bind: '127.0.0.1', secret: HMAC,
+      publicUrl: 'https://svc.example.com/ack', maxConnections: 512 });
+  });
+
+  it('refuses a literal secret, a second ack source, a publicUrl with a query and a port a webhook source uses', () => {
+    const dir = agentDir({ sources: `${SOURCES}${ACK.replace('${secret:alert-escalation/webhook-hmac}', 'literal-secret-value-123')}` });
+    const literal = errorOf(() => loadAgentDir(dir, ctx));
+    assert.match(literal, /sources\.1\.secret: must be a \$\{env:/);
+    assert.doesNotMatch(literal, /literal-secret-value-123/);
+    const two = errorOf(() => loadAgentDir(agentDir({ sources: `${SOURCES}${ACK}${ACK.replace('ack-links', 'more').replace('8790', '8791')}` }), ctx));
+    assert.match(two, /sources\.2\.type: an agent has at most one ack source/);
+    const query = errorOf(() => loadAgentDir(agentDir({ sources: `${SOURCES}${ACK}    publicUrl: https://x.example/ack?a=1\n` }), ctx));
+    assert.match(query, /sources\.1\.publicUrl: must not carry a query or a fragment/);
+    const shared = errorOf(() => loadAgents([agentDir({ sources: `${SOURCES}${ACK.replace('8790', '8787')}` })], ctx));
+    assert.match(shared, /sources\.1\.port: port 8787 is also used by .*event-sources\.yaml:2:\d+; an ack source needs a port of its own/);
+  });
+});
+
+describe('the slack source (contract §18.2)', () => {
+  const SLACK = ['  - id: slack-actions', '    type: slack', '    port: 8789', '    signingSecret: ${secret:alert-escalation/webhook-hmac}', ''].join('\n');
+  it('loads as slackSource; a literal signing secret and a shared port are refused', () => {
+    assert.deepEqual(loadAgentDir(agentDir({ sources: `${SOURCES}${SLACK}` }), ctx).slackSource,
+      { id: 'slack-actions', type: 'slack', port: 8789, bind: '127.0.0.1', signingSecret: HMAC, maxConnections: 512 });
+    const literal = errorOf(() => loadAgentDir(agentDir({ sources: `${SOURCES}${SLACK.replace('${secret:alert-escalation/webhook-hmac}', 'literal-signing-secret-1')}` }), ctx));
+    assert.match(literal, /sources\.1\.signingSecret: must be a \$\{env:/);
+    assert.doesNotMatch(literal, /literal-signing-secret-1/);
+    const shared = errorOf(() => loadAgents([agentDir({ sources: `${SOURCES}${SLACK.replace('8789', '8787')}` })], ctx));
+    assert.match(shared, /sources\.1\.port: port 8787 is also used by .*; a slack source needs a port of its own/);
+  });
+});

@@ -14,7 +14,7 @@ import { findCommand } from './mcp-command.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedFile, readFailureText } from './read-bounded.js';
 import { DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LLM_PROVIDERS, SECRET_KEYS, agentSchema, channelsFileSchema, llmSchema,
   sourcesFileSchema } from './schema.js';
-import type { AgentConfig, ChannelConfig, LlmProviderName, LoadedAgent, WebhookSourceConfig } from './schema.js';
+import type { AgentConfig, AnySourceConfig, ChannelConfig, LlmProviderName, LoadedAgent, WebhookSourceConfig } from './schema.js';
 import { loadYamlFile, refNote } from './yaml-file.js';
 import type { YamlFile } from './yaml-file.js';
 
@@ -27,7 +27,7 @@ export interface LoadContext {
 interface Located {
   loaded: LoadedAgent;
   agentFile: YamlFile<AgentConfig>;
-  sourcesFile: YamlFile<{ sources: WebhookSourceConfig[] }>;
+  sourcesFile: YamlFile<{ sources: AnySourceConfig[] }>;
   channelsFile: YamlFile<{ channels: ChannelConfig[] }>;
 }
 
@@ -105,6 +105,11 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
   if (sourcesFile) {
     problems.push(...duplicateIds(sourcesFile, ['sources'], sourcesFile.value.sources, 'source'));
     problems.push(...tlsProblems(sourcesFile));
+    // Links name one source's key, and one Slack app answers an agent: a second would leave which one a guess.
+    for (const type of ['ack', 'slack'] as const) {
+      const found = sourcesFile.value.sources.flatMap((s, i) => (s.type === type ? [i] : []));
+      for (const i of found.slice(1)) problems.push(sourcesFile.problem(['sources', i, 'type'], `an agent has at most one ${type} source`));
+    }
   }
   if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'));
 
@@ -113,7 +118,8 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
     loaded: {
       dir: absDir,
       agent,
-      sources: sourcesFile.value.sources,
+      sources: sourcesFile.value.sources.filter((s): s is WebhookSourceConfig => s.type === 'webhook'),
+      ...listenerSourcesOf(sourcesFile.value.sources),
       // A relative file-channel path means "next to the configuration", not "wherever svc was started".
       channels: channelsFile.value.channels.map((c) => (c.type === 'file' ? { ...c, path: resolve(absDir, c.path) } : c)),
       skills,
@@ -122,6 +128,12 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
     sourcesFile,
     channelsFile,
   };
+}
+
+function listenerSourcesOf(sources: readonly AnySourceConfig[]): Pick<LoadedAgent, 'ackSource' | 'slackSource'> {
+  const ack = sources.find((s) => s.type === 'ack');
+  const slack = sources.find((s) => s.type === 'slack');
+  return { ...(ack === undefined ? {} : { ackSource: ack }), ...(slack === undefined ? {} : { slackSource: slack }) };
 }
 
 const isLlmProvider = (p: string): p is LlmProviderName => (LLM_PROVIDERS as readonly string[]).includes(p);
@@ -230,9 +242,9 @@ function mcpCommandProblems(file: YamlFile<AgentConfig>, dir: string, pathVar: s
 }
 
 /** A source's `tls` must be a certificate and the key that goes with it (OpenSSL's reason names no key material). */
-function tlsProblems(file: YamlFile<{ sources: WebhookSourceConfig[] }>): string[] {
+function tlsProblems(file: YamlFile<{ sources: AnySourceConfig[] }>): string[] {
   return file.value.sources.flatMap((source, i) => {
-    if (!source.tls) return [];
+    if (source.type !== 'webhook' || !source.tls) return [];
     try {
       createSecureContext({ cert: source.tls.cert, key: source.tls.key });
       return [];
@@ -310,7 +322,8 @@ function crossAgentProblems(located: Located[]): string[] {
   const ports = new Map<number, { bind: string; bindShown: string; tls: string | null; at: string; ids: Map<string, string> }>();
   const tlsOf = (source: WebhookSourceConfig): string | null => (source.tls ? `${source.tls.cert}\n${source.tls.key}` : null);
   for (const l of located) {
-    l.loaded.sources.forEach((source, i) => {
+    l.sourcesFile.value.sources.forEach((source, i) => {
+      if (source.type !== 'webhook') return;
       const idAt = l.sourcesFile.where(['sources', i, 'id']);
       const seen = ports.get(source.port);
       if (!seen) {
@@ -333,6 +346,18 @@ function crossAgentProblems(located: Located[]): string[] {
       } else {
         seen.ids.set(source.id, idAt);
       }
+    });
+  }
+
+  // Ack and slack sources have a listener of their own: their ports are shared with nothing.
+  const ackPorts = new Map<number, string>();
+  for (const l of located) {
+    l.sourcesFile.value.sources.forEach((source, i) => {
+      if (source.type === 'webhook') return;
+      const other = ports.get(source.port)?.at ?? ackPorts.get(source.port);
+      if (other !== undefined) {
+        problems.push(l.sourcesFile.problem(['sources', i, 'port'], `port ${source.port} is also used by ${other}; ${source.type === 'ack' ? 'an ack' : 'a slack'} source needs a port of its own`));
+      } else ackPorts.set(source.port, l.sourcesFile.where(['sources', i]));
     });
   }
 

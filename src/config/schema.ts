@@ -307,9 +307,41 @@ export const webhookSourceSchema = z.strictObject({
 });
 export type WebhookSourceConfig = z.infer<typeof webhookSourceSchema>;
 
-export const sourcesFileSchema = z.strictObject({
-  sources: z.array(webhookSourceSchema).min(1),
+/**
+ * One-time acknowledgement links (contract §18.6): its own listener serving `GET`/`POST /ack/<token>`.
+ * `publicUrl` is how people reach that path (a reverse proxy's URL); links in messages start with it.
+ */
+export const ackSourceSchema = z.strictObject({
+  id,
+  type: z.literal('ack'),
+  port,
+  bind: bindAddress.default('127.0.0.1'),
+  publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://svc.example.com/ack' })
+    .refine((u) => !u.includes('?') && !u.includes('#'), 'must not carry a query or a fragment (the token is appended as a path segment)').optional(),
+  /** The HMAC key of the links' tokens. */
+  secret: sourceSecret,
+  maxConnections: z.number().int().min(1).max(65_535).default(512),
 });
+export type AckSourceConfig = z.infer<typeof ackSourceSchema>;
+
+/**
+ * Slack interactivity (contract §18.2): button clicks on page messages arrive at
+ * `POST /webhooks/<id>` on a listener of its own, signed with the Slack app's signing secret.
+ */
+export const slackSourceSchema = z.strictObject({
+  id,
+  type: z.literal('slack'),
+  port,
+  bind: bindAddress.default('127.0.0.1'),
+  signingSecret: sourceSecret,
+  maxConnections: z.number().int().min(1).max(65_535).default(512),
+});
+export type SlackSourceConfig = z.infer<typeof slackSourceSchema>;
+
+export const sourcesFileSchema = z.strictObject({
+  sources: z.array(z.discriminatedUnion('type', [webhookSourceSchema, ackSourceSchema, slackSourceSchema])).min(1),
+});
+export type AnySourceConfig = WebhookSourceConfig | AckSourceConfig | SlackSourceConfig;
 
 const direction = z.enum(['outbound']);
 const retry = {
@@ -409,6 +441,7 @@ export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
   { file: 'event-sources.yaml', path: /^sources\.\d+\.bearerToken$/ },
   { file: 'event-sources.yaml', path: /^sources\.\d+\.basicAuth\.password$/ },
   { file: 'event-sources.yaml', path: /^sources\.\d+\.tls\.key$/ },
+  { file: 'event-sources.yaml', path: /^sources\.\d+\.signingSecret$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.token$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.routingKey$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.smtp\.password$/ },
@@ -421,7 +454,12 @@ export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
 export interface LoadedAgent {
   dir: string;
   agent: AgentConfig;
+  /** The webhook sources (ingest). */
   sources: WebhookSourceConfig[];
+  /** The agent's `type: ack` source (§18.6), when it has one: links in page messages. */
+  ackSource?: AckSourceConfig;
+  /** The agent's `type: slack` source (§18.2), when it has one: Slack button clicks. */
+  slackSource?: SlackSourceConfig;
   channels: ChannelConfig[];
   /** Skill files: absolute path and text. */
   skills: Array<{ path: string; text: string }>;

@@ -36,6 +36,9 @@ import type { SourceStats } from '../metrics/source-stats.js';
 import { createSourceStats } from '../metrics/source-stats.js';
 import { startLeaderDuties } from './leader-duties.js';
 import { startPages } from './start-pages.js';
+import type { AckLinkServer } from './ack-link-server.js';
+import { createAckLinkServer } from './ack-link-server.js';
+import { createSlackActionsServer } from './slack-actions-server.js';
 import { loadReplicaId, runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 import type { AdminSocket } from './admin-socket.js';
@@ -197,10 +200,32 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     // Agents with an oncall.yaml page through the page engine (contract §17); it stops before the channels close.
     const pageConfigs = deps.oncall ?? new Map<string, OncallConfig>();
+    const ackServers = new Map<string, AckLinkServer>();
     const pages = pageConfigs.size > 0
-      ? startPages({ store: runtimeStore, clock, owner, configs: pageConfigs, agents: dispatchAgents, metrics, report })
+      ? startPages({ store: runtimeStore, clock, owner, configs: pageConfigs, agents: dispatchAgents, metrics, report, links: ackServers })
       : null;
     if (pages) closers.push({ name: 'page engine', close: () => pages.close() });
+    // One-time ack links (§18.6): a listener per agent that has a page engine and an ack source.
+    if (pages) {
+      for (const loaded of deps.agents) {
+        if (loaded.ackSource === undefined || !pageConfigs.has(loaded.agent.id)) continue;
+        const server = createAckLinkServer({ agentId: loaded.agent.id, source: loaded.ackSource, engine: pages.engine, store: runtimeStore,
+          clock, log: agentLog(loaded.agent.id), report });
+        await server.start();
+        ackServers.set(loaded.agent.id, server);
+        closers.push({ name: `ack links ${loaded.ackSource.id}`, close: () => server.close() });
+      }
+      // Slack button clicks (§18.2): a listener per agent that has a page engine and a slack source.
+      for (const loaded of deps.agents) {
+        const config = pageConfigs.get(loaded.agent.id);
+        if (loaded.slackSource === undefined || config === undefined) continue;
+        const server = createSlackActionsServer({ agentId: loaded.agent.id, source: loaded.slackSource,
+          slackChannelIds: loaded.channels.filter((c) => c.type === 'slack').map((c) => c.id), people: () => config.people,
+          engine: pages.engine, store: runtimeStore, clock, log: agentLog(loaded.agent.id), report });
+        await server.start();
+        closers.push({ name: `slack source ${loaded.slackSource.id}`, close: () => server.close() });
+      }
+    }
 
     const dispatcher = createDispatcher({ store: runtimeStore, agents: dispatchAgents, stats, clock, owner,
       leaseMs: deps.store.leaseMs, deliveryWindowMs: deps.store.deliveryWindowMs ?? DEFAULT_DELIVERY_WINDOW_MS,

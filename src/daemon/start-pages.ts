@@ -8,6 +8,7 @@ import { errorText } from '../core/errors.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import { heartbeatsMatching } from '../oncall/heartbeat-match.js';
+import type { AckLinks } from '../runtime/channels/channel.js';
 import type { DispatchAgent } from '../runtime/dispatch/handle-event.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
 import { createPageEngine } from '../runtime/oncall/page-engine.js';
@@ -23,6 +24,8 @@ export interface PagesDeps {
   agents: readonly DispatchAgent[];
   metrics: Metrics;
   report: (line: string) => void;
+  /** The agents' ack-link sources (§18.6), by agent id: their links go into page messages. */
+  links?: ReadonlyMap<string, { links(pageId: string, person: string): AckLinks }>;
 }
 
 export interface Pages {
@@ -42,7 +45,8 @@ export function startPages(deps: PagesDeps): Pages {
   const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics,
     followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true });
   const notify = createPageNotifier({ store, clock, owner: deps.owner, agents: byId,
-    channelOutcome: (agent, channel, outcome) => deps.metrics.dispatch.channelMessages.inc({ agent, channel, outcome }) });
+    channelOutcome: (agent, channel, outcome) => deps.metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
+    links: (agentId, pageId, person) => deps.links?.get(agentId)?.links(pageId, person) ?? null });
   const loop = createPageLoop({ store, clock, owner: deps.owner, engine, notify, configs, onError,
     timerLag: (s) => oncallMetrics.timerLag(s), heartbeatAge: (agent, hb, s) => oncallMetrics.heartbeatAge(agent, hb, s),
     openPages: (counts) => {

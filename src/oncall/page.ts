@@ -81,6 +81,9 @@ export function isStaleNotification(kind: string, state: string | null | undefin
   return kind === 'join' && state === 'resolved';
 }
 
+/** The `person` of a notification to a channel target (nobody in particular). */
+export const CHANNEL_TARGET = '-';
+
 /** An outbound message a plan commits; the page notifier hands it to its channel at least once. */
 export interface PageNotification {
   /** `<pageId>.<round>.<personId>.<channelId>` (`-` for a channel target); for a route's notify: `<eventId>.notify.<person>.<channel>`. */

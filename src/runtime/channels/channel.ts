@@ -4,12 +4,6 @@ import type { NotificationKind } from '../../oncall/page.js';
 
 export type Severity = 'P1' | 'P2' | 'P3';
 
-/** One-time links that answer a page from a message (§18.6), present when the agent has an `ack` source. */
-export interface PageLinks {
-  acknowledge: string;
-  resolve: string;
-}
-
 /** The direct message the agent sends to the on-call person. */
 export interface OutboundMessage {
   eventId: string;
@@ -30,8 +24,20 @@ export interface OutboundMessage {
   pageId?: string;
   /** What the message tells about its page (§17.4): opening or escalation, join, acknowledged, unacknowledged, resolved. */
   pageKind?: NotificationKind;
-  /** Links to acknowledge or resolve the page, for channels without buttons (email, Teams). */
-  links?: PageLinks;
+  /** One-time links for the addressed person (§18.6), when the agent has an ack source; channels without buttons show them. */
+  links?: AckLinks;
+}
+
+/** A person's one-time links to acknowledge or resolve a page (contract §18.6). */
+export interface AckLinks {
+  ack: string;
+  resolve: string;
+}
+
+/** The message's text with its links below it, for channels that carry plain text only. */
+export function textWithLinks(message: Pick<OutboundMessage, 'text' | 'links'>): string {
+  if (message.links === undefined) return message.text;
+  return `${message.text}\n\nAcknowledge: ${message.links.ack}\nResolve: ${message.links.resolve}`;
 }
 
 /** Result of one delivery attempt; the dispatcher owns retries and back-off. */

@@ -159,7 +159,7 @@ describe('email channel refuses to send in clear', () => {
 
 describe('composeEmail', () => {
   it('adds ack and resolve links when the message has them', () => {
-    const mail = composeEmail({ ...opening, links: { acknowledge: 'https://svc.example.com/ack/t1', resolve: 'https://svc.example.com/ack/t2' } },
+    const mail = composeEmail({ ...opening, links: { ack: 'https://svc.example.com/ack/t1', resolve: 'https://svc.example.com/ack/t2' } },
       'mail', 'svc@ops.example.com');
     assert.equal(mail.text, [
       '[P1] HighLatency on api-1', 'Page p3k9x2mfq opened (step 1 of 2).', 'Acknowledge: svc ack p3k9x2mfq', '',

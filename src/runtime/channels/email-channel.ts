@@ -40,7 +40,7 @@ export function composeEmail(message: OutboundMessage, channelId: string, from: 
   const head = `[${message.severity}] ${message.title}`;
   const lines = [message.text];
   if (message.links) {
-    lines.push('', `Acknowledge: ${message.links.acknowledge}`, `Resolve: ${message.links.resolve}`);
+    lines.push('', `Acknowledge: ${message.links.ack}`, `Resolve: ${message.links.resolve}`);
   }
   lines.push('', '-- ', message.pageId === undefined
     ? `svc agent ${message.agentId}, event ${message.eventId}`

@@ -80,6 +80,38 @@ describe('slack channel against a local Slack Web API', () => {
   after(() => new Promise<void>((resolve) => { stub.server.closeAllConnections(); stub.server.close(() => resolve()); }));
   beforeEach(() => { stub.seen.length = 0; stub.setMode('ok'); });
 
+  it('a page message with links carries both below its text (§18.6)', async () => {
+    const links = { ack: 'https://svc.example.com/ack/v1.a.b', resolve: 'https://svc.example.com/ack/v1.c.d' };
+    assert.equal((await channelFor(port).send({ ...message, pageId: 'p0123456789ab', links }, signal())).ok, true);
+    assert.equal((stub.seen.find((x) => x.method === 'chat.postMessage')?.body as { text: string }).text,
+      '[P1] FIRING: HighLatency on api-1\n- p99 &gt; 2s &amp; rising\n\nAcknowledge: https://svc.example.com/ack/v1.a.b\nResolve: https://svc.example.com/ack/v1.c.d');
+  });
+
+  it('a firing page message: Block Kit blocks with Acknowledge / Resolve / Escalate beside the plain text (§18.1)', async () => {
+    const channel = channelFor(port);
+    const page = { ...message, pageId: 'p0123456789ab', to: USER };
+    assert.equal((await channel.send(page, signal())).ok, true);
+    const post = stub.seen.find((x) => x.method === 'chat.postMessage')?.body as Record<string, unknown>;
+    assert.equal(post.text, '[P1] FIRING: HighLatency on api-1\n- p99 &gt; 2s &amp; rising');
+    assert.deepEqual(post.blocks, [
+      { type: 'section', text: { type: 'mrkdwn', text: '[P1] FIRING: HighLatency on api-1\n- p99 &gt; 2s &amp; rising' } },
+      { type: 'actions', block_id: 'svc_page', elements: [
+        { type: 'button', text: { type: 'plain_text', text: 'Acknowledge' }, action_id: 'svc_ack', value: 'p0123456789ab', style: 'primary' },
+        { type: 'button', text: { type: 'plain_text', text: 'Resolve' }, action_id: 'svc_resolve', value: 'p0123456789ab' },
+        { type: 'button', text: { type: 'plain_text', text: 'Escalate' }, action_id: 'svc_escalate', value: 'p0123456789ab', style: 'danger' },
+      ] },
+    ]);
+    stub.seen.length = 0;
+    assert.equal((await channel.send({ ...page, status: 'resolved' }, signal())).ok, true);
+    assert.equal((stub.seen.find((x) => x.method === 'chat.postMessage')?.body as Record<string, unknown>).blocks, undefined, 'a resolution notice is text');
+  });
+
+  it('a message to a person opens the DM with their Slack user, not the channel\'s own', async () => {
+    const result = await channelFor(port).send({ ...message, pageId: 'p0123456789ab', to: 'U0OTHER' }, signal());
+    assert.equal(result.ok, false);
+    assert.deepEqual(stub.seen.map((x) => x.body), [{ users: 'U0OTHER' }]);
+  });
+
   it('opens the DM, posts the message, reports channel and ts, caches the DM id', async () => {
     const channel = channelFor(port);
     assert.equal(channel.type, 'slack');

@@ -15,6 +15,8 @@ import type { Clock } from '../../core/clock.js';
 import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
+import { textWithLinks } from './channel.js';
+import { pageBlocks } from './slack-blocks.js';
 import type { HttpAttempt } from './webhook-channel.js';
 import { parseRetryAfter, postJson, safeSnippet } from './webhook-channel.js';
 
@@ -85,15 +87,15 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
     return fail(true, `HTTP ${status}: unexpected response`);
   }
 
-  async function openDm(signal: AbortSignal, timedOut: () => boolean): Promise<{ ok: true; id: string } | Call & { ok: false }> {
-    const cached = dmChannels.get(config.user);
+  async function openDm(user: string, signal: AbortSignal, timedOut: () => boolean): Promise<{ ok: true; id: string } | Call & { ok: false }> {
+    const cached = dmChannels.get(user);
     if (cached !== undefined) return { ok: true, id: cached };
-    const opened = await call('conversations.open', { users: config.user }, signal, timedOut);
+    const opened = await call('conversations.open', { users: user }, signal, timedOut);
     if (!opened.ok) return opened;
     const channel = opened.data.channel;
     const id = isRecord(channel) && typeof channel.id === 'string' ? channel.id : undefined;
     if (!id) return { ok: false, result: { ok: false, retryable: true, error: 'slack conversations.open: response without channel.id' } };
-    dmChannels.set(config.user, id);
+    dmChannels.set(user, id);
     return { ok: true, id };
   }
 
@@ -112,12 +114,16 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
       return failed.result;
     };
     try {
-      const dm = await openDm(attempt.signal, isTimedOut);
+      // A page's message goes to the person's Slack user (oncall.yaml contacts); others to the channel's own.
+      const user = message.to ?? config.user;
+      const dm = await openDm(user, attempt.signal, isTimedOut);
       if (!dm.ok) return settle(dm);
+      const text = escapeSlackText(textWithLinks(message));
+      const blocks = pageBlocks(message, text);
       const posted = await call('chat.postMessage',
-        { channel: dm.id, text: escapeSlackText(message.text), unfurl_links: false }, attempt.signal, isTimedOut);
+        { channel: dm.id, text, ...(blocks === null ? {} : { blocks }), unfurl_links: false }, attempt.signal, isTimedOut);
       if (!posted.ok) {
-        if (posted.slackError !== undefined && STALE_CHANNEL_ERRORS.has(posted.slackError)) dmChannels.delete(config.user);
+        if (posted.slackError !== undefined && STALE_CHANNEL_ERRORS.has(posted.slackError)) dmChannels.delete(user);
         return settle(posted);
       }
       healthy = true;

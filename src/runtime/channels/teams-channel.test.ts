@@ -76,7 +76,7 @@ describe('teams channel against a local Workflows webhook', () => {
   });
 
   it('carries Acknowledge and Resolve links as OpenUrl actions when the message has them', async () => {
-    await channel().send({ ...message, links: { acknowledge: 'https://svc.example.com/ack/t1', resolve: 'https://svc.example.com/ack/t2' } }, signal);
+    await channel().send({ ...message, links: { ack: 'https://svc.example.com/ack/t1', resolve: 'https://svc.example.com/ack/t2' } }, signal);
     const card = (JSON.parse(wf.seen[0]?.body ?? '') as { attachments: Array<{ content: { actions: unknown } }> }).attachments[0]?.content;
     assert.deepEqual(card?.actions, [
       { type: 'Action.OpenUrl', title: 'Acknowledge', url: 'https://svc.example.com/ack/t1' },

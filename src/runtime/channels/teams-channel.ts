@@ -34,7 +34,7 @@ export function teamsCard(message: OutboundMessage): Record<string, unknown> {
     { type: 'FactSet', facts },
   ];
   const actions = message.links === undefined ? [] : [
-    { type: 'Action.OpenUrl', title: 'Acknowledge', url: message.links.acknowledge },
+    { type: 'Action.OpenUrl', title: 'Acknowledge', url: message.links.ack },
     { type: 'Action.OpenUrl', title: 'Resolve', url: message.links.resolve },
   ];
   return {

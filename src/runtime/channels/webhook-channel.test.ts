@@ -55,6 +55,14 @@ describe('webhook channel against a local receiver', () => {
     { clock });
   const send = (c = channel()) => c.send(message, new AbortController().signal);
 
+  it('a page message with links: the links field, and the text with both links below it (§18.6)', async () => {
+    const links = { ack: 'https://svc.example.com/ack/v1.a.b', resolve: 'https://svc.example.com/ack/v1.c.d' };
+    assert.equal((await channel().send({ ...message, status: 'firing', pageId: 'p0123456789ab', links }, new AbortController().signal)).ok, true);
+    const body = JSON.parse(r.seen[0]?.body ?? '') as Record<string, unknown>;
+    assert.deepEqual(body.links, links);
+    assert.equal(body.text, '[P1] RESOLVED: HighLatency on api-1\n\nAcknowledge: https://svc.example.com/ack/v1.a.b\nResolve: https://svc.example.com/ack/v1.c.d');
+  });
+
   it('POSTs the file-line object as JSON; 2xx is ok', async () => {
     assert.deepEqual(await send(), { ok: true, detail: { httpStatus: '204' } });
     const seen = r.seen[0];

@@ -8,6 +8,7 @@ import type { Clock } from '../../core/clock.js';
 import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
+import { textWithLinks } from './channel.js';
 import { outboundRecord } from './file-channel.js';
 
 /** Enough of an error response to say what went wrong, never a whole page. */
@@ -140,7 +141,7 @@ export function createWebhookChannel(config: WebhookChannelConfig, deps: { clock
 
   async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
-    const record = outboundRecord(config.id, config.to, message, deps.clock);
+    const record = { ...outboundRecord(config.id, config.to, message, deps.clock), text: textWithLinks(message) };
     const attempt = await postJson(config.url, record, {
       headers: { 'Content-Type': 'application/json', 'Idempotency-Key': message.deliveryId },
       timeoutMs: config.timeoutMs,

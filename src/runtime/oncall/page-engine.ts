@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import type { OncallConfig, Override } from '../../oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../oncall/page.js';
-import { PAGE_ID_PATTERN } from '../../oncall/page.js';
+import { CHANNEL_TARGET, PAGE_ID_PATTERN } from '../../oncall/page.js';
 import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
 import {
   planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack,
@@ -90,7 +90,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     return (targets, atMs) => {
       if (config === undefined) return { recipients: [], nobodyOnCall: [] };
       const r = resolveAllTargets(config, targets, atMs, overrides);
-      return { nobodyOnCall: r.nobodyOnCall, recipients: r.recipients.map((x) => ({ person: x.personId ?? '-', channel: x.channelId, to: x.address })) };
+      return { nobodyOnCall: r.nobodyOnCall, recipients: r.recipients.map((x) => ({ person: x.personId ?? CHANNEL_TARGET, channel: x.channelId, to: x.address })) };
     };
   };
 

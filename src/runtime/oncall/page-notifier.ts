@@ -12,8 +12,9 @@ import { backoffMs } from '../../core/backoff.js';
 import type { Clock } from '../../core/clock.js';
 import type { AgentLog } from '../../logs/agent-log.js';
 import type { ClaimedNotification, NotificationOutcome } from '../../store/oncall-store.js';
+import { CHANNEL_TARGET } from '../../oncall/page.js';
 import type { Store } from '../../store/store.js';
-import type { Channel, OutboundMessage } from '../channels/channel.js';
+import type { AckLinks, Channel, OutboundMessage } from '../channels/channel.js';
 import type { ChannelOutcome } from '../dispatch/handle-event.js';
 
 export interface NotifierAgent {
@@ -32,6 +33,14 @@ export interface PageNotifierDeps {
   /** How long a claimed notification stays with this sender (default 60 s). */
   leaseMs?: number;
   batch?: number;
+  /** A person's one-time links to a page (§18.6); absent or null when the agent has no ack source. */
+  links?: (agentId: string, pageId: string, person: string) => AckLinks | null;
+}
+
+/** Only a firing page's messages to a person carry links: a channel target is nobody's to answer. */
+function linksFor(deps: PageNotifierDeps, n: ClaimedNotification['notification']): AckLinks | null {
+  if (deps.links === undefined || n.pageId === null || n.status !== 'firing' || n.kind === 'notify' || n.person === CHANNEL_TARGET) return null;
+  return deps.links(n.agentId, n.pageId, n.person);
 }
 
 /** One pass: claims what is due, sends it, records the outcomes; returns how many it handled. */
@@ -52,6 +61,8 @@ export function createPageNotifier(deps: PageNotifierDeps): NotifyPass {
     const message: OutboundMessage = { eventId: n.eventId, agentId: n.agentId, severity: n.severity, status: n.status, title: n.title,
       text: n.text, triagedBy: 'oncall', deliveryId: n.deliveryId, attempt: c.attempt, ...(n.to === null ? {} : { to: n.to }),
       ...(n.pageId === null ? {} : { pageId: n.pageId, pageKind: n.kind }) };
+    const links = linksFor(deps, n);
+    if (links !== null) message.links = links;
     const result = await channel.send(message, signal);
     const actor = `agent:${agent.id}`;
     if (result.ok) {

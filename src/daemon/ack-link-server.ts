@@ -1,0 +1,171 @@
+/**
+ * The `type: ack` source's listener (contract §18.6): `GET /ack/<token>` shows a confirm form and
+ * changes nothing (mail and chat link scanners fetch links); `POST /ack/<token>` acts once through the
+ * page engine as the token's person (`via: link`). The chain actor of that action is `link:<token id>`,
+ * so "used" is a fact of the page's audit timeline: it survives a restart and holds across replicas.
+ * An expired, used, forged or foreign token, or a page already resolved, gets a 4xx and nothing changes.
+ * Connection caps and header timeouts are the webhook listener's (core/listener-limits.ts).
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AckSourceConfig } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import { errorText } from '../core/errors.js';
+import { capConnections, listenerOptions } from '../core/listener-limits.js';
+import type { AgentLog } from '../logs/agent-log.js';
+import type { AckClaims, LinkAction } from '../oncall/ack-token.js';
+import { ACK_LINK_TTL_MS, checkAckToken, mintAckToken } from '../oncall/ack-token.js';
+import type { AckLinks } from '../runtime/channels/channel.js';
+import type { PageEngine } from '../runtime/oncall/page-engine.js';
+import type { Store } from '../store/store.js';
+import { ACK_PAGE_HEADERS, confirmPage, messagePage } from './ack-link-page.js';
+
+/** The form carries nothing that matters; a larger body is not a browser's. */
+const MAX_FORM_BYTES = 4 * 1024;
+const PATH_PREFIX = '/ack/';
+
+export interface AckLinkServerDeps {
+  agentId: string;
+  source: AckSourceConfig;
+  engine: PageEngine;
+  store: Store;
+  clock: Clock;
+  log: AgentLog;
+  report: (line: string) => void;
+}
+
+export interface AckLinkServer {
+  start(): Promise<void>;
+  port(): number;
+  /** What links start with: `publicUrl`, or this listener's own address. */
+  publicUrl(): string;
+  /** A person's links to a page, valid for 24 h (§18.6). */
+  links(pageId: string, person: string): AckLinks;
+  close(): Promise<void>;
+}
+
+/** The chain actor of an action taken through a link: names the token, never carries it. */
+export const linkActor = (tokenId: string): string => `link:${tokenId}`;
+
+interface Answer { status: number; body: string }
+
+export function createAckLinkServer(deps: AckLinkServerDeps): AckLinkServer {
+  const { source, clock, log } = deps;
+  let server: Server | null = null;
+  let boundPort = source.port;
+
+  const refuse = (status: number, heading: string, sentence: string, reason: string): Answer => {
+    log.write('warn', 'ack-link.refused', { source: source.id, status, reason });
+    return { status, body: messagePage(heading, sentence) };
+  };
+
+  function publicUrl(): string {
+    if (source.publicUrl !== undefined) return source.publicUrl.replace(/\/+$/, '');
+    const host = source.bind.includes(':') ? `[${source.bind}]` : source.bind;
+    return `http://${host}:${boundPort}/ack`;
+  }
+
+  async function answer(method: string, token: string): Promise<Answer> {
+    const checked = checkAckToken(token, source.secret, clock.now());
+    if (!checked.ok) {
+      if (checked.reason === 'expired') return refuse(410, 'Link expired', 'This link has expired. Use svc ack or a newer message.', 'expired');
+      return refuse(403, 'Link not valid', 'This link is not valid.', checked.reason);
+    }
+    const { claims, tokenId } = checked;
+    if (claims.agentId !== deps.agentId) return refuse(403, 'Link not valid', 'This link is not valid.', 'foreign');
+    const page = await deps.store.oncall.getPage(claims.pageId);
+    if (page === null || page.agentId !== claims.agentId) return refuse(403, 'Link not valid', 'This link is not valid.', 'foreign');
+    if (page.state === 'resolved') {
+      return refuse(410, 'Page already resolved', `Page ${page.id} is already resolved; this link no longer acts.`, 'resolved');
+    }
+    const timeline = await deps.store.oncall.pageTimeline(page.id);
+    if (timeline.some((row) => row.actor === linkActor(tokenId))) {
+      return refuse(409, 'Link already used', 'This link was already used; each link acts once.', 'used');
+    }
+    if (method === 'GET') return { status: 200, body: confirmPage(claims.action, claims.person, page.id, page.title) };
+    return act(claims, tokenId);
+  }
+
+  async function act(claims: AckClaims, tokenId: string): Promise<Answer> {
+    const action = claims.action === 'ack' ? { kind: 'ack' as const, note: null } : { kind: 'resolve' as const, note: null };
+    const outcome = await deps.engine.act(claims.pageId, action, { actor: linkActor(tokenId), by: claims.person, via: 'link' });
+    if (!outcome.ok) return refuse(409, 'Nothing changed', `${outcome.reason}.`, 'refused');
+    if (!outcome.changed) {
+      const by = outcome.page.acknowledgedBy === null ? '' : ` by ${outcome.page.acknowledgedBy}`;
+      return refuse(409, 'Nothing changed', `Page ${claims.pageId} is already acknowledged${by}.`, 'unchanged');
+    }
+    log.write('info', 'ack-link.used', { source: source.id, pageId: claims.pageId, person: claims.person, action: claims.action });
+    return claims.action === 'ack'
+      ? { status: 200, body: messagePage('Acknowledged', `Page ${claims.pageId} is acknowledged by ${claims.person}; its escalation has stopped.`) }
+      : { status: 200, body: messagePage('Resolved', `Page ${claims.pageId} is resolved by ${claims.person}.`) };
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const send = (a: Answer, extra: Record<string, string> = {}): void => {
+      res.writeHead(a.status, { ...ACK_PAGE_HEADERS, ...extra }).end(a.body);
+    };
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    const token = path.startsWith(PATH_PREFIX) ? path.slice(PATH_PREFIX.length) : '';
+    if (token === '' || token.includes('/')) {
+      send({ status: 404, body: messagePage('Not found', 'There is nothing here.') });
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'POST') {
+      send({ status: 405, body: messagePage('Method not allowed', 'Open the link in a browser.') }, { Allow: 'GET, POST' });
+      return;
+    }
+    if (req.method === 'POST' && !(await drained(req))) {
+      send({ status: 413, body: messagePage('Too large', 'The form is larger than a browser sends.') }, { Connection: 'close' });
+      return;
+    }
+    send(await answer(req.method, token));
+  }
+
+  return {
+    async start() {
+      const s = createServer(listenerOptions(), (req, res) => {
+        handle(req, res).catch((err: unknown) => {
+          deps.report(`ack link listener ${source.id}: ${errorText(err)}`);
+          if (!res.headersSent) res.writeHead(503, ACK_PAGE_HEADERS).end(messagePage('Try again', 'svc could not answer this now.'));
+          else res.destroy();
+        });
+      });
+      capConnections(s, source.maxConnections);
+      server = s;
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(source.port, source.bind, () => {
+          s.off('error', reject);
+          boundPort = (s.address() as AddressInfo).port;
+          resolve();
+        });
+      });
+    },
+    port: () => boundPort,
+    publicUrl,
+    links(pageId, person) {
+      const expiresAtMs = clock.now() + ACK_LINK_TTL_MS;
+      const url = (action: LinkAction): string =>
+        `${publicUrl()}/${mintAckToken({ agentId: deps.agentId, pageId, person, action, expiresAtMs }, source.secret)}`;
+      return { ack: url('ack'), resolve: url('resolve') };
+    },
+    async close() {
+      const s = server;
+      server = null;
+      if (s === null) return;
+      s.closeIdleConnections();
+      await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+  };
+}
+
+/** Reads and drops the form body; false when it is larger than any browser form of ours. */
+async function drained(req: IncomingMessage): Promise<boolean> {
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_FORM_BYTES) return false;
+  }
+  return true;
+}

@@ -1,0 +1,68 @@
+/**
+ * One-time acknowledgement links (contract §18.6): a token names the agent, the page, the person, the
+ * action and its expiry, and carries an HMAC-SHA256 over all of them under the ack source's secret.
+ * Pure: the caller passes the time and the key; "used once" is the page's audit timeline (the store).
+ * Form: `v1.<base64url JSON claims>.<base64url MAC>` — the version prefix lets a later form coexist.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+export const ACK_TOKEN_VERSION = 'v1';
+/** How long a link stays valid (§18.6): 24 h, or less when the page resolves first. */
+export const ACK_LINK_TTL_MS = 24 * 60 * 60 * 1000;
+/** Longer than any token svc mints; refused before any parsing. */
+const MAX_TOKEN_CHARS = 1_024;
+
+export type LinkAction = 'ack' | 'resolve';
+
+export interface AckClaims {
+  agentId: string;
+  pageId: string;
+  person: string;
+  action: LinkAction;
+  expiresAtMs: number;
+}
+
+export type TokenCheck =
+  | { ok: true; claims: AckClaims; tokenId: string }
+  | { ok: false; reason: 'malformed' | 'forged' | 'expired' };
+
+const mac = (key: string, body: string): Buffer => createHmac('sha256', key).update(`${ACK_TOKEN_VERSION}.${body}`).digest();
+
+export function mintAckToken(claims: AckClaims, key: string): string {
+  const body = Buffer.from(JSON.stringify([claims.agentId, claims.pageId, claims.person, claims.action, claims.expiresAtMs])).toString('base64url');
+  return `${ACK_TOKEN_VERSION}.${body}.${mac(key, body).toString('base64url')}`;
+}
+
+/** A short, stable id of a token (what the audit row records as the actor): never the token itself. */
+export function ackTokenId(token: string): string {
+  return createHash('sha256').update(token).digest('base64url').slice(0, 22);
+}
+
+export function checkAckToken(token: string, key: string, nowMs: number): TokenCheck {
+  if (token.length > MAX_TOKEN_CHARS) return { ok: false, reason: 'malformed' };
+  const parts = token.split('.');
+  if (parts.length !== 3 || parts[0] !== ACK_TOKEN_VERSION) return { ok: false, reason: 'malformed' };
+  const [, body = '', given = ''] = parts;
+  if (!/^[A-Za-z0-9_-]+$/.test(body) || !/^[A-Za-z0-9_-]+$/.test(given)) return { ok: false, reason: 'malformed' };
+  const expected = mac(key, body);
+  const actual = Buffer.from(given, 'base64url');
+  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return { ok: false, reason: 'forged' };
+  const claims = parseClaims(Buffer.from(body, 'base64url').toString('utf8'));
+  if (claims === null) return { ok: false, reason: 'malformed' };
+  if (nowMs >= claims.expiresAtMs) return { ok: false, reason: 'expired' };
+  return { ok: true, claims, tokenId: ackTokenId(token) };
+}
+
+function parseClaims(text: string): AckClaims | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(value) || value.length !== 5) return null;
+  const [agentId, pageId, person, action, expiresAtMs] = value as unknown[];
+  if (typeof agentId !== 'string' || typeof pageId !== 'string' || typeof person !== 'string') return null;
+  if ((action !== 'ack' && action !== 'resolve') || typeof expiresAtMs !== 'number' || !Number.isSafeInteger(expiresAtMs)) return null;
+  return { agentId, pageId, person, action, expiresAtMs };
+}

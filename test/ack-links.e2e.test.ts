@@ -1,0 +1,133 @@
+/**
+ * One-time ack links against the built daemon (contract §18.6): a file channel, an oncall.yaml and a
+ * `type: ack` source. The page message carries the person's links; GET shows a confirm form and
+ * changes nothing; POST acknowledges once (`via: link`) and the escalation stops; a used link stays
+ * used after an unack; forged, expired and foreign tokens, and links of a resolved page, are refused.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { mintAckToken } from '../src/oncall/ack-token.js';
+import { freePort, postAlert } from './support/http.js';
+import { auditRows, queryStore, readJsonLines } from './support/store.js';
+import { runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
+
+const ONCALL = `
+people:
+  - { id: alice, contacts: { oncall-dm: alice } }
+  - { id: bob, contacts: { oncall-dm: bob } }
+schedules:
+  - id: primary
+    timeZone: Europe/Berlin
+    rotations:
+      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
+policies:
+  - id: default
+    steps:
+      - { notify: [schedule:primary], after: 30s }
+      - { notify: [person:bob], after: 1h }
+    repeat: 0
+routes:
+  - { match: { severity: [P1, P2] }, policy: default }
+incidents: { key: groupKey, reopenWindow: 1s }
+`;
+
+type Line = Record<string, unknown>;
+
+describe('ack links e2e', () => {
+  const t = tempEnv();
+  const stops: string[] = [];
+  after(async () => {
+    for (const dir of stops) await runSvc(['down'], { env: t.env, cwd: dir });
+    t.cleanup();
+  });
+
+  it('GET asks, POST acks once and stops the escalation; forged, expired, foreign, used and resolved links change nothing', async () => {
+    const a = await scaffoldAgent(t, 'links');
+    writeFileSync(join(a.dir, 'oncall.yaml'), ONCALL);
+    const sourcesFile = join(a.dir, 'event-sources.yaml');
+    const secretRef = /secret: (\$\{secret:[^}]+\})/.exec(readFileSync(sourcesFile, 'utf8'))?.[1];
+    assert.ok(secretRef !== undefined);
+    const ackPort = await freePort();
+    appendFileSync(sourcesFile, `  - id: ack-links\n    type: ack\n    port: ${ackPort}\n    secret: ${secretRef}\n`);
+    const up = await runSvc(['up', '-d'], { env: t.env, cwd: a.dir });
+    assert.equal(up.code, 0, up.stderr);
+    stops.push(a.dir);
+    const lines = (): Line[] => readJsonLines(join(a.dir, 'out', 'oncall-dm.jsonl'));
+    const pageState = (id: string): string | undefined => queryStore<{ state: string }>(t.home, 'SELECT state FROM pages WHERE id = ?', id)[0]?.state;
+
+    assert.equal((await postAlert(a.url, a.secret, a.fixture, 'links-1')).status, 202);
+    const first = await waitFor('step 1 paged alice', () => lines().find((l) => l.to === 'alice'));
+    const pageId = String(first.pageId);
+    const links = first.links as { ack: string; resolve: string };
+    const base = `http://127.0.0.1:${ackPort}/ack/`;
+    assert.ok(links.ack.startsWith(base) && links.resolve.startsWith(base), JSON.stringify(links));
+    assert.match(links.ack.slice(base.length), /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    assert.equal(first.text, `[P1] ${String(first.title)}\nPage ${pageId} opened (step 1 of 2).\nAcknowledge: svc ack ${pageId}`);
+
+    // GET: a confirm form, no script, the console-style headers; the page is untouched.
+    const shown = await fetch(links.ack);
+    assert.equal(shown.status, 200);
+    assert.equal(shown.headers.get('referrer-policy'), 'no-referrer');
+    assert.equal(shown.headers.get('cache-control'), 'no-store');
+    assert.match(shown.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    const html = await shown.text();
+    assert.match(html, new RegExp(`<h1>Acknowledge page ${pageId}\\?</h1>`));
+    assert.match(html, /<form method="post"><button type="submit">Acknowledge<\/button><\/form>/);
+    assert.doesNotMatch(html, /<script/i);
+    assert.equal(pageState(pageId), 'triggered');
+
+    // Forged (another MAC), expired (minted for the past) and foreign (another agent) tokens: refused, nothing changes.
+    const token = links.ack.slice(base.length);
+    const forged = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    const expired = mintAckToken({ agentId: 'oncall-escalator', pageId, person: 'alice', action: 'ack', expiresAtMs: Date.now() - 1000 }, a.secret);
+    const foreign = mintAckToken({ agentId: 'other-agent', pageId, person: 'alice', action: 'ack', expiresAtMs: Date.now() + 60_000 }, a.secret);
+    const post = (t2: string): Promise<Response> => fetch(`${base}${t2}`, { method: 'POST', body: 'confirm=1',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const refusedForged = await post(forged);
+    assert.equal(refusedForged.status, 403);
+    assert.match(await refusedForged.text(), /<p>This link is not valid\.<\/p>/);
+    const refusedExpired = await post(expired);
+    assert.equal(refusedExpired.status, 410);
+    assert.match(await refusedExpired.text(), /<p>This link has expired\. Use svc ack or a newer message\.<\/p>/);
+    assert.equal((await post(foreign)).status, 403);
+    assert.equal(pageState(pageId), 'triggered');
+    assert.equal(auditRows(t.home).filter((r) => r.kind === 'page.acknowledged').length, 0);
+
+    // POST: acknowledged once, by alice, via link; the second POST is refused.
+    const acked = await post(token);
+    assert.equal(acked.status, 200);
+    assert.match(await acked.text(), new RegExp(`<p>Page ${pageId} is acknowledged by alice; its escalation has stopped\\.</p>`));
+    assert.equal(pageState(pageId), 'acknowledged');
+    const ackRows = auditRows(t.home).filter((r) => r.kind === 'page.acknowledged');
+    assert.equal(ackRows.length, 1);
+    assert.deepEqual(ackRows[0]?.data, { pageId, by: 'alice', via: 'link', step: 1, loop: 0 });
+    assert.match(String(ackRows[0]?.actor), /^link:[A-Za-z0-9_-]{22}$/);
+    const second = await post(token);
+    assert.equal(second.status, 409);
+    assert.match(await second.text(), /<p>This link was already used; each link acts once\.<\/p>/);
+
+    // Used stays used: after an unack the same link still does not act (the timeline remembers it).
+    assert.equal((await runSvc(['unack', pageId], { env: t.env, cwd: a.dir })).code, 0);
+    assert.equal((await post(token)).status, 409);
+    assert.equal(pageState(pageId), 'triggered');
+
+    // The resolve link resolves; afterwards every link of the page is refused as resolved.
+    const resolved = await post(links.resolve.slice(base.length));
+    assert.equal(resolved.status, 200);
+    assert.equal(pageState(pageId), 'resolved');
+    const late = await fetch(links.ack);
+    assert.equal(late.status, 410);
+    assert.match(await late.text(), new RegExp(`<p>Page ${pageId} is already resolved; this link no longer acts\\.</p>`));
+
+    // Positive evidence the escalation stopped: the resolution round follows step 1 directly, bob never paged.
+    await waitFor('alice told of the resolution', () => lines().some((l) => l.status === 'resolved'));
+    assert.deepEqual(lines().map((l) => l.deliveryId), [first.deliveryId, `${pageId}.2.alice.oncall-dm`]);
+    assert.equal(lines()[1]?.links, undefined, 'a resolution notice carries no links');
+    assert.equal(auditRows(t.home).filter((r) => r.kind === 'page.escalated' && r.data.pageId === pageId).length, 0);
+    const resolvedRow = auditRows(t.home).find((r) => r.kind === 'page.resolved');
+    assert.equal(resolvedRow?.data.via, 'link');
+  });
+});

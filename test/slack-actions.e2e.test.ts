@@ -1,0 +1,144 @@
+/**
+ * Slack interactivity against the built daemon (contract §18.2): a local server speaks Slack's Web
+ * API (for the agent's slack channel) and receives response_url posts. A signed button click from
+ * alice's Slack user acknowledges the page (`via: slack`) before the 200 and the escalation stops; a
+ * bad signature and a stale timestamp are 401 and change nothing; an unknown user is audited
+ * `page.ack-refused` and told ephemerally; the page stays as it was.
+ */
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { freePort, postAlert } from './support/http.js';
+import { auditRows, queryStore, readJsonLines } from './support/store.js';
+import { runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
+
+const TOKEN = 'xoxb-test-0000000000-secret-token';
+const ONCALL = `
+people:
+  - { id: alice, contacts: { oncall-dm: alice, slack-dm: U0ALICE } }
+  - { id: bob, contacts: { oncall-dm: bob } }
+schedules:
+  - id: primary
+    timeZone: Europe/Berlin
+    rotations:
+      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
+policies:
+  - id: default
+    steps:
+      - { notify: [schedule:primary], after: 30s }
+      - { notify: [person:bob], after: 1h }
+    repeat: 0
+routes:
+  - { match: { severity: [P1, P2] }, policy: default }
+incidents: { key: groupKey, reopenWindow: 1s }
+`;
+
+/** Slack's Web API (ok answers) and the response_url receiver in one local server. */
+function fakeSlack(): { responses: Array<Record<string, unknown>>; start(): Promise<string>; close(): void } {
+  const responses: Array<Record<string, unknown>> = [];
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => { raw += c.toString(); });
+    req.on('end', () => {
+      if (req.url === '/response') {
+        responses.push(JSON.parse(raw) as Record<string, unknown>);
+        res.writeHead(200).end('ok');
+        return;
+      }
+      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+      const reply = req.url === '/api/conversations.open' ? { ok: true, channel: { id: 'D0ALICE' } }
+        : { ok: true, channel: body.channel, ts: '1700000000.000100' };
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(reply));
+    });
+  });
+  return {
+    responses,
+    start: () => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    close: () => { server.closeAllConnections(); server.close(); },
+  };
+}
+
+describe('slack interactivity e2e', () => {
+  const t = tempEnv();
+  const slack = fakeSlack();
+  const stops: string[] = [];
+  after(async () => {
+    for (const dir of stops) await runSvc(['down'], { env: t.env, cwd: dir });
+    slack.close();
+    t.cleanup();
+  });
+
+  it('a signed click by alice acks; a bad signature, a stale timestamp and an unknown user change nothing', async () => {
+    const base = await slack.start();
+    const a = await scaffoldAgent(t, 'slack-actions');
+    writeFileSync(join(a.dir, 'oncall.yaml'), ONCALL);
+    appendFileSync(join(a.dir, 'channels.yaml'), ['  - id: slack-dm', '    type: slack', '    direction: outbound',
+      '    token: ${env:SLACK_BOT_TOKEN}', '    user: U0ONCALL', `    apiUrl: ${base}/api`, ''].join('\n'));
+    const sourcesFile = join(a.dir, 'event-sources.yaml');
+    const secretRef = /secret: (\$\{secret:[^}]+\})/.exec(readFileSync(sourcesFile, 'utf8'))?.[1];
+    assert.ok(secretRef !== undefined);
+    const port = await freePort();
+    appendFileSync(sourcesFile, `  - id: slack-actions\n    type: slack\n    port: ${port}\n    signingSecret: ${secretRef}\n`);
+    const env = { ...t.env, SLACK_BOT_TOKEN: TOKEN };
+    const up = await runSvc(['up', '-d'], { env, cwd: a.dir });
+    assert.equal(up.code, 0, up.stderr);
+    stops.push(a.dir);
+    const lines = (): Array<Record<string, unknown>> => readJsonLines(join(a.dir, 'out', 'oncall-dm.jsonl'));
+    const pageState = (id: string): string | undefined => queryStore<{ state: string }>(t.home, 'SELECT state FROM pages WHERE id = ?', id)[0]?.state;
+
+    assert.equal((await postAlert(a.url, a.secret, a.fixture, 'slack-1')).status, 202);
+    const first = await waitFor('step 1 paged alice', () => lines().find((l) => l.to === 'alice'));
+    const pageId = String(first.pageId);
+
+    const url = `http://127.0.0.1:${port}/webhooks/slack-actions`;
+    const click = (user: string, actionId = 'svc_ack'): string => `payload=${encodeURIComponent(JSON.stringify({
+      type: 'block_actions', user: { id: user, username: user.toLowerCase() }, response_url: `${base}/response`,
+      actions: [{ type: 'button', action_id: actionId, block_id: 'page', value: pageId, action_ts: '1700000001.000200' }] }))}`;
+    const sign = (body: string, ts: number, secret = a.secret): string => `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`;
+    const send = (body: string, ts: number, signature: string): Promise<Response> => fetch(url, { method: 'POST', body,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Slack-Request-Timestamp': String(ts), 'X-Slack-Signature': signature } });
+    const now = (): number => Math.floor(Date.now() / 1000);
+
+    // Bad signature (another secret) and a stale timestamp: 401, the page untouched.
+    const body = click('U0ALICE');
+    const forged = await send(body, now(), sign(body, now(), 'another-secret-0123456789'));
+    assert.equal(forged.status, 401);
+    assert.equal(await forged.text(), 'bad or stale signature\n');
+    const staleTs = now() - 301;
+    assert.equal((await send(body, staleTs, sign(body, staleTs))).status, 401);
+    assert.equal(pageState(pageId), 'triggered');
+
+    // An unknown Slack user: 200 (Slack needs it), audited page.ack-refused, told ephemerally, page untouched.
+    const strangerBody = click('U0STRANGER');
+    assert.equal((await send(strangerBody, now(), sign(strangerBody, now()))).status, 200);
+    const refused = auditRows(t.home).filter((r) => r.kind === 'page.ack-refused');
+    assert.equal(refused.length, 1);
+    assert.deepEqual(refused[0]?.data, { pageId, via: 'slack', user: 'U0STRANGER', action: 'svc_ack', reason: 'unknown-user' });
+    assert.equal(refused[0]?.actor, 'slack:U0STRANGER');
+    const told = await waitFor('the ephemeral refusal', () => slack.responses[0]);
+    assert.deepEqual(told, { response_type: 'ephemeral', replace_original: false,
+      text: 'You are not on call for svc, so this button does nothing for you.' });
+    assert.equal(pageState(pageId), 'triggered');
+    assert.equal(auditRows(t.home).filter((r) => r.kind === 'page.acknowledged').length, 0, 'none of the three acknowledged');
+
+    // alice's signed click: stored before the 200.
+    const ok = await send(body, now(), sign(body, now()));
+    assert.equal(ok.status, 200);
+    assert.equal(pageState(pageId), 'acknowledged', 'committed before the answer');
+    const acked = auditRows(t.home).filter((r) => r.kind === 'page.acknowledged');
+    assert.deepEqual(acked.map((r) => [r.actor, r.data]), [['slack:U0ALICE', { pageId, by: 'alice', via: 'slack', step: 1, loop: 0 }]]);
+
+    // The escalation stopped: resolve, and the resolution round follows step 1 directly (bob never paged).
+    const resolveBody = click('U0ALICE', 'svc_resolve');
+    assert.equal((await send(resolveBody, now(), sign(resolveBody, now()))).status, 200);
+    assert.equal(pageState(pageId), 'resolved');
+    await waitFor('alice told of the resolution', () => lines().some((l) => l.status === 'resolved'));
+    assert.deepEqual(lines().map((l) => l.deliveryId), [first.deliveryId, `${pageId}.2.alice.oncall-dm`]);
+    assert.equal(auditRows(t.home).filter((r) => r.kind === 'page.escalated').length, 0);
+  });
+});
