@@ -6,9 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { auditRows } from './support/store.js';
+import { metricValue, postAlert } from './support/http.js';
+import { oncallYaml } from './support/oncall-yaml.js';
+import { auditRows, queryStore, readJsonLines } from './support/store.js';
+import type { Daemon } from './support/daemon.js';
+import { startDaemon } from './support/daemon.js';
 import { runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
 import type { ScaffoldedAgent } from './support/svc.js';
+import { waitFor } from './support/wait.js';
 
 describe('svc silence against the running daemon', () => {
   const t = tempEnv();
@@ -62,5 +67,35 @@ describe('svc silence against the running daemon', () => {
     assert.equal(none.code, 1);
     assert.equal(none.stderr, 'svc silence expire sdeadbeef: no silence sdeadbeef\n');
     assert.equal(auditRows(t.home).filter((r) => r.kind === 'silence.created').length, 1);
+  });
+});
+
+describe('a silence suppresses pages; once expired, the next alert pages', () => {
+  let a: Daemon | undefined;
+  after(async () => { await a?.stop(); });
+
+  it('silenced: an event.suppressed row and the counter, no page, no file line; expired: the next alert pages', async () => {
+    a = await startDaemon({ files: { 'oncall.yaml': oncallYaml('1h', '1h') } });
+    const d = a;
+    const names = [...new Set((JSON.parse(d.fixture) as { alerts: Array<{ labels: Record<string, string> }> }).alerts.map((x) => x.labels.alertname ?? ''))];
+    const matcher = `alertname=~${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}`;
+    const svc = (...args: string[]) => runSvc(args, { env: d.env, cwd: d.dir });
+    const added = await svc('silence', 'add', '--match', matcher, '--for', '1h', '--reason', 'maintenance', '--json');
+    assert.equal(added.code, 0, added.stderr);
+    const silenceId = (JSON.parse(added.stdout) as { id: string }).id;
+
+    assert.equal((await postAlert(d.url, d.secret, d.fixture, 'quiet-1')).status, 202);
+    const row = await waitFor('event.suppressed audited', () => auditRows(d.home).find((r) => r.kind === 'event.suppressed'), 60_000);
+    assert.deepEqual(row.data.silenceIds, [silenceId]);
+    const metrics = await (await fetch(`${d.cp}/metrics`)).text();
+    assert.equal(metricValue(metrics, 'svc_events_suppressed_total', { agent: 'oncall-escalator' }), 1);
+    assert.equal(queryStore<{ n: number }>(d.home, 'SELECT count(*) AS n FROM pages')[0]?.n, 0);
+    assert.deepEqual(readJsonLines(join(d.dir, 'out', 'oncall-dm.jsonl')), []);
+
+    assert.equal((await svc('silence', 'expire', silenceId)).code, 0);
+    assert.equal((await postAlert(d.url, d.secret, d.fixture, 'loud-1')).status, 202);
+    await waitFor('alice paged after the silence expired', () => readJsonLines(join(d.dir, 'out', 'oncall-dm.jsonl')).find((l) => l.to === 'alice'),
+      60_000);
+    assert.equal(auditRows(d.home).filter((r) => r.kind === 'event.suppressed').length, 1);
   });
 });
