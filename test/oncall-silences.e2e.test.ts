@@ -97,5 +97,13 @@ describe('a silence suppresses pages; once expired, the next alert pages', () =>
     await waitFor('alice paged after the silence expired', () => readJsonLines(join(d.dir, 'out', 'oncall-dm.jsonl')).find((l) => l.to === 'alice'),
       60_000);
     assert.equal(auditRows(d.home).filter((r) => r.kind === 'event.suppressed').length, 1);
+
+    // /status (contract §17.9): the open page, the schedule, no heartbeats in this oncall.yaml.
+    const oncall = await waitFor('/status counts the open page', async () => {
+      const status = await (await fetch(`${d.cp}/status`)).json() as { agents: Array<{ oncall: { pagesOpen: number } | null }> };
+      const o = status.agents[0]?.oncall;
+      return o !== undefined && o !== null && o.pagesOpen === 1 ? o : false;
+    }, 60_000);
+    assert.deepEqual(oncall, { pagesOpen: 1, schedules: ['primary'], heartbeats: [] });
   });
 });
