@@ -270,7 +270,7 @@ const dashboard = JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')) as Dashboard;
 const rules = parseYaml(readFileSync(ALERTS_FILE, 'utf8')) as RuleFile;
 const ruleTests = parseYaml(readFileSync(ALERTS_TEST_FILE, 'utf8')) as RuleTestFile;
 
-const ROW_TITLES = ['Overview', 'MCP health', 'Audit and SIEM export', 'Rate limits and dispatch', 'LLM'];
+const ROW_TITLES = ['Overview', 'MCP health', 'Audit and SIEM export', 'Rate limits and dispatch', 'LLM', 'On-call'];
 const VARIABLES = ['instance', 'server_id', 'agent', 'source'];
 const DS_UID = '${DS_PROMETHEUS}';
 
@@ -516,6 +516,7 @@ describe('dashboards/svc-fleet.json', () => {
       const noValue = panel.fieldConfig?.defaults?.noValue;
       assert.ok(noValue !== undefined && noValue !== '', `"${panel.title}" has a noValue`);
       if (row === 'MCP health' || row === 'LLM' || row === 'Audit and SIEM export') assert.equal(noValue, 'not configured', panel.title);
+      if (row === 'On-call') assert.equal(noValue, 'no oncall.yaml', panel.title);
     }
   });
 });

@@ -14,12 +14,12 @@ import type { CliContext } from './context.js';
 const TIMEOUT_MS = 30_000;
 
 /** Who is at the keyboard: the OS user, as the audit row names them. */
-function osUser(ctx: CliContext): string {
+export function osUser(ctx: CliContext): string {
   const name = ctx.env.USER ?? ctx.env.LOGNAME ?? (() => { try { return userInfo().username; } catch { return 'unknown'; } })();
   return /^[\x21-\x7e]{1,64}$/.test(name) ? name : 'unknown';
 }
 
-async function send(ctx: CliContext, what: string, request: AdminRequest): Promise<Extract<AdminResponse, { ok: true }>> {
+export async function send(ctx: CliContext, what: string, request: AdminRequest): Promise<Extract<AdminResponse, { ok: true }>> {
   const paths = homePaths(svcHome(ctx.env));
   const response = await adminRequest(paths.adminSocket, request, { clock: ctx.clock, timeoutMs: TIMEOUT_MS });
   if (response === null) throw new RuntimeError('ENOTRUNNING', `${what}: svc is not running; pages are acted on through the running daemon (svc up)`);

@@ -9,6 +9,7 @@ import type { ConsoleOptions } from './console/console-command.js';
 import type { ReplayOptions } from './operate.js';
 import { initCommand } from './init.js';
 import { registerPageCommands } from './page-commands.js';
+import { registerSilenceCommands } from './silence-commands.js';
 import { registerPageViews } from './pages-view.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
@@ -229,6 +230,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
   registerFleet(program, ctx, setCode);
   registerOncall(program, ctx, setCode);
   registerPageCommands(program, ctx, setCode);
+  registerSilenceCommands(program, ctx, setCode);
   registerPageViews(program, ctx, setCode);
 
   program

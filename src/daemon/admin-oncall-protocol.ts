@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import { ID_PATTERN } from '../config/schema.js';
+import type { SilenceMatcher } from '../oncall/oncall-config.js';
+import { parseSilenceMatcher } from '../oncall/silence-match.js';
 
 /** Who is at the keyboard, as the CLI's OS user names them; written into the audit row. */
 const user = z.string().regex(/^[\x21-\x7e]{1,64}$/);
@@ -11,6 +13,15 @@ const pageId = z.string().regex(/^[a-z0-9]{1,40}$/);
 const id = z.string().regex(ID_PATTERN);
 const person = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/);
 const note = z.string().min(1).max(1000);
+
+/** The longest silence (contract §17.8): a week; longer ones are forgotten, not meant. */
+export const MAX_SILENCE_MS = 7 * 86_400_000;
+const silenceId = z.string().regex(/^s[a-z0-9]{1,40}$/);
+/** Matchers arrive as `KEY=VALUE` / `KEY=~REGEX` text and are checked by the one parser the CLI uses. */
+const matcherText = z.string().max(600).superRefine((text, ctx) => {
+  const parsed = parseSilenceMatcher(text);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error });
+});
 
 export const oncallRequestSchemas = [
   z.strictObject({
@@ -32,7 +43,29 @@ export const oncallRequestSchemas = [
     user,
   }).refine((r) => r.toMs > r.fromMs, '--to must be after --from'),
   z.strictObject({ op: z.literal('override.rm'), id: z.string().regex(/^o[a-z0-9]{1,40}$/), user }),
+  z.strictObject({
+    op: z.literal('silence.add'),
+    matchers: z.array(matcherText).min(1).max(20),
+    durationMs: z.number().int().positive().max(MAX_SILENCE_MS),
+    reason: note,
+    agent: id.optional(),
+    user,
+  }),
+  z.strictObject({ op: z.literal('silence.ls'), user }),
+  z.strictObject({ op: z.literal('silence.expire'), id: silenceId, user }),
 ] as const;
+
+/** A silence as the CLI prints it. */
+export interface SilenceView {
+  id: string;
+  agentId: string | null;
+  matchers: readonly SilenceMatcher[];
+  startsAtMs: number;
+  endsAtMs: number;
+  reason: string;
+  createdBy: string;
+  expiredAtMs: number | null;
+}
 
 /** A page as the CLI prints it after acting on it. */
 export interface ActedPage {
@@ -47,4 +80,7 @@ export interface ActedPage {
 export type OncallAdminResponse =
   | { ok: true; op: 'page.act'; page: ActedPage; changed: boolean }
   | { ok: true; op: 'override.add'; id: string; agent: string }
-  | { ok: true; op: 'override.rm'; id: string };
+  | { ok: true; op: 'override.rm'; id: string }
+  | { ok: true; op: 'silence.add'; silence: SilenceView }
+  | { ok: true; op: 'silence.ls'; silences: SilenceView[] }
+  | { ok: true; op: 'silence.expire'; silence: SilenceView };

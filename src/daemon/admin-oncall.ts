@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
-import type { OncallConfig } from '../oncall/oncall-config.js';
+import type { OncallConfig, SilenceMatcher } from '../oncall/oncall-config.js';
+import { parseSilenceMatcher } from '../oncall/silence-match.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
 import type { Store } from '../store/store.js';
 import type { OncallAdminResponse } from './admin-oncall-protocol.js';
@@ -17,7 +18,7 @@ export interface AdminOncallDeps {
   configs: ReadonlyMap<string, OncallConfig>;
 }
 
-type OncallRequest = Extract<ParsedAdminRequest, { op: 'page.act' | 'override.add' | 'override.rm' }>;
+type OncallRequest = Extract<ParsedAdminRequest, { op: 'page.act' | 'override.add' | 'override.rm' | 'silence.add' | 'silence.ls' | 'silence.expire' }>;
 type Answer = OncallAdminResponse | { ok: false; error: string };
 
 export async function executeOncall(deps: AdminOncallDeps, request: OncallRequest): Promise<Answer> {
@@ -54,6 +55,24 @@ export async function executeOncall(deps: AdminOncallDeps, request: OncallReques
       const removed = await store.oncall.removeOverride(request.id, actor, clock.now());
       if (removed === null) return { ok: false, error: `no override ${request.id}` };
       return { ok: true, op: 'override.rm', id: request.id };
+    }
+    case 'silence.add': {
+      if (request.agent !== undefined && !deps.configs.has(request.agent)) return { ok: false, error: `no agent ${request.agent} with an oncall.yaml` };
+      const matchers = request.matchers.map((t) => (parseSilenceMatcher(t) as { ok: true; matcher: SilenceMatcher }).matcher);
+      const nowMs = clock.now();
+      const silence = { id: `s${randomBytes(6).toString('hex')}`, agentId: request.agent ?? null, matchers, startsAtMs: nowMs,
+        endsAtMs: nowMs + request.durationMs, reason: request.reason, createdBy: actor };
+      await store.oncall.addSilence(silence, nowMs);
+      return { ok: true, op: 'silence.add', silence: { ...silence, expiredAtMs: null } };
+    }
+    case 'silence.ls': {
+      const silences = await store.oncall.listSilences(clock.now());
+      return { ok: true, op: 'silence.ls', silences: silences.filter((s) => s.endsAtMs > clock.now()) };
+    }
+    case 'silence.expire': {
+      const expired = await store.oncall.expireSilence(request.id, actor, clock.now());
+      if (expired === null) return { ok: false, error: `no silence ${request.id}` };
+      return { ok: true, op: 'silence.expire', silence: expired };
     }
   }
 }

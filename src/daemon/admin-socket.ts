@@ -112,6 +112,9 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
       case 'page.act':
       case 'override.add':
       case 'override.rm':
+      case 'silence.add':
+      case 'silence.ls':
+      case 'silence.expire':
         return executeOncall({ store, clock, engine: null, configs: new Map(), ...deps.oncall }, request);
     }
   }

@@ -275,6 +275,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         mcpServers: (agentId) => (serversByAgent.get(agentId) ?? []).map((s) => s.status()),
         auditExport: () => duties.exportStatus(),
         logWriteFailures: (agentId) => logs.get(agentId)?.failures() ?? 0,
+        oncall: (agentId) => pages?.status(agentId) ?? null,
         controlPlane: () => ({ ...deps.controlPlane, port: controlPlane?.port() ?? deps.controlPlane.port }) }),
     });
     // Kept answering (state "stopping") until the stop is recorded, so operators can watch the drain.

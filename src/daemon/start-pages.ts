@@ -9,11 +9,14 @@ import type { Metrics } from '../metrics/registry.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import { heartbeatsMatching } from '../oncall/heartbeat-match.js';
 import type { AckLinks } from '../runtime/channels/channel.js';
+import type { OncallStatus } from '../oncall/oncall-status.js';
+import { oncallStatus } from '../oncall/oncall-status.js';
 import type { DispatchAgent } from '../runtime/dispatch/handle-event.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
 import { createPageEngine } from '../runtime/oncall/page-engine.js';
 import { createPageLoop } from '../runtime/oncall/page-loop.js';
 import { createPageNotifier } from '../runtime/oncall/page-notifier.js';
+import type { HeartbeatSeen, OpenPageCount } from '../store/oncall-store.js';
 import type { Store } from '../store/store.js';
 
 export interface PagesDeps {
@@ -32,6 +35,8 @@ export interface Pages {
   engine: PageEngine;
   /** Ingest's hook: a delivery refreshes the heartbeats it matches. */
   onDelivery(agentId: string, sourceId: string, payloadText: string): void;
+  /** The agent's on-call view for /status (§17.9), as of the page loop's last watch; null without an oncall.yaml. */
+  status(agentId: string): OncallStatus | null;
   start(): void;
   close(): Promise<void>;
 }
@@ -41,6 +46,8 @@ export function startPages(deps: PagesDeps): Pages {
   const onError = (err: unknown): void => report(`page engine error: ${errorText(err)}`);
   const oncallMetrics = deps.metrics.oncall;
   let wake = (): void => undefined;
+  let openCounts: OpenPageCount[] = [];
+  let seen: HeartbeatSeen[] = [];
   const byId = new Map(deps.agents.map((a) => [a.id, a]));
   const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics,
     followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true });
@@ -49,7 +56,9 @@ export function startPages(deps: PagesDeps): Pages {
     links: (agentId, pageId, person) => deps.links?.get(agentId)?.links(pageId, person) ?? null });
   const loop = createPageLoop({ store, clock, owner: deps.owner, engine, notify, configs, onError,
     timerLag: (s) => oncallMetrics.timerLag(s), heartbeatAge: (agent, hb, s) => oncallMetrics.heartbeatAge(agent, hb, s),
+    heartbeatsSeen: (rows) => { seen = rows; },
     openPages: (counts) => {
+      openCounts = counts;
       for (const agent of configs.keys()) {
         for (const state of ['triggered', 'acknowledged'] as const) {
           oncallMetrics.pagesOpen.set({ agent, state }, counts.find((c) => c.agentId === agent && c.state === state)?.count ?? 0);
@@ -72,6 +81,12 @@ export function startPages(deps: PagesDeps): Pages {
       }
       const ids = heartbeatsMatching(heartbeats, sourceId, payload).map((h) => h.id);
       if (ids.length > 0) store.oncall.touchHeartbeats(agentId, ids, clock.now()).then(() => wake(), onError);
+    },
+    status(agentId) {
+      const config = configs.get(agentId);
+      if (config === undefined) return null;
+      const open = openCounts.filter((c) => c.agentId === agentId).reduce((n, c) => n + c.count, 0);
+      return oncallStatus(config, open, new Map(seen.filter((h) => h.agentId === agentId).map((h) => [h.heartbeatId, h.lastSeenMs])), clock.now());
     },
     start: () => loop.start(),
     close: () => loop.close(),

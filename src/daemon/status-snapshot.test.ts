@@ -29,6 +29,7 @@ describe('status document', () => {
     let leader = false;
     let mcp: McpServerStatus[] = [];
     let exportState: StatusSnapshot['audit'] = null;
+    const alphaOncall = { pagesOpen: 2, schedules: ['primary'], heartbeats: [{ id: 'watchdog', lastSeen: '2026-11-23T09:59:00.000Z', state: 'ok' as const }] };
     const settings = { bind: '127.0.0.1', port: 0, auth: null } as unknown as ControlPlaneSettings;
     const text = createStatusSnapshot({
       pid: 4242, startedAtMs: clock.now(), clock, agents, stats,
@@ -39,6 +40,7 @@ describe('status document', () => {
       mcpServers: (id) => (id === 'alpha' ? mcp : []),
       auditExport: () => exportState,
       logWriteFailures: (id) => (id === 'alpha' ? 3 : 0),
+      oncall: (id) => (id === 'alpha' ? alphaOncall : null),
     });
 
     const first = JSON.parse(text()) as StatusSnapshot;
@@ -49,13 +51,13 @@ describe('status document', () => {
           sources: [{ id: 'alertmanager', type: 'webhook', summary: 'POST http://127.0.0.1:8787/webhooks/alertmanager (HMAC X-Signature)',
             received: 0, processed: 0, dlq: 0, inflight: 0 }],
           channels: [{ id: 'oncall', type: 'file', direction: 'outbound', ready: true }],
-          mcpServers: [], logWriteFailures: 3 },
+          mcpServers: [], logWriteFailures: 3, oncall: alphaOncall },
         { id: 'beta "quoted"', state: 'running', provider: 'anthropic',
           sources: [
             { id: 'grafana', type: 'webhook', summary: 'POST http://127.0.0.1:8788/webhooks/grafana (HMAC X-Signature)', received: 0, processed: 0, dlq: 0, inflight: 0 },
             { id: 'pager', type: 'webhook', summary: 'POST https://127.0.0.1:8789/webhooks/pager (bearer)', received: 0, processed: 0, dlq: 0, inflight: 0 },
           ],
-          channels: [], mcpServers: [], logWriteFailures: 0 },
+          channels: [], mcpServers: [], logWriteFailures: 0, oncall: null },
       ],
       controlPlane: { bind: '127.0.0.1', port: 9464, auth: { enabled: false, provider: null } },
       store: { kind: 'sqlite', replica: 'host-a', leader: false, retention: { events: '2d', deadLetters: null } },

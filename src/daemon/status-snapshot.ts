@@ -27,6 +27,8 @@ export interface SnapshotDeps {
   auditExport: () => StatusSnapshot['audit'];
   /** Lines the agent's log file could not take (disk full…): the log never fails the work (contract §11.6). */
   logWriteFailures: (agentId: string) => number;
+  /** The agent's on-call view (contract §17.9); null when it has no oncall.yaml. */
+  oncall?: (agentId: string) => StatusSnapshot['agents'][number]['oncall'];
 }
 
 /**
@@ -71,7 +73,7 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => string {
       }
       const mcp: StatusSnapshot['agents'][number]['mcpServers'] = deps.mcpServers(a.id).map((m) => ({ id: m.id, state: m.state,
         circuit: m.circuit, restarts: m.restarts, pid: m.pid, tools: m.tools }));
-      out += `],"mcpServers":${json(mcp)},"logWriteFailures":${deps.logWriteFailures(a.id)}}`;
+      out += `],"mcpServers":${json(mcp)},"logWriteFailures":${deps.logWriteFailures(a.id)},"oncall":${json(deps.oncall?.(a.id) ?? null)}}`;
     }
     const cp = deps.controlPlane();
     const controlPlane: StatusSnapshot['controlPlane'] = { bind: cp.bind, port: cp.port,

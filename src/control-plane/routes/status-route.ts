@@ -1,4 +1,5 @@
 /** GET /status: the live snapshot of the `up` process (contract §7). */
+import type { OncallStatus } from '../../oncall/oncall-status.js';
 import { sendJsonText } from '../http-json.js';
 import type { RouteHandler } from '../route.js';
 
@@ -17,6 +18,8 @@ export interface StatusSnapshot {
     mcpServers: Array<{ id: string; state: string; circuit: string; restarts: number; pid: number | null; tools: string[] }>;
     /** Lines the agent's log file could not take since the start (disk full…). */
     logWriteFailures: number;
+    /** Contract §17.9: open pages, schedules, heartbeats; null when the agent has no oncall.yaml. */
+    oncall: OncallStatus | null;
   }>;
   controlPlane: { bind: string; port: number; auth: { enabled: boolean; provider: string | null } };
   store: { kind: string; replica: string; leader: boolean; retention: { events: string | null; deadLetters: string | null } };

@@ -11,7 +11,7 @@ import { isoTs } from '../../core/clock.js';
 import { formatDuration } from '../../core/duration.js';
 import type { OncallConfig } from '../../oncall/oncall-config.js';
 import { dueAtMs } from '../../oncall/page.js';
-import type { OpenPageCount } from '../../store/oncall-store.js';
+import type { HeartbeatSeen, OpenPageCount } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import type { PageEngine } from './page-engine.js';
 import type { NotifyPass } from './page-notifier.js';
@@ -27,6 +27,8 @@ export interface PageLoopDeps {
   timerLag?: (seconds: number) => void;
   /** Seconds since each heartbeat was last seen (svc_heartbeat_age_seconds). */
   heartbeatAge?: (agentId: string, heartbeatId: string, seconds: number) => void;
+  /** What the watch read of the heartbeats, for /status. */
+  heartbeatsSeen?: (seen: HeartbeatSeen[]) => void;
   /** Open pages by agent and state, counted about once a second (svc_pages_open). */
   openPages?: (counts: OpenPageCount[]) => void;
   onError: (err: unknown) => void;
@@ -69,7 +71,9 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
   }
 
   async function watchHeartbeats(): Promise<void> {
-    const seen = new Map((await store.oncall.listHeartbeats()).map((h) => [`${h.agentId}\u0000${h.heartbeatId}`, h.lastSeenMs]));
+    const rows = await store.oncall.listHeartbeats();
+    deps.heartbeatsSeen?.(rows);
+    const seen = new Map(rows.map((h) => [`${h.agentId}\u0000${h.heartbeatId}`, h.lastSeenMs]));
     const nowMs = clock.now();
     for (const [agentId, config] of deps.configs) {
       for (const hb of config.heartbeats) {

@@ -1,0 +1,76 @@
+/**
+ * Silences (contract §17.8): `svc silence add --match KEY=VALUE [--match KEY=~REGEX]... --for DURATION
+ * --reason TEXT`, `svc silence ls [--json]` and `svc silence expire ID`, through the running daemon's
+ * admin socket (each audited there). Bad matchers or a silence longer than a week are exit 2 before
+ * anything is sent.
+ */
+import type { Command } from 'commander';
+import { formatDuration, parseDuration } from '../core/duration.js';
+import { RuntimeError, UsageError } from '../core/errors.js';
+import { MAX_SILENCE_MS } from '../daemon/admin-oncall-protocol.js';
+import type { SilenceView } from '../daemon/admin-oncall-protocol.js';
+import { formatSilenceMatcher, parseSilenceMatcher } from '../oncall/silence-match.js';
+import type { CliContext } from './context.js';
+import { osUser, send } from './page-commands.js';
+import { formatTable } from './table.js';
+
+const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
+
+function asJson(s: SilenceView): Record<string, unknown> {
+  return { id: s.id, agentId: s.agentId, matchers: s.matchers.map(formatSilenceMatcher), startsAt: iso(s.startsAtMs), endsAt: iso(s.endsAtMs),
+    reason: s.reason, createdBy: s.createdBy, expiredAt: s.expiredAtMs === null ? null : iso(s.expiredAtMs) };
+}
+
+export function registerSilenceCommands(program: Command, ctx: CliContext, setCode: (code: number) => void): void {
+  const silence = program.command('silence').description('silences: matching alerts are stored as suppressed and page nobody');
+  silence
+    .command('add')
+    .description('silence the alerts every --match matches, for --for (at most 7d)')
+    .option('--match <matcher>', 'KEY=VALUE or KEY=~REGEX (anchored); repeat for more, all must match', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .requiredOption('--for <duration>', 'how long: 30m, 2h, 3d (at most 7d)')
+    .requiredOption('--reason <text>', 'why, for the audit trail and the people who see it')
+    .option('--agent <id>', 'only this agent (default: every agent)')
+    .option('--json', 'print the silence as JSON', false)
+    .action(async (opts: { match: string[]; for: string; reason: string; agent?: string; json: boolean }) => {
+      if (opts.match.length === 0) throw new UsageError('svc silence add: give at least one --match KEY=VALUE or KEY=~REGEX');
+      for (const text of opts.match) {
+        const parsed = parseSilenceMatcher(text);
+        if (!parsed.ok) throw new UsageError(`svc silence add: --match ${JSON.stringify(text.slice(0, 64))}: ${parsed.error}`);
+      }
+      const durationMs = parseDuration(opts.for);
+      if (durationMs === null || durationMs <= 0) throw new UsageError('svc silence add: --for must be a duration such as 30m, 2h or 3d');
+      if (durationMs > MAX_SILENCE_MS) throw new UsageError(`svc silence add: --for ${opts.for} is longer than ${formatDuration(MAX_SILENCE_MS)}; silence at most a week at a time`);
+      if (opts.reason.trim().length === 0 || opts.reason.length > 1000) throw new UsageError('svc silence add: --reason must be 1 to 1000 characters');
+      const answer = await send(ctx, 'svc silence add', { op: 'silence.add', matchers: opts.match, durationMs, reason: opts.reason, user: osUser(ctx),
+        ...(opts.agent === undefined ? {} : { agent: opts.agent }) });
+      if (answer.op !== 'silence.add') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
+      const s = answer.silence;
+      ctx.stdout(opts.json ? `${JSON.stringify(asJson(s))}\n`
+        : `silence ${s.id}: ${s.matchers.map(formatSilenceMatcher).join(', ')} until ${iso(s.endsAtMs)}\n`);
+      setCode(0);
+    });
+  silence
+    .command('ls')
+    .description('the live silences')
+    .option('--json', 'print them as JSON lines', false)
+    .action(async (opts: { json: boolean }) => {
+      const answer = await send(ctx, 'svc silence ls', { op: 'silence.ls', user: osUser(ctx) });
+      if (answer.op !== 'silence.ls') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
+      if (opts.json) for (const s of answer.silences) ctx.stdout(`${JSON.stringify(asJson(s))}\n`);
+      else if (answer.silences.length === 0) ctx.stdout('no live silences\n');
+      else ctx.stdout(formatTable(['ID', 'MATCHERS', 'AGENT', 'UNTIL', 'BY', 'REASON'], answer.silences.map((s) =>
+        [s.id, s.matchers.map(formatSilenceMatcher).join(' '), s.agentId ?? '*', iso(s.endsAtMs), s.createdBy, s.reason])));
+      setCode(0);
+    });
+  silence
+    .command('expire')
+    .description('end a silence now')
+    .argument('<id>', 'silence id (svc silence ls lists them)')
+    .action(async (id: string) => {
+      if (!/^s[a-z0-9]{1,40}$/.test(id)) throw new UsageError(`svc silence expire: "${id.slice(0, 64)}" is not a silence id (svc silence ls lists them)`);
+      const answer = await send(ctx, `svc silence expire ${id}`, { op: 'silence.expire', id, user: osUser(ctx) });
+      if (answer.op !== 'silence.expire') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
+      ctx.stdout(`silence ${id} expired\n`);
+      setCode(0);
+    });
+}
