@@ -58,6 +58,8 @@ describe('an audit trail you can prove (contract §20)', () => {
       secrets: { 'audit/checkpoint-key': pem(keys.privateKey, 'pkcs8') },
       agentYaml: [
         'dispatch: { maxAttempts: 1, initialBackoffMs: 10, maxBackoffMs: 10 }',
+        // A failing channel dead-letters at once (the default is to keep trying for 30 minutes).
+        'store: { deliveryWindow: 0s }',
         'audit:',
         '  export:',
         '    - id: siem',

@@ -45,7 +45,7 @@ describe('svc check on a running deployment', () => {
       const r = await runSvc(['check', d.dir, '--json'], { env: d.env, cwd: d.dir });
       assert.equal(r.code, 2, r.stdout);
       const report = JSON.parse(r.stdout) as { ok: boolean; running?: { heldPorts: string[] }; problems: string[] };
-      assert.deepEqual(report.problems, [`port ${squatted} on 127.0.0.1 (source alertmanager of agent oncall-escalator): in use `
+      assert.deepEqual(report.problems, [`port ${squatted} (source alertmanager of agent oncall-escalator): in use `
         + `(svc runs in this $SVC_HOME as pid ${d.pid()})`]);
       assert.deepEqual(report.running?.heldPorts, [`127.0.0.1:${d.cpPort}`]);
     } finally {
@@ -62,8 +62,8 @@ describe('svc check on a running deployment', () => {
       cpSync(join(d.home, 'secrets'), join(other.home, 'secrets'), { recursive: true }); // the same deployment, installed twice
       const r = await runSvc(['check', dir], { env: { ...other.env, SVC_METRICS_PORT: '' }, cwd: dir });
       assert.equal(r.code, 2, r.stdout);
-      assert.match(r.stderr, new RegExp(`port ${ingestPort()} on 127\\.0\\.0\\.1 \\(source alertmanager of agent oncall-escalator\\): in use\\n`));
-      assert.match(r.stderr, new RegExp(`port ${d.cpPort} on 127\\.0\\.0\\.1 \\(the control plane\\): in use\\n`));
+      assert.match(r.stderr, new RegExp(`port ${ingestPort()} \\(source alertmanager of agent oncall-escalator\\): in use\\n`));
+      assert.match(r.stderr, new RegExp(`port ${d.cpPort} \\(the control plane\\): in use\\n`));
       assert.doesNotMatch(r.stdout, /held by/);
     } finally {
       other.cleanup();

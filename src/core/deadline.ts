@@ -88,3 +88,23 @@ export function linkSignals(...signals: Array<AbortSignal | undefined>): { signa
     dispose: () => { for (const s of sources) s.removeEventListener('abort', onAbort); },
   };
 }
+
+/**
+ * Waits for `promise` at most `ms`, for work that takes no signal (a store write): the same answer as
+ * withDeadline without an AbortController, a signal and its listeners per call — on a hot path (every
+ * webhook) those were garbage enough to show in the daemon's RSS under a 40,000-alert burst.
+ */
+export function raceDeadline<T>(ms: number, clock: Clock, promise: Promise<T>): Promise<DeadlineResult<T>> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const timer = clock.setTimer(() => {
+      if (settled) return;
+      settled = true;
+      resolve({ ok: false, why: 'timeout', error: new Error(`deadline of ${ms} ms passed`) });
+    }, ms);
+    promise.then(
+      (value) => { if (!settled) { settled = true; clock.clearTimer(timer); resolve({ ok: true, value }); } },
+      (error: unknown) => { if (!settled) { settled = true; clock.clearTimer(timer); resolve({ ok: false, why: 'error', error }); } },
+    );
+  });
+}

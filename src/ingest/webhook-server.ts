@@ -12,7 +12,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { WebhookSourceConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
-import { withDeadline } from '../core/deadline.js';
+import { raceDeadline } from '../core/deadline.js';
 import { RuntimeError, errorText } from '../core/errors.js';
 import type { LogLevel } from '../core/log.js';
 import type { AgentLog } from '../logs/agent-log.js';
@@ -291,8 +291,8 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     // The write is bounded: past the deadline the answer is 503 and the sender retries. Nothing was
     // acknowledged; should the write still commit later, the event is delivered once stored and the
     // retry is a duplicate of it (with a fingerprint) — the at-least-once side of the bargain.
-    const write = await withDeadline(storeDeadlineMs, clock, undefined,
-      () => store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payloadText }, windowMs, clock.now()));
+    const write = await raceDeadline(storeDeadlineMs, clock,
+      store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payloadText }, windowMs, clock.now()));
     if (!write.ok) {
       const error = write.why === 'timeout' ? `no answer from the store within ${storeDeadlineMs} ms` : errorText(write.error);
       log.write('error', 'webhook.store-failed', { sourceId: source.id, fingerprint, error });
@@ -321,7 +321,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     counters.received += 1;
     log.write('info', 'webhook.duplicate', { eventId: result.eventId, fingerprint, sourceId: source.id });
     // The duplicate's audit row waits no longer than the write did; the 200 does not depend on it.
-    const audited = await withDeadline(storeDeadlineMs, clock, undefined, () => store.appendAudit({ kind: 'event.duplicate',
+    const audited = await raceDeadline(storeDeadlineMs, clock, store.appendAudit({ kind: 'event.duplicate',
       actor: `source:${source.id}`, agentId, data: { eventId: result.eventId, sourceId: source.id, fingerprint } }, clock.now()));
     if (!audited.ok) report(audited.error);
     send(res, 200, { status: 'duplicate', eventId: result.eventId });

@@ -25,7 +25,8 @@ export async function startDeadLetteringDaemon(opts: DaemonOptions = {}): Promis
   const dead = await freePort();
   return startDaemon({
     ...opts,
-    agentYaml: `dispatch: { maxAttempts: 1, initialBackoffMs: 10, maxBackoffMs: 10 }\n${opts.agentYaml ?? ''}`,
+    // One try and no delivery window: the alert is a dead letter at once (the default keeps trying 30 minutes).
+    agentYaml: `dispatch: { maxAttempts: 1, initialBackoffMs: 10, maxBackoffMs: 10 }\nstore: { deliveryWindow: 0s }\n${opts.agentYaml ?? ''}`,
     channelsYaml: `channels:\n  - id: oncall-dm\n    type: webhook\n    direction: outbound\n    url: http://127.0.0.1:${dead}/hook\n    to: on-call\n    maxAttempts: 1\n    timeoutMs: 1000\n`,
   });
 }
