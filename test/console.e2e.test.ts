@@ -120,6 +120,12 @@ describe('console over HTTP and through svc console', () => {
     assert.ok(event.includes('invoice&lt;U+202E&gt;gnp.exe'), 'the RTL override, shown as its code point');
     assert.ok(event.includes('&#39; onmouseover=&#39;alert(4)'), 'a label name, escaped');
     assert.ok(event.includes('&quot;&gt;&lt;img src=x onerror=alert(6)&gt;'), 'the fingerprint, escaped');
+    // The story: the same rows as GET /events/<id>/story, with their hashes and the verdict.
+    const story = (await (await fetch(`${d.cp}/events/${eventId}/story`)).json()) as { verified: boolean; rows: Array<{ seq: number; hash: string }> };
+    assert.ok(story.rows.length > 0);
+    for (const r of story.rows) assert.ok(event.includes(`<abbr title="${r.hash}">`), `story row ${r.seq} with its hash`);
+    assert.equal(story.verified, true);
+    assert.ok(event.includes('role="status">Verified:'), 'the verdict');
     const list = await (await fetch(`${d.cp}/ui/events`)).text();
     assert.ok(list.includes('&quot;&gt;&lt;img src=x onerror=alert(6)&gt;'), 'the fingerprint in the list');
     assert.ok(XSS.script.length > 0);

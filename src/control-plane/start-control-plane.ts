@@ -77,7 +77,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
     ['/healthz', createHealthzRoute()],
     ['/readyz', createReadyzRoute(deps.readiness)],
-    ['/ui/', createUiRoute({ store, gate: reads, snapshot: deps.snapshot, agents: deps.agents, report })],
+    ['/ui/', createUiRoute({ store, gate: reads, watermark, snapshot: deps.snapshot, agents: deps.agents, report })],
   ]);
   const oncall: OncallRouteDeps = { configs: () => [], overrides: () => Promise.resolve([]), ...deps.oncall, clock: deps.clock };
   routes.set('/oncall', createOncallRoute(oncall));

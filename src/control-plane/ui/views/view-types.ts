@@ -1,4 +1,5 @@
 /** What a console view receives and gives back. */
+import type { ChainWatermark } from '../../../store/chain-watermark.js';
 import type { Store } from '../../../store/store.js';
 import type { ReadGate } from '../../read-gate.js';
 import type { Html } from '../html.js';
@@ -7,6 +8,8 @@ export interface UiDeps {
   store: Store;
   /** The JSON views' read gate: console pages take their turn with them. */
   gate: ReadGate;
+  /** How far the audit chain is known intact: the story's verdict (contract §20.3). */
+  watermark: ChainWatermark;
   /** The /status document as JSON text. */
   snapshot: () => string;
   /** The running agents (the log view's choices). */
