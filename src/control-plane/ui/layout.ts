@@ -10,6 +10,7 @@ import { html } from './html.js';
 export const NAV: ReadonlyArray<{ path: string; label: string }> = [
   { path: '/ui/', label: 'Now' },
   { path: '/ui/pages', label: 'Pages' },
+  { path: '/ui/oncall', label: 'On call' },
   { path: '/ui/events', label: 'Events' },
   { path: '/ui/dlq', label: 'Dead letters' },
   { path: '/ui/audit', label: 'Audit' },

@@ -22,6 +22,7 @@ import { eventView } from './views/event-view.js';
 import { eventsView } from './views/events-view.js';
 import { logsView } from './views/logs-view.js';
 import { nowView } from './views/now-view.js';
+import { oncallView } from './views/oncall-view.js';
 import { pageView } from './views/page-view.js';
 import { pagesView } from './views/pages-view.js';
 import type { UiDeps, View } from './views/view-types.js';
@@ -34,6 +35,7 @@ export const CSRF_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 const VIEWS = new Map<string, View>([
   ['/ui/', nowView],
   ['/ui/pages', pagesView],
+  ['/ui/oncall', oncallView],
   ['/ui/events', eventsView],
   ['/ui/dlq', dlqView],
   ['/ui/audit', auditView],

@@ -2,6 +2,7 @@
 import type { ChainWatermark } from '../../../store/chain-watermark.js';
 import type { Store } from '../../../store/store.js';
 import type { ReadGate } from '../../read-gate.js';
+import type { OncallRouteDeps } from '../../routes/oncall-route.js';
 import type { Html } from '../html.js';
 
 export interface UiDeps {
@@ -12,6 +13,8 @@ export interface UiDeps {
   watermark: ChainWatermark;
   /** The /status document as JSON text. */
   snapshot: () => string;
+  /** On-call schedules and overrides, as GET /oncall reads them (no agent with oncall.yaml: none). */
+  oncall: OncallRouteDeps;
   /** The running agents (the log view's choices). */
   agents: () => readonly string[];
 }
