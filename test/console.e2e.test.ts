@@ -269,6 +269,23 @@ describe('console pages and page actions through svc console', () => {
     assert.doesNotMatch(one, /method="post"/, 'no actions without the proxy');
   });
 
+  it('Now shows who is on call and the open page; /ui/oncall shows 14 days of coverage', async () => {
+    for (const path of ['/ui/', '/ui/oncall']) {
+      const r = await fetch(`${d.cp}${path}`);
+      assert.equal(r.status, 200, path);
+      assertConsoleHeaders(r.headers, path);
+      assertInert(await r.text(), path);
+    }
+    const now = await (await fetch(`${d.cp}/ui/`)).text();
+    assert.match(now, /<tr><th scope="row">primary<\/th><td>[^<]+<\/td>\n<td>alice<\/td><td>rotation<\/td>/);
+    assert.ok(now.includes(`<a href="/ui/pages/${pageId}">${pageId}</a>`), 'the open page');
+    assert.doesNotMatch(now, /not configured/);
+    const coverage = await (await fetch(`${d.cp}/ui/oncall`)).text();
+    assert.match(coverage, /<h2>primary <span class="note">/);
+    assert.match(coverage, /<th scope="row">alice<\/th><td>rotation<\/td>/);
+    assert.match(coverage, /Covered for the whole 14 days\./);
+  });
+
   it('an ack without the CSRF token is refused; with it the page is acknowledged and audited via: console', async () => {
     const view = await (await fetch(`${proxy.origin}/ui/pages/${pageId}`, { headers: { cookie } })).text();
     const csrf = /name="csrf" value="([A-Za-z0-9_-]{43})"/.exec(view)?.[1] ?? '';
