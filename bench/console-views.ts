@@ -20,6 +20,7 @@ import { startConsoleProxy } from '../src/cli/console/console-proxy.js';
 import { createReadGate, DEFAULT_READS_AT_ONCE } from '../src/control-plane/read-gate.js';
 import { ASSETS, createUiRoute } from '../src/control-plane/ui/ui-route.js';
 import { systemClock } from '../src/core/clock.js';
+import { createChainWatermark } from '../src/store/chain-watermark.js';
 import { encodeCursor } from '../src/store/cursor.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
@@ -70,7 +71,8 @@ async function serve(rows: number): Promise<Target> {
   const path = join(dir, 'svc.db');
   const store = await openSqliteStore({ path });
   const middle = fill(path, rows);
-  const route = createUiRoute({ store, gate: createReadGate(DEFAULT_READS_AT_ONCE), snapshot: () => SNAPSHOT, agents: () => ['agent-0'], report: () => undefined });
+  const route = createUiRoute({ store, gate: createReadGate(DEFAULT_READS_AT_ONCE), watermark: createChainWatermark(store),
+    oncall: { configs: () => [], overrides: () => Promise.resolve([]), clock: systemClock }, snapshot: () => SNAPSHOT, agents: () => ['agent-0'], report: () => undefined });
   const server = createServer((req, res) => {
     const ac = new AbortController();
     res.on('close', () => ac.abort());

@@ -18,12 +18,48 @@ import { postHostileAlert, startConsole, startDeadLetteringDaemon } from './supp
 import { freePort, postAlert } from './support/http.js';
 import type { Idp } from './support/idp.js';
 import { AUDIENCE, SCOPE, startIdp } from './support/idp.js';
+import { oncallYaml } from './support/oncall-yaml.js';
 import { auditRows } from './support/store.js';
 import { waitFor } from './support/wait.js';
 
 const SHOTS = fileURLToPath(new URL('../docs/console/', import.meta.url));
 const DESKTOP = { viewport: { width: 1000, height: 640 } };
 const PHONE = { viewport: { width: 360, height: 720 }, isMobile: true, hasTouch: true };
+
+describe('the on-call views in a browser', () => {
+  let d: Daemon;
+  let browser: TestBrowser;
+  let pageId = '';
+
+  before(async () => {
+    d = await startDaemon({ files: { 'oncall.yaml': oncallYaml('1h', '1h') } });
+    await postHostileAlert(d, 'fp-browser-pages');
+    const pages = await waitFor('a page', async () => {
+      const body = (await (await fetch(`${d.cp}/pages`)).json()) as { items: Array<{ id: string }> };
+      return body.items.length === 1 ? body.items : undefined;
+    }, 60_000);
+    pageId = pages[0]?.id ?? '';
+    browser = await startBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await d?.stop();
+  });
+
+  it('now with on-call, pages, one page and coverage load clean and pass axe-core', async () => {
+    for (const [name, path] of [['now-oncall', '/ui/'], ['pages', '/ui/pages'], ['page', `/ui/pages/${pageId}`], ['oncall', '/ui/oncall']] as const) {
+      const w = await browser.openPage(DESKTOP);
+      const answer = await w.page.goto(`${d.cp}${path}`);
+      assert.equal(answer?.status(), 200, path);
+      await w.page.waitForLoadState('networkidle');
+      assert.equal(await w.page.locator('h1').count(), 1, `${path}: one h1`);
+      await w.page.screenshot({ path: `${SHOTS}${name}.png` });
+      await w.context.close();
+      assert.deepEqual(w.problems, [], path);
+      assert.deepEqual(await browser.axe(`${d.cp}${path}`, DESKTOP), [], `${path}: axe`);
+    }
+  });
+});
 
 describe('console in a browser', () => {
   let d: Daemon;

@@ -14,6 +14,8 @@ import { CONSOLE_CSP } from '../src/control-plane/ui/console-headers.js';
 import type { Daemon } from './support/daemon.js';
 import type { RunningConsole } from './support/console.js';
 import { assertInert, postHostileAlert, startConsole, startDeadLetteringDaemon, XSS } from './support/console.js';
+import { startDaemon } from './support/daemon.js';
+import { oncallYaml } from './support/oncall-yaml.js';
 import { auditRows } from './support/store.js';
 import { waitFor } from './support/wait.js';
 
@@ -120,6 +122,12 @@ describe('console over HTTP and through svc console', () => {
     assert.ok(event.includes('invoice&lt;U+202E&gt;gnp.exe'), 'the RTL override, shown as its code point');
     assert.ok(event.includes('&#39; onmouseover=&#39;alert(4)'), 'a label name, escaped');
     assert.ok(event.includes('&quot;&gt;&lt;img src=x onerror=alert(6)&gt;'), 'the fingerprint, escaped');
+    // The story: the same rows as GET /events/<id>/story, with their hashes and the verdict.
+    const story = (await (await fetch(`${d.cp}/events/${eventId}/story`)).json()) as { verified: boolean; rows: Array<{ seq: number; hash: string }> };
+    assert.ok(story.rows.length > 0);
+    for (const r of story.rows) assert.ok(event.includes(`<abbr title="${r.hash}">`), `story row ${r.seq} with its hash`);
+    assert.equal(story.verified, true);
+    assert.ok(event.includes('role="status">Verified:'), 'the verdict');
     const list = await (await fetch(`${d.cp}/ui/events`)).text();
     assert.ok(list.includes('&quot;&gt;&lt;img src=x onerror=alert(6)&gt;'), 'the fingerprint in the list');
     assert.ok(XSS.script.length > 0);
@@ -218,5 +226,90 @@ describe('console over HTTP and through svc console', () => {
     assert.doesNotMatch(direct, /<form[^>]*method="post"/);
     const forged = await (await fetch(`${d.cp}/ui/dlq`, { headers: { 'x-svc-console-csrf': '<script>' } })).text();
     assert.doesNotMatch(forged, /method="post"/, 'a token not of the proxy\'s shape shows nothing');
+  });
+});
+
+describe('console pages and page actions through svc console', () => {
+  let d: Daemon;
+  let proxy: RunningConsole;
+  let pageId = '';
+  let cookie = '';
+
+  before(async () => {
+    d = await startDaemon({ files: { 'oncall.yaml': oncallYaml('1h', '1h') } });
+    await postHostileAlert(d, FINGERPRINT);
+    const pages = await waitFor('the hostile alert to open a page', async () => {
+      const body = (await (await fetch(`${d.cp}/pages`)).json()) as { items: Array<{ id: string }> };
+      return body.items.length === 1 ? body.items : undefined;
+    }, 60_000);
+    pageId = pages[0]?.id ?? '';
+    proxy = await startConsole(d);
+    const login = await fetch(proxy.link, { redirect: 'manual' });
+    cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  });
+  after(async () => {
+    await proxy?.stop();
+    await d?.stop();
+  });
+
+  it('/ui/pages and /ui/pages/<id>: console headers, the page\'s title as text, its timeline', async () => {
+    for (const path of ['/ui/pages', '/ui/pages?state=triggered', `/ui/pages/${pageId}`]) {
+      const r = await fetch(`${d.cp}${path}`);
+      assert.equal(r.status, 200, path);
+      assertConsoleHeaders(r.headers, path);
+      assertInert(await r.text(), path);
+    }
+    const bad = await fetch(`${d.cp}/ui/pages?state=asleep`);
+    assert.equal(bad.status, 400);
+    assert.match(await bad.text(), /invalid state: expected one of triggered, acknowledged, resolved/);
+    assert.equal((await fetch(`${d.cp}/ui/pages/pnosuchpage1`)).status, 404);
+    const one = await (await fetch(`${d.cp}/ui/pages/${pageId}`)).text();
+    assert.ok(one.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the title, escaped');
+    assert.match(one, /<td>page\.opened<\/td>/, 'the timeline');
+    assert.doesNotMatch(one, /method="post"/, 'no actions without the proxy');
+  });
+
+  it('Now shows who is on call and the open page; /ui/oncall shows 14 days of coverage', async () => {
+    for (const path of ['/ui/', '/ui/oncall']) {
+      const r = await fetch(`${d.cp}${path}`);
+      assert.equal(r.status, 200, path);
+      assertConsoleHeaders(r.headers, path);
+      assertInert(await r.text(), path);
+    }
+    const now = await (await fetch(`${d.cp}/ui/`)).text();
+    assert.match(now, /<tr><th scope="row">primary<\/th><td>[^<]+<\/td>\n<td>alice<\/td><td>rotation<\/td>/);
+    assert.ok(now.includes(`<a href="/ui/pages/${pageId}">${pageId}</a>`), 'the open page');
+    assert.doesNotMatch(now, /not configured/);
+    const coverage = await (await fetch(`${d.cp}/ui/oncall`)).text();
+    assert.match(coverage, /<h2>primary <span class="note">/);
+    assert.match(coverage, /<th scope="row">alice<\/th><td>rotation<\/td>/);
+    assert.match(coverage, /Covered for the whole 14 days\./);
+  });
+
+  it('an ack without the CSRF token is refused; with it the page is acknowledged and audited via: console', async () => {
+    const view = await (await fetch(`${proxy.origin}/ui/pages/${pageId}`, { headers: { cookie } })).text();
+    const csrf = /name="csrf" value="([A-Za-z0-9_-]{43})"/.exec(view)?.[1] ?? '';
+    assert.ok(csrf !== '', 'the page view through the proxy offers action forms');
+    assert.match(view, /<button type="submit">Acknowledge<\/button>/);
+    const acks = (): number => auditRows(d.home).filter((r) => r.kind === 'page.acknowledged').length;
+    const post = (token: string | null) => fetch(`${proxy.origin}/actions/page`, {
+      method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ ...(token === null ? {} : { csrf: token }), id: pageId, action: 'ack' }).toString(),
+    });
+    assert.equal((await post(null)).status, 403);
+    assert.equal((await post('x'.repeat(43))).status, 403);
+    assert.equal(acks(), 0);
+    const done = await post(csrf);
+    assert.equal(done.status, 303);
+    assert.equal(done.headers.get('location'), `/ui/pages/${pageId}?done=ack`);
+    const rows = auditRows(d.home).filter((r) => r.kind === 'page.acknowledged');
+    assert.equal(rows.length, 1, 'one ack: the refused ones did nothing');
+    assert.equal(rows[0]?.actor, `local:${userInfo().username}`);
+    assert.equal(rows[0]?.data.via, 'console');
+    assert.equal(rows[0]?.data.by, `local:${userInfo().username}`);
+    const after = await (await fetch(`${proxy.origin}/ui/pages/${pageId}?done=ack`, { headers: { cookie } })).text();
+    assert.match(after, /role="status">Acknowledged\.<\/p>/);
+    assert.match(after, /<span class="chip">acknowledged<\/span>/);
+    assert.match(after, /<button type="submit">Unacknowledge<\/button>/);
   });
 });

@@ -77,9 +77,9 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],
     ['/healthz', createHealthzRoute()],
     ['/readyz', createReadyzRoute(deps.readiness)],
-    ['/ui/', createUiRoute({ store, gate: reads, snapshot: deps.snapshot, agents: deps.agents, report })],
   ]);
   const oncall: OncallRouteDeps = { configs: () => [], overrides: () => Promise.resolve([]), ...deps.oncall, clock: deps.clock };
+  routes.set('/ui/', createUiRoute({ store, gate: reads, watermark, oncall, snapshot: deps.snapshot, agents: deps.agents, report }));
   routes.set('/oncall', createOncallRoute(oncall));
   routes.set('/oncall/', createOncallCalendarRoute(oncall));
   routes.set('/pages', createPagesRoute({ store, report, clock: deps.clock }));

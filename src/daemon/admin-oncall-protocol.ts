@@ -13,6 +13,8 @@ const pageId = z.string().regex(/^[a-z0-9]{1,40}$/);
 const id = z.string().regex(ID_PATTERN);
 const person = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/);
 const note = z.string().min(1).max(1000);
+/** An actor as the audit chain names it (`user:alice@example.com`): visible ASCII, bounded. */
+export const ACTOR_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
 /** The longest silence (contract §17.8): a week; longer ones are forgotten, not meant. */
 export const MAX_SILENCE_MS = 7 * 86_400_000;
@@ -32,7 +34,10 @@ export const oncallRequestSchemas = [
     as: person.optional(),
     note: note.optional(),
     toStep: z.number().int().min(1).max(100).optional(),
-  }),
+    /** Asked through `svc console`: recorded as `via`, with `actor` (the signed-in identity) as actor and `by`. */
+    via: z.literal('console').optional(),
+    actor: z.string().regex(ACTOR_PATTERN).optional(),
+  }).refine((r) => (r.actor === undefined) === (r.via === undefined), 'actor and via go together'),
   z.strictObject({
     op: z.literal('override.add'),
     schedule: id,

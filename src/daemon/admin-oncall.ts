@@ -27,8 +27,9 @@ export async function executeOncall(deps: AdminOncallDeps, request: OncallReques
   switch (request.op) {
     case 'page.act': {
       if (deps.engine === null) return { ok: false, error: 'no agent of this daemon has an oncall.yaml: there are no pages' };
-      const by = request.as ?? request.user;
-      const who = { actor, by, via: 'cli' as const };
+      const who = request.via === 'console' && request.actor !== undefined
+        ? { actor: request.actor, by: request.as ?? request.actor, via: 'console' as const }
+        : { actor, by: request.as ?? request.user, via: 'cli' as const };
       const action = request.action === 'ack' ? { kind: 'ack' as const, note: request.note ?? null }
         : request.action === 'unack' ? { kind: 'unack' as const }
           : request.action === 'resolve' ? { kind: 'resolve' as const, note: request.note ?? null }

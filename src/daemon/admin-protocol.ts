@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ID_PATTERN } from '../config/schema.js';
 import type { OncallAdminResponse } from './admin-oncall-protocol.js';
-import { oncallRequestSchemas } from './admin-oncall-protocol.js';
+import { ACTOR_PATTERN, oncallRequestSchemas } from './admin-oncall-protocol.js';
 
 export const MAX_REQUEST_BYTES = 64 * 1024;
 /** Most dead-letter ids one replay names. */
@@ -19,8 +19,6 @@ export const MAX_REPLAY_IDS = 1000;
 export const MAX_ANSWER_IDS = MAX_REPLAY_IDS;
 
 const id = z.string().regex(ID_PATTERN);
-/** An actor as the audit chain names it (`user:alice@example.com`): visible ASCII, bounded. */
-export const ACTOR_PATTERN = /^[\x21-\x7e]{1,200}$/;
 /** Dead-letter ids are opaque strings the store made; bounded and printable. */
 const deadLetterId = z.string().regex(/^[\x21-\x7e]{1,200}$/);
 

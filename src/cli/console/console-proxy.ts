@@ -22,6 +22,8 @@ import { html } from '../../control-plane/ui/html.js';
 import { layout } from '../../control-plane/ui/layout.js';
 import { CSRF_HEADER } from '../../control-plane/ui/ui-route.js';
 import { DLQ_REPLAY_ACTION } from '../../control-plane/ui/views/dlq-view.js';
+import { PAGE_ACTION, PAGE_ACTIONS } from '../../control-plane/ui/views/page-view.js';
+import { PAGE_ID_PATTERN } from '../../oncall/page.js';
 import type { AdminRequest, AdminResponse } from '../../daemon/admin-protocol.js';
 import type { TokenSource } from '../token-source.js';
 import type { Session, Sessions } from './console-sessions.js';
@@ -132,6 +134,7 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
       }
       if (url.pathname === '/hosts' && opts.fleet) return pickHost(req, res, form, session);
       if (url.pathname === DLQ_REPLAY_ACTION) return replay(req, res, form, session);
+      if (url.pathname === PAGE_ACTION) return actOnPage(req, res, form, session);
       return page(req, res, 404, 'Not found', html`<p>There is no such action.</p>`);
     }
     if (method !== 'GET' && method !== 'HEAD') {
@@ -211,6 +214,19 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
     const replayed = answer.op === 'dlq.replay' ? answer.replayed.length : 0;
     opts.report(`svc console: ${session.identity} replayed ${replayed} dead letter(s)`);
     redirect(res, `/ui/dlq?replayed=${replayed}`);
+  }
+
+  async function actOnPage(req: IncomingMessage, res: ServerResponse, form: URLSearchParams, session: Session): Promise<void> {
+    const upstream = upstreamOf(session);
+    const id = form.get('id') ?? '';
+    const action = PAGE_ACTIONS.find((a) => a.action === form.get('action'))?.action;
+    if (upstream?.adminSocket == null) return page(req, res, 403, 'Refused', html`<p>Actions are offered only for a daemon on this machine.</p>`);
+    if (!PAGE_ID_PATTERN.test(id) || action === undefined) return page(req, res, 400, 'Page', html`<p>That is not a page and an action on it.</p>`);
+    const answer = await opts.admin(upstream.adminSocket, { op: 'page.act', page: id, action, user: 'console', via: 'console', actor: session.identity });
+    if (answer === null) return page(req, res, 503, 'Page', html`<p>The daemon is not running (no admin socket); nothing was done.</p>`);
+    if (!answer.ok) return redirect(res, `/ui/pages/${id}?failed=${encodeURIComponent(answer.error)}`);
+    opts.report(`svc console: ${session.identity} ${action} page ${id}`);
+    redirect(res, `/ui/pages/${id}?done=${action}`);
   }
 
   async function forward(req: IncomingMessage, res: ServerResponse, url: URL, upstream: Upstream, session: Session): Promise<void> {

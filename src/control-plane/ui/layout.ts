@@ -9,6 +9,8 @@ import { html } from './html.js';
 /** The navigation, in order. A new view (pages, on-call) is one row here and one route. */
 export const NAV: ReadonlyArray<{ path: string; label: string }> = [
   { path: '/ui/', label: 'Now' },
+  { path: '/ui/pages', label: 'Pages' },
+  { path: '/ui/oncall', label: 'On call' },
   { path: '/ui/events', label: 'Events' },
   { path: '/ui/dlq', label: 'Dead letters' },
   { path: '/ui/audit', label: 'Audit' },

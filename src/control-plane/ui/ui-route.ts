@@ -22,6 +22,9 @@ import { eventView } from './views/event-view.js';
 import { eventsView } from './views/events-view.js';
 import { logsView } from './views/logs-view.js';
 import { nowView } from './views/now-view.js';
+import { oncallView } from './views/oncall-view.js';
+import { pageView } from './views/page-view.js';
+import { pagesView } from './views/pages-view.js';
 import type { UiDeps, View } from './views/view-types.js';
 
 /** The header through which `svc console` hands the session's CSRF token to the views. */
@@ -31,6 +34,8 @@ export const CSRF_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 const VIEWS = new Map<string, View>([
   ['/ui/', nowView],
+  ['/ui/pages', pagesView],
+  ['/ui/oncall', oncallView],
   ['/ui/events', eventsView],
   ['/ui/dlq', dlqView],
   ['/ui/audit', auditView],
@@ -67,7 +72,8 @@ export function createUiRoute(deps: UiDeps & { report: (line: string) => void })
   return async ({ req, res, url, signal }) => {
     const a = ASSETS.get(url.pathname);
     if (a !== undefined) return sendAsset(req, res, a);
-    const view = VIEWS.get(url.pathname) ?? (url.pathname.startsWith('/ui/events/') ? eventView : undefined);
+    const view = VIEWS.get(url.pathname)
+      ?? (url.pathname.startsWith('/ui/events/') ? eventView : url.pathname.startsWith('/ui/pages/') ? pageView : undefined);
     if (view === undefined) {
       sendHtml(req, res, 404, layout({ title: 'Not found', section: '', body: html`<p>There is no such page. <a href="/ui/">Back to Now</a></p>` }));
       return;

@@ -37,6 +37,8 @@ form.filters label { display: flex; flex-direction: column; font-size: .85rem; c
 input, select, button { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--muted); padding: .3rem .5rem; border-radius: 3px; }
 button { cursor: pointer; background: var(--head); }
 form.inline { display: inline; margin: 0; }
+tr.gap th, tr.gap td { background: var(--bad-bg); color: var(--bad); }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; margin: 1rem 0; }
 .pager { display: flex; gap: 1.5rem; margin: 1rem 0; }
 .note { color: var(--muted); }
 .banner { padding: .6rem .8rem; border: 1px solid var(--line); margin: .75rem 0; }

@@ -1,20 +1,14 @@
 /**
  * /ui/events/<id>: one event — its fields, the labels and annotations of the alerts it carries, its
- * payload — and the audit rows that name it. Until the story of an event exists (contract §20.3) the
- * rows are found by reading the agent's audit rows forward from the event's arrival, one bounded
- * keyset page (STORY_WINDOW rows), and keeping those whose data names the event: fast at any size,
- * and a replay long after arrival may fall outside it (the page says so).
+ * payload — and its story (contract §20.3): the same store read as GET /events/<id>/story, every audit
+ * row that concerns the event in seq order with its hash, and the verdict on them (event-story.ts).
+ * An index lookup: the page costs the same at a thousand events as at a million.
  */
+import { EVENT_ID_PATTERN, storyVerdict } from '../../event-story.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { banner, table, timeCell } from './parts.js';
 import type { View } from './view-types.js';
-
-/** Audit rows read after the event's arrival to find its own. */
-export const STORY_WINDOW = 500;
-const ID_SHAPE = /^[\x21-\x7e]{1,200}$/;
-
-interface AuditItem { seq: number; ts: string; kind: string; actor: string; hash: string; data: Record<string, unknown> | null }
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -54,7 +48,7 @@ export const eventView: View = async (deps, req) => {
     raw = '';
   }
   const notFound = { status: 404 as const, title: 'Event not found', section: '/ui/events', body: html`<p>There is no event with this id. <a href="/ui/events">All events</a></p>` };
-  if (!ID_SHAPE.test(raw)) return notFound;
+  if (!EVENT_ID_PATTERN.test(raw)) return notFound;
   let leave: () => void;
   try {
     leave = await deps.gate.acquire(req.signal);
@@ -64,13 +58,21 @@ export const eventView: View = async (deps, req) => {
   try {
     const event = await deps.store.getEvent(raw);
     if (event === null) return notFound;
-    const window = await deps.store.listJson('audit',
-      { limit: STORY_WINDOW, cursor: null, order: 'asc', sinceMs: Date.parse(event.ts), untilMs: null }, { agent: event.agentId });
-    const rows = (JSON.parse(new TextDecoder().decode(window.items)) as AuditItem[]).filter((a) => a.data?.eventId === event.id);
+    // Rows first, then the watermark: it then reaches at least the story's last row.
+    const story = await deps.store.eventStory(event.id);
+    const verdict = storyVerdict(story, await deps.watermark.current());
+    const problemOf = new Map(verdict.problems.map((p) => [p.seq, p.problem]));
+    const rows = verdict.truncated ? story.slice(0, -1) : story;
     let payload: unknown = null;
     try { payload = event.payloadText === null ? null : JSON.parse(event.payloadText); } catch { payload = null; }
     const auditRows = rows.map((a) => html`<tr><th scope="row">${a.seq}</th>${timeCell(a.ts)}<td>${a.kind}</td><td class="wrap">${a.actor}</td>
-<td class="wrap mono">${JSON.stringify(a.data)}</td><td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td></tr>`);
+<td class="wrap mono">${a.corrupt ? '(unreadable)' : a.dataText}</td><td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
+<td>${problemOf.get(a.seq) ?? 'ok'}</td></tr>`);
+    const verdictText = rows.length === 0 ? null
+      : verdict.verified ? banner(true, 'Verified: every row hashes to its stored hash, links to the row before it, and the chain is intact up to its head.')
+        : banner(false, verdict.problems.length > 0
+          ? `Not verified: ${verdict.problems.map((p) => `seq ${p.seq} ${p.problem}`).join(', ')}.`
+          : 'Not verified: the audit chain is broken before these rows (run svc audit --verify).');
     return {
       status: 200, title: `Event ${event.id.slice(0, 8)}`, section: '/ui/events',
       body: html`${event.corrupt ? banner(false, 'This event is stored damaged; some fields are unreadable.') : ''}
@@ -83,9 +85,11 @@ export const eventView: View = async (deps, req) => {
 <dt>Fingerprint</dt><dd class="mono">${event.fingerprint ?? '—'}</dd>
 <dt>Status</dt><dd><span class="chip">${event.status}</span></dd>
 </dl>
-<h2>What happened</h2>
-${table('Audit rows of this event', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'Data', 'Hash'], auditRows, 'No audit rows name this event yet.')}
-<p class="note">Rows naming this event among the agent's first ${STORY_WINDOW} audit rows from its arrival${window.nextCursor === null ? '' : ' (later rows, such as a late replay, are in the audit view)'}.
+<h2>Story</h2>
+${verdictText}
+${table('Audit rows of this event', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'Data', 'Hash', 'Check'], auditRows, 'No audit rows name this event yet.')}
+${verdict.truncated ? html`<p class="note">Only the first ${rows.length} rows are shown; the rest are in the audit view.</p>` : ''}
+<p class="note"><a href="/events/${event.id}/story">This story as JSON</a> ·
 <a href="/ui/audit?agent=${encodeURIComponent(event.agentId)}">Audit rows of ${event.agentId}</a></p>
 <h2>Alert</h2>
 ${alertFacts(payload)}

@@ -1,15 +1,62 @@
 /**
  * /ui/: what runs now, from the /status document (contract §7): agents, their sources with live
- * counts, channels and MCP servers. The region refreshes itself (console.js). On-call (who has the
- * pager, open pages, heartbeats) joins this view when on-call exists; until then the view says that
- * it is not configured, which is true of every agent today.
+ * counts, channels and MCP servers. The region refreshes itself (console.js). When an agent has an
+ * oncall.yaml it starts with who has the pager in every schedule (as GET /oncall answers) and the open
+ * pages; otherwise it says that on-call is not configured.
  */
 import type { StatusSnapshot } from '../../routes/status-route.js';
+import { isoTs } from '../../../core/clock.js';
+import type { PageRecord } from '../../../oncall/page.js';
+import { scheduleView } from '../../routes/oncall-route.js';
+import type { Html } from '../html.js';
 import { html } from '../html.js';
+import { NOT_CONFIGURED } from './oncall-view.js';
+import { PAGE_COLUMNS, pageRow } from './pages-view.js';
 import { table } from './parts.js';
 import type { View } from './view-types.js';
 
-export const nowView: View = (deps) => {
+/** Open pages shown on Now, per state; the rest are a link away. */
+const OPEN_PAGES_SHOWN = 20;
+
+async function onCall(deps: Parameters<View>[0], signal: AbortSignal): Promise<Html | null> {
+  const configs = deps.oncall.configs();
+  if (configs.length === 0) return html`<p>${NOT_CONFIGURED}</p>`;
+  const nowMs = deps.oncall.clock.now();
+  const rows: Html[] = [];
+  for (const { agentId, config } of configs) {
+    const overrides = await deps.oncall.overrides(agentId, nowMs);
+    for (const schedule of config.schedules) {
+      const v = scheduleView(agentId, schedule, overrides, nowMs);
+      const who = v.onCall[0];
+      rows.push(html`<tr><th scope="row">${v.id}</th><td>${agentId}</td>
+<td>${who === undefined ? html`<strong>nobody</strong>` : who.person}</td><td>${who?.source ?? '—'}</td><td class="mono">${who?.until ?? '—'}</td></tr>`);
+    }
+  }
+  let leave: () => void;
+  try {
+    leave = await deps.gate.acquire(signal);
+  } catch {
+    return null;
+  }
+  const open: PageRecord[] = [];
+  try {
+    for (const state of ['triggered', 'acknowledged'] as const) {
+      const page = await deps.store.oncall.listPages({ limit: OPEN_PAGES_SHOWN, cursor: null, order: 'desc', sinceMs: null, untilMs: null }, { state });
+      open.push(...page.items);
+    }
+  } finally {
+    leave();
+  }
+  return html`${table('Who is on call', ['Schedule', 'Agent', 'Person', 'Source', 'Until (UTC)'], rows, 'No schedules.')}
+<p class="note">As of ${isoTs(nowMs)}. <a href="/ui/oncall">Coverage, 14 days</a></p>
+<h2>Open pages</h2>
+${table('Open pages', PAGE_COLUMNS, open.map(pageRow), 'No open pages.')}
+<p class="note"><a href="/ui/pages">All pages</a></p>`;
+}
+
+export const nowView: View = async (deps, req) => {
+  const oncall = await onCall(deps, req.signal);
+  if (oncall === null) return { status: 0 };
   const status = JSON.parse(deps.snapshot()) as StatusSnapshot;
   const agents = status.agents.map((a) => html`<tr><th scope="row">${a.id}</th><td>${a.state}</td><td>${a.provider}</td></tr>`);
   const sources = status.agents.flatMap((a) => a.sources.map((s) => html`<tr><th scope="row">${s.id}</th><td>${a.id}</td><td>${s.type}</td>
@@ -19,12 +66,12 @@ export const nowView: View = (deps) => {
 <td>${c.direction}</td><td>${c.ready ? 'ready' : html`<strong>not ready</strong>`}</td></tr>`));
   const mcp = status.agents.flatMap((a) => a.mcpServers.map((m) => html`<tr><th scope="row">${m.id}</th><td>${a.id}</td><td>${m.state}</td>
 <td>${m.circuit}</td><td>${m.restarts}</td></tr>`));
-  return Promise.resolve({
+  return {
     status: 200, title: 'Now', section: '/ui/',
     body: html`<div id="live" data-refresh="5">
 <p class="note">Daemon pid ${status.pid}, up since <time datetime="${status.startedAt}">${status.startedAt}</time>; store ${status.store.kind}.</p>
 <h2>On call</h2>
-<p>On-call is not configured for any agent: no schedule, no pages, no heartbeats.</p>
+${oncall}
 <h2>Agents</h2>
 ${table('Agents', ['Agent', 'State', 'Provider'], agents, 'No agents run.')}
 <h2>Sources</h2>
@@ -33,5 +80,5 @@ ${table('Sources', ['Source', 'Agent', 'Type', 'Listens on', 'Received', 'Proces
 ${table('Channels', ['Channel', 'Agent', 'Type', 'Direction', 'Ready'], channels, 'No channels.')}
 ${mcp.length > 0 ? html`<h2>MCP servers</h2>${table('MCP servers', ['Server', 'Agent', 'State', 'Circuit', 'Restarts'], mcp, '')}` : ''}
 </div>`,
-  });
+  };
 };

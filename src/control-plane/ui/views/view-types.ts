@@ -1,14 +1,20 @@
 /** What a console view receives and gives back. */
+import type { ChainWatermark } from '../../../store/chain-watermark.js';
 import type { Store } from '../../../store/store.js';
 import type { ReadGate } from '../../read-gate.js';
+import type { OncallRouteDeps } from '../../routes/oncall-route.js';
 import type { Html } from '../html.js';
 
 export interface UiDeps {
   store: Store;
   /** The JSON views' read gate: console pages take their turn with them. */
   gate: ReadGate;
+  /** How far the audit chain is known intact: the story's verdict (contract §20.3). */
+  watermark: ChainWatermark;
   /** The /status document as JSON text. */
   snapshot: () => string;
+  /** On-call schedules and overrides, as GET /oncall reads them (no agent with oncall.yaml: none). */
+  oncall: OncallRouteDeps;
   /** The running agents (the log view's choices). */
   agents: () => readonly string[];
 }

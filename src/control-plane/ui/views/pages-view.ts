@@ -1,0 +1,76 @@
+/**
+ * /ui/pages: pages, newest first, filtered like GET /pages (agent, state, policy) and read the same
+ * way: the same query parser and spec (pages-route.ts), a turn at the read gate, the store's keyset
+ * page. The state filter is a select of the page states.
+ */
+import { isoTs } from '../../../core/clock.js';
+import type { PageRecord } from '../../../oncall/page.js';
+import { PAGE_STATES } from '../../../oncall/page.js';
+import { InvalidCursorError } from '../../../store/cursor.js';
+import type { PageFilter } from '../../../store/oncall-store.js';
+import { parseViewQuery } from '../../page-query.js';
+import { PAGES_VIEW } from '../../routes/pages-route.js';
+import type { Html } from '../html.js';
+import { html } from '../html.js';
+import { banner, filterForm, pager, table, timeCell } from './parts.js';
+import { CONSOLE_PAGE_LIMIT } from './read-page.js';
+import type { View } from './view-types.js';
+
+/** A page's state as a chip; a triggered page that ran out of steps says so. */
+export function stateChip(p: PageRecord): Html {
+  return html`<span class="chip">${p.state}${p.exhausted ? ' (exhausted)' : ''}</span>`;
+}
+
+export function pageRow(p: PageRecord): Html {
+  return html`<tr><th scope="row" class="mono"><a href="/ui/pages/${p.id}">${p.id}</a></th>${timeCell(isoTs(p.openedAtMs))}
+<td>${stateChip(p)}</td><td>${p.severity}</td><td class="wrap">${p.title}</td><td>${p.agentId}</td><td>${p.policy.id}</td>
+<td>${p.acknowledgedBy ?? '—'}</td></tr>`;
+}
+
+export const PAGE_COLUMNS = ['Page', 'Opened (UTC)', 'State', 'Severity', 'Title', 'Agent', 'Policy', 'Acknowledged by'];
+
+export const pagesView: View = async (deps, req) => {
+  const params: Record<string, string> = {};
+  const search = new URLSearchParams();
+  for (const [k, v] of req.url.searchParams) {
+    if (v === '') continue;
+    search.append(k, v);
+    params[k] = v;
+  }
+  if (!search.has('limit')) search.set('limit', String(CONSOLE_PAGE_LIMIT));
+  const form = filterForm('/ui/pages', 'Filter pages', [
+    { name: 'state', label: 'State', value: params.state, options: ['', ...PAGE_STATES] },
+    { name: 'agent', label: 'Agent', value: params.agent },
+    { name: 'policy', label: 'Policy', value: params.policy },
+  ]);
+  const bad = (error: string): { status: 400; title: string; section: string; body: Html } =>
+    ({ status: 400, title: 'Pages', section: '/ui/pages', body: html`${form}${banner(false, error)}` });
+  const parsed = parseViewQuery(search, PAGES_VIEW);
+  if (!parsed.ok) return bad(parsed.error);
+  const { state } = parsed.value.filter;
+  if (state !== undefined && !(PAGE_STATES as readonly string[]).includes(state)) return bad(`invalid state: expected one of ${PAGE_STATES.join(', ')}`);
+  let leave: () => void;
+  try {
+    leave = await deps.gate.acquire(req.signal);
+  } catch {
+    return { status: 0 };
+  }
+  let page: { items: PageRecord[]; nextCursor: string | null };
+  try {
+    page = await deps.store.oncall.listPages(parsed.value.page, parsed.value.filter as PageFilter);
+  } catch (err) {
+    if (err instanceof InvalidCursorError) return bad(`invalid cursor: ${err.message}`);
+    throw err;
+  } finally {
+    leave();
+  }
+  const first = parsed.value.page.cursor === null;
+  return {
+    status: 200, title: 'Pages', section: '/ui/pages',
+    body: html`${form}
+<div id="live"${first ? html` data-refresh="5"` : ''}>
+${table('Pages', PAGE_COLUMNS, page.items.map(pageRow), 'No pages match.')}
+</div>
+${pager('/ui/pages', params, page.nextCursor, first)}`,
+  };
+};
