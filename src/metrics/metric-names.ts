@@ -135,7 +135,7 @@ export const METRIC_FAMILIES = [
   { name: 'svc_heartbeat_age_seconds', type: 'gauge', labels: ['agent', 'heartbeat'], unit: 'seconds',
     help: 'Time since a delivery last refreshed the heartbeat, in seconds.' },
   { name: 'svc_events_suppressed_total', type: 'counter', labels: ['agent'], unit: 'events',
-    help: 'Events whose alerts all matched a live silence: stored as suppressed, nobody paged (count).' },
+    help: 'Events whose alerts all matched a live silence: audited as event.suppressed, nobody paged (count).' },
 ] as const satisfies readonly MetricFamily[];
 
 export type MetricFamilyDef = (typeof METRIC_FAMILIES)[number];
