@@ -10,6 +10,7 @@ describe('terminalText and terminalLine', () => {
     ['a tab becomes a space', 'a\tb', 'a b', 'a b'],
     ['OSC 52 clipboard write (ESC … BEL)', '\x1b]52;c;cm0gLXJmIH4=\x07', '\\u001b]52;c;cm0gLXJmIH4=\\u0007', '\\u001b]52;c;cm0gLXJmIH4=\\u0007'],
     ['line erase and carriage return', 'ok\r\x1b[2Kfake', 'ok\\u000d\\u001b[2Kfake', 'ok\\u000d\\u001b[2Kfake'],
+    ['a CRLF line break (iCalendar) is kept in text, shown in a line; a lone CR never', 'a\r\nb\rc', 'a\r\nb\\u000dc', 'a\\u000d\\u000ab\\u000dc'],
     ['C1 CSI, NEL and DEL', 'a\u009b2Jb\u0085c\u007f', 'a\\u009b2Jb\\u0085c\\u007f', 'a\\u009b2Jb\\u0085c\\u007f'],
     ['NUL and backspace', 'a\u0000b\bc', 'a\\u0000b\\u0008c', 'a\\u0000b\\u0008c'],
     ['bidi override and isolates', 'x\u202eyz\u2066w\u2069', 'x\\u202eyz\\u2066w\\u2069', 'x\\u202eyz\\u2066w\\u2069'],

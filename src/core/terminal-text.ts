@@ -24,11 +24,18 @@ function escape(ch: string): string {
   return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-/** Text of any number of lines: line breaks stay, every other control is shown as an escape. */
+// eslint-disable-next-line no-control-regex -- a CRLF line break, or one control character
+const CONTROL_OR_CRLF = /\r\n|[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text of any number of lines: line breaks stay — CRLF too, which formats such as iCalendar require
+ * (`svc oncall export`) and which erases nothing, the line feed following at once — and every other
+ * control is shown as an escape.
+ */
 export function terminalText(text: string): string {
   // Most output has nothing to neutralise: one test, no copy.
   if (!CONTROL_TEST.test(text)) return text;
-  return text.replace(CONTROL, (ch) => (ch === '\n' ? ch : escape(ch)));
+  return text.replace(CONTROL_OR_CRLF, (ch) => (ch === '\n' || ch === '\r\n' ? ch : escape(ch)));
 }
 
 /** One line (a table cell, a field of a log record): a line break in it is shown too, never obeyed. */
