@@ -3,7 +3,6 @@
  * store, counters, logs and metrics, behind the listener. Returns null when the listener is disabled.
  */
 import { createAuthGuard } from './auth-guard.js';
-import { createTokenVerifier } from '../auth/verify-token.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { Clock } from '../core/clock.js';
 import { createTailerRegistry } from '../logs/file-tailer.js';
@@ -55,7 +54,9 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   if (!deps.settings.enabled) return null;
   const { store, report, settings } = deps;
   // Built first: settings that cannot work are a startup error, before anything listens.
-  const tokenVerifier = settings.auth ? createTokenVerifier(settings.auth, { clock: deps.clock }) : null;
+  // The JOSE library is loaded only when tokens are required.
+  const tokenVerifier = settings.auth
+    ? (await import('../auth/verify-token.js')).createTokenVerifier(settings.auth, { clock: deps.clock }) : null;
   const guard: AuthGuard | null = settings.auth && tokenVerifier
     ? createAuthGuard(settings.auth, tokenVerifier, { clock: deps.clock, report })
     : null;

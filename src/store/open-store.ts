@@ -1,12 +1,11 @@
 /**
  * Opens the store the configuration names (contract §10): the only code that knows which kinds of
- * store exist.
+ * store exist. The PostgreSQL store (and the `pg` driver under it) is loaded only when one is
+ * configured: a daemon on SQLite does not carry it in memory.
  */
 import type { StoreSettings } from '../config/store.js';
 import type { Clock } from '../core/clock.js';
 import { checkStoreFile } from './sqlite/schema.js';
-import { checkPostgres } from './postgres/check.js';
-import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
@@ -21,8 +20,10 @@ export async function openStore(settings: StoreSettings,
   switch (settings.kind) {
     case 'sqlite':
       return openSqliteStore({ path: settings.path, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.readOnly ? { readOnly: true } : {}) });
-    case 'postgres':
+    case 'postgres': {
+      const { openPostgresStore } = await import('./postgres/postgres-store.js');
       return openPostgresStore({ url: settings.url, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.onError ? { onError: deps.onError } : {}) });
+    }
   }
 }
 
@@ -40,7 +41,9 @@ export async function checkStore(settings: StoreSettings): Promise<string | null
       } catch (err) {
         return err instanceof Error ? err.message : String(err);
       }
-    case 'postgres':
+    case 'postgres': {
+      const { checkPostgres } = await import('./postgres/check.js');
       return checkPostgres(settings.url);
+    }
   }
 }

@@ -11,8 +11,12 @@
  * Message-ID is the same on every retry, so a mailbox that already holds it can drop the copy.
  *
  * The password never appears in a result: every text that leaves this file passes `safeSnippet`.
+ *
+ * nodemailer is loaded with the first mail, so a daemon without an email channel — or whose email
+ * channel has not sent yet — does not carry it in memory.
  */
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { EmailChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
@@ -78,7 +82,7 @@ export function classifySmtpError(err: unknown, secrets: readonly string[]): Del
 export function createEmailChannel(config: EmailChannelConfig, deps: { clock: Clock }): Channel {
   const { smtp } = config;
   const secrets = smtp.password === undefined ? [] : [smtp.password];
-  const transport = nodemailer.createTransport({
+  const options: SMTPTransport.Options = {
     host: smtp.host,
     port: smtp.port ?? (smtp.tls === 'implicit' ? 465 : 587),
     secure: smtp.tls === 'implicit',
@@ -91,7 +95,12 @@ export function createEmailChannel(config: EmailChannelConfig, deps: { clock: Cl
     socketTimeout: config.timeoutMs,
     disableFileAccess: true,
     disableUrlAccess: true,
-  });
+  };
+  let transport: Promise<Transporter> | null = null;
+  const connect = (): Promise<Transporter> => {
+    transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(options));
+    return transport;
+  };
   let closed = false;
   let healthy = true;
 
@@ -105,7 +114,7 @@ export function createEmailChannel(config: EmailChannelConfig, deps: { clock: Cl
     const mail = composeEmail(message, config.id, config.from);
     const to = message.to ?? config.to;
     try {
-      const info = await transport.sendMail({
+      const info = await (await connect()).sendMail({
         from: config.from,
         to,
         subject: mail.subject,
@@ -137,7 +146,7 @@ export function createEmailChannel(config: EmailChannelConfig, deps: { clock: Cl
     ready: () => !closed && healthy,
     close: () => {
       closed = true;
-      transport.close();
+      void transport?.then((t) => t.close(), () => undefined);
       return Promise.resolve();
     },
   };

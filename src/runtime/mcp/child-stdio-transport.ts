@@ -18,14 +18,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../../core/clock.js';
 import { createLineFramer } from './line-framer.js';
+import type { ChildExit } from './mcp-types.js';
 
 /** How long the pipes of an exited server may stay open (held by its helpers) before they are destroyed. */
 const PIPES_GRACE_MS = 1_000;
-
-export interface ChildExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
 
 export interface ChildStdioTransport extends Transport {
   pid(): number | null;

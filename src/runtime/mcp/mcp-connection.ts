@@ -7,14 +7,23 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../../core/clock.js';
 import { rejectOnAbort } from '../../core/deadline.js';
-import type { ChildExit } from './child-stdio-transport.js';
+import { errorText } from '../../core/errors.js';
+import type { ChildExit } from './mcp-types.js';
 import { createChildStdioTransport } from './child-stdio-transport.js';
 import type { McpToolInfo } from './mcp-types.js';
+import { describeExit } from './mcp-types.js';
 
 export interface RawToolResult {
   content: unknown[];
   isError: boolean;
 }
+
+/**
+ * How a failed request ended: `closed` (the transport closed under it), `timeout` (the SDK's own
+ * request timer), `server` (a JSON-RPC error the server itself sent: it is alive and answering),
+ * `other`. Asked of the connection so that the callers never load the SDK themselves.
+ */
+export type McpErrorKind = 'closed' | 'timeout' | 'server' | 'other';
 
 export interface McpConnection {
   /** null once the child has exited. */
@@ -27,6 +36,7 @@ export interface McpConnection {
   ping(signal: AbortSignal, timeoutMs: number): Promise<void>;
   /** SIGTERM, then SIGKILL after the grace period; resolves once the child is gone. Idempotent. */
   kill(): Promise<ChildExit>;
+  errorKind(error: unknown): McpErrorKind;
 }
 
 export interface OpenOptions {
@@ -76,7 +86,7 @@ export async function openMcpConnection(o: OpenOptions): Promise<OpenResult> {
     return { ok: true, connection: connection(client, transport, tools) };
   } catch (error) {
     await transport.kill();
-    return { ok: false, error: describeError(error) };
+    return { ok: false, error: errorText(error) };
   }
 }
 
@@ -93,6 +103,7 @@ function connection(client: Client, transport: ReturnType<typeof createChildStdi
       await client.ping({ signal, timeout: timeoutMs + SDK_TIMER_SLACK_MS });
     },
     kill: () => transport.kill(),
+    errorKind,
   };
 }
 
@@ -111,25 +122,10 @@ async function listAllTools(client: Client, signal: AbortSignal, timeout: number
   return tools;
 }
 
-export function describeExit(exit: ChildExit): string {
-  return exit.signal ? `signal ${exit.signal}` : `code ${exit.code ?? 'unknown'}`;
-}
-
 /** The SDK rejects pending requests with McpError ConnectionClosed when the transport closes. */
-export function isConnectionClosed(error: unknown): boolean {
-  return error instanceof McpError && error.code === Number(ErrorCode.ConnectionClosed);
-}
-
-export function isSdkTimeout(error: unknown): boolean {
-  return error instanceof McpError && error.code === Number(ErrorCode.RequestTimeout);
-}
-
-/** A JSON-RPC error the server itself sent (it is alive and answering). */
-export function isServerErrorResponse(error: unknown): boolean {
-  return error instanceof McpError && !isConnectionClosed(error) && !isSdkTimeout(error);
-}
-
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
+function errorKind(error: unknown): McpErrorKind {
+  if (!(error instanceof McpError)) return 'other';
+  if (error.code === Number(ErrorCode.ConnectionClosed)) return 'closed';
+  if (error.code === Number(ErrorCode.RequestTimeout)) return 'timeout';
+  return 'server';
 }

@@ -18,10 +18,10 @@ import { createBoundedLines } from './bounded-lines.js';
 import { createCircuitBreaker } from './circuit-breaker.js';
 import { createFloodBudget } from './flood-budget.js';
 import { linkSignals, startDeadline, withDeadline } from '../../core/deadline.js';
-import type { McpConnection } from './mcp-connection.js';
-import { describeExit, isConnectionClosed, isServerErrorResponse, openMcpConnection } from './mcp-connection.js';
+import type { McpConnection, OpenResult } from './mcp-connection.js';
 import { createToolCaller } from './tool-call.js';
 import type { McpLog, McpServerStatus, McpSupervisor, McpToolInfo } from './mcp-types.js';
+import { describeExit } from './mcp-types.js';
 
 export interface McpSupervisorDeps {
   config: McpServerConfig;
@@ -134,8 +134,10 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
       return false;
     };
     const deadline = startDeadline(startTimeoutMs, clock, life.signal);
-    let opened: Awaited<ReturnType<typeof openMcpConnection>>;
+    let opened: OpenResult;
     try {
+      // The SDK is loaded with the first server's start: an agent without MCP servers never carries it.
+      const { openMcpConnection } = await import('./mcp-connection.js');
       opened = await openMcpConnection({
         command: config.command, args: config.args, cwd, env, clientVersion, killGraceMs: KILL_GRACE_MS, clock,
         signal: deadline.signal, timeoutMs: startTimeoutMs,
@@ -168,9 +170,9 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
         await clock.sleep(config.pingIntervalMs, stop.signal);
         const ping = await withDeadline(config.pingTimeoutMs, clock, stop.signal, (s) => connection.ping(s, config.pingTimeoutMs));
         // A JSON-RPC error (e.g. -32601 from a server without ping) is still an answer: the server is alive.
-        if (ping.ok || (ping.why === 'error' && isServerErrorResponse(ping.error))) { answered = true; continue; }
+        if (ping.ok || (ping.why === 'error' && connection.errorKind(ping.error) === 'server')) { answered = true; continue; }
         if (ping.why === 'aborted') return 'stopped';
-        return ping.why === 'error' && isConnectionClosed(ping.error) ? 'exited' : 'unresponsive';
+        return ping.why === 'error' && connection.errorKind(ping.error) === 'closed' ? 'exited' : 'unresponsive';
       }
     })().catch((): LifeEnd => 'stopped'); // the interval sleep rejects once stopped
     const flood = flooded.signal;

@@ -32,3 +32,13 @@ export interface McpSupervisor {
 }
 
 export type McpLog = (level: 'info' | 'warn' | 'error', event: string, fields: Record<string, unknown>) => void;
+
+/** How an MCP server's process ended. */
+export interface ChildExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export function describeExit(exit: ChildExit): string {
+  return exit.signal ? `signal ${exit.signal}` : `code ${exit.code ?? 'unknown'}`;
+}

@@ -13,7 +13,7 @@ import { createTokenBucket } from '../rate-limit/token-bucket.js';
 import type { CircuitBreaker } from './circuit-breaker.js';
 import { linkSignals, rejectOnAbort, startDeadline, withDeadline } from '../../core/deadline.js';
 import type { McpConnection, RawToolResult } from './mcp-connection.js';
-import { describeError, isServerErrorResponse, isSdkTimeout } from './mcp-connection.js';
+import { errorText } from '../../core/errors.js';
 import type { McpLog, ToolCallResult } from './mcp-types.js';
 
 type Verdict = 'success' | 'failure' | 'none';
@@ -88,14 +88,15 @@ export function createToolCaller(deps: ToolCallerDeps): ToolCaller {
       } catch (error) {
         const why = deadline.why();
         if (why === 'aborted') return { verdict: 'none', result: aborted() };
-        if (why === 'timeout' || isSdkTimeout(error)) return { verdict: 'failure', result: fail('timeout', `no answer within ${timeoutMs} ms`) };
+        if (why === 'timeout' || connection.errorKind(error) === 'timeout') return { verdict: 'failure', result: fail('timeout', `no answer within ${timeoutMs} ms`) };
         // close() killed the server after the drain: a shutdown, not a server failure for the circuit.
-        if (life.aborted && !isServerErrorResponse(error)) return { verdict: 'none', result: fail('unavailable', `MCP server ${serverId} stopped during the call`) };
-        if (isServerErrorResponse(error)) {
+        const answered = connection.errorKind(error) === 'server';
+        if (life.aborted && !answered) return { verdict: 'none', result: fail('unavailable', `MCP server ${serverId} stopped during the call`) };
+        if (answered) {
           deps.onAnswer();
-          return { verdict: 'success', result: fail('failed', `MCP server ${serverId} answered with an error: ${describeError(error)}`) };
+          return { verdict: 'success', result: fail('failed', `MCP server ${serverId} answered with an error: ${errorText(error)}`) };
         }
-        return { verdict: 'failure', result: fail('failed', `MCP server ${serverId} failed during the call: ${describeError(error)}`) };
+        return { verdict: 'failure', result: fail('failed', `MCP server ${serverId} failed during the call: ${errorText(error)}`) };
       }
       deps.onAnswer();
       return { verdict: 'success', result: { ok: true, isError: raw.isError, text: textOf(raw.content), content: raw.content } };
@@ -125,7 +126,7 @@ export function createToolCaller(deps: ToolCallerDeps): ToolCaller {
       } catch (error) {
         // A bug, not an expected failure; still never let it escape to the caller.
         verdict = 'failure';
-        return fail('failed', describeError(error));
+        return fail('failed', errorText(error));
       } finally {
         if (verdict === 'success') breaker.success();
         else if (verdict === 'failure') breaker.failure();
