@@ -7,7 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FakeLlm } from './support/fake-llm.js';
 import { startFakeLlm } from './support/fake-llm.js';
@@ -94,13 +94,88 @@ describe('page integrity with a model', () => {
     const posts = slack.calls.filter((c) => c.method === 'chat.postMessage');
     assert.equal(posts.length, 1);
     assert.equal(posts[0]?.auth, `Bearer ${TOKEN}`);
-    assert.deepEqual(posts[0]?.body, { channel: slack.dmChannel, text: EXPECTED_TEXT, unfurl_links: false });
+    assert.equal(posts[0]?.raw, JSON.stringify({ channel: slack.dmChannel, text: EXPECTED_TEXT, unfurl_links: false }));
 
     // The raise is on the record, and the decision row says what was sent.
     const rows = auditRows(t.home).filter((r) => r.data.eventId === eventId);
     const raised = rows.filter((r) => r.kind === 'triage.severity-raised');
     assert.deepEqual(raised.map((r) => r.data), [{ eventId, provider: 'anthropic', model: 'claude-haiku-4-5', from: 'P3', to: 'P1', floor: 'rules' }]);
     assert.equal(rows.find((r) => r.kind === 'triage.decision')?.data.severity, 'P1');
+    assert.deepEqual(fake.violations, []);
+  });
+});
+
+describe('page integrity on a page (oncall.yaml) with Slack Block Kit', () => {
+  const t = tempEnv();
+  let fake: FakeLlm;
+  let slack: FakeSlack;
+  let dir = '';
+  let env: NodeJS.ProcessEnv = {};
+  let pageUrl = '';
+  let pageSecret = '';
+  let pageFixture = '';
+
+  before(async () => {
+    fake = await startFakeLlm('openai');
+    slack = await startFakeSlack(TOKEN);
+    const a = await scaffoldAgent(t, 'paging', 'openai');
+    dir = a.dir;
+    env = { ...t.env, SVC_METRICS_PORT: String(a.cpPort), OPENAI_API_KEY: fake.apiKey, SLACK_BOT_TOKEN: TOKEN };
+    appendAgentYaml(dir, `baseUrl: ${fake.baseUrl}`);
+    appendFileSync(join(dir, 'channels.yaml'), ['  - id: slack-dm', '    type: slack', '    direction: outbound',
+      '    token: ${env:SLACK_BOT_TOKEN}', '    user: U0ONCALL', `    apiUrl: ${slack.apiUrl}`, ''].join('\n'));
+    // alice pages through Slack; a P3 would notify nobody, so a lowered severity would page no one.
+    writeFileSync(join(dir, 'oncall.yaml'), [
+      'people:',
+      '  - { id: alice, contacts: { slack-dm: U0ALICE } }',
+      'schedules:',
+      '  - id: primary',
+      '    timeZone: Europe/Berlin',
+      '    rotations:',
+      '      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }',
+      'policies:',
+      '  - id: default',
+      '    steps:',
+      '      - { notify: [schedule:primary], after: 1h }',
+      '    repeat: 0',
+      'routes:',
+      '  - { match: { severity: [P1, P2] }, policy: default }',
+      'incidents: { key: groupKey, reopenWindow: 1s }',
+      '',
+    ].join('\n'));
+    const up = await runSvc(['up', '-d'], { env, cwd: dir });
+    assert.equal(up.code, 0, up.stderr);
+    ({ url: pageUrl, secret: pageSecret, fixture: pageFixture } = a);
+  });
+  after(async () => {
+    await runSvc(['down'], { env, cwd: dir });
+    await fake.close();
+    await slack.close();
+    t.cleanup();
+  });
+
+  it('an openai answer of P3 with its own summary still opens a P1 page whose Block Kit message carries the alert\'s links', async () => {
+    fake.reply(fake.toolCall('submit_triage', { severity: 'P3', summary: 'Nothing to see here' }));
+    const res = await postAlert(pageUrl, pageSecret, pageFixture, 'integrity-page-1');
+    assert.equal(res.status, 202);
+    const post = await waitFor('the page on Slack', () => slack.calls.find((c) => c.method === 'chat.postMessage'), 60_000);
+    const pageId = String(auditRows(t.home).find((r) => r.kind === 'page.opened')?.data.pageId);
+    const text = [
+      '[P1] HighErrorRate on checkout-api-7f9c:8080',
+      `Page ${pageId} opened (step 1 of 1).`,
+      'Runbook: https://runbooks.example.com/checkout-api/high-error-rate',
+      'Source: http://prometheus.example.com:9090/graph?g0.expr=job%3Acheckout_5xx_ratio%3Arate5m+%3E+0.05',
+      'Alertmanager: http://alertmanager.example.com:9093',
+      `Acknowledge: svc ack ${pageId}`,
+    ].join('\n');
+    const button = (label: string, actionId: string, style?: string) => ({ type: 'button', text: { type: 'plain_text', text: label },
+      action_id: actionId, value: pageId, ...(style === undefined ? {} : { style }) });
+    assert.equal(post.raw, JSON.stringify({ channel: slack.dmChannel, text, blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text } },
+      { type: 'actions', block_id: 'svc_page', elements: [button('Acknowledge', 'svc_ack', 'primary'), button('Resolve', 'svc_resolve'),
+        button('Escalate', 'svc_escalate', 'danger')] },
+    ], unfurl_links: false }));
+    assert.deepEqual(auditRows(t.home).filter((r) => r.kind === 'triage.severity-raised').map((r) => [r.data.from, r.data.to]), [['P3', 'P1']]);
     assert.deepEqual(fake.violations, []);
   });
 });

@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface SlackCall { method: string; auth: string | undefined; body: Record<string, unknown> }
+export interface SlackCall { method: string; auth: string | undefined; body: Record<string, unknown>; /** the request body's bytes as text */ raw: string }
 
 export interface FakeSlack {
   /** What channels.yaml's `apiUrl` should say. */
@@ -27,7 +27,7 @@ export async function startFakeSlack(token: string): Promise<FakeSlack> {
       const method = (req.url ?? '').replace(/^\/api\//, '');
       const raw = Buffer.concat(chunks).toString('utf8');
       const body = raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>);
-      calls.push({ method, auth: req.headers.authorization, body });
+      calls.push({ method, auth: req.headers.authorization, body, raw });
       let reply: unknown;
       if (req.headers.authorization !== `Bearer ${token}`) reply = { ok: false, error: 'not_authed' };
       else if (method === 'conversations.open') reply = { ok: true, channel: { id: dmChannel } };
