@@ -44,9 +44,9 @@ describe('page integrity with a model', () => {
   before(async () => {
     fake = await startFakeLlm('anthropic');
     slack = await startFakeSlack(TOKEN);
-    let cpPort = 0;
-    ({ dir, url, cpPort, secret, fixture } = await scaffoldAgent(t, 'agent', 'anthropic'));
-    env = { ...t.env, SVC_METRICS_PORT: String(cpPort), ANTHROPIC_API_KEY: fake.apiKey, SLACK_BOT_TOKEN: TOKEN, SLACK_ONCALL_USER: 'U0ONCALL' };
+    const a = await scaffoldAgent(t, 'agent', 'anthropic');
+    ({ dir, url, secret, fixture } = a);
+    env = { ...t.env, SVC_METRICS_PORT: String(a.cpPort), ANTHROPIC_API_KEY: fake.apiKey, SLACK_BOT_TOKEN: TOKEN, SLACK_ONCALL_USER: 'U0ONCALL' };
     appendAgentYaml(dir, `baseUrl: ${fake.baseUrl}`);
     writeFileSync(join(dir, 'channels.yaml'), [
       'channels:',
