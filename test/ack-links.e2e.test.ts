@@ -65,7 +65,11 @@ describe('ack links e2e', () => {
     const base = `http://127.0.0.1:${ackPort}/ack/`;
     assert.ok(links.ack.startsWith(base) && links.resolve.startsWith(base), JSON.stringify(links));
     assert.match(links.ack.slice(base.length), /^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
-    assert.equal(first.text, `[P1] ${String(first.title)}\nPage ${pageId} opened (step 1 of 2).\nAcknowledge: svc ack ${pageId}`);
+    // The alert's own links (issue 26.6) above what to type.
+    assert.equal(first.text, `[P1] ${String(first.title)}\nPage ${pageId} opened (step 1 of 2).\n`
+      + 'Runbook: https://runbooks.example.com/checkout-api/high-error-rate\n'
+      + 'Source: http://prometheus.example.com:9090/graph?g0.expr=job%3Acheckout_5xx_ratio%3Arate5m+%3E+0.05\n'
+      + `Alertmanager: http://alertmanager.example.com:9093\nAcknowledge: svc ack ${pageId}`);
 
     // GET: a confirm form, no script, the console-style headers; the page is untouched.
     const shown = await fetch(links.ack);

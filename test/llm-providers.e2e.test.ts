@@ -88,8 +88,13 @@ describe('svc up with provider anthropic', () => {
     assert.equal(dm.triagedBy, 'anthropic:claude-haiku-4-5');
     assert.equal(dm.to, 'on-call');
     assert.equal(dm.severity, 'P1');
-    assert.equal(dm.text, '[P1] FIRING: HighErrorRate on checkout-api: 5xx at 7.2%\n'
-      + 'Runbook says: runbook for HighErrorRate: https://runbooks.example/HighErrorRate');
+    // The model's words, then the event's own facts (issue 26.6).
+    assert.equal(dm.text, '[P1] FIRING: HighErrorRate on checkout-api-7f9c:8080\n'
+      + 'HighErrorRate on checkout-api: 5xx at 7.2%\n'
+      + 'Runbook says: runbook for HighErrorRate: https://runbooks.example/HighErrorRate\n'
+      + 'Runbook: https://runbooks.example.com/checkout-api/high-error-rate\n'
+      + 'Source: http://prometheus.example.com:9090/graph?g0.expr=job%3Acheckout_5xx_ratio%3Arate5m+%3E+0.05\n'
+      + 'Alertmanager: http://alertmanager.example.com:9093');
     assert.deepEqual(fake.violations, []);
     const [first, second] = fake.requests;
     assert.equal(first?.path, '/v1/messages');
@@ -208,15 +213,23 @@ describe('svc triage', () => {
     const report = JSON.parse(r.stdout) as TriageReport;
     assert.equal(report.ok, true);
     assert.equal(report.triagedBy, 'openai:gpt-4o-mini');
-    assert.deepEqual(report.message, { notify: true, severity: 'P2', status: 'firing', title: 'HighErrorRate on checkout-api',
-      text: '[P2] FIRING: HighErrorRate on checkout-api\nrunbook for HighErrorRate: https://runbooks.example/HighErrorRate' });
+    // The model said P2 of a critical alert: llm.severityFloor (default: the rules' P1) raises it, on the record.
+    assert.deepEqual(report.message, { notify: true, severity: 'P1', status: 'firing', title: 'HighErrorRate on checkout-api-7f9c:8080',
+      text: '[P1] FIRING: HighErrorRate on checkout-api-7f9c:8080\nHighErrorRate on checkout-api\n'
+      + '(the model said P2; raised to P1 by llm.severityFloor)\n'
+      + 'runbook for HighErrorRate: https://runbooks.example/HighErrorRate\n'
+      + 'Runbook: https://runbooks.example.com/checkout-api/high-error-rate\n'
+      + 'Source: http://prometheus.example.com:9090/graph?g0.expr=job%3Acheckout_5xx_ratio%3Arate5m+%3E+0.05\n'
+      + 'Alertmanager: http://alertmanager.example.com:9093' });
     assert.deepEqual(report.deliveries, [{ channel: 'oncall-dm', type: 'file', to: 'on-call' }]);
     assert.equal(report.toolCalls.length, 1);
     assert.deepEqual({ ...report.toolCalls[0], durationMs: 0 }, { serverId: 'runbooks', tool: 'lookup_runbook', outcome: 'ok', durationMs: 0,
       step: 1, arguments: { alertname: 'HighErrorRate' } });
     assert.deepEqual(report.modelCalls.map((c) => [c.provider, c.model, c.step, c.status, c.inputTokens, c.outputTokens]),
       [['openai', 'gpt-4o-mini', 1, 'ok', 210, 15], ['openai', 'gpt-4o-mini', 2, 'ok', 260, 25]]);
-    assert.deepEqual(report.audit.map((a) => a.kind), ['llm.called', 'tool.called', 'llm.called']);
+    assert.deepEqual(report.audit.map((a) => a.kind), ['llm.called', 'tool.called', 'llm.called', 'triage.severity-raised']);
+    assert.deepEqual(report.audit[3]?.data, { eventId: report.audit[0]?.data.eventId, provider: 'openai', model: 'gpt-4o-mini',
+      from: 'P2', to: 'P1', floor: 'rules' });
     // The wire format, field by field.
     assert.deepEqual(fake.violations, []);
     const [first, second] = fake.requests;

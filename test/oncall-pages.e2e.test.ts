@@ -50,7 +50,11 @@ describe('pages e2e', () => {
     const pageId = String(first.pageId);
     assert.match(pageId, /^p[a-z0-9]{12}$/);
     assert.equal(first.deliveryId, `${pageId}.1.alice.oncall-dm`);
-    assert.equal(first.text, `[P1] ${String(first.title)}\nPage ${pageId} opened (step 1 of 2).\nAcknowledge: svc ack ${pageId}`);
+    // The alert's own links (issue 26.6) above what to type.
+    assert.equal(first.text, `[P1] ${String(first.title)}\nPage ${pageId} opened (step 1 of 2).\n`
+      + 'Runbook: https://runbooks.example.com/checkout-api/high-error-rate\n'
+      + 'Source: http://prometheus.example.com:9090/graph?g0.expr=job%3Acheckout_5xx_ratio%3Arate5m+%3E+0.05\n'
+      + `Alertmanager: http://alertmanager.example.com:9093\nAcknowledge: svc ack ${pageId}`);
     const second = await waitFor('step 2 paged bob', () => lines(a).find((l) => l.to === 'bob'));
     assert.equal(second.deliveryId, `${pageId}.2.bob.oncall-dm`);
 

@@ -34,6 +34,7 @@ export function describeRow(kind: string, actor: string, d: Record<string, unkno
       + `${d.durationMs !== undefined ? ` in ${text(d.durationMs)} ms` : ''}`;
     case 'tool.called': return `tool call ${text(d.serverId)}/${text(d.tool)}: ${text(d.outcome)}${d.durationMs !== undefined ? ` in ${text(d.durationMs)} ms` : ''}`;
     case 'triage.fallback': return `triage by ${text(d.provider)} failed (${text(d.reason)}); rules used instead`;
+    case 'triage.severity-raised': return `model ${text(d.provider)} said ${text(d.from)}; raised to ${text(d.to)} by llm.severityFloor (${text(d.floor)})`;
     case 'triage.decision': return `triage by ${text(d.provider)}: ${text(d.severity)} ${text(d.status)}, `
       + `${d.notify === false ? 'no message' : 'notify'}${d.title ? ` — ${text(d.title)}` : ''}`;
     case 'message.delivered': return `delivered to ${text(d.channelId)}, delivery ${text(d.deliveryId)}, attempt ${text(d.attempt)}`

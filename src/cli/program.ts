@@ -57,9 +57,10 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
 
   program
     .command('check')
-    .description('validate everything `svc up` would (files, keys, references, ports, MCP commands); start nothing')
+    .description('validate everything `svc up` would (.env, files, keys, references, TLS pairs, the store, MCP commands, '
+      + 'oncall.yaml, free ports: those its own running daemon holds are fine); start nothing; exit 0, or 2 with every problem')
     .argument('[dirs...]', 'agent directories, each holding an agent.yaml')
-    .option('--json', 'print {"ok", "agents", "problems"} as JSON', false)
+    .option('--json', 'print {"ok", "agents", "ports", "notes", "problems"} as JSON, and "running" {pid, heldPorts} while this home\'s daemon runs', false)
     .action(async (dirs: string[], opts: { json: boolean }) => {
       const { checkCommand } = await import('./check.js');
       setCode(await checkCommand(dirs, opts, ctx));

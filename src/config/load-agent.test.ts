@@ -320,7 +320,7 @@ describe('real providers (anthropic, openai)', () => {
     assert.equal(a.apiKey, KEY);
     assert.equal(a.baseUrl, 'https://api.anthropic.com');
     assert.deepEqual(a.llm, { maxSteps: 8, maxTokens: 1024, temperature: 0, callTimeoutMs: 30_000, triageTimeoutMs: 120_000,
-      onFailure: 'rules', maxAttempts: 3, retry: { initialBackoffMs: 500, maxBackoffMs: 30_000 } });
+      onFailure: 'rules', severityFloor: 'rules', maxAttempts: 3, retry: { initialBackoffMs: 500, maxBackoffMs: 30_000 } });
     const o = loadAgentDir(agentDir({ agent: 'id: o\nprovider: openai\nmodel: llama3\nbaseUrl: http://127.0.0.1:8000/v1\n'
       + 'tools: [runbooks__*]\nllm: { maxSteps: 4, onFailure: dead-letter, temperature: 1.5 }\n' }), withKey).agent;
     assert.equal(o.apiKey, 'sk-proj-test-0123456789');
@@ -374,6 +374,14 @@ describe('real providers (anthropic, openai)', () => {
       `${s}:6:18: llm.callTimeoutMs: must not exceed llm.triageTimeoutMs`,
     ].join('\n'));
     assert.doesNotMatch(message, /pw@/);
+  });
+
+  it('take llm.severityFloor as rules or a fixed severity, and name the line and column of a bad one', () => {
+    const p2 = loadAgentDir(agentDir({ agent: 'id: a\nprovider: anthropic\nmodel: m\nllm: { severityFloor: P2 }\n' }), withKey).agent;
+    assert.equal(p2.llm?.severityFloor, 'P2');
+    const dir = agentDir({ agent: ['id: a', 'provider: anthropic', 'model: m', 'llm:', '  severityFloor: critical', ''].join('\n') });
+    assert.equal(errorOf(() => loadAgentDir(dir, withKey)),
+      `${join(dir, 'agent.yaml')}:5:18: llm.severityFloor: expected one of "rules", "P1", "P2", "P3"`);
   });
 
   it('rules takes none of their keys', () => {

@@ -208,6 +208,10 @@ export type AuditConfig = z.infer<typeof auditSchema>;
 /** What the tool-use loop does when a triage still fails after its retries (contract §14.3). */
 export const LLM_ON_FAILURE = ['rules', 'dead-letter'] as const;
 
+/** `llm.severityFloor`: the rules' severity for the event, or a fixed one (P3: no floor). */
+export const SEVERITY_FLOORS = ['rules', 'P1', 'P2', 'P3'] as const;
+export type SeverityFloor = (typeof SEVERITY_FLOORS)[number];
+
 /** The tool-use loop of the real providers (agent.yaml `llm`, contract §14). */
 export const llmSchema = z.strictObject({
   /** Model calls per triage that got an answer; the last one offers only submit_triage. */
@@ -220,6 +224,8 @@ export const llmSchema = z.strictObject({
   /** The whole triage: every model call, retry wait, rate-limit wait and tool call. */
   triageTimeoutMs: z.number().int().min(100).max(3_600_000).default(120_000),
   onFailure: z.enum(LLM_ON_FAILURE).default('rules'),
+  /** A model's severity below this is raised to it, and audited (`triage.severity-raised`). */
+  severityFloor: z.enum(SEVERITY_FLOORS).default('rules'),
   /** Requests per model call before the triage fails: 429, 5xx, 529, timeouts and malformed answers are retried. */
   maxAttempts: z.number().int().min(1).max(10).default(3),
   /** Back-off between those attempts; a server's Retry-After wins when it asks for longer. */

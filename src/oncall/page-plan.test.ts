@@ -83,6 +83,25 @@ describe('page planner on fake time', () => {
     assert.equal(h.plans[0]?.notifications[0]?.text, '[P1] Disk full on db-1\nPage p0000test opened (step 1 of 2).\nAcknowledge: svc ack p0000test');
   });
 
+  it('carries the opening event\'s links in every message that asks for action, and a reopening event\'s after it', () => {
+    const clock = fakeClock(Date.UTC(2026, 10, 25, 3, 0, 0));
+    const facts = ['Runbook: https://rb.example/disk', 'Source: http://prom.example/graph'];
+    const opened = planOpen({ pageId: 'p0000test', agentId: 'ops', incidentKey: 'disk/db-1', policy: policy(), policySha256: 'sha-a',
+      event: { ...event('e1'), facts }, nowMs: clock.now(), resolve });
+    assert.equal(opened.notifications[0]?.text, '[P1] Disk full on db-1\nPage p0000test opened (step 1 of 2).\n'
+      + 'Runbook: https://rb.example/disk\nSource: http://prom.example/graph\nAcknowledge: svc ack p0000test');
+    const escalated = planTimer(opened.page, clock.now() + 5 * MIN, resolve);
+    assert.match(escalated?.notifications[0]?.text ?? '', /\nRunbook: https:\/\/rb\.example\/disk\nSource: http:\/\/prom\.example\/graph\nAcknowledge: svc ack p0000test$/);
+    // Telling someone it was resolved asks nothing of them: no links.
+    const resolved = planResolve(opened.page, cli, null, 'e2', clock.now());
+    assert.ok(resolved.ok && resolved.plan !== null);
+    assert.equal(resolved.plan.notifications[0]?.text, 'RESOLVED [P1] Disk full on db-1\nPage p0000test was resolved by bob.');
+    const closed = resolved.plan.page;
+    const reopened = planReopen(closed, { ...event('e3'), facts: ['Runbook: https://rb.example/other'] }, clock.now(), resolve);
+    assert.match(reopened.notifications[0]?.text ?? '', /\nRunbook: https:\/\/rb\.example\/other\nAcknowledge/);
+    assert.equal(planReopen(closed, event('e4'), clock.now(), resolve).page.facts, undefined);
+  });
+
   it('escalates to the next step after `after` without an ack, each round with its own deliveryIds', () => {
     const h = harness();
     h.runTimers(5 * MIN - 1);

@@ -31,6 +31,8 @@ export interface PageEvent {
   id: string;
   title: string;
   severity: Severity;
+  /** The event's own links, one per line (runtime/providers/message-facts.ts); none: omit or empty. */
+  facts?: string[];
 }
 
 /** Who acted, for audit rows: `actor` is the chain's actor, `by`/`via` the page's fields. */
@@ -120,7 +122,8 @@ export function planOpen(input: OpenInput): PagePlan {
     policy, policySha256: input.policySha256, step: 1, loop: 0, round: 0, openedAtMs: nowMs,
     acknowledgedAtMs: null, acknowledgedBy: null, resolvedAtMs: null, resolvedBy: null,
     nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0, joinNoticeAtMs: null, lastJoinNoticeAtMs: null,
-    eventIds: [input.event.id], title: input.event.title, severity: input.event.severity, notified: [], version: 1,
+    eventIds: [input.event.id], title: input.event.title, severity: input.event.severity,
+    ...(input.event.facts !== undefined && input.event.facts.length > 0 ? { facts: input.event.facts } : {}), notified: [], version: 1,
   };
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId),
     { incidentKey: page.incidentKey, policy: policy.id, policySha256: page.policySha256, eventId: input.event.id })];
@@ -138,6 +141,9 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
   Object.assign(page, { state: 'triggered', exhausted: false, step: 1, loop: 0, acknowledgedAtMs: null, acknowledgedBy: null,
     resolvedAtMs: null, resolvedBy: null, nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0,
     joinNoticeAtMs: null, title: event.title, severity: event.severity });
+  // The event that reopens the page is what the person is woken for now: its links, not the old ones.
+  if (event.facts !== undefined && event.facts.length > 0) page.facts = event.facts;
+  else delete page.facts;
   if (!page.eventIds.includes(event.id)) page.eventIds.push(event.id);
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId), { incidentKey: page.incidentKey,
     policy: page.policy.id, policySha256: page.policySha256, eventId: event.id, reopened: true })];

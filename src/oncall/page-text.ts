@@ -5,10 +5,11 @@
 import { formatDuration } from '../core/duration.js';
 import type { PageRecord } from './page.js';
 
-type P = Pick<PageRecord, 'id' | 'title' | 'severity' | 'step' | 'loop' | 'policy' | 'eventIds' | 'pendingJoins' | 'resolvedBy'>;
+type P = Pick<PageRecord, 'id' | 'title' | 'severity' | 'step' | 'loop' | 'policy' | 'eventIds' | 'pendingJoins' | 'resolvedBy' | 'facts'>;
 
 const head = (p: P): string => `[${p.severity}] ${p.title}`;
-const ackLine = (p: P): string => `Acknowledge: svc ack ${p.id}`;
+/** The event's runbook and source links (when it has any) above what to type: what the person needs to act. */
+const toAct = (p: P): string => [...(p.facts ?? []), `Acknowledge: svc ack ${p.id}`].join('\n');
 
 function where(p: P): string {
   const loops = p.policy.repeat > 0 ? `, pass ${p.loop + 1} of ${p.policy.repeat + 1}` : '';
@@ -16,18 +17,18 @@ function where(p: P): string {
 }
 
 export const pageText = {
-  opened: (p: P): string => `${head(p)}\nPage ${p.id} opened (${where(p)}).\n${ackLine(p)}`,
-  joined: (p: P): string => `${head(p)}\n${p.eventIds.length} alerts now on page ${p.id} (${where(p)}).\n${ackLine(p)}`,
+  opened: (p: P): string => `${head(p)}\nPage ${p.id} opened (${where(p)}).\n${toAct(p)}`,
+  joined: (p: P): string => `${head(p)}\n${p.eventIds.length} alerts now on page ${p.id} (${where(p)}).\n${toAct(p)}`,
   escalated: (p: P, reason: 'timeout' | 'manual'): string => {
     const why = reason === 'manual' ? 'escalated by hand' : 'nobody acknowledged the previous step';
-    return `${head(p)}\nPage ${p.id} escalated: ${why} (${where(p)}).\n${ackLine(p)}`;
+    return `${head(p)}\nPage ${p.id} escalated: ${why} (${where(p)}).\n${toAct(p)}`;
   },
   ackTimedOut: (p: P): string =>
-    `${head(p)}\nPage ${p.id} was acknowledged ${formatDuration(p.policy.ackTimeoutMs)} ago and is not resolved: paging again (${where(p)}).\n${ackLine(p)}`,
+    `${head(p)}\nPage ${p.id} was acknowledged ${formatDuration(p.policy.ackTimeoutMs)} ago and is not resolved: paging again (${where(p)}).\n${toAct(p)}`,
   exhausted: (p: P): string =>
-    `${head(p)}\nNobody acknowledged page ${p.id}: every step of policy ${p.policy.id} was tried ${p.policy.repeat + 1} time(s). It stays open.\n${ackLine(p)}`,
+    `${head(p)}\nNobody acknowledged page ${p.id}: every step of policy ${p.policy.id} was tried ${p.policy.repeat + 1} time(s). It stays open.\n${toAct(p)}`,
   acknowledged: (p: P & Pick<PageRecord, 'acknowledgedBy'>): string =>
     `${head(p)}\nPage ${p.id} was acknowledged by ${p.acknowledgedBy ?? 'someone'}.`,
-  unacknowledged: (p: P): string => `${head(p)}\nPage ${p.id} is no longer acknowledged: escalation resumes (${where(p)}).\n${ackLine(p)}`,
+  unacknowledged: (p: P): string => `${head(p)}\nPage ${p.id} is no longer acknowledged: escalation resumes (${where(p)}).\n${toAct(p)}`,
   resolved: (p: P): string => `RESOLVED ${head(p)}\nPage ${p.id} was resolved by ${p.resolvedBy ?? 'someone'}.`,
 };

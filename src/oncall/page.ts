@@ -53,6 +53,12 @@ export interface PageRecord {
   eventIds: string[];
   title: string;
   severity: Severity;
+  /**
+   * What the opening event says about itself — runbook, source and Alertmanager links, one per line —
+   * shown in every message that asks for action, whoever triaged the event. Absent on pages stored
+   * before it existed, and for payloads that carry none.
+   */
+  facts?: string[];
   notified: Notified[];
   version: number;
 }

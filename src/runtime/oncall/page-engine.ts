@@ -21,6 +21,7 @@ import { silencedBy } from '../../oncall/silence-match.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
 import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import type { Store } from '../../store/store.js';
+import { factLines, messageFacts } from '../providers/message-facts.js';
 import type { TriageDecision } from '../providers/provider.js';
 
 /** Plans re-read and re-planned at most this often before the action gives up (another writer keeps winning). */
@@ -181,7 +182,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       }
       const route = routeFor(config, decision.severity);
       if (route === null) return true;
-      const pageEvent: PageEvent = { id: event.id, title: decision.title, severity: decision.severity };
+      // The page's messages carry the event's own links whoever triaged it (issue 26.6).
+      const facts = messageFacts(event.payload);
+      const pageEvent: PageEvent = { id: event.id, title: decision.title, severity: decision.severity,
+        ...(facts === null ? {} : { facts: factLines(facts) }) };
       if ('notify' in route) {
         const once = planNotifyOnce(event.agentId, { ...pageEvent, status: decision.status, text: decision.text }, route.notify, clock.now(),
           await resolverFor(event.agentId));

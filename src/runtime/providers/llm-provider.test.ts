@@ -123,8 +123,11 @@ for (const dialect of ['anthropic', 'openai'] as const) {
           { usage: [520, 40] }),
       );
       const decision = decisionOf(await h.triage());
-      assert.deepEqual(decision, { notify: true, severity: 'P1', status: 'firing', title: 'checkout-api 5xx at 7.2%',
-        text: '[P1] FIRING: checkout-api 5xx at 7.2%\nRunbook: restart the canary.', alertCount: 1, triagedBy: `${dialect}:${model}` });
+      assert.deepEqual(decision, { notify: true, severity: 'P1', status: 'firing', title: 'HighErrorRate on checkout-api-7f9c:8080',
+        text: '[P1] FIRING: HighErrorRate on checkout-api-7f9c:8080\ncheckout-api 5xx at 7.2%\nRunbook: restart the canary.\n'
+          + 'Runbook: https://runbooks.example.com/checkout-api/high-error-rate\n'
+          + 'Source: http://prometheus.example.com:9090/graph?g0.expr=job%3Acheckout_5xx_ratio%3Arate5m+%3E+0.05\n'
+          + 'Alertmanager: http://alertmanager.example.com:9093', alertCount: 1, triagedBy: `${dialect}:${model}` });
       assert.deepEqual(h.toolCalls, [{ name: 'lookup_runbook', alertname: 'HighErrorRate' }]);
       assert.deepEqual(h.fake.violations, []);
 
@@ -205,7 +208,7 @@ for (const dialect of ['anthropic', 'openai'] as const) {
         h.fake.toolCall('runbooks__echo', { text: 'again' }),
         h.fake.toolCall('submit_triage', { severity: 'P2', summary: 'forced' }),
       );
-      assert.equal(decisionOf(await h.triage()).title, 'forced');
+      assert.equal(decisionOf(await h.triage()).text.split('\n')[1], 'forced');
       const views = h.fake.requests.map((r) => h.fake.view(r));
       assert.deepEqual(views.map((v) => v.toolChoice), ['auto', 'auto', 'submit_triage']);
       assert.deepEqual(views.map((v) => v.toolNames.length), [3, 3, 1]);
@@ -235,7 +238,7 @@ for (const dialect of ['anthropic', 'openai'] as const) {
         h.fake.toolCall('submit_triage', { severity: 'critical', summary: '' }, { id: 'bad-1' }),
         h.fake.toolCall('submit_triage', { severity: 'P1', summary: 'corrected' }),
       );
-      assert.equal(decisionOf(await h.triage()).title, 'corrected');
+      assert.equal(decisionOf(await h.triage()).text.split('\n')[1], 'corrected');
       const v2 = h.fake.view(h.fake.requests[1]);
       assert.equal(v2.toolResults.length, 1);
       assert.equal(v2.toolResults[0]?.id, 'bad-1');
@@ -285,7 +288,7 @@ for (const dialect of ['anthropic', 'openai'] as const) {
     it('a cut-off answer is dropped and the model is asked to be brief', async () => {
       const h = await harness(dialect);
       h.fake.reply(h.fake.text('A very long analysis that', { stop: 'max-tokens' }), h.fake.toolCall('submit_triage', { severity: 'P3', summary: 'brief' }));
-      assert.equal(decisionOf(await h.triage()).title, 'brief');
+      assert.equal(decisionOf(await h.triage()).text.split('\n')[1], 'brief');
       assert.match(h.fake.view(h.fake.requests[1]).note ?? '', /cut off at the token limit/);
       assert.deepEqual(llmRows(h.rows).map((d) => d.status), ['cut-off', 'ok']);
     });
@@ -311,7 +314,7 @@ for (const dialect of ['anthropic', 'openai'] as const) {
       await clock.advanceAsync(6999);
       assert.equal(h.fake.requests.length, 1, 'no retry before Retry-After has passed');
       await clock.advanceAsync(1);
-      assert.equal(decisionOf(await pending).title, 'after the wait');
+      assert.equal(decisionOf(await pending).text.split('\n')[1], 'after the wait');
       assert.deepEqual(llmRows(h.rows).map((d) => [d.step, d.attempt, d.status, d.httpStatus]), [[1, 1, 'rate-limited', 429], [1, 2, 'ok', 200]]);
       assert.equal(await metricValue(h.metrics, 'svc_provider_rate_limit_waits', { agent: 'oncall' }), 1);
       assert.equal(await metricValue(h.metrics, 'svc_provider_rate_limit_wait_ms_sum', { agent: 'oncall' }), 7000);
@@ -338,7 +341,7 @@ for (const dialect of ['anthropic', 'openai'] as const) {
       const clock = fakeClock();
       const h = await harness(dialect, { clock });
       h.fake.reply(h.fake.error(529), { status: 200, raw: '{"truncated": ' }, h.fake.toolCall('submit_triage', { severity: 'P3', summary: 'third time' }));
-      assert.equal(decisionOf(await driveRetries(h.triage(), clock, h.logs)).title, 'third time');
+      assert.equal(decisionOf(await driveRetries(h.triage(), clock, h.logs)).text.split('\n')[1], 'third time');
       assert.deepEqual(llmRows(h.rows).map((d) => d.status), ['overloaded', 'malformed', 'ok']);
     });
 

@@ -66,7 +66,15 @@ export function createLlmProvider(deps: LlmProviderDeps): LlmProvider {
       }, event, { deadline, endsAt: clock.monotonic() + llm.triageTimeoutMs, timeoutMs: llm.triageTimeoutMs });
       if (!result.ok) return result;
       log.write('info', 'llm.submitted', { eventId: event.id, provider: settings.provider, model: settings.model, steps: result.steps });
-      return { ok: true, decision: decisionOf(result.submission, event.payload, triagedBy) };
+      const { decision, raised } = decisionOf(result.submission, event.payload, triagedBy, llm.severityFloor);
+      if (raised !== null) {
+        // A model cannot quietly downgrade a page: the raise is on the record, with both severities.
+        await audit({ kind: 'triage.severity-raised', actor: `agent:${agentId}`, agentId,
+          data: { eventId: event.id, provider: settings.provider, model: settings.model, from: raised.from, to: raised.to, floor: raised.floor } });
+        log.write('warn', 'triage.severity-raised', { eventId: event.id, provider: settings.provider, from: raised.from, to: raised.to,
+          floor: raised.floor });
+      }
+      return { ok: true, decision };
     } catch (err) {
       // Whatever threw (a bug, an input no check foresaw), the triage failed like any other: the
       // failure policy falls back or dead-letters, instead of the dispatcher retrying the whole loop.

@@ -4,10 +4,13 @@
  * schema, so the two cannot drift. There is no recipient field: who is told is the channel's business.
  */
 import { z } from 'zod';
-import type { Severity } from '../channels/channel.js';
+import type { SeverityFloor } from '../../config/schema.js';
 import { parseAlertmanagerPayload } from './alertmanager.js';
 import type { LlmToolSpec } from './llm-types.js';
 import type { TriageDecision } from './provider.js';
+import { factLines, factsOf, oneLine } from './message-facts.js';
+import type { SeverityRaise } from './severity-floor.js';
+import { applySeverityFloor } from './severity-floor.js';
 
 export const SUBMIT_TRIAGE = 'submit_triage';
 
@@ -62,28 +65,28 @@ export function validateSubmission(input: unknown): { ok: true; submission: Subm
 }
 
 /**
- * The decision the dispatcher sends: severity and summary from the model; status and the alert count
- * from the payload itself (an Alertmanager group's `status`), never from the model.
+ * The decision the dispatcher sends. From the model: the severity (never below `llm.severityFloor`),
+ * the summary and the details. From the payload itself, never from the model: the status, the alert
+ * count, and for an Alertmanager group the title (alert name and instance) and the runbook and source
+ * links below the model's words (message-facts.ts) — the summary is added, it never replaces them.
  */
-export function decisionOf(submission: Submission, payload: unknown, triagedBy: string): TriageDecision {
+export function decisionOf(submission: Submission, payload: unknown, triagedBy: string, floor: SeverityFloor):
+  { decision: TriageDecision; raised: SeverityRaise | null } {
   const parsed = parseAlertmanagerPayload(payload);
-  const status = parsed.ok ? parsed.payload.status : 'firing';
-  const severity: Severity = submission.severity;
-  const title = oneLine(submission.summary, MAX_SUMMARY_CHARS);
+  const am = parsed.ok ? parsed.payload : null;
+  const facts = am === null ? null : factsOf(am);
+  const status = am === null ? 'firing' : am.status;
+  const { severity, raised } = applySeverityFloor(submission.severity, floor, am);
+  const summary = oneLine(submission.summary, MAX_SUMMARY_CHARS);
+  const title = facts === null ? summary : facts.title;
   const details = submission.details?.trim() ?? '';
-  const head = `[${severity}] ${status === 'firing' ? 'FIRING' : 'RESOLVED'}: ${title}`;
+  const lines = [`[${severity}] ${status === 'firing' ? 'FIRING' : 'RESOLVED'}: ${title}`];
+  if (facts !== null) lines.push(summary);
+  if (raised !== null) lines.push(`(the model said ${raised.from}; raised to ${raised.to} by llm.severityFloor)`);
+  if (details !== '') lines.push(details);
+  if (facts !== null) lines.push(...factLines(facts));
   return {
-    notify: true,
-    severity,
-    status,
-    title,
-    text: details === '' ? head : `${head}\n${details}`,
-    alertCount: parsed.ok ? parsed.payload.alerts.length : 1,
-    triagedBy,
+    decision: { notify: true, severity, status, title, text: lines.join('\n'), alertCount: am === null ? 1 : am.alerts.length, triagedBy },
+    raised,
   };
-}
-
-function oneLine(value: string, max: number): string {
-  const flat = value.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
