@@ -22,8 +22,8 @@ import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
 import { textWithLinks } from './channel.js';
 import { pageBlocks } from './slack-blocks.js';
-import type { HttpAttempt } from './webhook-channel.js';
-import { parseRetryAfter, postJson, safeSnippet } from './webhook-channel.js';
+import type { HttpAttempt } from './http-channel.js';
+import { parseRetryAfter, postJson, safeSnippet } from './http-channel.js';
 
 /** Slack error codes a retry cannot fix: the configuration or the message must change. */
 const PERMANENT_ERRORS: ReadonlySet<string> = new Set([
