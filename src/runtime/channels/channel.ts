@@ -62,8 +62,9 @@ export interface Channel {
   readonly type: ChannelConfig['type'];
   readonly direction: 'outbound';
   /**
-   * The channel keeps a vendor's incident in step with the page: besides openings, escalations and
-   * resolutions it is told when a page it notified is acknowledged or unacknowledged (§18.4).
+   * The channel keeps a vendor's incident or message in step with the page: besides openings,
+   * escalations and resolutions it is told when a page it notified is acknowledged or unacknowledged
+   * (PagerDuty §18.4, Slack §18.1).
    */
   readonly followsPageState?: boolean;
   /** The channel edits its page messages in place (§18.1): each send of a page is told its `pageMessage`. */
