@@ -133,12 +133,14 @@ describe('slack interactivity e2e', () => {
     const acked = auditRows(t.home).filter((r) => r.kind === 'page.acknowledged');
     assert.deepEqual(acked.map((r) => [r.actor, r.data]), [['slack:U0ALICE', { pageId, by: 'alice', via: 'slack', step: 1, loop: 0 }]]);
 
-    // The escalation stopped: resolve, and the resolution round follows step 1 directly (bob never paged).
+    // The escalation stopped: resolve, and the resolution round follows step 1 and the ack directly (bob never
+    // paged; round 2 told alice's Slack message of the ack, §18.1, and the file channel does not follow state).
     const resolveBody = click('U0ALICE', 'svc_resolve');
     assert.equal((await send(resolveBody, now(), sign(resolveBody, now()))).status, 200);
     assert.equal(pageState(pageId), 'resolved');
     await waitFor('alice told of the resolution', () => lines().some((l) => l.status === 'resolved'));
-    assert.deepEqual(lines().map((l) => l.deliveryId), [first.deliveryId, `${pageId}.2.alice.oncall-dm`]);
+    assert.deepEqual(lines().map((l) => l.deliveryId), [first.deliveryId, `${pageId}.3.alice.oncall-dm`]);
+    assert.ok(auditRows(t.home).some((r) => r.kind === 'message.delivered' && r.data.deliveryId === `${pageId}.2.alice.slack-dm`));
     assert.equal(auditRows(t.home).filter((r) => r.kind === 'page.escalated').length, 0);
   });
 });

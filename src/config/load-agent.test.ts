@@ -134,11 +134,29 @@ describe('loadAgentDir', () => {
     assert.ok(!msg.includes('LiteralRoutingKey') && !msg.includes('literal-smtp-pass'));
   });
 
+  it('a Teams workflow URL written literally is refused at its position, unquoted (it carries its signature)', () => {
+    const dir = agentDir({ channels: [
+      'channels:',
+      '  - id: hook',
+      '    type: webhook',
+      '    direction: outbound',
+      '    url: https://hooks.example.com/in',
+      '  - id: room',
+      '    type: teams',
+      '    direction: outbound',
+      '    url: https://example.webhook.office.com/wf?sig=LiteralSig',
+      '',
+    ].join('\n') });
+    const msg = errorOf(() => loadAgentDir(dir, ctx));
+    assert.equal(msg, `${join(dir, 'channels.yaml')}:9:10: channels.1.url: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`);
+    assert.ok(!msg.includes('LiteralSig'));
+  });
+
   it('loads teams, pagerduty and email channels with their defaults', () => {
     const key = 'R0ut1ngKey00000000000000000000ab';
     const dir = agentDir({ channels: [
       'channels:',
-      '  - { id: room, type: teams, direction: outbound, url: "https://example.webhook.office.com/wf?sig=abc" }',
+      '  - { id: room, type: teams, direction: outbound, url: "${env:TEAMS_URL}" }',
       '  - { id: pd, type: pagerduty, direction: outbound, routingKey: "${env:PD_KEY}" }',
       '  - id: mail',
       '    type: email',
@@ -148,7 +166,8 @@ describe('loadAgentDir', () => {
       '    to: oncall@example.com',
       '',
     ].join('\n') });
-    const loaded = loadAgentDir(dir, { ...ctx, env: { ...ctx.env, PD_KEY: key, SMTP_PASSWORD: 'pw-from-env' } });
+    const loaded = loadAgentDir(dir, { ...ctx, env: { ...ctx.env, PD_KEY: key, SMTP_PASSWORD: 'pw-from-env',
+      TEAMS_URL: 'https://example.webhook.office.com/wf?sig=abc' } });
     assert.deepEqual(loaded.channels, [
       { id: 'room', type: 'teams', direction: 'outbound', url: 'https://example.webhook.office.com/wf?sig=abc', timeoutMs: 10_000 },
       { id: 'pd', type: 'pagerduty', direction: 'outbound', routingKey: key, url: 'https://events.pagerduty.com/v2/enqueue', timeoutMs: 10_000 },

@@ -15,7 +15,7 @@ import { MAX_CONFIG_FILE_BYTES, readBoundedFile, readFailureText } from './read-
 import { DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LLM_PROVIDERS, SECRET_KEYS, agentSchema, channelsFileSchema, llmSchema,
   sourcesFileSchema } from './schema.js';
 import type { AgentConfig, AnySourceConfig, ChannelConfig, LlmProviderName, LoadedAgent, WebhookSourceConfig } from './schema.js';
-import { loadYamlFile, refNote } from './yaml-file.js';
+import { LITERAL_SECRET, loadYamlFile, refNote } from './yaml-file.js';
 import type { YamlFile } from './yaml-file.js';
 
 export interface LoadContext {
@@ -55,6 +55,15 @@ export function loadAgents(dirs: string[], ctx: LoadContext): LoadedAgent[] {
   problems.push(...crossAgentProblems(located));
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return located.map((l) => l.loaded);
+}
+
+/**
+ * A Teams Workflows URL carries its own signature: whoever has it can post to the channel, so it is
+ * a secret (§18.3). `url` is a plain key on webhook channels, so this is checked by channel type here.
+ */
+function teamsUrlProblems(file: YamlFile<{ channels: ChannelConfig[] }>): string[] {
+  return file.value.channels.flatMap((c, i) =>
+    (c.type === 'teams' && file.refKinds(['channels', i, 'url']).length === 0 ? [file.problem(['channels', i, 'url'], LITERAL_SECRET)] : []));
 }
 
 function secretKeysOf(fileName: string): RegExp[] {
@@ -111,7 +120,7 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
       for (const i of found.slice(1)) problems.push(sourcesFile.problem(['sources', i, 'type'], `an agent has at most one ${type} source`));
     }
   }
-  if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'));
+  if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'), ...teamsUrlProblems(channelsFile));
 
   if (problems.length > 0 || !agentFile || !agent || !sourcesFile || !channelsFile) throw new ConfigError(problems.join('\n'));
   return {

@@ -21,6 +21,9 @@ import type { RefContext, RefKind } from './refs.js';
 
 export type KeyPath = ReadonlyArray<string | number>;
 
+/** What a secret key holding a literal is told (the literal itself is never quoted). */
+export const LITERAL_SECRET = 'must be a ${env:…}, ${file:…} or ${secret:…} reference, not a literal secret';
+
 export interface YamlLoadContext {
   env: NodeJS.ProcessEnv;
   home: string;
@@ -146,7 +149,7 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
       const isSecretKey = secretKeys.some((re) => re.test(dottedPath(path)));
       if (typeof node.value !== 'string') {
         if (isSecretKey && node.value !== null) {
-          report(path, nodeStart(node), 'must be a ${env:…}, ${file:…} or ${secret:…} reference, not a literal secret');
+          report(path, nodeStart(node), LITERAL_SECRET);
           return undefined;
         }
         return node.value;
@@ -157,7 +160,7 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
         return undefined;
       }
       if (isSecretKey && !resolved.usedRef) {
-        report(path, nodeStart(node), 'must be a ${env:…}, ${file:…} or ${secret:…} reference, not a literal secret');
+        report(path, nodeStart(node), LITERAL_SECRET);
         return undefined;
       }
       if (resolved.usedRef) {

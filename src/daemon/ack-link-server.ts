@@ -4,15 +4,12 @@
  * page engine as the token's person (`via: link`). The chain actor of that action is `link:<token id>`,
  * so "used" is a fact of the page's audit timeline: it survives a restart and holds across replicas.
  * An expired, used, forged or foreign token, or a page already resolved, gets a 4xx and nothing changes.
- * Connection caps and header timeouts are the webhook listener's (core/listener-limits.ts).
+ * Listening and closing are the shared source listener's (source-listener.ts).
  */
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AckSourceConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
-import { capConnections, listenerOptions } from '../core/listener-limits.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import type { AckClaims, LinkAction } from '../oncall/ack-token.js';
 import { ACK_LINK_TTL_MS, checkAckToken, mintAckToken } from '../oncall/ack-token.js';
@@ -20,6 +17,7 @@ import type { AckLinks } from '../runtime/channels/channel.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
 import type { Store } from '../store/store.js';
 import { ACK_PAGE_HEADERS, confirmPage, messagePage } from './ack-link-page.js';
+import { createSourceListener } from './source-listener.js';
 
 /** The form carries nothing that matters; a larger body is not a browser's. */
 const MAX_FORM_BYTES = 4 * 1024;
@@ -52,8 +50,6 @@ interface Answer { status: number; body: string }
 
 export function createAckLinkServer(deps: AckLinkServerDeps): AckLinkServer {
   const { source, clock, log } = deps;
-  let server: Server | null = null;
-  let boundPort = source.port;
 
   const refuse = (status: number, heading: string, sentence: string, reason: string): Answer => {
     log.write('warn', 'ack-link.refused', { source: source.id, status, reason });
@@ -63,7 +59,7 @@ export function createAckLinkServer(deps: AckLinkServerDeps): AckLinkServer {
   function publicUrl(): string {
     if (source.publicUrl !== undefined) return source.publicUrl.replace(/\/+$/, '');
     const host = source.bind.includes(':') ? `[${source.bind}]` : source.bind;
-    return `http://${host}:${boundPort}/ack`;
+    return `http://${host}:${listener.port()}/ack`;
   }
 
   async function answer(method: string, token: string): Promise<Answer> {
@@ -122,27 +118,16 @@ export function createAckLinkServer(deps: AckLinkServerDeps): AckLinkServer {
     send(await answer(req.method, token));
   }
 
+  const listener = createSourceListener({
+    source,
+    handle,
+    onError: (err) => deps.report(`ack link listener ${source.id}: ${errorText(err)}`),
+    unavailable: (res) => res.writeHead(503, ACK_PAGE_HEADERS).end(messagePage('Try again', 'svc could not answer this now.')),
+  });
+
   return {
-    async start() {
-      const s = createServer(listenerOptions(), (req, res) => {
-        handle(req, res).catch((err: unknown) => {
-          deps.report(`ack link listener ${source.id}: ${errorText(err)}`);
-          if (!res.headersSent) res.writeHead(503, ACK_PAGE_HEADERS).end(messagePage('Try again', 'svc could not answer this now.'));
-          else res.destroy();
-        });
-      });
-      capConnections(s, source.maxConnections);
-      server = s;
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.listen(source.port, source.bind, () => {
-          s.off('error', reject);
-          boundPort = (s.address() as AddressInfo).port;
-          resolve();
-        });
-      });
-    },
-    port: () => boundPort,
+    start: () => listener.start(),
+    port: () => listener.port(),
     publicUrl,
     links(pageId, person) {
       const expiresAtMs = clock.now() + ACK_LINK_TTL_MS;
@@ -150,13 +135,7 @@ export function createAckLinkServer(deps: AckLinkServerDeps): AckLinkServer {
         `${publicUrl()}/${mintAckToken({ agentId: deps.agentId, pageId, person, action, expiresAtMs }, source.secret)}`;
       return { ack: url('ack'), resolve: url('resolve') };
     },
-    async close() {
-      const s = server;
-      server = null;
-      if (s === null) return;
-      s.closeIdleConnections();
-      await new Promise<void>((resolve) => s.close(() => resolve()));
-    },
+    close: () => listener.close(),
   };
 }
 

@@ -8,18 +8,17 @@
  * is committed through the page engine before the 200 (Slack wants it within 3 s).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SlackSourceConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
-import { capConnections, listenerOptions } from '../core/listener-limits.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import type { Person } from '../oncall/oncall-config.js';
 import { SLACK_ACTION_IDS } from '../runtime/channels/slack-blocks.js';
 import type { PageAction, PageEngine } from '../runtime/oncall/page-engine.js';
 import type { Store } from '../store/store.js';
+import { createSourceListener } from './source-listener.js';
+import type { SourceListener } from './source-listener.js';
 
 /** Slack's replay window (https://api.slack.com/authentication/verifying-requests-from-slack). */
 export const SLACK_TIMESTAMP_WINDOW_S = 300;
@@ -49,11 +48,7 @@ export interface SlackActionsDeps {
   postJson?: (url: string, body: unknown) => Promise<void>;
 }
 
-export interface SlackActionsServer {
-  start(): Promise<void>;
-  port(): number;
-  close(): Promise<void>;
-}
+export type SlackActionsServer = SourceListener;
 
 /** True when the v0 signature matches and the timestamp is within the window. */
 export function verifySlackSignature(secret: string, timestamp: string | undefined, signature: string | undefined, body: string,
@@ -87,8 +82,6 @@ export function parseClick(body: string): Click | null {
 
 export function createSlackActionsServer(deps: SlackActionsDeps): SlackActionsServer {
   const { source, clock, log } = deps;
-  let server: Server | null = null;
-  let boundPort = source.port;
   const post = deps.postJson ?? (async (url: string, body: unknown): Promise<void> => {
     await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json; charset=utf-8' }, body: JSON.stringify(body),
       signal: AbortSignal.timeout(RESPONSE_URL_TIMEOUT_MS) });
@@ -153,35 +146,12 @@ export function createSlackActionsServer(deps: SlackActionsDeps): SlackActionsSe
     answer(200);
   }
 
-  return {
-    async start() {
-      const s = createServer(listenerOptions(), (req, res) => {
-        handle(req, res).catch((err: unknown) => {
-          deps.report(`slack source ${source.id}: ${errorText(err)}`);
-          if (!res.headersSent) res.writeHead(503).end();
-          else res.destroy();
-        });
-      });
-      capConnections(s, source.maxConnections);
-      server = s;
-      await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
-        s.listen(source.port, source.bind, () => {
-          s.off('error', reject);
-          boundPort = (s.address() as AddressInfo).port;
-          resolve();
-        });
-      });
-    },
-    port: () => boundPort,
-    async close() {
-      const s = server;
-      server = null;
-      if (s === null) return;
-      s.closeIdleConnections();
-      await new Promise<void>((resolve) => s.close(() => resolve()));
-    },
-  };
+  return createSourceListener({
+    source,
+    handle,
+    onError: (err) => deps.report(`slack source ${source.id}: ${errorText(err)}`),
+    unavailable: (res) => res.writeHead(503).end(),
+  });
 }
 
 async function readBody(req: IncomingMessage): Promise<string | null> {

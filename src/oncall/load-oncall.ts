@@ -60,6 +60,7 @@ export function loadOncallForAgents(agents: readonly LoadedAgent[], ctx: OncallL
     try {
       const config = loadOncall(agent, ctx);
       if (config) found.set(agent.agent.id, config);
+      else problems.push(...pageSourceProblems(agent));
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       problems.push(err.message);
@@ -67,6 +68,16 @@ export function loadOncallForAgents(agents: readonly LoadedAgent[], ctx: OncallL
   }
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return found;
+}
+
+/**
+ * An ack source (§18.6) and a Slack source (§18.2) act on pages, and only an agent with an oncall.yaml
+ * has pages: without one such a source would listen for nothing, so it is refused rather than left silent.
+ */
+function pageSourceProblems(agent: LoadedAgent): string[] {
+  return [agent.ackSource, agent.slackSource].flatMap((source) => (source === undefined ? [] : [
+    `${join(agent.dir, 'event-sources.yaml')}: source ${source.id} (type: ${source.type}) answers pages, but agent ${agent.agent.id} has no `
+      + `${ONCALL_FILE} (${join(agent.dir, ONCALL_FILE)}): add one, or remove the source`]));
 }
 
 function duplicateIds(file: YamlFile<OncallConfig>, list: 'people' | 'schedules' | 'policies' | 'heartbeats', noun: string): string[] {

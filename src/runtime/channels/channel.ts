@@ -26,6 +26,12 @@ export interface OutboundMessage {
   pageKind?: NotificationKind;
   /** One-time links for the addressed person (§18.6), when the agent has an ack source; channels without buttons show them. */
   links?: AckLinks;
+  /**
+   * What this channel reported (its delivery detail) for the message of this page it last posted to
+   * the same recipient — Slack's `channel` and `ts` — so a channel that updates its page messages in
+   * place (§18.1) edits that one. Absent before the page's first message there.
+   */
+  pageMessage?: Readonly<Record<string, string>>;
 }
 
 /** A person's one-time links to acknowledge or resolve a page (contract §18.6). */
@@ -56,10 +62,13 @@ export interface Channel {
   readonly type: ChannelConfig['type'];
   readonly direction: 'outbound';
   /**
-   * The channel keeps a vendor's incident in step with the page: besides openings, escalations and
-   * resolutions it is told when a page it notified is acknowledged or unacknowledged (§18.4).
+   * The channel keeps a vendor's incident or message in step with the page: besides openings,
+   * escalations and resolutions it is told when a page it notified is acknowledged or unacknowledged
+   * (PagerDuty §18.4, Slack §18.1).
    */
   readonly followsPageState?: boolean;
+  /** The channel edits its page messages in place (§18.1): each send of a page is told its `pageMessage`. */
+  readonly updatesPageMessages?: boolean;
   /** Attempts before dead-lettering, when the channel sets its own. */
   readonly maxAttempts: number | undefined;
   /** One delivery attempt. Never throws: failures are results. */

@@ -22,7 +22,7 @@ import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
 import { isOpeningDelivery } from '../../oncall/page-plan.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
-import { safeSnippet } from './webhook-channel.js';
+import { safeSnippet } from './http-channel.js';
 
 /** What goes on the wire for one message: headers and body, decided without I/O. */
 export interface EmailMessage {

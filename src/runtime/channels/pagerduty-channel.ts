@@ -13,10 +13,8 @@
  */
 import type { PagerdutyChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
-import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage, Severity } from './channel.js';
-import type { HttpAttempt } from './webhook-channel.js';
-import { parseRetryAfter, postJson, safeSnippet } from './webhook-channel.js';
+import { createHttpChannel, parseRetryAfter, safeSnippet } from './http-channel.js';
 
 /** PagerDuty refuses events above 512 KB; the finding is cut so the whole event stays under. */
 export const MAX_EVENT_BYTES = 512 * 1024;
@@ -89,46 +87,10 @@ export function classifyPagerduty(status: number, headers: Headers, body: string
 
 export function createPagerdutyChannel(config: PagerdutyChannelConfig, deps: { clock: Clock }): Channel {
   const secrets = [config.routingKey];
-  let closed = false;
-  let healthy = true;
-
-  function toResult(attempt: HttpAttempt): DeliveryResult {
-    switch (attempt.kind) {
-      case 'timeout':
-        return { ok: false, retryable: true, error: `pagerduty: timed out after ${config.timeoutMs} ms` };
-      case 'aborted':
-        return { ok: false, retryable: true, error: 'aborted' };
-      case 'network':
-        return { ok: false, retryable: true, error: `pagerduty: network error: ${safeSnippet(attempt.error, secrets)}` };
-      case 'response':
-        return classifyPagerduty(attempt.status, attempt.headers, attempt.body, deps.clock.now(), secrets);
-    }
-  }
-
-  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
-    if (closed) return { ok: false, retryable: true, error: 'channel closed' };
-    const attempt = await postJson(config.url, pagerdutyEvent(message, config.routingKey), {
-      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': message.deliveryId },
-      timeoutMs: config.timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock,
-    });
-    const result = toResult(attempt);
-    if (attempt.kind !== 'aborted') healthy = result.ok || !result.retryable;
-    return result;
-  }
-
-  return {
-    id: config.id,
-    type: 'pagerduty',
-    direction: 'outbound',
-    followsPageState: true,
-    maxAttempts: config.maxAttempts,
-    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
-      ok: false as const, retryable: true, error: `internal error: ${safeSnippet(errorText(err), secrets)}` })),
-    receive: () => ({ handled: false, reason: 'outbound-only' }),
-    ready: () => !closed && healthy,
-    close: () => {
-      closed = true;
-      return Promise.resolve();
-    },
-  };
+  return createHttpChannel({
+    id: config.id, type: 'pagerduty', url: config.url, timeoutMs: config.timeoutMs, maxAttempts: config.maxAttempts, secrets,
+    errorPrefix: 'pagerduty: ', maxResponseBytes: MAX_RESPONSE_BYTES, followsPageState: true,
+    body: (message) => pagerdutyEvent(message, config.routingKey),
+    classify: (status, headers, body, nowMs) => classifyPagerduty(status, headers, body, nowMs, secrets),
+  }, deps);
 }

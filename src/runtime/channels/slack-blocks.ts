@@ -1,7 +1,10 @@
 /**
- * Block Kit for page messages (contract §18.1): the text as a section, then the buttons Acknowledge,
- * Resolve and Escalate whose `action_id`s the `type: slack` source answers, `value` the page id.
- * The plain `text` beside the blocks stays the notification and screen-reader fallback.
+ * Block Kit for page messages (contract §18.1): the text as a section, then the buttons that still
+ * make sense in the page's state, whose `action_id`s the `type: slack` source answers, `value` the
+ * page id — Acknowledge / Resolve / Escalate while triggered, Resolve / Escalate once acknowledged,
+ * none once resolved. A message updated in place (`chat.update`) gets the blocks of its new state, so
+ * nobody presses Acknowledge on a page someone already took. The plain `text` beside the blocks stays
+ * the notification and screen-reader fallback.
  */
 import type { OutboundMessage } from './channel.js';
 
@@ -11,19 +14,24 @@ export const SLACK_ACTION_IDS = { ack: 'svc_ack', resolve: 'svc_resolve', escala
 /** A section's text is at most 3,000 characters in Block Kit; longer is cut with an ellipsis. */
 const MAX_SECTION_CHARS = 3_000;
 
-const button = (text: string, actionId: string, pageId: string, style?: 'primary' | 'danger'): Record<string, unknown> => ({
+type Block = Record<string, unknown>;
+
+const button = (text: string, actionId: string, pageId: string, style?: 'primary' | 'danger'): Block => ({
   type: 'button', text: { type: 'plain_text', text }, action_id: actionId, value: pageId, ...(style === undefined ? {} : { style }) });
 
-/** Blocks of a firing page's message; null for anything else (plain text is enough). */
-export function pageBlocks(message: OutboundMessage, escapedText: string): Array<Record<string, unknown>> | null {
-  if (message.pageId === undefined || message.status !== 'firing') return null;
+/** The buttons a page message shows, by what the message tells of its page. */
+function buttons(message: OutboundMessage & { pageId: string }): Block[] {
+  if (message.status === 'resolved' || message.pageKind === 'resolved') return [];
+  const rest = [button('Resolve', SLACK_ACTION_IDS.resolve, message.pageId), button('Escalate', SLACK_ACTION_IDS.escalate, message.pageId, 'danger')];
+  if (message.pageKind === 'acknowledged') return rest;
+  return [button('Acknowledge', SLACK_ACTION_IDS.ack, message.pageId, 'primary'), ...rest];
+}
+
+/** Blocks of a page's message in its page's state; null for a message that belongs to no page (plain text is enough). */
+export function pageBlocks(message: OutboundMessage, escapedText: string): Block[] | null {
+  if (message.pageId === undefined) return null;
   const text = escapedText.length > MAX_SECTION_CHARS ? `${escapedText.slice(0, MAX_SECTION_CHARS - 1)}…` : escapedText;
-  return [
-    { type: 'section', text: { type: 'mrkdwn', text } },
-    { type: 'actions', block_id: 'svc_page', elements: [
-      button('Acknowledge', SLACK_ACTION_IDS.ack, message.pageId, 'primary'),
-      button('Resolve', SLACK_ACTION_IDS.resolve, message.pageId),
-      button('Escalate', SLACK_ACTION_IDS.escalate, message.pageId, 'danger'),
-    ] },
-  ];
+  const section: Block = { type: 'section', text: { type: 'mrkdwn', text } };
+  const elements = buttons({ ...message, pageId: message.pageId });
+  return elements.length === 0 ? [section] : [section, { type: 'actions', block_id: 'svc_page', elements }];
 }

@@ -52,8 +52,12 @@ function slackStub(): { server: Server; seen: Seen[]; setMode(m: Mode): void } {
       }
       if (method === 'chat.postMessage') {
         if (body.channel !== 'D123') return reply(200, { ok: false, error: 'channel_not_found' });
-        return reply(200, { ok: true, channel: 'D123', ts: '1700000000.000100',
-          message: { type: 'message', text: body.text, user: 'UBOT', ts: '1700000000.000100' } });
+        const ts = body.thread_ts === undefined ? '1700000000.000100' : '1700000000.000200';
+        return reply(200, { ok: true, channel: 'D123', ts, message: { type: 'message', text: body.text, user: 'UBOT', ts } });
+      }
+      if (method === 'chat.update') {
+        if (body.ts === '1600000000.000001') return reply(200, { ok: false, error: 'message_not_found' });
+        return reply(200, { ok: true, channel: body.channel, ts: body.ts, text: body.text });
       }
       return reply(404, { ok: false, error: 'unknown_method' });
     });
@@ -102,8 +106,57 @@ describe('slack channel against a local Slack Web API', () => {
       ] },
     ]);
     stub.seen.length = 0;
-    assert.equal((await channel.send({ ...page, status: 'resolved' }, signal())).ok, true);
-    assert.equal((stub.seen.find((x) => x.method === 'chat.postMessage')?.body as Record<string, unknown>).blocks, undefined, 'a resolution notice is text');
+    assert.equal((await channel.send({ ...message, status: 'resolved' }, signal())).ok, true);
+    assert.equal((stub.seen.find((x) => x.method === 'chat.postMessage')?.body as Record<string, unknown>).blocks, undefined,
+      'a message of no page is text');
+  });
+
+  it('a page message edited in place: acknowledged drops Acknowledge, resolved drops every button (§18.1)', async () => {
+    const channel = channelFor(port);
+    const page: OutboundMessage = { ...message, pageId: 'p0123456789ab', to: USER, pageMessage: { channel: 'D123', ts: '1700000000.000100' } };
+    const acked = await channel.send({ ...page, pageKind: 'acknowledged', text: 'Page p0123456789ab was acknowledged by alice.' }, signal());
+    assert.deepEqual(acked, { ok: true, detail: { channel: 'D123', ts: '1700000000.000100' } });
+    assert.deepEqual(stub.seen.map((x) => [x.method, x.auth, x.contentType]), [['chat.update', `Bearer ${TOKEN}`, 'application/json; charset=utf-8']]);
+    assert.deepEqual(stub.seen[0]?.body, { channel: 'D123', ts: '1700000000.000100', text: 'Page p0123456789ab was acknowledged by alice.', blocks: [
+      { type: 'section', text: { type: 'mrkdwn', text: 'Page p0123456789ab was acknowledged by alice.' } },
+      { type: 'actions', block_id: 'svc_page', elements: [
+        { type: 'button', text: { type: 'plain_text', text: 'Resolve' }, action_id: 'svc_resolve', value: 'p0123456789ab' },
+        { type: 'button', text: { type: 'plain_text', text: 'Escalate' }, action_id: 'svc_escalate', value: 'p0123456789ab', style: 'danger' },
+      ] },
+    ] });
+    stub.seen.length = 0;
+    assert.equal((await channel.send({ ...page, pageKind: 'resolved', status: 'resolved', text: 'RESOLVED' }, signal())).ok, true);
+    assert.deepEqual(stub.seen.map((x) => x.body), [{ channel: 'D123', ts: '1700000000.000100', text: 'RESOLVED',
+      blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'RESOLVED' } }] }]);
+  });
+
+  it('a joining alert is a thread reply; an escalation edits the message and pages again in its thread (§18.1)', async () => {
+    const channel = channelFor(port);
+    const page: OutboundMessage = { ...message, pageId: 'p0123456789ab', to: USER, pageMessage: { channel: 'D123', ts: '1700000000.000100' } };
+    const joined = await channel.send({ ...page, pageKind: 'join', text: '2 alerts now on page p0123456789ab' }, signal());
+    assert.deepEqual(joined, { ok: true, detail: { channel: 'D123', ts: '1700000000.000200', thread_ts: '1700000000.000100' } });
+    assert.deepEqual(stub.seen.map((x) => [x.method, x.body]), [['chat.postMessage',
+      { channel: 'D123', thread_ts: '1700000000.000100', text: '2 alerts now on page p0123456789ab', unfurl_links: false }]]);
+    stub.seen.length = 0;
+    const escalated = await channel.send({ ...page, pageKind: 'escalation', text: 'escalated' }, signal());
+    assert.deepEqual(escalated, { ok: true, detail: { channel: 'D123', ts: '1700000000.000100', reply_ts: '1700000000.000200' } });
+    assert.deepEqual(stub.seen.map((x) => [x.method, x.body.ts ?? x.body.thread_ts]),
+      [['chat.update', '1700000000.000100'], ['chat.postMessage', '1700000000.000100']]);
+  });
+
+  it('a page message Slack no longer has is replaced by a new one', async () => {
+    const page: OutboundMessage = { ...message, pageId: 'p0123456789ab', to: USER, pageKind: 'acknowledged',
+      pageMessage: { channel: 'D123', ts: '1600000000.000001' } };
+    const result = await channelFor(port).send(page, signal());
+    assert.deepEqual(result, { ok: true, detail: { channel: 'D123', ts: '1700000000.000100' } });
+    assert.deepEqual(stub.seen.map((x) => x.method), ['chat.update', 'conversations.open', 'chat.postMessage']);
+  });
+
+  it('an update rate limited: 429 with Retry-After → retryable with its wait', async () => {
+    stub.setMode('ratelimited');
+    const result = await channelFor(port).send({ ...message, pageId: 'p0123456789ab', pageKind: 'acknowledged',
+      pageMessage: { channel: 'D123', ts: '1700000000.000100' } }, signal());
+    assert.deepEqual(result, { ok: false, retryable: true, error: 'slack chat.update: ratelimited', retryAfterMs: 2000 });
   });
 
   it('a message to a person opens the DM with their Slack user, not the channel\'s own', async () => {

@@ -5,6 +5,11 @@
  *   POST {apiUrl}/conversations.open  {"users": "<user>"}                 → channel.id (cached per user)
  *   POST {apiUrl}/chat.postMessage    {"channel", "text", "unfurl_links": false}
  *
+ * A page's message (§18.1) is edited in place as the page changes — `chat.update {"channel", "ts",
+ * "text", "blocks"}` on the `channel` and `ts` of its first post, which the notifier finds in the
+ * page's delivery records and hands over as `pageMessage` — and joining alerts are thread replies
+ * (`chat.postMessage` with `thread_ts`).
+ *
  * Slack answers API errors with HTTP 200 and `{"ok": false, "error": "<code>"}`
  * (https://api.slack.com/web#responses); rate limits with HTTP 429, `Retry-After: <seconds>` and
  * `error: "ratelimited"` (https://api.slack.com/docs/rate-limits). The token never appears in a
@@ -17,8 +22,8 @@ import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
 import { textWithLinks } from './channel.js';
 import { pageBlocks } from './slack-blocks.js';
-import type { HttpAttempt } from './webhook-channel.js';
-import { parseRetryAfter, postJson, safeSnippet } from './webhook-channel.js';
+import type { HttpAttempt } from './http-channel.js';
+import { parseRetryAfter, postJson, safeSnippet } from './http-channel.js';
 
 /** Slack error codes a retry cannot fix: the configuration or the message must change. */
 const PERMANENT_ERRORS: ReadonlySet<string> = new Set([
@@ -31,6 +36,8 @@ const AUTH_ERRORS: ReadonlySet<string> = new Set([
 ]);
 /** Errors after which a cached DM channel id may be stale. */
 const STALE_CHANNEL_ERRORS: ReadonlySet<string> = new Set(['channel_not_found', 'is_archived', 'not_in_channel']);
+/** Errors that say a page's earlier message can no longer be edited or replied to: a new message takes its place. */
+const GONE_ERRORS: ReadonlySet<string> = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed', 'thread_not_found']);
 /** Slack's JSON answers are small; anything bigger is not Slack. */
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
@@ -99,6 +106,30 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
     return { ok: true, id };
   }
 
+  /**
+   * A page that already has a message here (§18.1): a join is a thread reply under it; any other
+   * change edits it in place (`chat.update`: new text, the buttons of the new state), and an
+   * escalation that pages the person again is also a thread reply, since an edit notifies nobody.
+   * Null when the message is gone (deleted, too old to edit): the caller posts a new one.
+   */
+  async function tellPageMessage(message: OutboundMessage, earlier: PageMessageRef, text: string, blocks: ReturnType<typeof pageBlocks>,
+    signal: AbortSignal, timedOut: () => boolean): Promise<{ ok: true; detail: Record<string, string> } | (Call & { ok: false }) | null> {
+    const reply = async (): Promise<Call> => call('chat.postMessage',
+      { channel: earlier.channel, thread_ts: earlier.ts, text, unfurl_links: false }, signal, timedOut);
+    if (message.pageKind === 'join') {
+      const replied = await reply();
+      if (!replied.ok) return replied.slackError !== undefined && GONE_ERRORS.has(replied.slackError) ? null : replied;
+      return { ok: true, detail: { channel: earlier.channel, ts: stringField(replied.data, 'ts') ?? '', thread_ts: earlier.ts } };
+    }
+    const updated = await call('chat.update',
+      { channel: earlier.channel, ts: earlier.ts, text, ...(blocks === null ? {} : { blocks }) }, signal, timedOut);
+    if (!updated.ok) return updated.slackError !== undefined && GONE_ERRORS.has(updated.slackError) ? null : updated;
+    if (message.pageKind !== 'escalation') return { ok: true, detail: { ...earlier } };
+    const replied = await reply();
+    if (!replied.ok) return replied;
+    return { ok: true, detail: { ...earlier, reply_ts: stringField(replied.data, 'ts') ?? '' } };
+  }
+
   async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     if (signal.aborted) return { ok: false, retryable: true, error: 'aborted' };
@@ -114,12 +145,21 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
       return failed.result;
     };
     try {
+      const text = escapeSlackText(textWithLinks(message));
+      const blocks = pageBlocks(message, text);
+      const earlier = pageMessageRef(message);
+      if (earlier !== null) {
+        const told = await tellPageMessage(message, earlier, text, blocks, attempt.signal, isTimedOut);
+        if (told !== null) {
+          if (!told.ok) return settle(told);
+          healthy = true;
+          return { ok: true, detail: told.detail };
+        }
+      }
       // A page's message goes to the person's Slack user (oncall.yaml contacts); others to the channel's own.
       const user = message.to ?? config.user;
       const dm = await openDm(user, attempt.signal, isTimedOut);
       if (!dm.ok) return settle(dm);
-      const text = escapeSlackText(textWithLinks(message));
-      const blocks = pageBlocks(message, text);
       const posted = await call('chat.postMessage',
         { channel: dm.id, text, ...(blocks === null ? {} : { blocks }), unfurl_links: false }, attempt.signal, isTimedOut);
       if (!posted.ok) {
@@ -127,9 +167,7 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
         return settle(posted);
       }
       healthy = true;
-      const ts = typeof posted.data.ts === 'string' ? posted.data.ts : '';
-      const channel = typeof posted.data.channel === 'string' ? posted.data.channel : dm.id;
-      return { ok: true, detail: { channel, ts } };
+      return { ok: true, detail: { channel: stringField(posted.data, 'channel') ?? dm.id, ts: stringField(posted.data, 'ts') ?? '' } };
     } finally {
       attempt.dispose();
     }
@@ -140,6 +178,9 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
     type: 'slack',
     direction: 'outbound',
     maxAttempts: config.maxAttempts,
+    // Acknowledged and unacknowledged reach Slack too, so the page message shows who took it (§18.1).
+    followsPageState: true,
+    updatesPageMessages: true,
     send: (message, signal) => send(message, signal).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `slack: internal error: ${safeSnippet(errorText(err), secrets)}` })),
     receive: () => ({ handled: false, reason: 'outbound-only' }),
@@ -160,6 +201,21 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
  */
 export function escapeSlackText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+interface PageMessageRef { channel: string; ts: string }
+
+/** The page's earlier message on this channel, when the notifier found one with Slack's `channel` and `ts`. */
+function pageMessageRef(message: OutboundMessage): PageMessageRef | null {
+  const channel = message.pageMessage?.channel;
+  const ts = message.pageMessage?.ts;
+  if (message.pageId === undefined || channel === undefined || ts === undefined || channel === '' || ts === '') return null;
+  return { channel, ts };
+}
+
+function stringField(data: Record<string, unknown>, key: string): string | undefined {
+  const value = data[key];
+  return typeof value === 'string' ? value : undefined;
 }
 
 function parseJsonObject(body: string): Record<string, unknown> | undefined {

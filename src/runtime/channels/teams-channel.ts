@@ -11,10 +11,9 @@
  */
 import type { TeamsChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
-import { errorText } from '../../core/errors.js';
-import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
-import type { HttpAttempt } from './webhook-channel.js';
-import { classifyWebhookStatus, postJson, safeSnippet } from './webhook-channel.js';
+import type { Channel, OutboundMessage } from './channel.js';
+import { createHttpChannel, safeSnippet } from './http-channel.js';
+import { classifyWebhookStatus } from './webhook-channel.js';
 
 const ERROR_BODY_BYTES = 2048;
 
@@ -49,47 +48,12 @@ export function teamsCard(message: OutboundMessage): Record<string, unknown> {
 
 export function createTeamsChannel(config: TeamsChannelConfig, deps: { clock: Clock }): Channel {
   const secrets = [config.url, new URL(config.url).searchParams.get('sig') ?? ''];
-  let closed = false;
-  let healthy = true;
-
-  function toResult(attempt: HttpAttempt): DeliveryResult {
-    switch (attempt.kind) {
-      case 'timeout':
-        return { ok: false, retryable: true, error: `teams: timed out after ${config.timeoutMs} ms` };
-      case 'aborted':
-        return { ok: false, retryable: true, error: 'aborted' };
-      case 'network':
-        return { ok: false, retryable: true, error: `teams: network error: ${safeSnippet(attempt.error, secrets)}` };
-      case 'response': {
-        const result = classifyWebhookStatus(attempt.status, attempt.headers, safeSnippet(attempt.body, secrets), deps.clock.now());
-        return result.ok ? result : { ...result, error: `teams: ${result.error}` };
-      }
-    }
-  }
-
-  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
-    if (closed) return { ok: false, retryable: true, error: 'channel closed' };
-    const attempt = await postJson(config.url, teamsCard(message), {
-      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': message.deliveryId },
-      timeoutMs: config.timeoutMs, signal, maxBodyBytes: ERROR_BODY_BYTES, clock: deps.clock,
-    });
-    const result = toResult(attempt);
-    if (attempt.kind !== 'aborted') healthy = result.ok || !result.retryable;
-    return result;
-  }
-
-  return {
-    id: config.id,
-    type: 'teams',
-    direction: 'outbound',
-    maxAttempts: config.maxAttempts,
-    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
-      ok: false as const, retryable: true, error: `internal error: ${safeSnippet(errorText(err), secrets)}` })),
-    receive: () => ({ handled: false, reason: 'outbound-only' }),
-    ready: () => !closed && healthy,
-    close: () => {
-      closed = true;
-      return Promise.resolve();
+  return createHttpChannel({
+    id: config.id, type: 'teams', url: config.url, timeoutMs: config.timeoutMs, maxAttempts: config.maxAttempts, secrets,
+    errorPrefix: 'teams: ', maxResponseBytes: ERROR_BODY_BYTES, body: teamsCard,
+    classify: (status, headers, body, nowMs) => {
+      const result = classifyWebhookStatus(status, headers, safeSnippet(body, secrets), nowMs);
+      return result.ok ? result : { ...result, error: `teams: ${result.error}` };
     },
-  };
+  }, deps);
 }

@@ -6,7 +6,8 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { webhookChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
 import type { OutboundMessage } from './channel.js';
-import { createWebhookChannel, parseRetryAfter } from './webhook-channel.js';
+import { parseRetryAfter } from './http-channel.js';
+import { createWebhookChannel } from './webhook-channel.js';
 import { waitFor } from '../../../test/support/wait.js';
 
 const NOW = Date.parse('2026-11-21T03:12:00.000Z');

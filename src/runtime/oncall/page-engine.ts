@@ -44,7 +44,7 @@ export interface PageEngineDeps {
   /** Agents that have an oncall.yaml, by id. */
   configs: ReadonlyMap<string, OncallConfig>;
   metrics?: PageEngineMetrics;
-  /** Whether an agent's channel follows its pages' state (acknowledged, unacknowledged) — PagerDuty does (§18.4). */
+  /** Whether an agent's channel follows its pages' state (acknowledged, unacknowledged) — PagerDuty (§18.4) and Slack (§18.1) do. */
   followsPageState?: (agentId: string, channelId: string) => boolean;
   /** New notifications were committed: the notifier should look now. */
   onCommitted?: () => void;

@@ -16,6 +16,7 @@ import { CHANNEL_TARGET } from '../../oncall/page.js';
 import type { Store } from '../../store/store.js';
 import type { AckLinks, Channel, OutboundMessage } from '../channels/channel.js';
 import type { ChannelOutcome } from '../dispatch/handle-event.js';
+import { pageMessageOf } from './page-message.js';
 
 export interface NotifierAgent {
   id: string;
@@ -63,6 +64,10 @@ export function createPageNotifier(deps: PageNotifierDeps): NotifyPass {
       ...(n.pageId === null ? {} : { pageId: n.pageId, pageKind: n.kind }) };
     const links = linksFor(deps, n);
     if (links !== null) message.links = links;
+    if (channel.updatesPageMessages === true && n.pageId !== null) {
+      const earlier = pageMessageOf(await store.oncall.pageTimeline(n.pageId), channel.id, n.person);
+      if (earlier !== null) message.pageMessage = earlier;
+    }
     const result = await channel.send(message, signal);
     const actor = `agent:${agent.id}`;
     if (result.ok) {

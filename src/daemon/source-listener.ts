@@ -1,0 +1,63 @@
+/**
+ * The listen/close shell of the sources that answer people rather than alert senders — ack links
+ * (§18.6) and Slack interactivity (§18.2): one HTTP server with the webhook listener's limits
+ * (core/listener-limits.ts), its connections capped, bound where the source says. A handler that
+ * throws is reported and, when nothing was answered yet, answered by `unavailable`; else the
+ * connection is cut.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { capConnections, listenerOptions } from '../core/listener-limits.js';
+
+export interface SourceListener {
+  start(): Promise<void>;
+  /** The bound port: the source's, or the one the system chose for port 0. */
+  port(): number;
+  /** Stops listening; idle connections close at once, busy ones after their answer. */
+  close(): Promise<void>;
+}
+
+export interface SourceListenerSpec {
+  source: { port: number; bind: string; maxConnections: number };
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** A handler failed: tell the operator. */
+  onError(err: unknown): void;
+  /** The answer to a request whose handler failed before answering. */
+  unavailable(res: ServerResponse): void;
+}
+
+export function createSourceListener(spec: SourceListenerSpec): SourceListener {
+  const { source } = spec;
+  let server: Server | null = null;
+  let boundPort = source.port;
+  return {
+    async start() {
+      const s = createServer(listenerOptions(), (req, res) => {
+        spec.handle(req, res).catch((err: unknown) => {
+          spec.onError(err);
+          if (!res.headersSent) spec.unavailable(res);
+          else res.destroy();
+        });
+      });
+      capConnections(s, source.maxConnections);
+      server = s;
+      await new Promise<void>((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(source.port, source.bind, () => {
+          s.off('error', reject);
+          boundPort = (s.address() as AddressInfo).port;
+          resolve();
+        });
+      });
+    },
+    port: () => boundPort,
+    async close() {
+      const s = server;
+      server = null;
+      if (s === null) return;
+      s.closeIdleConnections();
+      await new Promise<void>((resolve) => s.close(() => resolve()));
+    },
+  };
+}

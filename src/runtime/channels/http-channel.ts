@@ -1,0 +1,182 @@
+/**
+ * The one send shell of the channels that POST JSON to a vendor (webhook, Teams, PagerDuty; contract
+ * §9.5, §18): one POST with a per-attempt deadline, the answer classified by the channel, timeouts and
+ * network errors retried, every text that leaves redacted of the channel's secrets, the channel's
+ * readiness following its last outcome. Also home of the HTTP helpers the Slack channel shares
+ * (`postJson`, `parseRetryAfter`) and of `safeSnippet`.
+ */
+import type { ChannelConfig } from '../../config/schema.js';
+import type { Clock } from '../../core/clock.js';
+import { startDeadline } from '../../core/deadline.js';
+import { errorText } from '../../core/errors.js';
+import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
+
+const ERROR_SNIPPET_CHARS = 200;
+/** A Retry-After beyond a day is a misconfigured server; the dispatcher caps lower anyway. */
+const MAX_RETRY_AFTER_MS = 86_400_000;
+
+export type HttpAttempt =
+  | { kind: 'response'; status: number; headers: Headers; body: string }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' }
+  | { kind: 'network'; error: string };
+
+/**
+ * One POST of `body` as JSON. Never throws. The deadline (`timeoutMs`) covers connecting, the
+ * response head and reading at most `maxBodyBytes` of the body; `signal` cancels it all.
+ * Redirects are not followed: a 3xx comes back as a response (a redirected POST would lose its
+ * body or carry a bearer token to another host).
+ */
+export async function postJson(url: string, body: unknown, options: {
+  headers: Record<string, string>;
+  timeoutMs: number;
+  signal: AbortSignal;
+  maxBodyBytes: number;
+  clock: Clock;
+}): Promise<HttpAttempt> {
+  if (options.signal.aborted) return { kind: 'aborted' };
+  const deadline = startDeadline(options.timeoutMs, options.clock, options.signal);
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: options.headers,
+      body: JSON.stringify(body),
+      signal: deadline.signal,
+      redirect: 'manual',
+    });
+    const text = await readCapped(res, options.maxBodyBytes);
+    return { kind: 'response', status: res.status, headers: res.headers, body: text };
+  } catch (err) {
+    if (deadline.why() === 'timeout') return { kind: 'timeout' };
+    if (options.signal.aborted) return { kind: 'aborted' };
+    return { kind: 'network', error: networkErrorText(err) };
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/** Reads at most `maxBytes` of the body as UTF-8, then releases the connection. */
+async function readCapped(res: Response, maxBytes: number): Promise<string> {
+  if (!res.body) return '';
+  // undici's body is a byte stream; @types/node types its chunks as `any`.
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+      if (size >= maxBytes) break;
+    }
+  } finally {
+    // Cancelling a finished stream is a no-op; cancelling an unfinished one frees the socket.
+    await reader.cancel().catch(() => undefined);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, maxBytes));
+}
+
+/** undici reports "fetch failed" and hides the reason in `cause` (ECONNREFUSED, ENOTFOUND, …). */
+function networkErrorText(err: unknown): string {
+  const cause = err instanceof Error ? err.cause : undefined;
+  const source = cause instanceof Error ? cause : err;
+  if (source instanceof Error) {
+    const code = (source as NodeJS.ErrnoException).code;
+    return code && !source.message.includes(code) ? `${code}: ${source.message}` : source.message;
+  }
+  return String(source);
+}
+
+/**
+ * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, as milliseconds from `nowMs`.
+ * Undefined when absent or unparseable.
+ */
+export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
+  if (value === null) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Math.min(Number(v) * 1000, MAX_RETRY_AFTER_MS);
+  // An HTTP-date always names a weekday and GMT; Date.parse alone would also take "5" or "2 days".
+  if (!/GMT$/i.test(v)) return undefined;
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.min(Math.max(0, at - nowMs), MAX_RETRY_AFTER_MS);
+}
+
+/** Collapses whitespace, removes each secret, caps the length: safe for logs and dead letters. */
+export function safeSnippet(text: string, secrets: readonly string[], max = ERROR_SNIPPET_CHARS): string {
+  let out = text;
+  for (const secret of secrets) if (secret) out = out.split(secret).join('[redacted]');
+  out = out.replace(/\s+/g, ' ').trim();
+  return out.length > max ? `${out.slice(0, max - 1)}…` : out;
+}
+
+/** What makes one HTTP channel: where it posts, what, and how it reads the answer. */
+export interface HttpChannelSpec {
+  id: string;
+  type: ChannelConfig['type'];
+  url: string;
+  timeoutMs: number;
+  maxAttempts: number | undefined;
+  /** Texts that must never leave in a result (the URL's token, a routing key). */
+  secrets: readonly string[];
+  /** Put before timeout and network errors (`teams: `); empty for none. */
+  errorPrefix: string;
+  /** Most of an answer read: enough to say what went wrong, never a whole page. */
+  maxResponseBytes: number;
+  followsPageState?: boolean;
+  /** The JSON body for a message (pure). */
+  body(message: OutboundMessage): unknown;
+  /** The outcome of the vendor's answer; the body is raw (the classifier redacts what it quotes). */
+  classify(status: number, headers: Headers, body: string, nowMs: number): DeliveryResult;
+}
+
+/**
+ * A channel that POSTs each message as JSON with its deliveryId as `Idempotency-Key`, so a receiver
+ * can drop the duplicates at-least-once delivery implies. Not ready after a retryable failure (a
+ * network error, a timeout, a 5xx) until a message goes through.
+ */
+export function createHttpChannel(spec: HttpChannelSpec, deps: { clock: Clock }): Channel {
+  let closed = false;
+  let healthy = true;
+
+  function toResult(attempt: HttpAttempt): DeliveryResult {
+    switch (attempt.kind) {
+      case 'timeout':
+        return { ok: false, retryable: true, error: `${spec.errorPrefix}timed out after ${spec.timeoutMs} ms` };
+      case 'aborted':
+        return { ok: false, retryable: true, error: 'aborted' };
+      case 'network':
+        return { ok: false, retryable: true, error: `${spec.errorPrefix}network error: ${safeSnippet(attempt.error, spec.secrets)}` };
+      case 'response':
+        return spec.classify(attempt.status, attempt.headers, attempt.body, deps.clock.now());
+    }
+  }
+
+  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
+    if (closed) return { ok: false, retryable: true, error: 'channel closed' };
+    const attempt = await postJson(spec.url, spec.body(message), {
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': message.deliveryId },
+      timeoutMs: spec.timeoutMs, signal, maxBodyBytes: spec.maxResponseBytes, clock: deps.clock,
+    });
+    const result = toResult(attempt);
+    if (attempt.kind !== 'aborted') healthy = result.ok || !result.retryable;
+    return result;
+  }
+
+  return {
+    id: spec.id,
+    type: spec.type,
+    direction: 'outbound',
+    ...(spec.followsPageState === true ? { followsPageState: true } : {}),
+    maxAttempts: spec.maxAttempts,
+    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
+      ok: false as const, retryable: true, error: `internal error: ${safeSnippet(errorText(err), spec.secrets)}` })),
+    receive: () => ({ handled: false, reason: 'outbound-only' }),
+    ready: () => !closed && healthy,
+    close: () => {
+      closed = true;
+      return Promise.resolve();
+    },
+  };
+}

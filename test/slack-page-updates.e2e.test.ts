@@ -1,0 +1,151 @@
+/**
+ * A Slack page message kept in step with its page against the built daemon (contract §18.1): a local
+ * server speaks Slack's Web API (JSON with charset, Bearer token, `ok` answers, 429 with Retry-After).
+ * The page is posted with Acknowledge / Resolve / Escalate; the daemon restarts; `svc ack` then edits
+ * that same message (same channel and ts, found in the store after the restart) without its
+ * Acknowledge button, after waiting out a 429; a joining alert is a thread reply under it; resolving
+ * edits it once more, without buttons.
+ */
+import assert from 'node:assert/strict';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { postAlert } from './support/http.js';
+import { auditRows, queryStore } from './support/store.js';
+import { runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
+
+const TOKEN = 'xoxb-test-0000000000-secret-token';
+const ONCALL = `
+people:
+  - { id: alice, contacts: { slack-dm: U0ALICE } }
+schedules:
+  - id: primary
+    timeZone: Europe/Berlin
+    rotations:
+      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
+policies:
+  - id: default
+    steps:
+      - { notify: [schedule:primary], after: 1h }
+    repeat: 0
+routes:
+  - { match: { severity: [P1, P2] }, policy: default }
+incidents: { key: groupKey, reopenWindow: 1s }
+`;
+
+interface Call { method: string; auth: string | undefined; contentType: string | undefined; body: Record<string, unknown> }
+
+/** Slack's Web API: conversations.open, chat.postMessage (a new ts each), chat.update (the first one rate limited). */
+function fakeSlack(): { calls: Call[]; start(): Promise<string>; close(): void } {
+  const calls: Call[] = [];
+  let posts = 0;
+  let updates = 0;
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => { raw += c.toString(); });
+    req.on('end', () => {
+      const method = (req.url ?? '').replace(/^\/api\//, '');
+      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+      calls.push({ method, auth: req.headers.authorization, contentType: req.headers['content-type'], body });
+      const answer = (status: number, reply: unknown, headers: Record<string, string> = {}): void => {
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(reply));
+      };
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) return answer(200, { ok: false, error: 'not_authed' });
+      if (method === 'conversations.open') return answer(200, { ok: true, channel: { id: 'D0ALICE' } });
+      if (method === 'chat.postMessage') {
+        posts += 1;
+        return answer(200, { ok: true, channel: body.channel, ts: `1700000000.00010${posts}` });
+      }
+      if (method === 'chat.update') {
+        updates += 1;
+        if (updates === 1) return answer(429, { ok: false, error: 'ratelimited' }, { 'Retry-After': '1' });
+        return answer(200, { ok: true, channel: body.channel, ts: body.ts, text: body.text });
+      }
+      return answer(200, { ok: false, error: 'unknown_method' });
+    });
+  });
+  return {
+    calls,
+    start: () => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`))),
+    close: () => { server.closeAllConnections(); server.close(); },
+  };
+}
+
+const actionIds = (body: Record<string, unknown>): string[] => {
+  const blocks = body.blocks as Array<{ type: string; elements?: Array<{ action_id: string }> }>;
+  return blocks.flatMap((b) => b.elements?.map((e) => e.action_id) ?? []);
+};
+
+describe('slack page message updated in place e2e', () => {
+  const t = tempEnv();
+  const slack = fakeSlack();
+  const stops: string[] = [];
+  after(async () => {
+    for (const dir of stops) await runSvc(['down'], { env: t.env, cwd: dir });
+    slack.close();
+    t.cleanup();
+  });
+
+  it('posted with buttons, edited on ack after a restart (same ts, 429 waited out), join in its thread, edited on resolve', async () => {
+    const apiUrl = await slack.start();
+    const a = await scaffoldAgent(t, 'slack-updates');
+    writeFileSync(join(a.dir, 'oncall.yaml'), ONCALL);
+    appendFileSync(join(a.dir, 'channels.yaml'), ['  - id: slack-dm', '    type: slack', '    direction: outbound',
+      '    token: ${env:SLACK_BOT_TOKEN}', '    user: U0ONCALL', `    apiUrl: ${apiUrl}`, ''].join('\n'));
+    const env = { ...t.env, SLACK_BOT_TOKEN: TOKEN };
+    const up = async (): Promise<void> => {
+      const started = await runSvc(['up', '-d'], { env, cwd: a.dir });
+      assert.equal(started.code, 0, started.stderr);
+    };
+    await up();
+    stops.push(a.dir);
+    const posts = (): Call[] => slack.calls.filter((c) => c.method === 'chat.postMessage');
+    const updates = (): Call[] => slack.calls.filter((c) => c.method === 'chat.update');
+
+    assert.equal((await postAlert(a.url, a.secret, a.fixture, 'upd-1')).status, 202);
+    const opening = await waitFor('the page message posted', () => posts()[0]);
+    const pageId = String((opening.body.blocks as Array<{ elements?: Array<{ value: string }> }>)[1]?.elements?.[0]?.value);
+    assert.match(pageId, /^p[a-z0-9]{12}$/);
+    assert.equal(opening.auth, `Bearer ${TOKEN}`);
+    assert.equal(opening.contentType, 'application/json; charset=utf-8');
+    assert.equal(opening.body.channel, 'D0ALICE');
+    assert.equal(opening.body.thread_ts, undefined);
+    assert.deepEqual(actionIds(opening.body), ['svc_ack', 'svc_resolve', 'svc_escalate']);
+    await waitFor('the delivery recorded', () => auditRows(t.home).find((r) => r.kind === 'message.delivered' && r.data.pageId === pageId));
+
+    // A restart between the post and the ack: the message reference comes from the store, not memory.
+    assert.equal((await runSvc(['down'], { env, cwd: a.dir })).code, 0);
+    await up();
+
+    const ack = await runSvc(['ack', pageId, '--as', 'alice'], { env, cwd: a.dir });
+    assert.equal(ack.code, 0, ack.stderr);
+    const edited = await waitFor('the ack edited in after a 429', () => (updates().length >= 2 ? updates() : undefined));
+    for (const u of edited) {
+      assert.equal(u.auth, `Bearer ${TOKEN}`);
+      assert.equal(u.contentType, 'application/json; charset=utf-8');
+      assert.equal(u.body.channel, 'D0ALICE');
+      assert.equal(u.body.ts, '1700000000.000101', 'the message posted before the restart');
+    }
+    assert.equal(edited[1]?.body.text, `${String(opening.body.text).split('\n')[0]}\nPage ${pageId} was acknowledged by alice.`);
+    assert.deepEqual(actionIds(edited[1]?.body ?? {}), ['svc_resolve', 'svc_escalate'], 'no Acknowledge on an acknowledged page');
+    assert.equal(posts().length, 1, 'no second message for the ack');
+
+    // A second alert of the same group joins the page: a reply in the message's thread.
+    assert.equal((await postAlert(a.url, a.secret, a.fixture, 'upd-2')).status, 202);
+    const reply = await waitFor('the join as a thread reply', () => posts()[1]);
+    assert.equal(reply.body.channel, 'D0ALICE');
+    assert.equal(reply.body.thread_ts, '1700000000.000101');
+    assert.match(String(reply.body.text), new RegExp(`^\\[P1\\] .*\\n2 alerts now on page ${pageId}`));
+
+    assert.equal((await runSvc(['resolve', pageId], { env, cwd: a.dir })).code, 0);
+    const resolved = await waitFor('the resolution edited in', () => updates()[2]);
+    assert.equal(resolved.body.ts, '1700000000.000101', 'the top-level message, not the thread reply');
+    assert.deepEqual(actionIds(resolved.body), [], 'no buttons on a resolved page');
+    assert.match(String(resolved.body.text), /^RESOLVED \[P1\] /);
+    assert.equal(posts().length, 2);
+    assert.equal(queryStore<{ state: string }>(t.home, 'SELECT state FROM pages WHERE id = ?', pageId)[0]?.state, 'resolved');
+  });
+});
