@@ -17,10 +17,8 @@
  *   npm run build && node --import tsx bench/oncall-acks.ts [pagesPerWay=1000]
  */
 import { createHmac } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { adminRequest } from '../src/cli/admin-client.js';
 import { homePaths } from '../src/config/paths.js';
 import { systemClock } from '../src/core/clock.js';
@@ -39,12 +37,11 @@ const note = (line: string): void => { process.stderr.write(`oncall-acks: ${line
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Slack's Web API, answering ok at once (chat.postMessage, chat.update, conversations.open, response_url). */
-const slackCalls = { count: 0, ephemeral: [] as string[] };
+const slackCalls = { ephemeral: [] as string[] };
 const slack = createServer((req, res) => {
   let raw = '';
   req.on('data', (c: Buffer) => { raw += c.toString(); });
   req.on('end', () => {
-    slackCalls.count += 1;
     if (req.url === '/response') slackCalls.ephemeral.push(raw);
     const reply = req.url?.endsWith('conversations.open') ? { ok: true, channel: { id: 'D0ALICE' } } : { ok: true, channel: 'D0ALICE', ts: '1700000000.000100' };
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(reply));
@@ -138,8 +135,9 @@ try {
     linkP50Ratio: r3(links.p50Ms / ingest.p50Ms), slackP50Ratio: r3(clicks.p50Ms / ingest.p50Ms),
     generatorCeilingPerS: Math.round(ceiling.rps), generatorHeadroom: r3(ceiling.rps / Math.max(links.rps, clicks.rps, ingest.rps)),
     notifiedAfterAck: afterAck(rows, ['page.notified']), escalatedAfterAck: afterAck(rows, ['page.escalated']),
-    deliveredAfterAck: afterAck(rows, ['message.delivered']), slackApiCalls: slackCalls.count, slackRefusals: slackCalls.ephemeral.slice(0, 5),
-    linkRefusals: readFileSync(homePaths(d.home).log(AGENT), 'utf8').split('\n').filter((l) => l.includes('ack-link.refused')).slice(0, 5),
+    deliveredAfterAck: afterAck(rows, ['message.delivered']),
+    // A click refused for a reason (page kept changing, unknown page) is told ephemerally through response_url.
+    slackRefusals: slackCalls.ephemeral.length,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.stdout.write(`oncall-acks: ${N} pages a way, timers due at ${PER_SECOND}/s while acks arrive; page.notified after page.acknowledged: `
