@@ -12,13 +12,17 @@
  * wrk's latency is click → page acknowledged. The baseline, same daemon, same wrk settings: N plain
  * signed ingest POSTs (stored, answered 202). wrk's ceiling against a bare POST server shows the
  * generator's headroom. Afterwards the audit trail is read: `page.notified` and `page.escalated` rows
- * of a page after its `page.acknowledged` row must be 0 (§17.4).
+ * of a page after its `page.acknowledged` row must be 0 (§17.4). Also counted: `message.delivered` rows
+ * after the ack row, and file lines stamped after it — escalations claimed from the outbox before the
+ * ack committed (the claim cancels those of acknowledged pages) and still in flight when it did.
  *
  *   npm run build && node --import tsx bench/oncall-acks.ts [pagesPerWay=1000]
  */
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { adminRequest } from '../src/cli/admin-client.js';
 import { homePaths } from '../src/config/paths.js';
 import { systemClock } from '../src/core/clock.js';
@@ -116,6 +120,13 @@ try {
   await sleep(5_000); // the outbox drains what the escalations before the acks committed
   await d.stop();
   const rows = auditOf(d, ['page.acknowledged', 'page.notified', 'page.escalated', 'message.delivered']);
+  // The file channel stamps each line when it sends it: escalation lines stamped after the page's
+  // ack row (whose time is taken as the ack's transaction starts, before its commit).
+  const ackAt = new Map(rows.filter((r) => r.kind === 'page.acknowledged' && r.pageId !== null).map((r) => [r.pageId as string, r.tsMs]));
+  const msAfterAck = readFileSync(join(d.dir, 'out', 'oncall-dm.jsonl'), 'utf8').split('\n').filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as { ts: string; pageId?: string; status: string })
+    .filter((l) => l.pageId !== undefined && l.status === 'firing').map((l) => Date.parse(l.ts) - (ackAt.get(l.pageId as string) ?? Infinity))
+    .filter((ms) => ms > 0);
   const acked = (ids: readonly string[], via: string): number => {
     const set = new Set(ids);
     return rows.filter((r) => r.kind === 'page.acknowledged' && r.pageId !== null && set.has(r.pageId) && r.data.via === via).length;
@@ -135,7 +146,8 @@ try {
     linkP50Ratio: r3(links.p50Ms / ingest.p50Ms), slackP50Ratio: r3(clicks.p50Ms / ingest.p50Ms),
     generatorCeilingPerS: Math.round(ceiling.rps), generatorHeadroom: r3(ceiling.rps / Math.max(links.rps, clicks.rps, ingest.rps)),
     notifiedAfterAck: afterAck(rows, ['page.notified']), escalatedAfterAck: afterAck(rows, ['page.escalated']),
-    deliveredAfterAck: afterAck(rows, ['message.delivered']),
+    deliveredAfterAck: afterAck(rows, ['message.delivered']), fileLinesStampedAfterAck: msAfterAck.length,
+    fileLinesAfterAckMs: { p50: percentile(msAfterAck, 50), max: msAfterAck.length === 0 ? 0 : Math.max(...msAfterAck) },
     // A click refused for a reason (page kept changing, unknown page) is told ephemerally through response_url.
     slackRefusals: slackCalls.ephemeral.length,
   };
