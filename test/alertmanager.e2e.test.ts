@@ -88,7 +88,8 @@ describe('a real Alertmanager, configured by svc init', { skip: alertmanagerInst
       auditRows(t.home).find((r) => r.kind === 'event.duplicate'), 30_000);
     assert.equal(duplicate.data.eventId, firing.eventId);
     const token = readSecretFile(t.home, 'alert-escalation/webhook-token');
-    assert.ok(proxy.seen.length >= 2, 'Alertmanager retried');
+    // The proxy records an answer once svc has sent it; the duplicate's audit row is written before.
+    await waitFor('the retry\'s answer seen by the proxy', () => (proxy?.seen.length ?? 0) >= 2, 30_000);
     assert.deepEqual(proxy.seen.slice(0, 2).map((s) => s.status), [202, 200]);
     for (const s of proxy.seen) assert.equal(s.authorization, `Bearer ${token}`);
 
