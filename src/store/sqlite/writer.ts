@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../../audit/audit-row.js';
 import { parseStoredAuditRow } from '../../audit/audit-row.js';
-import { canonicalJson, GENESIS_HASH, sha256Hex, storedRowText } from '../../audit/chain.js';
+import { EMPTY_AUDIT_HEAD, nextAuditRow, stampMs as stamp } from '../../audit/next-audit-row.js';
 import { isoTs } from '../../core/clock.js';
 import type {
   ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
@@ -97,25 +97,12 @@ export function createWriter(db: Database.Database): Writer {
   };
 
   /**
-   * Timestamp of a new row: the caller's clock, but never earlier than the table's last row, so ts_ms
-   * is non-decreasing in seq even when the wall clock steps back (pages rely on it).
-   */
-  const stamp = (nowMs: number, lastMs: number | undefined): number => Math.max(nowMs, lastMs ?? -Infinity);
-
-  /**
-   * Appends one row. `data` is stored as its RFC 8785 text and the row is hashed through
-   * `storedRowText` — the same text `canonicalRow` gives once data is canonical, built by concatenation
-   * instead of a second canonicalisation — so what verification recomputes from the stored row is
-   * exactly what was hashed here. Returns the stored row; callers that need `data` parse its text.
+   * Appends one row, as audit/next-audit-row.ts plans it after the stored head. Returns the stored
+   * row; callers that need `data` parse its text.
    */
   const appendStored = (entry: NewAuditEntry, nowMs: number): StoredAuditRow => {
     const head = st.auditHead.get();
-    const tsMs = stamp(nowMs, head?.ts_ms);
-    const row = {
-      seq: (head?.seq ?? 0) + 1, ts: isoTs(tsMs), kind: entry.kind, actor: entry.actor, agentId: entry.agentId,
-      dataText: canonicalJson(entry.data), prevHash: head?.hash ?? GENESIS_HASH, hash: '',
-    };
-    row.hash = sha256Hex(`${row.prevHash}\n${storedRowText(row)}`);
+    const { tsMs, ...row } = nextAuditRow(head === undefined ? EMPTY_AUDIT_HEAD : { seq: head.seq, hash: head.hash, tsMs: head.ts_ms }, entry, nowMs);
     st.insertAudit.run(row.seq, row.ts, tsMs, row.kind, row.actor, row.agentId, row.dataText, row.prevHash, row.hash);
     return row;
   };
