@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { homePaths, svcHome } from '../config/paths.js';
 import type { Clock } from '../core/clock.js';
 import { withDeadline } from '../core/deadline.js';
-import { RuntimeError, UsageError, errorText } from '../core/errors.js';
+import { HttpError, RuntimeError, UsageError, errorText } from '../core/errors.js';
 import { networkFailure } from '../core/net-errors.js';
 import { BodyTooLargeError, readBodyText } from '../core/read-body.js';
 import type { CliContext } from './context.js';
@@ -155,9 +155,10 @@ async function getAnswer(target: ControlTarget, path: string, params: URLSearchP
   return got.value;
 }
 
-function httpError(path: string, status: number, text: string): RuntimeError {
+/** The error an answer with an error status becomes: `<path>: HTTP <status>: <error>`, its status typed. */
+export function httpError(path: string, status: number, text: string): HttpError {
   const error = errorOf(text);
-  return new RuntimeError('EHTTP', `${path}: HTTP ${status}: ${error ?? text.slice(0, 200)}`, httpBrief(status, error));
+  return new HttpError(status, error, `${path}: HTTP ${status}: ${error ?? text.slice(0, 200)}`, httpBrief(status, error));
 }
 
 /**

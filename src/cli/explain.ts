@@ -4,7 +4,7 @@
  * what happened — and whether the trail is verified. `--json` prints the answer as served.
  */
 import { EVENT_ID_PATTERN } from '../control-plane/event-story.js';
-import { RuntimeError, UsageError } from '../core/errors.js';
+import { HttpError, RuntimeError, UsageError } from '../core/errors.js';
 import type { CliContext } from './context.js';
 import { controlTarget, getJson } from './control-client.js';
 import { printTable } from './style.js';
@@ -66,7 +66,7 @@ export async function explainCommand(eventId: string, opts: ExplainOptions, ctx:
   try {
     story = await getJson(controlTarget(ctx, opts), `/events/${eventId}/story`) as StoryAnswer;
   } catch (err) {
-    if (err instanceof RuntimeError && err.message.includes(': HTTP 404:')) {
+    if (err instanceof HttpError && err.status === 404) {
       throw new RuntimeError('ENOTFOUND', `svc explain: no audit row concerns event ${eventId}`);
     }
     throw err;

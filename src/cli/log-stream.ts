@@ -16,12 +16,12 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { backoffMs } from '../core/backoff.js';
 import type { TimerHandle } from '../core/clock.js';
 import { linkSignals, startDeadline } from '../core/deadline.js';
-import { RuntimeError, errorText } from '../core/errors.js';
+import { HttpError, RuntimeError, errorText } from '../core/errors.js';
 import { networkFailure } from '../core/net-errors.js';
 import { LineTooLongError, readBodyText, streamBodyText } from '../core/read-body.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../logs/line-splitter.js';
 import type { ControlTarget } from './control-client.js';
-import { MAX_ERROR_BYTES, authorizedGet, errorOf, httpBrief } from './control-client.js';
+import { MAX_ERROR_BYTES, authorizedGet, httpError } from './control-client.js';
 
 /** One `log` frame: its id, the record as sent (JSON text) and parsed. */
 export interface LogFrame {
@@ -134,7 +134,7 @@ export async function followLogs(o: FollowLogsOptions): Promise<void> {
 function retriable(err: unknown): boolean {
   if (!(err instanceof RuntimeError)) return false;
   if (err.code === 'EUNREACHABLE' || err.code === 'ETIMEOUT' || err.code === 'ETOKEN') return true;
-  return err.code === 'EHTTP' && /^HTTP 5/.test(err.brief ?? '');
+  return err instanceof HttpError && err.status >= 500;
 }
 
 async function readStream(o: FollowLogsOptions, pathAndQuery: string, lastId: string | undefined, connected: () => void,
@@ -173,8 +173,7 @@ async function readStream(o: FollowLogsOptions, pathAndQuery: string, lastId: st
     }
     if (!res.ok || !res.body) {
       const body = await readBodyText(res, MAX_ERROR_BYTES, () => cut.abort()).catch(() => '');
-      const error = errorOf(body);
-      throw new RuntimeError('EHTTP', `/logs: HTTP ${res.status}: ${error ?? body.slice(0, 200)}`, httpBrief(res.status, error));
+      throw httpError('/logs', res.status, body);
     }
     connected();
     let caughtUp = false;

@@ -61,6 +61,21 @@ export class RuntimeError extends Error {
   }
 }
 
+/**
+ * A listener answered with an error status (code EHTTP). Callers decide by `status` (and the
+ * listener's own `error` word), never by the message text, which is for people and may change.
+ */
+export class HttpError extends RuntimeError {
+  readonly status: number;
+  /** The listener's short `error` text, when its answer carried one. */
+  readonly error: string | null;
+  constructor(status: number, error: string | null, message: string, brief: string | null = null) {
+    super('EHTTP', message, brief);
+    this.status = status;
+    this.error = error;
+  }
+}
+
 export function exitCodeFor(err: unknown): number {
   if (err instanceof ConfigError || err instanceof UsageError) return EXIT.usage;
   return EXIT.runtime;

@@ -59,6 +59,8 @@ export interface WebhookIngestDeps {
   windowMs?: number;
   /** Longest wait for the store per request, ms; default STORE_WRITE_DEADLINE_MS. */
   storeDeadlineMs?: number;
+  /** Longest wait for a request's headers (and a TLS handshake), ms; default HEADERS_TIMEOUT_MS (contract §11.2). */
+  headersTimeoutMs?: number;
   /** Called once per accepted event, after its 202 has been written. */
   onAccepted(event: EventRecord): void;
   /** Every stored or duplicate delivery, after its answer (heartbeats are refreshed by duplicates too, §17.7). */
@@ -345,7 +347,10 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     // HTTPS when the source has `tls` (contract §12); a bad certificate or key fails the start here.
     let server: Server;
     try {
-      server = listener.tls ? createTlsServer({ ...listenerOptions(), handshakeTimeout: HEADERS_TIMEOUT_MS, cert: listener.tls.cert, key: listener.tls.key }) : createServer(listenerOptions());
+      const headersTimeoutMs = deps.headersTimeoutMs ?? HEADERS_TIMEOUT_MS;
+      server = listener.tls
+        ? createTlsServer({ ...listenerOptions(headersTimeoutMs), handshakeTimeout: headersTimeoutMs, cert: listener.tls.cert, key: listener.tls.key })
+        : createServer(listenerOptions(headersTimeoutMs));
     } catch (err) {
       return Promise.reject(new RuntimeError('ETLS', `webhook ingest on ${listenerName(listener.port)}: unusable TLS certificate or key (${errorText(err)})`));
     }

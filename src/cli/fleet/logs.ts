@@ -14,7 +14,7 @@
  * of that agent, and counts as answered.
  */
 import { linkSignals } from '../../core/deadline.js';
-import { RuntimeError } from '../../core/errors.js';
+import { HttpError, RuntimeError } from '../../core/errors.js';
 import type { CliContext } from '../context.js';
 import { followLogs } from '../log-stream.js';
 import type { LogFrame } from '../log-stream.js';
@@ -55,7 +55,7 @@ type Notice = (host: string, text: string) => void;
 
 /** The 400 of a host that does not run the agent asked for (specification: `unknown agent "<id>"`). */
 function unknownAgent(err: unknown): boolean {
-  return err instanceof RuntimeError && err.code === 'EHTTP' && (err.brief ?? '').startsWith('HTTP 400 (unknown agent ');
+  return err instanceof HttpError && err.status === 400 && (err.error ?? '').startsWith('unknown agent ');
 }
 
 async function replay(targets: HostTarget[], common: Common, json: boolean, line: Line, notice: Notice, ctx: CliContext): Promise<number> {

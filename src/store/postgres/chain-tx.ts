@@ -3,15 +3,15 @@
  * `chain_head` row, so appends from every replica are serialised and the chain is gapless and never
  * forks; commit order is seq order, which is what lets exporters and verifiers stream by seq.
  *
- * Rows are computed in JS while the lock is held (seq, timestamps non-decreasing in seq, hashes from
- * audit/chain.ts over the canonical text) and written at the end in ONE statement of `unnest` arrays,
+ * Rows are computed in JS while the lock is held (seq, timestamps non-decreasing in seq and hashes,
+ * as audit/next-audit-row.ts plans them) and written at the end in ONE statement of `unnest` arrays,
  * whatever the number of operations in the transaction: a batch of many ingests and completions costs
  * the same few round trips as one.
  */
 import type pg from 'pg';
 import type { NewAuditEntry, StoredAuditRow } from '../../audit/audit-row.js';
-import { canonicalJson, sha256Hex, storedRowHashMatches, storedRowText } from '../../audit/chain.js';
-import { isoTs } from '../../core/clock.js';
+import { storedRowHashMatches } from '../../audit/chain.js';
+import { nextAuditRow, stampMs as stamp } from '../../audit/next-audit-row.js';
 import type { EventStatus } from '../store.js';
 
 export interface Head {
@@ -54,12 +54,6 @@ export interface ChainTx {
 
 const HEAD_COLS = 'audit_seq, audit_hash, audit_ts_ms, event_seq, event_ts_ms, dl_seq, dl_ts_ms';
 
-/**
- * Timestamp of a new row: the caller's clock, but never earlier than the table's last row, so ts_ms
- * is non-decreasing in seq even when a replica's clock is behind another's (pages rely on it).
- */
-const stamp = (nowMs: number, lastMs: number | null): number => Math.max(nowMs, lastMs ?? -Infinity);
-
 interface Pending {
   head: Head;
   audit: Array<StoredAuditRow & { tsMs: number }>;
@@ -98,12 +92,8 @@ export async function beginChainTx(client: pg.PoolClient): Promise<{ tx: ChainTx
     client,
     get head() { return p.head; },
     append(entry, nowMs) {
-      const tsMs = stamp(nowMs, p.head.auditTsMs);
-      // `data` is stored as its RFC 8785 text and the row hashed through `storedRowText`, as the SQLite
-      // writer does: what verification recomputes from the stored row is exactly what was hashed here.
-      const row: StoredAuditRow = { seq: p.head.auditSeq + 1, ts: isoTs(tsMs), kind: entry.kind, actor: entry.actor, agentId: entry.agentId,
-        dataText: canonicalJson(entry.data), prevHash: p.head.auditHash, hash: '' };
-      row.hash = sha256Hex(`${row.prevHash}\n${storedRowText(row)}`);
+      // Planned by audit/next-audit-row.ts, as for the SQLite writer, after the head this lock holds.
+      const { tsMs, ...row } = nextAuditRow({ seq: p.head.auditSeq, hash: p.head.auditHash, tsMs: p.head.auditTsMs }, entry, nowMs);
       pushAudit(row, tsMs);
       return row;
     },
@@ -113,7 +103,7 @@ export async function beginChainTx(client: pg.PoolClient): Promise<{ tx: ChainTx
       if (!storedRowHashMatches(row)) throw new Error(`audit row ${row.seq} does not hash to its stored hash`);
       const tsMs = Date.parse(row.ts);
       if (!Number.isFinite(tsMs)) throw new Error(`audit row ${row.seq} has no valid ts`);
-      pushAudit(row, Math.max(tsMs, p.head.auditTsMs ?? -Infinity));
+      pushAudit(row, stamp(tsMs, p.head.auditTsMs));
     },
     insertEvent(e) {
       const seq = e.seq ?? p.head.eventSeq + 1;

@@ -16,9 +16,10 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import { parseStoredAuditRow } from '../../audit/audit-row.js';
-import { isoTs } from '../../core/clock.js';
+import { stampMs } from '../../audit/next-audit-row.js';
 import type { Completion, CompletionResult, IngestResult, NewEvent } from '../store.js';
-import { storableText } from '../rows.js';
+import type { SeenFingerprint } from '../write-plans.js';
+import { completionUpdate, planCompletion, planIngest } from '../write-plans.js';
 import type { ChainTx } from './chain-tx.js';
 import { beginChainTx } from './chain-tx.js';
 import { isConnectionError, isRetryable } from './pool.js';
@@ -158,7 +159,7 @@ const fpKey = (agentId: string, sourceId: string, fingerprint: string): string =
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Applies a batch inside a head-holding transaction; one outcome per operation, in order. */
-function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, { eventId: string; seenMs: number }>,
+function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, SeenFingerprint>,
   fenced: Map<string, Fenced>): Outcome[] {
   return ops.map((op): Outcome => {
     const mark = tx.mark();
@@ -175,57 +176,49 @@ function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, { eventId
   });
 }
 
-function ingest(tx: ChainTx, op: Extract<Op, { kind: 'ingest' }>, seen: Map<string, { eventId: string; seenMs: number }>): IngestResult {
+/** Persists an ingest's plan (write-plans.ts), the fingerprint as looked up after the head lock. */
+function ingest(tx: ChainTx, op: Extract<Op, { kind: 'ingest' }>, seen: Map<string, SeenFingerprint>): IngestResult {
   const e = op.event;
   const key = e.fingerprint === null ? null : fpKey(e.agentId, e.sourceId, e.fingerprint);
-  if (key !== null) {
-    const first = seen.get(key);
-    if (first !== undefined && first.seenMs > op.nowMs - op.windowMs) return { outcome: 'duplicate', eventId: first.eventId };
+  const plan = planIngest(e, { id: randomUUID(), nowMs: op.nowMs, tsMs: stampMs(op.nowMs, tx.head.eventTsMs), windowMs: op.windowMs,
+    seen: key === null ? undefined : seen.get(key) });
+  if (plan.outcome === 'duplicate') return plan;
+  const { tsMs, ...event } = plan.event;
+  tx.insertEvent({ id: event.id, tsMs, agentId: event.agentId, sourceId: event.sourceId, kind: event.kind, fingerprint: event.fingerprint,
+    status: 'accepted', payloadText: event.payloadText, attempt: 0 });
+  const f = plan.fingerprint;
+  if (key !== null && f !== null) {
+    tx.upsertFingerprint(f);
+    // A later ingest of the same batch sees this one (the lookup ran before the batch).
+    seen.set(key, { eventId: f.eventId, seenMs: f.seenMs });
   }
-  const id = randomUUID();
-  const row = tx.insertEvent({ id, tsMs: op.nowMs, agentId: e.agentId, sourceId: e.sourceId, kind: e.kind, fingerprint: e.fingerprint,
-    status: 'accepted', payloadText: e.payloadText, attempt: 0 });
-  if (key !== null && e.fingerprint !== null) {
-    tx.upsertFingerprint({ agentId: e.agentId, sourceId: e.sourceId, fingerprint: e.fingerprint, eventId: id, seenMs: op.nowMs });
-    seen.set(key, { eventId: id, seenMs: op.nowMs });
-  }
-  tx.append({ kind: 'event.accepted', actor: `source:${e.sourceId}`, agentId: e.agentId,
-    data: { eventId: id, sourceId: e.sourceId, fingerprint: e.fingerprint } }, op.nowMs);
-  return { outcome: 'accepted', event: { id, ts: isoTs(row.tsMs), agentId: e.agentId, sourceId: e.sourceId, kind: e.kind,
-    fingerprint: e.fingerprint, status: 'accepted', payloadText: e.payloadText } };
+  for (const entry of plan.audit) tx.append(entry, op.nowMs);
+  return { outcome: 'accepted', event };
 }
 
 interface Fenced { agentId: string; sourceId: string; payload: string | null }
 
+/** Persists a completion's plan (write-plans.ts); the fence already set what it changes on its event. */
 function complete(tx: ChainTx, c: Completion, nowMs: number, fenced: Map<string, Fenced>): CompletionResult {
   const key = `${c.claim.eventId}#${c.claim.owner}#${c.claim.attempt}`;
   const event = fenced.get(key);
   if (event === undefined) return { ok: false, reason: 'claim-lost' };
   fenced.delete(key); // a second completion of the same claim finds it gone, as it would in SQLite
-  if (c.outcome === 'released') return { ok: true };
-  if (c.outcome === 'processed' || c.outcome === 'retry') {
-    for (const entry of c.audit) tx.append(entry, nowMs);
-    return { ok: true };
-  }
-  const id = randomUUID();
-  tx.insertDeadLetter({ id, tsMs: nowMs, agentId: event.agentId, sourceId: event.sourceId, eventId: c.claim.eventId,
-    reason: storableText(c.deadLetter.reason), error: storableText(c.deadLetter.error), attempts: c.deadLetter.attempts, payloadText: event.payload ?? '',
-    replayedMs: null });
-  for (const entry of c.audit) tx.append(entry, nowMs);
-  tx.append({ kind: 'event.dead-lettered', actor: `agent:${event.agentId}`, agentId: event.agentId,
-    data: { eventId: c.claim.eventId, deadLetterId: id, reason: c.deadLetter.reason, attempts: c.deadLetter.attempts } }, nowMs);
-  return { ok: true, deadLetterId: id };
+  const plan = planCompletion(c, { agentId: event.agentId, sourceId: event.sourceId, payloadText: event.payload ?? '' }, randomUUID());
+  if (plan.deadLetter !== null) tx.insertDeadLetter({ ...plan.deadLetter, tsMs: nowMs, replayedMs: null });
+  for (const entry of plan.audit) tx.append(entry, nowMs);
+  return plan.result;
 }
 
 /** The batch's fingerprints as stored (read after the head lock: no replica can add one meanwhile). */
-async function lookupFingerprints(client: pg.PoolClient, ops: readonly Op[]): Promise<Map<string, { eventId: string; seenMs: number }>> {
+async function lookupFingerprints(client: pg.PoolClient, ops: readonly Op[]): Promise<Map<string, SeenFingerprint>> {
   const keys = new Map<string, [string, string, string]>();
   for (const op of ops) {
     if (op.kind === 'ingest' && op.event.fingerprint !== null) {
       keys.set(fpKey(op.event.agentId, op.event.sourceId, op.event.fingerprint), [op.event.agentId, op.event.sourceId, op.event.fingerprint]);
     }
   }
-  const seen = new Map<string, { eventId: string; seenMs: number }>();
+  const seen = new Map<string, SeenFingerprint>();
   if (keys.size === 0) return seen;
   const k = [...keys.values()];
   const { rows } = await client.query<{ agent_id: string; source_id: string; fingerprint: string; event_id: string; seen_ms: number }>(
@@ -255,9 +248,7 @@ async function fenceCompletions(client: pg.PoolClient, ops: readonly Op[]): Prom
   const fenced = new Map<string, Fenced>();
   if (byEvent.size === 0) return fenced;
   const cs = [...byEvent.values()];
-  const status = (c: Completion): string => (c.outcome === 'released' || c.outcome === 'retry' ? 'accepted' : c.outcome);
-  const dueMs = (c: Completion): number | null => (c.outcome === 'retry' ? c.dueMs : null);
-  const delivery = (c: Completion): string | null => (c.outcome === 'released' ? null : c.delivery ?? null);
+  const updates = cs.map(completionUpdate);
   const { rows } = await client.query<{ id: string; owner: string; attempt: number; agent_id: string; source_id: string; payload: string | null }>(
     `WITH c AS (SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::text[])
                 AS c(id, owner, attempt, status, due_ms, delivery)),
@@ -270,7 +261,8 @@ async function fenceCompletions(client: pg.PoolClient, ops: readonly Op[]): Prom
      FROM locked WHERE e.seq = locked.seq
      RETURNING e.id, locked.owner, e.attempt, e.agent_id, e.source_id,
        CASE WHEN locked.status = 'dead-lettered' THEN e.payload END AS payload`,
-    [cs.map((c) => c.claim.eventId), cs.map((c) => c.claim.owner), cs.map((c) => c.claim.attempt), cs.map(status), cs.map(dueMs), cs.map(delivery)]);
+    [cs.map((c) => c.claim.eventId), cs.map((c) => c.claim.owner), cs.map((c) => c.claim.attempt), updates.map((u) => u.status),
+      updates.map((u) => u.dueMs), updates.map((u) => u.delivery)]);
   for (const r of rows) fenced.set(`${r.id}#${r.owner}#${r.attempt}`, { agentId: r.agent_id, sourceId: r.source_id, payload: r.payload });
   return fenced;
 }

@@ -5,6 +5,8 @@
  */
 import type pg from 'pg';
 import type { DeadLetterSelection, ReplayResult, ReplayVia, RetentionPolicy } from '../store.js';
+import type { ReplayedLetter as Letter } from '../write-plans.js';
+import { replayAudit } from '../write-plans.js';
 import type { ChainTx } from './chain-tx.js';
 
 /** Holds or takes the lease row: an upsert that only changes it when we hold it or it has run out. */
@@ -38,8 +40,6 @@ export async function advanceExportCursor(pool: pg.Pool, exporterId: string, seq
      ON CONFLICT (exporter_id) DO UPDATE SET last_seq = excluded.last_seq, updated_ms = excluded.updated_ms
      WHERE excluded.last_seq > audit_export_cursors.last_seq`, [exporterId, seq, nowMs]);
 }
-
-interface Letter { id: string; event_id: string; agent_id: string; source_id: string; reason: string }
 
 /** Inside a head-holding transaction: puts the selected dead letters' events back in the queue, once. */
 export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelection, actor: string, nowMs: number, via?: ReplayVia):
@@ -80,9 +80,7 @@ export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelect
       missing.push(typeof letter === 'string' ? letter : letter.id);
       continue;
     }
-    tx.append({ kind: 'dlq.replayed', actor, agentId: letter.agent_id,
-      data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason,
-        ...(via === undefined ? {} : { via }) } }, nowMs);
+    tx.append(replayAudit(letter, actor, via), nowMs);
     replayed.push(letter.id);
   }
   return { replayed, missing, ...(lastSeq === undefined ? {} : { lastSeq }) };

@@ -1,9 +1,9 @@
 /** The on-call store over the SQLite threads: writes go to the writer (group commit), reads to the reader. */
 import type { OncallStore } from '../store.js';
+import type { ReaderOps, WriterOps } from './store-worker.js';
+import type { WorkerCall } from './worker-client.js';
 
-type Call = <T>(op: string, ...args: unknown[]) => Promise<T>;
-
-export function sqliteOncall(write: Call, read: Call): OncallStore {
+export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<ReaderOps>): OncallStore {
   return {
     applyPagePlan: (plan, nowMs) => write('applyPagePlan', plan, nowMs),
     writeNotifications: (notifications, audit, nowMs) => write('writeNotifications', notifications, audit, nowMs),

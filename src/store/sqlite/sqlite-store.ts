@@ -9,17 +9,15 @@
  * threads keep ingest latency flat under concurrent large reads and let ingest and dispatch overlap.
  */
 import { existsSync } from 'node:fs';
-import type { AuditRow, StoredAuditRow } from '../../audit/audit-row.js';
 import type { Clock } from '../../core/clock.js';
 import { RuntimeError } from '../../core/errors.js';
-import type {
-  BacklogCount, ClaimedEvent, CompletionResult, DeadLetterRecord, EventRecord, IngestResult, JsonPage, ListedAuditRow, Page, Store, StoryRow,
-} from '../store.js';
-import type { FingerprintKey, StoreTransfer, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
+import type { Store } from '../store.js';
+import type { StoreTransfer } from '../transfer.js';
 import { createSqliteChainVerifier } from './chain-verifier.js';
 import { sqliteOncall } from './oncall-store.js';
 import { checkStoreFile, sideFilesLeftAsFound } from './schema.js';
-import type { WorkerClient } from './worker-client.js';
+import type { ReaderOps } from './store-worker.js';
+import type { WorkerCall, WorkerClient } from './worker-client.js';
 import { startWorkerClient } from './worker-client.js';
 
 export interface SqliteStoreOptions {
@@ -36,14 +34,13 @@ export interface SqliteStoreOptions {
 }
 
 /** A copy reads from SQLite (`svc store copy`); writing already-hashed rows into it is not offered. */
-function transferFrom(read: <T>(op: string, ...args: unknown[]) => Promise<T>): StoreTransfer {
+function transferFrom(read: WorkerCall<ReaderOps>): StoreTransfer {
   return {
-    readEvents: (afterSeq: number, limit: number) => read<TransferEvent[]>('readEvents', afterSeq, limit),
-    readDeadLetters: (afterSeq: number, limit: number) => read<TransferDeadLetter[]>('readDeadLetters', afterSeq, limit),
-    readFingerprints: (sinceMs: number, after: FingerprintKey | null, limit: number) =>
-      read<TransferFingerprint[]>('readFingerprints', sinceMs, after, limit),
-    readExportCursors: () => read<TransferCursor[]>('readExportCursors'),
-    isEmpty: () => read<boolean>('isEmpty'),
+    readEvents: (afterSeq, limit) => read('readEvents', afterSeq, limit),
+    readDeadLetters: (afterSeq, limit) => read('readDeadLetters', afterSeq, limit),
+    readFingerprints: (sinceMs, after, limit) => read('readFingerprints', sinceMs, after, limit),
+    readExportCursors: () => read('readExportCursors'),
+    isEmpty: () => read('isEmpty'),
     importRows: () => Promise.reject(new RuntimeError('ESTORE_COPY', 'svc store copy writes into PostgreSQL only; the target is an SQLite store')),
   };
 }
@@ -51,10 +48,10 @@ function transferFrom(read: <T>(op: string, ...args: unknown[]) => Promise<T>): 
 /** The reader thread starts on the first read that needs it: verification alone never starts it. */
 function readOnlyStore(path: string, pageBudget: number | undefined, verifier: ReturnType<typeof createSqliteChainVerifier>): Store {
   const refuse = (): Promise<never> => Promise.reject(new RuntimeError('ESTORE_READONLY', 'the store is open read-only'));
-  let started: Promise<WorkerClient> | null = null;
-  const read = <T>(op: string, ...args: unknown[]): Promise<T> => {
+  let started: Promise<WorkerClient<ReaderOps>> | null = null;
+  const read: WorkerCall<ReaderOps> = (op, ...args) => {
     started ??= startWorkerClient({ role: 'reader', path, ...(pageBudget === undefined ? {} : { pageBudget }) });
-    return started.then((r) => r.call<T>(op, ...args));
+    return started.then((r) => r.call(op, ...args));
   };
   let closing: Promise<void> | null = null;
   return {
@@ -101,7 +98,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
   }
   // The writer first: it creates the file and migrates the schema the reader expects.
   const writer = await startWorkerClient({ role: 'writer', path: opts.path });
-  let reader: WorkerClient;
+  let reader: WorkerClient<ReaderOps>;
   try {
     reader = await startWorkerClient({ role: 'reader', path: opts.path, ...(opts.pageBudget === undefined ? {} : { pageBudget: opts.pageBudget }) });
   } catch (err) {
@@ -113,24 +110,24 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
 
   return {
     kind: 'sqlite',
-    ingestEvent: (event, windowMs, nowMs) => writer.call<IngestResult>('ingestEvent', event, windowMs, nowMs),
-    claimEvents: (request) => writer.call<ClaimedEvent[]>('claimEvents', request),
+    ingestEvent: (event, windowMs, nowMs) => writer.call('ingestEvent', event, windowMs, nowMs),
+    claimEvents: (request) => writer.call('claimEvents', request),
     renewLeases: (claims, leaseMs, nowMs) => writer.call('renewLeases', claims, leaseMs, nowMs),
-    completeEvents: (completions, nowMs) => writer.call<CompletionResult[]>('completeEvents', completions, nowMs),
-    releaseClaims: (ownerPrefix) => writer.call<number>('releaseClaims', ownerPrefix),
-    backlog: () => reader.call<BacklogCount[]>('backlog'),
+    completeEvents: (completions, nowMs) => writer.call('completeEvents', completions, nowMs),
+    releaseClaims: (ownerPrefix) => writer.call('releaseClaims', ownerPrefix),
+    backlog: () => reader.call('backlog'),
     replayDeadLetters: (selection, actor, nowMs, via) => writer.call('replayDeadLetters', selection, actor, nowMs, via),
-    appendAudit: (entry, nowMs) => writer.call<AuditRow>('appendAudit', entry, nowMs),
-    readAudit: (afterSeq, limit) => reader.call<StoredAuditRow[]>('readAudit', afterSeq, limit),
-    eventStory: (eventId) => reader.call<StoryRow[]>('eventStory', eventId),
+    appendAudit: (entry, nowMs) => writer.call('appendAudit', entry, nowMs),
+    readAudit: (afterSeq, limit) => reader.call('readAudit', afterSeq, limit),
+    eventStory: (eventId) => reader.call('eventStory', eventId),
     auditHead: () => reader.call('auditHead'),
     verifyAudit: () => verifier.verify(),
-    listEvents: (q, f) => reader.call<Page<EventRecord>>('listEvents', q, f),
-    listDeadLetters: (q, f) => reader.call<Page<DeadLetterRecord>>('listDeadLetters', q, f),
-    listAudit: (q, f) => reader.call<Page<ListedAuditRow>>('listAudit', q, f),
-    listJson: (view, q, f) => reader.call<JsonPage>('listJson', view, q, f),
-    getEvent: (id) => reader.call<EventRecord | null>('getEvent', id),
-    exportCursor: (exporterId) => reader.call<number>('exportCursor', exporterId),
+    listEvents: (q, f) => reader.call('listEvents', q, f),
+    listDeadLetters: (q, f) => reader.call('listDeadLetters', q, f),
+    listAudit: (q, f) => reader.call('listAudit', q, f),
+    listJson: (view, q, f) => reader.call('listJson', view, q, f),
+    getEvent: (id) => reader.call('getEvent', id),
+    exportCursor: (exporterId) => reader.call('exportCursor', exporterId),
     advanceExportCursor: (exporterId, seq, nowMs) => writer.call('advanceExportCursor', exporterId, seq, nowMs),
     // One process uses the file at a time (the pid file sees to it): it always leads.
     acquireLeadership: () => Promise.resolve(true),
@@ -141,13 +138,13 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
       // A thread and a read-only connection of its own for the whole copy (store-worker.ts backupTo).
       const copier = await startWorkerClient({ role: 'reader', path: opts.path });
       try {
-        return await copier.call<{ bytes: number }>('backup', path);
+        return await copier.call('backup', path);
       } finally {
         await copier.close();
       }
     },
-    transfer: transferFrom((op, ...args) => reader.call(op, ...args)),
-    oncall: sqliteOncall((op, ...args) => writer.call(op, ...args), (op, ...args) => reader.call(op, ...args)),
+    transfer: transferFrom(reader.call),
+    oncall: sqliteOncall(writer.call, reader.call),
     close() {
       closing ??= (async () => {
         await verifier.close();

@@ -16,6 +16,9 @@ import type { MessagePort } from 'node:worker_threads';
 import { errorText } from '../../core/errors.js';
 import { createReader } from './reader.js';
 import type { Reader } from './reader.js';
+import type { Writer } from './writer.js';
+import type { OncallReader } from './oncall-reader.js';
+import type { OncallWriter } from './oncall-writer.js';
 import { finishBackup, openDatabase, openReadOnly } from './schema.js';
 import { createWriter } from './writer.js';
 import { createOncallReader } from './oncall-reader.js';
@@ -30,6 +33,13 @@ export interface StoreWorkerData {
   /** Views' byte budget per page (tests lower it). */
   pageBudget?: number;
 }
+
+/**
+ * What each thread answers, as its handler table: worker-client.ts derives `call`'s names, arguments
+ * and results from these, so a misspelt operation or a swapped argument does not compile.
+ */
+export type WriterOps = Writer & OncallWriter & { close(): null };
+export type ReaderOps = Reader & OncallReader & { backup(path: string): Promise<{ bytes: number }>; close(): null };
 
 export interface StoreRequest {
   id: number;
@@ -59,11 +69,20 @@ export function serializeError(err: unknown): SerializedError {
   return { name: 'Error', message: errorText(err) };
 }
 
-type Handlers = Record<string, (...args: never[]) => unknown>;
+/**
+ * The handler named by a request, or undefined for a name the table does not have (own properties
+ * only: `toString` is not an operation). Arguments come off the wire untyped; the client's types
+ * (worker-client.ts) are what vouches for them.
+ */
+function handlerOf(table: object, op: string): ((...args: unknown[]) => unknown) | undefined {
+  if (!Object.hasOwn(table, op)) return undefined;
+  const fn: unknown = Reflect.get(table, op);
+  return typeof fn === 'function' ? (...args: unknown[]): unknown => Reflect.apply(fn, table, args) : undefined;
+}
 
 function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (req: StoreRequest) => void {
   const writer = createWriter(db);
-  const handlers = { ...writer, ...createOncallWriter(db, (entry, nowMs) => writer.appendAudit(entry, nowMs)) } as unknown as Handlers;
+  const handlers: Omit<WriterOps, 'close'> = { ...writer, ...createOncallWriter(db, (entry, nowMs) => writer.appendAudit(entry, nowMs)) };
   let queue: StoreRequest[] = [];
   let scheduled = false;
   let durability: 'FULL' | 'NORMAL' = 'FULL';
@@ -81,7 +100,8 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
   const savepointed = (op: string): ((...args: unknown[]) => unknown) => {
     let run = inSavepoint.get(op);
     if (run === undefined) {
-      const handler = handlers[op] as (...a: unknown[]) => unknown;
+      const handler = handlerOf(handlers, op);
+      if (handler === undefined) throw new Error(`unknown store operation ${op}`);
       run = db.transaction((...args: unknown[]) => handler(...args));
       inSavepoint.set(op, run);
     }
@@ -120,7 +140,9 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
       flush(); // what came before runs first
       if (r.op === 'prune') {
         setDurability('FULL');
-        return Promise.resolve(db.transaction(() => writer.prune(r.args[0] as Parameters<typeof writer.prune>[0])).immediate());
+        const prune = handlerOf(handlers, r.op);
+        if (prune === undefined) throw new Error('the writer has no prune');
+        return Promise.resolve(db.transaction(() => prune(...r.args)).immediate());
       }
       closed = true;
       db.close();
@@ -139,7 +161,7 @@ function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (re
       solo(r).then((value) => reply({ id: r.id, ok: true, value }), (err: unknown) => reply({ id: r.id, ok: false, error: serializeError(err) }));
       return;
     }
-    if (typeof handlers[r.op] !== 'function') {
+    if (handlerOf(handlers, r.op) === undefined) {
       reply({ id: r.id, ok: false, error: { name: 'Error', message: `unknown store operation ${r.op}` } });
       return;
     }
@@ -171,7 +193,7 @@ async function backupTo(db: Database.Database, path: string): Promise<{ bytes: n
  */
 function startReader(db: Database.Database, pageBudget: number | undefined, reply: (r: StoreReply) => void,
   port: MessagePort): (req: StoreRequest) => void {
-  let reader: Reader | null = null;
+  let reader: Omit<ReaderOps, 'backup' | 'close'> | null = null;
   return (r) => {
     if (r.op === 'close') {
       db.close();
@@ -185,10 +207,9 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
     }
     try {
       reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)) };
-      const handlers = reader as unknown as Handlers;
-      const handler = handlers[r.op];
-      if (typeof handler !== 'function') throw new Error(`unknown store operation ${r.op}`);
-      const value = (handler as (...a: unknown[]) => unknown)(...r.args);
+      const handler = handlerOf(reader, r.op);
+      if (handler === undefined) throw new Error(`unknown store operation ${r.op}`);
+      const value = handler(...r.args);
       // An encoded page crosses as its buffer, moved rather than copied.
       const items = (value as { items?: unknown } | null)?.items;
       if (items instanceof Uint8Array && items.buffer instanceof ArrayBuffer) port.postMessage({ id: r.id, ok: true, value } satisfies StoreReply, [items.buffer]);

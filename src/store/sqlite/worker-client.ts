@@ -7,10 +7,21 @@ import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../core/worker.js';
 import { isRuntimeErrorCode, RuntimeError } from '../../core/errors.js';
 import { InvalidCursorError } from '../cursor.js';
-import type { SerializedError, StoreReady, StoreReply, StoreWorkerData } from './store-worker.js';
+import type { ReaderOps, SerializedError, StoreReady, StoreReply, StoreWorkerData, WriterOps } from './store-worker.js';
 
-export interface WorkerClient {
-  call<T>(op: string, ...args: unknown[]): Promise<T>;
+/** Arguments and (awaited) result of one handler of a thread's table (store-worker.ts). */
+export type OpArgs<F> = F extends (...args: infer A) => unknown ? A : never;
+export type OpResult<F> = F extends (...args: never[]) => infer R ? Awaited<R> : never;
+
+/**
+ * A call to the thread whose handler table is `Ops`: the name must be one of its operations, the
+ * arguments that operation's, and the answer its result — `call('ingestEvnt')` or swapped arguments
+ * do not compile (worker-client.test.ts).
+ */
+export type WorkerCall<Ops> = <K extends keyof Ops & string>(op: K, ...args: OpArgs<Ops[K]>) => Promise<OpResult<Ops[K]>>;
+
+export interface WorkerClient<Ops extends { close(): null }> {
+  call: WorkerCall<Ops>;
   /** Sends `close`, waits for it, stops the thread. Idempotent. */
   close(): Promise<void>;
 }
@@ -23,7 +34,9 @@ export function rebuildError(e: SerializedError): Error {
   return err;
 }
 
-export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerClient> {
+export function startWorkerClient(data: StoreWorkerData & { role: 'writer' }): Promise<WorkerClient<WriterOps>>;
+export function startWorkerClient(data: StoreWorkerData & { role: 'reader' }): Promise<WorkerClient<ReaderOps>>;
+export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerClient<WriterOps> | WorkerClient<ReaderOps>> {
   const worker: Worker = startModuleWorker(new URL('./store-worker.js', import.meta.url), import.meta.url, data);
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let next = 1;
@@ -62,13 +75,15 @@ export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerCl
   // Pending calls keep the process alive; an idle store does not.
   worker.unref();
 
-  const call = <T>(op: string, ...args: unknown[]): Promise<T> => {
+  // The one untyped step: what the thread answers is what its handler returned (the overloads above
+  // tie the table to the thread's role).
+  const send = (op: string, args: unknown[]): Promise<never> => {
     if (dead !== null) return Promise.reject(dead);
     const id = next++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<never>((resolve, reject) => {
       if (waiting.size === 0) worker.ref();
       waiting.set(id, {
-        resolve: (v) => { if (waiting.size === 0) worker.unref(); resolve(v as T); },
+        resolve: (v) => { if (waiting.size === 0) worker.unref(); resolve(v as never); },
         reject: (e) => { if (waiting.size === 0) worker.unref(); reject(e); },
       });
       worker.postMessage({ id, op, args });
@@ -76,10 +91,10 @@ export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerCl
   };
 
   return {
-    call,
+    call: (op: string, ...args: unknown[]) => send(op, args),
     close() {
       closing ??= (async () => {
-        if (dead === null) await call('close').catch(() => undefined);
+        if (dead === null) await send('close', []).catch(() => undefined);
         failAll(new Error('store closed'));
         await worker.terminate();
       })();

@@ -7,13 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../../audit/audit-row.js';
 import { parseStoredAuditRow } from '../../audit/audit-row.js';
-import { canonicalJson, GENESIS_HASH, sha256Hex, storedRowText } from '../../audit/chain.js';
-import { isoTs } from '../../core/clock.js';
+import { EMPTY_AUDIT_HEAD, nextAuditRow, stampMs as stamp } from '../../audit/next-audit-row.js';
 import type {
   ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
   ReplayResult, ReplayVia, RetentionPolicy,
 } from '../store.js';
-import { EVENT_COLS, storableText, toEvent } from '../rows.js';
+import { EVENT_COLS, toEvent } from '../rows.js';
+import { completionUpdate, planCompletion, planIngest, replayAudit } from '../write-plans.js';
 
 export interface Writer {
   ingestEvent(event: NewEvent, windowMs: number, nowMs: number): IngestResult;
@@ -97,71 +97,47 @@ export function createWriter(db: Database.Database): Writer {
   };
 
   /**
-   * Timestamp of a new row: the caller's clock, but never earlier than the table's last row, so ts_ms
-   * is non-decreasing in seq even when the wall clock steps back (pages rely on it).
-   */
-  const stamp = (nowMs: number, lastMs: number | undefined): number => Math.max(nowMs, lastMs ?? -Infinity);
-
-  /**
-   * Appends one row. `data` is stored as its RFC 8785 text and the row is hashed through
-   * `storedRowText` — the same text `canonicalRow` gives once data is canonical, built by concatenation
-   * instead of a second canonicalisation — so what verification recomputes from the stored row is
-   * exactly what was hashed here. Returns the stored row; callers that need `data` parse its text.
+   * Appends one row, as audit/next-audit-row.ts plans it after the stored head. Returns the stored
+   * row; callers that need `data` parse its text.
    */
   const appendStored = (entry: NewAuditEntry, nowMs: number): StoredAuditRow => {
     const head = st.auditHead.get();
-    const tsMs = stamp(nowMs, head?.ts_ms);
-    const row = {
-      seq: (head?.seq ?? 0) + 1, ts: isoTs(tsMs), kind: entry.kind, actor: entry.actor, agentId: entry.agentId,
-      dataText: canonicalJson(entry.data), prevHash: head?.hash ?? GENESIS_HASH, hash: '',
-    };
-    row.hash = sha256Hex(`${row.prevHash}\n${storedRowText(row)}`);
+    const { tsMs, ...row } = nextAuditRow(head === undefined ? EMPTY_AUDIT_HEAD : { seq: head.seq, hash: head.hash, tsMs: head.ts_ms }, entry, nowMs);
     st.insertAudit.run(row.seq, row.ts, tsMs, row.kind, row.actor, row.agentId, row.dataText, row.prevHash, row.hash);
     return row;
   };
   const appendAudit = (entry: NewAuditEntry, nowMs: number): AuditRow => parseStoredAuditRow(appendStored(entry, nowMs));
 
-  const deadLetter = (c: Extract<Completion, { outcome: 'dead-lettered' }>, nowMs: number): string => {
-    const event = st.eventForLetter.get(c.claim.eventId);
-    if (event === undefined) throw new Error('dead letter for an event that is gone');
-    const id = randomUUID();
-    const tsMs = stamp(nowMs, st.lastDeadLetterTs.get()?.ts_ms);
-    st.insertDeadLetter.run(id, tsMs, event.agent_id, event.source_id, c.claim.eventId, storableText(c.deadLetter.reason), storableText(c.deadLetter.error),
-      c.deadLetter.attempts, event.payload);
-    for (const entry of c.audit) appendStored(entry, nowMs);
-    appendStored({ kind: 'event.dead-lettered', actor: `agent:${event.agent_id}`, agentId: event.agent_id,
-      data: { eventId: c.claim.eventId, deadLetterId: id, reason: c.deadLetter.reason, attempts: c.deadLetter.attempts } }, nowMs);
-    return id;
-  };
-
+  /** Persists a completion's plan (write-plans.ts); the event's own update is `finish`, already run. */
   const complete = db.transaction((c: Completion, nowMs: number): CompletionResult => {
-    const status = c.outcome === 'processed' ? 'processed' : c.outcome === 'dead-lettered' ? 'dead-lettered' : 'accepted';
-    const dueMs = c.outcome === 'retry' ? c.dueMs : null;
-    const delivery = c.outcome === 'released' ? null : c.delivery ?? null;
-    const { changes } = st.finish.run(status, dueMs, delivery, c.claim.eventId, c.claim.owner, c.claim.attempt);
+    const update = completionUpdate(c);
+    const { changes } = st.finish.run(update.status, update.dueMs, update.delivery, c.claim.eventId, c.claim.owner, c.claim.attempt);
     if (changes !== 1) return { ok: false, reason: 'claim-lost' };
-    if (c.outcome === 'processed' || c.outcome === 'retry') {
-      for (const entry of c.audit) appendStored(entry, nowMs);
-      return { ok: true };
+    // The event is read only when a dead letter needs its payload.
+    const event = c.outcome === 'dead-lettered' ? st.eventForLetter.get(c.claim.eventId) : undefined;
+    if (c.outcome === 'dead-lettered' && event === undefined) throw new Error('dead letter for an event that is gone');
+    const plan = planCompletion(c, { agentId: event?.agent_id ?? '', sourceId: event?.source_id ?? '', payloadText: event?.payload ?? '' }, randomUUID());
+    const d = plan.deadLetter;
+    if (d !== null) {
+      const tsMs = stamp(nowMs, st.lastDeadLetterTs.get()?.ts_ms);
+      st.insertDeadLetter.run(d.id, tsMs, d.agentId, d.sourceId, d.eventId, d.reason, d.error, d.attempts, d.payloadText);
     }
-    if (c.outcome === 'dead-lettered') return { ok: true, deadLetterId: deadLetter(c, nowMs) };
-    return { ok: true };
+    for (const entry of plan.audit) appendStored(entry, nowMs);
+    return plan.result;
   });
 
   return {
     ingestEvent(e, windowMs, nowMs) {
-      if (e.fingerprint !== null) {
-        const seen = st.findFingerprint.get(e.agentId, e.sourceId, e.fingerprint);
-        if (seen !== undefined && seen.seen_ms > nowMs - windowMs) return { outcome: 'duplicate', eventId: seen.event_id };
-      }
-      const id = randomUUID();
-      const tsMs = stamp(nowMs, st.lastEventTs.get()?.ts_ms);
-      st.insertEvent.run(id, tsMs, e.agentId, e.sourceId, e.kind, e.fingerprint, e.payloadText);
-      if (e.fingerprint !== null) st.upsertFingerprint.run(e.agentId, e.sourceId, e.fingerprint, id, nowMs);
-      appendStored({ kind: 'event.accepted', actor: `source:${e.sourceId}`, agentId: e.agentId,
-        data: { eventId: id, sourceId: e.sourceId, fingerprint: e.fingerprint } }, nowMs);
-      return { outcome: 'accepted', event: { id, ts: isoTs(tsMs), agentId: e.agentId, sourceId: e.sourceId, kind: e.kind,
-        fingerprint: e.fingerprint, status: 'accepted', payloadText: e.payloadText } };
+      const found = e.fingerprint === null ? undefined : st.findFingerprint.get(e.agentId, e.sourceId, e.fingerprint);
+      const plan = planIngest(e, { id: randomUUID(), nowMs, tsMs: stamp(nowMs, st.lastEventTs.get()?.ts_ms), windowMs,
+        seen: found === undefined ? undefined : { eventId: found.event_id, seenMs: found.seen_ms } });
+      if (plan.outcome === 'duplicate') return plan;
+      const { event: ev, fingerprint: f } = plan;
+      st.insertEvent.run(ev.id, ev.tsMs, ev.agentId, ev.sourceId, ev.kind, ev.fingerprint, ev.payloadText);
+      if (f !== null) st.upsertFingerprint.run(f.agentId, f.sourceId, f.fingerprint, f.eventId, f.seenMs);
+      for (const entry of plan.audit) appendStored(entry, nowMs);
+      const { tsMs: _tsMs, ...event } = ev;
+      return { outcome: 'accepted', event };
     },
 
     claimEvents(r) {
@@ -211,9 +187,7 @@ export function createWriter(db: Database.Database): Writer {
           continue;
         }
         st.markReplayed.run(nowMs, letter.id);
-        appendStored({ kind: 'dlq.replayed', actor, agentId: letter.agent_id,
-          data: { deadLetterId: letter.id, eventId: letter.event_id, sourceId: letter.source_id, reason: letter.reason,
-            ...(via === undefined ? {} : { via }) } }, nowMs);
+        appendStored(replayAudit(letter, actor, via), nowMs);
         replayed.push(letter.id);
       }
       const last = chunk?.[chunk.length - 1];
