@@ -1,0 +1,36 @@
+/**
+ * The agents as the dispatcher runs them: each one's provider (rate limits, skills, rules) and
+ * outbound channels, built from the loaded configuration. Built once at start and again by a config
+ * reload; an event keeps the set it was claimed under until it is committed.
+ */
+import type { LoadedAgent } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import type { Metrics } from '../metrics/registry.js';
+import { buildAgent } from '../runtime/build-agent.js';
+import type { AuditSink } from '../runtime/audit-sink.js';
+import type { Channel } from '../runtime/channels/channel.js';
+import type { DispatchAgent } from '../runtime/dispatch/handle-event.js';
+import type { McpSupervisor } from '../runtime/mcp/mcp-types.js';
+import type { AgentLogs } from './start-agent-logs.js';
+
+export interface AgentSet {
+  agents: DispatchAgent[];
+  channelsByAgent: ReadonlyMap<string, Channel[]>;
+  channels: Channel[];
+  /** Closes every channel of the set (their files, their connections). */
+  close(): Promise<void>;
+}
+
+export function buildAgentSet(loaded: readonly LoadedAgent[], deps: { logs: AgentLogs; audit: AuditSink; metrics: Metrics;
+  servers: ReadonlyMap<string, McpSupervisor>; clock: Clock }): AgentSet {
+  const agents: DispatchAgent[] = [];
+  const channelsByAgent = new Map<string, Channel[]>();
+  for (const one of loaded) {
+    const built = buildAgent(one, { log: deps.logs.get(one.agent.id), audit: deps.audit, metrics: deps.metrics, servers: deps.servers,
+      clock: deps.clock });
+    agents.push(built.dispatch);
+    channelsByAgent.set(one.agent.id, built.channels);
+  }
+  const channels = [...channelsByAgent.values()].flat();
+  return { agents, channelsByAgent, channels, close: async () => { await Promise.all(channels.map((c) => c.close())); } };
+}
