@@ -3,7 +3,7 @@
  * outbound channels, built from the loaded configuration. Built once at start and again by a config
  * reload; an event keeps the set it was claimed under until it is committed.
  */
-import type { LoadedAgent } from '../config/schema.js';
+import type { ChannelConfig, LoadedAgent } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { Metrics } from '../metrics/registry.js';
 import { buildAgent } from '../runtime/build-agent.js';
@@ -17,20 +17,19 @@ export interface AgentSet {
   agents: DispatchAgent[];
   channelsByAgent: ReadonlyMap<string, Channel[]>;
   channels: Channel[];
-  /** Closes every channel of the set (their files, their connections). */
-  close(): Promise<void>;
 }
 
 export function buildAgentSet(loaded: readonly LoadedAgent[], deps: { logs: AgentLogs; audit: AuditSink; metrics: Metrics;
-  servers: ReadonlyMap<string, McpSupervisor>; clock: Clock }): AgentSet {
+  servers: ReadonlyMap<string, McpSupervisor>; clock: Clock;
+  /** A running channel to keep instead of a new one (a reload that left it unchanged). */
+  keep?: (agentId: string, config: ChannelConfig) => Channel | undefined }): AgentSet {
   const agents: DispatchAgent[] = [];
   const channelsByAgent = new Map<string, Channel[]>();
   for (const one of loaded) {
     const built = buildAgent(one, { log: deps.logs.get(one.agent.id), audit: deps.audit, metrics: deps.metrics, servers: deps.servers,
-      clock: deps.clock });
+      clock: deps.clock, ...(deps.keep ? { keep: (config: ChannelConfig) => deps.keep?.(one.agent.id, config) } : {}) });
     agents.push(built.dispatch);
     channelsByAgent.set(one.agent.id, built.channels);
   }
-  const channels = [...channelsByAgent.values()].flat();
-  return { agents, channelsByAgent, channels, close: async () => { await Promise.all(channels.map((c) => c.close())); } };
+  return { agents, channelsByAgent, channels: [...channelsByAgent.values()].flat() };
 }

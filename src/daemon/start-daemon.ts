@@ -31,10 +31,16 @@ import { startPages } from './start-pages.js';
 import type { AckLinkServer } from './ack-link-server.js';
 import { runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
-import { startAdminSocket } from './admin-socket.js';
+import { ADMIN_ACTOR, startAdminSocket } from './admin-socket.js';
 import { createReadiness } from './readiness.js';
 import { DRAIN_TIMEOUT_MS, createClosers } from './close-order.js';
+import type { AgentSet } from './agent-set.js';
 import { buildAgentSet } from './agent-set.js';
+import type { DaemonConfig, ReloadResult } from './config-reload.js';
+import { createConfigReload } from './config-reload.js';
+import { sameConfig } from './reload-plan.js';
+import type { NewAuditEntry } from '../audit/audit-row.js';
+import type { Channel } from '../runtime/channels/channel.js';
 import { configSummary, daemonAuditConfig } from './config-summary.js';
 import { openDaemonStore } from './open-daemon-store.js';
 import { startAgentLogs } from './start-agent-logs.js';
@@ -63,6 +69,11 @@ export interface DaemonDeps {
   logMirror?: LogMirror;
   /** Start the admin socket (default true; in-process tests of several daemons in one home turn it off). */
   adminSocket?: boolean;
+  /**
+   * Loads the configuration again exactly as `svc up` did (its directories, its .env files) for a
+   * config reload; absent, reloads are refused.
+   */
+  loadConfig?: () => DaemonConfig;
 }
 
 export interface Daemon {
@@ -76,6 +87,8 @@ export interface Daemon {
   agentIds(): string[];
   /** SIGHUP: every agent log and every file channel opens its path afresh (after logrotate's rename). */
   reopenLogs(): void;
+  /** `svc reload` and SIGHUP (config-reload.ts); `actor` names who asked in the audit row. */
+  reload(actor: string): Promise<ReloadResult>;
   close(): Promise<void>;
 }
 
@@ -119,9 +132,11 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const mcp = await startMcpServers({ agents: deps.agents, logs, metrics, clock, baseEnv: deps.mcpBaseEnv });
     closers.add('mcp servers', () => mcp.close());
 
-    const agentSet = buildAgentSet(deps.agents, { logs, audit: (entry) => runtimeStore.appendAudit(entry, clock.now()), metrics,
-      servers: mcp.servers, clock });
-    closers.add('channels', () => agentSet.close());
+    const buildDeps = { logs, audit: (entry: NewAuditEntry) => runtimeStore.appendAudit(entry, clock.now()), metrics, servers: mcp.servers, clock };
+    let agentSet = buildAgentSet(deps.agents, buildDeps);
+    // Every channel ever built: a reload's retired ones may still carry an event under way, so all close at shutdown.
+    const allChannels = new Set<Channel>(agentSet.channels);
+    closers.add('channels', async () => { await Promise.all([...allChannels].map((c) => c.close())); });
     for (const loaded of deps.agents) {
       const { agent } = loaded;
       for (const source of loaded.sources) stats.get(agent.id, source.id);
@@ -186,6 +201,16 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const readiness = createReadiness({ store, clock, report, stopping: () => stopping,
       notListening: () => (ingest.ports().length < listenerCount ? [`${listenerCount - ingest.ports().length} of ${listenerCount} ingest listener(s)`] : []) });
     metrics.daemon.readiness(async () => (await readiness()).ready);
+    const statusOf = (agents: readonly LoadedAgent[], set: AgentSet): (() => string) => createStatusSnapshot({ pid: deps.pid,
+      startedAtMs: Date.parse(startedAt), clock, agents, channels: set.channelsByAgent, stats,
+      store: { kind: store.kind, replica: replicaId, leader: () => duties.leader(), retention: deps.store.retention },
+      stopping: () => stopping,
+      mcpServers: (agentId) => mcp.ofAgent(agentId).map((s) => s.status()),
+      auditExport: () => duties.exportStatus(),
+      logWriteFailures: (agentId) => logs.failures(agentId),
+      oncall: (agentId) => pages?.status(agentId) ?? null,
+      controlPlane: () => ({ ...deps.controlPlane, port: controlPlane?.port() ?? deps.controlPlane.port }) });
+    let snapshot = statusOf(deps.agents, agentSet);
     const controlPlane = await startControlPlane({
       settings: deps.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
@@ -193,14 +218,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         overrides: (agentId, endsAfterMs) => store.oncall.listOverrides(agentId, endsAfterMs) },
       logPath: (id) => paths.log(id),
       readiness,
-      snapshot: createStatusSnapshot({ pid: deps.pid, startedAtMs: Date.parse(startedAt), clock, agents: deps.agents,
-        channels: agentSet.channelsByAgent, stats, store: { kind: store.kind, replica: replicaId, leader: () => duties.leader(), retention: deps.store.retention },
-        stopping: () => stopping,
-        mcpServers: (agentId) => mcp.ofAgent(agentId).map((s) => s.status()),
-        auditExport: () => duties.exportStatus(),
-        logWriteFailures: (agentId) => logs.failures(agentId),
-        oncall: (agentId) => pages?.status(agentId) ?? null,
-        controlPlane: () => ({ ...deps.controlPlane, port: controlPlane?.port() ?? deps.controlPlane.port }) }),
+      snapshot: () => snapshot(),
     });
     if (controlPlane) closers.add('control plane', () => controlPlane.close());
 
@@ -209,11 +227,36 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         ingestPorts: ingest.ports(), controlPlanePort: controlPlane?.port() ?? null, released } }, clock.now());
     started = true;
 
+    // A reload builds the agents anew, keeping each channel whose configuration did not change; the
+    // page engine, then the dispatcher, take the new builds; events under way finish with the old ones.
+    const configReload = createConfigReload({
+      initial: { agents: deps.agents, oncall: pageConfigs, controlPlane: deps.controlPlane, store: deps.store, otlp: deps.otlp },
+      load: deps.loadConfig ?? (() => { throw new Error('this daemon was started without its directories: restart it to change its configuration'); }),
+      apply(next, previous) {
+        const old = agentSet;
+        const set = buildAgentSet(next.agents, { ...buildDeps, keep: (agentId, config) => {
+          const was = previous.agents.find((a) => a.agent.id === agentId)?.channels.find((c) => c.id === config.id);
+          return was !== undefined && sameConfig(was, config) ? old.channelsByAgent.get(agentId)?.find((c) => c.id === config.id) : undefined;
+        } });
+        for (const [agentId, config] of next.oncall) pageConfigs.set(agentId, config);
+        for (const agent of set.agents) {
+          pages?.replaceAgent(agent);
+          dispatcher.replaceAgent(agent);
+        }
+        for (const channel of set.channels) allChannels.add(channel);
+        agentSet = set;
+        snapshot = statusOf(next.agents, set);
+      },
+      audit: (entry) => runtimeStore.appendAudit(entry, clock.now()).then(() => undefined),
+      report,
+    });
+
     // The only door for changes (contract §13).
     if (deps.adminSocket !== false) {
       const admin = await startAdminSocket({ path: paths.adminSocket, store: runtimeStore,
         storePath: deps.store.kind === 'sqlite' ? deps.store.path : null,
-        clock, pid: deps.pid, wake: () => dispatcher.wake(), report, oncall: { engine: pages?.engine ?? null, configs: pageConfigs } });
+        clock, pid: deps.pid, wake: () => dispatcher.wake(), report, oncall: { engine: pages?.engine ?? null, configs: pageConfigs },
+        reload: () => configReload.reload(ADMIN_ACTOR) });
       closers.add('admin socket', () => admin.close());
     }
 
@@ -230,6 +273,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         for (const channel of agentSet.channels) channel.reopen?.();
         report(`reopened ${count} agent log(s) and the file channels`);
       },
+      reload: (actor) => configReload.reload(actor),
       close() {
         closing ??= (async () => {
           stopping = true;
