@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { LoadedAgent } from '../config/schema.js';
 import type { StoreSettings } from '../config/store.js';
 import type { RunningConfig } from './reload-plan.js';
@@ -20,7 +19,7 @@ function agent(id: string, over: { agent?: Record<string, unknown>; sources?: un
 function config(agents: LoadedAgent[], over: Partial<RunningConfig> = {}): RunningConfig {
   return {
     agents, oncallAgents: new Set(), otlp: null,
-    controlPlane: { enabled: true, bind: '127.0.0.1', port: 9464, maxConnections: 128, auth: null, allowRemote: false } as ControlPlaneSettings,
+    controlPlane: { enabled: true, bind: '127.0.0.1', port: 9464, maxConnections: 128, auth: null, allowRemote: false },
     store: { kind: 'sqlite', path: '/var/lib/svc/svc.db', leaseMs: 5000 } as unknown as StoreSettings,
     ...over,
   };
@@ -54,7 +53,7 @@ describe('planReload: what a config reload may apply live', () => {
       { kind: 'restart', keys: ['a: event-sources.yaml sources.alertmanager.port'] });
     const cp = config([agent('a')], { controlPlane: { ...config([]).controlPlane, port: 9465 } });
     assert.deepEqual(planReload(config([agent('a')]), cp), { kind: 'restart', keys: ['controlPlane.port'] });
-    const store = config([agent('a')], { store: { ...config([]).store, path: '/srv/svc.db' } });
+    const store = config([agent('a')], { store: { kind: 'sqlite', path: '/srv/svc.db', leaseMs: 5000 } as unknown as StoreSettings });
     assert.deepEqual(planReload(config([agent('a')]), store), { kind: 'restart', keys: ['store.path'] });
     const mcp = agent('a', { agent: { mcpServers: [{ id: 'rb', command: 'rb' }] } });
     assert.deepEqual(planReload(config([agent('a')]), config([mcp])), { kind: 'restart', keys: ['a: agent.yaml mcpServers'] });
