@@ -227,6 +227,12 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         ingestPorts: ingest.ports(), controlPlanePort: controlPlane?.port() ?? null, released } }, clock.now());
     started = true;
 
+    const reopenLogs = (): void => {
+      const count = logs.reopen();
+      for (const channel of agentSet.channels) channel.reopen?.();
+      report(`reopened ${count} agent log(s) and the file channels`);
+    };
+
     // A reload builds the agents anew, keeping each channel whose configuration did not change; the
     // page engine, then the dispatcher, take the new builds; events under way finish with the old ones.
     const configReload = createConfigReload({
@@ -256,7 +262,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       const admin = await startAdminSocket({ path: paths.adminSocket, store: runtimeStore,
         storePath: deps.store.kind === 'sqlite' ? deps.store.path : null,
         clock, pid: deps.pid, wake: () => dispatcher.wake(), report, oncall: { engine: pages?.engine ?? null, configs: pageConfigs },
-        reload: () => configReload.reload(ADMIN_ACTOR) });
+        // `svc reload` is what SIGHUP is, with an answer (`systemctl reload` runs it after a log rotation too).
+        reload: () => { reopenLogs(); return configReload.reload(ADMIN_ACTOR); } });
       closers.add('admin socket', () => admin.close());
     }
 
@@ -268,11 +275,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       ingestPorts: () => ingest.ports(),
       controlPlanePort: () => controlPlane?.port() ?? null,
       agentIds: () => agentIds,
-      reopenLogs() {
-        const count = logs.reopen();
-        for (const channel of agentSet.channels) channel.reopen?.();
-        report(`reopened ${count} agent log(s) and the file channels`);
-      },
+      reopenLogs,
       reload: (actor) => configReload.reload(actor),
       close() {
         closing ??= (async () => {
