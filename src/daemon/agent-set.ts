@@ -22,10 +22,18 @@ export interface AgentSet {
 export function buildAgentSet(loaded: readonly LoadedAgent[], deps: { logs: AgentLogs; audit: AuditSink; metrics: Metrics;
   servers: ReadonlyMap<string, McpSupervisor>; clock: Clock;
   /** A running channel to keep instead of a new one (a reload that left it unchanged). */
-  keep?: (agentId: string, config: ChannelConfig) => Channel | undefined }): AgentSet {
+  keep?: (agentId: string, config: ChannelConfig) => Channel | undefined;
+  /** A running agent to keep whole (a reload that changed nothing of it: its rate-limit buckets carry on). */
+  keepAgent?: (agentId: string) => DispatchAgent | undefined }): AgentSet {
   const agents: DispatchAgent[] = [];
   const channelsByAgent = new Map<string, Channel[]>();
   for (const one of loaded) {
+    const kept = deps.keepAgent?.(one.agent.id);
+    if (kept !== undefined) {
+      agents.push(kept);
+      channelsByAgent.set(one.agent.id, kept.channels);
+      continue;
+    }
     const built = buildAgent(one, { log: deps.logs.get(one.agent.id), audit: deps.audit, metrics: deps.metrics, servers: deps.servers,
       clock: deps.clock, ...(deps.keep ? { keep: (config: ChannelConfig) => deps.keep?.(one.agent.id, config) } : {}) });
     agents.push(built.dispatch);

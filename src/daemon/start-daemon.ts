@@ -233,19 +233,24 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       report(`reopened ${count} agent log(s) and the file channels`);
     };
 
-    // A reload builds the agents anew, keeping each channel whose configuration did not change; the
-    // page engine, then the dispatcher, take the new builds; events under way finish with the old ones.
+    // A reload builds anew the agents it changed (an agent it did not change is kept whole, its rate-limit
+    // buckets too), keeping each channel whose configuration did not change; the page engine, then the
+    // dispatcher, take the new builds; events under way finish with the old ones.
     const configReload = createConfigReload({
       initial: { agents: deps.agents, oncall: pageConfigs, controlPlane: deps.controlPlane, store: deps.store, otlp: deps.otlp },
       load: deps.loadConfig ?? (() => { throw new Error('this daemon was started without its directories: restart it to change its configuration'); }),
-      apply(next, previous) {
+      apply(next, previous, plan) {
         const old = agentSet;
-        const set = buildAgentSet(next.agents, { ...buildDeps, keep: (agentId, config) => {
-          const was = previous.agents.find((a) => a.agent.id === agentId)?.channels.find((c) => c.id === config.id);
-          return was !== undefined && sameConfig(was, config) ? old.channelsByAgent.get(agentId)?.find((c) => c.id === config.id) : undefined;
-        } });
+        const untouched = new Set(plan.agents.filter((a) => a.keys.length + a.channelsAdded.length + a.channelsRemoved.length
+          + a.channelsChanged.length === 0).map((a) => a.agentId));
+        const set = buildAgentSet(next.agents, { ...buildDeps,
+          keepAgent: (agentId) => (untouched.has(agentId) ? old.agents.find((a) => a.id === agentId) : undefined),
+          keep: (agentId, config) => {
+            const was = previous.agents.find((a) => a.agent.id === agentId)?.channels.find((c) => c.id === config.id);
+            return was !== undefined && sameConfig(was, config) ? old.channelsByAgent.get(agentId)?.find((c) => c.id === config.id) : undefined;
+          } });
         for (const [agentId, config] of next.oncall) pageConfigs.set(agentId, config);
-        for (const agent of set.agents) {
+        for (const agent of set.agents.filter((a) => !old.agents.includes(a))) {
           pages?.replaceAgent(agent);
           dispatcher.replaceAgent(agent);
         }
