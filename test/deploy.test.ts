@@ -41,7 +41,7 @@ describe('deploy/svc.service', () => {
     assert.ok('svc' in bin, 'the package installs a `svc` command');
     assert.deepEqual(values('ExecStart'), ['/usr/local/bin/svc up /etc/svc/oncall']);
     assert.deepEqual(values('ExecStartPre'), ['/usr/local/bin/svc check /etc/svc/oncall']);
-    assert.deepEqual(values('ExecReload'), ['/bin/kill -HUP $MAINPID']);
+    assert.deepEqual(values('ExecReload'), ['/usr/local/bin/svc reload'], 'systemctl reload validates and applies the configuration (and reopens the logs)');
     assert.deepEqual(values('RestartPreventExitStatus'), ['2']);
     assert.deepEqual(values('StateDirectory'), ['svc']);
     assert.deepEqual(values('LogsDirectory'), ['svc']);

@@ -78,6 +78,15 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     });
 
   program
+    .command('reload')
+    .description('load and validate the configuration again and apply it to the running daemon (admin socket); an invalid one is refused, the old one keeps serving')
+    .option('--json', 'print the daemon\'s answer as JSON', false)
+    .action(async (opts: { json: boolean }) => {
+      const { reloadCommand } = await import('./reload.js');
+      setCode(await reloadCommand(opts, ctx));
+    });
+
+  program
     .command('down')
     .description('stop the running daemon gracefully')
     .action(async () => {

@@ -22,6 +22,7 @@ import type { LoadedAgent } from '../config/schema.js';
 import { isoTs } from '../core/clock.js';
 import { ConfigError, UsageError, errorText } from '../core/errors.js';
 import { packageVersion } from '../core/version.js';
+import type { DaemonConfig } from '../daemon/config-reload.js';
 import { startDaemon } from '../daemon/start-daemon.js';
 import type { LogFormat } from '../logs/console-log.js';
 import { LOG_FORMATS, createConsoleLog } from '../logs/console-log.js';
@@ -69,7 +70,12 @@ export async function upCommand(dirs: string[], opts: UpOptions, ctx: CliContext
   for (const note of loaded.notes) ctx.stderr(`svc up: ${note}\n`);
   return opts.detach
     ? detach(loaded.absDirs, loaded.home, format as LogFormat, ctx)
-    : foreground(loaded.agents, { ...loaded, format: format as LogFormat }, loaded.home, ctx);
+    : foreground(loaded.agents, { ...loaded, format: format as LogFormat, loadConfig: () => daemonConfig(loadForUp(dirs, ctx)) }, loaded.home, ctx);
+}
+
+/** What the daemon runs of what `loadForUp` loads (a config reload loads it again the same way). */
+function daemonConfig(loaded: ReturnType<typeof loadForUp>): DaemonConfig {
+  return { agents: loaded.agents, oncall: loaded.oncall, controlPlane: loaded.controlPlane, store: loaded.store, otlp: loaded.otlp };
 }
 
 /** What MCP server processes inherit: enough to find their interpreter, nothing of the daemon's secrets. */
@@ -89,13 +95,19 @@ function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
 }
 
 async function foreground(agents: LoadedAgent[], settings: { controlPlane: ControlPlaneSettings; otlp: OtlpSettings | null; store: StoreSettings;
-  env: NodeJS.ProcessEnv; format: LogFormat; oncall: Map<string, OncallConfig> }, home: string, ctx: CliContext): Promise<number> {
+  env: NodeJS.ProcessEnv; format: LogFormat; oncall: Map<string, OncallConfig>; loadConfig: () => DaemonConfig }, home: string,
+  ctx: CliContext): Promise<number> {
   const { controlPlane } = settings;
   const paths = homePaths(home);
   const ids = agents.map((a) => a.agent.id);
-  // SIGHUP reopens the logs (contract §13) and never stops the daemon: handled from the very start.
+  // SIGHUP reopens the logs (contract §13) and reloads the configuration (the daemon reports the
+  // outcome); it never stops the daemon: handled from the very start.
   let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
-  const stopHangup = ctx.onHangup?.(() => daemon?.reopenLogs());
+  const stopHangup = ctx.onHangup?.(() => {
+    if (daemon === undefined) return;
+    daemon.reopenLogs();
+    daemon.reload('signal:SIGHUP').catch((err: unknown) => report(`config reload failed: ${errorText(err)}`));
+  });
   acquirePidFile(paths.pidFile, ctx.pid);
   const startedAt = isoTs(ctx.clock.now());
   const base = { pid: ctx.pid, startedAt, agents: ids, ingest: [] as string[], controlPlane: null as string | null };
@@ -106,7 +118,7 @@ async function foreground(agents: LoadedAgent[], settings: { controlPlane: Contr
   const report = (line: string): void => consoleLog.line(/error|failed/i.test(line) ? 'error' : 'info', line);
   try {
     daemon = await startDaemon({ agents, controlPlane, store: settings.store, otlp: settings.otlp, mcpBaseEnv: mcpBaseEnv(settings.env), home,
-      oncall: settings.oncall,
+      oncall: settings.oncall, loadConfig: settings.loadConfig,
       clock: ctx.clock, version: packageVersion(), pid: ctx.pid, report,
       ...(ctx.notifyParent ? {} : { logMirror: (record) => consoleLog.record(record) }) });
   } catch (err) {

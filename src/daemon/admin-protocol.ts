@@ -5,6 +5,8 @@
  * oversized lists are refused); a request line is at most MAX_REQUEST_BYTES.
  */
 import { z } from 'zod';
+import type { FileChange } from './config-reload.js';
+import type { AgentChanges } from './reload-plan.js';
 import { ID_PATTERN } from '../config/schema.js';
 import type { OncallAdminResponse } from './admin-oncall-protocol.js';
 import { ACTOR_PATTERN, oncallRequestSchemas } from './admin-oncall-protocol.js';
@@ -42,6 +44,8 @@ export const adminRequestSchema = z.discriminatedUnion('op', [
     path: z.string().min(2).max(4096).startsWith('/'),
     force: z.boolean().default(false),
   }),
+  /** `svc reload`: load, validate and apply the configuration (config-reload.ts). */
+  z.strictObject({ op: z.literal('config.reload') }),
   ...oncallRequestSchemas,
 ]);
 export type AdminRequest = z.input<typeof adminRequestSchema>;
@@ -52,5 +56,6 @@ export type AdminResponse =
   /** `replayed`/`missing`: the first MAX_ANSWER_IDS ids of each; the counts are of all of them. */
   | { ok: true; op: 'dlq.replay'; replayed: string[]; missing: string[]; replayedCount: number; missingCount: number }
   | { ok: true; op: 'backup'; path: string; bytes: number }
+  | { ok: true; op: 'config.reload'; files: FileChange[]; agents: AgentChanges[] }
   | OncallAdminResponse
   | { ok: false; error: string };

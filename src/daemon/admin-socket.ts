@@ -17,6 +17,7 @@ import type { ReplayResult, Store } from '../store/store.js';
 import type { AdminResponse, ParsedAdminRequest } from './admin-protocol.js';
 import { MAX_ANSWER_IDS, MAX_REQUEST_BYTES, adminRequestSchema } from './admin-protocol.js';
 import { backupStore } from './backup.js';
+import type { ReloadResult } from './config-reload.js';
 import type { AdminOncallDeps } from './admin-oncall.js';
 import { executeOncall } from './admin-oncall.js';
 
@@ -38,6 +39,8 @@ export interface AdminSocketDeps {
   pid: number;
   /** Replayed events are waiting: the dispatcher should look now, not at its next poll. */
   wake(): void;
+  /** `svc reload` (config-reload.ts); absent: refused. */
+  reload?: () => Promise<ReloadResult>;
   /** Pages and overrides (contract §17.5, §17.6); absent: those operations are refused. */
   oncall?: Omit<AdminOncallDeps, 'store' | 'clock'>;
   report(line: string): void;
@@ -108,6 +111,11 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
           data: { path: result.path, bytes: result.bytes, durationMs: Math.round(clock.monotonic() - started) } }, clock.now());
         deps.report(`admin: backup of ${result.bytes} bytes written to ${result.path}`);
         return { ok: true, op: 'backup', ...result };
+      }
+      case 'config.reload': {
+        if (deps.reload === undefined) return { ok: false, error: 'this daemon cannot reload its configuration: restart it' };
+        const result = await deps.reload();
+        return result.ok ? { ok: true, op: 'config.reload', files: result.files, agents: result.agents } : { ok: false, error: result.error };
       }
       case 'page.act':
       case 'override.add':

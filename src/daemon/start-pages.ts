@@ -37,6 +37,8 @@ export interface Pages {
   onDelivery(agentId: string, sourceId: string, payloadText: string): void;
   /** The agent's on-call view for /status (§17.9), as of the page loop's last watch; null without an oncall.yaml. */
   status(agentId: string): OncallStatus | null;
+  /** A config reload's new build of an agent: its pages notify through its new channels from now on. */
+  replaceAgent(agent: DispatchAgent): void;
   start(): void;
   close(): Promise<void>;
 }
@@ -87,6 +89,10 @@ export function startPages(deps: PagesDeps): Pages {
       if (config === undefined) return null;
       const open = openCounts.filter((c) => c.agentId === agentId).reduce((n, c) => n + c.count, 0);
       return oncallStatus(config, open, new Map(seen.filter((h) => h.agentId === agentId).map((h) => [h.heartbeatId, h.lastSeenMs])), clock.now());
+    },
+    replaceAgent(agent) {
+      byId.set(agent.id, agent);
+      if (configs.has(agent.id)) agent.pages = engine;
     },
     start: () => loop.start(),
     close: () => loop.close(),

@@ -2,7 +2,7 @@
  * Assembles one agent for the dispatcher: its channels and its provider (build-provider.ts: rate
  * limits, MCP tools, and for real providers the tool-use loop behind `llm.onFailure`).
  */
-import type { LoadedAgent } from '../config/schema.js';
+import type { ChannelConfig, LoadedAgent } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { AgentLog } from '../logs/agent-log.js';
 import type { Metrics } from '../metrics/registry.js';
@@ -26,10 +26,12 @@ export function buildAgent(loaded: LoadedAgent, deps: {
   /** Every MCP server of the daemon, by id; the agent reaches only those it declares. */
   servers: ReadonlyMap<string, McpSupervisor>;
   clock: Clock;
+  /** A running channel to keep instead of a new one (a config reload that left it unchanged). */
+  keep?: (config: ChannelConfig) => Channel | undefined;
 }): BuiltAgent {
   const { agent } = loaded;
   const { clock, log } = deps;
-  const channels = loaded.channels.map((c) => createChannel(c, { clock }));
+  const channels = loaded.channels.map((c) => deps.keep?.(c) ?? createChannel(c, { clock }));
   const { provider } = buildAgentProvider(loaded, deps);
   return {
     dispatch: { id: agent.id, provider, channels, log, dispatch: agent.dispatch },

@@ -66,6 +66,11 @@ export interface Dispatcher {
   wake(agentId?: string): void;
   /** Events claimed and not yet committed, all agents. */
   inHand(): number;
+  /**
+   * A config reload's new build of an agent (same id): events started from now on use it; an event
+   * already under way finishes with the agent it started with.
+   */
+  replaceAgent(agent: DispatchAgent): void;
   /** Stops claiming, gives back what has not started, waits for work under way; after `timeoutMs` stops it too. */
   drain(timeoutMs: number): Promise<void>;
 }
@@ -246,6 +251,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       }
     },
     inHand: () => held().length,
+    replaceAgent(agent) {
+      const lane = lanes.get(agent.id);
+      if (lane === undefined) throw new Error(`no agent ${agent.id} in this dispatcher: adding one needs a restart`);
+      lane.agent = agent;
+      pump(lane);
+    },
     async drain(timeoutMs) {
       stopping.abort();
       if (pollTimer !== null) clock.clearTimer(pollTimer);

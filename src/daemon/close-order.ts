@@ -1,0 +1,71 @@
+/**
+ * The daemon's shutdown, declared once: each phase of start-daemon.ts registers its closer under its
+ * name, and close runs the names in CLOSE_ORDER — the reverse of the start, except that the control
+ * plane keeps answering (state "stopping") until the stop is recorded, so operators can watch the drain.
+ */
+import { errorText } from '../core/errors.js';
+
+/** How long SIGTERM waits for in-flight dispatches before giving them back to the queue. */
+export const DRAIN_TIMEOUT_MS = 10_000;
+
+export const CLOSE_ORDER = [
+  // The only door for changes closes first, so no replay or backup starts while the rest drains.
+  'admin socket',
+  'ingest',
+  'dispatcher',
+  'page listeners',
+  'page engine',
+  'backlog gauge',
+  // Recorded while the store and the control plane are still open.
+  'stop record',
+  'control plane',
+  'channels',
+  'mcp servers',
+  'agent logs',
+  'leader duties',
+  'otlp bridge',
+  'store',
+] as const;
+export type ClosePhase = (typeof CLOSE_ORDER)[number];
+
+export interface Closers {
+  /** Registers a closer; several under one phase close in reverse order of registration. */
+  add(phase: ClosePhase, close: () => Promise<void> | void): void;
+  /** Closes every registered phase in CLOSE_ORDER; a failing closer is reported and the rest still run. */
+  closeAll(): Promise<void>;
+}
+
+export function createClosers(report: (line: string) => void): Closers {
+  const byPhase = new Map<ClosePhase, Array<() => Promise<void> | void>>();
+  return {
+    add(phase, close) {
+      byPhase.set(phase, [...(byPhase.get(phase) ?? []), close]);
+    },
+    async closeAll() {
+      for (const phase of CLOSE_ORDER) {
+        const closers = byPhase.get(phase) ?? [];
+        byPhase.delete(phase);
+        for (const close of closers.reverse()) {
+          try {
+            await close();
+          } catch (err) {
+            report(`shutdown: closing ${phase} failed: ${errorText(err)}`);
+          }
+        }
+      }
+    },
+  };
+}
+
+/** Closes every one of `parts`, in order, even when one fails; then throws the first failure. */
+export async function closeEach(parts: ReadonlyArray<{ close(): Promise<void> | void }>): Promise<void> {
+  let failed: { err: unknown } | null = null;
+  for (const part of parts) {
+    try {
+      await part.close();
+    } catch (err) {
+      failed ??= { err };
+    }
+  }
+  if (failed !== null) throw failed.err;
+}

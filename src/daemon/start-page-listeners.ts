@@ -1,0 +1,49 @@
+/**
+ * The listeners of agents that page (contract §18): one-time ack links (§18.6) for an agent with an
+ * oncall.yaml and an ack source, Slack button clicks (§18.2) for one with a slack source. They stop
+ * before the page engine does.
+ */
+import type { LoadedAgent } from '../config/schema.js';
+import type { Clock } from '../core/clock.js';
+import type { OncallConfig } from '../oncall/oncall-config.js';
+import type { PageEngine } from '../runtime/oncall/page-engine.js';
+import type { Store } from '../store/store.js';
+import type { AckLinkServer } from './ack-link-server.js';
+import { createAckLinkServer } from './ack-link-server.js';
+import { createSlackActionsServer } from './slack-actions-server.js';
+import type { AgentLogs } from './start-agent-logs.js';
+import { closeEach } from './close-order.js';
+
+export async function startPageListeners(deps: { agents: readonly LoadedAgent[]; configs: ReadonlyMap<string, OncallConfig>;
+  engine: PageEngine; store: Store; clock: Clock; logs: AgentLogs; report: (line: string) => void;
+  /** Filled with each agent's ack-link server: the page engine puts its links into messages. */
+  ackServers: Map<string, AckLinkServer> }): Promise<{ close(): Promise<void> }> {
+  const { engine, store, clock, report } = deps;
+  const started: Array<{ close(): Promise<void> | void }> = [];
+  const close = (): Promise<void> => closeEach([...started].reverse());
+  try {
+    for (const loaded of deps.agents) {
+      if (loaded.ackSource === undefined || !deps.configs.has(loaded.agent.id)) continue;
+      const server = createAckLinkServer({ agentId: loaded.agent.id, source: loaded.ackSource, engine, store, clock,
+        log: deps.logs.get(loaded.agent.id), report });
+      await server.start();
+      deps.ackServers.set(loaded.agent.id, server);
+      started.push(server);
+    }
+    for (const loaded of deps.agents) {
+      const agentId = loaded.agent.id;
+      if (loaded.slackSource === undefined || !deps.configs.has(agentId)) continue;
+      // The people are read per click: a config reload's change of oncall.yaml applies to the next one.
+      const server = createSlackActionsServer({ agentId, source: loaded.slackSource,
+        slackChannelIds: loaded.channels.filter((c) => c.type === 'slack').map((c) => c.id),
+        people: () => deps.configs.get(agentId)?.people ?? [],
+        engine, store, clock, log: deps.logs.get(agentId), report });
+      await server.start();
+      started.push(server);
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { close };
+}

@@ -1,0 +1,160 @@
+/**
+ * Config reload end to end (issue 26 §3), through the built CLI against a real daemon while a loop
+ * posts signed alerts: `svc reload` with a new channel (the next alerts reach it), with an invalid
+ * channels.yaml (refused naming file:line:col, the old configuration keeps serving), with a changed
+ * ingest port (refused, naming the key that needs a restart), and SIGHUP with another new channel.
+ * At the end every alert that was answered 202 reached the first channel exactly once (its receiver
+ * counts Idempotency-Keys), and the audit chain holds config.reloaded with each changed file's sha256.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freePort, postAlert } from './support/http.js';
+import { auditRows } from './support/store.js';
+import type { ScaffoldedAgent } from './support/svc.js';
+import { appendAgentYaml, lineOf, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
+import { waitFor } from './support/wait.js';
+
+const sha = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+/** A webhook channel's receiver: every Idempotency-Key (deliveryId) it was handed, in order. */
+function startReceiver(): Promise<{ port: number; keys: string[]; close(): Promise<void> }> {
+  const keys: string[] = [];
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      keys.push(String(req.headers['idempotency-key']));
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    port: (server.address() as { port: number }).port, keys,
+    close: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }) })));
+}
+
+const hook = (id: string, port: number): string => `  - id: ${id}
+    type: webhook
+    direction: outbound
+    url: http://127.0.0.1:${port}/hook
+`;
+
+describe('config reload while alerts flow', () => {
+  const t = tempEnv();
+  let agent: ScaffoldedAgent;
+  let env: NodeJS.ProcessEnv;
+  let a: Awaited<ReturnType<typeof startReceiver>>;
+  let b: Awaited<ReturnType<typeof startReceiver>>;
+  let c: Awaited<ReturnType<typeof startReceiver>>;
+  let baseChannels = '';
+  const channelsFile = (): string => join(agent.dir, 'channels.yaml');
+  const svc = (args: string[]) => runSvc(args, { env, cwd: agent.dir });
+  /** Event ids answered 202, and any other answer (there must be none). */
+  const accepted: string[] = [];
+  const refused: string[] = [];
+  let flowing = true;
+  let flow: Promise<void> = Promise.resolve();
+
+  before(async () => {
+    agent = await scaffoldAgent(t);
+    [a, b, c] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
+    appendAgentYaml(agent.dir, `controlPlane:\n  bind: 127.0.0.1\n  port: ${agent.cpPort}`);
+    baseChannels = `${readFileSync(channelsFile(), 'utf8')}${hook('hook-a', a.port)}`;
+    writeFileSync(channelsFile(), baseChannels);
+    env = { ...t.env, SVC_METRICS_PORT: '' };
+    const up = await svc(['up', '-d']);
+    assert.equal(up.code, 0, up.stderr + up.stdout);
+    flow = (async () => {
+      for (let i = 0; flowing; i += 1) {
+        const res = await postAlert(agent.url, agent.secret, agent.fixture, `reload-${i}`);
+        if (res.status === 202) accepted.push(String(res.json?.eventId));
+        else refused.push(`${res.status}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+  });
+  after(async () => {
+    flowing = false;
+    await flow;
+    await svc(['down']);
+    await Promise.all([a.close(), b.close(), c.close()]);
+    t.cleanup();
+  });
+
+  /** Waits for an alert accepted from now on, and returns its id. */
+  const nextAccepted = async (): Promise<string> => {
+    const seen = accepted.length;
+    return waitFor('an alert accepted after this point', () => accepted[seen]);
+  };
+
+  it('svc reload with a new channel: applied, audited with the file\'s sha256, and the next alerts reach the new channel', async () => {
+    writeFileSync(channelsFile(), `${baseChannels}${hook('hook-b', b.port)}`);
+    const r = await svc(['reload']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `svc reload: applied; 1 file(s) changed\n  ${channelsFile()}\n  agent oncall-escalator: channels added: hook-b\n`);
+    const id = await nextAccepted();
+    await waitFor('the new channel receiving an alert accepted after the reload', () => b.keys.includes(`${id}.hook-b`));
+    const row = auditRows(t.home).find((x) => x.kind === 'config.reloaded');
+    assert.ok(row, 'config.reloaded audited');
+    assert.equal(row.actor, 'admin-socket');
+    assert.deepEqual(row.data, { files: [{ path: channelsFile(), sha256: sha(channelsFile()) }],
+      agents: [{ agentId: 'oncall-escalator', channelsAdded: ['hook-b'], channelsRemoved: [], channelsChanged: [], keys: [] }] });
+  });
+
+  it('svc reload with an invalid channels.yaml: exit 1 naming file:line:col, audited, and the running configuration keeps serving', async () => {
+    const valid = readFileSync(channelsFile(), 'utf8');
+    writeFileSync(channelsFile(), valid.replace('  - id: hook-b\n', '  - id: hook-b\n    colour: blue\n'));
+    const r = await svc(['reload']);
+    const line = lineOf(channelsFile(), 'colour: blue');
+    writeFileSync(channelsFile(), valid);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.ok(r.stderr.startsWith('svc reload: refused; the running configuration stays.\n'), r.stderr);
+    assert.ok(r.stderr.includes(`${channelsFile()}:${line}:5: channels.2.colour: unknown key "colour"`), r.stderr);
+    const row = auditRows(t.home).find((x) => x.kind === 'config.reload-refused');
+    assert.ok(row, 'config.reload-refused audited');
+    assert.equal(row.data.reason, 'invalid');
+    const id = await nextAccepted();
+    await waitFor('both channels of the running configuration delivering after the refusal',
+      () => a.keys.includes(`${id}.hook-a`) && b.keys.includes(`${id}.hook-b`));
+  });
+
+  it('svc reload that moves the ingest port: refused, naming the key that needs a restart; ingest stays where it was', async () => {
+    const file = join(agent.dir, 'event-sources.yaml');
+    const valid = readFileSync(file, 'utf8');
+    const port = Number(new URL(agent.url).port);
+    writeFileSync(file, valid.replace(`port: ${port}`, `port: ${await freePort()}`));
+    const r = await svc(['reload']);
+    writeFileSync(file, valid);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr, 'svc reload: refused; the running configuration stays.\n'
+      + 'this change needs a restart (svc down, then svc up): oncall-escalator: event-sources.yaml sources.alertmanager.port\n');
+    const rows = auditRows(t.home).filter((x) => x.kind === 'config.reload-refused');
+    assert.equal(rows[rows.length - 1]?.data.reason, 'needs-restart');
+    await nextAccepted();
+  });
+
+  it('SIGHUP reloads too (and still reopens the logs): a channel added for it receives the next alerts', async () => {
+    writeFileSync(channelsFile(), `${readFileSync(channelsFile(), 'utf8')}${hook('hook-c', c.port)}`);
+    const pid = Number(readFileSync(join(t.home, 'up.pid'), 'utf8'));
+    process.kill(pid, 'SIGHUP');
+    const row = await waitFor('config.reloaded by SIGHUP', () => auditRows(t.home).find((x) => x.kind === 'config.reloaded' && x.actor === 'signal:SIGHUP'));
+    assert.deepEqual(row.data.files, [{ path: channelsFile(), sha256: sha(channelsFile()) }]);
+    assert.ok(readFileSync(join(t.home, 'up.log'), 'utf8').includes('reopened 1 agent log(s)'));
+    const id = await nextAccepted();
+    await waitFor('the channel added by SIGHUP receiving an alert', () => c.keys.includes(`${id}.hook-c`));
+  });
+
+  it('nothing lost: every alert answered 202 reached the first channel exactly once', async () => {
+    flowing = false;
+    await flow;
+    assert.deepEqual(refused, [], 'every alert was answered 202');
+    assert.ok(accepted.length > 20, `only ${accepted.length} alerts flowed`);
+    const expected = accepted.map((id) => `${id}.hook-a`).sort();
+    await waitFor('every accepted alert at the first channel', () => expected.every((k) => a.keys.includes(k)), 60_000);
+    assert.deepEqual([...a.keys].sort(), expected);
+  });
+});
