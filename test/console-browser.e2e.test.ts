@@ -47,7 +47,8 @@ describe('the on-call views in a browser', () => {
   });
 
   it('now with on-call, pages, one page and coverage load clean and pass axe-core', async () => {
-    for (const [name, path] of [['now-oncall', '/ui/'], ['pages', '/ui/pages'], ['page', `/ui/pages/${pageId}`], ['oncall', '/ui/oncall']] as const) {
+    for (const [name, path] of [['now-oncall', '/ui/'], ['pages', '/ui/pages'], ['page', `/ui/pages/${pageId}`], ['oncall', '/ui/oncall'],
+      ['silences', '/ui/silences']] as const) {
       const w = await browser.openPage(DESKTOP);
       const answer = await w.page.goto(`${d.cp}${path}`);
       assert.equal(answer?.status(), 200, path);
@@ -57,6 +58,67 @@ describe('the on-call views in a browser', () => {
       await w.context.close();
       assert.deepEqual(w.problems, [], path);
       assert.deepEqual(await browser.axe(`${d.cp}${path}`, DESKTOP), [], `${path}: axe`);
+    }
+  });
+
+  it('through svc console the override and silence forms work from the keyboard alone and pass axe-core', async () => {
+    const proxy = await startConsole(d);
+    try {
+      const w = await browser.openPage(DESKTOP);
+      await w.page.goto(proxy.link);
+      await w.page.waitForURL(`${proxy.origin}/ui/`);
+      const signedIn = { ...DESKTOP, storageState: await w.context.storageState() };
+      /** Tabs until the focused element is `selector` (the keyboard's own order). */
+      const tabTo = async (selector: string): Promise<void> => {
+        for (let i = 0; i < 80; i++) {
+          if (await w.page.evaluate<boolean>(`document.activeElement === document.querySelector(${JSON.stringify(selector)})`)) return;
+          await w.page.keyboard.press('Tab');
+        }
+        assert.fail(`the keyboard never reached ${selector}`);
+      };
+      const hour = 3_600_000;
+      const start = new Date(Date.now() + 2 * hour).toISOString().slice(0, 13);
+
+      await w.page.goto(`${proxy.origin}/ui/oncall`);
+      await tabTo('select[name="person"]');
+      await w.page.keyboard.press('ArrowDown'); // alice → bob
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type(`${start.replace('T', ' ')}:00`);
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type(`${start.replace('T', ' ')}:30`);
+      await w.page.keyboard.press('Tab');
+      assert.equal(await w.page.evaluate<string>('document.activeElement.textContent'), 'Add override');
+      await w.page.screenshot({ path: `${SHOTS}oncall-actions.png` });
+      await Promise.all([w.page.waitForURL(`${proxy.origin}/ui/oncall?done=added`), w.page.keyboard.press('Enter')]);
+      assert.ok(await w.page.getByText('Override added.').isVisible());
+      assert.deepEqual(await browser.axe(`${proxy.origin}/ui/oncall`, signedIn), [], 'oncall with forms: axe');
+
+      await w.page.goto(`${proxy.origin}/ui/silences`);
+      await tabTo('textarea[name="matchers"]');
+      await w.page.keyboard.type('alertname=DiskFull');
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type('8d');
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type('disk swap');
+      await Promise.all([w.page.waitForURL(/\/ui\/silences\?failed=/), w.page.keyboard.press('Enter')]);
+      assert.equal(await w.page.getByRole('alert').textContent(), 'Not done: Duration 8d is longer than 1w; silence at most a week at a time');
+      await tabTo('textarea[name="matchers"]');
+      await w.page.keyboard.type('alertname=DiskFull');
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type('2h');
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type('disk swap');
+      await Promise.all([w.page.waitForURL(`${proxy.origin}/ui/silences?done=added`), w.page.keyboard.press('Enter')]);
+      await w.page.screenshot({ path: `${SHOTS}silences-actions.png` });
+      await tabTo('button[aria-label^="Expire silence"]');
+      await Promise.all([w.page.waitForURL(`${proxy.origin}/ui/silences?done=expired`), w.page.keyboard.press('Enter')]);
+      assert.deepEqual(await browser.axe(`${proxy.origin}/ui/silences`, signedIn), [], 'silences with forms: axe');
+      await w.context.close();
+      assert.deepEqual(w.problems, []);
+      const kinds = auditRows(d.home).filter((r) => r.data.via === 'console').map((r) => r.kind);
+      assert.deepEqual(kinds, ['schedule.override.added', 'silence.created', 'silence.expired']);
+    } finally {
+      await proxy.stop();
     }
   });
 });
