@@ -126,6 +126,11 @@ describe('console over HTTP and through svc console', () => {
     const story = (await (await fetch(`${d.cp}/events/${eventId}/story`)).json()) as { verified: boolean; rows: Array<{ seq: number; hash: string }> };
     assert.ok(story.rows.length > 0);
     for (const r of story.rows) assert.ok(event.includes(`<abbr title="${r.hash}">`), `story row ${r.seq} with its hash`);
+    // Each row as the sentence svc explain prints, its raw data one click away.
+    assert.ok(event.includes('<td class="wrap">accepted from alertmanager, fingerprint &quot;&gt;&lt;img src=x onerror=alert(6)&gt;'
+      + '<details><summary>Data</summary><pre>{'), 'the accepted row as a sentence');
+    assert.match(event, /<td class="wrap">delivery to oncall-dm failed \(attempt 1\): [^<]+<details><summary>Data<\/summary><pre>\{/);
+    assert.match(event, /<td class="wrap">dead-lettered: delivery-failed after 1 attempt\(s\), letter [0-9a-f-]+<details>/);
     assert.equal(story.verified, true);
     assert.ok(event.includes('role="status">Verified:'), 'the verdict');
     const list = await (await fetch(`${d.cp}/ui/events`)).text();
@@ -266,6 +271,8 @@ describe('console pages and page actions through svc console', () => {
     const one = await (await fetch(`${d.cp}/ui/pages/${pageId}`)).text();
     assert.ok(one.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the title, escaped');
     assert.match(one, /<td>page\.opened<\/td>/, 'the timeline');
+    assert.match(one, /<td class="wrap">opened under policy default<details><summary>Data<\/summary><pre>\{&quot;eventId&quot;:/, 'a sentence, raw data kept');
+    assert.match(one, /<td class="wrap">notified alice on oncall-dm \(step 1\)<details>/);
     assert.doesNotMatch(one, /method="post"/, 'no actions without the proxy');
   });
 

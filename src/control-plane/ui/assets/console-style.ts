@@ -37,6 +37,8 @@ form.filters label, form.act label { display: flex; flex-direction: column; font
 input, select, button, textarea { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--muted); padding: .3rem .5rem; border-radius: 3px; }
 button { cursor: pointer; background: var(--head); }
 form.inline { display: inline; margin: 0; }
+details summary { cursor: pointer; color: var(--muted); font-size: .85rem; }
+details pre { font-size: .8rem; padding: .4rem; }
 tr.gap th, tr.gap td { background: var(--bad-bg); color: var(--bad); }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; margin: 1rem 0; }
 .pager { display: flex; gap: 1.5rem; margin: 1rem 0; }

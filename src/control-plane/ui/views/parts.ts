@@ -1,5 +1,6 @@
 /** Pieces the console's views share: a scrollable table, a filter form, the pager, a time cell. */
 import type { Html, HtmlValue } from '../html.js';
+import { auditSentence } from '../../../audit/audit-sentence.js';
 import { hrefOf, html } from '../html.js';
 
 /**
@@ -93,4 +94,20 @@ export function outcomeBanner(url: URL, outcomes: Readonly<Record<string, string
   if (failed !== null) return banner(false, `Not done: ${failed.slice(0, 500)}`);
   const done = url.searchParams.get('done');
   return done !== null && outcomes[done] !== undefined ? banner(true, outcomes[done]) : '';
+}
+
+/**
+ * What an audit row says, as the sentence `svc explain` prints (audit-sentence.ts), with the row's raw
+ * data one click away in a <details> element. Unreadable data is said so.
+ */
+export function auditWhatCell(kind: string, actor: string, dataText: string | null): Html {
+  if (dataText === null) return html`<td class="wrap">${kind} by ${actor} (data unreadable)</td>`;
+  let data: Record<string, unknown> | null = null;
+  try {
+    const parsed: unknown = JSON.parse(dataText);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) data = parsed as Record<string, unknown>;
+  } catch {
+    data = null;
+  }
+  return html`<td class="wrap">${auditSentence(kind, actor, data)}<details><summary>Data</summary><pre>${dataText}</pre></details></td>`;
 }
