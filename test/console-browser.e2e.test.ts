@@ -278,3 +278,49 @@ describe('console sign-in with OpenID Connect', () => {
     assert.ok((idp.hits.get('/token') ?? 0) >= 1, 'the code was exchanged at the token endpoint');
   });
 });
+
+describe('console sign-in renewal with a refresh token', () => {
+  let idp: Idp;
+  let d: Daemon;
+  let browser: TestBrowser;
+  let proxy: RunningConsole;
+
+  before(async () => {
+    const port = await freePort();
+    // Access tokens of 20 s: shorter than the proxy's renewal margin, so every view renews first.
+    idp = await startIdp({}, { codeClients: { 'svc-console': `http://127.0.0.1:${port}/callback` }, requireResource: true, refreshTokens: true, ttlS: 20 });
+    d = await startDaemon({ auth: { issuer: idp.issuer, audience: AUDIENCE, scopes: [SCOPE], allowLoopback: false, console: { clientId: 'svc-console' } } });
+    browser = await startBrowser();
+    proxy = await startConsole(d, [], port);
+  });
+  after(async () => {
+    await browser?.close();
+    await proxy?.stop();
+    await d?.stop();
+    await idp?.close();
+  });
+
+  it('a token near its end is renewed with the refresh token; when renewal fails the next request signs in again, not an error', async () => {
+    const w = await browser.openPage(DESKTOP);
+    await w.page.goto(proxy.link);
+    await w.page.waitForURL(`${proxy.origin}/ui/`, { timeout: 30_000 });
+    assert.equal(await w.page.locator('h1').textContent(), 'Now');
+    const tokens = (): number => idp.hits.get('/token') ?? 0;
+    const before = tokens();
+    assert.ok(before >= 2, `the code exchange and a renewal: ${before} token requests`);
+    const answer = await w.page.goto(`${proxy.origin}/ui/events`);
+    assert.equal(answer?.status(), 200, 'the renewed token is accepted upstream');
+    assert.equal(await w.page.locator('h1').textContent(), 'Events');
+    assert.ok(tokens() > before, 'renewed again: the token was still near its end');
+    const cookie = (await w.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    await w.context.close();
+    assert.deepEqual(w.problems, []);
+    assert.doesNotMatch(proxy.process.stderr(), /failed/);
+
+    await idp.close(); // the IdP is gone: renewal fails
+    const r = await fetch(`${proxy.origin}/ui/pages`, { headers: { cookie }, redirect: 'manual' });
+    assert.equal(r.status, 302, 'sent through sign-in, not an error page');
+    assert.ok((r.headers.get('location') ?? '').startsWith(`${idp.issuer}/auth?`), r.headers.get('location') ?? '');
+    assert.match(proxy.process.stderr(), /svc console: renewing the sign-in of user:alice failed \(.+\); signing in again/);
+  });
+});

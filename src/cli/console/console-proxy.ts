@@ -72,6 +72,9 @@ function utcUnlessZoned(raw: string): string {
   return /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(t) ? `${t.replace(' ', 'T')}Z` : t;
 }
 
+/** Renew an access token this long before it ends, so no request carries one about to expire. */
+const REFRESH_BEFORE_MS = 60_000;
+
 /** Most bytes of an action form read. */
 const MAX_FORM_BYTES = 8 * 1024;
 const UPSTREAM_PATHS = /^\/(ui\/.*|logs)$/;
@@ -116,6 +119,7 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
   const origins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const byName = new Map(opts.upstreams.map((u) => [u.name, u]));
+  const refreshing = new WeakMap<Session, Promise<void>>();
 
   const upstreamOf = (session: Session): Upstream | null =>
     opts.fleet ? (session.host === null ? null : byName.get(session.host) ?? null) : (opts.upstreams[0] ?? null);
@@ -154,8 +158,10 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
       res.end();
       return;
     }
-    if (opts.oidc !== null && (session.accessToken === null || (session.tokenExpiresAtMs !== null && session.tokenExpiresAtMs <= opts.clock.now()))) {
-      return signIn(res, session);
+    if (opts.oidc !== null) {
+      if (session.accessToken !== null && session.refreshToken !== null && session.tokenExpiresAtMs !== null
+        && session.tokenExpiresAtMs - REFRESH_BEFORE_MS <= opts.clock.now()) await refresh(session);
+      if (session.accessToken === null || (session.tokenExpiresAtMs !== null && session.tokenExpiresAtMs <= opts.clock.now())) return signIn(res, session);
     }
     if (url.pathname === '/' || url.pathname === '/ui') return redirect(res, opts.fleet && session.host === null ? '/hosts' : '/ui/');
     if (url.pathname === '/hosts' && opts.fleet) return hostPicker(req, res, session);
@@ -194,9 +200,38 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
     }
     session.accessToken = signed.accessToken;
     session.tokenExpiresAtMs = signed.expiresAtMs;
+    session.refreshToken = signed.refreshToken;
     session.identity = signed.identity;
     opts.report(`svc console: signed in as ${signed.identity}`);
     redirect(res, opts.fleet ? '/hosts' : '/ui/');
+  }
+
+  /**
+   * Renews the session's access token with its refresh token; one renewal at a time per session. When
+   * the IdP refuses (or cannot be reached) the session forgets its tokens: the request that asked is
+   * sent through sign-in again, never answered with an error page.
+   */
+  function refresh(session: Session): Promise<void> {
+    let running = refreshing.get(session);
+    if (running === undefined) {
+      running = (async () => {
+        try {
+          const renewed = await (opts.oidc as OidcSignIn).refresh(session.refreshToken ?? '', opts.clock.now());
+          session.accessToken = renewed.accessToken;
+          session.tokenExpiresAtMs = renewed.expiresAtMs;
+          session.refreshToken = renewed.refreshToken;
+        } catch (err) {
+          opts.report(`svc console: renewing the sign-in of ${session.identity} failed (${errorText(err)}); signing in again`);
+          session.accessToken = null;
+          session.refreshToken = null;
+          session.tokenExpiresAtMs = null;
+        } finally {
+          refreshing.delete(session);
+        }
+      })();
+      refreshing.set(session, running);
+    }
+    return running;
   }
 
   function hostPicker(req: IncomingMessage, res: ServerResponse, session: Session): void {
