@@ -336,6 +336,8 @@ describe('console pages and page actions through svc console', () => {
     const view = await shown('/ui/oncall');
     const csrf = csrfOf(view);
     assert.match(view, /<form class="act" method="post" action="\/actions\/override" aria-label="Add an override to primary">/);
+    assert.match(view, /<input id="ov-[a-z0-9-]+-primary-from" name="from" required autocomplete="off" spellcheck="false" placeholder="2026-11-26 09:00" aria-describedby="time-hint">/);
+    assert.ok(view.includes('<p class="note" id="time-hint">Times are UTC, as YYYY-MM-DD HH:MM, unless you give ISO-8601 with a zone.</p>'));
     assert.match(view, /<select id="ov-[a-z0-9-]+-primary-person" name="person" required><option value="alice">alice<\/option><option value="bob">bob<\/option><\/select>/);
     const overrideRows = (kind: string) => auditRows(d.home).filter((r) => r.kind === kind);
     const from = Date.now() + 3_600_000 - (Date.now() % 60_000);

@@ -60,7 +60,7 @@ function overrideForms(csrf: string, agentId: string, scheduleId: string, people
 ${table(`Overrides of ${scheduleId}`, ['Override', 'Person', 'From (UTC)', 'Until (UTC)', 'Action'], rows, 'No overrides to come.')}
 ${actionForm(`ov-${agentId}-${scheduleId}`, OVERRIDE_ACTION, `Add an override to ${scheduleId}`, csrf, { op: 'add', agent: agentId, schedule: scheduleId }, [
     { name: 'person', label: 'Person', options: people },
-    { name: 'from', label: 'From', placeholder: '2026-11-26 09:00' },
-    { name: 'to', label: 'Until', placeholder: '2026-11-26 18:00' },
+    { name: 'from', label: 'From', placeholder: '2026-11-26 09:00', describedBy: 'time-hint' },
+    { name: 'to', label: 'Until', placeholder: '2026-11-26 18:00', describedBy: 'time-hint' },
   ], 'Add override')}`;
 }

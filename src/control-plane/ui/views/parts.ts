@@ -67,6 +67,8 @@ export interface ActionField {
   options?: readonly string[];
   multiline?: boolean;
   placeholder?: string;
+  /** The id of an element that says how to fill it in (`aria-describedby`). */
+  describedBy?: string;
 }
 
 /**
@@ -82,7 +84,8 @@ ${f.options
     ? html`<select id="${id}-${f.name}" name="${f.name}" required>${f.options.map((o) => html`<option value="${o}">${o}</option>`)}</select>`
     : f.multiline === true
       ? html`<textarea id="${id}-${f.name}" name="${f.name}" rows="2" required spellcheck="false" placeholder="${f.placeholder ?? ''}"></textarea>`
-      : html`<input id="${id}-${f.name}" name="${f.name}" required autocomplete="off" spellcheck="false" placeholder="${f.placeholder ?? ''}">`}
+      : html`<input id="${id}-${f.name}" name="${f.name}" required autocomplete="off" spellcheck="false" placeholder="${f.placeholder ?? ''}"${
+        f.describedBy === undefined ? '' : html` aria-describedby="${f.describedBy}"`}>`}
 </label>`)}
 <button type="submit">${submit}</button>
 </form>`;
