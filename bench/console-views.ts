@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
+import { GENESIS_HASH, sha256Hex, storedRowText } from '../src/audit/chain.js';
 import { startConsoleProxy } from '../src/cli/console/console-proxy.js';
 import { createReadGate, DEFAULT_READS_AT_ONCE } from '../src/control-plane/read-gate.js';
 import { ASSETS, createUiRoute } from '../src/control-plane/ui/ui-route.js';
@@ -38,7 +39,11 @@ const SNAPSHOT = JSON.stringify({
   store: { kind: 'sqlite', replica: 'r', leader: true, retention: { events: null, deadLetters: null } }, audit: null,
 });
 
-/** Events (one in 50 dead-lettered, with its letter) and their event.accepted audit rows are not hashed: views do not verify. */
+/**
+ * Events (one in 50 dead-lettered, with its letter) and their event.accepted audit rows, hashed and
+ * linked as svc writes them: the event view's verdict brings the chain watermark up to the head, and
+ * a broken chain would be verified whole on every view (an unhashed fill measured that, not the view).
+ */
 function fill(path: string, rows: number): string {
   const db = new Database(path);
   db.pragma('synchronous = OFF');
@@ -47,6 +52,7 @@ function fill(path: string, rows: number): string {
     VALUES (?, ?, ?, ?, ?, 'delivery-failed', 'HTTP 503', 5, ?)`);
   const au = db.prepare(`INSERT INTO audit (seq, ts, ts_ms, kind, actor, agent_id, data, prev_hash, hash) VALUES (?, ?, ?, 'event.accepted', ?, ?, ?, ?, ?)`);
   let middle = '';
+  let prevHash = GENESIS_HASH;
   db.transaction(() => {
     for (let i = 0; i < rows; i++) {
       const id = randomUUID();
@@ -55,7 +61,11 @@ function fill(path: string, rows: number): string {
       const payload = `{"alerts":[{"labels":{"alertname":"HighLatency","severity":"P${i % 3 + 1}"},"annotations":{"summary":"p99 above 2 s"}}],"n":${i}}`;
       ev.run(id, T0 + i, agent, `source-${i % 2}`, `fp-${i}`, i % 50 === 0 ? 'dead-lettered' : 'processed', payload);
       if (i % 50 === 0) dl.run(randomUUID(), T0 + i, agent, `source-${i % 2}`, id, payload);
-      au.run(i + 1, new Date(T0 + i).toISOString(), T0 + i, `source:source-${i % 2}`, agent, `{"eventId":"${id}"}`, '0'.repeat(64), '0'.repeat(64));
+      const row = { seq: i + 1, ts: new Date(T0 + i).toISOString(), kind: 'event.accepted', actor: `source:source-${i % 2}`, agentId: agent,
+        dataText: `{"eventId":"${id}"}`, prevHash, hash: '' };
+      const hash = sha256Hex(`${prevHash}\n${storedRowText(row)}`);
+      au.run(row.seq, row.ts, T0 + i, row.actor, agent, row.dataText, prevHash, hash);
+      prevHash = hash;
     }
   })();
   db.close();
@@ -94,7 +104,7 @@ const SHAPES: Array<{ name: string; path: (t: Target) => string; expect: string 
   { name: 'events', path: () => '/ui/events', expect: '<tbody>' },
   { name: 'events-filtered', path: () => '/ui/events?agent=agent-3', expect: '<tbody>' },
   { name: 'events-middle', path: (t) => `/ui/events?cursor=${encodeCursor({ key: Math.floor(t.rows / 2), order: 'desc' })}`, expect: '<tbody>' },
-  { name: 'event', path: (t) => `/ui/events/${t.middle}`, expect: 'event.accepted' },
+  { name: 'event', path: (t) => `/ui/events/${t.middle}`, expect: 'role="status">Verified:' },
   { name: 'dlq', path: () => '/ui/dlq', expect: '<tbody>' },
 ];
 

@@ -47,7 +47,8 @@ describe('the on-call views in a browser', () => {
   });
 
   it('now with on-call, pages, one page and coverage load clean and pass axe-core', async () => {
-    for (const [name, path] of [['now-oncall', '/ui/'], ['pages', '/ui/pages'], ['page', `/ui/pages/${pageId}`], ['oncall', '/ui/oncall']] as const) {
+    for (const [name, path] of [['now-oncall', '/ui/'], ['pages', '/ui/pages'], ['page', `/ui/pages/${pageId}`], ['oncall', '/ui/oncall'],
+      ['silences', '/ui/silences']] as const) {
       const w = await browser.openPage(DESKTOP);
       const answer = await w.page.goto(`${d.cp}${path}`);
       assert.equal(answer?.status(), 200, path);
@@ -57,6 +58,67 @@ describe('the on-call views in a browser', () => {
       await w.context.close();
       assert.deepEqual(w.problems, [], path);
       assert.deepEqual(await browser.axe(`${d.cp}${path}`, DESKTOP), [], `${path}: axe`);
+    }
+  });
+
+  it('through svc console the override and silence forms work from the keyboard alone and pass axe-core', async () => {
+    const proxy = await startConsole(d);
+    try {
+      const w = await browser.openPage(DESKTOP);
+      await w.page.goto(proxy.link);
+      await w.page.waitForURL(`${proxy.origin}/ui/`);
+      const signedIn = { ...DESKTOP, storageState: await w.context.storageState() };
+      /** Tabs until the focused element is `selector` (the keyboard's own order). */
+      const tabTo = async (selector: string): Promise<void> => {
+        for (let i = 0; i < 80; i++) {
+          if (await w.page.evaluate<boolean>(`document.activeElement === document.querySelector(${JSON.stringify(selector)})`)) return;
+          await w.page.keyboard.press('Tab');
+        }
+        assert.fail(`the keyboard never reached ${selector}`);
+      };
+      const hour = 3_600_000;
+      const start = new Date(Date.now() + 2 * hour).toISOString().slice(0, 13);
+
+      await w.page.goto(`${proxy.origin}/ui/oncall`);
+      await tabTo('select[name="person"]');
+      await w.page.keyboard.press('ArrowDown'); // alice → bob
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type(`${start.replace('T', ' ')}:00`);
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type(`${start.replace('T', ' ')}:30`);
+      await w.page.keyboard.press('Tab');
+      assert.equal(await w.page.evaluate<string>('document.activeElement.textContent'), 'Add override');
+      await w.page.screenshot({ path: `${SHOTS}oncall-actions.png` });
+      await Promise.all([w.page.waitForURL(`${proxy.origin}/ui/oncall?done=added`), w.page.keyboard.press('Enter')]);
+      assert.ok(await w.page.getByText('Override added.').isVisible());
+      assert.deepEqual(await browser.axe(`${proxy.origin}/ui/oncall`, signedIn), [], 'oncall with forms: axe');
+
+      await w.page.goto(`${proxy.origin}/ui/silences`);
+      await tabTo('textarea[name="matchers"]');
+      await w.page.keyboard.type('alertname=DiskFull');
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type('8d');
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type('disk swap');
+      await Promise.all([w.page.waitForURL(/\/ui\/silences\?failed=/), w.page.keyboard.press('Enter')]);
+      assert.equal(await w.page.getByRole('alert').textContent(), 'Not done: Duration 8d is longer than 1w; silence at most a week at a time');
+      await tabTo('textarea[name="matchers"]');
+      await w.page.keyboard.type('alertname=DiskFull');
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type('2h');
+      await w.page.keyboard.press('Tab');
+      await w.page.keyboard.type('disk swap');
+      await Promise.all([w.page.waitForURL(`${proxy.origin}/ui/silences?done=added`), w.page.keyboard.press('Enter')]);
+      await w.page.screenshot({ path: `${SHOTS}silences-actions.png` });
+      await tabTo('button[aria-label^="Expire silence"]');
+      await Promise.all([w.page.waitForURL(`${proxy.origin}/ui/silences?done=expired`), w.page.keyboard.press('Enter')]);
+      assert.deepEqual(await browser.axe(`${proxy.origin}/ui/silences`, signedIn), [], 'silences with forms: axe');
+      await w.context.close();
+      assert.deepEqual(w.problems, []);
+      const kinds = auditRows(d.home).filter((r) => r.data.via === 'console').map((r) => r.kind);
+      assert.deepEqual(kinds, ['schedule.override.added', 'silence.created', 'silence.expired']);
+    } finally {
+      await proxy.stop();
     }
   });
 });
@@ -214,5 +276,51 @@ describe('console sign-in with OpenID Connect', () => {
     assert.deepEqual(w.problems, []);
     assert.match(proxy.process.stderr(), /svc console: signed in as user:alice/);
     assert.ok((idp.hits.get('/token') ?? 0) >= 1, 'the code was exchanged at the token endpoint');
+  });
+});
+
+describe('console sign-in renewal with a refresh token', () => {
+  let idp: Idp;
+  let d: Daemon;
+  let browser: TestBrowser;
+  let proxy: RunningConsole;
+
+  before(async () => {
+    const port = await freePort();
+    // Access tokens of 20 s: shorter than the proxy's renewal margin, so every view renews first.
+    idp = await startIdp({}, { codeClients: { 'svc-console': `http://127.0.0.1:${port}/callback` }, requireResource: true, refreshTokens: true, ttlS: 20 });
+    d = await startDaemon({ auth: { issuer: idp.issuer, audience: AUDIENCE, scopes: [SCOPE], allowLoopback: false, console: { clientId: 'svc-console' } } });
+    browser = await startBrowser();
+    proxy = await startConsole(d, [], port);
+  });
+  after(async () => {
+    await browser?.close();
+    await proxy?.stop();
+    await d?.stop();
+    await idp?.close();
+  });
+
+  it('a token near its end is renewed with the refresh token; when renewal fails the next request signs in again, not an error', async () => {
+    const w = await browser.openPage(DESKTOP);
+    await w.page.goto(proxy.link);
+    await w.page.waitForURL(`${proxy.origin}/ui/`, { timeout: 30_000 });
+    assert.equal(await w.page.locator('h1').textContent(), 'Now');
+    const tokens = (): number => idp.hits.get('/token') ?? 0;
+    const before = tokens();
+    assert.ok(before >= 2, `the code exchange and a renewal: ${before} token requests`);
+    const answer = await w.page.goto(`${proxy.origin}/ui/events`);
+    assert.equal(answer?.status(), 200, 'the renewed token is accepted upstream');
+    assert.equal(await w.page.locator('h1').textContent(), 'Events');
+    assert.ok(tokens() > before, 'renewed again: the token was still near its end');
+    const cookie = (await w.context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    await w.context.close();
+    assert.deepEqual(w.problems, []);
+    assert.doesNotMatch(proxy.process.stderr(), /failed/);
+
+    await idp.close(); // the IdP is gone: renewal fails
+    const r = await fetch(`${proxy.origin}/ui/pages`, { headers: { cookie }, redirect: 'manual' });
+    assert.equal(r.status, 302, 'sent through sign-in, not an error page');
+    assert.ok((r.headers.get('location') ?? '').startsWith(`${idp.issuer}/auth?`), r.headers.get('location') ?? '');
+    assert.match(proxy.process.stderr(), /svc console: renewing the sign-in of user:alice failed \(.+\); signing in again/);
   });
 });

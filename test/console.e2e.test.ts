@@ -126,6 +126,11 @@ describe('console over HTTP and through svc console', () => {
     const story = (await (await fetch(`${d.cp}/events/${eventId}/story`)).json()) as { verified: boolean; rows: Array<{ seq: number; hash: string }> };
     assert.ok(story.rows.length > 0);
     for (const r of story.rows) assert.ok(event.includes(`<abbr title="${r.hash}">`), `story row ${r.seq} with its hash`);
+    // Each row as the sentence svc explain prints, its raw data one click away.
+    assert.ok(event.includes('<td class="wrap">accepted from alertmanager, fingerprint &quot;&gt;&lt;img src=x onerror=alert(6)&gt;'
+      + '<details><summary>Data</summary><pre>{'), 'the accepted row as a sentence');
+    assert.match(event, /<td class="wrap">delivery to oncall-dm failed \(attempt 1\): [^<]+<details><summary>Data<\/summary><pre>\{/);
+    assert.match(event, /<td class="wrap">dead-lettered: delivery-failed after 1 attempt\(s\), letter [0-9a-f-]+<details>/);
     assert.equal(story.verified, true);
     assert.ok(event.includes('role="status">Verified:'), 'the verdict');
     const list = await (await fetch(`${d.cp}/ui/events`)).text();
@@ -266,6 +271,8 @@ describe('console pages and page actions through svc console', () => {
     const one = await (await fetch(`${d.cp}/ui/pages/${pageId}`)).text();
     assert.ok(one.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the title, escaped');
     assert.match(one, /<td>page\.opened<\/td>/, 'the timeline');
+    assert.match(one, /<td class="wrap">opened under policy default<details><summary>Data<\/summary><pre>\{&quot;eventId&quot;:/, 'a sentence, raw data kept');
+    assert.match(one, /<td class="wrap">notified alice on oncall-dm \(step 1\)<details>/);
     assert.doesNotMatch(one, /method="post"/, 'no actions without the proxy');
   });
 
@@ -311,5 +318,120 @@ describe('console pages and page actions through svc console', () => {
     assert.match(after, /role="status">Acknowledged\.<\/p>/);
     assert.match(after, /<span class="chip">acknowledged<\/span>/);
     assert.match(after, /<button type="submit">Unacknowledge<\/button>/);
+  });
+
+  const me = `local:${userInfo().username}`;
+  const csrfOf = (body: string): string => /name="csrf" value="([A-Za-z0-9_-]{43})"/.exec(body)?.[1] ?? '';
+  const postForm = (path: string, fields: Record<string, string>) => fetch(`${proxy.origin}${path}`, {
+    method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+  const shown = async (location: string | null): Promise<string> => (await fetch(`${proxy.origin}${location ?? ''}`, { headers: { cookie } })).text();
+  /** `2026-11-26 09:00`: the console's UTC time box. */
+  const box = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+
+  it('overrides: added and removed through the console\'s forms, audited via: console; a CSRF-less post and bad input do nothing', async () => {
+    const direct = await (await fetch(`${d.cp}/ui/oncall`)).text();
+    assert.doesNotMatch(direct, /method="post"/, 'no forms without the proxy');
+    const view = await shown('/ui/oncall');
+    const csrf = csrfOf(view);
+    assert.match(view, /<form class="act" method="post" action="\/actions\/override" aria-label="Add an override to primary">/);
+    assert.match(view, /<input id="ov-[a-z0-9-]+-primary-from" name="from" required autocomplete="off" spellcheck="false" placeholder="2026-11-26 09:00" aria-describedby="time-hint">/);
+    assert.ok(view.includes('<p class="note" id="time-hint">Times are UTC, as YYYY-MM-DD HH:MM, unless you give ISO-8601 with a zone.</p>'));
+    assert.match(view, /<select id="ov-[a-z0-9-]+-primary-person" name="person" required><option value="alice">alice<\/option><option value="bob">bob<\/option><\/select>/);
+    const overrideRows = (kind: string) => auditRows(d.home).filter((r) => r.kind === kind);
+    const from = Date.now() + 3_600_000 - (Date.now() % 60_000);
+    const add = { op: 'add', agent: 'oncall-escalator', schedule: 'primary', person: 'bob', from: box(from), to: box(from + 7_200_000) };
+
+    assert.equal((await postForm('/actions/override', add)).status, 403, 'no CSRF token');
+    for (const [fields, error] of [
+      [{ ...add, from: 'tomorrow' }, 'Not done: From: expected an ISO-8601 time with a zone (2026-11-25T09:00+01:00) or integer milliseconds'],
+      [{ ...add, to: add.from }, 'Not done: Until must be after From'],
+      [{ ...add, person: 'mallory' }, 'Not done: no person mallory in agent oncall-escalator&#39;s oncall.yaml'],
+    ] as const) {
+      const r = await postForm('/actions/override', { ...fields, csrf });
+      assert.equal(r.status, 303);
+      assert.match(r.headers.get('location') ?? '', /^\/ui\/oncall\?failed=/);
+      const page = await shown(r.headers.get('location'));
+      assert.ok(page.includes(`<p class="banner bad" role="alert">${error}</p>`), `${error}\n${page.slice(0, 400)}`);
+      assert.doesNotMatch(page, /at [a-zA-Z]+ \(|node:internal/, 'no stack');
+    }
+    assert.equal(overrideRows('schedule.override.added').length, 0, 'nothing refused was added');
+
+    const done = await postForm('/actions/override', { ...add, csrf });
+    assert.equal(done.status, 303);
+    assert.equal(done.headers.get('location'), '/ui/oncall?done=added');
+    const added = overrideRows('schedule.override.added');
+    assert.equal(added.length, 1);
+    assert.equal(added[0]?.actor, me);
+    const id = String(added[0]?.data.overrideId);
+    assert.deepEqual(added[0]?.data, { overrideId: id, schedule: 'primary', person: 'bob', from: new Date(from).toISOString(),
+      to: new Date(from + 7_200_000).toISOString(), via: 'console' });
+    const after = await shown('/ui/oncall?done=added');
+    assert.match(after, /role="status">Override added\.<\/p>/);
+    assert.ok(after.includes(`<button type="submit" aria-label="Remove override ${id}">Remove</button>`));
+    assert.match(after, /<th scope="row">bob<\/th><td>override<\/td>/, 'the coverage shows bob by override');
+
+    assert.equal((await postForm('/actions/override', { op: 'remove', id })).status, 403, 'no CSRF token');
+    const removed = await postForm('/actions/override', { op: 'remove', id, csrf });
+    assert.equal(removed.headers.get('location'), '/ui/oncall?done=removed');
+    const rows = overrideRows('schedule.override.removed');
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]?.actor, me);
+    assert.deepEqual(rows[0]?.data, { overrideId: id, schedule: 'primary', person: 'bob', via: 'console' });
+    assert.doesNotMatch(await shown('/ui/oncall'), new RegExp(`Remove override ${id}`));
+  });
+
+  it('silences: /ui/silences lists them; added and expired through the console, audited via: console; a CSRF-less post and bad input do nothing', async () => {
+    const direct = await fetch(`${d.cp}/ui/silences`);
+    assert.equal(direct.status, 200);
+    assertConsoleHeaders(direct.headers, '/ui/silences');
+    const directBody = await direct.text();
+    assert.doesNotMatch(directBody, /method="post"/, 'no forms without the proxy');
+    assert.match(directBody, /No silences are live or ended in the last 24 hours\./);
+    const csrf = csrfOf(await shown('/ui/silences'));
+    assert.ok(csrf !== '');
+    const created = () => auditRows(d.home).filter((r) => r.kind === 'silence.created');
+    const add = { op: 'add', matchers: 'alertname=DiskFull\r\n team=~db-.* \r\n', duration: '2h', reason: XSS.script };
+
+    assert.equal((await postForm('/actions/silence', add)).status, 403, 'no CSRF token');
+    for (const [fields, error] of [
+      [{ ...add, duration: '8d' }, 'Not done: Duration 8d is longer than 1w; silence at most a week at a time'],
+      [{ ...add, duration: 'soon' }, 'Not done: Duration must be a duration such as 30m, 2h or 3d'],
+      [{ ...add, matchers: '' }, 'Not done: give at least one Matcher KEY=VALUE or KEY=~REGEX'],
+      [{ ...add, reason: ' ' }, 'Not done: Reason must be 1 to 1000 characters'],
+    ] as const) {
+      const r = await postForm('/actions/silence', { ...fields, csrf });
+      assert.match(r.headers.get('location') ?? '', /^\/ui\/silences\?failed=/);
+      assert.ok((await shown(r.headers.get('location'))).includes(`<p class="banner bad" role="alert">${error}</p>`), error);
+    }
+    assert.equal(created().length, 0, 'nothing refused was added');
+
+    const done = await postForm('/actions/silence', { ...add, csrf });
+    assert.equal(done.headers.get('location'), '/ui/silences?done=added');
+    const rows = created();
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]?.actor, me);
+    assert.equal(rows[0]?.data.via, 'console');
+    assert.equal(rows[0]?.data.reason, XSS.script);
+    assert.deepEqual(rows[0]?.data.matchers, [{ label: 'alertname', op: '=', value: 'DiskFull' }, { label: 'team', op: '=~', value: 'db-.*' }]);
+    const id = String(rows[0]?.data.silenceId);
+    const listed = await shown('/ui/silences?done=added');
+    assertInert(listed, '/ui/silences');
+    assert.match(listed, /role="status">Silence added: matching alerts are stored as suppressed and page nobody\.<\/p>/);
+    assert.ok(listed.includes(`<td class="wrap mono">alertname=DiskFull team=~db-.*</td>`));
+    assert.ok(listed.includes('<td class="wrap">&lt;script&gt;alert(1)&lt;/script&gt;</td>'), 'the reason, as text');
+    assert.ok(listed.includes(`aria-label="Expire silence ${id}">Expire</button>`));
+
+    assert.equal((await postForm('/actions/silence', { op: 'expire', id })).status, 403, 'no CSRF token');
+    const expired = await postForm('/actions/silence', { op: 'expire', id, csrf });
+    assert.equal(expired.headers.get('location'), '/ui/silences?done=expired');
+    const ended = auditRows(d.home).filter((r) => r.kind === 'silence.expired');
+    assert.equal(ended.length, 1);
+    assert.equal(ended[0]?.actor, me);
+    assert.deepEqual(ended[0]?.data, { silenceId: id, reason: 'manual', via: 'console' });
+    const later = await shown('/ui/silences');
+    assert.match(later, /expired by hand/, 'recently expired silences stay listed');
+    assert.doesNotMatch(later, new RegExp(`Expire silence ${id}`));
   });
 });

@@ -10,7 +10,6 @@ import { cliHarness } from '../../test/support/cli.js';
 import { systemClock } from '../core/clock.js';
 import { HttpError } from '../core/errors.js';
 import { getJson } from './control-client.js';
-import { describeRow } from './explain.js';
 import { runCli } from './program.js';
 
 const EVENT = '0b7c5a52-8c1e-4c3a-9d7e-3f1a2b4c5d6e';
@@ -58,9 +57,3 @@ describe('svc explain: error answers by status', () => {
   });
 });
 
-describe('svc explain rows', () => {
-  it('tells a raised severity in words', () => {
-    assert.equal(describeRow('triage.severity-raised', 'agent:a', { provider: 'anthropic', from: 'P3', to: 'P1', floor: 'rules' }),
-      'model anthropic said P3; raised to P1 by llm.severityFloor (rules)');
-  });
-});

@@ -3,6 +3,7 @@
  * as a short timeline a person reads at 3 a.m. — when, which row (seq and the start of its hash),
  * what happened — and whether the trail is verified. `--json` prints the answer as served.
  */
+import { auditSentence } from '../audit/audit-sentence.js';
 import { EVENT_ID_PATTERN } from '../control-plane/event-story.js';
 import { HttpError, RuntimeError, UsageError } from '../core/errors.js';
 import type { CliContext } from './context.js';
@@ -23,31 +24,9 @@ interface StoryAnswer {
   rows: Array<{ seq: number; ts: string; kind: string; actor: string; hash: string; data: Record<string, unknown> | null }>;
 }
 
-const text = (v: unknown): string => (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : '-');
-
-/** One row as a phrase: the kinds svc writes in words, any other kind as itself. */
-export function describeRow(kind: string, actor: string, d: Record<string, unknown>): string {
-  switch (kind) {
-    case 'event.accepted': return `accepted from ${text(d.sourceId)}${d.fingerprint ? `, fingerprint ${text(d.fingerprint)}` : ''}`;
-    case 'event.duplicate': return `duplicate sent again by ${text(d.sourceId)}${d.fingerprint ? ` (fingerprint ${text(d.fingerprint)})` : ''}`;
-    case 'llm.called': return `model call ${text(d.provider)} ${text(d.model)}, step ${text(d.step)} attempt ${text(d.attempt)}: ${text(d.status)}`
-      + `${d.durationMs !== undefined ? ` in ${text(d.durationMs)} ms` : ''}`;
-    case 'tool.called': return `tool call ${text(d.serverId)}/${text(d.tool)}: ${text(d.outcome)}${d.durationMs !== undefined ? ` in ${text(d.durationMs)} ms` : ''}`;
-    case 'triage.fallback': return `triage by ${text(d.provider)} failed (${text(d.reason)}); rules used instead`;
-    case 'triage.severity-raised': return `model ${text(d.provider)} said ${text(d.from)}; raised to ${text(d.to)} by llm.severityFloor (${text(d.floor)})`;
-    case 'triage.decision': return `triage by ${text(d.provider)}: ${text(d.severity)} ${text(d.status)}, `
-      + `${d.notify === false ? 'no message' : 'notify'}${d.title ? ` — ${text(d.title)}` : ''}`;
-    case 'message.delivered': return `delivered to ${text(d.channelId)}, delivery ${text(d.deliveryId)}, attempt ${text(d.attempt)}`
-      + `${typeof d.tries === 'number' && d.tries > 1 ? ` (${d.tries} tries)` : ''}`;
-    case 'event.dead-lettered': return `dead-lettered: ${text(d.reason)} after ${text(d.attempts)} attempt(s), letter ${text(d.deadLetterId)}`;
-    case 'dlq.replayed': return `replayed by ${actor}, letter ${text(d.deadLetterId)}`;
-    default: return `${kind} by ${actor}`;
-  }
-}
-
 /** The timeline and the verdict, through the terminal-safe printer. */
 export function printStory(story: StoryAnswer, ctx: CliContext): void {
-  const rows = story.rows.map((r) => [r.ts, String(r.seq), r.hash.slice(0, 12), describeRow(r.kind, r.actor, r.data ?? {})]);
+  const rows = story.rows.map((r) => [r.ts, String(r.seq), r.hash.slice(0, 12), auditSentence(r.kind, r.actor, r.data)]);
   ctx.stdout(`event ${story.eventId}\n`);
   printTable(ctx, ['TIME', 'SEQ', 'HASH', 'WHAT'], rows);
   if (story.truncated) ctx.stdout(`(only the first ${story.rows.length} rows; --json for all fields)\n`);

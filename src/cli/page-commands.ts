@@ -10,6 +10,7 @@ import { RuntimeError, UsageError } from '../core/errors.js';
 import type { AdminRequest, AdminResponse } from '../daemon/admin-protocol.js';
 import { adminRequest } from './admin-client.js';
 import type { CliContext } from './context.js';
+import { checkOverrideWindow } from './oncall-input.js';
 
 const TIMEOUT_MS = 30_000;
 
@@ -25,14 +26,6 @@ export async function send(ctx: CliContext, what: string, request: AdminRequest)
   if (response === null) throw new RuntimeError('ENOTRUNNING', `${what}: svc is not running; pages are acted on through the running daemon (svc up)`);
   if (!response.ok) throw new RuntimeError('EADMIN', `${what}: ${response.error}`);
   return response;
-}
-
-/** An instant on the command line: ISO-8601 (with a zone) or integer ms. */
-function instantArg(flag: string, raw: string): number {
-  if (/^\d{1,16}$/.test(raw)) return Number(raw);
-  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}.*(Z|[+-]\d{2}:?\d{2})$/.test(raw) ? Date.parse(raw) : NaN;
-  if (!Number.isFinite(ms)) throw new UsageError(`${flag}: expected an ISO-8601 time with a zone (2026-11-25T09:00+01:00) or integer milliseconds`);
-  return ms;
 }
 
 const ACTIONS = {
@@ -80,9 +73,9 @@ export function registerPageCommands(program: Command, ctx: CliContext, setCode:
     .option('--agent <id>', 'the agent, when several have the schedule')
     .option('--json', 'print {"id", "agent"} as JSON', false)
     .action(async (opts: { schedule: string; person: string; from: string; to: string; agent?: string; json: boolean }) => {
-      const fromMs = instantArg('--from', opts.from);
-      const toMs = instantArg('--to', opts.to);
-      if (toMs <= fromMs) throw new UsageError('svc oncall override add: --to must be after --from');
+      const window = checkOverrideWindow({ from: '--from', to: '--to' }, opts.from, opts.to);
+      if (!window.ok) throw new UsageError(`svc oncall override add: ${window.error}`);
+      const { fromMs, toMs } = window.value;
       const answer = await send(ctx, 'svc oncall override add', { op: 'override.add', schedule: opts.schedule, person: opts.person, fromMs, toMs,
         user: osUser(ctx), ...(opts.agent === undefined ? {} : { agent: opts.agent }) });
       if (answer.op !== 'override.add') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');

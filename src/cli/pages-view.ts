@@ -3,6 +3,7 @@
  * `/pages` and `/pages/<id>`, as a table and a timeline a person reads, or as the JSON the views answer.
  */
 import type { Command } from 'commander';
+import { auditSentence } from '../audit/audit-sentence.js';
 import { UsageError } from '../core/errors.js';
 import { PAGE_STATES } from '../oncall/page.js';
 import type { CliContext } from './context.js';
@@ -23,24 +24,9 @@ function stateCell(p: PageView): string {
   return p.exhausted ? 'triggered, exhausted' : 'triggered';
 }
 
-/** One line of a page's story: what happened, without the ids a person does not need. */
+/** One line of a page's story: when, and what happened (the one sentence rule, audit-sentence.ts). */
 function storyLine(r: TimelineRow): string {
-  const d = r.data ?? {};
-  const s = (k: string): string => (typeof d[k] === 'string' || typeof d[k] === 'number' ? String(d[k]) : '?');
-  const what: Record<string, () => string> = {
-    'page.opened': () => `opened under policy ${s('policy')}`,
-    'page.joined': () => `joined by event ${s('eventId')} (${s('alerts')} alerts)`,
-    'page.notified': () => `notified ${s('person')} on ${s('channel')} (step ${s('step')})`,
-    'page.escalated': () => `escalated to step ${s('to')} (${s('reason')})`,
-    'page.acknowledged': () => `acknowledged by ${s('by')} via ${s('via')}`,
-    'page.unacknowledged': () => `unacknowledged (${s('reason')})`,
-    'page.resolved': () => `resolved by ${s('by')} via ${s('via')}`,
-    'page.exhausted': () => 'exhausted: nobody acknowledged',
-    'page.nobody-on-call': () => `nobody on call in ${s('schedule')}`,
-    'message.delivered': () => `delivered to ${s('person')} on ${s('channelId')}`,
-    'message.failed': () => `delivery to ${s('channelId')} failed: ${s('error')}`,
-  };
-  return `${when(r.ts)}  ${(what[r.kind] ?? (() => r.kind))()}`;
+  return `${when(r.ts)}  ${auditSentence(r.kind, r.actor, r.data)}`;
 }
 
 export function registerPageViews(program: Command, ctx: CliContext, setCode: (code: number) => void): void {

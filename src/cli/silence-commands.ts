@@ -5,12 +5,12 @@
  * anything is sent.
  */
 import type { Command } from 'commander';
-import { formatDuration, parseDuration } from '../core/duration.js';
 import { RuntimeError, UsageError } from '../core/errors.js';
-import { MAX_SILENCE_MS } from '../daemon/admin-oncall-protocol.js';
+import { SILENCE_ID_PATTERN } from '../daemon/admin-oncall-protocol.js';
 import type { SilenceView } from '../daemon/admin-oncall-protocol.js';
-import { formatSilenceMatcher, parseSilenceMatcher } from '../oncall/silence-match.js';
+import { formatSilenceMatcher } from '../oncall/silence-match.js';
 import type { CliContext } from './context.js';
+import { checkSilence } from './oncall-input.js';
 import { osUser, send } from './page-commands.js';
 import { formatTable } from './table.js';
 
@@ -32,16 +32,10 @@ export function registerSilenceCommands(program: Command, ctx: CliContext, setCo
     .option('--agent <id>', 'only this agent (default: every agent)')
     .option('--json', 'print the silence as JSON', false)
     .action(async (opts: { match: string[]; for: string; reason: string; agent?: string; json: boolean }) => {
-      if (opts.match.length === 0) throw new UsageError('svc silence add: give at least one --match KEY=VALUE or KEY=~REGEX');
-      for (const text of opts.match) {
-        const parsed = parseSilenceMatcher(text);
-        if (!parsed.ok) throw new UsageError(`svc silence add: --match ${JSON.stringify(text.slice(0, 64))}: ${parsed.error}`);
-      }
-      const durationMs = parseDuration(opts.for);
-      if (durationMs === null || durationMs <= 0) throw new UsageError('svc silence add: --for must be a duration such as 30m, 2h or 3d');
-      if (durationMs > MAX_SILENCE_MS) throw new UsageError(`svc silence add: --for ${opts.for} is longer than ${formatDuration(MAX_SILENCE_MS)}; silence at most a week at a time`);
-      if (opts.reason.trim().length === 0 || opts.reason.length > 1000) throw new UsageError('svc silence add: --reason must be 1 to 1000 characters');
-      const answer = await send(ctx, 'svc silence add', { op: 'silence.add', matchers: opts.match, durationMs, reason: opts.reason, user: osUser(ctx),
+      const checked = checkSilence({ match: '--match', duration: '--for', reason: '--reason' }, { matchers: opts.match, duration: opts.for, reason: opts.reason });
+      if (!checked.ok) throw new UsageError(`svc silence add: ${checked.error}`);
+      const { matchers, durationMs, reason } = checked.value;
+      const answer = await send(ctx, 'svc silence add', { op: 'silence.add', matchers, durationMs, reason, user: osUser(ctx),
         ...(opts.agent === undefined ? {} : { agent: opts.agent }) });
       if (answer.op !== 'silence.add') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
       const s = answer.silence;
@@ -67,7 +61,7 @@ export function registerSilenceCommands(program: Command, ctx: CliContext, setCo
     .description('end a silence now')
     .argument('<id>', 'silence id (svc silence ls lists them)')
     .action(async (id: string) => {
-      if (!/^s[a-z0-9]{1,40}$/.test(id)) throw new UsageError(`svc silence expire: "${id.slice(0, 64)}" is not a silence id (svc silence ls lists them)`);
+      if (!SILENCE_ID_PATTERN.test(id)) throw new UsageError(`svc silence expire: "${id.slice(0, 64)}" is not a silence id (svc silence ls lists them)`);
       const answer = await send(ctx, `svc silence expire ${id}`, { op: 'silence.expire', id, user: osUser(ctx) });
       if (answer.op !== 'silence.expire') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
       ctx.stdout(`silence ${id} expired\n`);

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ID_PATTERN } from '../config/schema.js';
 import type { SilenceMatcher } from '../oncall/oncall-config.js';
-import { parseSilenceMatcher } from '../oncall/silence-match.js';
+import { MAX_SILENCE_MS, parseSilenceMatcher } from '../oncall/silence-match.js';
 
 /** Who is at the keyboard, as the CLI's OS user names them; written into the audit row. */
 const user = z.string().regex(/^[\x21-\x7e]{1,64}$/);
@@ -16,9 +16,19 @@ const note = z.string().min(1).max(1000);
 /** An actor as the audit chain names it (`user:alice@example.com`): visible ASCII, bounded. */
 export const ACTOR_PATTERN = /^[\x21-\x7e]{1,200}$/;
 
-/** The longest silence (contract §17.8): a week; longer ones are forgotten, not meant. */
-export const MAX_SILENCE_MS = 7 * 86_400_000;
-const silenceId = z.string().regex(/^s[a-z0-9]{1,40}$/);
+/** Asked through `svc console`: recorded as `via`, with `actor` (the signed-in identity) as the audit row's actor. */
+const viaConsole = {
+  via: z.literal('console').optional(),
+  actor: z.string().regex(ACTOR_PATTERN).optional(),
+};
+const viaTogether = (r: { via?: 'console'; actor?: string }): boolean => (r.actor === undefined) === (r.via === undefined);
+const VIA_TOGETHER = 'actor and via go together';
+
+/** Override and silence ids as the store makes them (`o…`, `s…`): the CLI and the console check them before sending. */
+export const OVERRIDE_ID_PATTERN = /^o[a-z0-9]{1,40}$/;
+export const SILENCE_ID_PATTERN = /^s[a-z0-9]{1,40}$/;
+
+const silenceId = z.string().regex(SILENCE_ID_PATTERN);
 /** Matchers arrive as `KEY=VALUE` / `KEY=~REGEX` text and are checked by the one parser the CLI uses. */
 const matcherText = z.string().max(600).superRefine((text, ctx) => {
   const parsed = parseSilenceMatcher(text);
@@ -34,10 +44,9 @@ export const oncallRequestSchemas = [
     as: person.optional(),
     note: note.optional(),
     toStep: z.number().int().min(1).max(100).optional(),
-    /** Asked through `svc console`: recorded as `via`, with `actor` (the signed-in identity) as actor and `by`. */
-    via: z.literal('console').optional(),
-    actor: z.string().regex(ACTOR_PATTERN).optional(),
-  }).refine((r) => (r.actor === undefined) === (r.via === undefined), 'actor and via go together'),
+    /** Through the console, `actor` is also `by` unless `as` names the person. */
+    ...viaConsole,
+  }).refine(viaTogether, VIA_TOGETHER),
   z.strictObject({
     op: z.literal('override.add'),
     schedule: id,
@@ -46,8 +55,9 @@ export const oncallRequestSchemas = [
     fromMs: z.number().int().nonnegative(),
     toMs: z.number().int().positive(),
     user,
-  }).refine((r) => r.toMs > r.fromMs, '--to must be after --from'),
-  z.strictObject({ op: z.literal('override.rm'), id: z.string().regex(/^o[a-z0-9]{1,40}$/), user }),
+    ...viaConsole,
+  }).refine((r) => r.toMs > r.fromMs, '--to must be after --from').refine(viaTogether, VIA_TOGETHER),
+  z.strictObject({ op: z.literal('override.rm'), id: z.string().regex(OVERRIDE_ID_PATTERN), user, ...viaConsole }).refine(viaTogether, VIA_TOGETHER),
   z.strictObject({
     op: z.literal('silence.add'),
     matchers: z.array(matcherText).min(1).max(20),
@@ -55,9 +65,10 @@ export const oncallRequestSchemas = [
     reason: note,
     agent: id.optional(),
     user,
-  }),
+    ...viaConsole,
+  }).refine(viaTogether, VIA_TOGETHER),
   z.strictObject({ op: z.literal('silence.ls'), user }),
-  z.strictObject({ op: z.literal('silence.expire'), id: silenceId, user }),
+  z.strictObject({ op: z.literal('silence.expire'), id: silenceId, user, ...viaConsole }).refine(viaTogether, VIA_TOGETHER),
 ] as const;
 
 /** A silence as the CLI prints it. */

@@ -23,12 +23,15 @@ type Answer = OncallAdminResponse | { ok: false; error: string };
 
 export async function executeOncall(deps: AdminOncallDeps, request: OncallRequest): Promise<Answer> {
   const { store, clock } = deps;
-  const actor = `cli:${request.user}`;
+  // Through the console the signed-in identity acts (audited `via: console`); else the CLI's OS user.
+  const fromConsole = 'via' in request && request.via === 'console' && request.actor !== undefined ? { actor: request.actor, via: 'console' as const } : null;
+  const actor = fromConsole?.actor ?? `cli:${request.user}`;
+  const via = fromConsole?.via;
   switch (request.op) {
     case 'page.act': {
       if (deps.engine === null) return { ok: false, error: 'no agent of this daemon has an oncall.yaml: there are no pages' };
-      const who = request.via === 'console' && request.actor !== undefined
-        ? { actor: request.actor, by: request.as ?? request.actor, via: 'console' as const }
+      const who = fromConsole !== null
+        ? { actor: fromConsole.actor, by: request.as ?? fromConsole.actor, via: fromConsole.via }
         : { actor, by: request.as ?? request.user, via: 'cli' as const };
       const action = request.action === 'ack' ? { kind: 'ack' as const, note: request.note ?? null }
         : request.action === 'unack' ? { kind: 'unack' as const }
@@ -49,11 +52,11 @@ export async function executeOncall(deps: AdminOncallDeps, request: OncallReques
       if (!config.people.some((p) => p.id === request.person)) return { ok: false, error: `no person ${request.person} in agent ${agentId}'s oncall.yaml` };
       const id = `o${randomBytes(6).toString('hex')}`;
       await store.oncall.addOverride({ id, agentId, scheduleId: request.schedule, personId: request.person, fromMs: request.fromMs,
-        toMs: request.toMs, createdAtMs: clock.now(), createdBy: actor }, clock.now());
+        toMs: request.toMs, createdAtMs: clock.now(), createdBy: actor }, clock.now(), via);
       return { ok: true, op: 'override.add', id, agent: agentId };
     }
     case 'override.rm': {
-      const removed = await store.oncall.removeOverride(request.id, actor, clock.now());
+      const removed = await store.oncall.removeOverride(request.id, actor, clock.now(), via);
       if (removed === null) return { ok: false, error: `no override ${request.id}` };
       return { ok: true, op: 'override.rm', id: request.id };
     }
@@ -63,7 +66,7 @@ export async function executeOncall(deps: AdminOncallDeps, request: OncallReques
       const nowMs = clock.now();
       const silence = { id: `s${randomBytes(6).toString('hex')}`, agentId: request.agent ?? null, matchers, startsAtMs: nowMs,
         endsAtMs: nowMs + request.durationMs, reason: request.reason, createdBy: actor };
-      await store.oncall.addSilence(silence, nowMs);
+      await store.oncall.addSilence(silence, nowMs, via);
       return { ok: true, op: 'silence.add', silence: { ...silence, expiredAtMs: null } };
     }
     case 'silence.ls': {
@@ -71,7 +74,7 @@ export async function executeOncall(deps: AdminOncallDeps, request: OncallReques
       return { ok: true, op: 'silence.ls', silences: silences.filter((s) => s.endsAtMs > clock.now()) };
     }
     case 'silence.expire': {
-      const expired = await store.oncall.expireSilence(request.id, actor, clock.now());
+      const expired = await store.oncall.expireSilence(request.id, actor, clock.now(), via);
       if (expired === null) return { ok: false, error: `no silence ${request.id}` };
       return { ok: true, op: 'silence.expire', silence: expired };
     }

@@ -10,6 +10,9 @@
 import type { Silence, SilenceMatcher } from './oncall-config.js';
 import { LABEL_NAME, alertLabels, payloadStatus } from './label-name.js';
 
+/** The longest silence (contract §17.8): a week; longer ones are forgotten, not meant. */
+export const MAX_SILENCE_MS = 7 * 86_400_000;
+
 /** Longest regular expression or value of one matcher: enough for any label, too short to hide an attack. */
 export const MAX_MATCHER_VALUE = 256;
 

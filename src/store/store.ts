@@ -189,8 +189,13 @@ export interface RetentionPolicy {
   batch: number;
 }
 
-/** Through what an operator asked for a replay (the console), recorded as `via` in its audit rows. */
+/** Through what an operator asked for a replay, an override or a silence (the console), recorded as `via` in its audit rows. */
 export type ReplayVia = 'console';
+
+/** The `via` field of an audit row's data: present only when the operator acted through the console. */
+export function viaField(via: ReplayVia | undefined): { via?: ReplayVia } {
+  return via === undefined ? {} : { via };
+}
 
 export interface DeadLetterSelection {
   ids?: readonly string[];
@@ -337,14 +342,14 @@ export interface OncallStore {
   pageTimeline(pageId: string): Promise<ListedAuditRow[]>;
   openPageCounts(): Promise<OpenPageCount[]>;
 
-  addOverride(override: StoredOverride, nowMs: number): Promise<void>;
+  addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia): Promise<void>;
   /** Removes an override; false when there is none with that id. */
-  removeOverride(id: string, actor: string, nowMs: number): Promise<StoredOverride | null>;
+  removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia): Promise<StoredOverride | null>;
   /** Overrides of the agent (all agents when null) that end after `endsAfterMs`. */
   listOverrides(agentId: string | null, endsAfterMs: number): Promise<StoredOverride[]>;
 
-  addSilence(silence: Silence, nowMs: number): Promise<void>;
-  expireSilence(id: string, actor: string, nowMs: number): Promise<StoredSilence | null>;
+  addSilence(silence: Silence, nowMs: number, via?: ReplayVia): Promise<void>;
+  expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia): Promise<StoredSilence | null>;
   /** Silences live at `nowMs` or ended after `endedAfterMs`. */
   listSilences(endedAfterMs: number): Promise<StoredSilence[]>;
 

@@ -30,6 +30,8 @@ export interface IdpOptions {
    * redirect URI. Every sign-in is the account `alice`, logged in and consenting at once (no form).
    */
   codeClients?: Record<string, string>;
+  /** The code clients also get a refresh token with every sign-in (and may use the refresh_token grant). */
+  refreshTokens?: boolean;
 }
 
 /** Starts the IdP; `clients` maps client ids to secrets (client_secret_basic). */
@@ -54,10 +56,11 @@ export async function startIdp(clients: Record<string, string>, opts: IdpOptions
         token_endpoint_auth_method: 'client_secret_basic' as const, scope: SCOPE,
       })),
       ...Object.entries(opts.codeClients ?? {}).map(([client_id, redirect]) => ({
-        client_id, grant_types: ['authorization_code'], redirect_uris: [redirect], response_types: ['code' as const],
+        client_id, grant_types: opts.refreshTokens ? ['authorization_code', 'refresh_token'] : ['authorization_code'], redirect_uris: [redirect], response_types: ['code' as const],
         token_endpoint_auth_method: 'none' as const, application_type: 'native' as const, scope: `openid ${SCOPE}`,
       })),
     ],
+    ...(opts.refreshTokens ? { issueRefreshToken: () => true } : {}),
     findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
     jwks: { keys: [jwk] },
     scopes: [SCOPE],

@@ -60,7 +60,8 @@ function signInFor(ctx: CliContext, dir: string | undefined, port: () => number)
     });
     return signIn;
   };
-  return { start: () => lazy().start(), finish: (url, pending, nowMs) => lazy().finish(url, pending, nowMs) };
+  return { start: () => lazy().start(), finish: (url, pending, nowMs) => lazy().finish(url, pending, nowMs),
+    refresh: (token, nowMs) => lazy().refresh(token, nowMs) };
 }
 
 function localUpstream(ctx: CliContext, opts: ConsoleOptions, oidc: boolean): Upstream {

@@ -22,9 +22,13 @@ import { html } from '../../control-plane/ui/html.js';
 import { layout } from '../../control-plane/ui/layout.js';
 import { CSRF_HEADER } from '../../control-plane/ui/ui-route.js';
 import { DLQ_REPLAY_ACTION } from '../../control-plane/ui/views/dlq-view.js';
+import { OVERRIDE_ACTION } from '../../control-plane/ui/views/oncall-view.js';
 import { PAGE_ACTION, PAGE_ACTIONS } from '../../control-plane/ui/views/page-view.js';
+import { SILENCE_ACTION } from '../../control-plane/ui/views/silences-view.js';
+import { OVERRIDE_ID_PATTERN, SILENCE_ID_PATTERN } from '../../daemon/admin-oncall-protocol.js';
 import { PAGE_ID_PATTERN } from '../../oncall/page.js';
 import type { AdminRequest, AdminResponse } from '../../daemon/admin-protocol.js';
+import { checkOverrideWindow, checkSilence } from '../oncall-input.js';
 import type { TokenSource } from '../token-source.js';
 import type { Session, Sessions } from './console-sessions.js';
 import { createSessions, sameSecret } from './console-sessions.js';
@@ -61,6 +65,15 @@ export interface ConsoleProxy {
   link: string;
   close(): Promise<void>;
 }
+
+/** A console time box: `2026-11-26 09:00` (or with T, seconds) is UTC; anything else is read as the CLI reads it. */
+function utcUnlessZoned(raw: string): string {
+  const t = raw.trim();
+  return /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(t) ? `${t.replace(' ', 'T')}Z` : t;
+}
+
+/** Renew an access token this long before it ends, so no request carries one about to expire. */
+const REFRESH_BEFORE_MS = 60_000;
 
 /** Most bytes of an action form read. */
 const MAX_FORM_BYTES = 8 * 1024;
@@ -106,6 +119,7 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
   const origins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
   const hosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
   const byName = new Map(opts.upstreams.map((u) => [u.name, u]));
+  const refreshing = new WeakMap<Session, Promise<void>>();
 
   const upstreamOf = (session: Session): Upstream | null =>
     opts.fleet ? (session.host === null ? null : byName.get(session.host) ?? null) : (opts.upstreams[0] ?? null);
@@ -135,6 +149,8 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
       if (url.pathname === '/hosts' && opts.fleet) return pickHost(req, res, form, session);
       if (url.pathname === DLQ_REPLAY_ACTION) return replay(req, res, form, session);
       if (url.pathname === PAGE_ACTION) return actOnPage(req, res, form, session);
+      if (url.pathname === OVERRIDE_ACTION) return actOnOverride(req, res, form, session);
+      if (url.pathname === SILENCE_ACTION) return actOnSilence(req, res, form, session);
       return page(req, res, 404, 'Not found', html`<p>There is no such action.</p>`);
     }
     if (method !== 'GET' && method !== 'HEAD') {
@@ -142,8 +158,10 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
       res.end();
       return;
     }
-    if (opts.oidc !== null && (session.accessToken === null || (session.tokenExpiresAtMs !== null && session.tokenExpiresAtMs <= opts.clock.now()))) {
-      return signIn(res, session);
+    if (opts.oidc !== null) {
+      if (session.accessToken !== null && session.refreshToken !== null && session.tokenExpiresAtMs !== null
+        && session.tokenExpiresAtMs - REFRESH_BEFORE_MS <= opts.clock.now()) await refresh(session);
+      if (session.accessToken === null || (session.tokenExpiresAtMs !== null && session.tokenExpiresAtMs <= opts.clock.now())) return signIn(res, session);
     }
     if (url.pathname === '/' || url.pathname === '/ui') return redirect(res, opts.fleet && session.host === null ? '/hosts' : '/ui/');
     if (url.pathname === '/hosts' && opts.fleet) return hostPicker(req, res, session);
@@ -182,9 +200,38 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
     }
     session.accessToken = signed.accessToken;
     session.tokenExpiresAtMs = signed.expiresAtMs;
+    session.refreshToken = signed.refreshToken;
     session.identity = signed.identity;
     opts.report(`svc console: signed in as ${signed.identity}`);
     redirect(res, opts.fleet ? '/hosts' : '/ui/');
+  }
+
+  /**
+   * Renews the session's access token with its refresh token; one renewal at a time per session. When
+   * the IdP refuses (or cannot be reached) the session forgets its tokens: the request that asked is
+   * sent through sign-in again, never answered with an error page.
+   */
+  function refresh(session: Session): Promise<void> {
+    let running = refreshing.get(session);
+    if (running === undefined) {
+      running = (async () => {
+        try {
+          const renewed = await (opts.oidc as OidcSignIn).refresh(session.refreshToken ?? '', opts.clock.now());
+          session.accessToken = renewed.accessToken;
+          session.tokenExpiresAtMs = renewed.expiresAtMs;
+          session.refreshToken = renewed.refreshToken;
+        } catch (err) {
+          opts.report(`svc console: renewing the sign-in of ${session.identity} failed (${errorText(err)}); signing in again`);
+          session.accessToken = null;
+          session.refreshToken = null;
+          session.tokenExpiresAtMs = null;
+        } finally {
+          refreshing.delete(session);
+        }
+      })();
+      refreshing.set(session, running);
+    }
+    return running;
   }
 
   function hostPicker(req: IncomingMessage, res: ServerResponse, session: Session): void {
@@ -227,6 +274,57 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
     if (!answer.ok) return redirect(res, `/ui/pages/${id}?failed=${encodeURIComponent(answer.error)}`);
     opts.report(`svc console: ${session.identity} ${action} page ${id}`);
     redirect(res, `/ui/pages/${id}?done=${action}`);
+  }
+
+  /**
+   * Carries out an override or silence request through the admin socket and sends the browser back to
+   * `view` with the outcome: `?done=KEY`, or `?failed=` with what was wrong (the form's own error, or
+   * the daemon's refusal) shown above the form.
+   */
+  async function oncallAction(req: IncomingMessage, res: ServerResponse, session: Session, view: string, done: string,
+    request: AdminRequest | { error: string }): Promise<void> {
+    const back = (query: string): void => redirect(res, `${view}?${query}`);
+    const upstream = upstreamOf(session);
+    if (upstream?.adminSocket == null) return page(req, res, 403, 'Refused', html`<p>Actions are offered only for a daemon on this machine.</p>`);
+    if ('error' in request) return back(`failed=${encodeURIComponent(request.error)}`);
+    const answer = await opts.admin(upstream.adminSocket, request);
+    if (answer === null) return page(req, res, 503, 'Not done', html`<p>The daemon is not running (no admin socket); nothing was done.</p>`);
+    if (!answer.ok) return back(`failed=${encodeURIComponent(answer.error)}`);
+    opts.report(`svc console: ${session.identity} ${request.op}`);
+    back(`done=${done}`);
+  }
+
+  async function actOnOverride(req: IncomingMessage, res: ServerResponse, form: URLSearchParams, session: Session): Promise<void> {
+    const who = { user: 'console', via: 'console' as const, actor: session.identity };
+    const op = form.get('op');
+    if (op === 'remove') {
+      const id = form.get('id') ?? '';
+      return oncallAction(req, res, session, '/ui/oncall', 'removed', OVERRIDE_ID_PATTERN.test(id)
+        ? { op: 'override.rm', id, ...who } : { error: 'that is not an override id' });
+    }
+    if (op !== 'add') return oncallAction(req, res, session, '/ui/oncall', 'added', { error: 'there is no such override action' });
+    const schedule = form.get('schedule') ?? '';
+    const person = form.get('person') ?? '';
+    const agent = form.get('agent') ?? '';
+    const window = checkOverrideWindow({ from: 'From', to: 'Until' }, utcUnlessZoned(form.get('from') ?? ''), utcUnlessZoned(form.get('to') ?? ''));
+    return oncallAction(req, res, session, '/ui/oncall', 'added', !window.ok ? { error: window.error }
+      : { op: 'override.add', schedule, person, ...(agent === '' ? {} : { agent }), ...window.value, ...who });
+  }
+
+  async function actOnSilence(req: IncomingMessage, res: ServerResponse, form: URLSearchParams, session: Session): Promise<void> {
+    const who = { user: 'console', via: 'console' as const, actor: session.identity };
+    const op = form.get('op');
+    if (op === 'expire') {
+      const id = form.get('id') ?? '';
+      return oncallAction(req, res, session, '/ui/silences', 'expired', SILENCE_ID_PATTERN.test(id)
+        ? { op: 'silence.expire', id, ...who } : { error: 'that is not a silence id' });
+    }
+    if (op !== 'add') return oncallAction(req, res, session, '/ui/silences', 'added', { error: 'there is no such silence action' });
+    const matchers = (form.get('matchers') ?? '').split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+    const checked = checkSilence({ match: 'Matcher', duration: 'Duration', reason: 'Reason' },
+      { matchers, duration: (form.get('duration') ?? '').trim(), reason: form.get('reason') ?? '' });
+    return oncallAction(req, res, session, '/ui/silences', 'added', !checked.ok ? { error: checked.error }
+      : { op: 'silence.add', ...checked.value, ...who });
   }
 
   async function forward(req: IncomingMessage, res: ServerResponse, url: URL, upstream: Upstream, session: Session): Promise<void> {

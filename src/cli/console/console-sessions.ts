@@ -22,6 +22,8 @@ export interface Session {
   accessToken: string | null;
   /** When the access token stops being valid (ms since epoch); null: no expiry known. */
   tokenExpiresAtMs: number | null;
+  /** The IdP's refresh token, in memory only; null: none (sign in again when the access token ends). */
+  refreshToken: string | null;
   pending: PendingSignIn | null;
   /** The fleet host this session looks at (--fleet); null: the picker. */
   host: string | null;
@@ -56,7 +58,7 @@ export function createSessions(): Sessions {
     redeem(candidate, identity) {
       if (spent || !sameSecret(candidate, linkToken)) return null;
       spent = true;
-      const session: Session = { id: token(), csrf: token(), identity, accessToken: null, tokenExpiresAtMs: null, pending: null, host: null };
+      const session: Session = { id: token(), csrf: token(), identity, accessToken: null, tokenExpiresAtMs: null, refreshToken: null, pending: null, host: null };
       byId.set(session.id, session);
       return session;
     },

@@ -20,6 +20,8 @@ export interface OidcSettings {
 export interface SignedIn {
   accessToken: string;
   expiresAtMs: number | null;
+  /** For a new access token without the browser, when the IdP gave one; in memory only. */
+  refreshToken: string | null;
   /** `user:<preferred_username | email | sub>` as the audit chain names the operator. */
   identity: string;
 }
@@ -29,6 +31,8 @@ export interface OidcSignIn {
   start(): Promise<{ url: string; pending: PendingSignIn }>;
   /** Exchanges the callback's code (state and PKCE checked) for tokens. */
   finish(callbackUrl: URL, pending: PendingSignIn, nowMs: number): Promise<SignedIn>;
+  /** A new access token for a refresh token (the identity is the sign-in's: a refresh may carry no ID token). */
+  refresh(refreshToken: string, nowMs: number): Promise<Omit<SignedIn, 'identity'>>;
 }
 
 /** Visible ASCII only, at most 190 characters: an identity fits the admin socket's actor. */
@@ -36,6 +40,16 @@ function identityOf(claims: Record<string, unknown> | undefined): string {
   const pick = [claims?.preferred_username, claims?.email, claims?.sub].find((v) => typeof v === 'string' && v !== '') as string | undefined;
   const clean = (pick ?? 'unknown').replace(/[^\x21-\x7e]/g, '?').slice(0, 190);
   return `user:${clean}`;
+}
+
+function held(tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers, nowMs: number, previousRefresh: string | null):
+  Omit<SignedIn, 'identity'> {
+  const expiresIn = tokens.expiresIn();
+  return {
+    accessToken: tokens.access_token,
+    expiresAtMs: expiresIn === undefined ? null : nowMs + expiresIn * 1000,
+    refreshToken: tokens.refresh_token ?? previousRefresh,
+  };
 }
 
 export function createOidcSignIn(settings: OidcSettings): OidcSignIn {
@@ -64,12 +78,12 @@ export function createOidcSignIn(settings: OidcSettings): OidcSignIn {
       const c = await configuration();
       const tokens = await oidc.authorizationCodeGrant(c, callbackUrl, { pkceCodeVerifier: pending.codeVerifier, expectedState: pending.state },
         { resource: settings.audience });
-      const expiresIn = tokens.expiresIn();
-      return {
-        accessToken: tokens.access_token,
-        expiresAtMs: expiresIn === undefined ? null : nowMs + expiresIn * 1000,
-        identity: identityOf(tokens.claims()),
-      };
+      return { ...held(tokens, nowMs, null), identity: identityOf(tokens.claims()) };
+    },
+    async refresh(refreshToken, nowMs) {
+      const c = await configuration();
+      // The IdP may rotate the refresh token; when it does not, the one we had stays good.
+      return held(await oidc.refreshTokenGrant(c, refreshToken, { resource: settings.audience }), nowMs, refreshToken);
     },
   };
 }

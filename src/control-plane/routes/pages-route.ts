@@ -19,7 +19,7 @@ import type { Report } from './view-route.js';
 
 export const PAGES_VIEW: ViewSpec<keyof PageFilter> = { filters: ['agent', 'state', 'policy'], defaultOrder: 'desc', verify: false };
 /** How long an expired silence is still listed. */
-const RECENTLY_MS = 24 * 3_600_000;
+export const RECENTLY_MS = 24 * 3_600_000;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoTs(ms));
 

@@ -11,6 +11,7 @@ export const NAV: ReadonlyArray<{ path: string; label: string }> = [
   { path: '/ui/', label: 'Now' },
   { path: '/ui/pages', label: 'Pages' },
   { path: '/ui/oncall', label: 'On call' },
+  { path: '/ui/silences', label: 'Silences' },
   { path: '/ui/events', label: 'Events' },
   { path: '/ui/dlq', label: 'Dead letters' },
   { path: '/ui/audit', label: 'Audit' },

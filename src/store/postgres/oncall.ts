@@ -19,6 +19,7 @@ import type { PageNotification, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
 import type { ClaimedNotification, StoredOverride, StoredSilence } from '../oncall-store.js';
 import type { OncallStore } from '../store.js';
+import { viaField } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import type { ChainTx } from './chain-tx.js';
 import type { ChainWriter } from './chain-writer.js';
@@ -211,17 +212,17 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       return rows.map((r) => ({ agentId: r.agent_id, state: r.state, count: Number(r.n) }));
     },
 
-    addOverride: (o, nowMs) => writer.solo(async (tx) => {
+    addOverride: (o, nowMs, via) => writer.solo(async (tx) => {
       await tx.client.query(`INSERT INTO oncall_overrides (id, agent_id, schedule_id, person_id, from_ms, to_ms, created_ms, created_by)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [o.id, o.agentId, o.scheduleId, o.personId, o.fromMs, o.toMs, o.createdAtMs, o.createdBy]);
       tx.append({ kind: 'schedule.override.added', actor: o.createdBy, agentId: o.agentId, data: { overrideId: o.id, schedule: o.scheduleId,
-        person: o.personId, from: new Date(o.fromMs).toISOString(), to: new Date(o.toMs).toISOString() } }, nowMs);
+        person: o.personId, from: new Date(o.fromMs).toISOString(), to: new Date(o.toMs).toISOString(), ...viaField(via) } }, nowMs);
     }),
-    removeOverride: (id, actor, nowMs) => writer.solo(async (tx) => {
+    removeOverride: (id, actor, nowMs, via) => writer.solo(async (tx) => {
       const { rows } = await tx.client.query<Record<string, unknown>>('DELETE FROM oncall_overrides WHERE id = $1 RETURNING *', [id]);
       if (rows[0] === undefined) return null;
       const o = toOverride(rows[0]);
-      tx.append({ kind: 'schedule.override.removed', actor, agentId: o.agentId, data: { overrideId: id, schedule: o.scheduleId, person: o.personId } }, nowMs);
+      tx.append({ kind: 'schedule.override.removed', actor, agentId: o.agentId, data: { overrideId: id, schedule: o.scheduleId, person: o.personId, ...viaField(via) } }, nowMs);
       return o;
     }),
     async listOverrides(agentId, endsAfterMs) {
@@ -230,18 +231,18 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       return rows.map(toOverride);
     },
 
-    addSilence: (s, nowMs) => writer.solo(async (tx) => {
+    addSilence: (s, nowMs, via) => writer.solo(async (tx) => {
       await tx.client.query(`INSERT INTO silences (id, agent_id, matchers, starts_ms, ends_ms, reason, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [s.id, s.agentId, JSON.stringify(s.matchers), s.startsAtMs, s.endsAtMs, s.reason, s.createdBy]);
       tx.append({ kind: 'silence.created', actor: s.createdBy, agentId: s.agentId, data: { silenceId: s.id, matchers: s.matchers,
-        startsAt: new Date(s.startsAtMs).toISOString(), endsAt: new Date(s.endsAtMs).toISOString(), reason: s.reason } }, nowMs);
+        startsAt: new Date(s.startsAtMs).toISOString(), endsAt: new Date(s.endsAtMs).toISOString(), reason: s.reason, ...viaField(via) } }, nowMs);
     }),
-    expireSilence: (id, actor, nowMs) => writer.solo(async (tx) => {
+    expireSilence: (id, actor, nowMs, via) => writer.solo(async (tx) => {
       const { rows } = await tx.client.query<Record<string, unknown>>(
         'UPDATE silences SET expired_ms = $1, ends_ms = LEAST(ends_ms, $1) WHERE id = $2 RETURNING *', [nowMs, id]);
       if (rows[0] === undefined) return null;
       const s = toSilence(rows[0]);
-      tx.append({ kind: 'silence.expired', actor, agentId: s.agentId, data: { silenceId: id, reason: 'manual' } }, nowMs);
+      tx.append({ kind: 'silence.expired', actor, agentId: s.agentId, data: { silenceId: id, reason: 'manual', ...viaField(via) } }, nowMs);
       return s;
     }),
     async listSilences(endedAfterMs) {

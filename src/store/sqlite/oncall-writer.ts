@@ -9,6 +9,8 @@ import type { Silence } from '../../oncall/oncall-config.js';
 import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
 import type { ApplyResult, ClaimedNotification, NotificationOutcome, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type { ReplayVia } from '../store.js';
+import { viaField } from '../store.js';
 import { toStoredOverride, toStoredSilence } from './oncall-rows.js';
 
 export interface OncallWriter {
@@ -17,10 +19,10 @@ export interface OncallWriter {
   claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): PageRecord[];
   claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): number;
-  addOverride(override: StoredOverride, nowMs: number): void;
-  removeOverride(id: string, actor: string, nowMs: number): StoredOverride | null;
-  addSilence(silence: Silence, nowMs: number): void;
-  expireSilence(id: string, actor: string, nowMs: number): StoredSilence | null;
+  addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia): void;
+  removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia): StoredOverride | null;
+  addSilence(silence: Silence, nowMs: number, via?: ReplayVia): void;
+  expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia): StoredSilence | null;
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): void;
 }
 
@@ -130,33 +132,33 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       return applied;
     },
 
-    addOverride(o, nowMs) {
+    addOverride(o, nowMs, via) {
       st.insertOverride.run(o.id, o.agentId, o.scheduleId, o.personId, o.fromMs, o.toMs, o.createdAtMs, o.createdBy);
       appendAudit({ kind: 'schedule.override.added', actor: o.createdBy, agentId: o.agentId, data: { overrideId: o.id, schedule: o.scheduleId,
-        person: o.personId, from: new Date(o.fromMs).toISOString(), to: new Date(o.toMs).toISOString() } }, nowMs);
+        person: o.personId, from: new Date(o.fromMs).toISOString(), to: new Date(o.toMs).toISOString(), ...viaField(via) } }, nowMs);
     },
 
-    removeOverride(id, actor, nowMs) {
+    removeOverride(id, actor, nowMs, via) {
       const row = st.override.get(id);
       if (row === undefined) return null;
       const o = toStoredOverride(row);
       st.deleteOverride.run(id);
-      appendAudit({ kind: 'schedule.override.removed', actor, agentId: o.agentId, data: { overrideId: id, schedule: o.scheduleId, person: o.personId } }, nowMs);
+      appendAudit({ kind: 'schedule.override.removed', actor, agentId: o.agentId, data: { overrideId: id, schedule: o.scheduleId, person: o.personId, ...viaField(via) } }, nowMs);
       return o;
     },
 
-    addSilence(s, nowMs) {
+    addSilence(s, nowMs, via) {
       st.insertSilence.run(s.id, s.agentId, JSON.stringify(s.matchers), s.startsAtMs, s.endsAtMs, s.reason, s.createdBy);
       appendAudit({ kind: 'silence.created', actor: s.createdBy, agentId: s.agentId, data: { silenceId: s.id, matchers: s.matchers,
-        startsAt: new Date(s.startsAtMs).toISOString(), endsAt: new Date(s.endsAtMs).toISOString(), reason: s.reason } }, nowMs);
+        startsAt: new Date(s.startsAtMs).toISOString(), endsAt: new Date(s.endsAtMs).toISOString(), reason: s.reason, ...viaField(via) } }, nowMs);
     },
 
-    expireSilence(id, actor, nowMs) {
+    expireSilence(id, actor, nowMs, via) {
       const row = st.silence.get(id);
       if (row === undefined) return null;
       st.expireSilence.run(nowMs, nowMs, id);
       const s = toStoredSilence(st.silence.get(id) ?? row);
-      appendAudit({ kind: 'silence.expired', actor, agentId: s.agentId, data: { silenceId: id, reason: 'manual' } }, nowMs);
+      appendAudit({ kind: 'silence.expired', actor, agentId: s.agentId, data: { silenceId: id, reason: 'manual', ...viaField(via) } }, nowMs);
       return s;
     },
 

@@ -32,11 +32,13 @@ tbody th { font-weight: 600; }
 code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .85rem; }
 td.wrap, td .wrap { overflow-wrap: anywhere; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--head); padding: .75rem; border: 1px solid var(--line); margin: 0; }
-form.filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: flex-end; margin: .5rem 0 1rem; }
-form.filters label { display: flex; flex-direction: column; font-size: .85rem; color: var(--muted); }
-input, select, button { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--muted); padding: .3rem .5rem; border-radius: 3px; }
+form.filters, form.act { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: flex-end; margin: .5rem 0 1rem; }
+form.filters label, form.act label { display: flex; flex-direction: column; font-size: .85rem; color: var(--muted); }
+input, select, button, textarea { font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--muted); padding: .3rem .5rem; border-radius: 3px; }
 button { cursor: pointer; background: var(--head); }
 form.inline { display: inline; margin: 0; }
+details summary { cursor: pointer; color: var(--muted); font-size: .85rem; }
+details pre { font-size: .8rem; padding: .4rem; }
 tr.gap th, tr.gap td { background: var(--bad-bg); color: var(--bad); }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; margin: 1rem 0; }
 .pager { display: flex; gap: 1.5rem; margin: 1rem 0; }

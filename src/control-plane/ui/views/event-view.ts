@@ -7,7 +7,7 @@
 import { EVENT_ID_PATTERN, storyVerdict } from '../../event-story.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
-import { banner, table, timeCell } from './parts.js';
+import { auditWhatCell, banner, table, timeCell } from './parts.js';
 import type { View } from './view-types.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -66,7 +66,7 @@ export const eventView: View = async (deps, req) => {
     let payload: unknown = null;
     try { payload = event.payloadText === null ? null : JSON.parse(event.payloadText); } catch { payload = null; }
     const auditRows = rows.map((a) => html`<tr><th scope="row">${a.seq}</th>${timeCell(a.ts)}<td>${a.kind}</td><td class="wrap">${a.actor}</td>
-<td class="wrap mono">${a.corrupt ? '(unreadable)' : a.dataText}</td><td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
+${auditWhatCell(a.kind, a.actor, a.corrupt ? null : a.dataText)}<td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
 <td>${problemOf.get(a.seq) ?? 'ok'}</td></tr>`);
     const verdictText = rows.length === 0 ? null
       : verdict.verified ? banner(true, 'Verified: every row hashes to its stored hash, links to the row before it, and the chain is intact up to its head.')
@@ -87,7 +87,7 @@ export const eventView: View = async (deps, req) => {
 </dl>
 <h2>Story</h2>
 ${verdictText}
-${table('Audit rows of this event', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'Data', 'Hash', 'Check'], auditRows, 'No audit rows name this event yet.')}
+${table('Audit rows of this event', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'What happened', 'Hash', 'Check'], auditRows, 'No audit rows name this event yet.')}
 ${verdict.truncated ? html`<p class="note">Only the first ${rows.length} rows are shown; the rest are in the audit view.</p>` : ''}
 <p class="note"><a href="/events/${event.id}/story">This story as JSON</a> ·
 <a href="/ui/audit?agent=${encodeURIComponent(event.agentId)}">Audit rows of ${event.agentId}</a></p>

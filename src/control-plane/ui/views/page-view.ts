@@ -10,7 +10,7 @@ import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { csrfField } from './dlq-view.js';
 import { stateChip } from './pages-view.js';
-import { banner, table, timeCell } from './parts.js';
+import { auditWhatCell, banner, table, timeCell } from './parts.js';
 import type { View } from './view-types.js';
 
 /** Where the proxy takes a page action (cli/console); the action is a form field. */
@@ -62,7 +62,7 @@ export const pageView: View = async (deps, req) => {
     const outcome = failed !== null ? banner(false, `Not done: ${failed}`)
       : done !== null && OUTCOMES[done] !== undefined ? banner(true, OUTCOMES[done]) : '';
     const rows = timeline.map((r) => html`<tr><th scope="row">${r.seq}</th>${timeCell(r.ts)}<td>${r.kind}</td><td class="wrap">${r.actor}</td>
-<td class="wrap mono">${r.dataText ?? '(unreadable)'}</td></tr>`);
+${auditWhatCell(r.kind, r.actor, r.dataText)}</tr>`);
     const next = p.state === 'triggered' ? p.nextEscalationAtMs : p.state === 'acknowledged' ? p.ackTimeoutAtMs : null;
     return {
       status: 200, title: `Page ${p.id}`, section: '/ui/pages',
@@ -82,7 +82,7 @@ ${actions(p, req.csrf)}
 <dt>Events</dt><dd>${p.eventIds.map((e, i) => html`${i > 0 ? ', ' : ''}<a class="mono" href="/ui/events/${encodeURIComponent(e)}">${e.slice(0, 8)}</a>`)}</dd>
 </dl>
 <h2>Timeline</h2>
-${table('Timeline of this page', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'Data'], rows, 'No audit rows name this page yet.')}
+${table('Timeline of this page', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.')}
 <p class="note"><a href="/pages/${p.id}">This page as JSON</a></p>`,
     };
   } finally {

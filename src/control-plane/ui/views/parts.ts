@@ -1,5 +1,6 @@
 /** Pieces the console's views share: a scrollable table, a filter form, the pager, a time cell. */
 import type { Html, HtmlValue } from '../html.js';
+import { auditSentence } from '../../../audit/audit-sentence.js';
 import { hrefOf, html } from '../html.js';
 
 /**
@@ -57,4 +58,59 @@ export function timeCell(ts: string | null): Html {
 /** A banner of an outcome: `role="status"` for good news, `role="alert"` for bad. */
 export function banner(ok: boolean, text: HtmlValue): Html {
   return html`<p class="banner ${ok ? 'ok' : 'bad'}" role="${ok ? 'status' : 'alert'}">${text}</p>`;
+}
+
+export interface ActionField {
+  name: string;
+  label: string;
+  /** A select with these options, a multi-line box, or (default) a text box. */
+  options?: readonly string[];
+  multiline?: boolean;
+  placeholder?: string;
+  /** The id of an element that says how to fill it in (`aria-describedby`). */
+  describedBy?: string;
+}
+
+/**
+ * A POST form to the proxy (`svc console`): the session's CSRF token, fixed hidden fields, every field
+ * labelled and required. `id` makes the fields' ids unique on the page.
+ */
+export function actionForm(id: string, action: string, label: string, csrf: string, hidden: Record<string, string>,
+  fields: readonly ActionField[], submit: string): Html {
+  return html`<form class="act" method="post" action="${action}" aria-label="${label}">
+<input type="hidden" name="csrf" value="${csrf}">${Object.entries(hidden).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+${fields.map((f) => html`<label for="${id}-${f.name}">${f.label}
+${f.options
+    ? html`<select id="${id}-${f.name}" name="${f.name}" required>${f.options.map((o) => html`<option value="${o}">${o}</option>`)}</select>`
+    : f.multiline === true
+      ? html`<textarea id="${id}-${f.name}" name="${f.name}" rows="2" required spellcheck="false" placeholder="${f.placeholder ?? ''}"></textarea>`
+      : html`<input id="${id}-${f.name}" name="${f.name}" required autocomplete="off" spellcheck="false" placeholder="${f.placeholder ?? ''}"${
+        f.describedBy === undefined ? '' : html` aria-describedby="${f.describedBy}"`}>`}
+</label>`)}
+<button type="submit">${submit}</button>
+</form>`;
+}
+
+/** The banner of an action's outcome, from the proxy's redirect (`?done=KEY` or `?failed=TEXT`). */
+export function outcomeBanner(url: URL, outcomes: Readonly<Record<string, string>>): Html | '' {
+  const failed = url.searchParams.get('failed');
+  if (failed !== null) return banner(false, `Not done: ${failed.slice(0, 500)}`);
+  const done = url.searchParams.get('done');
+  return done !== null && outcomes[done] !== undefined ? banner(true, outcomes[done]) : '';
+}
+
+/**
+ * What an audit row says, as the sentence `svc explain` prints (audit-sentence.ts), with the row's raw
+ * data one click away in a <details> element. Unreadable data is said so.
+ */
+export function auditWhatCell(kind: string, actor: string, dataText: string | null): Html {
+  if (dataText === null) return html`<td class="wrap">${kind} by ${actor} (data unreadable)</td>`;
+  let data: Record<string, unknown> | null = null;
+  try {
+    const parsed: unknown = JSON.parse(dataText);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) data = parsed as Record<string, unknown>;
+  } catch {
+    data = null;
+  }
+  return html`<td class="wrap">${auditSentence(kind, actor, data)}<details><summary>Data</summary><pre>${dataText}</pre></details></td>`;
 }

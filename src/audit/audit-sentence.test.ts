@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { auditSentence } from './audit-sentence.js';
+
+describe('auditSentence: one audit row as the sentence svc explain, svc page and the console show', () => {
+  it('says what happened to an event and its messages, exactly', () => {
+    assert.equal(auditSentence('event.accepted', 'source:alertmanager', { sourceId: 'alertmanager', fingerprint: 'fp-1', eventId: 'e1' }),
+      'accepted from alertmanager, fingerprint fp-1');
+    assert.equal(auditSentence('event.accepted', 'source:alertmanager', { sourceId: 'alertmanager' }), 'accepted from alertmanager');
+    assert.equal(auditSentence('event.suppressed', 'agent:ops', { eventId: 'e1', silenceIds: ['s1a', 's2b'], incidentKey: 'k' }),
+      'suppressed by silence s1a, s2b: nobody paged');
+    assert.equal(auditSentence('message.failed', 'agent:ops', { channelId: 'pager', attempt: 2, tries: 2, error: 'HTTP 503' }),
+      'delivery to pager failed (attempt 2): HTTP 503');
+    assert.equal(auditSentence('message.failed', 'agent:ops', { channelId: 'oncall-dm', attempts: 1, error: 'ECONNREFUSED' }),
+      'delivery to oncall-dm failed (attempt 1): ECONNREFUSED');
+    assert.equal(auditSentence('message.delivered', 'agent:ops', { channelId: 'oncall-dm', person: 'alice', deliveryId: 'e1.notify.alice', attempt: 1 }),
+      'delivered to oncall-dm for alice, delivery e1.notify.alice, attempt 1');
+    assert.equal(auditSentence('dlq.replayed', 'local:ana', { deadLetterId: 'd1', via: 'console' }), 'replayed by local:ana via console, letter d1');
+  });
+
+  it('says what happened to a page, exactly', () => {
+    assert.equal(auditSentence('page.opened', 'agent:ops', { incidentKey: 'k', policy: 'default', eventId: 'e1' }), 'opened under policy default');
+    assert.equal(auditSentence('page.opened', 'agent:ops', { policy: 'default', reopened: true }), 'reopened under policy default');
+    assert.equal(auditSentence('page.notified', 'agent:ops', { step: 1, loop: 0, person: 'alice', channel: 'oncall-dm', deliveryId: 'x' }),
+      'notified alice on oncall-dm (step 1)');
+    assert.equal(auditSentence('page.acknowledged', 'slack:U123', { by: 'alice', via: 'slack', step: 1, loop: 0 }), 'acknowledged by alice via slack');
+    assert.equal(auditSentence('page.acknowledged', 'cli:bob', { by: 'bob', via: 'cli', note: 'on it' }), 'acknowledged by bob via cli: on it');
+    assert.equal(auditSentence('page.unacknowledged', 'agent:ops', { reason: 'ack-timeout', acknowledgedBy: 'alice' }),
+      'back to triggered: alice did not resolve in time');
+    assert.equal(auditSentence('page.escalated', 'cli:bob', { from: 1, to: 2, reason: 'manual', by: 'bob' }), 'escalated to step 2 (manual by bob)');
+    assert.equal(auditSentence('page.resolved', 'user:ana', { by: 'user:ana', via: 'console' }), 'resolved by user:ana via console');
+    assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { schedule: 'primary' }), 'nobody on call in primary');
+  });
+
+  it('says what operators did to schedules and silences, exactly', () => {
+    assert.equal(auditSentence('schedule.override.added', 'local:ana', { overrideId: 'o1', schedule: 'primary', person: 'bob',
+      from: '2026-11-26T09:00:00.000Z', to: '2026-11-26T18:00:00.000Z', via: 'console' }),
+    'override: bob on call for primary from 2026-11-26T09:00:00.000Z to 2026-11-26T18:00:00.000Z, by local:ana via console');
+    assert.equal(auditSentence('silence.created', 'cli:ana', { silenceId: 's1', endsAt: '2026-11-26T11:00:00.000Z', reason: 'disk swap' }),
+      'silence s1 until 2026-11-26T11:00:00.000Z by cli:ana: disk swap');
+    assert.equal(auditSentence('silence.expired', 'local:ana', { silenceId: 's1', reason: 'manual', via: 'console' }), 'silence s1 expired by local:ana via console');
+  });
+
+  it('tells a raised severity and a configuration reload in words', () => {
+    assert.equal(auditSentence('triage.severity-raised', 'agent:a', { provider: 'anthropic', from: 'P3', to: 'P1', floor: 'rules' }),
+      'model anthropic said P3; raised to P1 by llm.severityFloor (rules)');
+    assert.equal(auditSentence('config.reloaded', 'signal:SIGHUP', { files: [], agents: ['a'] }), 'configuration reloaded by signal:SIGHUP');
+    assert.equal(auditSentence('config.reload-refused', 'admin-socket', { reason: 'needs-restart', error: 'a: agent.yaml controlPlane.port' }),
+      'configuration reload refused (needs-restart): a: agent.yaml controlPlane.port');
+  });
+
+  it('shows a kind it does not know, and missing or odd fields, without inventing anything', () => {
+    assert.equal(auditSentence('store.backup', 'admin', { path: '/x' }), 'store.backup by admin');
+    assert.equal(auditSentence('page.notified', 'agent:ops', null), 'notified ? on ? (step ?)');
+    assert.equal(auditSentence('page.notified', 'agent:ops', { person: { nested: true }, channel: 'c', step: 1 }), 'notified ? on c (step 1)');
+  });
+});
