@@ -6,7 +6,7 @@
  */
 import { terminalLine } from '../core/terminal-text.js';
 import type { CliContext } from './context.js';
-import { controlTarget } from './control-client.js';
+import { ownTarget } from './own-home.js';
 import { followLogs } from './log-stream.js';
 import type { LogFrame } from './log-stream.js';
 import { timeArg } from './time-arg.js';
@@ -22,7 +22,7 @@ export interface LogsOptions {
 }
 
 export async function logsCommand(opts: LogsOptions, ctx: CliContext): Promise<number> {
-  const target = controlTarget(ctx, opts);
+  const target = await ownTarget(ctx, opts);
   const since = opts.since === undefined ? undefined : timeArg('--since', opts.since, ctx.clock);
   const stop = new AbortController();
   void ctx.waitForSignal().then(() => stop.abort());
