@@ -61,11 +61,11 @@ describe('svc dlq as a person sees it', () => {
       '',
     ].join('\n'));
   });
-  it('at 120 columns: tries and the error too', () => {
+  it('at 120 columns: when it was replayed, and the error', () => {
     assert.equal(table(dlqView, letters, 120), [
-      'TS                        ID                                    REASON           REPLAYED        TRIES  ERROR',
-      '2026-11-25T18:30:00.000Z  0b8f3c1e-9d7a-4e55-8a51-7d2f0c6b9e12  delivery-failed  yes 2026-11-2…  31     connect ECONNRE…',
-      '2026-11-25T18:29:00.000Z  7a1d2e3f-4b5c-4d6e-8f70-8192a3b4c5d6  triage-failed    no              3      HTTP 529 overlo…',
+      'TS                     ID                                    REASON           REPLAYED                  ERROR',
+      '2026-11-25T18:30:00.…  0b8f3c1e-9d7a-4e55-8a51-7d2f0c6b9e12  delivery-failed  yes 2026-11-25T18:45:10Z  connect ECONNRE…',
+      '2026-11-25T18:29:00.…  7a1d2e3f-4b5c-4d6e-8f70-8192a3b4c5d6  triage-failed    no                        HTTP 529 overlo…',
       '',
     ].join('\n'));
   });

@@ -85,7 +85,7 @@ export type DeadLetterItem = Omit<DeadLetterRecord, 'payloadText'> & { payload?:
 
 export const dlqView: CliView<DeadLetterItem> = {
   name: 'dlq', path: '/dlq', filters: ['agent', 'source', 'reason'], defaultOrder: 'desc', verify: false,
-  columns: [TIME_COLUMN, idColumn('ID'), { header: 'REASON' }, { header: 'REPLAYED', min: 8 }, { header: 'TRIES', drop: 1 }, { header: 'ERROR', min: 16, drop: 2 },
+  columns: [TIME_COLUMN, idColumn('ID'), { header: 'REASON' }, { header: 'REPLAYED', give: 24 }, { header: 'TRIES', drop: 2 }, { header: 'ERROR', give: 16, drop: 1 },
     { header: 'EVENT', whole: true, drop: 3 }, { header: 'AGENT', drop: 4 }, { header: 'SOURCE', drop: 5 }],
   row: (d) => [d.ts, d.id, d.reason, d.replayedAt === null ? 'no' : `yes ${d.replayedAt.replace(/\.\d{3}Z$/, 'Z')}`, String(d.attempts), d.error, d.eventId, d.agentId, d.sourceId],
   key: (d) => d.id,
