@@ -2,6 +2,7 @@
  * The composition root: builds the store, logs, providers, channels, dispatcher and ingest servers for
  * the loaded agents, starts them, and returns a handle that closes everything in reverse order.
  */
+import { storeIdentity } from './store-identity.js';
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { OtlpSettings } from '../config/otlp.js';
@@ -270,7 +271,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       logPath: (id) => paths.log(id),
       readiness,
       snapshot: createStatusSnapshot({ pid: deps.pid, startedAtMs: Date.parse(startedAt), clock, agents: deps.agents,
-        channels: channelsByAgent, stats, store: { kind: store.kind, replica: replicaId, leader: () => duties.leader(), retention: deps.store.retention },
+        channels: channelsByAgent, stats, store: { kind: store.kind, id: await storeIdentity(store), replica: replicaId, leader: () => duties.leader(), retention: deps.store.retention },
         stopping: () => stopping,
         mcpServers: (agentId) => (serversByAgent.get(agentId) ?? []).map((s) => s.status()),
         auditExport: () => duties.exportStatus(),
