@@ -91,7 +91,10 @@ describe('control plane against the running daemon', () => {
     assert.equal(status.pid, Number(readFileSync(join(t.home, 'up.pid'), 'utf8')));
     assert.equal(typeof status.uptimeSeconds, 'number');
     assert.deepEqual(status.controlPlane, { bind: '127.0.0.1', port: cpPort, auth: { enabled: false, provider: null } });
-    assert.deepEqual(status.store, { kind: 'sqlite', replica: readFileSync(join(t.home, 'replica-id'), 'utf8').trim(), leader: true,
+    // id: the store's identity, the first audit row's hash (daemon/store-identity.ts).
+    const storeId = (status.store as { id?: unknown }).id;
+    assert.match(String(storeId), /^[0-9a-f]{32}$/);
+    assert.deepEqual(status.store, { kind: 'sqlite', id: storeId, replica: readFileSync(join(t.home, 'replica-id'), 'utf8').trim(), leader: true,
       retention: { events: null, deadLetters: null } });
     const agent = status.agents[0];
     assert.equal(agent.id, 'oncall-escalator');
@@ -279,7 +282,7 @@ describe('control plane against the running daemon', () => {
     const dlq = await svc('dlq', '--json');
     assert.deepEqual(JSON.parse(dlq.stdout), { items: [] });
     const table = await svc('events', '--agent', 'oncall-escalator', '--limit', '1000');
-    assert.match(table.stdout.split('\n')[0] ?? '', /^TS +ID +AGENT +SOURCE +KIND +STATUS +FINGERPRINT$/);
+    assert.match(table.stdout.split('\n')[0] ?? '', /^TS +ID +STATUS +SEV +TITLE +TRIAGED BY +AGENT +SOURCE +STATE +FINGERPRINT$/);
     const badLimit = await svc('events', '--limit', '0');
     assert.equal(badLimit.code, 2, 'a bad --limit is a usage error, refused before any request');
     assert.match(badLimit.stderr, /limit/);

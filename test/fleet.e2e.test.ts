@@ -107,7 +107,7 @@ describe('svc fleet against real daemons', () => {
     }
     const table = await fleet('events');
     assert.equal(table.code, 1);
-    assert.match(table.stdout.split('\n')[0] ?? '', /^HOST +TS +ID +AGENT +SOURCE +KIND +STATUS +FINGERPRINT$/);
+    assert.match(table.stdout.split('\n')[0] ?? '', /^HOST +TS +ID +STATUS +SEV +TITLE +TRIAGED BY +AGENT +SOURCE +STATE +FINGERPRINT$/);
   });
 
   it('only live hosts: exit 0; a host with more than one page has every row; one token request for the OIDC host', async () => {

@@ -8,7 +8,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TriageReport } from '../src/cli/triage.js';
@@ -260,6 +260,24 @@ describe('svc triage', () => {
     const failed = await runSvc(['triage', 'fixtures/mock-alert.json'], { env: { ...t.env, OPENAI_API_KEY: fake.apiKey }, cwd: dir });
     assert.equal(failed.code, 1);
     assert.match(failed.stdout, /triage failed \(triage-failed\): openai: the model refused at step 1/);
+  });
+
+  it('reads the agent\'s .env exactly as svc up does: the key from DIR/.env, the real environment winning', async () => {
+    writeFileSync(join(dir, '.env'), `OPENAI_API_KEY=${fake.apiKey}\n`);
+    try {
+      fake.reply(fake.toolCall('submit_triage', { severity: 'P3', summary: 'from .env' }));
+      const r = await runSvc(['triage', 'fixtures/mock-alert.json', '--json'], { env: t.env, cwd: dir });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal((JSON.parse(r.stdout) as TriageReport).triagedBy, 'openai:gpt-4o-mini');
+      assert.equal(fake.requests.at(-1)?.headers.authorization, `Bearer ${fake.apiKey}`);
+      const before = fake.requests.length;
+      fake.reply(fake.toolCall('submit_triage', { severity: 'P3', summary: 'real env' }));
+      const real = await runSvc(['triage', 'fixtures/mock-alert.json', '--json'], { env: { ...t.env, OPENAI_API_KEY: 'sk-from-the-real-environment' }, cwd: dir });
+      assert.equal(fake.requests.length, before + 1, real.stderr);
+      assert.equal(fake.requests.at(-1)?.headers.authorization, 'Bearer sk-from-the-real-environment');
+    } finally {
+      rmSync(join(dir, '.env'));
+    }
   });
 
   it('works with the rules provider, and refuses bad input with exit 2', async () => {

@@ -7,7 +7,8 @@ import { auditSentence } from '../audit/audit-sentence.js';
 import { EVENT_ID_PATTERN } from '../control-plane/event-story.js';
 import { HttpError, RuntimeError, UsageError } from '../core/errors.js';
 import type { CliContext } from './context.js';
-import { controlTarget, getJson } from './control-client.js';
+import { getJson } from './control-client.js';
+import { ownTarget } from './own-home.js';
 import { printTable } from './style.js';
 
 export interface ExplainOptions {
@@ -28,7 +29,7 @@ interface StoryAnswer {
 export function printStory(story: StoryAnswer, ctx: CliContext): void {
   const rows = story.rows.map((r) => [r.ts, String(r.seq), r.hash.slice(0, 12), auditSentence(r.kind, r.actor, r.data)]);
   ctx.stdout(`event ${story.eventId}\n`);
-  printTable(ctx, ['TIME', 'SEQ', 'HASH', 'WHAT'], rows);
+  printTable(ctx, [{ header: 'TIME', min: 20 }, { header: 'SEQ', whole: true }, { header: 'HASH', drop: 1 }, { header: 'WHAT', min: 40 }], rows);
   if (story.truncated) ctx.stdout(`(only the first ${story.rows.length} rows; --json for all fields)\n`);
   const v = story.verification;
   const verdict = story.verified
@@ -43,7 +44,7 @@ export async function explainCommand(eventId: string, opts: ExplainOptions, ctx:
   if (!EVENT_ID_PATTERN.test(eventId)) throw new UsageError(`svc explain: ${JSON.stringify(eventId.slice(0, 80))} is not an event id (a UUID, as svc events shows)`);
   let story: StoryAnswer;
   try {
-    story = await getJson(controlTarget(ctx, opts), `/events/${eventId}/story`) as StoryAnswer;
+    story = await getJson(await ownTarget(ctx, opts), `/events/${eventId}/story`) as StoryAnswer;
   } catch (err) {
     if (err instanceof HttpError && err.status === 404) {
       throw new RuntimeError('ENOTFOUND', `svc explain: no audit row concerns event ${eventId}`);

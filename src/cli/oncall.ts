@@ -10,8 +10,11 @@ import { parseTimeParam } from '../control-plane/query.js';
 import { UsageError } from '../core/errors.js';
 import { ID_PATTERN } from '../config/schema.js';
 import type { CliContext } from './context.js';
-import { controlTarget, getJson, getText } from './control-client.js';
+import { getJson, getText } from './control-client.js';
+import { ownTarget } from './own-home.js';
 import { printTable } from './style.js';
+import type { Column } from './table.js';
+import { idColumn } from './table.js';
 
 export interface OncallOptions {
   schedule?: string;
@@ -40,8 +43,8 @@ export function printOncallTable(view: OncallView, ctx: CliContext): void {
     const cells = [s.id, on?.person ?? 'nobody', on?.source ?? '-', on ? shortTime(on.until) : shortTime(s.nextHandoff?.at ?? null)];
     return agents.size > 1 ? [s.agentId, ...cells] : cells;
   });
-  const headers = ['SCHEDULE', 'PERSON', 'SOURCE', 'UNTIL'];
-  printTable(ctx, agents.size > 1 ? ['AGENT', ...headers] : headers, rows);
+  const headers: Column[] = [idColumn('SCHEDULE'), { header: 'PERSON' }, { header: 'SOURCE', drop: 1 }, { header: 'UNTIL' }];
+  printTable(ctx, agents.size > 1 ? [{ header: 'AGENT' }, ...headers] : headers, rows);
 }
 
 export async function oncallCommand(opts: OncallOptions, ctx: CliContext): Promise<number> {
@@ -55,7 +58,7 @@ export async function oncallCommand(opts: OncallOptions, ctx: CliContext): Promi
   }
   if (opts.agent !== undefined) params.set('agent', opts.agent);
   if (opts.schedule !== undefined) params.set('schedule', opts.schedule);
-  const view = (await getJson(controlTarget(ctx, opts), '/oncall', params)) as OncallView;
+  const view = (await getJson(await ownTarget(ctx, opts), '/oncall', params)) as OncallView;
   if (opts.json) {
     ctx.stdout(`${JSON.stringify(view)}\n`);
     return 0;
@@ -73,7 +76,7 @@ export async function oncallExportCommand(schedule: string, opts: { agent?: stri
   idOption('svc oncall export', 'SCHEDULE', schedule);
   idOption('svc oncall export', '--agent', opts.agent);
   const params = new URLSearchParams(opts.agent === undefined ? {} : { agent: opts.agent });
-  ctx.stdout(await getText(controlTarget(ctx, opts), `/oncall/${schedule}.ics`, params, 'text/calendar'));
+  ctx.stdout(await getText(await ownTarget(ctx, opts), `/oncall/${schedule}.ics`, params, 'text/calendar'));
   return 0;
 }
 

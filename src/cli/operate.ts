@@ -13,6 +13,8 @@ import { openStore } from '../store/open-store.js';
 import { adminRequest } from './admin-client.js';
 import type { CliContext } from './context.js';
 import { runningPid } from './daemon-files.js';
+import { findByPrefix, isWholeId, pickOne } from './id-prefix.js';
+import { ownTarget } from './own-home.js';
 import { verifyLine } from './views.js';
 
 const REPLAY_TIMEOUT_MS = 60_000;
@@ -48,8 +50,9 @@ export async function dlqReplayCommand(ids: string[], opts: ReplayOptions, ctx: 
     throw new UsageError('svc dlq replay: --source and --reason narrow --all; they do not apply to ids');
   }
   const paths = homePaths(svcHome(ctx.env));
-  const request: AdminRequest = ids.length > 0
-    ? { op: 'dlq.replay', ids }
+  const whole = await wholeIds(ids, ctx);
+  const request: AdminRequest = whole.length > 0
+    ? { op: 'dlq.replay', ids: whole }
     : { op: 'dlq.replay', all: true, ...(opts.source !== undefined ? { source: opts.source } : {}), ...(opts.reason !== undefined ? { reason: opts.reason } : {}) };
   const response = await adminRequest(paths.adminSocket, request, { clock: ctx.clock, timeoutMs: REPLAY_TIMEOUT_MS });
   if (response === null) throw new RuntimeError('ENOTRUNNING', 'svc dlq replay: svc is not running; replay goes through the running daemon (svc up)');
@@ -62,6 +65,21 @@ export async function dlqReplayCommand(ids: string[], opts: ReplayOptions, ctx: 
     if (missingCount > 0) ctx.stderr(`svc dlq replay: not found (or already replayed): ${idList(missing, missingCount).slice(2)}\n`);
   }
   return missingCount > 0 ? 1 : 0;
+}
+
+/**
+ * Each id as typed, a prefix resolved to the one dead letter that has it (id-prefix.ts) through this
+ * home's control plane; whole ids go to the admin socket as they are (it says which are not found).
+ */
+async function wholeIds(ids: readonly string[], ctx: CliContext): Promise<string[]> {
+  if (ids.every(isWholeId)) return [...ids];
+  const target = await ownTarget(ctx, {});
+  const out: string[] = [];
+  for (const id of ids) {
+    if (isWholeId(id)) out.push(id);
+    else out.push(pickOne('svc dlq replay', 'dead-letter', id, await findByPrefix<{ id: string }>(target, 'svc dlq replay', '/dlq', id)).id);
+  }
+  return out;
 }
 
 export async function backupCommand(file: string, opts: { force?: boolean; json?: boolean }, ctx: CliContext): Promise<number> {

@@ -7,8 +7,10 @@ import { auditSentence } from '../audit/audit-sentence.js';
 import { UsageError } from '../core/errors.js';
 import { PAGE_STATES } from '../oncall/page.js';
 import type { CliContext } from './context.js';
-import { controlTarget, getJson } from './control-client.js';
-import { formatTable } from './table.js';
+import { getJson } from './control-client.js';
+import { ownTarget } from './own-home.js';
+import { printTable } from './style.js';
+import { idColumn } from './table.js';
 
 interface PageView {
   id: string; agentId: string; state: string; exhausted: boolean; policy: string; step: number; loop: number; openedAt: string;
@@ -46,12 +48,12 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
       const params = new URLSearchParams({ limit: opts.limit });
       if (opts.state !== undefined) params.set('state', opts.state);
       if (opts.agent !== undefined) params.set('agent', opts.agent);
-      const answer = await getJson(controlTarget(ctx, opts), '/pages', params) as { items: PageView[]; nextCursor: string | null };
+      const answer = await getJson(await ownTarget(ctx, opts), '/pages', params) as { items: PageView[]; nextCursor: string | null };
       if (opts.json) ctx.stdout(`${JSON.stringify(answer)}\n`);
       else if (answer.items.length === 0) ctx.stdout('no pages\n');
       else {
-        ctx.stdout(formatTable(['PAGE', 'SEV', 'STATE', 'STEP', 'OPENED', 'NEXT', 'TITLE'], answer.items.map((p) => [p.id, p.severity, stateCell(p),
-          `${p.step}${p.loop > 0 ? ` (pass ${p.loop + 1})` : ''}`, when(p.openedAt), when(p.nextEscalationAt), p.title])));
+        printTable(ctx, [idColumn('PAGE'), 'SEV', 'STATE', { header: 'STEP', drop: 2 }, { header: 'OPENED', drop: 3 }, { header: 'NEXT', drop: 1 }, 'TITLE'],
+          answer.items.map((p) => [p.id, p.severity, stateCell(p), `${p.step}${p.loop > 0 ? ` (pass ${p.loop + 1})` : ''}`, when(p.openedAt), when(p.nextEscalationAt), p.title]));
       }
       setCode(0);
     });
@@ -63,7 +65,7 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
     .action(async (id: string, opts: { json: boolean; url?: string; dir?: string }) => {
-      const p = await getJson(controlTarget(ctx, opts), `/pages/${encodeURIComponent(id)}`) as PageView & { timeline: TimelineRow[] };
+      const p = await getJson(await ownTarget(ctx, opts), `/pages/${encodeURIComponent(id)}`) as PageView & { timeline: TimelineRow[] };
       if (opts.json) {
         ctx.stdout(`${JSON.stringify(p)}\n`);
       } else {

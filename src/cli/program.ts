@@ -154,6 +154,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .option('-f, --follow', 'keep following new records', false)
     .option('--agent <id>', 'one agent (default: all running agents)')
     .option('--since <time>', 'records with ts >= this (ISO-8601, integer ms, or a duration back from now: 15m, 2h, 7d)')
+    .option('--level <level>', 'only records at this level or above: debug, info, warn, error')
     .option('--json', 'print each record as its JSON line', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
@@ -191,7 +192,8 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       .option('--until <time>', 'ISO-8601 or integer ms');
     for (const filter of filters) command.option(`--${filter} <value>`, `only rows with this ${filter}`);
     if (name === 'audit') {
-      command.option('--verify', 'verify the whole hash chain; exit 1 when broken', false);
+      command.option('--verify', 'verify the whole hash chain and print the verdict; exit 1 when broken', false);
+      command.option('--rows', 'with --verify: print the rows too', false);
       command.option('--db <file>', 'with --verify: verify a store file offline (a backup, or a stopped daemon\'s store)');
       command.option('--checkpoints <file>', 'with --verify: also check these signed checkpoints (e.g. $SVC_HOME/checkpoints.jsonl) against the store (--db, default $SVC_HOME/svc.db)');
       command.option('--public-key <file>', 'with --checkpoints: the PEM public key that signed them (svc audit key)');
@@ -220,11 +222,22 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       }
       setCode(await run(opts, ctx));
     });
+    if (name === 'events') {
+      command
+        .command('show')
+        .description('one whole event: its fields, what triage decided, its payload (GET /events/<id>)')
+        .argument('<id>', 'event id, or a prefix of it that only one event has')
+        .option('--json', 'print the event as served', false)
+        .action(async (id: string, _opts: { json: boolean }, cmd: Command) => {
+          const { eventShowCommand } = await import('./event-show.js');
+          setCode(await eventShowCommand(id, cmd.optsWithGlobals<{ json: boolean; url?: string; dir?: string }>(), ctx));
+        });
+    }
     if (name === 'dlq') {
       command
         .command('replay')
         .description("put dead letters back in the queue through the daemon's admin socket; exit 1 when one is not found")
-        .argument('[ids...]', 'dead-letter ids')
+        .argument('[ids...]', 'dead-letter ids, or prefixes of them that only one dead letter has')
         .option('--all', 'every dead letter not replayed yet (narrow with --source, --reason)', false)
         .option('--source <id>', 'with --all: only this source')
         .option('--reason <reason>', 'with --all: only this reason')

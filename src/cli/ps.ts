@@ -2,6 +2,7 @@
 import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
 import type { CliContext } from './context.js';
 import { controlTarget, getJson } from './control-client.js';
+import { checkOwnHome } from './own-home.js';
 import { printTable } from './style.js';
 
 export interface PsOptions {
@@ -12,7 +13,9 @@ export interface PsOptions {
 }
 
 export async function psCommand(opts: PsOptions, ctx: CliContext): Promise<number> {
-  const status = (await getJson(controlTarget(ctx, opts), '/status')) as StatusSnapshot;
+  const target = controlTarget(ctx, opts);
+  const status = (await getJson(target, '/status')) as StatusSnapshot;
+  await checkOwnHome(ctx, target, opts, status);
   if (opts.json) {
     ctx.stdout(JSON.stringify(status, null, 2) + '\n');
     return 0;

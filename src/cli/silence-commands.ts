@@ -12,7 +12,8 @@ import { formatSilenceMatcher } from '../oncall/silence-match.js';
 import type { CliContext } from './context.js';
 import { checkSilence } from './oncall-input.js';
 import { osUser, send } from './page-commands.js';
-import { formatTable } from './table.js';
+import { printTable } from './style.js';
+import { idColumn } from './table.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 
@@ -52,8 +53,8 @@ export function registerSilenceCommands(program: Command, ctx: CliContext, setCo
       if (answer.op !== 'silence.ls') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
       if (opts.json) for (const s of answer.silences) ctx.stdout(`${JSON.stringify(asJson(s))}\n`);
       else if (answer.silences.length === 0) ctx.stdout('no live silences\n');
-      else ctx.stdout(formatTable(['ID', 'MATCHERS', 'AGENT', 'UNTIL', 'BY', 'REASON'], answer.silences.map((s) =>
-        [s.id, s.matchers.map(formatSilenceMatcher).join(' '), s.agentId ?? '*', iso(s.endsAtMs), s.createdBy, s.reason])));
+      else printTable(ctx, [idColumn('ID'), { header: 'MATCHERS', min: 16 }, { header: 'AGENT', drop: 2 }, { header: 'UNTIL', min: 16 }, { header: 'BY', drop: 1 }, 'REASON'],
+        answer.silences.map((s) => [s.id, s.matchers.map(formatSilenceMatcher).join(' '), s.agentId ?? '*', iso(s.endsAtMs), s.createdBy, s.reason]));
       setCode(0);
     });
   silence

@@ -7,6 +7,7 @@
  */
 import { terminalWriter } from '../core/terminal-text.js';
 import type { CliContext } from './context.js';
+import type { Column } from './table.js';
 import { formatTable } from './table.js';
 
 export function colourOn(ctx: CliContext): boolean {
@@ -21,7 +22,7 @@ export function terminalContext(ctx: CliContext): CliContext {
 }
 
 /** A table cut to this terminal's width (none when piped), its header in bold. */
-export function printTable(ctx: CliContext, headers: readonly string[], rows: ReadonlyArray<readonly string[]>): void {
+export function printTable(ctx: CliContext, headers: ReadonlyArray<string | Column>, rows: ReadonlyArray<readonly string[]>): void {
   const text = formatTable(headers, rows, { width: ctx.columns?.() ?? null });
   const eol = text.indexOf('\n');
   ctx.stdout(text.slice(0, eol), 'bold');

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
+import { withDotenv } from '../config/dotenv.js';
 import { loadAgentDir } from '../config/load-agent.js';
 import { svcHome } from '../config/paths.js';
 import type { ChannelConfig, LoadedAgent } from '../config/schema.js';
@@ -55,10 +56,15 @@ export interface TriageReport {
   warnings: Array<Record<string, unknown>>;
 }
 
-export async function triageCommand(args: string[], opts: TriageOptions, ctx: CliContext): Promise<number> {
+export async function triageCommand(args: string[], opts: TriageOptions, given: CliContext): Promise<number> {
   if (args.length < 1 || args.length > 2) throw new UsageError('svc triage: expected [DIR] FILE (the agent directory, default ., and a JSON payload)');
   const [dirArg, fileArg] = args.length === 2 ? [args[0] as string, args[1] as string] : ['.', args[0] as string];
-  const loaded = loadAgentDir(resolve(ctx.cwd, dirArg), { env: ctx.env, home: svcHome(ctx.env) });
+  // The agent is loaded exactly as `svc up` loads it: DIR/.env first, the real environment winning.
+  const dir = resolve(given.cwd, dirArg);
+  const { env, notes } = withDotenv([dir], given.env);
+  for (const note of notes) given.stderr(`svc triage: ${note}\n`);
+  const ctx: CliContext = { ...given, env };
+  const loaded = loadAgentDir(dir, { env, home: svcHome(env) });
   const payload = readPayload(resolve(ctx.cwd, fileArg), fileArg);
   const report = await runTriage(loaded, payload, ctx);
   ctx.stdout(opts.json ? `${JSON.stringify(report, null, 2)}\n` : humanReport(report, loaded, ctx));

@@ -6,11 +6,18 @@
 import type { VerifyResult } from '../audit/chain.js';
 import type { AuditRow } from '../audit/audit-row.js';
 import type { Clock } from '../core/clock.js';
-import type { DeadLetterRecord, EventRecord } from '../store/store.js';
+import type { DeadLetterRecord } from '../store/store.js';
+import { UsageError } from '../core/errors.js';
 import type { CliContext } from './context.js';
-import { controlTarget, getAllPages } from './control-client.js';
+import type { ControlTarget } from './control-client.js';
+import { getAllPages } from './control-client.js';
+import { ownTarget } from './own-home.js';
 import { intFlag } from './fleet/options.js';
+import type { EventSummary } from './event-summary.js';
+import { summaryOfPayload, summaryOfTriage } from './event-summary.js';
 import { printTable } from './style.js';
+import type { Column } from './table.js';
+import { idColumn } from './table.js';
 import { timeArg } from './time-arg.js';
 
 export interface ViewOptions {
@@ -27,6 +34,8 @@ export interface ViewOptions {
   kind?: string;
   reason?: string;
   verify?: boolean;
+  /** With --verify: the rows too. */
+  rows?: boolean;
 }
 
 export type ViewFilter = 'agent' | 'source' | 'kind' | 'reason';
@@ -41,29 +50,50 @@ export interface CliView<T> {
   defaultOrder: 'asc' | 'desc';
   /** `--verify` is accepted. */
   verify: boolean;
-  columns: readonly string[];
+  /** How each column gives way on a narrow terminal (table.ts): ids never, optional ones first. */
+  columns: ReadonlyArray<string | Column>;
   row: (item: T) => string[];
   /** What follows time (and host) when rows are merged: `id`, or `seq` for audit rows. */
   key: (item: T) => string | number;
 }
 
-export const eventsView: CliView<EventRecord> = {
+/** A time cell gives way down to the second (`2026-11-25T18:21:52…`), never further. */
+export const TIME_COLUMN: Column = { header: 'TS', min: 20 };
+
+/**
+ * An event as /events lists it (store/record-json.ts), and, when the CLI read it, what triage decided
+ * (the `triage.decision` audit row: event-summary.ts).
+ */
+export interface EventItem {
+  id: string; ts: string; agentId: string; sourceId: string; kind: string; fingerprint?: string; status: string; payload?: unknown;
+  corrupt?: true; triage?: EventSummary;
+}
+
+export const eventsView: CliView<EventItem> = {
   name: 'events', path: '/events', filters: ['agent', 'source', 'kind'], defaultOrder: 'desc', verify: false,
-  columns: ['TS', 'ID', 'AGENT', 'SOURCE', 'KIND', 'STATUS', 'FINGERPRINT'],
-  row: (e) => [e.ts, e.id, e.agentId, e.sourceId, e.kind, e.status, e.fingerprint ?? '-'],
+  columns: [TIME_COLUMN, idColumn('ID'), { header: 'STATUS' }, { header: 'SEV', drop: 1 }, { header: 'TITLE', give: 24 }, { header: 'TRIAGED BY', drop: 2 },
+    { header: 'AGENT', drop: 3 }, { header: 'SOURCE', drop: 4 }, { header: 'STATE', drop: 5 }, { header: 'FINGERPRINT', drop: 6 }],
+  row: (e) => {
+    const s = e.triage ?? summaryOfPayload(e.payload);
+    return [e.ts, e.id, s.status ?? '-', s.severity ?? '-', s.title ?? '-', s.triagedBy ?? '-', e.agentId, e.sourceId, e.status, e.fingerprint ?? '-'];
+  },
   key: (e) => e.id,
 };
 
-export const dlqView: CliView<DeadLetterRecord> = {
+/** A dead letter as /dlq lists it. */
+export type DeadLetterItem = Omit<DeadLetterRecord, 'payloadText'> & { payload?: unknown };
+
+export const dlqView: CliView<DeadLetterItem> = {
   name: 'dlq', path: '/dlq', filters: ['agent', 'source', 'reason'], defaultOrder: 'desc', verify: false,
-  columns: ['TS', 'ID', 'AGENT', 'SOURCE', 'EVENT', 'REASON', 'ATTEMPTS', 'ERROR'],
-  row: (d) => [d.ts, d.id, d.agentId, d.sourceId, d.eventId, d.reason, String(d.attempts), d.error],
+  columns: [TIME_COLUMN, idColumn('ID'), { header: 'REASON' }, { header: 'REPLAYED', give: 24 }, { header: 'TRIES', drop: 2 }, { header: 'ERROR', give: 16, drop: 1 },
+    { header: 'EVENT', whole: true, drop: 3 }, { header: 'AGENT', drop: 4 }, { header: 'SOURCE', drop: 5 }],
+  row: (d) => [d.ts, d.id, d.reason, d.replayedAt === null ? 'no' : `yes ${d.replayedAt.replace(/\.\d{3}Z$/, 'Z')}`, String(d.attempts), d.error, d.eventId, d.agentId, d.sourceId],
   key: (d) => d.id,
 };
 
 export const auditView: CliView<AuditRow> = {
   name: 'audit', path: '/audit', filters: ['agent', 'kind'], defaultOrder: 'asc', verify: true,
-  columns: ['SEQ', 'TS', 'KIND', 'ACTOR', 'AGENT', 'HASH'],
+  columns: [{ header: 'SEQ', whole: true }, TIME_COLUMN, { header: 'KIND' }, { header: 'ACTOR' }, { header: 'AGENT', drop: 1 }, { header: 'HASH', whole: true }],
   row: (r) => [String(r.seq), r.ts, r.kind, r.actor, r.agentId ?? '-', r.hash.slice(0, 16)],
   key: (r) => r.seq,
 };
@@ -95,19 +125,27 @@ const MAX_PAGE = 1000;
 
 /**
  * One view of the local (or `--url`) listener. `--limit N` is the number of rows printed (contract
- * §13): pages of at most N rows are followed until N are in hand. Exit 1 when --verify finds the
- * chain broken.
+ * §13): pages of at most N rows are followed until N are in hand. `--verify` prints the verdict only
+ * (the listener verifies the whole chain whatever the page size), the rows too with `--rows` or
+ * `--json`. Exit 1 when --verify finds the chain broken.
  */
-async function viewCommand<T>(view: CliView<T>, opts: ViewOptions, ctx: CliContext): Promise<number> {
-  const limit = intFlag('--limit', opts.limit, 1, 1_000_000_000);
+async function viewCommand<T>(view: CliView<T>, opts: ViewOptions, ctx: CliContext,
+  enrich?: (items: T[], target: ControlTarget) => Promise<T[]>): Promise<number> {
+  if (opts.rows && !opts.verify) throw new UsageError(`svc ${view.name}: --rows goes with --verify`);
+  const verdictOnly = view.verify && opts.verify === true && !opts.rows && !opts.json;
+  const limit = verdictOnly ? 1 : intFlag('--limit', opts.limit, 1, 1_000_000_000);
   const params = viewParams(view, { ...opts, limit: String(Math.min(limit ?? MAX_PAGE, MAX_PAGE)) }, ctx.clock);
-  const page = await getAllPages<T>(controlTarget(ctx, opts), view.path, params, limit === undefined ? {} : { maxItems: limit });
-  const items = limit === undefined ? page.items : page.items.slice(0, limit);
+  const target = await ownTarget(ctx, opts);
+  const page = await getAllPages<T>(target, view.path, params, limit === undefined ? {} : { maxItems: limit });
+  const listed = limit === undefined ? page.items : page.items.slice(0, limit);
   const verify = page.verify as VerifyResult | undefined;
   if (opts.json) {
-    ctx.stdout(JSON.stringify(verify ? { items, verify } : { items }) + '\n');
+    ctx.stdout(JSON.stringify(verify ? { items: listed, verify } : { items: listed }) + '\n');
   } else {
-    printTable(ctx, view.columns, items.map((item) => view.row(item)));
+    if (!verdictOnly) {
+      const items = enrich ? await enrich(listed, target) : listed;
+      printTable(ctx, view.columns, items.map((item) => view.row(item)));
+    }
     if (verify) {
       ctx.stdout(verifyLine(verify), verify.ok ? 'green' : 'red');
       ctx.stdout('\n');
@@ -116,6 +154,27 @@ async function viewCommand<T>(view: CliView<T>, opts: ViewOptions, ctx: CliConte
   return verify && !verify.ok ? 1 : 0;
 }
 
-export const eventsCommand = (opts: ViewOptions, ctx: CliContext): Promise<number> => viewCommand(eventsView, opts, ctx);
+/**
+ * Each listed event with what its `triage.decision` row says (one walk over those rows since the
+ * oldest event listed; an event not triaged yet keeps what its payload says).
+ */
+async function withTriage(items: EventItem[], target: ControlTarget): Promise<EventItem[]> {
+  if (items.length === 0) return items;
+  const oldest = items.reduce((min, e) => (e.ts < min ? e.ts : min), items[0]?.ts ?? '');
+  const params = new URLSearchParams({ kind: 'triage.decision', since: oldest, limit: String(MAX_PAGE) });
+  const wanted = new Set(items.map((e) => e.id));
+  const found = new Map<string, EventSummary>();
+  const rows = await getAllPages<{ data?: unknown }>(target, '/audit', params);
+  for (const row of rows.items) {
+    const t = summaryOfTriage(row.data);
+    if (t !== null && wanted.has(t.eventId)) found.set(t.eventId, t.summary);
+  }
+  return items.map((e) => {
+    const triage = found.get(e.id);
+    return triage === undefined ? e : { ...e, triage };
+  });
+}
+
+export const eventsCommand = (opts: ViewOptions, ctx: CliContext): Promise<number> => viewCommand(eventsView, opts, ctx, withTriage);
 export const dlqCommand = (opts: ViewOptions, ctx: CliContext): Promise<number> => viewCommand(dlqView, opts, ctx);
 export const auditCommand = (opts: ViewOptions, ctx: CliContext): Promise<number> => viewCommand(auditView, opts, ctx);

@@ -38,6 +38,8 @@ export const RUNTIME_ERROR_CODES = [
   // the store, backups and copies
   'ESTORE_OPEN', 'ESTORE_SCHEMA', 'ESTORE_MIGRATE', 'ESTORE_READONLY', 'ESTORE_NOT_DATABASE', 'ESTORE_UNREACHABLE',
   'ESTORE_BACKUP', 'ESTORE_COPY', 'EBACKUP_PATH', 'EBACKUP_EXISTS',
+  // the CLI: a daemon of another $SVC_HOME, an id prefix that names more than one record
+  'EWRONGHOME', 'EAMBIGUOUS',
 ] as const;
 export type RuntimeErrorCode = (typeof RUNTIME_ERROR_CODES)[number];
 

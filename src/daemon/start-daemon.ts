@@ -31,6 +31,7 @@ import { startPages } from './start-pages.js';
 import type { AckLinkServer } from './ack-link-server.js';
 import { runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
+import { storeIdentity } from './store-identity.js';
 import { ADMIN_ACTOR, startAdminSocket } from './admin-socket.js';
 import { createReadiness } from './readiness.js';
 import { DRAIN_TIMEOUT_MS, createClosers } from './close-order.js';
@@ -201,9 +202,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const readiness = createReadiness({ store, clock, report, stopping: () => stopping,
       notListening: () => (ingest.ports().length < listenerCount ? [`${listenerCount - ingest.ports().length} of ${listenerCount} ingest listener(s)`] : []) });
     metrics.daemon.readiness(async () => (await readiness()).ready);
+    const storeId = await storeIdentity(store);
     const statusOf = (agents: readonly LoadedAgent[], set: AgentSet): (() => string) => createStatusSnapshot({ pid: deps.pid,
       startedAtMs: Date.parse(startedAt), clock, agents, channels: set.channelsByAgent, stats,
-      store: { kind: store.kind, replica: replicaId, leader: () => duties.leader(), retention: deps.store.retention },
+      store: { kind: store.kind, id: storeId, replica: replicaId, leader: () => duties.leader(), retention: deps.store.retention },
       stopping: () => stopping,
       mcpServers: (agentId) => mcp.ofAgent(agentId).map((s) => s.status()),
       auditExport: () => duties.exportStatus(),

@@ -35,7 +35,7 @@ describe('status document', () => {
       pid: 4242, startedAtMs: clock.now(), clock, agents, stats,
       channels: new Map([['alpha', [channel('oncall', () => ready)]]]),
       controlPlane: () => ({ ...settings, port: 9464 }),
-      store: { kind: 'sqlite', replica: 'host-a', leader: () => leader, retention: { eventsMs: 2 * 86_400_000, deadLettersMs: null } },
+      store: { kind: 'sqlite', id: '2f0675af99f7f934a1b2c3d4e5f60718', replica: 'host-a', leader: () => leader, retention: { eventsMs: 2 * 86_400_000, deadLettersMs: null } },
       stopping: () => stopping,
       mcpServers: (id) => (id === 'alpha' ? mcp : []),
       auditExport: () => exportState,
@@ -60,7 +60,7 @@ describe('status document', () => {
           channels: [], mcpServers: [], logWriteFailures: 0, oncall: null },
       ],
       controlPlane: { bind: '127.0.0.1', port: 9464, auth: { enabled: false, provider: null } },
-      store: { kind: 'sqlite', replica: 'host-a', leader: false, retention: { events: '2d', deadLetters: null } },
+      store: { kind: 'sqlite', id: '2f0675af99f7f934a1b2c3d4e5f60718', replica: 'host-a', leader: false, retention: { events: '2d', deadLetters: null } },
       audit: null,
     };
     assert.deepEqual(first, expected);

@@ -19,7 +19,7 @@ export interface SnapshotDeps {
   stats: SourceStats;
   controlPlane: () => ControlPlaneSettings;
   /** What /status shows of the store (contract §7, §10.5, §16.6). */
-  store: { kind: string; replica: string; leader: () => boolean; retention: RetentionSettings };
+  store: { kind: string; id: string | null; replica: string; leader: () => boolean; retention: RetentionSettings };
   stopping: () => boolean;
   /** Live state of the MCP servers the agent declares. */
   mcpServers: (agentId: string) => McpServerStatus[];
@@ -53,7 +53,7 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => string {
       open: `{"id":${json(c.id)},"type":${json(c.type)},"direction":${json(c.direction)},"ready":`,
     })),
   }));
-  const store = `,"store":{"kind":${json(deps.store.kind)},"replica":${json(deps.store.replica)},"leader":`;
+  const store = `,"store":{"kind":${json(deps.store.kind)},"id":${json(deps.store.id)},"replica":${json(deps.store.replica)},"leader":`;
   const retention = `,"retention":${json(retentionView(deps.store.retention))}}`;
 
   return () => {

@@ -139,7 +139,7 @@ describe('svc fleet (in-process, stand-in control planes)', () => {
     const table = await fleet('events', '--label', 'region=eu', '--limit', '5', '--order', 'asc');
     assert.equal(table.code, 0, table.err);
     const lines = table.out.trimEnd().split('\n');
-    assert.match(lines[0] ?? '', /^HOST +TS +ID +AGENT +SOURCE +KIND +STATUS +FINGERPRINT$/);
+    assert.match(lines[0] ?? '', /^HOST +TS +ID +STATUS +SEV +TITLE +TRIAGED BY +AGENT +SOURCE +STATE +FINGERPRINT$/);
     // Oldest first: a-000 (0 ms), c-000 (500 ms), a-001, c-001, a-002.
     assert.deepEqual(lines.slice(1).map((l) => l.split(/ +/)[2]), ['a-000', 'c-000', 'a-001', 'c-001', 'a-002']);
     assert.equal(table.err, '2/2 hosts answered\n');

@@ -1,6 +1,7 @@
 /**
  * `svc fleet events | dlq | audit [--verify]`: the paginated views of every selected host, asked in
- * parallel (at most 16 requests at once), every page followed, rows merged by time with a HOST column.
+ * parallel (at most 16 requests at once), every page followed, rows merged by time with a HOST column;
+ * replicas of one store list each row once (replicas.ts).
  *
  * `--limit N` is the number of rows printed (contract §13): each host is asked for its first N rows
  * in the view's order, which always hold the first N of the merge. `--page-size` is the rows asked per
@@ -8,7 +9,8 @@
  */
 import type { VerifyResult } from '../../audit/chain.js';
 import type { CliContext } from '../context.js';
-import { getAllPages } from '../control-client.js';
+import type { ControlTarget } from '../control-client.js';
+import { getAllPages, getJson } from '../control-client.js';
 import { printTable } from '../style.js';
 import type { CliView, ViewOptions } from '../views.js';
 import { verifyLine, viewParams } from '../views.js';
@@ -18,6 +20,7 @@ import type { FleetOptions } from './hosts.js';
 import { fleetTargets } from './hosts.js';
 import { MAX_HOST_BYTES, MAX_HOST_PAGES, withinHostDeadline } from './host-limits.js';
 import { mergeRows } from './merge.js';
+import { onePerStore } from './replicas.js';
 import { intFlag, orderFlag } from './options.js';
 import type { HostReport } from './report.js';
 import { completenessText, failureBrief, isComplete, writeEnvelope } from './report.js';
@@ -27,6 +30,18 @@ export interface FleetViewOptions extends FleetOptions, Omit<ViewOptions, 'json'
 }
 
 const MAX_PAGE = 1000;
+
+/** The host's `store.id` from /status; null when it has none or /status fails (the view itself decides the host's fate). */
+async function storeIdOf(target: ControlTarget, signal: AbortSignal, gate: <R>(request: () => Promise<R>) => Promise<R>): Promise<string | null> {
+  try {
+    const status = await gate(() => getJson(target, '/status', new URLSearchParams(), signal)) as { store?: { id?: unknown } } | null;
+    const id = status?.store?.id;
+    return typeof id === 'string' && id !== '' ? id : null;
+  } catch {
+    if (signal.aborted) throw signal.reason;
+    return null;
+  }
+}
 
 export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T>, opts: FleetViewOptions, ctx: CliContext): Promise<number> {
   const limit = intFlag('--limit', opts.limit, 1, 1_000_000_000);
@@ -39,12 +54,16 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
   // others, so a slow host with many pages never holds a slot while fast hosts wait (bench/fleet-events.ts).
   const limiter = createSemaphore(FLEET_CONCURRENCY);
   const settled = await fanOut(targets, targets.length, ({ host, target }) => withinHostDeadline(host, ctx.clock, undefined,
-    (signal) => getAllPages<T>(target, view.path, params, {
-      maxItems: limit, gate: (request) => limiter.run(request), signal, maxPages: MAX_HOST_PAGES, maxBytes: MAX_HOST_BYTES,
-    })));
+    async (signal) => {
+      const gate = <R>(request: () => Promise<R>): Promise<R> => limiter.run(request);
+      const store = await storeIdOf(target, signal, gate);
+      const page = await getAllPages<T>(target, view.path, params, { maxItems: limit, gate, signal, maxPages: MAX_HOST_PAGES, maxBytes: MAX_HOST_BYTES });
+      return { ...page, store };
+    }));
 
   const reports: Array<HostReport & { verify?: VerifyResult | null }> = [];
   const perHost: Array<{ host: string; items: T[] }> = [];
+  const storeOf = new Map<string, string | null>();
   settled.forEach((s, i) => {
     const name = targets[i]?.host.name ?? '?';
     const report: HostReport & { verify?: VerifyResult | null } = s.ok
@@ -52,9 +71,12 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
       : { name, ok: false, error: failureBrief(s.error) };
     if (view.verify && opts.verify) report.verify = s.ok ? (s.value.verify as VerifyResult | undefined) ?? null : null;
     reports.push(report);
-    if (s.ok) perHost.push({ host: name, items: limit === undefined ? s.value.items : s.value.items.slice(0, limit) });
+    if (s.ok) {
+      perHost.push({ host: name, items: limit === undefined ? s.value.items : s.value.items.slice(0, limit) });
+      storeOf.set(name, s.value.store);
+    }
   });
-  let rows = mergeRows(perHost, order, (item) => item.ts, view.key);
+  let rows = onePerStore(mergeRows(perHost, order, (item) => item.ts, view.key), storeOf, view.key);
   if (limit !== undefined) rows = rows.slice(0, limit);
 
   if (opts.json) {

@@ -22,7 +22,8 @@ export interface StatusSnapshot {
     oncall: OncallStatus | null;
   }>;
   controlPlane: { bind: string; port: number; auth: { enabled: boolean; provider: string | null } };
-  store: { kind: string; replica: string; leader: boolean; retention: { events: string | null; deadLetters: string | null } };
+  /** id: the store's identity (daemon/store-identity.ts), one for every replica of one database. */
+  store: { kind: string; id: string | null; replica: string; leader: boolean; retention: { events: string | null; deadLetters: string | null } };
   /** SIEM export of the audit chain; null when no exporter is configured. */
   audit: {
     exporters: Array<{ id: string; type: string; lastSeq: number; failures: number; lastError: string | null; alarm: string | null }>;
