@@ -20,8 +20,15 @@ import type {
 } from './oncall-store.js';
 import type { StoreTransfer } from './transfer.js';
 
-export type EventStatus = 'accepted' | 'processing' | 'processed' | 'dead-lettered';
-export const EVENT_STATUSES: readonly EventStatus[] = ['accepted', 'processing', 'processed', 'dead-lettered'];
+export type EventStatus = 'accepted' | 'processing' | 'processed' | 'dead-lettered' | 'suppressed';
+export const EVENT_STATUSES: readonly EventStatus[] = ['accepted', 'processing', 'processed', 'dead-lettered', 'suppressed'];
+/**
+ * Statuses an event never leaves by itself: retention may delete it. `suppressed` (contract §17.8):
+ * every alert matched a live silence when it arrived, so it was stored finished and nobody is paged.
+ */
+export const FINISHED_EVENT_STATUSES: readonly EventStatus[] = ['processed', 'dead-lettered', 'suppressed'];
+/** FINISHED_EVENT_STATUSES as an SQL list, for the stores' retention queries. */
+export const FINISHED_EVENT_STATUSES_SQL = FINISHED_EVENT_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /**
  * An event as stored (contract §5). A row whose columns cannot be decoded is still listed, with
@@ -149,7 +156,7 @@ export interface PageQuery {
   untilMs: number | null;
 }
 
-export interface EventFilter { agent?: string; source?: string; kind?: string }
+export interface EventFilter { agent?: string; source?: string; kind?: string; status?: string }
 export interface DeadLetterFilter { agent?: string; source?: string; reason?: string }
 export interface AuditFilter { kind?: string; agent?: string }
 
@@ -180,7 +187,7 @@ export interface BacklogCount {
 }
 
 export interface RetentionPolicy {
-  /** Processed and dead-lettered events older than this go (never a pending one, nor one a dead letter points at). */
+  /** Finished events (FINISHED_EVENT_STATUSES) older than this go (never a pending one, nor one a dead letter points at). */
   eventsBeforeMs: number | null;
   deadLettersBeforeMs: number | null;
   /** Idempotency fingerprints last seen before this (the window has passed them). */
@@ -215,7 +222,9 @@ export interface Store {
   /**
    * Stores an event unless its fingerprint was seen for the same agent and source within `windowMs`
    * before `nowMs`. The fingerprint, the event and its `event.accepted` audit row are one transaction:
-   * when this resolves, the event is durable.
+   * when this resolves, the event is durable. An event every alert of which matches a silence live at
+   * `nowMs` (oncall/silence-match.ts, read in the same transaction) is stored `suppressed`, with an
+   * `event.suppressed` row naming the silences: no dispatcher ever claims it (contract §17.8).
    */
   ingestEvent(event: NewEvent, windowMs: number, nowMs: number): Promise<IngestResult>;
 

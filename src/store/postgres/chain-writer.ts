@@ -17,8 +17,11 @@ import type pg from 'pg';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import { parseStoredAuditRow } from '../../audit/audit-row.js';
 import { isoTs } from '../../core/clock.js';
+import type { Silence } from '../../oncall/oncall-config.js';
 import type { Completion, CompletionResult, IngestResult, NewEvent } from '../store.js';
 import { storableText } from '../rows.js';
+import { suppressingSilences } from '../suppression.js';
+import { toSilence } from './silence-row.js';
 import type { ChainTx } from './chain-tx.js';
 import { beginChainTx } from './chain-tx.js';
 import { isConnectionError, isRetryable } from './pool.js';
@@ -88,8 +91,8 @@ export function createChainWriter(pool: pg.Pool): ChainWriter {
     let outcomes: Outcome[];
     try {
       const ops = batch.map((w) => w.op as Op);
-      outcomes = await transaction((client) => Promise.all([lookupFingerprints(client, ops), fenceCompletions(client, ops)]),
-        (tx, [seen, fenced]) => Promise.resolve(applyBatch(tx, ops, seen, fenced)));
+      outcomes = await transaction((client) => Promise.all([lookupFingerprints(client, ops), fenceCompletions(client, ops), lookupSilences(client, ops)]),
+        (tx, [seen, fenced, silences]) => Promise.resolve(applyBatch(tx, ops, seen, fenced, silences)));
     } catch (err) {
       if (batch.length > 1 && !isConnectionError(err)) {
         // A statement failed: every operation runs again alone, so only the bad one fails.
@@ -159,12 +162,12 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Applies a batch inside a head-holding transaction; one outcome per operation, in order. */
 function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, { eventId: string; seenMs: number }>,
-  fenced: Map<string, Fenced>): Outcome[] {
+  fenced: Map<string, Fenced>, silences: readonly Silence[]): Outcome[] {
   return ops.map((op): Outcome => {
     const mark = tx.mark();
     try {
       switch (op.kind) {
-        case 'ingest': return { ok: true, value: ingest(tx, op, seen) };
+        case 'ingest': return { ok: true, value: ingest(tx, op, seen, silences) };
         case 'append': return { ok: true, value: parseStoredAuditRow(tx.append(op.entry, op.nowMs)) };
         case 'complete': return { ok: true, value: op.completions.map((c) => complete(tx, c, op.nowMs, fenced)) };
       }
@@ -175,7 +178,8 @@ function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, { eventId
   });
 }
 
-function ingest(tx: ChainTx, op: Extract<Op, { kind: 'ingest' }>, seen: Map<string, { eventId: string; seenMs: number }>): IngestResult {
+function ingest(tx: ChainTx, op: Extract<Op, { kind: 'ingest' }>, seen: Map<string, { eventId: string; seenMs: number }>,
+  silences: readonly Silence[]): IngestResult {
   const e = op.event;
   const key = e.fingerprint === null ? null : fpKey(e.agentId, e.sourceId, e.fingerprint);
   if (key !== null) {
@@ -183,16 +187,19 @@ function ingest(tx: ChainTx, op: Extract<Op, { kind: 'ingest' }>, seen: Map<stri
     if (first !== undefined && first.seenMs > op.nowMs - op.windowMs) return { outcome: 'duplicate', eventId: first.eventId };
   }
   const id = randomUUID();
+  const silenceIds = suppressingSilences(silences.filter((s) => s.agentId === null || s.agentId === e.agentId), e.agentId, e.payloadText, op.nowMs);
+  const status = silenceIds.length > 0 ? 'suppressed' : 'accepted';
   const row = tx.insertEvent({ id, tsMs: op.nowMs, agentId: e.agentId, sourceId: e.sourceId, kind: e.kind, fingerprint: e.fingerprint,
-    status: 'accepted', payloadText: e.payloadText, attempt: 0 });
+    status, payloadText: e.payloadText, attempt: 0 });
   if (key !== null && e.fingerprint !== null) {
     tx.upsertFingerprint({ agentId: e.agentId, sourceId: e.sourceId, fingerprint: e.fingerprint, eventId: id, seenMs: op.nowMs });
     seen.set(key, { eventId: id, seenMs: op.nowMs });
   }
   tx.append({ kind: 'event.accepted', actor: `source:${e.sourceId}`, agentId: e.agentId,
     data: { eventId: id, sourceId: e.sourceId, fingerprint: e.fingerprint } }, op.nowMs);
+  if (silenceIds.length > 0) tx.append({ kind: 'event.suppressed', actor: `agent:${e.agentId}`, agentId: e.agentId, data: { eventId: id, silenceIds } }, op.nowMs);
   return { outcome: 'accepted', event: { id, ts: isoTs(row.tsMs), agentId: e.agentId, sourceId: e.sourceId, kind: e.kind,
-    fingerprint: e.fingerprint, status: 'accepted', payloadText: e.payloadText } };
+    fingerprint: e.fingerprint, status, payloadText: e.payloadText } };
 }
 
 interface Fenced { agentId: string; sourceId: string; payload: string | null }
@@ -215,6 +222,17 @@ function complete(tx: ChainTx, c: Completion, nowMs: number, fenced: Map<string,
   tx.append({ kind: 'event.dead-lettered', actor: `agent:${event.agentId}`, agentId: event.agentId,
     data: { eventId: c.claim.eventId, deadLetterId: id, reason: c.deadLetter.reason, attempts: c.deadLetter.attempts } }, nowMs);
   return { ok: true, deadLetterId: id };
+}
+
+/**
+ * The silences that may be live for the batch's ingests (read after the head lock: a silence is added
+ * under the same lock, so an event accepted after `svc silence add` answered is judged with it).
+ */
+async function lookupSilences(client: pg.PoolClient, ops: readonly Op[]): Promise<Silence[]> {
+  const times = ops.flatMap((op) => (op.kind === 'ingest' ? [op.nowMs] : []));
+  if (times.length === 0) return [];
+  const { rows } = await client.query<Record<string, unknown>>('SELECT * FROM silences WHERE ends_ms > $1 ORDER BY seq', [Math.min(...times)]);
+  return rows.map(toSilence);
 }
 
 /** The batch's fingerprints as stored (read after the head lock: no replica can add one meanwhile). */

@@ -14,13 +14,13 @@
  */
 import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
-import type { SilenceMatcher } from '../../oncall/oncall-config.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ClaimedNotification, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type { ClaimedNotification, StoredOverride } from '../oncall-store.js';
 import type { OncallStore } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import type { ChainTx } from './chain-tx.js';
+import { toSilence } from './silence-row.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
 
@@ -80,9 +80,6 @@ export const PG_ONCALL_MIGRATION = `
 
 const toOverride = (r: Record<string, unknown>): StoredOverride => ({ id: String(r.id), agentId: String(r.agent_id), scheduleId: String(r.schedule_id),
   personId: String(r.person_id), fromMs: Number(r.from_ms), toMs: Number(r.to_ms), createdAtMs: Number(r.created_ms), createdBy: String(r.created_by) });
-const toSilence = (r: Record<string, unknown>): StoredSilence => ({ id: String(r.id), agentId: typeof r.agent_id === 'string' ? r.agent_id : null,
-  matchers: JSON.parse(String(r.matchers)) as SilenceMatcher[], startsAtMs: Number(r.starts_ms), endsAtMs: Number(r.ends_ms), reason: String(r.reason),
-  createdBy: String(r.created_by), expiredAtMs: r.expired_ms === null ? null : Number(r.expired_ms) });
 
 async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: number): Promise<void> {
   const pageSeqs: Array<[string, number]> = [];

@@ -13,7 +13,10 @@ import type {
   ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
   ReplayResult, ReplayVia, RetentionPolicy,
 } from '../store.js';
+import { FINISHED_EVENT_STATUSES_SQL } from '../store.js';
 import { EVENT_COLS, storableText, toEvent } from '../rows.js';
+import { suppressingSilences } from '../suppression.js';
+import { toStoredSilence } from './oncall-rows.js';
 
 export interface Writer {
   ingestEvent(event: NewEvent, windowMs: number, nowMs: number): IngestResult;
@@ -36,9 +39,11 @@ export function createWriter(db: Database.Database): Writer {
       `INSERT INTO fingerprints (agent_id, source_id, fingerprint, event_id, seen_ms) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (agent_id, source_id, fingerprint) DO UPDATE SET event_id = excluded.event_id, seen_ms = excluded.seen_ms`),
     lastEventTs: db.prepare<[], { ts_ms: number }>('SELECT ts_ms FROM events ORDER BY seq DESC LIMIT 1'),
-    insertEvent: db.prepare<[string, number, string, string, string, string | null, string]>(
+    insertEvent: db.prepare<[string, number, string, string, string, string | null, string, string]>(
       `INSERT INTO events (id, ts_ms, agent_id, source_id, kind, fingerprint, status, payload, attempt)
-       VALUES (?, ?, ?, ?, ?, ?, 'accepted', ?, 0)`),
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)`),
+    liveSilences: db.prepare<[number, number, string], Record<string, unknown>>(
+      'SELECT * FROM silences WHERE ends_ms > ? AND starts_ms <= ? AND (agent_id IS NULL OR agent_id = ?) ORDER BY seq'),
     claimable: db.prepare<[{ agent: string; now: number; limit: number }], { seq: number; bytes: number | null }>(
       `SELECT seq, octet_length(payload) AS bytes FROM events
        WHERE agent_id = @agent AND status IN ('accepted', 'processing')
@@ -91,7 +96,7 @@ export function createWriter(db: Database.Database): Writer {
     // an hour, config/store.ts), and are pruned first.
     pruneEvents: db.prepare<[number, number]>(
       `DELETE FROM events WHERE seq IN (
-         SELECT seq FROM events WHERE ts_ms < ? AND status IN ('processed', 'dead-lettered')
+         SELECT seq FROM events WHERE ts_ms < ? AND status IN (${FINISHED_EVENT_STATUSES_SQL})
            AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = events.id)
          ORDER BY ts_ms LIMIT ?)`),
   };
@@ -156,12 +161,17 @@ export function createWriter(db: Database.Database): Writer {
       }
       const id = randomUUID();
       const tsMs = stamp(nowMs, st.lastEventTs.get()?.ts_ms);
-      st.insertEvent.run(id, tsMs, e.agentId, e.sourceId, e.kind, e.fingerprint, e.payloadText);
+      const silenceIds = suppressingSilences(st.liveSilences.all(nowMs, nowMs, e.agentId).map(toStoredSilence), e.agentId, e.payloadText, nowMs);
+      const status = silenceIds.length > 0 ? 'suppressed' : 'accepted';
+      st.insertEvent.run(id, tsMs, e.agentId, e.sourceId, e.kind, e.fingerprint, status, e.payloadText);
       if (e.fingerprint !== null) st.upsertFingerprint.run(e.agentId, e.sourceId, e.fingerprint, id, nowMs);
       appendStored({ kind: 'event.accepted', actor: `source:${e.sourceId}`, agentId: e.agentId,
         data: { eventId: id, sourceId: e.sourceId, fingerprint: e.fingerprint } }, nowMs);
+      if (silenceIds.length > 0) {
+        appendStored({ kind: 'event.suppressed', actor: `agent:${e.agentId}`, agentId: e.agentId, data: { eventId: id, silenceIds } }, nowMs);
+      }
       return { outcome: 'accepted', event: { id, ts: isoTs(tsMs), agentId: e.agentId, sourceId: e.sourceId, kind: e.kind,
-        fingerprint: e.fingerprint, status: 'accepted', payloadText: e.payloadText } };
+        fingerprint: e.fingerprint, status, payloadText: e.payloadText } };
     },
 
     claimEvents(r) {
