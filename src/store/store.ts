@@ -16,7 +16,8 @@ import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../audit/audit-row
 import type { Silence } from '../oncall/oncall-config.js';
 import type { PageNotification, PagePlan, PageRecord } from '../oncall/page.js';
 import type {
-  ApplyResult, ClaimedNotification, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, StoredOverride, StoredSilence,
+  ApplyResult, ClaimedNotification, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck, SendRef, StoredOverride,
+  StoredSilence,
 } from './oncall-store.js';
 import type { StoreTransfer } from './transfer.js';
 
@@ -339,6 +340,13 @@ export interface OncallStore {
    * escalation is handed over after its acknowledgement committed (§17.4).
    */
   claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedNotification[]>;
+  /**
+   * The last look before a claimed notification goes to its channel, in one transaction with the page
+   * read as committed: an acknowledgement (or resolution) that committed since the claim cancels an
+   * escalation here, audited as `page.notice-cancelled` (on the page's timeline). Called just before
+   * each send, so an ack racing a batch stops every message of it not yet handed over (§17.4).
+   */
+  confirmSend(ref: SendRef, nowMs: number): Promise<SendCheck>;
   /** Records outcomes while the claim still holds (same owner and attempt); returns how many applied. */
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): Promise<number>;
   listPages(query: PageQuery, filter: PageFilter): Promise<Page<PageRecord>>;

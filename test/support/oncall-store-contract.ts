@@ -115,6 +115,25 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(claimed.map((c) => [c.notification.kind, c.notification.deliveryId]), [['resolved', `${plan.page.id}.2.alice.dm`]]);
     });
 
+    it('the last look before a send: an ack committed since the claim cancels the escalation, audited; a lost claim is lost', async () => {
+      const store = await open();
+      const plan = openPlan('k5');
+      await store.oncall.applyPagePlan(plan, T0);
+      const [c] = await store.oncall.claimNotifications('r1', T0 + 1, 30_000, 10);
+      assert.ok(c !== undefined);
+      const ref = { deliveryId: c.notification.deliveryId, owner: 'r1', attempt: c.attempt };
+      assert.equal(await store.oncall.confirmSend(ref, T0 + 2), 'send', 'still triggered: it goes');
+      assert.equal(await store.oncall.confirmSend({ ...ref, owner: 'r2' }, T0 + 2), 'lost');
+      await store.oncall.applyPagePlan(must(planAck(plan.page, cli, null, T0 + 3)), T0 + 3);
+      const other = replicas ? await again() : store;
+      assert.equal(await other.oncall.confirmSend(ref, T0 + 4), 'cancelled');
+      assert.equal(await store.oncall.confirmSend(ref, T0 + 5), 'lost', 'cancelled once: nothing left to send');
+      const rows = (await store.listAudit(q({ order: 'asc' }), { kind: 'page.notice-cancelled' })).items;
+      assert.deepEqual(rows.map((r) => JSON.parse(r.dataText ?? 'null') as unknown),
+        [{ pageId: plan.page.id, deliveryId: ref.deliveryId, notice: 'escalation', pageState: 'acknowledged' }]);
+      assert.deepEqual(await store.oncall.claimNotifications('r1', T0 + 99 * MIN, 30_000, 10), []);
+    });
+
     it('overrides, silences and heartbeats: added, listed, removed or expired, audited', async () => {
       const store = await open();
       await store.oncall.addOverride({ id: 'o1', agentId: 'agent-a', scheduleId: 'primary', personId: 'bob', fromMs: T0, toMs: T0 + MIN,

@@ -16,7 +16,8 @@ import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ClaimedNotification, StoredOverride } from '../oncall-store.js';
+import type { ClaimedNotification, SendCheck, StoredOverride } from '../oncall-store.js';
+import { NOTICE_CANCELLED } from '../oncall-store.js';
 import type { OncallStore } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import type { ChainTx } from './chain-tx.js';
@@ -176,6 +177,26 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       } finally {
         client.release();
       }
+    },
+
+    async confirmSend(ref, nowMs) {
+      // The common answer needs no lock: a read of the committed page state is linearised with the ack's commit.
+      const held = `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
+        WHERE n.delivery_id = $1 AND n.owner = $2 AND n.attempt = $3 AND n.status = 'pending'`;
+      type Held = { seq: string; kind: string; page_id: string | null; agent_id: string; state: string | null };
+      const first = (await pool.query<Held>(held, [ref.deliveryId, ref.owner, ref.attempt])).rows[0];
+      if (first === undefined) return 'lost';
+      if (!isStaleNotification(first.kind, first.state)) return 'send';
+      // Stale: cancelled and audited on the chain, the claim and the state asked again under the lock.
+      return writer.solo(async (tx): Promise<SendCheck> => {
+        const r = (await tx.client.query<Held>(`${held} FOR UPDATE OF n`, [ref.deliveryId, ref.owner, ref.attempt])).rows[0];
+        if (r === undefined) return 'lost';
+        if (!isStaleNotification(r.kind, r.state)) return 'send';
+        await tx.client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = $1`, [r.seq]);
+        await audit(tx, [{ kind: NOTICE_CANCELLED, actor: `agent:${r.agent_id}`, agentId: r.agent_id,
+          data: { pageId: r.page_id, deliveryId: ref.deliveryId, notice: r.kind, pageState: r.state } }], nowMs);
+        return 'cancelled';
+      });
     },
 
     finishNotifications: (outcomes, nowMs) => writer.solo(async (tx) => {

@@ -9,6 +9,7 @@ export function sqliteOncall(write: Call, read: Call): OncallStore {
     writeNotifications: (notifications, audit, nowMs) => write('writeNotifications', notifications, audit, nowMs),
     claimDuePages: (owner, nowMs, leaseMs, limit) => write('claimDuePages', owner, nowMs, leaseMs, limit),
     claimNotifications: (owner, nowMs, leaseMs, limit) => write('claimNotifications', owner, nowMs, leaseMs, limit),
+    confirmSend: (ref, nowMs) => write('confirmSend', ref, nowMs),
     finishNotifications: (outcomes, nowMs) => write('finishNotifications', outcomes, nowMs),
     addOverride: (override, nowMs) => write('addOverride', override, nowMs),
     removeOverride: (id, actor, nowMs) => write('removeOverride', id, actor, nowMs),

@@ -8,7 +8,8 @@ import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import type { Silence } from '../../oncall/oncall-config.js';
 import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ApplyResult, ClaimedNotification, NotificationOutcome, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type { ApplyResult, ClaimedNotification, NotificationOutcome, SendCheck, SendRef, StoredOverride, StoredSilence } from '../oncall-store.js';
+import { NOTICE_CANCELLED } from '../oncall-store.js';
 import { toStoredOverride, toStoredSilence } from './oncall-rows.js';
 
 export interface OncallWriter {
@@ -16,6 +17,7 @@ export interface OncallWriter {
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): void;
   claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): PageRecord[];
   claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
+  confirmSend(ref: SendRef, nowMs: number): SendCheck;
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): number;
   addOverride(override: StoredOverride, nowMs: number): void;
   removeOverride(id: string, actor: string, nowMs: number): StoredOverride | null;
@@ -46,6 +48,9 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       `SELECT n.seq, n.kind, n.attempt, n.body, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
        WHERE n.status = 'pending' AND n.not_before_ms <= ? ORDER BY n.not_before_ms, n.seq LIMIT ?`),
     cancelNotification: db.prepare<[number]>(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ?`),
+    heldNotification: db.prepare<[string, string, number], { seq: number; kind: string; page_id: string | null; agent_id: string; state: string | null }>(
+      `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
+       WHERE n.delivery_id = ? AND n.owner = ? AND n.attempt = ? AND n.status = 'pending'`),
     leaseNotification: db.prepare<[string, number, number]>(
       'UPDATE page_notifications SET owner = ?, not_before_ms = ?, attempt = attempt + 1 WHERE seq = ?'),
     finishNotification: db.prepare<[string, number, string | null, string, string, number]>(
@@ -115,6 +120,16 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
         claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1 });
       }
       return claimed;
+    },
+
+    confirmSend(ref, nowMs) {
+      const r = st.heldNotification.get(ref.deliveryId, ref.owner, ref.attempt);
+      if (r === undefined) return 'lost';
+      if (!isStaleNotification(r.kind, r.state)) return 'send';
+      st.cancelNotification.run(r.seq);
+      audit([{ kind: NOTICE_CANCELLED, actor: `agent:${r.agent_id}`, agentId: r.agent_id,
+        data: { pageId: r.page_id, deliveryId: ref.deliveryId, notice: r.kind, pageState: r.state } }], nowMs);
+      return 'cancelled';
     },
 
     finishNotifications(outcomes, nowMs) {
