@@ -72,3 +72,10 @@ export interface OpenPageCount {
   state: Exclude<PageState, 'resolved'>;
   count: number;
 }
+
+/** A schedule's handoff timer (§17.6): when its answer next changes; null when not within the horizon. */
+export interface HandoffTimer {
+  agentId: string;
+  scheduleId: string;
+  nextMs: number | null;
+}

@@ -14,9 +14,10 @@
 import type { VerifyResult } from '../audit/chain.js';
 import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../audit/audit-row.js';
 import type { Silence } from '../oncall/oncall-config.js';
+import type { HandoffPlan } from '../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan, PageRecord } from '../oncall/page.js';
 import type {
-  ApplyResult, ClaimedNotification, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck, SendRef, StoredOverride,
+  ApplyResult, ClaimedNotification, HandoffTimer, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck, SendRef, StoredOverride,
   StoredSilence,
 } from './oncall-store.js';
 import type { StoreTransfer } from './transfer.js';
@@ -364,6 +365,15 @@ export interface OncallStore {
   expireSilence(id: string, actor: string, nowMs: number): Promise<StoredSilence | null>;
   /** Silences live at `nowMs` or ended after `endedAfterMs`. */
   listSilences(endedAfterMs: number): Promise<StoredSilence[]>;
+
+  /** Every schedule's handoff timer as stored. */
+  listHandoffs(): Promise<HandoffTimer[]>;
+  /**
+   * Moves a schedule's handoff timer from `expectedNextMs` (undefined: no row yet) to `nextMs` with
+   * the plan's audit rows and notifications, in one transaction; false (nothing written) when the
+   * timer is no longer at `expectedNextMs` — another replica or an earlier run told this handoff.
+   */
+  applyHandoffPlan(plan: HandoffPlan, nowMs: number): Promise<boolean>;
 
   /** Records that matching deliveries arrived (duplicates too, §17.7). */
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): Promise<void>;

@@ -134,6 +134,23 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(await store.oncall.claimNotifications('r1', T0 + 99 * MIN, 30_000, 10), []);
     });
 
+    it('a schedule handoff timer moves once from the due time it was planned from, however many replicas race', async () => {
+      const store = await open();
+      const first = { agentId: 'agent-a', scheduleId: 'primary', expectedNextMs: undefined, nextMs: T0 + MIN, audit: [], notifications: [] };
+      assert.equal(await store.oncall.applyHandoffPlan(first, T0), true);
+      assert.equal(await store.oncall.applyHandoffPlan({ ...first, nextMs: T0 + 5 }, T0), false, 'first sight happens once');
+      const told = (i: number) => ({ agentId: 'agent-a', scheduleId: 'primary', expectedNextMs: T0 + MIN, nextMs: T0 + 2 * MIN,
+        audit: [{ kind: 'schedule.handoff', actor: 'agent:agent-a', agentId: 'agent-a', data: { schedule: 'primary', replica: i } }],
+        notifications: [{ deliveryId: `handoff.primary.${T0 + MIN}.bob.dm.${i}`, pageId: null, agentId: 'agent-a', kind: 'handoff' as const, eventId: 'h',
+          channelId: 'dm', person: 'bob', to: 'bob', severity: 'P3' as const, status: 'firing' as const, title: 'On call: primary', text: 'x' }] });
+      const handles = replicas ? [store, await again(), await again(), await again()] : [store, store, store, store];
+      const won = await Promise.all(handles.map((h, i) => h.oncall.applyHandoffPlan(told(i), T0 + MIN)));
+      assert.equal(won.filter((w) => w).length, 1, `exactly one replica tells the handoff: ${JSON.stringify(won)}`);
+      assert.equal((await store.listAudit(q(), { kind: 'schedule.handoff' })).items.length, 1);
+      assert.equal((await store.oncall.claimNotifications('r', T0 + MIN, 1000, 10)).length, 1);
+      assert.deepEqual(await store.oncall.listHandoffs(), [{ agentId: 'agent-a', scheduleId: 'primary', nextMs: T0 + 2 * MIN }]);
+    });
+
     it('overrides, silences and heartbeats: added, listed, removed or expired, audited', async () => {
       const store = await open();
       await store.oncall.addOverride({ id: 'o1', agentId: 'agent-a', scheduleId: 'primary', personId: 'bob', fromMs: T0, toMs: T0 + MIN,

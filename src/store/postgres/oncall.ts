@@ -272,6 +272,26 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       await pool.query(`INSERT INTO heartbeats (agent_id, heartbeat_id, last_seen_ms) SELECT $1, h, $3 FROM unnest($2::text[]) AS h
         ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = GREATEST(heartbeats.last_seen_ms, excluded.last_seen_ms)`, [agentId, ids, nowMs]);
     },
+    async listHandoffs() {
+      const { rows } = await pool.query<{ agent_id: string; schedule_id: string; next_ms: string | null }>(
+        'SELECT agent_id, schedule_id, next_ms FROM schedule_handoffs ORDER BY agent_id, schedule_id');
+      return rows.map((r) => ({ agentId: r.agent_id, scheduleId: r.schedule_id, nextMs: r.next_ms === null ? null : Number(r.next_ms) }));
+    },
+
+    // The row is the claim: an insert that finds one, or a move from a due time that is no longer
+    // there, writes nothing, so each handoff is told by exactly one replica.
+    applyHandoffPlan: (plan, nowMs) => writer.solo(async (tx) => {
+      const moved = plan.expectedNextMs === undefined
+        ? await tx.client.query(`INSERT INTO schedule_handoffs (agent_id, schedule_id, next_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+          [plan.agentId, plan.scheduleId, plan.nextMs])
+        : await tx.client.query(`UPDATE schedule_handoffs SET next_ms = $1 WHERE agent_id = $2 AND schedule_id = $3
+          AND next_ms IS NOT DISTINCT FROM $4`, [plan.nextMs, plan.agentId, plan.scheduleId, plan.expectedNextMs]);
+      if (moved.rowCount !== 1) return false;
+      await audit(tx, plan.audit, nowMs);
+      await insertNotifications(tx.client, plan.notifications, nowMs);
+      return true;
+    }),
+
     async listHeartbeats() {
       const { rows } = await pool.query<{ agent_id: string; heartbeat_id: string; last_seen_ms: number }>(
         'SELECT agent_id, heartbeat_id, last_seen_ms FROM heartbeats ORDER BY agent_id, heartbeat_id');

@@ -150,7 +150,7 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 4: on-call (contract §17.4): pages and their timers, the notification outbox, overrides, silences, heartbeats.
   PG_ONCALL_MIGRATION,
-  // 5: events may be \`suppressed\` (contract §17.8): stored finished because every alert matched a live
+  // 5: events may be \`suppressed\` (contract §17.8), and schedules get their handoff timers (§17.6): stored finished because every alert matched a live
   // silence. The CHECK is widened in place; retention's partial index covers the new finished status.
   `
   ALTER TABLE events DROP CONSTRAINT events_status_check;
@@ -159,6 +159,13 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX events_done_ts;
   CREATE INDEX events_done_ts ON events (ts_ms) WHERE status IN ('processed', 'dead-lettered', 'suppressed');
   CREATE INDEX events_status_seq ON events (status, seq);
+  -- Each schedule's handoff timer (§17.6 schedule.handoff): when its answer next changes; null: not within the horizon.
+  CREATE TABLE schedule_handoffs (
+    agent_id    text NOT NULL,
+    schedule_id text NOT NULL,
+    next_ms     bigint,
+    PRIMARY KEY (agent_id, schedule_id)
+  );
   `,
 ];
 

@@ -16,6 +16,8 @@ export function sqliteOncall(write: Call, read: Call): OncallStore {
     addSilence: (silence, nowMs) => write('addSilence', silence, nowMs),
     expireSilence: (id, actor, nowMs) => write('expireSilence', id, actor, nowMs),
     touchHeartbeats: (agentId, ids, nowMs) => write('touchHeartbeats', agentId, ids, nowMs),
+    applyHandoffPlan: (plan, nowMs) => write('applyHandoffPlan', plan, nowMs),
+    listHandoffs: () => read('listHandoffs'),
     getPage: (id) => read('getPage', id),
     findPage: (agentId, key) => read('findPage', agentId, key),
     listPages: (q, f) => read('listPages', q, f),

@@ -6,6 +6,7 @@
 import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import type { Silence } from '../../oncall/oncall-config.js';
+import type { HandoffPlan } from '../../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
 import type { ApplyResult, ClaimedNotification, NotificationOutcome, SendCheck, SendRef, StoredOverride, StoredSilence } from '../oncall-store.js';
@@ -24,6 +25,7 @@ export interface OncallWriter {
   addSilence(silence: Silence, nowMs: number): void;
   expireSilence(id: string, actor: string, nowMs: number): StoredSilence | null;
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): void;
+  applyHandoffPlan(plan: HandoffPlan, nowMs: number): boolean;
 }
 
 type Append = (entry: NewAuditEntry, nowMs: number) => AuditRow;
@@ -64,6 +66,10 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       `INSERT INTO silences (id, agent_id, matchers, starts_ms, ends_ms, reason, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)`),
     silence: db.prepare<[string], Record<string, unknown>>('SELECT * FROM silences WHERE id = ?'),
     expireSilence: db.prepare<[number, number, string]>('UPDATE silences SET expired_ms = ?, ends_ms = MIN(ends_ms, ?) WHERE id = ?'),
+    insertHandoff: db.prepare<[string, string, number | null]>(
+      'INSERT OR IGNORE INTO schedule_handoffs (agent_id, schedule_id, next_ms) VALUES (?, ?, ?)'),
+    moveHandoff: db.prepare<[number | null, string, string, number | null]>(
+      'UPDATE schedule_handoffs SET next_ms = ? WHERE agent_id = ? AND schedule_id = ? AND next_ms IS ?'),
     touchHeartbeat: db.prepare<[string, string, number]>(
       `INSERT INTO heartbeats (agent_id, heartbeat_id, last_seen_ms) VALUES (?, ?, ?)
        ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`),
@@ -173,6 +179,16 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       const s = toStoredSilence(st.silence.get(id) ?? row);
       appendAudit({ kind: 'silence.expired', actor, agentId: s.agentId, data: { silenceId: id, reason: 'manual' } }, nowMs);
       return s;
+    },
+
+    applyHandoffPlan(plan, nowMs) {
+      const moved = plan.expectedNextMs === undefined
+        ? st.insertHandoff.run(plan.agentId, plan.scheduleId, plan.nextMs)
+        : st.moveHandoff.run(plan.nextMs, plan.agentId, plan.scheduleId, plan.expectedNextMs);
+      if (moved.changes !== 1) return false;
+      audit(plan.audit, nowMs);
+      insertNotifications(plan.notifications, nowMs);
+      return true;
     },
 
     touchHeartbeats(agentId, ids, nowMs) {

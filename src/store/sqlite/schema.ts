@@ -124,7 +124,7 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 6: on-call (contract §17.4): pages and their timers, the notification outbox, overrides, silences, heartbeats.
   ONCALL_MIGRATION,
-  // 7: events may be `suppressed` (contract §17.8): the events table rebuilt with the wider CHECK.
+  // 7: events may be `suppressed` (contract §17.8): the events table rebuilt with the wider CHECK; schedule handoff timers (§17.6).
   SUPPRESSED_STATUS_MIGRATION,
 ];
 

@@ -75,7 +75,7 @@ describe('sqlite store: the file', () => {
       CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');
       DROP TRIGGER audit_events_fill; DROP TABLE audit_events;
       DROP TABLE pages; DROP TABLE page_audit; DROP TABLE page_notifications; DROP TABLE oncall_overrides; DROP TABLE silences;
-      DROP TABLE heartbeats;`);
+      DROP TABLE heartbeats; DROP TABLE schedule_handoffs;`);
     db.pragma('user_version = 2');
     db.close();
     const upgraded = await openSqliteStore({ path });
@@ -106,7 +106,7 @@ describe('sqlite store: the file', () => {
     // Back to what an svc of schema version 6 left: the narrow CHECK, and a newest event deleted (the counter is past every row).
     const db = new Database(path);
     db.pragma('foreign_keys = OFF');
-    db.exec(`DELETE FROM events WHERE id = '${gone}';
+    db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs;
       CREATE TABLE old AS SELECT * FROM events;
       DROP TABLE events;
       CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, ts_ms INTEGER NOT NULL, agent_id TEXT NOT NULL,

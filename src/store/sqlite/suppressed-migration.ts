@@ -1,5 +1,6 @@
 /**
- * Migration 7 of the SQLite store: events may be `suppressed` (contract §17.8). SQLite cannot alter a
+ * Migration 7 of the SQLite store: events may be `suppressed` (contract §17.8), and each schedule
+ * gets its handoff timer (§17.6). SQLite cannot alter a
  * CHECK constraint, so the table is rebuilt the way SQLite's documentation prescribes (create the new
  * table, copy, drop the old, rename the new; schema.ts runs it with foreign keys off and checks them
  * before commit): every column and row is copied as it was, seq included, and the AUTOINCREMENT
@@ -38,4 +39,12 @@ export const SUPPRESSED_STATUS_MIGRATION = `
   CREATE INDEX events_claimable ON events (agent_id, seq) WHERE status IN ('accepted', 'processing');
   CREATE INDEX events_backlog ON events (agent_id, source_id) WHERE status IN ('accepted', 'processing');
   CREATE INDEX events_status_seq ON events (status, seq);
+
+  -- Each schedule's handoff timer (§17.6 schedule.handoff): when its answer next changes; null: not within the horizon.
+  CREATE TABLE schedule_handoffs (
+    agent_id    TEXT NOT NULL,
+    schedule_id TEXT NOT NULL,
+    next_ms     INTEGER,
+    PRIMARY KEY (agent_id, schedule_id)
+  );
 `;
