@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { auditRows } from './support/store.js';
 import { appendAgentYaml, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
 import type { ScaffoldedAgent } from './support/svc.js';
 
@@ -19,7 +20,7 @@ describe('svc oncall against the running daemon', () => {
     agent = await scaffoldAgent(t);
     renameSync(join(agent.dir, 'oncall.example.yaml'), join(agent.dir, 'oncall.yaml'));
     appendAgentYaml(agent.dir, `controlPlane:\n  bind: 127.0.0.1\n  port: ${agent.cpPort}`);
-    env = { ...t.env, SVC_METRICS_PORT: '' };
+    env = { ...t.env, SVC_METRICS_PORT: '', USER: 'dana' };
     const up = await svc('up', '-d');
     assert.equal(up.code, 0, up.stderr);
   });
@@ -62,6 +63,39 @@ describe('svc oncall against the running daemon', () => {
     const events = r.stdout.split('BEGIN:VEVENT\r\n').length - 1;
     assert.ok(events === 5 || events === 6, String(events));
     assert.match(r.stdout, /\r\nSUMMARY:On call: (Alice|Bob) Example \(primary\)\r\n/);
+  });
+
+  it('override add: svc oncall and GET /oncall switch to the override; override rm: back to the rotation; both audited', async () => {
+    const at = '2026-11-25T12:00:00Z';
+    const added = await svc('oncall', 'override', 'add', '--schedule', 'primary', '--person', 'bob', '--from', '2026-11-25T10:00:00Z',
+      '--to', '2026-11-25T14:00:00Z', '--json');
+    assert.equal(added.code, 0, added.stderr);
+    const { id } = JSON.parse(added.stdout) as { id: string };
+    const during = await svc('oncall', '--at', at);
+    assert.equal(during.stdout, [
+      'on call at 2026-11-25 12:00Z',
+      'SCHEDULE  PERSON  SOURCE    UNTIL',
+      'primary   bob     override  2026-11-25 14:00Z',
+      '',
+    ].join('\n'));
+    const doc = await fetch(`http://127.0.0.1:${agent.cpPort}/oncall?at=${encodeURIComponent(at)}`);
+    assert.equal(doc.status, 200);
+    const body = await doc.json() as { schedules: Array<{ onCall: unknown[] }> };
+    assert.deepEqual(body.schedules[0]?.onCall, [{ person: 'bob', source: 'override', until: '2026-11-25T14:00:00.000Z' }]);
+    // Outside the override's hours the rotation holds as before.
+    assert.match((await svc('oncall', '--at', '2026-11-25T15:00:00Z')).stdout, /^primary {3}alice {3}rotation {2}2026-11-30 08:00Z$/m);
+
+    const removed = await svc('oncall', 'override', 'rm', id);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(removed.stdout, `override ${id} removed\n`);
+    assert.match((await svc('oncall', '--at', at)).stdout, /^primary {3}alice {3}rotation {2}2026-11-30 08:00Z$/m);
+    const again = await svc('oncall', 'override', 'rm', id);
+    assert.equal(again.code, 1, 'an override removed twice is refused');
+
+    const rows = auditRows(t.home).filter((r) => r.data.overrideId === id);
+    assert.deepEqual(rows.map((r) => [r.kind, r.actor, r.data.person]), [
+      ['schedule.override.added', 'cli:dana', 'bob'], ['schedule.override.removed', 'cli:dana', 'bob']]);
+    assert.deepEqual([rows[0]?.data.from, rows[0]?.data.to], ['2026-11-25T10:00:00.000Z', '2026-11-25T14:00:00.000Z']);
   });
 
   it('bad input: a usage error before any request; an unknown schedule exits 1 naming it', async () => {

@@ -87,6 +87,11 @@ describe('a silence suppresses pages; once expired, the next alert pages', () =>
     assert.equal((await postAlert(d.url, d.secret, d.fixture, 'quiet-1')).status, 202);
     const row = await waitFor('event.suppressed audited', () => auditRows(d.home).find((r) => r.kind === 'event.suppressed'), 60_000);
     assert.deepEqual(row.data.silenceIds, [silenceId]);
+    // Stored suppressed (§17.8), listed by /events, never claimed: no triage row names it.
+    const eventId = String(row.data.eventId);
+    assert.deepEqual(queryStore<{ status: string }>(d.home, 'SELECT status FROM events WHERE id = ?', eventId), [{ status: 'suppressed' }]);
+    const listed = await (await fetch(`${d.cp}/events?status=suppressed`)).json() as { items: Array<{ id: string; status: string }> };
+    assert.deepEqual(listed.items.map((e) => [e.id, e.status]), [[eventId, 'suppressed']]);
     const metrics = await (await fetch(`${d.cp}/metrics`)).text();
     assert.equal(metricValue(metrics, 'svc_events_suppressed_total', { agent: 'oncall-escalator' }), 1);
     assert.equal(queryStore<{ n: number }>(d.home, 'SELECT count(*) AS n FROM pages')[0]?.n, 0);
@@ -97,6 +102,7 @@ describe('a silence suppresses pages; once expired, the next alert pages', () =>
     await waitFor('alice paged after the silence expired', () => readJsonLines(join(d.dir, 'out', 'oncall-dm.jsonl')).find((l) => l.to === 'alice'),
       60_000);
     assert.equal(auditRows(d.home).filter((r) => r.kind === 'event.suppressed').length, 1);
+    assert.equal(auditRows(d.home).filter((r) => r.kind === 'triage.decision' && r.data.eventId === eventId).length, 0, 'the suppressed event was never triaged');
 
     // /status (contract §17.9): the open page, the schedule, no heartbeats in this oncall.yaml.
     const oncall = await waitFor('/status counts the open page', async () => {

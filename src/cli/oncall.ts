@@ -91,6 +91,8 @@ export function registerOncall(program: Command, ctx: CliContext, setCode: (code
     .option('--json', 'print {"at", "schedules": [...]} as JSON', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
+    // Its options are its own, before a subcommand: `svc oncall override add --schedule S` gives --schedule to `add`.
+    .enablePositionalOptions()
     .action(async (opts: OncallOptions) => {
       setCode(await oncallCommand(opts, ctx));
     });

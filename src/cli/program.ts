@@ -28,6 +28,9 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .description('svc: an agent runtime for operations teams')
     .version(packageVersion())
     .exitOverride()
+    // A command's options belong to it, not to its subcommands: `svc oncall override add --schedule S`
+    // gives --schedule to `add` (commander needs this on the root for a nested command to use it).
+    .enablePositionalOptions()
     .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
 
   program

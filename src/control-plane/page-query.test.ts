@@ -62,14 +62,14 @@ describe('page query (contract §5)', () => {
     ['until=-5', 'invalid until: expected an ISO-8601 timestamp or integer milliseconds'],
     [`since=${T + 1}&until=${T}`, 'invalid until: earlier than since'],
     ['since=2024-01-02T00:00:00Z&until=2024-01-01T00:00:00Z', 'invalid until: earlier than since'],
-    ['limt=5', 'invalid limt: unknown parameter (expected limit, cursor, order, since, until, agent, source, kind)'],
-    ['reason=x', 'invalid reason: unknown parameter (expected limit, cursor, order, since, until, agent, source, kind)'],
-    ['verify=1', 'invalid verify: unknown parameter (expected limit, cursor, order, since, until, agent, source, kind)'],
+    ['limt=5', 'invalid limt: unknown parameter (expected limit, cursor, order, since, until, agent, source, kind, status)'],
+    ['reason=x', 'invalid reason: unknown parameter (expected limit, cursor, order, since, until, agent, source, kind, status)'],
+    ['verify=1', 'invalid verify: unknown parameter (expected limit, cursor, order, since, until, agent, source, kind, status)'],
     ['kind=x', 'invalid kind: unknown parameter (expected limit, cursor, order, since, until, agent, source, reason)', DEAD_LETTERS_VIEW],
     ['source=x', 'invalid source: unknown parameter (expected limit, cursor, order, since, until, kind, agent, verify)', AUDIT_VIEW],
-    ['=x', 'invalid "": unknown parameter (expected limit, cursor, order, since, until, agent, source, kind)'],
-    ['a%0Ab=1', 'invalid "a?b": unknown parameter (expected limit, cursor, order, since, until, agent, source, kind)'],
-    [`${'x'.repeat(100)}=1`, `invalid ${'x'.repeat(64)}…: unknown parameter (expected limit, cursor, order, since, until, agent, source, kind)`],
+    ['=x', 'invalid "": unknown parameter (expected limit, cursor, order, since, until, agent, source, kind, status)'],
+    ['a%0Ab=1', 'invalid "a?b": unknown parameter (expected limit, cursor, order, since, until, agent, source, kind, status)'],
+    [`${'x'.repeat(100)}=1`, `invalid ${'x'.repeat(64)}…: unknown parameter (expected limit, cursor, order, since, until, agent, source, kind, status)`],
     ['agent=', 'invalid agent: empty'],
     [`agent=${'a'.repeat(129)}`, 'invalid agent: longer than 128 characters'],
     ['agent=a%00b', 'invalid agent: not printable'],
@@ -89,7 +89,7 @@ describe('page query (contract §5)', () => {
 
   it('an unknown parameter is reported before anything else is looked at', () => {
     assert.deepEqual(parse('limit=0&lmit=1'), {
-      ok: false, error: 'invalid lmit: unknown parameter (expected limit, cursor, order, since, until, agent, source, kind)',
+      ok: false, error: 'invalid lmit: unknown parameter (expected limit, cursor, order, since, until, agent, source, kind, status)',
     });
   });
 

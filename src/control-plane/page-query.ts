@@ -19,7 +19,7 @@ export interface ViewSpec<F extends string> {
   verify: boolean;
 }
 
-export const EVENTS_VIEW: ViewSpec<keyof EventFilter> = { filters: ['agent', 'source', 'kind'], defaultOrder: 'desc', verify: false };
+export const EVENTS_VIEW: ViewSpec<keyof EventFilter> = { filters: ['agent', 'source', 'kind', 'status'], defaultOrder: 'desc', verify: false };
 export const DEAD_LETTERS_VIEW: ViewSpec<keyof DeadLetterFilter> = { filters: ['agent', 'source', 'reason'], defaultOrder: 'desc', verify: false };
 export const AUDIT_VIEW: ViewSpec<keyof AuditFilter> = { filters: ['kind', 'agent'], defaultOrder: 'asc', verify: true };
 

@@ -184,7 +184,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const ingest = createWebhookIngest({
       store: runtimeStore, clock, stats, windowMs: DEFAULT_IDEMPOTENCY_WINDOW_MS,
       routes: deps.agents.flatMap((a) => a.sources.map((source) => ({ agentId: a.agent.id, source, log: logs.get(a.agent.id) }))),
-      onAccepted: (event) => dispatcher.wake(event.agentId),
+      // A suppressed event (a live silence covered it, §17.8) is stored finished: counted, never dispatched.
+      onAccepted: (event) => (event.status === 'suppressed' ? metrics.oncall.suppressed.inc({ agent: event.agentId }) : dispatcher.wake(event.agentId)),
       ...(pages ? { onDelivery: (agentId: string, sourceId: string, payloadText: string) => pages.onDelivery(agentId, sourceId, payloadText) } : {}),
       rejected: (source, reason) => metrics.ingest.rejected.inc({ source, reason }),
       onError: (err) => report(`ingest error: ${errorText(err)}`),

@@ -19,6 +19,23 @@ export interface ClaimedNotification {
   attempt: number;
 }
 
+/** The claim a sender presents for its last look before handing a notification to its channel. */
+export interface SendRef {
+  deliveryId: string;
+  owner: string;
+  attempt: number;
+}
+
+/**
+ * The last look's answer: `send` it now; `cancelled` (its page was acknowledged or resolved since the
+ * claim: not sent, a `page.notice-cancelled` row says so); `lost` (the claim no longer holds: another
+ * sender has it, or it ended).
+ */
+export type SendCheck = 'send' | 'cancelled' | 'lost';
+
+/** Audit kind of a notification cancelled at the last look (§17.4: nothing of an escalation after the ack). */
+export const NOTICE_CANCELLED = 'page.notice-cancelled';
+
 export type NotificationOutcome = {
   deliveryId: string;
   owner: string;
@@ -54,4 +71,11 @@ export interface OpenPageCount {
   agentId: string;
   state: Exclude<PageState, 'resolved'>;
   count: number;
+}
+
+/** A schedule's handoff timer (§17.6): when its answer next changes; null when not within the horizon. */
+export interface HandoffTimer {
+  agentId: string;
+  scheduleId: string;
+  nextMs: number | null;
 }

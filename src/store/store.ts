@@ -14,14 +14,23 @@
 import type { VerifyResult } from '../audit/chain.js';
 import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../audit/audit-row.js';
 import type { Silence } from '../oncall/oncall-config.js';
+import type { HandoffPlan } from '../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan, PageRecord } from '../oncall/page.js';
 import type {
-  ApplyResult, ClaimedNotification, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, StoredOverride, StoredSilence,
+  ApplyResult, ClaimedNotification, HandoffTimer, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck, SendRef, StoredOverride,
+  StoredSilence,
 } from './oncall-store.js';
 import type { StoreTransfer } from './transfer.js';
 
-export type EventStatus = 'accepted' | 'processing' | 'processed' | 'dead-lettered';
-export const EVENT_STATUSES: readonly EventStatus[] = ['accepted', 'processing', 'processed', 'dead-lettered'];
+export type EventStatus = 'accepted' | 'processing' | 'processed' | 'dead-lettered' | 'suppressed';
+export const EVENT_STATUSES: readonly EventStatus[] = ['accepted', 'processing', 'processed', 'dead-lettered', 'suppressed'];
+/**
+ * Statuses an event never leaves by itself: retention may delete it. `suppressed` (contract §17.8):
+ * every alert matched a live silence when it arrived, so it was stored finished and nobody is paged.
+ */
+export const FINISHED_EVENT_STATUSES: readonly EventStatus[] = ['processed', 'dead-lettered', 'suppressed'];
+/** FINISHED_EVENT_STATUSES as an SQL list, for the stores' retention queries. */
+export const FINISHED_EVENT_STATUSES_SQL = FINISHED_EVENT_STATUSES.map((s) => `'${s}'`).join(', ');
 
 /**
  * An event as stored (contract §5). A row whose columns cannot be decoded is still listed, with
@@ -149,7 +158,7 @@ export interface PageQuery {
   untilMs: number | null;
 }
 
-export interface EventFilter { agent?: string; source?: string; kind?: string }
+export interface EventFilter { agent?: string; source?: string; kind?: string; status?: string }
 export interface DeadLetterFilter { agent?: string; source?: string; reason?: string }
 export interface AuditFilter { kind?: string; agent?: string }
 
@@ -180,7 +189,7 @@ export interface BacklogCount {
 }
 
 export interface RetentionPolicy {
-  /** Processed and dead-lettered events older than this go (never a pending one, nor one a dead letter points at). */
+  /** Finished events (FINISHED_EVENT_STATUSES) older than this go (never a pending one, nor one a dead letter points at). */
   eventsBeforeMs: number | null;
   deadLettersBeforeMs: number | null;
   /** Idempotency fingerprints last seen before this (the window has passed them). */
@@ -220,7 +229,9 @@ export interface Store {
   /**
    * Stores an event unless its fingerprint was seen for the same agent and source within `windowMs`
    * before `nowMs`. The fingerprint, the event and its `event.accepted` audit row are one transaction:
-   * when this resolves, the event is durable.
+   * when this resolves, the event is durable. An event every alert of which matches a silence live at
+   * `nowMs` (oncall/silence-match.ts, read in the same transaction) is stored `suppressed`, with an
+   * `event.suppressed` row naming the silences: no dispatcher ever claims it (contract §17.8).
    */
   ingestEvent(event: NewEvent, windowMs: number, nowMs: number): Promise<IngestResult>;
 
@@ -335,6 +346,13 @@ export interface OncallStore {
    * escalation is handed over after its acknowledgement committed (§17.4).
    */
   claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedNotification[]>;
+  /**
+   * The last look before a claimed notification goes to its channel, in one transaction with the page
+   * read as committed: an acknowledgement (or resolution) that committed since the claim cancels an
+   * escalation here, audited as `page.notice-cancelled` (on the page's timeline). Called just before
+   * each send, so an ack racing a batch stops every message of it not yet handed over (§17.4).
+   */
+  confirmSend(ref: SendRef, nowMs: number): Promise<SendCheck>;
   /** Records outcomes while the claim still holds (same owner and attempt); returns how many applied. */
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): Promise<number>;
   listPages(query: PageQuery, filter: PageFilter): Promise<Page<PageRecord>>;
@@ -352,6 +370,15 @@ export interface OncallStore {
   expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia): Promise<StoredSilence | null>;
   /** Silences live at `nowMs` or ended after `endedAfterMs`. */
   listSilences(endedAfterMs: number): Promise<StoredSilence[]>;
+
+  /** Every schedule's handoff timer as stored. */
+  listHandoffs(): Promise<HandoffTimer[]>;
+  /**
+   * Moves a schedule's handoff timer from `expectedNextMs` (undefined: no row yet) to `nextMs` with
+   * the plan's audit rows and notifications, in one transaction; false (nothing written) when the
+   * timer is no longer at `expectedNextMs` — another replica or an earlier run told this handoff.
+   */
+  applyHandoffPlan(plan: HandoffPlan, nowMs: number): Promise<boolean>;
 
   /** Records that matching deliveries arrived (duplicates too, §17.7). */
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): Promise<void>;

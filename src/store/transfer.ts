@@ -22,7 +22,7 @@ export interface TransferEvent {
    * store.ts's EventStatus, spelt out (store.ts imports this file: no cycle). A claim is not copied:
    * an event that was processing is accepted in the copy.
    */
-  status: 'accepted' | 'processing' | 'processed' | 'dead-lettered';
+  status: 'accepted' | 'processing' | 'processed' | 'dead-lettered' | 'suppressed';
   payloadText: string;
   attempt: number;
 }

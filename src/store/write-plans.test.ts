@@ -41,6 +41,22 @@ test('an accepted ingest plans its event, its fingerprint (seen now) and its eve
   assert.equal(bare.outcome === 'accepted' ? bare.fingerprint : 'x', null);
 });
 
+test('a silenced ingest is stored suppressed with its event.suppressed row; a duplicate never asks the silences', () => {
+  let asked = 0;
+  const silencedBy = (): string[] => { asked += 1; return ['sil-1', 'sil-2']; };
+  const plan = planIngest(event, { id: 'ev-1', nowMs: T0, tsMs: T0, windowMs: WINDOW, seen: undefined, silencedBy });
+  assert.equal(plan.outcome === 'accepted' ? plan.event.status : 'x', 'suppressed');
+  assert.deepEqual(plan.outcome === 'accepted' ? plan.audit.map((r) => [r.kind, r.data]) : [], [
+    ['event.accepted', { eventId: 'ev-1', sourceId: 'alerts', fingerprint: 'fp-1' }],
+    ['event.suppressed', { eventId: 'ev-1', silenceIds: ['sil-1', 'sil-2'] }],
+  ]);
+  const dup = planIngest(event, { id: 'ev-2', nowMs: T0 + 1, tsMs: T0 + 1, windowMs: WINDOW, seen: { eventId: 'ev-1', seenMs: T0 }, silencedBy });
+  assert.equal(dup.outcome, 'duplicate');
+  assert.equal(asked, 1);
+  const open = planIngest(event, { id: 'ev-3', nowMs: T0, tsMs: T0, windowMs: WINDOW, seen: undefined, silencedBy: () => [] });
+  assert.equal(open.outcome === 'accepted' ? `${open.event.status} ${open.audit.length}` : 'x', 'accepted 1');
+});
+
 test('what each completion sets on its event', () => {
   const row = { kind: 'message.sent', actor: 'agent:agent-1', agentId: 'agent-1', data: {} };
   assert.deepEqual(completionUpdate({ claim, outcome: 'processed', audit: [row], delivery: 'd' }), { status: 'processed', dueMs: null, delivery: 'd' });

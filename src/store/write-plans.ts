@@ -38,19 +38,27 @@ export type IngestPlan =
 
 /**
  * The plan of one ingest. `seen` is the stored fingerprint of `e` (undefined when none or no
- * fingerprint); `tsMs` the new row's stamp (audit/next-audit-row.ts `stampMs` after the last event).
+ * fingerprint); `tsMs` the new row's stamp (audit/next-audit-row.ts `stampMs` after the last event);
+ * `silencedBy` the ids of the live silences that cover every alert of the event (store/suppression.ts),
+ * asked only of an event that is not a duplicate: one it names is stored `suppressed` with an
+ * `event.suppressed` row (contract §17.8) and never claimed.
  */
-export function planIngest(e: NewEvent, at: { id: string; nowMs: number; tsMs: number; windowMs: number; seen: SeenFingerprint | undefined }):
-  IngestPlan {
+export function planIngest(e: NewEvent, at: { id: string; nowMs: number; tsMs: number; windowMs: number; seen: SeenFingerprint | undefined;
+  silencedBy?: () => readonly string[] }): IngestPlan {
   if (e.fingerprint !== null && isDuplicate(at.seen, at.nowMs, at.windowMs)) return { outcome: 'duplicate', eventId: at.seen.eventId };
+  const silenceIds = at.silencedBy?.() ?? [];
+  const audit: NewAuditEntry[] = [{ kind: 'event.accepted', actor: `source:${e.sourceId}`, agentId: e.agentId,
+    data: { eventId: at.id, sourceId: e.sourceId, fingerprint: e.fingerprint } }];
+  if (silenceIds.length > 0) {
+    audit.push({ kind: 'event.suppressed', actor: `agent:${e.agentId}`, agentId: e.agentId, data: { eventId: at.id, silenceIds: [...silenceIds] } });
+  }
   return {
     outcome: 'accepted',
     event: { id: at.id, ts: isoTs(at.tsMs), tsMs: at.tsMs, agentId: e.agentId, sourceId: e.sourceId, kind: e.kind, fingerprint: e.fingerprint,
-      status: 'accepted', payloadText: e.payloadText },
+      status: silenceIds.length > 0 ? 'suppressed' : 'accepted', payloadText: e.payloadText },
     fingerprint: e.fingerprint === null ? null
       : { agentId: e.agentId, sourceId: e.sourceId, fingerprint: e.fingerprint, eventId: at.id, seenMs: at.nowMs },
-    audit: [{ kind: 'event.accepted', actor: `source:${e.sourceId}`, agentId: e.agentId,
-      data: { eventId: at.id, sourceId: e.sourceId, fingerprint: e.fingerprint } }],
+    audit,
   };
 }
 

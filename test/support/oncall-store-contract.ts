@@ -115,6 +115,42 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(claimed.map((c) => [c.notification.kind, c.notification.deliveryId]), [['resolved', `${plan.page.id}.2.alice.dm`]]);
     });
 
+    it('the last look before a send: an ack committed since the claim cancels the escalation, audited; a lost claim is lost', async () => {
+      const store = await open();
+      const plan = openPlan('k5');
+      await store.oncall.applyPagePlan(plan, T0);
+      const [c] = await store.oncall.claimNotifications('r1', T0 + 1, 30_000, 10);
+      assert.ok(c !== undefined);
+      const ref = { deliveryId: c.notification.deliveryId, owner: 'r1', attempt: c.attempt };
+      assert.equal(await store.oncall.confirmSend(ref, T0 + 2), 'send', 'still triggered: it goes');
+      assert.equal(await store.oncall.confirmSend({ ...ref, owner: 'r2' }, T0 + 2), 'lost');
+      await store.oncall.applyPagePlan(must(planAck(plan.page, cli, null, T0 + 3)), T0 + 3);
+      const other = replicas ? await again() : store;
+      assert.equal(await other.oncall.confirmSend(ref, T0 + 4), 'cancelled');
+      assert.equal(await store.oncall.confirmSend(ref, T0 + 5), 'lost', 'cancelled once: nothing left to send');
+      const rows = (await store.listAudit(q({ order: 'asc' }), { kind: 'page.notice-cancelled' })).items;
+      assert.deepEqual(rows.map((r) => JSON.parse(r.dataText ?? 'null') as unknown),
+        [{ pageId: plan.page.id, deliveryId: ref.deliveryId, notice: 'escalation', pageState: 'acknowledged' }]);
+      assert.deepEqual(await store.oncall.claimNotifications('r1', T0 + 99 * MIN, 30_000, 10), []);
+    });
+
+    it('a schedule handoff timer moves once from the due time it was planned from, however many replicas race', async () => {
+      const store = await open();
+      const first = { agentId: 'agent-a', scheduleId: 'primary', expectedNextMs: undefined, nextMs: T0 + MIN, audit: [], notifications: [] };
+      assert.equal(await store.oncall.applyHandoffPlan(first, T0), true);
+      assert.equal(await store.oncall.applyHandoffPlan({ ...first, nextMs: T0 + 5 }, T0), false, 'first sight happens once');
+      const told = (i: number) => ({ agentId: 'agent-a', scheduleId: 'primary', expectedNextMs: T0 + MIN, nextMs: T0 + 2 * MIN,
+        audit: [{ kind: 'schedule.handoff', actor: 'agent:agent-a', agentId: 'agent-a', data: { schedule: 'primary', replica: i } }],
+        notifications: [{ deliveryId: `handoff.primary.${T0 + MIN}.bob.dm.${i}`, pageId: null, agentId: 'agent-a', kind: 'handoff' as const, eventId: 'h',
+          channelId: 'dm', person: 'bob', to: 'bob', severity: 'P3' as const, status: 'firing' as const, title: 'On call: primary', text: 'x' }] });
+      const handles = replicas ? [store, await again(), await again(), await again()] : [store, store, store, store];
+      const won = await Promise.all(handles.map((h, i) => h.oncall.applyHandoffPlan(told(i), T0 + MIN)));
+      assert.equal(won.filter((w) => w).length, 1, `exactly one replica tells the handoff: ${JSON.stringify(won)}`);
+      assert.equal((await store.listAudit(q(), { kind: 'schedule.handoff' })).items.length, 1);
+      assert.equal((await store.oncall.claimNotifications('r', T0 + MIN, 1000, 10)).length, 1);
+      assert.deepEqual(await store.oncall.listHandoffs(), [{ agentId: 'agent-a', scheduleId: 'primary', nextMs: T0 + 2 * MIN }]);
+    });
+
     it('overrides, silences and heartbeats: added, listed, removed or expired, audited', async () => {
       const store = await open();
       await store.oncall.addOverride({ id: 'o1', agentId: 'agent-a', scheduleId: 'primary', personId: 'bob', fromMs: T0, toMs: T0 + MIN,
@@ -132,6 +168,60 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(await store.oncall.listHeartbeats(), [{ agentId: 'agent-a', heartbeatId: 'watchdog', lastSeenMs: T0 + 5 }]);
       const kinds = (await store.listAudit(q({ limit: 100, order: 'asc' }), {})).items.map((r) => r.kind);
       assert.deepEqual(kinds, ['schedule.override.added', 'schedule.override.removed', 'silence.created', 'silence.expired']);
+    });
+  });
+
+  describe(`${name}: silenced events are stored suppressed (§17.8)`, () => {
+    const alerts = (status: string, ...names: string[]): string =>
+      JSON.stringify({ status, alerts: names.map((alertname) => ({ status, labels: { alertname, instance: 'db-1' } })) });
+    const ingest = async (store: Store, payloadText: string, nowMs: number, agentId = 'agent-a') => {
+      const r = await store.ingestEvent({ agentId, sourceId: 'am', kind: 'alert', fingerprint: null, payloadText }, 0, nowMs);
+      assert.equal(r.outcome, 'accepted');
+      return r.outcome === 'accepted' ? r.event : assert.fail('accepted');
+    };
+
+    it('every alert under a live silence: status suppressed, an event.suppressed row, never claimed, not in the backlog; the rest pass', async () => {
+      const store = await open();
+      await store.oncall.addSilence({ id: 's-disk', agentId: null, matchers: [{ label: 'alertname', op: '=~', value: 'Disk.*' }], startsAtMs: T0,
+        endsAtMs: T0 + 60 * MIN, reason: 'swap', createdBy: 'cli:test' }, T0);
+      await store.oncall.addSilence({ id: 's-b', agentId: 'agent-b', matchers: [{ label: 'alertname', op: '=', value: 'Cpu' }], startsAtMs: T0,
+        endsAtMs: T0 + 60 * MIN, reason: 'b only', createdBy: 'cli:test' }, T0);
+      const quiet = await ingest(store, alerts('firing', 'DiskFull', 'DiskSlow'), T0 + 1);
+      const mixed = await ingest(store, alerts('firing', 'DiskFull', 'Cpu'), T0 + 2);
+      const resolved = await ingest(store, alerts('resolved', 'DiskFull'), T0 + 3);
+      const otherAgent = await ingest(store, alerts('firing', 'Cpu'), T0 + 4, 'agent-a');
+      const agentB = await ingest(store, alerts('firing', 'Cpu'), T0 + 5, 'agent-b');
+      const afterEnd = await ingest(store, alerts('firing', 'DiskFull'), T0 + 60 * MIN);
+      assert.deepEqual([quiet, mixed, resolved, otherAgent, agentB, afterEnd].map((e) => e.status),
+        ['suppressed', 'accepted', 'accepted', 'accepted', 'suppressed', 'accepted']);
+
+      const rows = (await store.listAudit(q({ order: 'asc' }), { kind: 'event.suppressed' })).items;
+      assert.deepEqual(rows.map((r) => [r.agentId, JSON.parse(r.dataText ?? 'null')]),
+        [['agent-a', { eventId: quiet.id, silenceIds: ['s-disk'] }], ['agent-b', { eventId: agentB.id, silenceIds: ['s-b'] }]]);
+      assert.deepEqual((await store.eventStory(quiet.id)).map((r) => r.kind), ['event.accepted', 'event.suppressed']);
+
+      const listed = (await store.listEvents(q({ order: 'asc' }), { status: 'suppressed' })).items.map((e) => e.id);
+      assert.deepEqual(listed, [quiet.id, agentB.id]);
+      assert.equal((await store.getEvent(quiet.id))?.status, 'suppressed');
+      const claimed = await store.claimEvents({ owner: 'w', agentId: 'agent-a', limit: 100, maxBytes: 1 << 30, leaseMs: MIN, nowMs: T0 + 61 * MIN });
+      assert.deepEqual(claimed.map((c) => c.event.id), [mixed.id, resolved.id, otherAgent.id, afterEnd.id]);
+      assert.deepEqual(await store.claimEvents({ owner: 'w', agentId: 'agent-b', limit: 100, maxBytes: 1 << 30, leaseMs: MIN, nowMs: T0 + 61 * MIN }), []);
+      const backlog = (await store.backlog()).map((b) => [b.agentId, b.count]).sort();
+      assert.deepEqual(backlog, [['agent-a', 4]]);
+    });
+
+    it('an expired silence suppresses nothing; retention deletes suppressed events like finished ones', async () => {
+      const store = await open();
+      await store.oncall.addSilence({ id: 's1', agentId: null, matchers: [{ label: 'instance', op: '=', value: 'db-1' }], startsAtMs: T0,
+        endsAtMs: T0 + 60 * MIN, reason: 'swap', createdBy: 'cli:test' }, T0);
+      const quiet = await ingest(store, alerts('firing', 'DiskFull'), T0 + 1);
+      await store.oncall.expireSilence('s1', 'cli:test', T0 + 2);
+      const loud = await ingest(store, alerts('firing', 'DiskFull'), T0 + 3);
+      assert.deepEqual([quiet.status, loud.status], ['suppressed', 'accepted']);
+      const pruned = await store.prune({ eventsBeforeMs: T0 + 10, deadLettersBeforeMs: null, fingerprintsBeforeMs: null, batch: 100 });
+      assert.deepEqual(pruned, { events: 1, deadLetters: 0, fingerprints: 0 }, 'the suppressed one; the accepted one waits for dispatch');
+      assert.equal(await store.getEvent(quiet.id), null);
+      assert.equal((await store.getEvent(loud.id))?.status, 'accepted');
     });
   });
 }

@@ -17,7 +17,6 @@ import {
   planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack,
 } from '../../oncall/page-plan.js';
 import { incidentKey } from '../../oncall/incident-key.js';
-import { silencedBy } from '../../oncall/silence-match.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
 import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import type { Store } from '../../store/store.js';
@@ -34,8 +33,6 @@ export interface PageEngineMetrics {
   escalated(agentId: string, policy: string, reason: 'timeout' | 'manual'): void;
   /** A page ran out of steps and loops (svc_pages_exhausted_total). */
   exhausted(agentId: string): void;
-  /** An event every alert of which a live silence matched (svc_events_suppressed_total). */
-  suppressed: { inc(labels: { agent: string }): void };
 }
 
 export interface PageEngineDeps {
@@ -170,16 +167,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         await resolveKey(event.agentId, key, { actor: `agent:${event.agentId}`, by: 'source', via: 'source' }, event.id);
         return true;
       }
-      // A silenced event pages nobody; the audit row and the counter are the evidence it was seen.
-      // (Resolved notifications never reach here: a page they would close still closes.)
-      const nowMs = clock.now();
-      const silenceIds = silencedBy(await store.oncall.listSilences(nowMs), event.agentId, event.payload, nowMs);
-      if (silenceIds.length > 0) {
-        await store.appendAudit({ kind: 'event.suppressed', actor: `agent:${event.agentId}`, agentId: event.agentId,
-          data: { eventId: event.id, silenceIds, incidentKey: key } }, nowMs);
-        deps.metrics?.suppressed.inc({ agent: event.agentId });
-        return true;
-      }
+      // A silenced event never gets here: the store kept it `suppressed` as it arrived (§17.8).
       const route = routeFor(config, decision.severity);
       if (route === null) return true;
       // The page's messages carry the event's own links whoever triaged it (issue 26.6).

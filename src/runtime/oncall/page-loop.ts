@@ -2,7 +2,8 @@
  * The page engine's loop (contract §17.4): the timer queue lives in the store, this only polls it.
  * Each pass claims a batch of due pages (the store leases each to this replica, `FOR UPDATE SKIP
  * LOCKED` on PostgreSQL), fires them through the engine (whose plan is fenced by the page version,
- * so a step fires once however many replicas claimed it over time), watches heartbeats, and drains
+ * so a step fires once however many replicas claimed it over time), watches heartbeats and the
+ * schedules' handoff timers (handoff-watch.ts), and drains
  * the notification outbox. Nothing is kept in memory that a crash would forget: a restart finds the
  * same due rows and the same outbox.
  */
@@ -13,6 +14,7 @@ import type { OncallConfig } from '../../oncall/oncall-config.js';
 import { dueAtMs } from '../../oncall/page.js';
 import type { HeartbeatSeen, OpenPageCount } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
+import { watchHandoffs } from './handoff-watch.js';
 import type { PageEngine } from './page-engine.js';
 import type { NotifyPass } from './page-notifier.js';
 
@@ -106,6 +108,7 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
     if (clock.monotonic() - watchedAt >= WATCH_EVERY_MS) {
       watchedAt = clock.monotonic();
       await watchHeartbeats();
+      await watchHandoffs(store, deps.configs, clock.now());
       if (deps.openPages) deps.openPages(await store.oncall.openPageCounts());
     }
     while (!stop.signal.aborted && (await deps.notify(stop.signal)) > 0) { /* drain what is due */ }

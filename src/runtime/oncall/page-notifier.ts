@@ -1,7 +1,8 @@
 /**
  * The page notifier (contract §17.4): drains the store's outbox of page notifications into the
  * agents' channels, at least once. A notification is claimed with a lease (the store cancels an
- * escalation whose page was acknowledged first, in the claim's transaction), handed to its channel
+ * escalation whose page was acknowledged first, in the claim's transaction), looked at once more just
+ * before its send (an ack that committed since the claim cancels it then, audited), handed to its channel
  * with its deliveryId — the same on every retry and every later claim, so the file channel writes it
  * once and other receivers de-duplicate — and its outcome recorded with a `message.delivered` row.
  * A retryable failure is tried again later with back-off; past the agent's `maxAttempts`, or refused
@@ -51,9 +52,17 @@ export function createPageNotifier(deps: PageNotifierDeps): NotifyPass {
   const { store, clock } = deps;
   const leaseMs = deps.leaseMs ?? 60_000;
 
-  async function sendOne(c: ClaimedNotification, signal: AbortSignal): Promise<NotificationOutcome> {
+  /** Null: not sent — the page moved on since the claim (cancelled, audited by the store) or the claim was lost. */
+  async function sendOne(c: ClaimedNotification, signal: AbortSignal): Promise<NotificationOutcome | null> {
     const n = c.notification;
     const base = { deliveryId: n.deliveryId, owner: c.owner, attempt: c.attempt };
+    // The last look, just before the hand-off: an ack that committed after the claim stops an escalation here (§17.4).
+    const check = await store.oncall.confirmSend(base, clock.now());
+    if (check !== 'send') {
+      deps.agents.get(n.agentId)?.log.write('info', 'page.notice-cancelled', { pageId: n.pageId, deliveryId: n.deliveryId, kind: n.kind,
+        outcome: check });
+      return null;
+    }
     const agent = deps.agents.get(n.agentId);
     const channel = agent?.channels.find((ch) => ch.id === n.channelId);
     if (agent === undefined || channel === undefined) {
@@ -93,8 +102,8 @@ export function createPageNotifier(deps: PageNotifierDeps): NotifyPass {
   return async (signal) => {
     const claimed = await store.oncall.claimNotifications(deps.owner, clock.now(), leaseMs, deps.batch ?? 64);
     if (claimed.length === 0) return 0;
-    const outcomes = await Promise.all(claimed.map((c) => sendOne(c, signal)));
-    await store.oncall.finishNotifications(outcomes, clock.now());
+    const outcomes = (await Promise.all(claimed.map((c) => sendOne(c, signal)))).filter((o): o is NotificationOutcome => o !== null);
+    if (outcomes.length > 0) await store.oncall.finishNotifications(outcomes, clock.now());
     return claimed.length;
   };
 }

@@ -20,6 +20,9 @@ import { stampMs } from '../../audit/next-audit-row.js';
 import type { Completion, CompletionResult, IngestResult, NewEvent } from '../store.js';
 import type { SeenFingerprint } from '../write-plans.js';
 import { completionUpdate, planCompletion, planIngest } from '../write-plans.js';
+import type { Silence } from '../../oncall/oncall-config.js';
+import { suppressingSilences } from '../suppression.js';
+import { toSilence } from './silence-row.js';
 import type { ChainTx } from './chain-tx.js';
 import { beginChainTx } from './chain-tx.js';
 import { isConnectionError, isRetryable } from './pool.js';
@@ -89,8 +92,8 @@ export function createChainWriter(pool: pg.Pool): ChainWriter {
     let outcomes: Outcome[];
     try {
       const ops = batch.map((w) => w.op as Op);
-      outcomes = await transaction((client) => Promise.all([lookupFingerprints(client, ops), fenceCompletions(client, ops)]),
-        (tx, [seen, fenced]) => Promise.resolve(applyBatch(tx, ops, seen, fenced)));
+      outcomes = await transaction((client) => Promise.all([lookupFingerprints(client, ops), fenceCompletions(client, ops), lookupSilences(client, ops)]),
+        (tx, [seen, fenced, silences]) => Promise.resolve(applyBatch(tx, ops, seen, fenced, silences)));
     } catch (err) {
       if (batch.length > 1 && !isConnectionError(err)) {
         // A statement failed: every operation runs again alone, so only the bad one fails.
@@ -160,12 +163,12 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Applies a batch inside a head-holding transaction; one outcome per operation, in order. */
 function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, SeenFingerprint>,
-  fenced: Map<string, Fenced>): Outcome[] {
+  fenced: Map<string, Fenced>, silences: readonly Silence[]): Outcome[] {
   return ops.map((op): Outcome => {
     const mark = tx.mark();
     try {
       switch (op.kind) {
-        case 'ingest': return { ok: true, value: ingest(tx, op, seen) };
+        case 'ingest': return { ok: true, value: ingest(tx, op, seen, silences) };
         case 'append': return { ok: true, value: parseStoredAuditRow(tx.append(op.entry, op.nowMs)) };
         case 'complete': return { ok: true, value: op.completions.map((c) => complete(tx, c, op.nowMs, fenced)) };
       }
@@ -177,15 +180,17 @@ function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, SeenFinge
 }
 
 /** Persists an ingest's plan (write-plans.ts), the fingerprint as looked up after the head lock. */
-function ingest(tx: ChainTx, op: Extract<Op, { kind: 'ingest' }>, seen: Map<string, SeenFingerprint>): IngestResult {
+function ingest(tx: ChainTx, op: Extract<Op, { kind: 'ingest' }>, seen: Map<string, SeenFingerprint>,
+  silences: readonly Silence[]): IngestResult {
   const e = op.event;
   const key = e.fingerprint === null ? null : fpKey(e.agentId, e.sourceId, e.fingerprint);
   const plan = planIngest(e, { id: randomUUID(), nowMs: op.nowMs, tsMs: stampMs(op.nowMs, tx.head.eventTsMs), windowMs: op.windowMs,
-    seen: key === null ? undefined : seen.get(key) });
+    seen: key === null ? undefined : seen.get(key),
+    silencedBy: () => suppressingSilences(silences.filter((s) => s.agentId === null || s.agentId === e.agentId), e.agentId, e.payloadText, op.nowMs) });
   if (plan.outcome === 'duplicate') return plan;
   const { tsMs, ...event } = plan.event;
   tx.insertEvent({ id: event.id, tsMs, agentId: event.agentId, sourceId: event.sourceId, kind: event.kind, fingerprint: event.fingerprint,
-    status: 'accepted', payloadText: event.payloadText, attempt: 0 });
+    status: event.status, payloadText: event.payloadText, attempt: 0 });
   const f = plan.fingerprint;
   if (key !== null && f !== null) {
     tx.upsertFingerprint(f);
@@ -208,6 +213,17 @@ function complete(tx: ChainTx, c: Completion, nowMs: number, fenced: Map<string,
   if (plan.deadLetter !== null) tx.insertDeadLetter({ ...plan.deadLetter, tsMs: nowMs, replayedMs: null });
   for (const entry of plan.audit) tx.append(entry, nowMs);
   return plan.result;
+}
+
+/**
+ * The silences that may be live for the batch's ingests (read after the head lock: a silence is added
+ * under the same lock, so an event accepted after `svc silence add` answered is judged with it).
+ */
+async function lookupSilences(client: pg.PoolClient, ops: readonly Op[]): Promise<Silence[]> {
+  const times = ops.flatMap((op) => (op.kind === 'ingest' ? [op.nowMs] : []));
+  if (times.length === 0) return [];
+  const { rows } = await client.query<Record<string, unknown>>('SELECT * FROM silences WHERE ends_ms > $1 ORDER BY seq', [Math.min(...times)]);
+  return rows.map(toSilence);
 }
 
 /** The batch's fingerprints as stored (read after the head lock: no replica can add one meanwhile). */

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { DeadLetterSelection, ReplayResult, ReplayVia, RetentionPolicy } from '../store.js';
 import type { ReplayedLetter as Letter } from '../write-plans.js';
 import { replayAudit } from '../write-plans.js';
+import { FINISHED_EVENT_STATUSES_SQL } from '../store.js';
 import type { ChainTx } from './chain-tx.js';
 
 /** Holds or takes the lease row: an upsert that only changes it when we hold it or it has run out. */
@@ -100,8 +101,8 @@ export async function prune(pool: pg.Pool, policy: RetentionPolicy): Promise<{ e
   // The status is asked again of the row being deleted: a replay that put the event back in the queue
   // since the subquery read it (another replica, the same instant) keeps it.
   const events = await run(`DELETE FROM events WHERE seq IN (
-    SELECT seq FROM events e WHERE ts_ms < $1 AND status IN ('processed', 'dead-lettered')
+    SELECT seq FROM events e WHERE ts_ms < $1 AND status IN (${FINISHED_EVENT_STATUSES_SQL})
       AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = e.id)
-    ORDER BY ts_ms LIMIT $2) AND status IN ('processed', 'dead-lettered')`, policy.eventsBeforeMs);
+    ORDER BY ts_ms LIMIT $2) AND status IN (${FINISHED_EVENT_STATUSES_SQL})`, policy.eventsBeforeMs);
   return { events, deadLetters, fingerprints };
 }

@@ -14,14 +14,15 @@
  */
 import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
-import type { SilenceMatcher } from '../../oncall/oncall-config.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ClaimedNotification, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type { ClaimedNotification, SendCheck, StoredOverride } from '../oncall-store.js';
+import { NOTICE_CANCELLED } from '../oncall-store.js';
 import type { OncallStore } from '../store.js';
 import { viaField } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import type { ChainTx } from './chain-tx.js';
+import { toSilence } from './silence-row.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
 
@@ -81,9 +82,6 @@ export const PG_ONCALL_MIGRATION = `
 
 const toOverride = (r: Record<string, unknown>): StoredOverride => ({ id: String(r.id), agentId: String(r.agent_id), scheduleId: String(r.schedule_id),
   personId: String(r.person_id), fromMs: Number(r.from_ms), toMs: Number(r.to_ms), createdAtMs: Number(r.created_ms), createdBy: String(r.created_by) });
-const toSilence = (r: Record<string, unknown>): StoredSilence => ({ id: String(r.id), agentId: typeof r.agent_id === 'string' ? r.agent_id : null,
-  matchers: JSON.parse(String(r.matchers)) as SilenceMatcher[], startsAtMs: Number(r.starts_ms), endsAtMs: Number(r.ends_ms), reason: String(r.reason),
-  createdBy: String(r.created_by), expiredAtMs: r.expired_ms === null ? null : Number(r.expired_ms) });
 
 async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: number): Promise<void> {
   const pageSeqs: Array<[string, number]> = [];
@@ -182,6 +180,26 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       }
     },
 
+    async confirmSend(ref, nowMs) {
+      // The common answer needs no lock: a read of the committed page state is linearised with the ack's commit.
+      const held = `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
+        WHERE n.delivery_id = $1 AND n.owner = $2 AND n.attempt = $3 AND n.status = 'pending'`;
+      type Held = { seq: string; kind: string; page_id: string | null; agent_id: string; state: string | null };
+      const first = (await pool.query<Held>(held, [ref.deliveryId, ref.owner, ref.attempt])).rows[0];
+      if (first === undefined) return 'lost';
+      if (!isStaleNotification(first.kind, first.state)) return 'send';
+      // Stale: cancelled and audited on the chain, the claim and the state asked again under the lock.
+      return writer.solo(async (tx): Promise<SendCheck> => {
+        const r = (await tx.client.query<Held>(`${held} FOR UPDATE OF n`, [ref.deliveryId, ref.owner, ref.attempt])).rows[0];
+        if (r === undefined) return 'lost';
+        if (!isStaleNotification(r.kind, r.state)) return 'send';
+        await tx.client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = $1`, [r.seq]);
+        await audit(tx, [{ kind: NOTICE_CANCELLED, actor: `agent:${r.agent_id}`, agentId: r.agent_id,
+          data: { pageId: r.page_id, deliveryId: ref.deliveryId, notice: r.kind, pageState: r.state } }], nowMs);
+        return 'cancelled';
+      });
+    },
+
     finishNotifications: (outcomes, nowMs) => writer.solo(async (tx) => {
       let applied = 0;
       for (const o of outcomes) {
@@ -255,6 +273,26 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       await pool.query(`INSERT INTO heartbeats (agent_id, heartbeat_id, last_seen_ms) SELECT $1, h, $3 FROM unnest($2::text[]) AS h
         ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = GREATEST(heartbeats.last_seen_ms, excluded.last_seen_ms)`, [agentId, ids, nowMs]);
     },
+    async listHandoffs() {
+      const { rows } = await pool.query<{ agent_id: string; schedule_id: string; next_ms: string | null }>(
+        'SELECT agent_id, schedule_id, next_ms FROM schedule_handoffs ORDER BY agent_id, schedule_id');
+      return rows.map((r) => ({ agentId: r.agent_id, scheduleId: r.schedule_id, nextMs: r.next_ms === null ? null : Number(r.next_ms) }));
+    },
+
+    // The row is the claim: an insert that finds one, or a move from a due time that is no longer
+    // there, writes nothing, so each handoff is told by exactly one replica.
+    applyHandoffPlan: (plan, nowMs) => writer.solo(async (tx) => {
+      const moved = plan.expectedNextMs === undefined
+        ? await tx.client.query(`INSERT INTO schedule_handoffs (agent_id, schedule_id, next_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+          [plan.agentId, plan.scheduleId, plan.nextMs])
+        : await tx.client.query(`UPDATE schedule_handoffs SET next_ms = $1 WHERE agent_id = $2 AND schedule_id = $3
+          AND next_ms IS NOT DISTINCT FROM $4`, [plan.nextMs, plan.agentId, plan.scheduleId, plan.expectedNextMs]);
+      if (moved.rowCount !== 1) return false;
+      await audit(tx, plan.audit, nowMs);
+      await insertNotifications(tx.client, plan.notifications, nowMs);
+      return true;
+    }),
+
     async listHeartbeats() {
       const { rows } = await pool.query<{ agent_id: string; heartbeat_id: string; last_seen_ms: number }>(
         'SELECT agent_id, heartbeat_id, last_seen_ms FROM heartbeats ORDER BY agent_id, heartbeat_id');

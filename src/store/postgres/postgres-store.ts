@@ -84,7 +84,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
   const lists: Pick<Store, 'listEvents' | 'listDeadLetters' | 'listAudit'> = {
     listEvents: (q, f) => page(pool, {
       table: 'events', cols: EVENT_COLS, bytesColumn: 'payload',
-      filters: [['agent_id', f.agent], ['source_id', f.source], ['kind', f.kind]],
+      filters: [['agent_id', f.agent], ['source_id', f.source], ['kind', f.kind], ['status', f.status]],
       map: (r) => withoutSeq(toEvent(r, true)),
     }, q, budget),
     listDeadLetters: (q, f) => page(pool, {

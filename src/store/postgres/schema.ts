@@ -150,6 +150,23 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 4: on-call (contract §17.4): pages and their timers, the notification outbox, overrides, silences, heartbeats.
   PG_ONCALL_MIGRATION,
+  // 5: events may be \`suppressed\` (contract §17.8), and schedules get their handoff timers (§17.6): stored finished because every alert matched a live
+  // silence. The CHECK is widened in place; retention's partial index covers the new finished status.
+  `
+  ALTER TABLE events DROP CONSTRAINT events_status_check;
+  ALTER TABLE events ADD CONSTRAINT events_status_check
+    CHECK (status IN ('accepted', 'processing', 'processed', 'dead-lettered', 'suppressed'));
+  DROP INDEX events_done_ts;
+  CREATE INDEX events_done_ts ON events (ts_ms) WHERE status IN ('processed', 'dead-lettered', 'suppressed');
+  CREATE INDEX events_status_seq ON events (status, seq);
+  -- Each schedule's handoff timer (§17.6 schedule.handoff): when its answer next changes; null: not within the horizon.
+  CREATE TABLE schedule_handoffs (
+    agent_id    text NOT NULL,
+    schedule_id text NOT NULL,
+    next_ms     bigint,
+    PRIMARY KEY (agent_id, schedule_id)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { PageRecord } from '../../oncall/page.js';
-import type { HeartbeatSeen, OpenPageCount, PageFilter, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type { HandoffTimer, HeartbeatSeen, OpenPageCount, PageFilter, StoredOverride, StoredSilence } from '../oncall-store.js';
 import type { ListedAuditRow, Page, PageQuery } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import { toStoredOverride, toStoredSilence } from './oncall-rows.js';
@@ -19,6 +19,7 @@ export interface OncallReader {
   listOverrides(agentId: string | null, endsAfterMs: number): StoredOverride[];
   listSilences(endedAfterMs: number): StoredSilence[];
   listHeartbeats(): HeartbeatSeen[];
+  listHandoffs(): HandoffTimer[];
 }
 
 export function createOncallReader(db: Database.Database, pager: Pager): OncallReader {
@@ -50,5 +51,7 @@ export function createOncallReader(db: Database.Database, pager: Pager): OncallR
     listSilences: (endedAfterMs) => stmt('SELECT * FROM silences WHERE ends_ms > ? ORDER BY seq').all(endedAfterMs).map(toStoredSilence),
     listHeartbeats: () => stmt('SELECT agent_id, heartbeat_id, last_seen_ms FROM heartbeats ORDER BY agent_id, heartbeat_id').all()
       .map((r) => ({ agentId: String(r.agent_id), heartbeatId: String(r.heartbeat_id), lastSeenMs: Number(r.last_seen_ms) })),
+    listHandoffs: () => stmt('SELECT agent_id, schedule_id, next_ms FROM schedule_handoffs ORDER BY agent_id, schedule_id').all()
+      .map((r) => ({ agentId: String(r.agent_id), scheduleId: String(r.schedule_id), nextMs: r.next_ms === null ? null : Number(r.next_ms) })),
   };
 }

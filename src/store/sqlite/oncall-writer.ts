@@ -6,9 +6,11 @@
 import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import type { Silence } from '../../oncall/oncall-config.js';
+import type { HandoffPlan } from '../../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ApplyResult, ClaimedNotification, NotificationOutcome, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type { ApplyResult, ClaimedNotification, NotificationOutcome, SendCheck, SendRef, StoredOverride, StoredSilence } from '../oncall-store.js';
+import { NOTICE_CANCELLED } from '../oncall-store.js';
 import type { ReplayVia } from '../store.js';
 import { viaField } from '../store.js';
 import { toStoredOverride, toStoredSilence } from './oncall-rows.js';
@@ -18,12 +20,14 @@ export interface OncallWriter {
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): void;
   claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): PageRecord[];
   claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
+  confirmSend(ref: SendRef, nowMs: number): SendCheck;
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): number;
   addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia): void;
   removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia): StoredOverride | null;
   addSilence(silence: Silence, nowMs: number, via?: ReplayVia): void;
   expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia): StoredSilence | null;
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): void;
+  applyHandoffPlan(plan: HandoffPlan, nowMs: number): boolean;
 }
 
 type Append = (entry: NewAuditEntry, nowMs: number) => AuditRow;
@@ -48,6 +52,9 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       `SELECT n.seq, n.kind, n.attempt, n.body, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
        WHERE n.status = 'pending' AND n.not_before_ms <= ? ORDER BY n.not_before_ms, n.seq LIMIT ?`),
     cancelNotification: db.prepare<[number]>(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ?`),
+    heldNotification: db.prepare<[string, string, number], { seq: number; kind: string; page_id: string | null; agent_id: string; state: string | null }>(
+      `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
+       WHERE n.delivery_id = ? AND n.owner = ? AND n.attempt = ? AND n.status = 'pending'`),
     leaseNotification: db.prepare<[string, number, number]>(
       'UPDATE page_notifications SET owner = ?, not_before_ms = ?, attempt = attempt + 1 WHERE seq = ?'),
     finishNotification: db.prepare<[string, number, string | null, string, string, number]>(
@@ -61,6 +68,10 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       `INSERT INTO silences (id, agent_id, matchers, starts_ms, ends_ms, reason, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)`),
     silence: db.prepare<[string], Record<string, unknown>>('SELECT * FROM silences WHERE id = ?'),
     expireSilence: db.prepare<[number, number, string]>('UPDATE silences SET expired_ms = ?, ends_ms = MIN(ends_ms, ?) WHERE id = ?'),
+    insertHandoff: db.prepare<[string, string, number | null]>(
+      'INSERT OR IGNORE INTO schedule_handoffs (agent_id, schedule_id, next_ms) VALUES (?, ?, ?)'),
+    moveHandoff: db.prepare<[number | null, string, string, number | null]>(
+      'UPDATE schedule_handoffs SET next_ms = ? WHERE agent_id = ? AND schedule_id = ? AND next_ms IS ?'),
     touchHeartbeat: db.prepare<[string, string, number]>(
       `INSERT INTO heartbeats (agent_id, heartbeat_id, last_seen_ms) VALUES (?, ?, ?)
        ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`),
@@ -119,6 +130,16 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       return claimed;
     },
 
+    confirmSend(ref, nowMs) {
+      const r = st.heldNotification.get(ref.deliveryId, ref.owner, ref.attempt);
+      if (r === undefined) return 'lost';
+      if (!isStaleNotification(r.kind, r.state)) return 'send';
+      st.cancelNotification.run(r.seq);
+      audit([{ kind: NOTICE_CANCELLED, actor: `agent:${r.agent_id}`, agentId: r.agent_id,
+        data: { pageId: r.page_id, deliveryId: ref.deliveryId, notice: r.kind, pageState: r.state } }], nowMs);
+      return 'cancelled';
+    },
+
     finishNotifications(outcomes, nowMs) {
       let applied = 0;
       for (const o of outcomes) {
@@ -160,6 +181,16 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       const s = toStoredSilence(st.silence.get(id) ?? row);
       appendAudit({ kind: 'silence.expired', actor, agentId: s.agentId, data: { silenceId: id, reason: 'manual', ...viaField(via) } }, nowMs);
       return s;
+    },
+
+    applyHandoffPlan(plan, nowMs) {
+      const moved = plan.expectedNextMs === undefined
+        ? st.insertHandoff.run(plan.agentId, plan.scheduleId, plan.nextMs)
+        : st.moveHandoff.run(plan.nextMs, plan.agentId, plan.scheduleId, plan.expectedNextMs);
+      if (moved.changes !== 1) return false;
+      audit(plan.audit, nowMs);
+      insertNotifications(plan.notifications, nowMs);
+      return true;
     },
 
     touchHeartbeats(agentId, ids, nowMs) {

@@ -71,7 +71,7 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
     },
     listEvents: (q, f) => pager.page({
       table: 'events', cols: EVENT_COLS, bytesColumn: 'payload',
-      filters: [['agent_id', f.agent], ['source_id', f.source], ['kind', f.kind]],
+      filters: [['agent_id', f.agent], ['source_id', f.source], ['kind', f.kind], ['status', f.status]],
       map: (r) => withoutSeq(toEvent(r, true)),
     }, q),
     listDeadLetters: (q, f) => pager.page({

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { errorText, RuntimeError } from '../../core/errors.js';
 import { ONCALL_MIGRATION } from './oncall-schema.js';
+import { SUPPRESSED_STATUS_MIGRATION } from './suppressed-migration.js';
 
 /** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
 const MIGRATIONS: readonly string[] = [
@@ -123,6 +124,8 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 6: on-call (contract §17.4): pages and their timers, the notification outbox, overrides, silences, heartbeats.
   ONCALL_MIGRATION,
+  // 7: events may be `suppressed` (contract §17.8): the events table rebuilt with the wider CHECK; schedule handoff timers (§17.6).
+  SUPPRESSED_STATUS_MIGRATION,
 ];
 
 /**
@@ -245,14 +248,24 @@ export function finishBackup(path: string): void {
 }
 
 function migrate(db: Database.Database): void {
-  // IMMEDIATE, so two processes opening a fresh file cannot both create the schema.
-  db.transaction(() => {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version > MIGRATIONS.length) {
-      throw new RuntimeError('ESTORE_SCHEMA',
-        `store schema version ${version} is newer than this svc understands (${MIGRATIONS.length})`);
-    }
-    for (const sql of MIGRATIONS.slice(version)) db.exec(sql);
-    if (version !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
-  }).immediate();
+  // A table rebuild (7) drops a table others refer to: foreign keys are off while migrations run (the
+  // pragma is a no-op inside a transaction) and checked before the transaction commits.
+  db.pragma('foreign_keys = OFF');
+  try {
+    // IMMEDIATE, so two processes opening a fresh file cannot both create the schema.
+    db.transaction(() => {
+      const version = db.pragma('user_version', { simple: true }) as number;
+      if (version > MIGRATIONS.length) {
+        throw new RuntimeError('ESTORE_SCHEMA',
+          `store schema version ${version} is newer than this svc understands (${MIGRATIONS.length})`);
+      }
+      for (const sql of MIGRATIONS.slice(version)) db.exec(sql);
+      if (version === MIGRATIONS.length) return;
+      const broken = db.pragma('foreign_key_check') as Array<{ table: string }>;
+      if (broken.length > 0) throw new RuntimeError('ESTORE_SCHEMA', `migrating the store left ${broken.length} rows of ${broken[0]?.table} without their parent; nothing was changed`);
+      db.pragma(`user_version = ${MIGRATIONS.length}`);
+    }).immediate();
+  } finally {
+    db.pragma('foreign_keys = ON');
+  }
 }

@@ -75,7 +75,7 @@ describe('sqlite store: the file', () => {
       CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');
       DROP TRIGGER audit_events_fill; DROP TABLE audit_events;
       DROP TABLE pages; DROP TABLE page_audit; DROP TABLE page_notifications; DROP TABLE oncall_overrides; DROP TABLE silences;
-      DROP TABLE heartbeats;`);
+      DROP TABLE heartbeats; DROP TABLE schedule_handoffs;`);
     db.pragma('user_version = 2');
     db.close();
     const upgraded = await openSqliteStore({ path });
@@ -86,8 +86,71 @@ describe('sqlite store: the file', () => {
     assert.deepEqual((await upgraded.eventStory(id)).map((r) => r.kind), ['event.accepted']);
     await upgraded.close();
     const check = new Database(path, { readonly: true });
-    assert.equal(check.pragma('user_version', { simple: true }), 6);
+    assert.equal(check.pragma('user_version', { simple: true }), 7);
     check.close();
+  });
+
+  it('a store of schema version 6 (events without `suppressed`) is rebuilt in place: rows, seq counter, indexes and foreign keys kept', async () => {
+    const path = freshPath();
+    const store = await openSqliteStore({ path });
+    const kept = await accept(store, ev({ fingerprint: 'fp-1' }), T0);
+    const lettered = await accept(store, ev(), T0 + 1);
+    const [c] = await store.claimEvents({ owner: 'w', agentId: 'agent-a', limit: 1, maxBytes: 1e9, leaseMs: 1000, nowMs: T0 + 2 });
+    assert.ok(c !== undefined && c.event.id === kept);
+    await store.completeEvents([{ claim: c.claim, outcome: 'processed', audit: [], delivery: '{"rounds":1}' }], T0 + 3);
+    const [d] = await store.claimEvents({ owner: 'w', agentId: 'agent-a', limit: 1, maxBytes: 1e9, leaseMs: 1000, nowMs: T0 + 4 });
+    assert.ok(d !== undefined && d.event.id === lettered);
+    await store.completeEvents([{ claim: d.claim, outcome: 'dead-lettered', deadLetter: { reason: 'r', error: 'e', attempts: 1 }, audit: [] }], T0 + 5);
+    const gone = await accept(store, ev(), T0 + 6);
+    await store.close();
+    // Back to what an svc of schema version 6 left: the narrow CHECK, and a newest event deleted (the counter is past every row).
+    const db = new Database(path);
+    db.pragma('foreign_keys = OFF');
+    db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs;
+      CREATE TABLE old AS SELECT * FROM events;
+      DROP TABLE events;
+      CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, ts_ms INTEGER NOT NULL, agent_id TEXT NOT NULL,
+        source_id TEXT NOT NULL, kind TEXT NOT NULL, fingerprint TEXT,
+        status TEXT NOT NULL CHECK (status IN ('accepted', 'processing', 'processed', 'dead-lettered')), payload TEXT NOT NULL,
+        owner TEXT, lease_until_ms INTEGER, attempt INTEGER NOT NULL DEFAULT 0, due_ms INTEGER, delivery TEXT);
+      INSERT INTO events SELECT * FROM old; DROP TABLE old;
+      UPDATE sqlite_sequence SET seq = 3 WHERE name = 'events';
+      CREATE INDEX events_agent_seq ON events (agent_id, seq); CREATE INDEX events_source_seq ON events (source_id, seq);
+      CREATE INDEX events_kind_seq ON events (kind, seq); CREATE INDEX events_ts ON events (ts_ms);
+      CREATE INDEX events_claimable ON events (agent_id, seq) WHERE status IN ('accepted', 'processing');
+      CREATE INDEX events_backlog ON events (agent_id, source_id) WHERE status IN ('accepted', 'processing');
+      PRAGMA user_version = 6;`);
+    assert.throws(() => db.prepare(`UPDATE events SET status = 'suppressed' WHERE id = ?`).run(kept), /CHECK constraint failed/);
+    const rowsBefore = db.prepare('SELECT * FROM events ORDER BY seq').all();
+    db.close();
+
+    const upgraded = await openSqliteStore({ path });
+    await upgraded.oncall.addSilence({ id: 's1', agentId: null, matchers: [], startsAtMs: T0, endsAtMs: T0 + 1e9, reason: 'x', createdBy: 'cli:t' }, T0);
+    await upgraded.oncall.addSilence({ id: 's2', agentId: null, matchers: [{ label: 'alertname', op: '=', value: 'A' }], startsAtMs: T0,
+      endsAtMs: T0 + 1e9, reason: 'x', createdBy: 'cli:t' }, T0);
+    const r = await upgraded.ingestEvent(ev({ payloadText: '{"status":"firing","alerts":[{"labels":{"alertname":"A"}}]}' }), 0, T0 + 10);
+    assert.equal(r.outcome === 'accepted' && r.event.status, 'suppressed');
+    assert.equal((await upgraded.verifyAudit()).ok, true);
+    await upgraded.close();
+
+    const after = new Database(path);
+    try {
+      assert.equal(after.pragma('user_version', { simple: true }), 7);
+      const rows = after.prepare('SELECT * FROM events ORDER BY seq').all() as Array<{ seq: number; status: string }>;
+      assert.deepEqual(rows.slice(0, -1), rowsBefore, 'every column of every row as it was');
+      assert.equal(rows.at(-1)?.seq, 4, 'a seq once handed out (3, deleted) is never handed out again');
+      const indexes = (after.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL ORDER BY name`)
+        .all() as Array<{ name: string }>).map((x) => x.name);
+      assert.deepEqual(indexes, ['events_agent_seq', 'events_backlog', 'events_claimable', 'events_kind_seq', 'events_source_seq', 'events_status_seq', 'events_ts']);
+      assert.deepEqual(after.pragma('foreign_key_check'), []);
+      after.pragma('foreign_keys = ON');
+      assert.throws(() => after.prepare(`INSERT INTO fingerprints (agent_id, source_id, fingerprint, event_id, seen_ms) VALUES ('a', 's', 'f', 'nope', 1)`).run(),
+        /FOREIGN KEY constraint failed/, 'fingerprints still refer to the rebuilt events');
+      assert.deepEqual((after.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger'`).all() as Array<{ name: string }>).map((x) => x.name),
+        ['audit_events_fill']);
+    } finally {
+      after.close();
+    }
   });
 
   it('a schema newer than this svc is refused', async () => {

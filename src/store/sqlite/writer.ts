@@ -12,8 +12,11 @@ import type {
   ClaimedEvent, ClaimRef, ClaimRequest, Completion, CompletionResult, DeadLetterSelection, IngestResult, NewEvent,
   ReplayResult, ReplayVia, RetentionPolicy,
 } from '../store.js';
+import { FINISHED_EVENT_STATUSES_SQL } from '../store.js';
 import { EVENT_COLS, toEvent } from '../rows.js';
 import { completionUpdate, planCompletion, planIngest, replayAudit } from '../write-plans.js';
+import { suppressingSilences } from '../suppression.js';
+import { toStoredSilence } from './oncall-rows.js';
 
 export interface Writer {
   ingestEvent(event: NewEvent, windowMs: number, nowMs: number): IngestResult;
@@ -36,9 +39,11 @@ export function createWriter(db: Database.Database): Writer {
       `INSERT INTO fingerprints (agent_id, source_id, fingerprint, event_id, seen_ms) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (agent_id, source_id, fingerprint) DO UPDATE SET event_id = excluded.event_id, seen_ms = excluded.seen_ms`),
     lastEventTs: db.prepare<[], { ts_ms: number }>('SELECT ts_ms FROM events ORDER BY seq DESC LIMIT 1'),
-    insertEvent: db.prepare<[string, number, string, string, string, string | null, string]>(
+    insertEvent: db.prepare<[string, number, string, string, string, string | null, string, string]>(
       `INSERT INTO events (id, ts_ms, agent_id, source_id, kind, fingerprint, status, payload, attempt)
-       VALUES (?, ?, ?, ?, ?, ?, 'accepted', ?, 0)`),
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)`),
+    liveSilences: db.prepare<[number, number, string], Record<string, unknown>>(
+      'SELECT * FROM silences WHERE ends_ms > ? AND starts_ms <= ? AND (agent_id IS NULL OR agent_id = ?) ORDER BY seq'),
     claimable: db.prepare<[{ agent: string; now: number; limit: number }], { seq: number; bytes: number | null }>(
       `SELECT seq, octet_length(payload) AS bytes FROM events
        WHERE agent_id = @agent AND status IN ('accepted', 'processing')
@@ -91,7 +96,7 @@ export function createWriter(db: Database.Database): Writer {
     // an hour, config/store.ts), and are pruned first.
     pruneEvents: db.prepare<[number, number]>(
       `DELETE FROM events WHERE seq IN (
-         SELECT seq FROM events WHERE ts_ms < ? AND status IN ('processed', 'dead-lettered')
+         SELECT seq FROM events WHERE ts_ms < ? AND status IN (${FINISHED_EVENT_STATUSES_SQL})
            AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = events.id)
          ORDER BY ts_ms LIMIT ?)`),
   };
@@ -130,10 +135,11 @@ export function createWriter(db: Database.Database): Writer {
     ingestEvent(e, windowMs, nowMs) {
       const found = e.fingerprint === null ? undefined : st.findFingerprint.get(e.agentId, e.sourceId, e.fingerprint);
       const plan = planIngest(e, { id: randomUUID(), nowMs, tsMs: stamp(nowMs, st.lastEventTs.get()?.ts_ms), windowMs,
-        seen: found === undefined ? undefined : { eventId: found.event_id, seenMs: found.seen_ms } });
+        seen: found === undefined ? undefined : { eventId: found.event_id, seenMs: found.seen_ms },
+        silencedBy: () => suppressingSilences(st.liveSilences.all(nowMs, nowMs, e.agentId).map(toStoredSilence), e.agentId, e.payloadText, nowMs) });
       if (plan.outcome === 'duplicate') return plan;
       const { event: ev, fingerprint: f } = plan;
-      st.insertEvent.run(ev.id, ev.tsMs, ev.agentId, ev.sourceId, ev.kind, ev.fingerprint, ev.payloadText);
+      st.insertEvent.run(ev.id, ev.tsMs, ev.agentId, ev.sourceId, ev.kind, ev.fingerprint, ev.status, ev.payloadText);
       if (f !== null) st.upsertFingerprint.run(f.agentId, f.sourceId, f.fingerprint, f.eventId, f.seenMs);
       for (const entry of plan.audit) appendStored(entry, nowMs);
       const { tsMs: _tsMs, ...event } = ev;

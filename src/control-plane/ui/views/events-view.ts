@@ -12,7 +12,7 @@ export interface EventItem {
 }
 
 export const eventsView: View = async (deps, req) => {
-  const page = await readPage<EventItem, 'events', 'agent' | 'source' | 'kind'>({
+  const page = await readPage<EventItem, 'events', 'agent' | 'source' | 'kind' | 'status'>({
     store: deps.store, gate: deps.gate, view: 'events', spec: EVENTS_VIEW, url: req.url, signal: req.signal,
   });
   if (!page.ok && page.status === 0) return { status: 0 };
@@ -21,6 +21,7 @@ export const eventsView: View = async (deps, req) => {
     { name: 'agent', label: 'Agent', value: p.agent },
     { name: 'source', label: 'Source', value: p.source },
     { name: 'kind', label: 'Kind', value: p.kind },
+    { name: 'status', label: 'Status', value: p.status, options: ['', ...EVENT_STATUSES] },
     { name: 'order', label: 'Order', value: p.order, options: ['', 'desc', 'asc'] },
   ]);
   if (!page.ok) return { status: 400, title: 'Events', section: '/ui/events', body: html`${form}${banner(false, page.error)}` };

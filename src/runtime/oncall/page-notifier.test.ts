@@ -1,0 +1,96 @@
+/**
+ * The page notifier against a real SQLite store and the real file channel, on fake time (contract
+ * §17.4): an acknowledgement that commits after a notification was claimed but before it reaches its
+ * channel stops it — the race the claim alone leaves open — with a `page.notice-cancelled` row as the
+ * evidence; a resolution's notices still go.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileChannelSchema } from '../../config/schema.js';
+import { fakeClock } from '../../core/clock.js';
+import { createAgentLog } from '../../logs/agent-log.js';
+import type { Policy } from '../../oncall/oncall-config.js';
+import type { PageRecord } from '../../oncall/page.js';
+import type { Actor, ResolveTargets } from '../../oncall/page-plan.js';
+import { planAck, planOpen, planResolve } from '../../oncall/page-plan.js';
+import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
+import type { Store } from '../../store/store.js';
+import { createFileChannel } from '../channels/file-channel.js';
+import { createPageNotifier } from './page-notifier.js';
+
+const T0 = Date.UTC(2026, 0, 1);
+const root = mkdtempSync(join(tmpdir(), 'svc-page-notifier-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+const policy: Policy = { id: 'default', repeat: 0, ackTimeoutMs: 0, onExhausted: [],
+  steps: [{ notify: [{ kind: 'person', id: 'alice' }], afterMs: 60_000 }] };
+const resolve: ResolveTargets = (targets) => ({ nobodyOnCall: [], recipients: targets.map((t) => ({ person: t.id, channel: 'oncall-dm', to: t.id })) });
+const cli: Actor = { actor: 'cli:bob', by: 'bob', via: 'cli' };
+const dispatch = { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 16 };
+
+let n = 0;
+async function setup(raceAck: boolean) {
+  n += 1;
+  const dir = join(root, `case-${n}`);
+  const clock = fakeClock(T0);
+  const store = await openSqliteStore({ path: join(dir, 'svc.db') });
+  const out = join(dir, 'oncall-dm.jsonl');
+  const channel = createFileChannel(fileChannelSchema.parse({ id: 'oncall-dm', type: 'file', direction: 'outbound', path: out }), { clock });
+  const log = createAgentLog({ path: join(dir, 'agent.log'), agentId: 'agent-a', clock });
+  const opened = planOpen({ pageId: `pnotifier${String(n).padStart(4, '0')}`, agentId: 'agent-a', incidentKey: 'disk/db-1', policy,
+    policySha256: 'abc', nowMs: T0, resolve, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
+  assert.deepEqual(await store.oncall.applyPagePlan(opened, T0), { ok: true });
+  // The race, made certain: the ack commits after the first claim's transaction and before its send.
+  let raced = !raceAck;
+  const racing: Store = { ...store, oncall: { ...store.oncall, claimNotifications: async (...args) => {
+    const claimed = await store.oncall.claimNotifications(...args);
+    if (!raced && claimed.length > 0) {
+      raced = true;
+      const page = await store.oncall.getPage(opened.page.id) as PageRecord;
+      const ack = planAck(page, cli, null, clock.now());
+      assert.ok(ack.ok && ack.plan !== null);
+      assert.deepEqual(await store.oncall.applyPagePlan(ack.plan, clock.now()), { ok: true });
+    }
+    return claimed;
+  } } };
+  const notify = createPageNotifier({ store: racing, clock, owner: 'r1', channelOutcome: () => undefined,
+    agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) });
+  const lines = (): Array<{ to: string; deliveryId: string; status: string }> =>
+    (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { to: string; deliveryId: string; status: string }) : []);
+  const close = async (): Promise<void> => { await channel.close(); log.close(); await store.close(); };
+  return { store, clock, notify, lines, page: opened.page, close };
+}
+
+describe('page notifier: nothing of an escalation after the acknowledgement committed (§17.4)', () => {
+  it('without an ack in between, the opening notice reaches the channel (the test can see a send)', async () => {
+    const s = await setup(false);
+    assert.equal(await s.notify(new AbortController().signal), 1);
+    assert.deepEqual(s.lines().map((l) => [l.to, l.deliveryId]), [['alice', `${s.page.id}.1.alice.oncall-dm`]]);
+    assert.equal((await s.store.listAudit({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, { kind: 'page.notice-cancelled' })).items.length, 0);
+    await s.close();
+  });
+
+  it('an ack landing between claim and send: not sent, cancelled once with a page.notice-cancelled row; the resolve notice still goes', async () => {
+    const s = await setup(true);
+    await s.notify(new AbortController().signal);
+    assert.deepEqual(s.lines(), [], 'the channel never got the escalation');
+    const rows = (await s.store.listAudit({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, { kind: 'page.notice-cancelled' })).items;
+    assert.deepEqual(rows.map((r) => JSON.parse(r.dataText ?? 'null') as unknown), [{ pageId: s.page.id, deliveryId: `${s.page.id}.1.alice.oncall-dm`,
+      notice: 'escalation', pageState: 'acknowledged' }]);
+    assert.deepEqual((await s.store.oncall.pageTimeline(s.page.id)).map((r) => r.kind),
+      ['page.opened', 'page.notified', 'page.acknowledged', 'page.notice-cancelled']);
+    s.clock.advance(120_000);
+    assert.equal(await s.notify(new AbortController().signal), 0, 'cancelled for good: never handed out again');
+
+    const acked = await s.store.oncall.getPage(s.page.id) as PageRecord;
+    const resolved = planResolve(acked, cli, null, null, s.clock.now());
+    assert.ok(resolved.ok && resolved.plan !== null);
+    await s.store.oncall.applyPagePlan(resolved.plan, s.clock.now());
+    await s.notify(new AbortController().signal);
+    assert.deepEqual(s.lines().map((l) => [l.to, l.status, l.deliveryId]), [['alice', 'resolved', `${s.page.id}.2.alice.oncall-dm`]]);
+    await s.close();
+  });
+});
