@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RuntimeError } from '../core/errors.js';
-import { isWholeId, pickOne } from './id-prefix.js';
+import { isIdPrefix, isWholeId, pickOne } from './id-prefix.js';
 
 const ids = ['0b8f3c1e-9d7a-4e55-8a51-7d2f0c6b9e12', '0b8f9a00-1111-4e55-8a51-7d2f0c6b9e12', '7a1d2e3f-4b5c-4d6e-8f70-8192a3b4c5d6'].map((id) => ({ id }));
 
@@ -17,5 +17,11 @@ describe('an id prefix', () => {
       err instanceof RuntimeError && err.message === `svc dlq replay: 0b8f is the start of 2 dead-letter ids (${ids[0]?.id}, ${ids[1]?.id}); type more of it`);
     assert.throws(() => pickOne('svc events show', 'event', 'ff', []), (err: unknown) =>
       err instanceof RuntimeError && err.message === 'svc events show: no event id starts with ff');
+  });
+
+  it('is looked up only when it could start an id: another word goes on as typed (the daemon says it is not found)', () => {
+    assert.equal(isIdPrefix('0B8F-3c'), true);
+    assert.equal(isIdPrefix('no-such-dead-letter'), false);
+    assert.equal(isIdPrefix(''), false);
   });
 });

@@ -17,6 +17,11 @@ export function isWholeId(id: string): boolean {
   return UUID.test(id);
 }
 
+/** Whether `id` could be the start of an id (hex digits and dashes), and so worth looking up. */
+export function isIdPrefix(id: string): boolean {
+  return PREFIX.test(id.toLowerCase());
+}
+
 /** What `prefix` names in `matches`: the one record, or an error naming how many. */
 export function pickOne<T extends { id: string }>(command: string, what: string, prefix: string, matches: readonly T[]): T {
   const [only] = matches;

@@ -13,7 +13,7 @@ import { openStore } from '../store/open-store.js';
 import { adminRequest } from './admin-client.js';
 import type { CliContext } from './context.js';
 import { runningPid } from './daemon-files.js';
-import { findByPrefix, isWholeId, pickOne } from './id-prefix.js';
+import { findByPrefix, isIdPrefix, isWholeId, pickOne } from './id-prefix.js';
 import { ownTarget } from './own-home.js';
 import { verifyLine } from './views.js';
 
@@ -69,14 +69,16 @@ export async function dlqReplayCommand(ids: string[], opts: ReplayOptions, ctx: 
 
 /**
  * Each id as typed, a prefix resolved to the one dead letter that has it (id-prefix.ts) through this
- * home's control plane; whole ids go to the admin socket as they are (it says which are not found).
+ * home's control plane; whole ids, and words that cannot start an id, go to the admin socket as they
+ * are (it says which are not found: exit 1, as for any unknown id).
  */
 async function wholeIds(ids: readonly string[], ctx: CliContext): Promise<string[]> {
-  if (ids.every(isWholeId)) return [...ids];
+  const lookedUp = (id: string): boolean => !isWholeId(id) && isIdPrefix(id);
+  if (!ids.some(lookedUp)) return [...ids];
   const target = await ownTarget(ctx, {});
   const out: string[] = [];
   for (const id of ids) {
-    if (isWholeId(id)) out.push(id);
+    if (!lookedUp(id)) out.push(id);
     else out.push(pickOne('svc dlq replay', 'dead-letter', id, await findByPrefix<{ id: string }>(target, 'svc dlq replay', '/dlq', id)).id);
   }
   return out;

@@ -233,7 +233,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
         .option('--json', 'print the event as served', false)
         .action(async (id: string, _opts: { json: boolean }, cmd: Command) => {
           const { eventShowCommand } = await import('./event-show.js');
-          setCode(await eventShowCommand(id, cmd.optsWithGlobals<{ json: boolean; url?: string; dir?: string }>(), ctx));
+          setCode(await eventShowCommand(id, ownAndInherited<{ json: boolean; url?: string; dir?: string }>(cmd), ctx));
         });
     }
     if (name === 'dlq') {
@@ -247,8 +247,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
         .option('--json', 'print {"replayed", "missing"} as JSON', false)
         .action(async (ids: string[], _opts: ReplayOptions, cmd: Command) => {
           const { dlqReplayCommand } = await import('./operate.js');
-          // `--json` is also an option of `svc dlq`: commander may hand it to the parent.
-          setCode(await dlqReplayCommand(ids, cmd.optsWithGlobals<ReplayOptions>(), ctx));
+          setCode(await dlqReplayCommand(ids, ownAndInherited<ReplayOptions>(cmd), ctx));
         });
     }
   }
@@ -297,4 +296,22 @@ export async function runCli(argv: string[], raw: CliContext): Promise<number> {
     else ctx.stderr(`svc: unexpected error: ${errorText(err)}\n`);
     return exitCodeFor(err);
   }
+}
+
+/**
+ * The options of a subcommand and of the commands above it (`--url` of `svc events` reaches `svc
+ * events show`), where a value given on the command line wins over a default wherever either was
+ * declared: commander's optsWithGlobals lets a parent's default (`--json` false on `svc dlq`) hide
+ * the subcommand's own `--json`.
+ */
+function ownAndInherited<T>(cmd: Command): T {
+  const chain: Command[] = [];
+  for (let c: Command | null = cmd; c !== null; c = c.parent) chain.unshift(c);
+  const out: Record<string, unknown> = {};
+  for (const c of chain) {
+    for (const [key, value] of Object.entries(c.opts())) {
+      if (!(key in out) || c.getOptionValueSource(key) !== 'default') out[key] = value;
+    }
+  }
+  return out as T;
 }

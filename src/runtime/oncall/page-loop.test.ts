@@ -15,6 +15,7 @@ describe('page loop', () => {
     const store = { oncall: {
       claimDuePages: () => Promise.resolve(claims++ === 0 ? due : []),
       listHeartbeats: () => Promise.resolve([]),
+      listHandoffs: () => Promise.resolve([]),
       openPageCounts: () => Promise.resolve([]),
     } } as unknown as Store;
     // Each fire waits until every claimed page is being fired: one after another, the first never returns.
