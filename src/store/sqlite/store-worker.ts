@@ -6,9 +6,7 @@
  * completions, and the fsync happens here, never on the daemon's event loop. Each operation runs in a
  * savepoint of its own, so one that fails (a bad row) fails alone. A batch of only claims, lease
  * renewals and releases commits with synchronous=NORMAL: losing it in a power cut loses nothing (the
- * events, due pages and page notifications simply stay claimable; a notification claimed again is
- * sent under the same deliveryId, which the channel deduplicates, as after any crash between send
- * and finish). Anything else commits with FULL: a 202 means the event is on disk.
+ * events simply stay claimable). Anything else commits with FULL: a 202 means the event is on disk.
  *
  * Reader: a read-only connection answering views, chain reads and counts, one at a time.
  */
@@ -59,7 +57,7 @@ export type StoreReply = { id: number; ok: true; value: unknown } | { id: number
 export type StoreReady = { ready: true } | { ready: false; error: SerializedError };
 
 /** Operations a lost commit cannot hurt: their events stay claimable (see the header). */
-const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims', 'claimDuePages', 'claimNotifications', 'touchHeartbeats']);
+const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims', 'claimDuePages', 'touchHeartbeats']);
 /** Operations that run on their own, outside a batch. */
 const SOLO_OPS = new Set(['prune', 'close']);
 
