@@ -44,8 +44,11 @@ export function checkAckToken(token: string, key: string, nowMs: number): TokenC
   if (parts.length !== 3 || parts[0] !== ACK_TOKEN_VERSION) return { ok: false, reason: 'malformed' };
   const [, body = '', given = ''] = parts;
   if (!/^[A-Za-z0-9_-]+$/.test(body) || !/^[A-Za-z0-9_-]+$/.test(given)) return { ok: false, reason: 'malformed' };
-  const expected = mac(key, body);
-  const actual = Buffer.from(given, 'base64url');
+  // The MAC is compared as text, in its one canonical encoding: base64url's last character carries
+  // two unused bits, so a decoded comparison would accept four spellings of one token, each with
+  // another token id — and a used link could act again under another spelling.
+  const expected = Buffer.from(mac(key, body).toString('base64url'));
+  const actual = Buffer.from(given);
   if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return { ok: false, reason: 'forged' };
   const claims = parseClaims(Buffer.from(body, 'base64url').toString('utf8'));
   if (claims === null) return { ok: false, reason: 'malformed' };
