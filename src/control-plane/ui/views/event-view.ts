@@ -8,6 +8,7 @@ import { EVENT_ID_PATTERN, storyVerdict } from '../../event-story.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { auditWhatCell, banner, table, timeCell } from './parts.js';
+import { recordView } from './record-view.js';
 import type { View } from './view-types.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -40,22 +41,8 @@ function pretty(text: string | null): string {
   }
 }
 
-export const eventView: View = async (deps, req) => {
-  let raw: string;
-  try {
-    raw = decodeURIComponent(req.url.pathname.slice('/ui/events/'.length));
-  } catch {
-    raw = '';
-  }
-  const notFound = { status: 404 as const, title: 'Event not found', section: '/ui/events', body: html`<p>There is no event with this id. <a href="/ui/events">All events</a></p>` };
-  if (!EVENT_ID_PATTERN.test(raw)) return notFound;
-  let leave: () => void;
-  try {
-    leave = await deps.gate.acquire(req.signal);
-  } catch {
-    return { status: 0 };
-  }
-  try {
+export const eventView: View = recordView({ prefix: '/ui/events/', pattern: EVENT_ID_PATTERN, noun: 'event', section: '/ui/events',
+  async render(raw, deps, req, notFound) {
     const event = await deps.store.getEvent(raw);
     if (event === null) return notFound;
     // Rows first, then the watermark: it then reaches at least the story's last row.
@@ -63,11 +50,11 @@ export const eventView: View = async (deps, req) => {
     const verdict = storyVerdict(story, await deps.watermark.current());
     const problemOf = new Map(verdict.problems.map((p) => [p.seq, p.problem]));
     const rows = verdict.truncated ? story.slice(0, -1) : story;
-    let payload: unknown = null;
+    let payload: unknown;
     try { payload = event.payloadText === null ? null : JSON.parse(event.payloadText); } catch { payload = null; }
     const auditRows = rows.map((a) => html`<tr><th scope="row">${a.seq}</th>${timeCell(a.ts)}<td>${a.kind}</td><td class="wrap">${a.actor}</td>
-${auditWhatCell(a.kind, a.actor, a.corrupt ? null : a.dataText)}<td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
-<td>${problemOf.get(a.seq) ?? 'ok'}</td></tr>`);
+  ${auditWhatCell(a.kind, a.actor, a.corrupt ? null : a.dataText)}<td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
+  <td>${problemOf.get(a.seq) ?? 'ok'}</td></tr>`);
     const verdictText = rows.length === 0 ? null
       : verdict.verified ? banner(true, 'Verified: every row hashes to its stored hash, links to the row before it, and the chain is intact up to its head.')
         : banner(false, verdict.problems.length > 0
@@ -76,27 +63,25 @@ ${auditWhatCell(a.kind, a.actor, a.corrupt ? null : a.dataText)}<td class="mono"
     return {
       status: 200, title: `Event ${event.id.slice(0, 8)}`, section: '/ui/events',
       body: html`${event.corrupt ? banner(false, 'This event is stored damaged; some fields are unreadable.') : ''}
-<dl class="facts">
-<dt>Id</dt><dd class="mono">${event.id}</dd>
-<dt>Arrived</dt><dd><time datetime="${event.ts}">${event.ts}</time></dd>
-<dt>Agent</dt><dd>${event.agentId}</dd>
-<dt>Source</dt><dd>${event.sourceId}</dd>
-<dt>Kind</dt><dd>${event.kind}</dd>
-<dt>Fingerprint</dt><dd class="mono">${event.fingerprint ?? '—'}</dd>
-<dt>Status</dt><dd><span class="chip">${event.status}</span></dd>
-</dl>
-<h2>Story</h2>
-${verdictText}
-${table('Audit rows of this event', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'What happened', 'Hash', 'Check'], auditRows, 'No audit rows name this event yet.')}
-${verdict.truncated ? html`<p class="note">Only the first ${rows.length} rows are shown; the rest are in the audit view.</p>` : ''}
-<p class="note"><a href="/events/${event.id}/story">This story as JSON</a> ·
-<a href="/ui/audit?agent=${encodeURIComponent(event.agentId)}">Audit rows of ${event.agentId}</a></p>
-<h2>Alert</h2>
-${alertFacts(payload)}
-<h2>Payload</h2>
-<pre tabindex="0" aria-label="Payload">${pretty(event.payloadText)}</pre>`,
+  <dl class="facts">
+  <dt>Id</dt><dd class="mono">${event.id}</dd>
+  <dt>Arrived</dt><dd><time datetime="${event.ts}">${event.ts}</time></dd>
+  <dt>Agent</dt><dd>${event.agentId}</dd>
+  <dt>Source</dt><dd>${event.sourceId}</dd>
+  <dt>Kind</dt><dd>${event.kind}</dd>
+  <dt>Fingerprint</dt><dd class="mono">${event.fingerprint ?? '—'}</dd>
+  <dt>Status</dt><dd><span class="chip">${event.status}</span></dd>
+  </dl>
+  <h2>Story</h2>
+  ${verdictText}
+  ${table('Audit rows of this event', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'What happened', 'Hash', 'Check'], auditRows, 'No audit rows name this event yet.')}
+  ${verdict.truncated ? html`<p class="note">Only the first ${rows.length} rows are shown; the rest are in the audit view.</p>` : ''}
+  <p class="note"><a href="/events/${event.id}/story">This story as JSON</a> ·
+  <a href="/ui/audit?agent=${encodeURIComponent(event.agentId)}">Audit rows of ${event.agentId}</a></p>
+  <h2>Alert</h2>
+  ${alertFacts(payload)}
+  <h2>Payload</h2>
+  <pre tabindex="0" aria-label="Payload">${pretty(event.payloadText)}</pre>`,
     };
-  } finally {
-    leave();
-  }
-};
+  },
+});

@@ -11,6 +11,7 @@ import { html } from '../html.js';
 import { csrfField } from './dlq-view.js';
 import { stateChip } from './pages-view.js';
 import { auditWhatCell, banner, table, timeCell } from './parts.js';
+import { recordView } from './record-view.js';
 import type { View } from './view-types.js';
 
 /** Where the proxy takes a page action (cli/console); the action is a form field. */
@@ -38,22 +39,8 @@ function actions(p: PageRecord, csrf: string | null): Html {
 <button type="submit">${a.label}</button></form>`)}</div>`;
 }
 
-export const pageView: View = async (deps, req) => {
-  let id: string;
-  try {
-    id = decodeURIComponent(req.url.pathname.slice('/ui/pages/'.length));
-  } catch {
-    id = '';
-  }
-  const notFound = { status: 404 as const, title: 'Page not found', section: '/ui/pages', body: html`<p>There is no page with this id. <a href="/ui/pages">All pages</a></p>` };
-  if (!PAGE_ID_PATTERN.test(id)) return notFound;
-  let leave: () => void;
-  try {
-    leave = await deps.gate.acquire(req.signal);
-  } catch {
-    return { status: 0 };
-  }
-  try {
+export const pageView: View = recordView({ prefix: '/ui/pages/', pattern: PAGE_ID_PATTERN, noun: 'page', section: '/ui/pages',
+  async render(id, deps, req, notFound) {
     const p = await deps.store.oncall.getPage(id);
     if (p === null) return notFound;
     const timeline = await deps.store.oncall.pageTimeline(id);
@@ -62,30 +49,28 @@ export const pageView: View = async (deps, req) => {
     const outcome = failed !== null ? banner(false, `Not done: ${failed}`)
       : done !== null && OUTCOMES[done] !== undefined ? banner(true, OUTCOMES[done]) : '';
     const rows = timeline.map((r) => html`<tr><th scope="row">${r.seq}</th>${timeCell(r.ts)}<td>${r.kind}</td><td class="wrap">${r.actor}</td>
-${auditWhatCell(r.kind, r.actor, r.dataText)}</tr>`);
+  ${auditWhatCell(r.kind, r.actor, r.dataText)}</tr>`);
     const next = p.state === 'triggered' ? p.nextEscalationAtMs : p.state === 'acknowledged' ? p.ackTimeoutAtMs : null;
     return {
       status: 200, title: `Page ${p.id}`, section: '/ui/pages',
       body: html`${outcome}
-<p class="lead">${p.title}</p>
-${actions(p, req.csrf)}
-<dl class="facts">
-<dt>State</dt><dd>${stateChip(p)}</dd>
-<dt>Severity</dt><dd>${p.severity}</dd>
-<dt>Agent</dt><dd>${p.agentId}</dd>
-<dt>Incident key</dt><dd class="mono">${p.incidentKey}</dd>
-<dt>Policy</dt><dd>${p.policy.id} (step ${p.step}, loop ${p.loop})</dd>
-<dt>Opened</dt><dd><time datetime="${isoTs(p.openedAtMs)}">${isoTs(p.openedAtMs)}</time></dd>
-<dt>Acknowledged</dt><dd>${p.acknowledgedAtMs === null ? '—' : `${isoTs(p.acknowledgedAtMs)} by ${p.acknowledgedBy ?? '?'}`}</dd>
-<dt>Resolved</dt><dd>${p.resolvedAtMs === null ? '—' : `${isoTs(p.resolvedAtMs)} by ${p.resolvedBy ?? '?'}`}</dd>
-<dt>${p.state === 'acknowledged' ? 'Back to triggered' : 'Next escalation'}</dt><dd>${next === null ? '—' : isoTs(next)}</dd>
-<dt>Events</dt><dd>${p.eventIds.map((e, i) => html`${i > 0 ? ', ' : ''}<a class="mono" href="/ui/events/${encodeURIComponent(e)}">${e.slice(0, 8)}</a>`)}</dd>
-</dl>
-<h2>Timeline</h2>
-${table('Timeline of this page', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.')}
-<p class="note"><a href="/pages/${p.id}">This page as JSON</a></p>`,
+  <p class="lead">${p.title}</p>
+  ${actions(p, req.csrf)}
+  <dl class="facts">
+  <dt>State</dt><dd>${stateChip(p)}</dd>
+  <dt>Severity</dt><dd>${p.severity}</dd>
+  <dt>Agent</dt><dd>${p.agentId}</dd>
+  <dt>Incident key</dt><dd class="mono">${p.incidentKey}</dd>
+  <dt>Policy</dt><dd>${p.policy.id} (step ${p.step}, loop ${p.loop})</dd>
+  <dt>Opened</dt><dd><time datetime="${isoTs(p.openedAtMs)}">${isoTs(p.openedAtMs)}</time></dd>
+  <dt>Acknowledged</dt><dd>${p.acknowledgedAtMs === null ? '—' : `${isoTs(p.acknowledgedAtMs)} by ${p.acknowledgedBy ?? '?'}`}</dd>
+  <dt>Resolved</dt><dd>${p.resolvedAtMs === null ? '—' : `${isoTs(p.resolvedAtMs)} by ${p.resolvedBy ?? '?'}`}</dd>
+  <dt>${p.state === 'acknowledged' ? 'Back to triggered' : 'Next escalation'}</dt><dd>${next === null ? '—' : isoTs(next)}</dd>
+  <dt>Events</dt><dd>${p.eventIds.map((e, i) => html`${i > 0 ? ', ' : ''}<a class="mono" href="/ui/events/${encodeURIComponent(e)}">${e.slice(0, 8)}</a>`)}</dd>
+  </dl>
+  <h2>Timeline</h2>
+  ${table('Timeline of this page', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.')}
+  <p class="note"><a href="/pages/${p.id}">This page as JSON</a></p>`,
     };
-  } finally {
-    leave();
-  }
-};
+  },
+});
