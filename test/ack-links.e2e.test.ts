@@ -12,27 +12,10 @@ import { mintAckToken } from '../src/oncall/ack-token.js';
 import { freePort, postAlert } from './support/http.js';
 import { auditRows, queryStore, readJsonLines } from './support/store.js';
 import { runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
+import { oncallYaml } from './support/oncall-yaml.js';
 import { waitFor } from './support/wait.js';
 
-const ONCALL = `
-people:
-  - { id: alice, contacts: { oncall-dm: alice } }
-  - { id: bob, contacts: { oncall-dm: bob } }
-schedules:
-  - id: primary
-    timeZone: Europe/Berlin
-    rotations:
-      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
-policies:
-  - id: default
-    steps:
-      - { notify: [schedule:primary], after: 30s }
-      - { notify: [person:bob], after: 1h }
-    repeat: 0
-routes:
-  - { match: { severity: [P1, P2] }, policy: default }
-incidents: { key: groupKey, reopenWindow: 1s }
-`;
+const ONCALL = oncallYaml('30s', '1h');
 
 type Line = Record<string, unknown>;
 

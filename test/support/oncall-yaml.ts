@@ -1,11 +1,12 @@
 /**
  * oncall.yaml for page tests: alice is always on call for `primary`; step 1 pages her, step 2 pages
- * bob; no loops. Both have a contact on the template's file channel `oncall-dm`.
+ * bob; no loops. Both have a contact on the template's file channel `oncall-dm`; `aliceElsewhere`
+ * adds more of hers (e.g. `slack-dm: U0ALICE`).
  */
-export function oncallYaml(firstAfter: string, secondAfter: string, extra = ''): string {
+export function oncallYaml(firstAfter: string, secondAfter: string, extra = '', aliceElsewhere = ''): string {
   return `
 people:
-  - { id: alice, contacts: { oncall-dm: alice } }
+  - { id: alice, contacts: { oncall-dm: alice${aliceElsewhere === '' ? '' : `, ${aliceElsewhere}`} } }
   - { id: bob, contacts: { oncall-dm: bob } }
 schedules:
   - id: primary
