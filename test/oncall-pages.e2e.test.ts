@@ -100,6 +100,16 @@ describe('pages e2e', () => {
     assert.equal(cli.code, 0, cli.stderr);
     assert.match(cli.stdout, new RegExp(`^page ${pageId} \\[P1\\] .*\nresolved \\(source\\), step 2 of policy default`));
     assert.match(cli.stdout, /acknowledged by bob via cli/);
+
+    // The story of the alert that opened the page (§20.3) tells the page too, verified.
+    const [opener] = queryStore<{ id: string }>(home, "SELECT id FROM events WHERE fingerprint = 'walk-1'");
+    const story = await runSvc(['explain', opener!.id, '--json'], { env: a.env, cwd: a.dir });
+    assert.equal(story.code, 0, story.stderr);
+    const told = JSON.parse(story.stdout) as { verified: boolean; rows: Array<{ kind: string }> };
+    assert.equal(told.verified, true);
+    assert.deepEqual(told.rows.map((r) => r.kind).filter((k) => k.startsWith('page.')), kinds.filter((k) => k.startsWith('page.')));
+    const human = await runSvc(['explain', opener!.id], { env: a.env, cwd: a.dir });
+    assert.match(human.stdout, /acknowledged by bob via cli/);
   });
 
   it('SIGKILL while a page waits for its next step: after the restart the step fires once', async () => {

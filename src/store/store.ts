@@ -261,9 +261,10 @@ export interface Store {
   /** Rows with seq > afterSeq in seq order, as stored: what verification hashes and export ships. */
   readAudit(afterSeq: number, limit: number): Promise<StoredAuditRow[]>;
   /**
-   * Every audit row that concerns the event (its data names it as `eventId` or in `eventIds`), in
-   * seq order, at most STORY_ROW_LIMIT + 1 of them; empty when no row names it. An index lookup:
-   * costs the same whatever the length of the chain.
+   * Every audit row that concerns the event (its data names it as `eventId` or in `eventIds`) and
+   * every row of a page those rows name (`pageId`: the page it opened, joined or resolved, with its
+   * notices, escalations and acknowledgements), in seq order, at most STORY_ROW_LIMIT + 1 of them;
+   * empty when no row names it. Index lookups: costs the same whatever the length of the chain.
    */
   eventStory(eventId: string): Promise<StoryRow[]>;
   /** The chain's last row (seq, hash, time); null when it is empty. */

@@ -52,6 +52,23 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(await store.oncall.openPageCounts(), [{ agentId: 'agent-a', state: 'triggered', count: 1 }]);
     });
 
+    it('the story of the event that opened a page holds the page\'s rows too (§20.3), and the joining event\'s as well', async () => {
+      const store = await open();
+      const plan = openPlan('story-key');
+      await store.oncall.applyPagePlan(plan, T0);
+      await store.appendAudit({ kind: 'page.opened', actor: 'svc', agentId: null, data: { pageId: 'ptest-other', eventId: 'elsewhere' } }, T0);
+      const joined = planJoin(plan.page, { id: 'e-story-join', title: 'Disk full', severity: 'P1' }, T0 + 1000, resolve) as PagePlan;
+      await store.oncall.applyPagePlan(joined, T0 + 1000);
+      await store.oncall.applyPagePlan(must(planAck(joined.page, cli, null, T0 + 2000)), T0 + 2000);
+      const kinds = async (eventId: string) => (await store.eventStory(eventId)).map((r) => r.kind);
+      const whole = ['page.opened', 'page.notified', 'page.joined', 'page.notified', 'page.acknowledged'];
+      assert.deepEqual(await kinds(plan.page.eventIds[0]!), whole);
+      assert.deepEqual(await kinds('e-story-join'), whole);
+      assert.deepEqual(await kinds('elsewhere'), ['page.opened'], 'another page\'s rows stay out');
+      const story = await store.eventStory(plan.page.eventIds[0]!);
+      assert.ok(story.every((r, i) => i === 0 || r.seq > story[i - 1]!.seq), 'in seq order, each once');
+    });
+
     it('one open page per incident key; a plan onto a page that moved on is a conflict and writes nothing', async () => {
       const store = await open();
       const first = openPlan('k1');

@@ -11,7 +11,7 @@ import type { StoredAuditRow } from '../../audit/audit-row.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../cursor.js';
 import type { Page, PageQuery, StoryRow } from '../store.js';
 import { PAGE_BYTE_BUDGET, STORY_ROW_LIMIT } from '../store.js';
-import { STORY_COLS, storyFrom, storyRowOf } from '../story-rows.js';
+import { STORY_COLS, pageStoryFrom, pagesNamed, storyFrom, storyRowOf, withPageRows } from '../story-rows.js';
 import { AUDIT_COLS, toStoredAudit } from '../rows.js';
 
 export type Table = 'events' | 'dead_letters' | 'audit' | 'pages';
@@ -72,10 +72,27 @@ export async function readAudit(pool: pg.Pool, afterSeq: number, limit: number):
   });
 }
 
-/** Store.eventStory: an index lookup in audit_events, each row with its predecessor's hash. */
+/**
+ * Store.eventStory: an index lookup in audit_events, each row with its predecessor's hash, then the
+ * rows of the pages those rows name (page_audit), in one repeatable-read snapshot.
+ */
 export async function eventStory(pool: pg.Pool, eventId: string): Promise<StoryRow[]> {
-  const { rows } = await pool.query<Record<string, unknown>>(`SELECT ${STORY_COLS} ${storyFrom('$1')} LIMIT $2`, [eventId, STORY_ROW_LIMIT + 1]);
-  return rows.map(storyRowOf);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const read = async (from: string, id: string): Promise<StoryRow[]> =>
+      (await client.query<Record<string, unknown>>(`SELECT ${STORY_COLS} ${from} LIMIT $2`, [id, STORY_ROW_LIMIT + 1])).rows.map(storyRowOf);
+    const own = await read(storyFrom('$1'), eventId);
+    const pages: StoryRow[][] = [];
+    for (const pageId of pagesNamed(own)) pages.push(await read(pageStoryFrom('$1'), pageId));
+    await client.query('COMMIT');
+    return pages.length === 0 ? own : withPageRows(own, pages, STORY_ROW_LIMIT + 1);
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 /** The chain's last row as committed (the head row of chain-tx.ts moves in the same transactions). */

@@ -10,7 +10,7 @@ import type {
   StoryRow, View,
 } from '../store.js';
 import { STORY_ROW_LIMIT } from '../store.js';
-import { STORY_COLS, storyFrom, storyRowOf } from '../story-rows.js';
+import { STORY_COLS, pageStoryFrom, pagesNamed, storyFrom, storyRowOf, withPageRows } from '../story-rows.js';
 import { auditJson, deadLetterJson, eventJson, jsonPageOf } from '../record-json.js';
 import type { FingerprintKey, TransferCursor, TransferDeadLetter, TransferEvent, TransferFingerprint } from '../transfer.js';
 import { createPager } from './pages.js';
@@ -64,11 +64,19 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
   };
   // Prepared on first use: a read-only store of an older schema (no audit_events) still opens.
   let story: Database.Statement<[string, number], Record<string, unknown>> | null = null;
+  let pageStory: Database.Statement<[string, number], Record<string, unknown>> | null = null;
+  // One read transaction: the event's rows and its pages' rows from one snapshot of the chain.
+  const readStory = db.transaction((eventId: string): StoryRow[] => {
+    story ??= db.prepare(`SELECT ${STORY_COLS} ${storyFrom('?')} LIMIT ?`);
+    const own = story.all(eventId, STORY_ROW_LIMIT + 1).map(storyRowOf);
+    const pages = pagesNamed(own);
+    if (pages.length === 0) return own;
+    pageStory ??= db.prepare(`SELECT ${STORY_COLS} ${pageStoryFrom('?')} LIMIT ?`);
+    const statement = pageStory;
+    return withPageRows(own, pages.map((id) => statement.all(id, STORY_ROW_LIMIT + 1).map(storyRowOf)), STORY_ROW_LIMIT + 1);
+  });
   const reader: Reader = {
-    eventStory: (eventId) => {
-      story ??= db.prepare(`SELECT ${STORY_COLS} ${storyFrom('?')} LIMIT ?`);
-      return story.all(eventId, STORY_ROW_LIMIT + 1).map(storyRowOf);
-    },
+    eventStory: (eventId) => readStory(eventId),
     listEvents: (q, f) => pager.page({
       table: 'events', cols: EVENT_COLS, bytesColumn: 'payload',
       filters: [['agent_id', f.agent], ['source_id', f.source], ['kind', f.kind], ['status', f.status]],
