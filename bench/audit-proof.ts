@@ -119,7 +119,8 @@ async function storyLatency(rows: number): Promise<{ rows: number; medianMs: num
     times.sort((a, b) => a - b);
     server.close();
     await store.close();
-    return { rows, medianMs: r3(times[Math.floor(times.length / 2)] as number), p99Ms: r3(times[Math.floor(times.length * 0.99)] as number), warmupMs: r3(warmupMs) };
+    return { rows, medianMs: r3(times[Math.floor(times.length / 2)] as number),
+      p99Ms: r3(times[Math.floor(times.length * 0.99)] as number), warmupMs: r3(warmupMs) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -31,7 +31,8 @@ Promise.all(Array.from({ length: concurrency }, worker)).then(() => {
 `;
 
 /** `count` GETs of `path` on 127.0.0.1:`port`, `concurrency` in flight; requests/s and non-200 answers. */
-export function loadGet(opts: { port: number; path: string; count: number; concurrency: number; headers: Record<string, string> }): Promise<{ rps: number; bad: number }> {
+export function loadGet(opts: { port: number; path: string; count: number; concurrency: number; headers: Record<string, string> }):
+  Promise<{ rps: number; bad: number }> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(CLIENT, { eval: true, workerData: opts });
     worker.once('message', (m: { rps: number; bad: number }) => resolve(m));

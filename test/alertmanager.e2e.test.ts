@@ -19,7 +19,8 @@ import { readSecretFile, runSvc, scaffoldAgent, tempEnv } from './support/svc.js
 import { waitFor } from './support/wait.js';
 
 /** Forwards POSTs to `target`; the first `drop` answers are lost (the socket is cut after svc answered). */
-function lossyProxy(target: string, drop: number): Promise<{ url: string; seen: Array<{ authorization: string | undefined; status: number }>; close(): Promise<void> }> {
+function lossyProxy(target: string, drop: number):
+  Promise<{ url: string; seen: Array<{ authorization: string | undefined; status: number }>; close(): Promise<void> }> {
   const seen: Array<{ authorization: string | undefined; status: number }> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];

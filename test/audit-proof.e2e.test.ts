@@ -268,7 +268,8 @@ describe('an audit trail you can prove (contract §20)', () => {
     const db = new Database(rewritten);
     try {
       const tail = db.prepare('SELECT seq, ts, kind, actor, agent_id AS agentId, data AS dataText, prev_hash AS prevHash, hash FROM audit WHERE seq >= ? ORDER BY seq')
-        .all(head - 3) as Array<{ seq: number; ts: string; kind: string; actor: string; agentId: string | null; dataText: string; prevHash: string; hash: string }>;
+        .all(head - 3) as Array<{ seq: number; ts: string; kind: string; actor: string; agentId: string | null; dataText: string; prevHash: string;
+          hash: string }>;
       let prev = tail[0]!.prevHash;
       for (const row of tail) {
         const next = { ...row, prevHash: prev, dataText: row.seq === head - 3 ? '{"rewritten":true}' : row.dataText };

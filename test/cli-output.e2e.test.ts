@@ -26,7 +26,8 @@ describe('the CLI at 80 and 120 columns, against a real daemon', { timeout: 300_
   let letters: string[] = [];
 
   /** One command in-process, as on a terminal `columns` wide; its exit code, stdout and stderr. */
-  const svc = async (d: { env: NodeJS.ProcessEnv; dir: string }, columns: number | null, ...args: string[]): Promise<{ code: number; out: string; err: string }> => {
+  const svc = async (d: { env: NodeJS.ProcessEnv; dir: string }, columns: number | null, ...args: string[]):
+    Promise<{ code: number; out: string; err: string }> => {
     const h = cliHarness(d.env, d.dir);
     h.ctx.columns = () => columns;
     const code = await runCli(args, h.ctx);

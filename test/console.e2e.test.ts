@@ -34,7 +34,8 @@ function assertConsoleHeaders(h: Headers, where: string, html = true): void {
 }
 
 /** A raw request (fetch cannot send a foreign or a second Host header). */
-function rawGet(port: number, path: string, headers: Array<[string, string]>): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+function rawGet(port: number, path: string, headers: Array<[string, string]>):
+  Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, path, method: 'GET', setHost: false, headers: headers.flat() as unknown as Record<string, string> }, (res) => {
       res.resume();

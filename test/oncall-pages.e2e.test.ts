@@ -17,7 +17,6 @@ import type { ScaffoldedAgent } from './support/svc.js';
 import { pidAlive, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
 import { waitFor } from './support/wait.js';
 
-
 type Line = Record<string, unknown>;
 const lines = (a: ScaffoldedAgent): Line[] => readJsonLines(join(a.dir, 'out', 'oncall-dm.jsonl'));
 const resolvedBody = (fixture: string): string => {

@@ -64,7 +64,10 @@ function send(url: string, c: Case, secret: string): Promise<Answer> {
 const text = (s: string): Buffer => Buffer.from(s, 'utf8');
 
 /** Header-safe strings (what Node's HTTP client sends): printable ASCII and Latin-1, spaces, no DEL. */
-const headerText = fc.string({ unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c)), maxLength: 240 });
+const headerText = fc.string({
+  unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0x80, max: 0xff })).map((c) => String.fromCharCode(c)),
+  maxLength: 240,
+});
 
 const alertmanager = fc.record({
   version: fc.constantFrom('4', '3', 'x'),

@@ -56,7 +56,8 @@ export interface OncallBenchDaemon extends BenchDaemon {
  * `slackApi` a slack channel at that (fake) Web API and a Slack interactivity source. The sources'
  * secrets are the webhook's HMAC key (what `d.secret` holds).
  */
-export async function oncallDaemon(opts: { oncall?: { firstAfter: string; secondAfter: string }; ack?: boolean; slackApi?: string }): Promise<OncallBenchDaemon> {
+export async function oncallDaemon(opts: { oncall?: { firstAfter: string; secondAfter: string }; ack?: boolean; slackApi?: string }):
+  Promise<OncallBenchDaemon> {
   const d = await benchDaemon();
   if (opts.oncall) writeFileSync(join(d.dir, 'oncall.yaml'), oncallYaml(opts.oncall.firstAfter, opts.oncall.secondAfter, opts.slackApi !== undefined));
   const sourcesFile = join(d.dir, 'event-sources.yaml');
@@ -99,7 +100,8 @@ export async function pageWriter(d: BenchDaemon): Promise<PageWriter> {
   if (config === null || policy === undefined) throw new Error('the bench daemon has no oncall.yaml');
   const resolve: ResolveTargets = (targets, atMs) => {
     const r = resolveAllTargets(config, targets, atMs, []);
-    return { nobodyOnCall: r.nobodyOnCall, recipients: r.recipients.map((x) => ({ person: x.personId ?? CHANNEL_TARGET, channel: x.channelId, to: x.address })) };
+    return { nobodyOnCall: r.nobodyOnCall,
+      recipients: r.recipients.map((x) => ({ person: x.personId ?? CHANNEL_TARGET, channel: x.channelId, to: x.address })) };
   };
   const sha = policySha256(policy);
   const firstAfterMs = policy.steps[0]?.afterMs ?? 0;

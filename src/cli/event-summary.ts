@@ -16,7 +16,9 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? 
 export function summaryOfPayload(payload: unknown): EventSummary {
   if (!isObject(payload)) return { title: null, severity: null, status: null, triagedBy: null };
   const first = Array.isArray(payload.alerts) ? payload.alerts.find(isObject) : undefined;
-  const labels = isObject(payload.commonLabels) ? payload.commonLabels : isObject(first?.labels) ? first.labels : isObject(payload.labels) ? payload.labels : {};
+  const labels = isObject(payload.commonLabels) ? payload.commonLabels
+    : isObject(first?.labels) ? first.labels
+      : isObject(payload.labels) ? payload.labels : {};
   const annotations = isObject(payload.commonAnnotations) ? payload.commonAnnotations : isObject(first?.annotations) ? first.annotations : {};
   return {
     title: str(annotations.summary) ?? str(labels.alertname) ?? str(payload.title),

@@ -31,7 +31,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-
 describe('CLI bearer tokens', () => {
   let server: Server;
   let origin: string;

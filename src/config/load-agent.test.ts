@@ -89,7 +89,6 @@ describe('loadAgentDir', () => {
     assert.equal(errorOf(() => loadAgentDir(dir, ctx)), `${join(dir, 'agent.yaml')}:5:5: skills.1: file not found: skills/gone.md`);
   });
 
-
   it('rejects a literal webhook secret and a literal slack token, never echoing them', () => {
     const dir = agentDir({
       sources: SOURCES.replace('${secret:alert-escalation/webhook-hmac}', 'my-literal-hmac-key-0000'),

@@ -6,7 +6,8 @@ import { every } from './every.js';
 test('runs after each interval, measured from the end of the previous run', async () => {
   const clock = fakeClock();
   const runs: number[] = [];
-  const loop = every({ clock, intervalMs: 100, run: async (signal) => { runs.push(clock.monotonic()); await clock.sleep(30, signal).catch(() => undefined); }, onError: assert.fail });
+  const loop = every({ clock, intervalMs: 100, onError: assert.fail,
+    run: async (signal) => { runs.push(clock.monotonic()); await clock.sleep(30, signal).catch(() => undefined); } });
   await clock.advanceAsync(99);
   assert.deepEqual(runs, []);
   await clock.advanceAsync(1);
@@ -56,7 +57,8 @@ test('a run that throws is reported and the loop goes on; an error after close i
 test('runNow runs at once, joins a run in flight, and restarts the pause', async () => {
   const clock = fakeClock();
   const runs: number[] = [];
-  const loop = every({ clock, intervalMs: () => 50, run: async (signal) => { runs.push(clock.monotonic()); await clock.sleep(5, signal).catch(() => undefined); }, onError: assert.fail });
+  const loop = every({ clock, intervalMs: () => 50, onError: assert.fail,
+    run: async (signal) => { runs.push(clock.monotonic()); await clock.sleep(5, signal).catch(() => undefined); } });
   await clock.advanceAsync(20);
   const a = loop.runNow();
   const b = loop.runNow();

@@ -99,7 +99,8 @@ describe('admin socket', async () => {
 describe('admin socket close', () => {
   it('does not wait for a connected client that sends nothing', async () => {
     const path = join(root, 'silent.sock');
-    const admin = await startAdminSocket({ path, store: {} as Store, storePath: null, clock: systemClock, pid: 7, wake: () => undefined, report: () => undefined });
+    const admin = await startAdminSocket({ path, store: {} as Store, storePath: null, clock: systemClock, pid: 7, wake: () => undefined,
+      report: () => undefined });
     const socket = createConnection({ path });
     await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
     const clientClosed = new Promise<void>((resolve) => socket.on('close', () => resolve()));

@@ -86,7 +86,8 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
       }
       return answer;
     }
-    const filter = { ...(request.source !== undefined ? { sourceId: request.source } : {}), ...(request.reason !== undefined ? { reason: request.reason } : {}) };
+    const filter = { ...(request.source !== undefined ? { sourceId: request.source } : {}),
+      ...(request.reason !== undefined ? { reason: request.reason } : {}) };
     for (let afterSeq = 0; ;) {
       const r = await store.replayDeadLetters({ ...filter, afterSeq, limit: REPLAY_CHUNK }, request.actor ?? ADMIN_ACTOR, clock.now(), request.via);
       take(r);

@@ -6,7 +6,7 @@ import { createAuditExport } from './audit-export.js';
 import { createBackpressure } from './backpressure.js';
 import {
   appendRows, auditConfig, auditRows, checkDelivery, exportMetrics, registryValue, openStore, recordingLog, startHttpReceiver,
-  tempDir, } from '../../test/support/export-harness.js';
+  tempDir } from '../../test/support/export-harness.js';
 import { waitFor } from '../../test/support/wait.js';
 
 const root = tempDir('svc-backpressure-test-');

@@ -110,7 +110,8 @@ interface Reply {
   json: Record<string, unknown>;
 }
 
-function send(port: number, path: string, opts: { method?: string; headers?: OutgoingHttpHeaders; body?: Buffer | string; chunked?: boolean } = {}): Promise<Reply> {
+function send(port: number, path: string, opts: { method?: string; headers?: OutgoingHttpHeaders; body?: Buffer | string; chunked?: boolean } = {}):
+  Promise<Reply> {
   return new Promise((resolve, reject) => {
     const body = opts.body === undefined ? undefined : Buffer.from(opts.body);
     const headers: OutgoingHttpHeaders = { ...opts.headers };

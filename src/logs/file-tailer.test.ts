@@ -35,7 +35,6 @@ function collector(): Collector {
   };
 }
 
-
 const started = (c: Collector) => () => c.events.some((e) => e.t === 'start');
 /** The record of a collector without its start: line texts, `!notice`s and `error`s, in order. */
 const sequence = (c: Collector): string[] =>

@@ -119,7 +119,6 @@ export function createTailFile(path: string, deps: TailFileDeps, onIdle: () => v
     for (const s of live) call(s, (l) => l.error(err));
   }
 
-
   /** Opens the file now at the path as a new generation, without installing it. */
   async function openGeneration(): Promise<Opened | null> {
     const initial = firstOpen;

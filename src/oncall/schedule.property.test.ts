@@ -40,7 +40,8 @@ const overridesArb: fc.Arbitrary<Override[]> = fc.array(
 
 describe('schedule properties', () => {
   it('shifts cover the range exactly, neighbours differ, and every instant inside agrees with onCallAt', () => {
-    fc.assert(fc.property(scheduleArb, overridesArb, fc.integer({ min: 0, max: YEAR }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 5, maxLength: 5 }),
+    fc.assert(fc.property(scheduleArb, overridesArb, fc.integer({ min: 0, max: YEAR }),
+      fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 5, maxLength: 5 }),
       (schedule, overrides, offset, probes) => {
         const from = START + offset;
         const to = from + 10 * 24 * HOUR;

@@ -32,7 +32,8 @@ export interface RunningAlertmanager {
  * `config` is the text of the generated alertmanager.yml; `timings` replace its group_wait,
  * group_interval and repeat_interval; `url` (optional) replaces the receiver's URL (a test proxy).
  */
-export async function startAlertmanager(config: string, opts: { timings: { groupWait: string; groupInterval: string; repeatInterval: string }; url?: string }): Promise<RunningAlertmanager> {
+export async function startAlertmanager(config: string,
+  opts: { timings: { groupWait: string; groupInterval: string; repeatInterval: string }; url?: string }): Promise<RunningAlertmanager> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-am-'));
   let text = config
     .replace(/group_wait: \S+/, `group_wait: ${opts.timings.groupWait}`)

@@ -178,7 +178,8 @@ export interface SyslogListener {
  * A TCP syslog receiver parsing RFC 6587 octet-counted frames (`MSG-LEN SP SYSLOG-MSG`).
  * `onConnect` may pause a connection to play a stalled receiver.
  */
-export async function startSyslogListener(opts: { onFrame?: SyslogBehaviour; onConnect?: (socket: net.Socket, connection: number) => void } = {}): Promise<SyslogListener> {
+export async function startSyslogListener(opts: { onFrame?: SyslogBehaviour; onConnect?: (socket: net.Socket, connection: number) => void } = {}):
+  Promise<SyslogListener> {
   const frames: SyslogFrame[] = [];
   const sockets: net.Socket[] = [];
   // Connection n's close, promised even before it connects.

@@ -58,7 +58,8 @@ export function createSessions(): Sessions {
     redeem(candidate, identity) {
       if (spent || !sameSecret(candidate, linkToken)) return null;
       spent = true;
-      const session: Session = { id: token(), csrf: token(), identity, accessToken: null, tokenExpiresAtMs: null, refreshToken: null, pending: null, host: null };
+      const session: Session = { id: token(), csrf: token(), identity, accessToken: null, tokenExpiresAtMs: null, refreshToken: null,
+        pending: null, host: null };
       byId.set(session.id, session);
       return session;
     },

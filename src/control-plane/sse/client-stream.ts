@@ -105,7 +105,6 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
     else drops[drops.length - 1]! += count;
   }
 
-
   function flush(): void {
     if (immediate !== null) { clearImmediate(immediate); immediate = null; }
     if (done || blocked) return;

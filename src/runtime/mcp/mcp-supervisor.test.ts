@@ -103,7 +103,6 @@ async function throughBackoff(h: Harness, clock: FakeClock, nth: number): Promis
   await clock.advanceAsync(Number(scheduled.fields.delayMs));
 }
 
-
 /** A sample of one family for server t1 (`suffix`: `_count`/`_sum` of a histogram). */
 async function sample(metrics: Metrics, name: string, suffix = ''): Promise<number> {
   const metric = metrics.registry.getSingleMetric(name);

@@ -21,13 +21,19 @@ export type ToolCallResult =
 
 export interface McpSupervisor {
   readonly id: string;
-  /** Spawns the server and lists its tools. Resolves after the first attempt succeeds or fails (bounded); never rejects for a failing server — it keeps restarting in the background. */
+  /**
+   * Spawns the server and lists its tools. Resolves after the first attempt succeeds or fails (bounded); never rejects for a
+   * failing server — it keeps restarting in the background.
+   */
   start(): Promise<void>;
   status(): McpServerStatus;
   tools(): McpToolInfo[];
   /** Never throws, never hangs past callTimeoutMs (+ rate-limit wait). */
   callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolCallResult>;
-  /** Drains in-flight calls (bounded by drainTimeoutMs, observed in mcp_server_drain_duration_ms), terminates the child (SIGTERM then SIGKILL), releases every timer. Idempotent. */
+  /**
+   * Drains in-flight calls (bounded by drainTimeoutMs, observed in mcp_server_drain_duration_ms), terminates the child (SIGTERM
+   * then SIGKILL), releases every timer. Idempotent.
+   */
   close(): Promise<void>;
 }
 

@@ -91,7 +91,8 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     return (targets, atMs) => {
       if (config === undefined) return { recipients: [], nobodyOnCall: [] };
       const r = resolveAllTargets(config, targets, atMs, overrides);
-      return { nobodyOnCall: r.nobodyOnCall, recipients: r.recipients.map((x) => ({ person: x.personId ?? CHANNEL_TARGET, channel: x.channelId, to: x.address })) };
+      return { nobodyOnCall: r.nobodyOnCall,
+        recipients: r.recipients.map((x) => ({ person: x.personId ?? CHANNEL_TARGET, channel: x.channelId, to: x.address })) };
     };
   };
 

@@ -78,7 +78,8 @@ export async function postJson(opts: {
   nowMs: () => number;
   redact: (text: string) => string;
 }): Promise<HttpResult> {
-  const fail = (outcome: HttpFailureOutcome, status: number | null, detail: string, extra?: { retryAfterMs?: number | null; errorType?: string | null }): HttpResult =>
+  const fail = (outcome: HttpFailureOutcome, status: number | null, detail: string,
+    extra?: { retryAfterMs?: number | null; errorType?: string | null }): HttpResult =>
     ({ ok: false, outcome, status, retryAfterMs: extra?.retryAfterMs ?? null, errorType: extra?.errorType ?? null, detail: opts.redact(detail) });
   let res: Response;
   try {

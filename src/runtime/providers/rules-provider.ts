@@ -25,7 +25,6 @@ const SEVERITY_TABLE: Readonly<Record<string, Severity>> = {
 /** Lower is more urgent. */
 export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { P1: 1, P2: 2, P3: 3 };
 
-
 export function severityFromLabel(value: string | undefined): Severity {
   if (value === undefined) return 'P3';
   return SEVERITY_TABLE[value.trim().toLowerCase()] ?? 'P3';

@@ -212,7 +212,9 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
       const value = handler(...r.args);
       // An encoded page crosses as its buffer, moved rather than copied.
       const items = (value as { items?: unknown } | null)?.items;
-      if (items instanceof Uint8Array && items.buffer instanceof ArrayBuffer) port.postMessage({ id: r.id, ok: true, value } satisfies StoreReply, [items.buffer]);
+      if (items instanceof Uint8Array && items.buffer instanceof ArrayBuffer) {
+        port.postMessage({ id: r.id, ok: true, value } satisfies StoreReply, [items.buffer]);
+      }
       else reply({ id: r.id, ok: true, value });
     } catch (err) {
       reply({ id: r.id, ok: false, error: serializeError(err) });
