@@ -1,7 +1,8 @@
 /**
  * Nothing suppressed (contract §12.2), against the built daemon: an Alertmanager group that fires,
  * resolves and fires again within the idempotency window pages three times, the last one not
- * `[RESOLVED]`; and a replayed signed request whose (unsigned) fingerprint header was chosen to equal
+ * `[RESOLVED]`; alerts without a `fingerprint` that differ in their labels are two notifications; and a
+ * replayed signed request whose (unsigned) fingerprint header was chosen to equal
  * a real notification's derived key cannot make that notification a duplicate.
  */
 import assert from 'node:assert/strict';
@@ -63,6 +64,27 @@ describe('Alertmanager notifications without a fingerprint header', () => {
     await waitFor('the retry audited as a duplicate', () => auditRows(d.home).some((r) => r.kind === 'event.duplicate'
       && r.data.eventId === refire.json?.eventId), 30_000);
     assert.equal(out().length, 3, 'the retry sent nothing');
+  });
+
+  it('alerts without a fingerprint are told apart by their labels: two hosts, two 202, two pages', async () => {
+    const startsAt = new Date(Date.now() - 5_000).toISOString();
+    // A sender speaking Alertmanager's format without its per-alert `fingerprint` (an older or a
+    // hand-written relay); one group, the same times, only the labels differ.
+    const bare = (instance: string): string => {
+      const body = JSON.parse(notification('firing', startsAt, '0001-01-01T00:00:00Z', instance)) as { alerts: Array<Record<string, unknown>> };
+      for (const a of body.alerts) delete a.fingerprint;
+      return JSON.stringify(body);
+    };
+    const first = await post(bare('web-1'));
+    const second = await post(bare('web-2'));
+    assert.deepEqual([first.status, second.status], [202, 202], 'the second host is not a duplicate of the first');
+    assert.notEqual(first.json?.eventId, second.json?.eventId);
+    const again = await post(bare('web-2'));
+    assert.equal(again.status, 200, 'a retry of one of them still is');
+    assert.equal(again.json?.eventId, second.json?.eventId);
+    for (const id of [first.json?.eventId, second.json?.eventId]) {
+      await waitFor(`the page of ${String(id)}`, () => out().find((l) => l.eventId === id), 60_000);
+    }
   });
 
   it('a replayed signed request with a chosen fingerprint header cannot suppress the real notification', async () => {

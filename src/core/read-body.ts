@@ -1,4 +1,7 @@
 /**
+ * The one home for reading an HTTP answer's body, for every client the CLI and the daemon run (a
+ * control plane, a fleet host, a model server, a channel's vendor, a token endpoint).
+ *
  * Reads an HTTP answer's body with a cap that holds while it streams (contract §11.7: "a JWKS or
  * discovery answer over 1 MiB is refused while it streams"): a `Content-Length` over the cap is
  * refused before a byte is read, and a body that passes the cap is cut off right there — the stream
@@ -44,6 +47,31 @@ export async function readBodyText(res: Response, maxBytes: number, abort?: () =
     chunks.push(value);
   }
   return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/**
+ * At most the first `maxBytes` of the body as UTF-8 text, for an answer kept only as evidence (a
+ * channel's error text): reading stops at the cap and the rest is never pulled — the stream is
+ * cancelled, which frees the connection. Never longer than the cap, whatever the server sends; a
+ * character cut at the cap is dropped. Throws what reading throws (a reset, an aborted signal).
+ */
+export async function readBodyPrefix(res: Response, maxBytes: number): Promise<string> {
+  if (res.body === null) return '';
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < maxBytes) {
+      const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+      if (done || value === undefined) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    // Cancelling a finished stream does nothing; cancelling an unfinished one frees the socket.
+    await reader.cancel().catch(() => undefined);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks, size).subarray(0, maxBytes), { stream: true });
 }
 
 /** A line of a streamed answer ran past the cap without a line break. The message never quotes it. */

@@ -6,7 +6,10 @@
  * token validation). Tokens stay in the proxy's memory; nothing is written anywhere.
  */
 import * as oidc from 'openid-client';
+import { MAX_RESPONSE_BYTES } from '../../auth/client-credentials.js';
+import { MAX_DOCUMENT_BYTES } from '../../auth/key-set.js';
 import { isLoopbackBind } from '../../core/loopback.js';
+import { readBodyText } from '../../core/read-body.js';
 import type { PendingSignIn } from './console-sessions.js';
 
 export interface OidcSettings {
@@ -52,13 +55,36 @@ function held(tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHel
   };
 }
 
+/** Statuses a Response may not carry a body with. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+/**
+ * The fetch `openid-client` uses for every request to the IdP: each answer is read through the one
+ * capped reader (contract §11.7), the daemon's caps — a discovery document or key set (GET) 1 MiB, a
+ * token endpoint's answer (POST) 256 KiB — and handed on whole. openid-client reads answers without
+ * a bound of its own: an IdP streaming without end grew the CLI's memory until it gave up.
+ */
+const cappedFetch: oidc.CustomFetch = async (url, options) => {
+  const own = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, own.signal]) : own.signal;
+  const res = await fetch(url, { ...options, signal });
+  const text = await readBodyText(res, options.method === 'GET' ? MAX_DOCUMENT_BYTES : MAX_RESPONSE_BYTES, () => own.abort());
+  return new Response(NULL_BODY_STATUSES.has(res.status) ? null : text, { status: res.status, statusText: res.statusText, headers: res.headers });
+};
+
 export function createOidcSignIn(settings: OidcSettings): OidcSignIn {
   let config: Promise<oidc.Configuration> | null = null;
   const issuer = new URL(settings.issuer);
   // Plain HTTP only to an IdP on this machine (a test or a local IdP); anything else must be HTTPS.
   const insecureOk = issuer.protocol === 'http:' && isLoopbackBind(issuer.hostname.replace(/^\[|\]$/g, ''));
   const configuration = (): Promise<oidc.Configuration> => {
-    config ??= oidc.discovery(issuer, settings.clientId, undefined, oidc.None(), insecureOk ? { execute: [oidc.allowInsecureRequests] } : undefined)
+    config ??= oidc.discovery(issuer, settings.clientId, undefined, oidc.None(),
+      { [oidc.customFetch]: cappedFetch, ...(insecureOk ? { execute: [oidc.allowInsecureRequests] } : {}) })
+      .then((c) => {
+        // Discovery's own request went through it; so do the token endpoint and the key set later.
+        c[oidc.customFetch] = cappedFetch;
+        return c;
+      })
       .catch((err: unknown) => { config = null; throw err; });
     return config;
   };

@@ -9,6 +9,7 @@ import type { ChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
+import { readBodyPrefix } from '../../core/read-body.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
 
 const ERROR_SNIPPET_CHARS = 200;
@@ -44,7 +45,7 @@ export async function postJson(url: string, body: unknown, options: {
       signal: deadline.signal,
       redirect: 'manual',
     });
-    const text = await readCapped(res, options.maxBodyBytes);
+    const text = await readBodyPrefix(res, options.maxBodyBytes);
     return { kind: 'response', status: res.status, headers: res.headers, body: text };
   } catch (err) {
     if (deadline.why() === 'timeout') return { kind: 'timeout' };
@@ -53,28 +54,6 @@ export async function postJson(url: string, body: unknown, options: {
   } finally {
     deadline.dispose();
   }
-}
-
-/** Reads at most `maxBytes` of the body as UTF-8, then releases the connection. */
-async function readCapped(res: Response, maxBytes: number): Promise<string> {
-  if (!res.body) return '';
-  // undici's body is a byte stream; @types/node types its chunks as `any`.
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-      if (size >= maxBytes) break;
-    }
-  } finally {
-    // Cancelling a finished stream is a no-op; cancelling an unfinished one frees the socket.
-    await reader.cancel().catch(() => undefined);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, maxBytes));
 }
 
 /** undici reports "fetch failed" and hides the reason in `cause` (ECONNREFUSED, ENOTFOUND, …). */

@@ -4,6 +4,7 @@
  * here, no retries (llm-call.ts), and no key in anything it returns.
  */
 import { checkJsonShape, MAX_DEPTH } from '../../core/json-shape.js';
+import { BodyTooLargeError, readBodyText } from '../../core/read-body.js';
 import type { LlmOutcome } from '../../metrics/metric-names.js';
 import { providerError } from './wire-common.js';
 
@@ -90,10 +91,10 @@ export async function postJson(opts: {
   }
   let text: string;
   try {
-    text = await readBounded(res, opts.signal);
+    text = await readBodyText(res, MAX_ANSWER_BYTES);
   } catch (err) {
     if (opts.signal.aborted) return fail('aborted', res.status, 'aborted while reading the answer');
-    return fail(err instanceof TooLarge ? 'malformed' : 'network-error', res.status, transportText(err));
+    return fail(err instanceof BodyTooLargeError ? 'malformed' : 'network-error', res.status, transportText(err));
   }
   // The bounded shape check of webhook bodies, before anything is built: an answer nested thousands
   // of levels deep would overflow the stack of every recursive reader after JSON.parse (stringify,
@@ -115,35 +116,6 @@ export async function postJson(opts: {
   const { type, message } = json ? providerError(body) : { type: null, message: null };
   return fail(outcomeOfStatus(res.status), res.status, message ?? `HTTP ${res.status}`,
     { retryAfterMs: retryAfterMs(res.headers, opts.nowMs()), errorType: type });
-}
-
-class TooLarge extends Error {}
-
-async function readBounded(res: Response, signal: AbortSignal): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > MAX_ANSWER_BYTES) {
-    await res.body?.cancel();
-    throw new TooLarge(`answer of ${declared} bytes is over ${MAX_ANSWER_BYTES}`);
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    if (signal.aborted) {
-      await reader.cancel();
-      throw new Error('aborted');
-    }
-    const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
-    if (done || !value) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new TooLarge(`answer over ${MAX_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** fetch's `TypeError: fetch failed` hides the reason in `cause` (ECONNREFUSED, …). */
