@@ -15,7 +15,8 @@ const settings = (issuer: string) => ({ issuer, clientId: 'svc-console', audienc
   redirectUri: 'http://127.0.0.1:9/callback' });
 
 /** A loopback "IdP" whose discovery answer is `body(issuer)` (then the end), or an endless stream when `body` is null. */
-async function hostileIdp(body: ((issuer: string) => string) | null): Promise<{ issuer: string; sent(): number; closed: Promise<void>; close(): Promise<void> }> {
+async function hostileIdp(body: ((issuer: string) => string) | null):
+  Promise<{ issuer: string; sent(): number; closed: Promise<void>; close(): Promise<void> }> {
   let sent = 0;
   let issuer = '';
   let markClosed = (): void => undefined;
