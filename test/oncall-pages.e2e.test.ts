@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { postAlert } from './support/http.js';
-import { oncallYaml } from './support/oncall-yaml.js';
+import { oncallYaml, resolvedBody } from './support/oncall-yaml.js';
 import { auditRows, queryStore, readJsonLines } from './support/store.js';
 import type { Daemon } from './support/daemon.js';
 import { startDaemon } from './support/daemon.js';
@@ -19,15 +19,6 @@ import { waitFor } from './support/wait.js';
 
 type Line = Record<string, unknown>;
 const lines = (a: ScaffoldedAgent): Line[] => readJsonLines(join(a.dir, 'out', 'oncall-dm.jsonl'));
-const resolvedBody = (fixture: string): string => {
-  const body = JSON.parse(fixture) as { status: string; alerts: Array<{ status: string; endsAt: string }> };
-  body.status = 'resolved';
-  for (const alert of body.alerts) {
-    alert.status = 'resolved';
-    alert.endsAt = '2026-11-21T04:00:00.000Z';
-  }
-  return JSON.stringify(body);
-};
 
 describe('pages e2e', () => {
   const t = tempEnv();

@@ -12,39 +12,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { postAlert } from './support/http.js';
+import { aliceOnlyYaml, resolvedBody } from './support/oncall-yaml.js';
 import { auditRows } from './support/store.js';
 import { runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
 import { waitFor } from './support/wait.js';
 
 const ROUTING_KEY = 'CanaryR0utingKey0000000000000e2e';
 
-const ONCALL = `
-people:
-  - { id: alice, contacts: { oncall-dm: alice } }
-schedules:
-  - id: primary
-    timeZone: Europe/Berlin
-    rotations:
-      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
-policies:
-  - id: default
-    steps:
-      - { notify: [schedule:primary, channel:pd], after: 1h }
-    repeat: 0
-routes:
-  - { match: { severity: [P1, P2] }, policy: default }
-incidents: { key: groupKey, reopenWindow: 1s }
-`;
-
-const resolvedBody = (fixture: string): string => {
-  const body = JSON.parse(fixture) as { status: string; alerts: Array<{ status: string; endsAt: string }> };
-  body.status = 'resolved';
-  for (const alert of body.alerts) {
-    alert.status = 'resolved';
-    alert.endsAt = '2026-11-21T04:00:00.000Z';
-  }
-  return JSON.stringify(body);
-};
+const ONCALL = aliceOnlyYaml('oncall-dm: alice', ['channel:pd']);
 
 /** Every file under a directory, as text. */
 function allText(dir: string): string {

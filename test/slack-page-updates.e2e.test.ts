@@ -13,28 +13,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { postAlert } from './support/http.js';
+import { aliceOnlyYaml } from './support/oncall-yaml.js';
 import { auditRows, queryStore } from './support/store.js';
 import { runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
 import { waitFor } from './support/wait.js';
 
 const TOKEN = 'xoxb-test-0000000000-secret-token';
-const ONCALL = `
-people:
-  - { id: alice, contacts: { slack-dm: U0ALICE } }
-schedules:
-  - id: primary
-    timeZone: Europe/Berlin
-    rotations:
-      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
-policies:
-  - id: default
-    steps:
-      - { notify: [schedule:primary], after: 1h }
-    repeat: 0
-routes:
-  - { match: { severity: [P1, P2] }, policy: default }
-incidents: { key: groupKey, reopenWindow: 1s }
-`;
+const ONCALL = aliceOnlyYaml('slack-dm: U0ALICE');
 
 interface Call { method: string; auth: string | undefined; contentType: string | undefined; body: Record<string, unknown> }
 

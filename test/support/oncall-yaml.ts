@@ -1,13 +1,13 @@
 /**
- * oncall.yaml for page tests: alice is always on call for `primary`; step 1 pages her, step 2 pages
- * bob; no loops. Both have a contact on the template's file channel `oncall-dm`; `aliceElsewhere`
- * adds more of hers (e.g. `slack-dm: U0ALICE`).
+ * oncall.yaml for page tests, and the alert bodies they send. Every variant shares one skeleton:
+ * alice is always on call for `primary` (a weekly rotation of one, Europe/Berlin), P1 and P2 route to
+ * the policy `default`, incidents are keyed by Alertmanager's groupKey; only the people and the
+ * policy's steps differ.
  */
-export function oncallYaml(firstAfter: string, secondAfter: string, extra = '', aliceElsewhere = ''): string {
+function skeleton(people: string[], steps: string[], extra = ''): string {
   return `
 people:
-  - { id: alice, contacts: { oncall-dm: alice${aliceElsewhere === '' ? '' : `, ${aliceElsewhere}`} } }
-  - { id: bob, contacts: { oncall-dm: bob } }
+${people.map((p) => `  - ${p}`).join('\n')}
 schedules:
   - id: primary
     timeZone: Europe/Berlin
@@ -16,8 +16,7 @@ schedules:
 policies:
   - id: default
     steps:
-      - { notify: [schedule:primary], after: ${firstAfter} }
-      - { notify: [person:bob], after: ${secondAfter} }
+${steps.map((s) => `      - ${s}`).join('\n')}
     repeat: 0
 routes:
   - { match: { severity: [P1, P2] }, policy: default }
@@ -25,9 +24,40 @@ incidents: { key: groupKey, reopenWindow: 1s }
 ${extra}`;
 }
 
+/**
+ * Two steps: step 1 pages alice (through the schedule), step 2 pages bob; no loops. Both have a
+ * contact on the template's file channel `oncall-dm`; `aliceElsewhere` adds more of hers (e.g.
+ * `slack-dm: U0ALICE`).
+ */
+export function oncallYaml(firstAfter: string, secondAfter: string, extra = '', aliceElsewhere = ''): string {
+  return skeleton(
+    [`{ id: alice, contacts: { oncall-dm: alice${aliceElsewhere === '' ? '' : `, ${aliceElsewhere}`} } }`, '{ id: bob, contacts: { oncall-dm: bob } }'],
+    [`{ notify: [schedule:primary], after: ${firstAfter} }`, `{ notify: [person:bob], after: ${secondAfter} }`],
+    extra);
+}
+
+/**
+ * One step an hour long that pages alice, and whatever else `notify` names beside her schedule
+ * (e.g. `channel:pd`); `contacts` are hers (e.g. `slack-dm: U0ALICE`).
+ */
+export function aliceOnlyYaml(contacts: string, notify: string[] = []): string {
+  return skeleton([`{ id: alice, contacts: { ${contacts} } }`], [`{ notify: [${['schedule:primary', ...notify].join(', ')}], after: 1h }`]);
+}
+
 /** The template's mock alert with its own Alertmanager group (so its own page). */
 export function alertInGroup(fixture: string, group: string): string {
   const body = JSON.parse(fixture) as Record<string, unknown>;
   body.groupKey = `{}:{alertname="${group}"}`;
+  return JSON.stringify(body);
+}
+
+/** The template's mock alert as Alertmanager's resolved notification of it. */
+export function resolvedBody(fixture: string): string {
+  const body = JSON.parse(fixture) as { status: string; alerts: Array<{ status: string; endsAt: string }> };
+  body.status = 'resolved';
+  for (const alert of body.alerts) {
+    alert.status = 'resolved';
+    alert.endsAt = '2026-11-21T04:00:00.000Z';
+  }
   return JSON.stringify(body);
 }
