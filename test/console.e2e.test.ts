@@ -136,6 +136,10 @@ describe('console over HTTP and through svc console', () => {
     assert.ok(event.includes('role="status">Verified:'), 'the verdict');
     const list = await (await fetch(`${d.cp}/ui/events`)).text();
     assert.ok(list.includes('&quot;&gt;&lt;img src=x onerror=alert(6)&gt;'), 'the fingerprint in the list');
+    // The audit view says each row in the same sentence, escaped, its data one click away.
+    const audit = await (await fetch(`${d.cp}/ui/audit?kind=event.accepted`)).text();
+    assert.ok(audit.includes('<td class="wrap">accepted from alertmanager, fingerprint &quot;&gt;&lt;img src=x onerror=alert(6)&gt;'
+      + '<details><summary>Data</summary><pre>{'), 'the accepted row as a sentence in /ui/audit');
     assert.ok(XSS.script.length > 0);
   });
 

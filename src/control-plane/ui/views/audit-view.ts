@@ -1,12 +1,13 @@
 /**
- * /ui/audit: the audit chain, oldest first like /audit, filtered by kind and agent; "Verify the chain"
+ * /ui/audit: the audit chain, oldest first like /audit, filtered by kind and agent, each row as the
+ * sentence `svc explain` prints, its data one click away; "Verify the chain"
  * asks `verify=1`, which checks the whole chain (Store.verifyAudit, shared with /audit) and shows the
  * verdict above the page.
  */
 import type { VerifyResult } from '../../../audit/chain.js';
 import { AUDIT_VIEW } from '../../page-query.js';
 import { html } from '../html.js';
-import { banner, filterForm, pager, table, timeCell } from './parts.js';
+import { auditWhatCell, banner, filterForm, pager, table, timeCell } from './parts.js';
 import { readPage } from './read-page.js';
 import type { View } from './view-types.js';
 
@@ -34,7 +35,7 @@ export const auditView: View = async (deps, req) => {
   const verify = page.query.verify ? verdict(await deps.store.verifyAudit()) : '';
   const rows = page.items.map((a) => html`<tr>
 <th scope="row">${a.seq}</th>${timeCell(a.ts)}<td>${a.kind}</td><td class="wrap">${a.actor}</td><td>${a.agentId ?? '—'}</td>
-<td class="wrap mono">${a.corrupt ? '(corrupt)' : JSON.stringify(a.data)}</td>
+${auditWhatCell(a.kind, a.actor, a.corrupt ? null : JSON.stringify(a.data))}
 <td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
 </tr>`);
   const { verify: _v, ...keep } = p;
@@ -46,7 +47,7 @@ ${Object.entries(keep).filter(([k]) => k !== 'cursor').map(([k, v]) => html`<inp
 <input type="hidden" name="verify" value="1">
 <button type="submit">Verify the whole chain</button>
 </form>
-${table('Audit rows', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'Agent', 'Data', 'Hash'], rows, 'No audit rows match.')}
+${table('Audit rows', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'Agent', 'What', 'Hash'], rows, 'No audit rows match.')}
 ${pager('/ui/audit', p, page.nextCursor, page.query.page.cursor === null)}`,
   };
 };
