@@ -394,8 +394,11 @@ describe('console pages and page actions through svc console', () => {
     const directBody = await direct.text();
     assert.doesNotMatch(directBody, /method="post"/, 'no forms without the proxy');
     assert.match(directBody, /No silences are live or ended in the last 24 hours\./);
-    const csrf = csrfOf(await shown('/ui/silences'));
+    const form = await shown('/ui/silences');
+    const csrf = csrfOf(form);
     assert.ok(csrf !== '');
+    assert.ok(form.includes('<select id="si-agent" name="agent"><option value="">every agent</option><option value="oncall-escalator">oncall-escalator</option></select>'),
+      'the agent picker: every agent, or one with an oncall.yaml');
     const created = () => auditRows(d.home).filter((r) => r.kind === 'silence.created');
     const add = { op: 'add', matchers: 'alertname=DiskFull\r\n team=~db-.* \r\n', duration: '2h', reason: XSS.script };
 
@@ -412,11 +415,12 @@ describe('console pages and page actions through svc console', () => {
     }
     assert.equal(created().length, 0, 'nothing refused was added');
 
-    const done = await postForm('/actions/silence', { ...add, csrf });
+    const done = await postForm('/actions/silence', { ...add, agent: 'oncall-escalator', csrf });
     assert.equal(done.headers.get('location'), '/ui/silences?done=added');
     const rows = created();
     assert.equal(rows.length, 1);
     assert.equal(rows[0]?.actor, me);
+    assert.equal(rows[0]?.agentId, 'oncall-escalator');
     assert.equal(rows[0]?.data.via, 'console');
     assert.equal(rows[0]?.data.reason, XSS.script);
     assert.deepEqual(rows[0]?.data.matchers, [{ label: 'alertname', op: '=', value: 'DiskFull' }, { label: 'team', op: '=~', value: 'db-.*' }]);

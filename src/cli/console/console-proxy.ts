@@ -323,8 +323,9 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
     const matchers = (form.get('matchers') ?? '').split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
     const checked = checkSilence({ match: 'Matcher', duration: 'Duration', reason: 'Reason' },
       { matchers, duration: (form.get('duration') ?? '').trim(), reason: form.get('reason') ?? '' });
+    const agent = form.get('agent') ?? '';
     return oncallAction(req, res, session, '/ui/silences', 'added', !checked.ok ? { error: checked.error }
-      : { op: 'silence.add', ...checked.value, ...who });
+      : { op: 'silence.add', ...checked.value, ...(agent === '' ? {} : { agent }), ...who });
   }
 
   async function forward(req: IncomingMessage, res: ServerResponse, url: URL, upstream: Upstream, session: Session): Promise<void> {

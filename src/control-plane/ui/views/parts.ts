@@ -63,8 +63,8 @@ export function banner(ok: boolean, text: HtmlValue): Html {
 export interface ActionField {
   name: string;
   label: string;
-  /** A select with these options, a multi-line box, or (default) a text box. */
-  options?: readonly string[];
+  /** A select with these options (a value, or a value and what it shows), a multi-line box, or (default) a text box. */
+  options?: ReadonlyArray<string | { value: string; label: string }>;
   multiline?: boolean;
   placeholder?: string;
   /** The id of an element that says how to fill it in (`aria-describedby`). */
@@ -81,7 +81,9 @@ export function actionForm(id: string, action: string, label: string, csrf: stri
 <input type="hidden" name="csrf" value="${csrf}">${Object.entries(hidden).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
 ${fields.map((f) => html`<label for="${id}-${f.name}">${f.label}
 ${f.options
-    ? html`<select id="${id}-${f.name}" name="${f.name}" required>${f.options.map((o) => html`<option value="${o}">${o}</option>`)}</select>`
+    ? html`<select id="${id}-${f.name}" name="${f.name}"${f.options.some((o) => typeof o !== 'string' && o.value === '') ? '' : ' required'}>${
+      f.options.map((o) => (typeof o === 'string'
+      ? html`<option value="${o}">${o}</option>` : html`<option value="${o.value}">${o.label}</option>`))}</select>`
     : f.multiline === true
       ? html`<textarea id="${id}-${f.name}" name="${f.name}" rows="2" required spellcheck="false" placeholder="${f.placeholder ?? ''}"></textarea>`
       : html`<input id="${id}-${f.name}" name="${f.name}" required autocomplete="off" spellcheck="false" placeholder="${f.placeholder ?? ''}"${

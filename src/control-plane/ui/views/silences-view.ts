@@ -47,6 +47,7 @@ ${actionForm('si', SILENCE_ACTION, 'Add a silence', req.csrf, { op: 'add' }, [
     { name: 'matchers', label: 'Matchers (one a line: KEY=VALUE or KEY=~REGEX; all must match)', multiline: true, placeholder: 'alertname=DiskFull' },
     { name: 'duration', label: `Duration (at most ${formatDuration(MAX_SILENCE_MS)})`, placeholder: '2h' },
     { name: 'reason', label: 'Reason', placeholder: 'planned maintenance' },
+    { name: 'agent', label: 'Agent', options: [{ value: '', label: 'every agent' }, ...deps.oncall.configs().map((c) => c.agentId)] },
   ], 'Add silence')}`;
   return {
     status: 200, title: 'Silences', section: '/ui/silences',
