@@ -8,14 +8,14 @@ import { hostname } from 'node:os';
 import type { OtlpSettings } from '../config/otlp.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { StoreSettings } from '../config/store.js';
-import { DEFAULT_DELIVERY_WINDOW_MS } from '../config/store.js';
+import { DEFAULT_DELIVERY_WINDOW_MS, DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../config/store.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { startControlPlane } from '../control-plane/start-control-plane.js';
 import { homePaths } from '../config/paths.js';
 import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
-import { DEFAULT_IDEMPOTENCY_WINDOW_MS, createWebhookIngest } from '../ingest/webhook-server.js';
+import { createWebhookIngest } from '../ingest/webhook-server.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { LogMirror } from '../logs/agent-log.js';
 import { startOtlpBridge } from '../metrics/otlp-bridge.js';
@@ -123,7 +123,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     // SQLite). Export reads the chain behind the store; every append wakes it, and its gate pauses intake.
     const owner = runOwner(replicaId);
     const duties = await startLeaderDuties({ store, clock, holder: owner, leaseMs: deps.store.leaseMs, audit, auditMetrics: metrics.audit,
-      retention: deps.store.retention, windowMs: DEFAULT_IDEMPOTENCY_WINDOW_MS, hostname: hostname(), pid: deps.pid, log: daemonLog, report,
+      retention: deps.store.retention, windowMs: deps.store.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS, hostname: hostname(), pid: deps.pid, log: daemonLog, report,
       checkpointsPath: paths.checkpoints });
     closers.add('leader duties', () => duties.close());
     const runtimeStore = audit && audit.export.length > 0 ? notifyingStore(store, () => duties.notify()) : store;
@@ -182,7 +182,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     closers.add('dispatcher', () => dispatcher.drain(DRAIN_TIMEOUT_MS));
 
     const ingest = createWebhookIngest({
-      store: runtimeStore, clock, stats, windowMs: DEFAULT_IDEMPOTENCY_WINDOW_MS,
+      store: runtimeStore, clock, stats,
       routes: deps.agents.flatMap((a) => a.sources.map((source) => ({ agentId: a.agent.id, source, log: logs.get(a.agent.id) }))),
       // A suppressed event (a live silence covered it, §17.8) is stored finished: counted, never dispatched.
       onAccepted: (event) => (event.status === 'suppressed' ? metrics.oncall.suppressed.inc({ agent: event.agentId }) : dispatcher.wake(event.agentId)),

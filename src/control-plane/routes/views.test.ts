@@ -24,7 +24,6 @@ import { createDlqRoute } from './dlq-route.js';
 import { createEventsRoute } from './events-route.js';
 
 const T0 = Date.UTC(2024, 0, 1);
-const WINDOW_MS = 15 * 60_000;
 const root = mkdtempSync(join(tmpdir(), 'svc-views-test-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 let dbCount = 0;
@@ -183,8 +182,8 @@ function sql(path: string, statement: string, ...params: unknown[]): void {
 describe('paginated views: responses', () => {
   it('items have exactly the §5 shapes, with the JSON headers', async () => {
     const h = await harness();
-    const withFp = await h.store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'webhook', fingerprint: 'fp-1', payloadText: '{"alert":"x"}' }, WINDOW_MS, T0);
-    const noFp = await h.store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'webhook', fingerprint: null, payloadText: '{"list":[1,"two"]}' }, WINDOW_MS, T0 + 1000);
+    const withFp = await h.store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'webhook', fingerprint: 'fp-1', payloadText: '{"alert":"x"}' }, T0);
+    const noFp = await h.store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'webhook', fingerprint: null, payloadText: '{"list":[1,"two"]}' }, T0 + 1000);
     assert.ok(withFp.outcome === 'accepted' && noFp.outcome === 'accepted');
     const dlId = await deadLetter(h.store, 'agent-a', noFp.event.id, { reason: 'delivery-failed', error: 'HTTP 503', attempts: 3 }, T0 + 2000);
 
@@ -314,7 +313,7 @@ describe('paginated views: keyset walks', () => {
     const writeOne = async (): Promise<void> => {
       clock.advance(1);
       const r = await h.store.ingestEvent({ agentId: 'agent-0', sourceId: 'source-0', kind: 'webhook', fingerprint: null,
-        payloadText: JSON.stringify({ late: ++written }) }, WINDOW_MS, clock.now());
+        payloadText: JSON.stringify({ late: ++written }) }, clock.now());
       assert.equal(r.outcome, 'accepted');
     };
 

@@ -89,7 +89,7 @@ describe('dispatcher', () => {
       ...(opts.gate ? { gate: opts.gate } : {}), onError: (e) => { errors.push(e); } });
     dispatchers.push(dispatcher);
     const ingest = async (payloadText = alert(0)): Promise<EventRecord> => {
-      const r = await store.ingestEvent({ agentId: 'a1', sourceId: 's1', kind: 'alert', fingerprint: null, payloadText }, 1000, clock.now());
+      const r = await store.ingestEvent({ agentId: 'a1', sourceId: 's1', kind: 'alert', fingerprint: null, payloadText }, clock.now());
       assert.equal(r.outcome, 'accepted');
       return (r as { event: EventRecord }).event;
     };
