@@ -22,7 +22,7 @@ import type { SeenFingerprint } from '../write-plans.js';
 import { completionUpdate, planCompletion, planIngest } from '../write-plans.js';
 import type { Silence } from '../../oncall/oncall-config.js';
 import { suppressingSilences } from '../suppression.js';
-import { toSilence } from './silence-row.js';
+import { toStoredSilence } from '../oncall-rows.js';
 import type { ChainTx } from './chain-tx.js';
 import { beginChainTx } from './chain-tx.js';
 import { isConnectionError, isRetryable } from './pool.js';
@@ -224,7 +224,7 @@ async function lookupSilences(client: pg.PoolClient, ops: readonly Op[]): Promis
   const times = ops.flatMap((op) => (op.kind === 'ingest' ? [op.nowMs] : []));
   if (times.length === 0) return [];
   const { rows } = await client.query<Record<string, unknown>>('SELECT * FROM silences WHERE ends_ms > $1 ORDER BY seq', [Math.min(...times)]);
-  return rows.map(toSilence);
+  return rows.map(toStoredSilence);
 }
 
 /** The batch's fingerprints as stored (read after the head lock: no replica can add one meanwhile). */

@@ -16,7 +16,7 @@ import { FINISHED_EVENT_STATUSES_SQL } from '../store.js';
 import { EVENT_COLS, toEvent } from '../rows.js';
 import { completionUpdate, planCompletion, planIngest, replayAudit } from '../write-plans.js';
 import { suppressingSilences } from '../suppression.js';
-import { toStoredSilence } from './oncall-rows.js';
+import { toStoredSilence } from '../oncall-rows.js';
 
 export interface Writer {
   ingestEvent(event: NewEvent, nowMs: number): IngestResult;
