@@ -4,30 +4,26 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { canonicalJson, GENESIS_HASH, sha256Hex, storedRowText } from '../../audit/chain.js';
 import type { FakeClock } from '../../core/clock.js';
 import { isoTs, fakeClock } from '../../core/clock.js';
-import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { NewDeadLetter, Store } from '../../store/store.js';
 import { sendError } from '../http-json.js';
 import type { RouteHandler } from '../route.js';
 import { createAuditRoute } from './audit-route.js';
 import { createDlqRoute } from './dlq-route.js';
 import { createEventsRoute } from './events-route.js';
+import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 
 const T0 = Date.UTC(2024, 0, 1);
-const root = mkdtempSync(join(tmpdir(), 'svc-views-test-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-let dbCount = 0;
-const freshPath = (): string => join(root, `db-${++dbCount}`, 'svc.db');
+// The views read what each test wrote into an emptied store: one store for the file (test/support/shared-store.ts).
+const shared = sharedSqliteStore('svc-views-shared-');
+after(() => shared.close());
 
 interface Harness {
   base: string;
@@ -39,8 +35,8 @@ interface Harness {
 
 /** The three routes on a bare node:http server; anything else is 404. */
 async function harness(opts: { store?: Store; path?: string } = {}): Promise<Harness> {
-  const path = opts.path ?? freshPath();
-  const store = opts.store ?? await openSqliteStore({ path });
+  const path = opts.path ?? shared.path;
+  const store = opts.store ?? await shared.fresh();
   const reports: string[] = [];
   const report = (line: string): void => { reports.push(line); };
   const routes = new Map<string, RouteHandler>([
@@ -282,8 +278,8 @@ describe('paginated views: responses', () => {
   });
 
   it('a failing store or verification is a bare 500; the detail goes to report only', async () => {
-    const path = freshPath();
-    const real = await openSqliteStore({ path });
+    const path = shared.path;
+    const real = await shared.fresh();
     const secret = 'SQLITE_IOERR at /home/op/.svc/svc.db';
     const store: Store = { ...real, listJson: (view, q, f) => (view === 'events' ? Promise.reject(new Error(secret)) : real.listJson(view, q, f)),
       verifyAudit: () => Promise.reject(new Error(secret)),
