@@ -6,10 +6,9 @@
  * (own-daemon-ports.ts): the check passes before a restart, and fails on a port anything else holds.
  */
 import { createServer } from 'node:net';
-import type { ControlPlaneSettings } from '../config/control-plane.js';
 import { bindHostProblems } from '../config/bind-hosts.js';
 import { homePaths } from '../config/paths.js';
-import type { LoadedAgent } from '../config/schema.js';
+import type { DaemonSettings } from '../config/settings.js';
 import { ConfigError, EXIT } from '../core/errors.js';
 import { checkStore } from '../store/open-store.js';
 import type { CliContext } from './context.js';
@@ -31,16 +30,11 @@ function portInUse(host: string, port: number): Promise<string | null> {
 
 interface PortReport { problems: string[]; ports: string[]; free: string[]; held: string[] }
 
-async function portProblems(agents: LoadedAgent[], controlPlane: ControlPlaneSettings, unresolved: boolean,
-  own: OwnDaemon | null): Promise<PortReport> {
+async function portProblems(settings: DaemonSettings, unresolved: boolean, own: OwnDaemon | null): Promise<PortReport> {
+  const { controlPlane } = settings;
   const wanted = new Map<string, { host: string; port: number; who: string }>();
-  for (const a of agents) {
-    for (const s of a.sources) {
-      if (s.port === 0) continue;
-      const key = `${s.bind}:${s.port}`;
-      if (!wanted.has(key)) wanted.set(key, { host: s.bind, port: s.port, who: `source ${s.id} of agent ${a.agent.id}` });
-    }
-  }
+  // Port 0 is an ephemeral port: never in use.
+  for (const l of settings.listeners) if (l.port !== 0) wanted.set(l.key, { host: l.bind, port: l.port, who: l.who });
   if (controlPlane.enabled && controlPlane.port !== 0) {
     const key = `${controlPlane.bind}:${controlPlane.port}`;
     if (!wanted.has(key)) wanted.set(key, { host: controlPlane.bind, port: controlPlane.port, who: 'the control plane' });
@@ -73,7 +67,8 @@ export async function checkCommand(dirs: string[], opts: { json?: boolean }, ctx
     ctx.stdout(`${JSON.stringify({ ok: false, agents: [], problems: err.message.split('\n') })}\n`);
     return EXIT.usage;
   }
-  const { agents, controlPlane, store, home } = loaded;
+  const { agents, home } = loaded;
+  const { controlPlane, store } = loaded.settings;
   const paths = homePaths(home);
   const problems: string[] = [];
   const storeProblem = await checkStore(store);
@@ -84,7 +79,7 @@ export async function checkCommand(dirs: string[], opts: { json?: boolean }, ctx
   const unresolved = await bindHostProblems(agents, controlPlane);
   problems.push(...unresolved);
   const own = ownDaemonPorts(paths, agents.map((a) => a.agent.id));
-  const ports = await portProblems(agents, controlPlane, unresolved.length > 0, own);
+  const ports = await portProblems(loaded.settings, unresolved.length > 0, own);
   const pid = runningPid(paths.pidFile);
   problems.push(...ports.problems.map((p) => (pid === null ? p : `${p} (svc runs in this $SVC_HOME as pid ${pid})`)));
 

@@ -4,7 +4,9 @@
  * which bearer token to send (token-source.ts), and JSON reads that follow every page.
  */
 import { readFileSync } from 'node:fs';
+import { metricsPortFromEnv } from '../config/control-plane.js';
 import { homePaths, svcHome } from '../config/paths.js';
+import { DEFAULT_CONTROL_PLANE } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import { withDeadline } from '../core/deadline.js';
 import { HttpError, RuntimeError, UsageError, errorText } from '../core/errors.js';
@@ -57,9 +59,12 @@ export function controlPlaneUrl(ctx: CliContext, explicit: string | undefined): 
   } catch {
     // no state file: fall back to the default address
   }
-  const port = ctx.env.SVC_METRICS_PORT && /^\d+$/.test(ctx.env.SVC_METRICS_PORT) ? ctx.env.SVC_METRICS_PORT : '9464';
-  if (port === '0') throw new RuntimeError('ENOLISTENER', 'the control plane is disabled (SVC_METRICS_PORT=0)');
-  return `http://127.0.0.1:${port}`;
+  // The same reading of SVC_METRICS_PORT as the daemon's (config/control-plane.ts).
+  const fromEnv = metricsPortFromEnv(ctx.env);
+  if (!fromEnv.ok) throw new UsageError(fromEnv.error);
+  const port = fromEnv.port ?? DEFAULT_CONTROL_PLANE.port;
+  if (port === 0) throw new RuntimeError('ENOLISTENER', 'the control plane is disabled (SVC_METRICS_PORT=0)');
+  return `http://${DEFAULT_CONTROL_PLANE.bind}:${port}`;
 }
 
 /** The 401 `reason` vocabulary is lower-case words and dashes; anything else from the wire is not echoed. */

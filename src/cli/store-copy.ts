@@ -8,6 +8,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { homePaths, svcHome } from '../config/paths.js';
 import type { StoreSettings } from '../config/store.js';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../config/store.js';
 import { RuntimeError } from '../core/errors.js';
 import { copyStore } from '../store/copy-store.js';
 import { openStore } from '../store/open-store.js';
@@ -16,8 +17,6 @@ import type { Store } from '../store/store.js';
 import type { CliContext } from './context.js';
 import { runningPid } from './daemon-files.js';
 
-/** The idempotency window of webhook ingest (contract §9.3): fingerprints younger than this are still live. */
-const IDEMPOTENCY_WINDOW_MS = 15 * 60 * 1000;
 const NO_RETENTION = { eventsMs: null, deadLettersMs: null };
 
 const sameRealPath = (a: string, b: string): boolean => {
@@ -52,7 +51,7 @@ export async function storeCopyCommand(opts: { to: string; from?: string }, ctx:
     const target = await openStore(postgres, { clock: ctx.clock });
     opened.push(target);
     ctx.stdout(`copying ${from} into ${redactUrl(opts.to)}\n`);
-    const report = await copyStore(source, target, { nowMs: ctx.clock.now(), windowMs: IDEMPOTENCY_WINDOW_MS,
+    const report = await copyStore(source, target, { nowMs: ctx.clock.now(), windowMs: DEFAULT_IDEMPOTENCY_WINDOW_MS,
       progress: (line) => ctx.stdout(`  ${line}\n`) });
     ctx.stdout(`copied ${report.events} event(s), ${report.deadLetters} dead letter(s), ${report.auditRows} audit row(s), `
       + `${report.fingerprints} live fingerprint(s), ${report.cursors} export cursor(s); the chain verifies in both `

@@ -12,6 +12,7 @@ import { withDotenv } from '../config/dotenv.js';
 import { loadAgentDir } from '../config/load-agent.js';
 import { svcHome } from '../config/paths.js';
 import type { ChannelConfig, LoadedAgent } from '../config/schema.js';
+import { MCP_START_WAIT_MS } from '../config/settings.js';
 import { UsageError } from '../core/errors.js';
 import type { LogFields, LogLevel } from '../core/log.js';
 import type { AgentLog } from '../logs/agent-log.js';
@@ -25,9 +26,6 @@ import type { TriageEvent, TriageResult } from '../runtime/providers/provider.js
 import type { ToolTrace } from '../runtime/providers/tool-loop.js';
 import type { CliContext } from './context.js';
 import { mcpBaseEnv } from './up.js';
-
-/** Longest wait for the MCP servers' first start, as in `svc up`; a server still down answers `unavailable`. */
-const MCP_START_WAIT_MS = 10_000;
 
 export interface TriageOptions {
   json: boolean;
@@ -101,6 +99,7 @@ async function runTriage(loaded: LoadedAgent, payload: Record<string, unknown>, 
   const { sink, rows } = collectingAuditSink();
   const traces: ToolTrace[] = [];
   try {
+    // As long as `svc up` waits; a server still down answers `unavailable`.
     const waited = new AbortController();
     await Promise.race([Promise.all([...servers.values()].map((s) => s.start())),
       ctx.clock.sleep(MCP_START_WAIT_MS, waited.signal).catch(() => undefined)]);

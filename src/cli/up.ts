@@ -6,9 +6,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ControlPlaneSettings } from '../config/control-plane.js';
 import { bindHostProblems } from '../config/bind-hosts.js';
-import { resolveControlPlane } from '../config/control-plane.js';
 import { withDotenv } from '../config/dotenv.js';
 import { loadAgents } from '../config/load-agent.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
@@ -16,8 +14,8 @@ import { loadOncallForAgents } from '../oncall/load-oncall.js';
 import type { OtlpSettings } from '../config/otlp.js';
 import { otlpSettingsFromEnv } from '../config/otlp.js';
 import { homePaths, svcHome } from '../config/paths.js';
-import type { StoreSettings } from '../config/store.js';
-import { resolveStore } from '../config/store.js';
+import type { DaemonSettings } from '../config/settings.js';
+import { resolveSettings } from '../config/settings.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { isoTs } from '../core/clock.js';
 import { ConfigError, UsageError, errorText } from '../core/errors.js';
@@ -44,7 +42,7 @@ export interface UpOptions {
 /** What `svc up` and `svc check` validate before anything starts: DIR/.env, every file, every reference. */
 export function loadForUp(dirs: string[], ctx: CliContext): {
   absDirs: string[]; home: string; env: NodeJS.ProcessEnv; notes: string[]; agents: LoadedAgent[];
-  controlPlane: ControlPlaneSettings; store: StoreSettings; otlp: OtlpSettings | null;
+  settings: DaemonSettings; otlp: OtlpSettings | null;
   /** The agents' oncall.yaml, by agent id (agents without one are absent: they page as before, §17). */
   oncall: Map<string, OncallConfig>;
 } {
@@ -52,11 +50,10 @@ export function loadForUp(dirs: string[], ctx: CliContext): {
   const absDirs = (dirs.length > 0 ? dirs : ['.']).map((d) => resolve(ctx.cwd, d));
   const { env, notes } = withDotenv(absDirs, ctx.env);
   const agents = loadAgents(absDirs, { env, home });
-  const controlPlane = resolveControlPlane(agents, env, home);
-  const store = resolveStore(agents.find((a) => a.agent.store !== undefined)?.agent.store, homePaths(home).db);
+  const settings = resolveSettings(agents, env, home);
   const otlp = otlpSettingsFromEnv(env);
   const oncall = loadOncallForAgents(agents, { env, home, nowMs: ctx.clock.now() });
-  return { absDirs, home, env, notes, agents, controlPlane, store, otlp, oncall };
+  return { absDirs, home, env, notes, agents, settings, otlp, oncall };
 }
 
 export async function upCommand(dirs: string[], opts: UpOptions, ctx: CliContext): Promise<number> {
@@ -65,7 +62,7 @@ export async function upCommand(dirs: string[], opts: UpOptions, ctx: CliContext
     throw new UsageError(`svc up: --log-format must be one of ${LOG_FORMATS.join(', ')}`);
   }
   const loaded = loadForUp(dirs, ctx);
-  const unresolved = await bindHostProblems(loaded.agents, loaded.controlPlane);
+  const unresolved = await bindHostProblems(loaded.agents, loaded.settings.controlPlane);
   if (unresolved.length > 0) throw new ConfigError(unresolved.join('\n'));
   for (const note of loaded.notes) ctx.stderr(`svc up: ${note}\n`);
   return opts.detach
@@ -75,7 +72,7 @@ export async function upCommand(dirs: string[], opts: UpOptions, ctx: CliContext
 
 /** What the daemon runs of what `loadForUp` loads (a config reload loads it again the same way). */
 function daemonConfig(loaded: ReturnType<typeof loadForUp>): DaemonConfig {
-  return { agents: loaded.agents, oncall: loaded.oncall, controlPlane: loaded.controlPlane, store: loaded.store, otlp: loaded.otlp };
+  return { agents: loaded.agents, oncall: loaded.oncall, controlPlane: loaded.settings.controlPlane, store: loaded.settings.store, otlp: loaded.otlp };
 }
 
 /** What MCP server processes inherit: enough to find their interpreter, nothing of the daemon's secrets. */
@@ -94,10 +91,10 @@ function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
   );
 }
 
-async function foreground(agents: LoadedAgent[], settings: { controlPlane: ControlPlaneSettings; otlp: OtlpSettings | null; store: StoreSettings;
+async function foreground(agents: LoadedAgent[], settings: { settings: DaemonSettings; otlp: OtlpSettings | null;
   env: NodeJS.ProcessEnv; format: LogFormat; oncall: Map<string, OncallConfig>; loadConfig: () => DaemonConfig }, home: string,
   ctx: CliContext): Promise<number> {
-  const { controlPlane } = settings;
+  const { controlPlane } = settings.settings;
   const paths = homePaths(home);
   const ids = agents.map((a) => a.agent.id);
   // SIGHUP reopens the logs (contract §13) and reloads the configuration (the daemon reports the
@@ -117,7 +114,7 @@ async function foreground(agents: LoadedAgent[], settings: { controlPlane: Contr
   const consoleLog = createConsoleLog({ format: settings.format, clock: ctx.clock, write: ctx.stdout });
   const report = (line: string): void => consoleLog.line(/error|failed/i.test(line) ? 'error' : 'info', line);
   try {
-    daemon = await startDaemon({ agents, controlPlane, store: settings.store, otlp: settings.otlp, mcpBaseEnv: mcpBaseEnv(settings.env), home,
+    daemon = await startDaemon({ agents, settings: settings.settings, otlp: settings.otlp, mcpBaseEnv: mcpBaseEnv(settings.env), home,
       oncall: settings.oncall, loadConfig: settings.loadConfig,
       clock: ctx.clock, version: packageVersion(), pid: ctx.pid, report,
       ...(ctx.notifyParent ? {} : { logMirror: (record) => consoleLog.record(record) }) });

@@ -8,8 +8,7 @@ import { ConfigError } from '../core/errors.js';
 import { isLoopbackBind } from '../core/loopback.js';
 import { resolveRefs } from './refs.js';
 import type { AuthBlock, LoadedAgent } from './schema.js';
-
-export const DEFAULT_CONTROL_PLANE = { bind: '127.0.0.1', port: 9464, maxConnections: 128 } as const;
+import { DEFAULT_CONTROL_PLANE } from './schema.js';
 
 /** An enabled `controlPlane.auth` block, required keys present, the client secret resolved. */
 export interface AuthSettings {
@@ -34,24 +33,44 @@ export interface ControlPlaneSettings {
   allowRemote: boolean;
 }
 
+/**
+ * `SVC_METRICS_PORT` as the daemon and the CLI read it: null when unset or empty (agent.yaml's port,
+ * else the default, applies), else the port — `0` disables the listener. Anything else is an error
+ * naming the variable; its value is shown cut short.
+ */
+export function metricsPortFromEnv(env: NodeJS.ProcessEnv): { ok: true; port: number | null } | { ok: false; error: string } {
+  const raw = env.SVC_METRICS_PORT;
+  if (raw === undefined || raw === '') return { ok: true, port: null };
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    return { ok: false, error: `SVC_METRICS_PORT: invalid port ${JSON.stringify(raw.slice(0, 32))} (expected an integer 0-65535; 0 disables the listener)` };
+  }
+  return { ok: true, port: Number(raw) };
+}
+
+/** Why a control plane may not listen where it is asked to (contract §3.2); said by the loader with its position too. */
+export const BIND_NEEDS_AUTH = 'binding the control plane beyond loopback requires controlPlane.auth.enabled: true';
+
+/**
+ * The bind rule (contract §3.2): a control plane listens beyond loopback only with auth on. A
+ * disabled listener (port 0) listens nowhere, so any bind is fine.
+ */
+export function bindAllowed(cp: { bind: string; port: number; authEnabled: boolean }): boolean {
+  return cp.port === 0 || cp.authEnabled || isLoopbackBind(cp.bind);
+}
+
 export function resolveControlPlane(agents: readonly LoadedAgent[], env: NodeJS.ProcessEnv, home = ''): ControlPlaneSettings {
   const owner = agents.find((a) => a.agent.controlPlane !== undefined);
   const configured = owner?.agent.controlPlane;
   const bind = configured?.bind ?? DEFAULT_CONTROL_PLANE.bind;
-  let port: number = configured?.port ?? DEFAULT_CONTROL_PLANE.port;
-  const raw = env.SVC_METRICS_PORT;
-  if (raw !== undefined && raw !== '') {
-    if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
-      throw new ConfigError(`SVC_METRICS_PORT: invalid port ${JSON.stringify(raw.slice(0, 32))} (expected an integer 0-65535; 0 disables the listener)`);
-    }
-    port = Number(raw);
-  }
+  const fromEnv = metricsPortFromEnv(env);
+  if (!fromEnv.ok) throw new ConfigError(fromEnv.error);
+  const port: number = fromEnv.port ?? configured?.port ?? DEFAULT_CONTROL_PLANE.port;
   const block = configured?.auth;
   const auth = block?.enabled ? resolveAuth(block, { env, home, baseDir: owner?.dir ?? '.' }) : null;
-  if (port !== 0 && auth === null && !isLoopbackBind(bind)) {
+  if (!bindAllowed({ bind, port, authEnabled: auth !== null })) {
     // The loader reports this with its position (load-agent.ts); this is the guard for other callers.
     // The address is not quoted: it may have come from a reference.
-    throw new ConfigError(`${owner ? `${owner.dir}/agent.yaml: ` : ''}controlPlane.bind: not a loopback address; binding the control plane beyond loopback requires controlPlane.auth.enabled: true`);
+    throw new ConfigError(`${owner ? `${owner.dir}/agent.yaml: ` : ''}controlPlane.bind: not a loopback address; ${BIND_NEEDS_AUTH}`);
   }
   const maxConnections = configured?.maxConnections ?? DEFAULT_CONTROL_PLANE.maxConnections;
   return { enabled: port !== 0, bind, port, auth, allowRemote: auth !== null, maxConnections };

@@ -9,7 +9,7 @@ import { createSecureContext } from 'node:tls';
 import { isDeepStrictEqual } from 'node:util';
 import { ConfigError } from '../core/errors.js';
 import { ed25519PrivateKey } from '../core/ed25519-key.js';
-import { isLoopbackBind } from '../core/loopback.js';
+import { BIND_NEEDS_AUTH, bindAllowed, metricsPortFromEnv } from './control-plane.js';
 import { findCommand } from './mcp-command.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedFile, readFailureText } from './read-bounded.js';
 import { DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LLM_PROVIDERS, SECRET_KEYS, agentSchema, channelsFileSchema, llmSchema,
@@ -230,13 +230,13 @@ function duplicateIds(file: YamlFile<unknown>, path: Array<string | number>, ite
  */
 function controlPlaneBindProblems(file: YamlFile<AgentConfig>, env: NodeJS.ProcessEnv): string[] {
   const cp = file.value.controlPlane;
-  if (cp === undefined || isLoopbackBind(cp.bind) || cp.auth?.enabled === true) return [];
-  const fromEnv = env.SVC_METRICS_PORT;
-  const port = fromEnv !== undefined && /^\d{1,5}$/.test(fromEnv) ? Number(fromEnv) : cp.port;
-  if (port === 0) return [];
+  if (cp === undefined) return [];
+  // An invalid SVC_METRICS_PORT is reported by resolveControlPlane; here it leaves agent.yaml's port.
+  const fromEnv = metricsPortFromEnv(env);
+  const port = (fromEnv.ok ? fromEnv.port : null) ?? cp.port;
+  if (bindAllowed({ bind: cp.bind, port, authEnabled: cp.auth?.enabled === true })) return [];
   const kinds = file.refKinds(['controlPlane', 'bind']);
-  return [file.problem(['controlPlane', 'bind'], `not a loopback address${kinds.length > 0 ? ` ${refNote(kinds)}` : ''}; `
-    + 'binding the control plane beyond loopback requires controlPlane.auth.enabled: true')];
+  return [file.problem(['controlPlane', 'bind'], `not a loopback address${kinds.length > 0 ? ` ${refNote(kinds)}` : ''}; ${BIND_NEEDS_AUTH}`)];
 }
 
 /** Every MCP server's command must exist and be executable where the supervisor will start it. */

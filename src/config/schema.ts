@@ -236,6 +236,9 @@ export type LlmConfig = z.infer<typeof llmSchema>;
 /** A tool allowlist entry: a glob over offered tool names (`<serverId>__<toolName>`), `*` and `?` wildcards. */
 const toolGlob = z.string().regex(/^[A-Za-z0-9_*?-]{1,128}$/, 'must be a tool name glob: letters, digits, "_", "-", "*" and "?"');
 
+/** The control plane when agent.yaml says nothing (contract §3): loopback, the Prometheus exporter port, 128 connections. */
+export const DEFAULT_CONTROL_PLANE = { bind: '127.0.0.1', port: 9464, maxConnections: 128 } as const;
+
 export const agentSchema = z.strictObject({
   id,
   provider: z.enum(PROVIDERS),
@@ -252,11 +255,11 @@ export const agentSchema = z.strictObject({
   skills: z.array(z.string().min(1)).default([]),
   controlPlane: z
     .strictObject({
-      bind: bindAddress.default('127.0.0.1'),
-      port: z.number().int().min(0).max(65535).default(9464),
+      bind: bindAddress.default(DEFAULT_CONTROL_PLANE.bind),
+      port: z.number().int().min(0).max(65535).default(DEFAULT_CONTROL_PLANE.port),
       auth: authBlockSchema.optional(),
       /** Connections held at once (contract §11.2); past it new ones are closed at once. */
-      maxConnections: z.number().int().min(1).max(65_535).default(128),
+      maxConnections: z.number().int().min(1).max(65_535).default(DEFAULT_CONTROL_PLANE.maxConnections),
     })
     .optional(),
   dispatch: dispatchSchema.default({ maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 16 }),

@@ -8,6 +8,11 @@ import { parseDuration } from '../core/duration.js';
 
 /** A claim lasts this long without a heartbeat (renewed every third of it): a dead replica's events move within seconds. */
 export const DEFAULT_LEASE_MS = 10_000;
+/**
+ * How long a fingerprint names the event it came with (contract §9.3: 15 minutes): a delivery with
+ * the same fingerprint inside it is a duplicate. A store takes it once, when it opens (open-store.ts).
+ */
+export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 15 * 60_000;
 /** A failing channel is retried this long from its first failure before the event is dead-lettered. */
 export const DEFAULT_DELIVERY_WINDOW_MS = 30 * 60_000;
 const MAX_DELIVERY_WINDOW_MS = 7 * 86_400_000;
@@ -44,6 +49,8 @@ interface DispatchSettings {
   leaseMs: number;
   /** store.deliveryWindow in ms; DEFAULT_DELIVERY_WINDOW_MS when absent (stores opened only to read). */
   deliveryWindowMs?: number;
+  /** The idempotency window in ms; DEFAULT_IDEMPOTENCY_WINDOW_MS when absent. */
+  idempotencyWindowMs?: number;
 }
 
 export type StoreSettings =
@@ -51,13 +58,14 @@ export type StoreSettings =
   | { kind: 'postgres'; url: string; retention: RetentionSettings } & DispatchSettings;
 
 /** The daemon's store from the `store` block the agents agree on (undefined: none sets one). */
-export function resolveStore(block: StoreBlock | undefined, dbPath: string): StoreSettings {
+export function resolveStore(block: StoreBlock | undefined, dbPath: string): StoreSettings & { idempotencyWindowMs: number } {
   const retention: RetentionSettings = {
     eventsMs: block?.retention?.events === undefined ? null : parseDuration(block.retention.events),
     deadLettersMs: block?.retention?.deadLetters === undefined ? null : parseDuration(block.retention.deadLetters),
   };
   const leaseMs = block?.leaseMs ?? DEFAULT_LEASE_MS;
   const deliveryWindowMs = block === undefined ? DEFAULT_DELIVERY_WINDOW_MS : parseDuration(block.deliveryWindow) ?? DEFAULT_DELIVERY_WINDOW_MS;
-  if (block?.kind === 'postgres' && block.url !== undefined) return { kind: 'postgres', url: block.url, leaseMs, deliveryWindowMs, retention };
-  return { kind: 'sqlite', path: dbPath, leaseMs, deliveryWindowMs, retention };
+  const idempotencyWindowMs = DEFAULT_IDEMPOTENCY_WINDOW_MS;
+  if (block?.kind === 'postgres' && block.url !== undefined) return { kind: 'postgres', url: block.url, leaseMs, deliveryWindowMs, idempotencyWindowMs, retention };
+  return { kind: 'sqlite', path: dbPath, leaseMs, deliveryWindowMs, idempotencyWindowMs, retention };
 }

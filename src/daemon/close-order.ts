@@ -5,9 +5,6 @@
  */
 import { errorText } from '../core/errors.js';
 
-/** How long SIGTERM waits for in-flight dispatches before giving them back to the queue. */
-export const DRAIN_TIMEOUT_MS = 10_000;
-
 export const CLOSE_ORDER = [
   // The only door for changes closes first, so no replay or backup starts while the rest drains.
   'admin socket',

@@ -9,7 +9,7 @@ export function notifyingStore(store: Store, notify: () => void): Store {
   const after = <T>(p: Promise<T>): Promise<T> => p.then((value) => { notify(); return value; });
   return {
     ...store,
-    ingestEvent: (event, windowMs, nowMs) => after(store.ingestEvent(event, windowMs, nowMs)),
+    ingestEvent: (event, nowMs) => after(store.ingestEvent(event, nowMs)),
     completeEvents: (completions, nowMs) => after(store.completeEvents(completions, nowMs)),
     replayDeadLetters: (selection, actor, nowMs) => after(store.replayDeadLetters(selection, actor, nowMs)),
     appendAudit: (entry, nowMs) => after(store.appendAudit(entry, nowMs)),

@@ -2,9 +2,7 @@
  * The daemon's first phase: the open-file budget is checked against every listener's cap (§11.2), the
  * store opens, and the claims a previous run of this replica left (a crash, a kill) are given back.
  */
-import type { ControlPlaneSettings } from '../config/control-plane.js';
-import type { LoadedAgent } from '../config/schema.js';
-import type { StoreSettings } from '../config/store.js';
+import type { DaemonSettings } from '../config/settings.js';
 import type { Clock } from '../core/clock.js';
 import { checkDescriptorBudget } from '../core/fd-limit.js';
 import { openStore } from '../store/open-store.js';
@@ -19,18 +17,15 @@ export interface DaemonStore {
   close(): Promise<void>;
 }
 
-export async function openDaemonStore(deps: { agents: readonly LoadedAgent[]; controlPlane: ControlPlaneSettings; store: StoreSettings;
-  clock: Clock; replicaIdPath: string; report: (line: string) => void }): Promise<DaemonStore> {
+export async function openDaemonStore(deps: { settings: DaemonSettings; clock: Clock; replicaIdPath: string;
+  report: (line: string) => void }): Promise<DaemonStore> {
+  const { controlPlane, listeners } = deps.settings;
   // Every listener's cap, plus what the daemon keeps for itself, under the open-file limit (§11.2).
-  const byPort = new Map<string, number>();
-  for (const { sources } of deps.agents) {
-    for (const src of sources) byPort.set(`${src.bind}:${src.port}`, Math.max(byPort.get(`${src.bind}:${src.port}`) ?? 0, src.maxConnections));
-  }
-  checkDescriptorBudget([...[...byPort].map(([name, maxConnections]) => ({ name: `ingest ${name}`, maxConnections })),
-    ...(deps.controlPlane.enabled ? [{ name: 'control plane', maxConnections: deps.controlPlane.maxConnections }] : [])]);
+  checkDescriptorBudget([...listeners.map((l) => ({ name: `ingest ${l.key}`, maxConnections: l.maxConnections })),
+    ...(controlPlane.enabled ? [{ name: 'control plane', maxConnections: controlPlane.maxConnections }] : [])]);
   // A PostgreSQL store reports connection trouble here (never the URL's password); calls made while
   // the database is away reject, and ingest answers 503 until it is back (contract §16.6).
-  const store = await openStore(deps.store, { clock: deps.clock, onError: (message) => deps.report(`store: ${message}`) });
+  const store = await openStore(deps.settings.store, { clock: deps.clock, onError: (message) => deps.report(`store: ${message}`) });
   try {
     const replicaId = loadReplicaId(deps.replicaIdPath);
     const released = await store.releaseClaims(`${replicaId}/`);

@@ -6,8 +6,7 @@
  */
 import { hostname } from 'node:os';
 import type { OtlpSettings } from '../config/otlp.js';
-import type { ControlPlaneSettings } from '../config/control-plane.js';
-import type { StoreSettings } from '../config/store.js';
+import type { DaemonSettings } from '../config/settings.js';
 import { DEFAULT_DELIVERY_WINDOW_MS } from '../config/store.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { startControlPlane } from '../control-plane/start-control-plane.js';
@@ -15,7 +14,7 @@ import { homePaths } from '../config/paths.js';
 import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
-import { DEFAULT_IDEMPOTENCY_WINDOW_MS, createWebhookIngest } from '../ingest/webhook-server.js';
+import { createWebhookIngest } from '../ingest/webhook-server.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { LogMirror } from '../logs/agent-log.js';
 import { startOtlpBridge } from '../metrics/otlp-bridge.js';
@@ -34,7 +33,7 @@ import { createStatusSnapshot } from './status-snapshot.js';
 import { storeIdentity } from './store-identity.js';
 import { ADMIN_ACTOR, startAdminSocket } from './admin-socket.js';
 import { createReadiness } from './readiness.js';
-import { DRAIN_TIMEOUT_MS, createClosers } from './close-order.js';
+import { createClosers } from './close-order.js';
 import type { AgentSet } from './agent-set.js';
 import { buildAgentSet } from './agent-set.js';
 import type { DaemonConfig, ReloadResult } from './config-reload.js';
@@ -52,10 +51,8 @@ export interface DaemonDeps {
   agents: LoadedAgent[];
   /** Each agent's oncall.yaml, by agent id (oncall/load-oncall.ts); an agent without one pages as before (§17). */
   oncall?: ReadonlyMap<string, OncallConfig>;
-  /** Resolved by the config layer (agent.yaml + SVC_METRICS_PORT). */
-  controlPlane: ControlPlaneSettings;
-  /** The daemon-wide `store` block, resolved (contract §10). */
-  store: StoreSettings;
+  /** Resolved once by the config layer (config/settings.ts): control plane, store and its window, listeners, waits. */
+  settings: DaemonSettings;
   home: string;
   clock: Clock;
   version: string;
@@ -94,7 +91,7 @@ export interface Daemon {
 }
 
 export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
-  const { clock, report } = deps;
+  const { clock, report, settings } = deps;
   const paths = homePaths(deps.home);
   const startedAt = isoTs(clock.now());
   const closers = createClosers(report);
@@ -103,7 +100,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const daemonLog = (level: string, event: string, fields: Record<string, unknown>): void => report(`${level} ${event} ${JSON.stringify(fields)}`);
 
   try {
-    const opened = await openDaemonStore({ agents: deps.agents, controlPlane: deps.controlPlane, store: deps.store, clock,
+    const opened = await openDaemonStore({ settings, clock,
       replicaIdPath: paths.replicaId, report });
     closers.add('store', () => opened.close());
     const { store, replicaId, released } = opened;
@@ -122,15 +119,15 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     // SIEM export and retention run on the replica holding the leader lease (always this one with
     // SQLite). Export reads the chain behind the store; every append wakes it, and its gate pauses intake.
     const owner = runOwner(replicaId);
-    const duties = await startLeaderDuties({ store, clock, holder: owner, leaseMs: deps.store.leaseMs, audit, auditMetrics: metrics.audit,
-      retention: deps.store.retention, windowMs: DEFAULT_IDEMPOTENCY_WINDOW_MS, hostname: hostname(), pid: deps.pid, log: daemonLog, report,
+    const duties = await startLeaderDuties({ store, clock, holder: owner, leaseMs: settings.store.leaseMs, audit, auditMetrics: metrics.audit,
+      retention: settings.store.retention, windowMs: settings.store.idempotencyWindowMs, hostname: hostname(), pid: deps.pid, log: daemonLog, report,
       checkpointsPath: paths.checkpoints });
     closers.add('leader duties', () => duties.close());
     const runtimeStore = audit && audit.export.length > 0 ? notifyingStore(store, () => duties.notify()) : store;
 
     const logs = startAgentLogs({ agentIds, path: (id) => paths.log(id), clock, report, ...(deps.logMirror ? { mirror: deps.logMirror } : {}) });
     closers.add('agent logs', () => logs.close());
-    const mcp = await startMcpServers({ agents: deps.agents, logs, metrics, clock, baseEnv: deps.mcpBaseEnv });
+    const mcp = await startMcpServers({ agents: deps.agents, logs, metrics, clock, baseEnv: deps.mcpBaseEnv, startWaitMs: settings.mcpStartWaitMs });
     closers.add('mcp servers', () => mcp.close());
 
     const buildDeps = { logs, audit: (entry: NewAuditEntry) => runtimeStore.appendAudit(entry, clock.now()), metrics, servers: mcp.servers, clock };
@@ -172,17 +169,17 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     }
 
     const dispatcher = createDispatcher({ store: runtimeStore, agents: agentSet.agents, stats, clock, owner,
-      leaseMs: deps.store.leaseMs, deliveryWindowMs: deps.store.deliveryWindowMs ?? DEFAULT_DELIVERY_WINDOW_MS,
+      leaseMs: settings.store.leaseMs, deliveryWindowMs: settings.store.deliveryWindowMs ?? DEFAULT_DELIVERY_WINDOW_MS,
       metrics: {
         channelOutcome: (agent, channel, outcome) => metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
         latency: (agent, seconds) => metrics.dispatch.latencySeconds.observe({ agent }, seconds),
       },
       gate: duties.gate,
       onError: (err) => report(`dispatcher error: ${errorText(err)}`) });
-    closers.add('dispatcher', () => dispatcher.drain(DRAIN_TIMEOUT_MS));
+    closers.add('dispatcher', () => dispatcher.drain(settings.drainTimeoutMs));
 
     const ingest = createWebhookIngest({
-      store: runtimeStore, clock, stats, windowMs: DEFAULT_IDEMPOTENCY_WINDOW_MS,
+      store: runtimeStore, clock, stats,
       routes: deps.agents.flatMap((a) => a.sources.map((source) => ({ agentId: a.agent.id, source, log: logs.get(a.agent.id) }))),
       // A suppressed event (a live silence covered it, §17.8) is stored finished: counted, never dispatched.
       onAccepted: (event) => (event.status === 'suppressed' ? metrics.oncall.suppressed.inc({ agent: event.agentId }) : dispatcher.wake(event.agentId)),
@@ -199,23 +196,23 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     if (released > 0) report(`gave back ${released} claim(s) left by the previous run`);
 
     let stopping = false;
-    const listenerCount = new Set(deps.agents.flatMap((a) => a.sources.map((s) => `${s.bind}:${s.port}`))).size;
+    const listenerCount = settings.listeners.length;
     const readiness = createReadiness({ store, clock, report, stopping: () => stopping,
       notListening: () => (ingest.ports().length < listenerCount ? [`${listenerCount - ingest.ports().length} of ${listenerCount} ingest listener(s)`] : []) });
     metrics.daemon.readiness(async () => (await readiness()).ready);
     const storeId = await storeIdentity(store);
     const statusOf = (agents: readonly LoadedAgent[], set: AgentSet): (() => string) => createStatusSnapshot({ pid: deps.pid,
       startedAtMs: Date.parse(startedAt), clock, agents, channels: set.channelsByAgent, stats,
-      store: { kind: store.kind, id: storeId, replica: replicaId, leader: () => duties.leader(), retention: deps.store.retention },
+      store: { kind: store.kind, id: storeId, replica: replicaId, leader: () => duties.leader(), retention: settings.store.retention },
       stopping: () => stopping,
       mcpServers: (agentId) => mcp.ofAgent(agentId).map((s) => s.status()),
       auditExport: () => duties.exportStatus(),
       logWriteFailures: (agentId) => logs.failures(agentId),
       oncall: (agentId) => pages?.status(agentId) ?? null,
-      controlPlane: () => ({ ...deps.controlPlane, port: controlPlane?.port() ?? deps.controlPlane.port }) });
+      controlPlane: () => ({ ...settings.controlPlane, port: controlPlane?.port() ?? settings.controlPlane.port }) });
     let snapshot = statusOf(deps.agents, agentSet);
     const controlPlane = await startControlPlane({
-      settings: deps.controlPlane, store, metrics, clock, report,
+      settings: settings.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
       oncall: { configs: () => [...pageConfigs].map(([agentId, config]) => ({ agentId, config })),
         overrides: (agentId, endsAfterMs) => store.oncall.listOverrides(agentId, endsAfterMs) },
@@ -240,7 +237,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     // buckets too), keeping each channel whose configuration did not change; the page engine, then the
     // dispatcher, take the new builds; events under way finish with the old ones.
     const configReload = createConfigReload({
-      initial: { agents: deps.agents, oncall: pageConfigs, controlPlane: deps.controlPlane, store: deps.store, otlp: deps.otlp },
+      initial: { agents: deps.agents, oncall: pageConfigs, controlPlane: settings.controlPlane, store: settings.store, otlp: deps.otlp },
       load: deps.loadConfig ?? (() => { throw new Error('this daemon was started without its directories: restart it to change its configuration'); }),
       apply(next, previous, plan) {
         const old = agentSet;
@@ -268,7 +265,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     // The only door for changes (contract §13).
     if (deps.adminSocket !== false) {
       const admin = await startAdminSocket({ path: paths.adminSocket, store: runtimeStore,
-        storePath: deps.store.kind === 'sqlite' ? deps.store.path : null,
+        storePath: settings.store.kind === 'sqlite' ? settings.store.path : null,
         clock, pid: deps.pid, wake: () => dispatcher.wake(), report, oncall: { engine: pages?.engine ?? null, configs: pageConfigs },
         // `svc reload` is what SIGHUP is, with an answer (`systemctl reload` runs it after a log rotation too).
         reload: () => { reopenLogs(); return configReload.reload(ADMIN_ACTOR); } });

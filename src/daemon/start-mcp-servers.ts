@@ -1,7 +1,7 @@
 /**
  * The agents' MCP servers start before anything can call them (and stop only after the dispatcher has
  * drained). The first start is bounded: a server slow to come up keeps starting in the background
- * (state `starting`); it never holds the ingest back past MCP_START_WAIT_MS.
+ * (state `starting`); it never holds the ingest back past `startWaitMs` (config/settings.ts MCP_START_WAIT_MS).
  */
 import type { LoadedAgent } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -10,9 +10,6 @@ import type { AgentLogs } from './start-agent-logs.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { McpSupervisor } from '../runtime/mcp/mcp-types.js';
 import { createMcpSupervisor } from '../runtime/mcp/mcp-supervisor.js';
-
-/** Longest `svc up` waits for the MCP servers' first start before it opens the ingest anyway. */
-export const MCP_START_WAIT_MS = 10_000;
 
 export interface McpServers {
   /** Every server of the daemon, by id. */
@@ -23,7 +20,7 @@ export interface McpServers {
 }
 
 export async function startMcpServers(deps: { agents: readonly LoadedAgent[]; logs: AgentLogs; metrics: Metrics; clock: Clock;
-  baseEnv: Record<string, string> }): Promise<McpServers> {
+  baseEnv: Record<string, string>; startWaitMs: number }): Promise<McpServers> {
   const { clock } = deps;
   const servers = new Map<string, McpSupervisor>(deps.agents.flatMap((loaded) => loaded.agent.mcpServers.map((config) => [config.id,
     createMcpSupervisor({ config, agentDir: loaded.dir, metrics: deps.metrics.mcp, clock, baseEnv: deps.baseEnv,
@@ -32,7 +29,7 @@ export async function startMcpServers(deps: { agents: readonly LoadedAgent[]; lo
   const waited = new AbortController();
   try {
     await Promise.race([Promise.all([...servers.values()].map((s) => s.start())),
-      clock.sleep(MCP_START_WAIT_MS, waited.signal).catch(() => undefined)]);
+      clock.sleep(deps.startWaitMs, waited.signal).catch(() => undefined)]);
   } catch (err) {
     await close();
     throw err;

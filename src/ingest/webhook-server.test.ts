@@ -534,7 +534,7 @@ describe('webhook ingest', () => {
   it('answers 503 when the store fails, records nothing, and accepts the retry', async () => {
     let failing = true;
     const env = await setup({ wrap: (store) => withStore(store, {
-      ingestEvent: (e, w, t) => (failing ? Promise.reject(new Error('SQLITE_IOERR: disk I/O error at /secret/path')) : store.ingestEvent(e, w, t)),
+      ingestEvent: (e, t) => (failing ? Promise.reject(new Error('SQLITE_IOERR: disk I/O error at /secret/path')) : store.ingestEvent(e, t)),
     }) });
     const body = JSON.stringify(ALERT);
     const r = await signed(env.port, body, { 'x-alert-fingerprint': 'fp-retry' });
@@ -557,7 +557,7 @@ describe('webhook ingest', () => {
   it('answers 503 once the store has not answered within the write deadline, and accepts the retry', async () => {
     let hanging = true;
     const env = await setup({ wrap: (store) => withStore(store, {
-      ingestEvent: (e, w, t) => (hanging ? new Promise<never>(() => undefined) : store.ingestEvent(e, w, t)),
+      ingestEvent: (e, t) => (hanging ? new Promise<never>(() => undefined) : store.ingestEvent(e, t)),
     }) });
     const body = JSON.stringify(ALERT);
     const timersBefore = env.clock.pendingTimers();
@@ -640,10 +640,10 @@ describe('webhook ingest', () => {
     let entered: () => void = () => undefined;
     const inStore = new Promise<void>((resolve) => { entered = resolve; });
     const env = await setup({ wrap: (store) => withStore(store, {
-      ingestEvent: async (e, w, t) => {
+      ingestEvent: async (e, t) => {
         entered();
         await gate;
-        return store.ingestEvent(e, w, t);
+        return store.ingestEvent(e, t);
       },
     }) });
     const pending = signed(env.port, JSON.stringify(ALERT));

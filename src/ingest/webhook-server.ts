@@ -33,8 +33,6 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * before its TCP timeout — gets the sender a 503 and a retry, not a timeout of its own.
  */
 export const STORE_WRITE_DEADLINE_MS = 5_000;
-/** Idempotency window of a fingerprint (contract §9.3). */
-export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 15 * 60 * 1000;
 /** How long close() lets in-flight requests finish before it cuts the remaining connections. */
 const CLOSE_GRACE_MS = 5_000;
 const PATH_PREFIX = '/webhooks/';
@@ -55,8 +53,6 @@ export interface WebhookIngestDeps {
   clock: Clock;
   routes: WebhookRoute[];
   stats: SourceStats;
-  /** Fingerprint window, ms; default 15 minutes. */
-  windowMs?: number;
   /** Longest wait for the store per request, ms; default STORE_WRITE_DEADLINE_MS. */
   storeDeadlineMs?: number;
   /** Longest wait for a request's headers (and a TLS handshake), ms; default HEADERS_TIMEOUT_MS (contract §11.2). */
@@ -159,7 +155,6 @@ function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
 
 export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
   const { store, clock, stats } = deps;
-  const windowMs = deps.windowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS;
   const storeDeadlineMs = deps.storeDeadlineMs ?? STORE_WRITE_DEADLINE_MS;
   const report = (err: unknown): void => {
     try {
@@ -294,7 +289,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     // acknowledged; should the write still commit later, the event is delivered once stored and the
     // retry is a duplicate of it (with a fingerprint) — the at-least-once side of the bargain.
     const write = await raceDeadline(storeDeadlineMs, clock,
-      store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payloadText }, windowMs, clock.now()));
+      store.ingestEvent({ agentId, sourceId: source.id, kind: 'alert', fingerprint, payloadText }, clock.now()));
     if (!write.ok) {
       const error = write.why === 'timeout' ? `no answer from the store within ${storeDeadlineMs} ms` : errorText(write.error);
       log.write('error', 'webhook.store-failed', { sourceId: source.id, fingerprint, error });

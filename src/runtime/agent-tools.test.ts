@@ -1,20 +1,18 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { FakeClock } from '../core/clock.js';
 import { fakeClock } from '../core/clock.js';
 import type { AgentLog } from '../logs/agent-log.js';
-import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import { parseStoredAuditRow } from '../audit/audit-row.js';
 import { createAgentTools, toolLookup } from './agent-tools.js';
 import type { McpSupervisor, ToolCallResult } from './mcp/mcp-types.js';
 import type { AgentRateLimiters } from './rate-limit/rate-limiters.js';
+import { sharedSqliteStore } from '../../test/support/shared-store.js';
 import { within } from '../../test/support/wait.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-tools-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
+// One store for the file, emptied per test: what a test reads is its own rows, not the file's.
+const shared = sharedSqliteStore('svc-tools-');
+after(() => shared.close());
 const silentLog: AgentLog = { write: () => undefined, close: () => undefined };
 const noLimits: AgentRateLimiters = { provider: () => Promise.resolve(), tool: () => Promise.resolve() };
 
@@ -35,9 +33,8 @@ function fakeServer(answer: ToolCallResult | 'hang'): McpSupervisor {
 }
 
 describe('agent tools', () => {
-  let n = 0;
   const setup = async (server: McpSupervisor, clock: FakeClock = fakeClock(T0)) => {
-    const store = await openSqliteStore({ path: join(dir, `t${n++}.db`) });
+    const store = await shared.fresh();
     const tools = createAgentTools({ agentId: 'a1', servers: new Map([['runbooks', server]]), limits: noLimits,
       audit: async (e) => { await store.appendAudit(e, clock.now()); },
       log: silentLog, clock });

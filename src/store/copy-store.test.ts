@@ -7,12 +7,13 @@ import Database from 'better-sqlite3';
 import type { PgCluster } from '../../test/support/postgres.js';
 import { startPgCluster } from '../../test/support/postgres.js';
 import { accept, ev, q } from '../../test/support/store-contract.js';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../config/store.js';
 import { copyStore } from './copy-store.js';
 import { openPostgresStore } from './postgres/postgres-store.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 
 const T0 = Date.UTC(2026, 0, 1);
-const WINDOW = 15 * 60_000;
+const WINDOW = DEFAULT_IDEMPOTENCY_WINDOW_MS;
 const cluster: PgCluster = await startPgCluster();
 const root = mkdtempSync(join(tmpdir(), 'svc-copy-'));
 after(() => {
@@ -52,8 +53,8 @@ describe('copyStore: SQLite into PostgreSQL', () => {
     assert.deepEqual((await target.listDeadLetters(q(), {})).items, sourceLetters);
     assert.deepEqual((await target.listAudit(q({ order: 'asc' }), {})).items, (await source.listAudit(q({ order: 'asc' }), {})).items);
     assert.equal(await target.exportCursor('siem'), 3);
-    assert.deepEqual(await target.ingestEvent(ev({ fingerprint: 'live' }), WINDOW, T0 + 20), { outcome: 'duplicate', eventId: live });
-    assert.equal((await target.ingestEvent(ev({ fingerprint: 'expired' }), WINDOW, T0 + 20)).outcome, 'accepted');
+    assert.deepEqual(await target.ingestEvent(ev({ fingerprint: 'live' }), T0 + 20), { outcome: 'duplicate', eventId: live });
+    assert.equal((await target.ingestEvent(ev({ fingerprint: 'expired' }), T0 + 20)).outcome, 'accepted');
     // The copy goes on from where the source was: its chain, its seqs.
     await target.appendAudit({ kind: 'after.copy', actor: 'svc', agentId: null, data: {} }, T0 + 30);
     const v = await target.verifyAudit();

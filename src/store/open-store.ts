@@ -17,12 +17,14 @@ import type { Store } from './store.js';
  */
 export async function openStore(settings: StoreSettings,
   deps: { clock?: Clock; readOnly?: boolean; onError?: (message: string) => void } = {}): Promise<Store> {
+  // The idempotency window is the store's, given once here: ingest calls do not carry it.
+  const window = settings.idempotencyWindowMs === undefined ? {} : { idempotencyWindowMs: settings.idempotencyWindowMs };
   switch (settings.kind) {
     case 'sqlite':
-      return openSqliteStore({ path: settings.path, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.readOnly ? { readOnly: true } : {}) });
+      return openSqliteStore({ path: settings.path, ...window, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.readOnly ? { readOnly: true } : {}) });
     case 'postgres': {
       const { openPostgresStore } = await import('./postgres/postgres-store.js');
-      return openPostgresStore({ url: settings.url, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.onError ? { onError: deps.onError } : {}) });
+      return openPostgresStore({ url: settings.url, ...window, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.onError ? { onError: deps.onError } : {}) });
     }
   }
 }

@@ -227,13 +227,13 @@ export interface Store {
   readonly kind: 'sqlite' | 'postgres';
 
   /**
-   * Stores an event unless its fingerprint was seen for the same agent and source within `windowMs`
-   * before `nowMs`. The fingerprint, the event and its `event.accepted` audit row are one transaction:
+   * Stores an event unless its fingerprint was seen for the same agent and source within the store's
+   * idempotency window (an option of the store, given when it opens) before `nowMs`. The fingerprint, the event and its `event.accepted` audit row are one transaction:
    * when this resolves, the event is durable. An event every alert of which matches a silence live at
    * `nowMs` (oncall/silence-match.ts, read in the same transaction) is stored `suppressed`, with an
    * `event.suppressed` row naming the silences: no dispatcher ever claims it (contract §17.8).
    */
-  ingestEvent(event: NewEvent, windowMs: number, nowMs: number): Promise<IngestResult>;
+  ingestEvent(event: NewEvent, nowMs: number): Promise<IngestResult>;
 
   /**
    * Claims the agent's oldest events that are accepted (and due: a retry waits for its `dueMs`), or

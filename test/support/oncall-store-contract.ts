@@ -192,7 +192,7 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
     const alerts = (status: string, ...names: string[]): string =>
       JSON.stringify({ status, alerts: names.map((alertname) => ({ status, labels: { alertname, instance: 'db-1' } })) });
     const ingest = async (store: Store, payloadText: string, nowMs: number, agentId = 'agent-a') => {
-      const r = await store.ingestEvent({ agentId, sourceId: 'am', kind: 'alert', fingerprint: null, payloadText }, 0, nowMs);
+      const r = await store.ingestEvent({ agentId, sourceId: 'am', kind: 'alert', fingerprint: null, payloadText }, nowMs);
       assert.equal(r.outcome, 'accepted');
       return r.outcome === 'accepted' ? r.event : assert.fail('accepted');
     };

@@ -11,13 +11,22 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { StoreSettings } from '../../src/config/store.js';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../../src/config/store.js';
 import { InvalidCursorError } from '../../src/store/cursor.js';
 import type { ClaimedEvent, Completion, NewEvent, PageQuery, Store } from '../../src/store/store.js';
 import { oncallStoreContract } from './oncall-store-contract.js';
 
+export interface OpenOptions {
+  pageBudget?: number;
+  idempotencyWindowMs?: number;
+}
+
 export interface ContractSubject {
-  /** Opens a fresh, empty store (`pageBudget`: the views' byte budget per page, when a test lowers it). */
-  open(opts?: { pageBudget?: number }): Promise<Store>;
+  /**
+   * Opens a fresh, empty store (`pageBudget`: the views' byte budget per page, when a test lowers it;
+   * `idempotencyWindowMs`: the store's window, when a test sets its own).
+   */
+  open(opts?: OpenOptions): Promise<Store>;
   /** Another handle on the store last opened: another process or replica would hold one. */
   openAgain(): Promise<Store>;
   /** What `openStore` takes to reach the store last opened, from another process. */
@@ -28,7 +37,8 @@ export interface ContractSubject {
   replicas: boolean;
 }
 
-const WINDOW_MS = 15 * 60_000;
+/** The store's own idempotency window when it is opened without one (contract §9.3). */
+const WINDOW_MS = DEFAULT_IDEMPOTENCY_WINDOW_MS;
 const T0 = Date.UTC(2026, 0, 1);
 const LEASE_MS = 60_000;
 
@@ -40,7 +50,7 @@ export const q = (over: Partial<PageQuery> = {}): PageQuery =>
   ({ limit: 100, cursor: null, order: 'desc', sinceMs: null, untilMs: null, ...over });
 
 export async function accept(store: Store, e: NewEvent = ev(), nowMs = T0): Promise<string> {
-  const r = await store.ingestEvent(e, WINDOW_MS, nowMs);
+  const r = await store.ingestEvent(e, nowMs);
   assert.equal(r.outcome, 'accepted');
   return r.outcome === 'accepted' ? r.event.id : '';
 }
@@ -69,7 +79,7 @@ const processed = (c: ClaimedEvent): Completion => ({ claim: c.claim, outcome: '
 
 export function storeContract(name: string, subject: ContractSubject): void {
   const opened: Store[] = [];
-  const open = async (opts?: { pageBudget?: number }): Promise<Store> => { const s = await subject.open(opts); opened.push(s); return s; };
+  const open = async (opts?: OpenOptions): Promise<Store> => { const s = await subject.open(opts); opened.push(s); return s; };
   const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
   oncallStoreContract(name, open, again, subject.replicas);
@@ -78,10 +88,17 @@ export function storeContract(name: string, subject: ContractSubject): void {
     it('a fingerprint repeated inside the window is a duplicate naming the first event; after it, accepted', async () => {
       const store = await open();
       const first = await accept(store, ev({ fingerprint: 'fp-1' }));
-      const dup = await store.ingestEvent(ev({ fingerprint: 'fp-1' }), WINDOW_MS, T0 + WINDOW_MS - 1);
+      const dup = await store.ingestEvent(ev({ fingerprint: 'fp-1' }), T0 + WINDOW_MS - 1);
       assert.deepEqual(dup, { outcome: 'duplicate', eventId: first });
-      const later = await store.ingestEvent(ev({ fingerprint: 'fp-1' }), WINDOW_MS, T0 + WINDOW_MS);
+      const later = await store.ingestEvent(ev({ fingerprint: 'fp-1' }), T0 + WINDOW_MS);
       assert.equal(later.outcome, 'accepted');
+    });
+
+    it('the window is the store\'s, given when it opens: every ingest of that store uses it', async () => {
+      const store = await open({ idempotencyWindowMs: 1000 });
+      const first = await accept(store, ev({ fingerprint: 'fp-short' }));
+      assert.deepEqual(await store.ingestEvent(ev({ fingerprint: 'fp-short' }), T0 + 999), { outcome: 'duplicate', eventId: first });
+      assert.equal((await store.ingestEvent(ev({ fingerprint: 'fp-short' }), T0 + 1999)).outcome, 'accepted');
     });
 
     it('events without a fingerprint are never duplicates; fingerprints are per agent and source', async () => {
@@ -96,7 +113,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
 
     it('concurrent ingests of one fingerprint: one accepted, the rest duplicates of it', async () => {
       const store = await open();
-      const results = await Promise.all(Array.from({ length: 20 }, () => store.ingestEvent(ev({ fingerprint: 'same' }), WINDOW_MS, T0)));
+      const results = await Promise.all(Array.from({ length: 20 }, () => store.ingestEvent(ev({ fingerprint: 'same' }), T0)));
       const accepted = results.filter((r) => r.outcome === 'accepted');
       assert.equal(accepted.length, 1);
       const id = accepted[0]?.outcome === 'accepted' ? accepted[0].event.id : '';
@@ -114,7 +131,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
       const [row] = (await other.listAudit(q(), {})).items;
       assert.equal(row?.kind, 'event.accepted');
       assert.deepEqual(JSON.parse(row?.dataText ?? 'null'), { eventId: id, sourceId: 'alertmanager', fingerprint: 'keep' });
-      const dup = await other.ingestEvent(ev({ fingerprint: 'keep' }), WINDOW_MS, T0 + 1);
+      const dup = await other.ingestEvent(ev({ fingerprint: 'keep' }), T0 + 1);
       assert.deepEqual(dup, { outcome: 'duplicate', eventId: id });
     });
   });
@@ -638,7 +655,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
       ids = (await store.listEvents(q(), {})).items.map((e) => e.id);
       assert.deepEqual(ids, [pending]);
       assert.equal((await store.listAudit(q({ limit: 1000 }), {})).items.length, 6, 'the chain is never pruned');
-      assert.equal((await store.ingestEvent(ev({ fingerprint: 'old' }), WINDOW_MS, T0 + 2)).outcome, 'accepted', 'the fingerprint is gone');
+      assert.equal((await store.ingestEvent(ev({ fingerprint: 'old' }), T0 + 2)).outcome, 'accepted', 'the fingerprint is gone');
     });
   });
 }

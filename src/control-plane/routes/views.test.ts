@@ -4,31 +4,26 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { canonicalJson, GENESIS_HASH, sha256Hex, storedRowText } from '../../audit/chain.js';
 import type { FakeClock } from '../../core/clock.js';
 import { isoTs, fakeClock } from '../../core/clock.js';
-import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { NewDeadLetter, Store } from '../../store/store.js';
 import { sendError } from '../http-json.js';
 import type { RouteHandler } from '../route.js';
 import { createAuditRoute } from './audit-route.js';
 import { createDlqRoute } from './dlq-route.js';
 import { createEventsRoute } from './events-route.js';
+import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 
 const T0 = Date.UTC(2024, 0, 1);
-const WINDOW_MS = 15 * 60_000;
-const root = mkdtempSync(join(tmpdir(), 'svc-views-test-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-let dbCount = 0;
-const freshPath = (): string => join(root, `db-${++dbCount}`, 'svc.db');
+// The views read what each test wrote into an emptied store: one store for the file (test/support/shared-store.ts).
+const shared = sharedSqliteStore('svc-views-shared-');
+after(() => shared.close());
 
 interface Harness {
   base: string;
@@ -40,8 +35,8 @@ interface Harness {
 
 /** The three routes on a bare node:http server; anything else is 404. */
 async function harness(opts: { store?: Store; path?: string } = {}): Promise<Harness> {
-  const path = opts.path ?? freshPath();
-  const store = opts.store ?? await openSqliteStore({ path });
+  const path = opts.path ?? shared.path;
+  const store = opts.store ?? await shared.fresh();
   const reports: string[] = [];
   const report = (line: string): void => { reports.push(line); };
   const routes = new Map<string, RouteHandler>([
@@ -183,8 +178,8 @@ function sql(path: string, statement: string, ...params: unknown[]): void {
 describe('paginated views: responses', () => {
   it('items have exactly the §5 shapes, with the JSON headers', async () => {
     const h = await harness();
-    const withFp = await h.store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'webhook', fingerprint: 'fp-1', payloadText: '{"alert":"x"}' }, WINDOW_MS, T0);
-    const noFp = await h.store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'webhook', fingerprint: null, payloadText: '{"list":[1,"two"]}' }, WINDOW_MS, T0 + 1000);
+    const withFp = await h.store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'webhook', fingerprint: 'fp-1', payloadText: '{"alert":"x"}' }, T0);
+    const noFp = await h.store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'webhook', fingerprint: null, payloadText: '{"list":[1,"two"]}' }, T0 + 1000);
     assert.ok(withFp.outcome === 'accepted' && noFp.outcome === 'accepted');
     const dlId = await deadLetter(h.store, 'agent-a', noFp.event.id, { reason: 'delivery-failed', error: 'HTTP 503', attempts: 3 }, T0 + 2000);
 
@@ -283,8 +278,8 @@ describe('paginated views: responses', () => {
   });
 
   it('a failing store or verification is a bare 500; the detail goes to report only', async () => {
-    const path = freshPath();
-    const real = await openSqliteStore({ path });
+    const path = shared.path;
+    const real = await shared.fresh();
     const secret = 'SQLITE_IOERR at /home/op/.svc/svc.db';
     const store: Store = { ...real, listJson: (view, q, f) => (view === 'events' ? Promise.reject(new Error(secret)) : real.listJson(view, q, f)),
       verifyAudit: () => Promise.reject(new Error(secret)),
@@ -314,7 +309,7 @@ describe('paginated views: keyset walks', () => {
     const writeOne = async (): Promise<void> => {
       clock.advance(1);
       const r = await h.store.ingestEvent({ agentId: 'agent-0', sourceId: 'source-0', kind: 'webhook', fingerprint: null,
-        payloadText: JSON.stringify({ late: ++written }) }, WINDOW_MS, clock.now());
+        payloadText: JSON.stringify({ late: ++written }) }, clock.now());
       assert.equal(r.outcome, 'accepted');
     };
 

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, afterEach, describe, it } from 'node:test';
+import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 import { advanceUntil, waitFor } from '../../../test/support/wait.js';
 import type { FakeClock } from '../../core/clock.js';
 import { fakeClock } from '../../core/clock.js';
 import type { LogFields, LogLevel } from '../../core/log.js';
 import type { AgentLog } from '../../logs/agent-log.js';
 import { createSourceStats } from '../../metrics/source-stats.js';
-import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { EventRecord, PageQuery, Store } from '../../store/store.js';
 import type { Channel, DeliveryResult, OutboundMessage } from '../channels/channel.js';
 import { createRulesProvider } from '../providers/rules-provider.js';
@@ -59,23 +56,23 @@ function recordingLog(): AgentLog & { records: Array<{ level: LogLevel; event: s
 }
 
 describe('dispatcher', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-dispatch-'));
-  const stores: Store[] = [];
+  // One store for the file, emptied per test (test/support/shared-store.ts): a test's dispatchers are
+  // drained when it ends, so none is left to claim the next test's events.
+  const shared = sharedSqliteStore('svc-dispatch-');
   const dispatchers: Dispatcher[] = [];
   const errors: unknown[] = [];
+  afterEach(async () => {
+    for (const d of dispatchers.splice(0)) await d.drain(0);
+  });
   after(async () => {
     assert.deepEqual(errors, [], 'no dispatcher reported an unexpected error');
-    for (const d of dispatchers) await d.drain(0);
-    for (const s of stores) await s.close();
-    rmSync(dir, { recursive: true, force: true });
+    await shared.close();
   });
-  let n = 0;
 
   async function setup(opts: { script?: Step[]; concurrency?: number; maxAttempts?: number; gate?: IntakeGate; clock?: FakeClock;
     store?: Store; owner?: string; claimAhead?: number; windowMs?: number; more?: Channel[] } = {}) {
     const clock = opts.clock ?? fakeClock(T0);
-    const store = opts.store ?? await openSqliteStore({ path: join(dir, `d${n++}.db`) });
-    if (!opts.store) stores.push(store);
+    const store = opts.store ?? await shared.fresh();
     const channel = scriptedChannel(opts.script);
     const log = recordingLog();
     const agent: DispatchAgent = { id: 'a1', provider: createRulesProvider(), channels: [channel, ...(opts.more ?? [])], log,
@@ -89,7 +86,7 @@ describe('dispatcher', () => {
       ...(opts.gate ? { gate: opts.gate } : {}), onError: (e) => { errors.push(e); } });
     dispatchers.push(dispatcher);
     const ingest = async (payloadText = alert(0)): Promise<EventRecord> => {
-      const r = await store.ingestEvent({ agentId: 'a1', sourceId: 's1', kind: 'alert', fingerprint: null, payloadText }, 1000, clock.now());
+      const r = await store.ingestEvent({ agentId: 'a1', sourceId: 's1', kind: 'alert', fingerprint: null, payloadText }, clock.now());
       assert.equal(r.outcome, 'accepted');
       return (r as { event: EventRecord }).event;
     };
@@ -167,8 +164,7 @@ describe('dispatcher', () => {
   });
 
   it('a lease that runs out is claimed again without a restart; the old holder is fenced off', async () => {
-    const store = await openSqliteStore({ path: join(dir, `d${n++}.db`) });
-    stores.push(store);
+    const store = await shared.fresh();
     let releaseOld!: () => void;
     const stuck = new Promise<void>((r) => { releaseOld = r; });
     // The old holder's clock never moves: its heartbeat never fires, as in a hung process.
@@ -188,8 +184,7 @@ describe('dispatcher', () => {
   });
 
   it('a heartbeat keeps a slow delivery claimed past its first lease', async () => {
-    const store = await openSqliteStore({ path: join(dir, `d${n++}.db`) });
-    stores.push(store);
+    const store = await shared.fresh();
     const clock = fakeClock(T0);
     let finish!: () => void;
     const slow = new Promise<void>((r) => { finish = r; });
@@ -208,8 +203,7 @@ describe('dispatcher', () => {
   });
 
   it('drain gives back what was not finished; the next run delivers it as a later claim', async () => {
-    const store = await openSqliteStore({ path: join(dir, `d${n++}.db`) });
-    stores.push(store);
+    const store = await shared.fresh();
     const first = await setup({ store, concurrency: 1, script: ['hang'] });
     const a = await first.ingest(alert(1));
     const b = await first.ingest(alert(2));

@@ -16,14 +16,17 @@ import type { Policy } from '../../oncall/oncall-config.js';
 import type { PageRecord } from '../../oncall/page.js';
 import type { Actor, ResolveTargets } from '../../oncall/page-plan.js';
 import { planAck, planOpen, planResolve } from '../../oncall/page-plan.js';
-import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { createFileChannel } from '../channels/file-channel.js';
+import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 import { createPageNotifier } from './page-notifier.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const root = mkdtempSync(join(tmpdir(), 'svc-page-notifier-'));
 after(() => rmSync(root, { recursive: true, force: true }));
+// One store for the file, emptied per case (test/support/shared-store.ts); each case's files are its own.
+const shared = sharedSqliteStore('svc-page-notifier-store-');
+after(() => shared.close());
 
 const policy: Policy = { id: 'default', repeat: 0, ackTimeoutMs: 0, onExhausted: [],
   steps: [{ notify: [{ kind: 'person', id: 'alice' }], afterMs: 60_000 }] };
@@ -36,7 +39,7 @@ async function setup(raceAck: boolean) {
   n += 1;
   const dir = join(root, `case-${n}`);
   const clock = fakeClock(T0);
-  const store = await openSqliteStore({ path: join(dir, 'svc.db') });
+  const store = await shared.fresh();
   const out = join(dir, 'oncall-dm.jsonl');
   const channel = createFileChannel(fileChannelSchema.parse({ id: 'oncall-dm', type: 'file', direction: 'outbound', path: out }), { clock });
   const log = createAgentLog({ path: join(dir, 'agent.log'), agentId: 'agent-a', clock });

@@ -22,13 +22,13 @@ import type { SeenFingerprint } from '../write-plans.js';
 import { completionUpdate, planCompletion, planIngest } from '../write-plans.js';
 import type { Silence } from '../../oncall/oncall-config.js';
 import { suppressingSilences } from '../suppression.js';
-import { toSilence } from './silence-row.js';
+import { toStoredSilence } from '../oncall-rows.js';
 import type { ChainTx } from './chain-tx.js';
 import { beginChainTx } from './chain-tx.js';
 import { isConnectionError, isRetryable } from './pool.js';
 
 type Op =
-  | { kind: 'ingest'; event: NewEvent; windowMs: number; nowMs: number }
+  | { kind: 'ingest'; event: NewEvent; nowMs: number }
   | { kind: 'append'; entry: NewAuditEntry; nowMs: number }
   | { kind: 'complete'; completions: readonly Completion[]; nowMs: number };
 
@@ -41,7 +41,7 @@ interface Waiting {
 }
 
 export interface ChainWriter {
-  ingest(event: NewEvent, windowMs: number, nowMs: number): Promise<IngestResult>;
+  ingest(event: NewEvent, nowMs: number): Promise<IngestResult>;
   append(entry: NewAuditEntry, nowMs: number): Promise<AuditRow>;
   complete(completions: readonly Completion[], nowMs: number): Promise<CompletionResult[]>;
   /** Runs `fn` in a head-holding transaction of its own, in turn with the batches (replay, copy). */
@@ -58,7 +58,8 @@ const MAX_RETRIES = 3;
 
 const opBytes = (op: Op): number => (op.kind === 'ingest' ? op.event.payloadText.length : 256);
 
-export function createChainWriter(pool: pg.Pool): ChainWriter {
+/** `windowMs`: the store's idempotency window (contract §9.3), given once when the store opens. */
+export function createChainWriter(pool: pg.Pool, { windowMs }: { windowMs: number }): ChainWriter {
   let queue: Waiting[] = [];
   let running: Promise<void> | null = null;
   let closed = false;
@@ -93,7 +94,7 @@ export function createChainWriter(pool: pg.Pool): ChainWriter {
     try {
       const ops = batch.map((w) => w.op as Op);
       outcomes = await transaction((client) => Promise.all([lookupFingerprints(client, ops), fenceCompletions(client, ops), lookupSilences(client, ops)]),
-        (tx, [seen, fenced, silences]) => Promise.resolve(applyBatch(tx, ops, seen, fenced, silences)));
+        (tx, [seen, fenced, silences]) => Promise.resolve(applyBatch(tx, ops, seen, fenced, silences, windowMs)));
     } catch (err) {
       if (batch.length > 1 && !isConnectionError(err)) {
         // A statement failed: every operation runs again alone, so only the bad one fails.
@@ -146,7 +147,7 @@ export function createChainWriter(pool: pg.Pool): ChainWriter {
   };
 
   return {
-    ingest: (event, windowMs, nowMs) => enqueue({ op: { kind: 'ingest', event, windowMs, nowMs }, solo: null }),
+    ingest: (event, nowMs) => enqueue({ op: { kind: 'ingest', event, nowMs }, solo: null }),
     append: (entry, nowMs) => enqueue({ op: { kind: 'append', entry, nowMs }, solo: null }),
     complete: (completions, nowMs) => enqueue({ op: { kind: 'complete', completions, nowMs }, solo: null }),
     solo: <T>(fn: (tx: ChainTx) => Promise<T>) => enqueue<T>({ op: null, solo: fn }),
@@ -163,12 +164,12 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** Applies a batch inside a head-holding transaction; one outcome per operation, in order. */
 function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, SeenFingerprint>,
-  fenced: Map<string, Fenced>, silences: readonly Silence[]): Outcome[] {
+  fenced: Map<string, Fenced>, silences: readonly Silence[], windowMs: number): Outcome[] {
   return ops.map((op): Outcome => {
     const mark = tx.mark();
     try {
       switch (op.kind) {
-        case 'ingest': return { ok: true, value: ingest(tx, op, seen, silences) };
+        case 'ingest': return { ok: true, value: ingest(tx, op, seen, silences, windowMs) };
         case 'append': return { ok: true, value: parseStoredAuditRow(tx.append(op.entry, op.nowMs)) };
         case 'complete': return { ok: true, value: op.completions.map((c) => complete(tx, c, op.nowMs, fenced)) };
       }
@@ -181,10 +182,10 @@ function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, SeenFinge
 
 /** Persists an ingest's plan (write-plans.ts), the fingerprint as looked up after the head lock. */
 function ingest(tx: ChainTx, op: Extract<Op, { kind: 'ingest' }>, seen: Map<string, SeenFingerprint>,
-  silences: readonly Silence[]): IngestResult {
+  silences: readonly Silence[], windowMs: number): IngestResult {
   const e = op.event;
   const key = e.fingerprint === null ? null : fpKey(e.agentId, e.sourceId, e.fingerprint);
-  const plan = planIngest(e, { id: randomUUID(), nowMs: op.nowMs, tsMs: stampMs(op.nowMs, tx.head.eventTsMs), windowMs: op.windowMs,
+  const plan = planIngest(e, { id: randomUUID(), nowMs: op.nowMs, tsMs: stampMs(op.nowMs, tx.head.eventTsMs), windowMs,
     seen: key === null ? undefined : seen.get(key),
     silencedBy: () => suppressingSilences(silences.filter((s) => s.agentId === null || s.agentId === e.agentId), e.agentId, e.payloadText, op.nowMs) });
   if (plan.outcome === 'duplicate') return plan;
@@ -223,7 +224,7 @@ async function lookupSilences(client: pg.PoolClient, ops: readonly Op[]): Promis
   const times = ops.flatMap((op) => (op.kind === 'ingest' ? [op.nowMs] : []));
   if (times.length === 0) return [];
   const { rows } = await client.query<Record<string, unknown>>('SELECT * FROM silences WHERE ends_ms > $1 ORDER BY seq', [Math.min(...times)]);
-  return rows.map(toSilence);
+  return rows.map(toStoredSilence);
 }
 
 /** The batch's fingerprints as stored (read after the head lock: no replica can add one meanwhile). */

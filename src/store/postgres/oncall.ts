@@ -11,18 +11,23 @@
  * - Notifications are claimed `SKIP LOCKED` too; their pages are read `FOR SHARE` in the same
  *   transaction, so an acknowledgement being committed is waited for, and an escalation notice of a
  *   page that is no longer triggered is cancelled instead of handed out.
+ *
+ * What each write means is planned elsewhere (oncall/ for pages and handoffs, ../oncall-plans.ts for
+ * the rest), the same plans the SQLite store persists.
  */
 import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ClaimedNotification, SendCheck, StoredOverride } from '../oncall-store.js';
-import { NOTICE_CANCELLED } from '../oncall-store.js';
+import type { ClaimedNotification, SendCheck } from '../oncall-store.js';
+import {
+  noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
+  silenceCreatedAudit, timelinePageOf,
+} from '../oncall-plans.js';
+import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
 import type { OncallStore } from '../store.js';
-import { viaField } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import type { ChainTx } from './chain-tx.js';
-import { toSilence } from './silence-row.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
 
@@ -80,14 +85,12 @@ export const PG_ONCALL_MIGRATION = `
   );
 `;
 
-const toOverride = (r: Record<string, unknown>): StoredOverride => ({ id: String(r.id), agentId: String(r.agent_id), scheduleId: String(r.schedule_id),
-  personId: String(r.person_id), fromMs: Number(r.from_ms), toMs: Number(r.to_ms), createdAtMs: Number(r.created_ms), createdBy: String(r.created_by) });
-
 async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: number): Promise<void> {
   const pageSeqs: Array<[string, number]> = [];
   for (const e of entries) {
     const row = tx.append(e, nowMs);
-    if (typeof e.data.pageId === 'string') pageSeqs.push([e.data.pageId, row.seq]);
+    const pageId = timelinePageOf(e);
+    if (pageId !== null) pageSeqs.push([pageId, row.seq]);
   }
   if (pageSeqs.length > 0) {
     await tx.client.query('INSERT INTO page_audit (page_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING',
@@ -97,11 +100,13 @@ async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: numb
 
 async function insertNotifications(client: pg.ClientBase, notifications: readonly PageNotification[], nowMs: number): Promise<void> {
   if (notifications.length === 0) return;
+  const rows = notificationRows(notifications, nowMs);
   await client.query(`INSERT INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body)
-    SELECT d, p, a, k, 'pending', $5, $5, b FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS x(d, p, a, k, b)
+    SELECT d, p, a, k, 'pending', c, n, b
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[]) AS x(d, p, a, k, c, n, b)
     ON CONFLICT (delivery_id) DO NOTHING`,
-  [notifications.map((n) => n.deliveryId), notifications.map((n) => n.pageId), notifications.map((n) => n.agentId),
-    notifications.map((n) => n.kind), nowMs, notifications.map((n) => JSON.stringify(n))]);
+  [rows.map((r) => r.deliveryId), rows.map((r) => r.pageId), rows.map((r) => r.agentId), rows.map((r) => r.kind),
+    rows.map((r) => r.createdMs), rows.map((r) => r.notBeforeMs), rows.map((r) => r.body)]);
 }
 
 export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: number): OncallStore {
@@ -194,8 +199,8 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
         if (r === undefined) return 'lost';
         if (!isStaleNotification(r.kind, r.state)) return 'send';
         await tx.client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = $1`, [r.seq]);
-        await audit(tx, [{ kind: NOTICE_CANCELLED, actor: `agent:${r.agent_id}`, agentId: r.agent_id,
-          data: { pageId: r.page_id, deliveryId: ref.deliveryId, notice: r.kind, pageState: r.state } }], nowMs);
+        await audit(tx, [noticeCancelledAudit({ deliveryId: ref.deliveryId, kind: r.kind, agentId: r.agent_id, pageId: r.page_id,
+          pageState: r.state })], nowMs);
         return 'cancelled';
       });
     },
@@ -203,12 +208,12 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     finishNotifications: (outcomes, nowMs) => writer.solo(async (tx) => {
       let applied = 0;
       for (const o of outcomes) {
-        const status = o.outcome === 'delivered' ? 'sent' : o.outcome === 'failed' ? 'failed' : 'pending';
+        const plan = planNotificationFinish(o, nowMs);
         const r = await tx.client.query(`UPDATE page_notifications SET status = $1, not_before_ms = $2, error = $3, owner = NULL
           WHERE delivery_id = $4 AND owner = $5 AND attempt = $6 AND status = 'pending'`,
-        [status, o.outcome === 'retry' ? o.retryAtMs : nowMs, o.outcome === 'delivered' ? null : o.error, o.deliveryId, o.owner, o.attempt]);
+        [plan.status, plan.notBeforeMs, plan.error, o.deliveryId, o.owner, o.attempt]);
         if (r.rowCount !== 1) continue;
-        await audit(tx, o.audit, nowMs);
+        await audit(tx, plan.audit, nowMs);
         applied += 1;
       }
       return applied;
@@ -233,39 +238,37 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     addOverride: (o, nowMs, via) => writer.solo(async (tx) => {
       await tx.client.query(`INSERT INTO oncall_overrides (id, agent_id, schedule_id, person_id, from_ms, to_ms, created_ms, created_by)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [o.id, o.agentId, o.scheduleId, o.personId, o.fromMs, o.toMs, o.createdAtMs, o.createdBy]);
-      tx.append({ kind: 'schedule.override.added', actor: o.createdBy, agentId: o.agentId, data: { overrideId: o.id, schedule: o.scheduleId,
-        person: o.personId, from: new Date(o.fromMs).toISOString(), to: new Date(o.toMs).toISOString(), ...viaField(via) } }, nowMs);
+      tx.append(overrideAddedAudit(o, via), nowMs);
     }),
     removeOverride: (id, actor, nowMs, via) => writer.solo(async (tx) => {
       const { rows } = await tx.client.query<Record<string, unknown>>('DELETE FROM oncall_overrides WHERE id = $1 RETURNING *', [id]);
       if (rows[0] === undefined) return null;
-      const o = toOverride(rows[0]);
-      tx.append({ kind: 'schedule.override.removed', actor, agentId: o.agentId, data: { overrideId: id, schedule: o.scheduleId, person: o.personId, ...viaField(via) } }, nowMs);
+      const o = toStoredOverride(rows[0]);
+      tx.append(overrideRemovedAudit(o, actor, via), nowMs);
       return o;
     }),
     async listOverrides(agentId, endsAfterMs) {
       const { rows } = await pool.query<Record<string, unknown>>(`SELECT * FROM oncall_overrides WHERE to_ms > $1 AND ($2::text IS NULL OR agent_id = $2)
         ORDER BY from_ms, id`, [endsAfterMs, agentId]);
-      return rows.map(toOverride);
+      return rows.map(toStoredOverride);
     },
 
     addSilence: (s, nowMs, via) => writer.solo(async (tx) => {
       await tx.client.query(`INSERT INTO silences (id, agent_id, matchers, starts_ms, ends_ms, reason, created_by) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [s.id, s.agentId, JSON.stringify(s.matchers), s.startsAtMs, s.endsAtMs, s.reason, s.createdBy]);
-      tx.append({ kind: 'silence.created', actor: s.createdBy, agentId: s.agentId, data: { silenceId: s.id, matchers: s.matchers,
-        startsAt: new Date(s.startsAtMs).toISOString(), endsAt: new Date(s.endsAtMs).toISOString(), reason: s.reason, ...viaField(via) } }, nowMs);
+      tx.append(silenceCreatedAudit(s, via), nowMs);
     }),
     expireSilence: (id, actor, nowMs, via) => writer.solo(async (tx) => {
-      const { rows } = await tx.client.query<Record<string, unknown>>(
-        'UPDATE silences SET expired_ms = $1, ends_ms = LEAST(ends_ms, $1) WHERE id = $2 RETURNING *', [nowMs, id]);
+      const { rows } = await tx.client.query<Record<string, unknown>>('SELECT * FROM silences WHERE id = $1 FOR UPDATE', [id]);
       if (rows[0] === undefined) return null;
-      const s = toSilence(rows[0]);
-      tx.append({ kind: 'silence.expired', actor, agentId: s.agentId, data: { silenceId: id, reason: 'manual', ...viaField(via) } }, nowMs);
-      return s;
+      const plan = planSilenceExpiry(toStoredSilence(rows[0]), actor, nowMs, via);
+      await tx.client.query('UPDATE silences SET expired_ms = $1, ends_ms = $2 WHERE id = $3', [plan.silence.expiredAtMs, plan.silence.endsAtMs, id]);
+      for (const entry of plan.audit) tx.append(entry, nowMs);
+      return plan.silence;
     }),
     async listSilences(endedAfterMs) {
       const { rows } = await pool.query<Record<string, unknown>>('SELECT * FROM silences WHERE ends_ms > $1 ORDER BY seq', [endedAfterMs]);
-      return rows.map(toSilence);
+      return rows.map(toStoredSilence);
     },
 
     async touchHeartbeats(agentId, ids, nowMs) {

@@ -14,6 +14,7 @@
  */
 import type { Clock } from '../../core/clock.js';
 import { systemClock } from '../../core/clock.js';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../../config/store.js';
 import { RuntimeError } from '../../core/errors.js';
 import { createReadChainVerifier } from '../read-chain-verifier.js';
 import { listJsonOf } from '../record-json.js';
@@ -40,6 +41,8 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Connection trouble while running, once per distinct message (never with the password). */
   onError?: (message: string) => void;
+  /** How long a fingerprint makes a repeat a duplicate (default DEFAULT_IDEMPOTENCY_WINDOW_MS). */
+  idempotencyWindowMs?: number;
 }
 
 const withoutSeq = <T extends { seq: number }>({ seq: _seq, ...rest }: T): Omit<T, 'seq'> => rest;
@@ -77,7 +80,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     throw err;
   }
 
-  const writer = createChainWriter(writerPool);
+  const writer = createChainWriter(writerPool, { windowMs: opts.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS });
   const budget = opts.pageBudget;
   const verifier = createReadChainVerifier({ head: () => auditHead(pool), read: (afterSeq, limit) => readAudit(pool, afterSeq, limit),
     clock: opts.clock ?? systemClock, chunkRows: 2000 });
@@ -102,7 +105,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
 
   return {
     kind: 'postgres',
-    ingestEvent: (event, windowMs, nowMs) => writer.ingest(event, windowMs, nowMs),
+    ingestEvent: (event, nowMs) => writer.ingest(event, nowMs),
     claimEvents: (request) => claimEvents(pool, request),
     renewLeases: (claims, leaseMs, nowMs) => renewLeases(renewPool, claims, leaseMs, nowMs),
     completeEvents: (completions, nowMs) => writer.complete(completions, nowMs),

@@ -7,7 +7,7 @@ import type { PageRecord } from '../../oncall/page.js';
 import type { HandoffTimer, HeartbeatSeen, OpenPageCount, PageFilter, StoredOverride, StoredSilence } from '../oncall-store.js';
 import type { ListedAuditRow, Page, PageQuery } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
-import { toStoredOverride, toStoredSilence } from './oncall-rows.js';
+import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
 import type { Pager } from './pages.js';
 
 export interface OncallReader {

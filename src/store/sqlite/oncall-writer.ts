@@ -1,7 +1,8 @@
 /**
  * The write side of on-call on SQLite (contract §17.4), synchronous, in the store's writer thread
  * beside writer.ts: each operation runs in a savepoint of the writer's group-commit transaction, so a
- * plan's page row, audit rows and notifications commit together or not at all.
+ * plan's page row, audit rows and notifications commit together or not at all. What each write means
+ * is planned elsewhere (oncall/ for pages and handoffs, ../oncall-plans.ts for the rest); this persists it.
  */
 import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
@@ -10,10 +11,12 @@ import type { HandoffPlan } from '../../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
 import type { ApplyResult, ClaimedNotification, NotificationOutcome, SendCheck, SendRef, StoredOverride, StoredSilence } from '../oncall-store.js';
-import { NOTICE_CANCELLED } from '../oncall-store.js';
+import {
+  noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
+  silenceCreatedAudit, timelinePageOf,
+} from '../oncall-plans.js';
 import type { ReplayVia } from '../store.js';
-import { viaField } from '../store.js';
-import { toStoredOverride, toStoredSilence } from './oncall-rows.js';
+import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
 
 export interface OncallWriter {
   applyPagePlan(plan: PagePlan, nowMs: number): ApplyResult;
@@ -67,7 +70,7 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     insertSilence: db.prepare<[string, string | null, string, number, number, string, string]>(
       `INSERT INTO silences (id, agent_id, matchers, starts_ms, ends_ms, reason, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)`),
     silence: db.prepare<[string], Record<string, unknown>>('SELECT * FROM silences WHERE id = ?'),
-    expireSilence: db.prepare<[number, number, string]>('UPDATE silences SET expired_ms = ?, ends_ms = MIN(ends_ms, ?) WHERE id = ?'),
+    expireSilence: db.prepare<[number, number, string]>('UPDATE silences SET expired_ms = ?, ends_ms = ? WHERE id = ?'),
     insertHandoff: db.prepare<[string, string, number | null]>(
       'INSERT OR IGNORE INTO schedule_handoffs (agent_id, schedule_id, next_ms) VALUES (?, ?, ?)'),
     moveHandoff: db.prepare<[number | null, string, string, number | null]>(
@@ -80,12 +83,12 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
   const audit = (entries: readonly NewAuditEntry[], nowMs: number): void => {
     for (const e of entries) {
       const row = appendAudit(e, nowMs);
-      const pageId = e.data.pageId;
-      if (typeof pageId === 'string') st.pageAudit.run(pageId, row.seq);
+      const pageId = timelinePageOf(e);
+      if (pageId !== null) st.pageAudit.run(pageId, row.seq);
     }
   };
   const insertNotifications = (notifications: readonly PageNotification[], nowMs: number): void => {
-    for (const n of notifications) st.insertNotification.run(n.deliveryId, n.pageId, n.agentId, n.kind, nowMs, nowMs, JSON.stringify(n));
+    for (const r of notificationRows(notifications, nowMs)) st.insertNotification.run(r.deliveryId, r.pageId, r.agentId, r.kind, r.createdMs, r.notBeforeMs, r.body);
   };
 
   return {
@@ -135,19 +138,16 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       if (r === undefined) return 'lost';
       if (!isStaleNotification(r.kind, r.state)) return 'send';
       st.cancelNotification.run(r.seq);
-      audit([{ kind: NOTICE_CANCELLED, actor: `agent:${r.agent_id}`, agentId: r.agent_id,
-        data: { pageId: r.page_id, deliveryId: ref.deliveryId, notice: r.kind, pageState: r.state } }], nowMs);
+      audit([noticeCancelledAudit({ deliveryId: ref.deliveryId, kind: r.kind, agentId: r.agent_id, pageId: r.page_id, pageState: r.state })], nowMs);
       return 'cancelled';
     },
 
     finishNotifications(outcomes, nowMs) {
       let applied = 0;
       for (const o of outcomes) {
-        const status = o.outcome === 'delivered' ? 'sent' : o.outcome === 'failed' ? 'failed' : 'pending';
-        const notBefore = o.outcome === 'retry' ? o.retryAtMs : nowMs;
-        const error = o.outcome === 'delivered' ? null : o.error;
-        if (st.finishNotification.run(status, notBefore, error, o.deliveryId, o.owner, o.attempt).changes !== 1) continue;
-        audit(o.audit, nowMs);
+        const plan = planNotificationFinish(o, nowMs);
+        if (st.finishNotification.run(plan.status, plan.notBeforeMs, plan.error, o.deliveryId, o.owner, o.attempt).changes !== 1) continue;
+        audit(plan.audit, nowMs);
         applied += 1;
       }
       return applied;
@@ -155,8 +155,7 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
 
     addOverride(o, nowMs, via) {
       st.insertOverride.run(o.id, o.agentId, o.scheduleId, o.personId, o.fromMs, o.toMs, o.createdAtMs, o.createdBy);
-      appendAudit({ kind: 'schedule.override.added', actor: o.createdBy, agentId: o.agentId, data: { overrideId: o.id, schedule: o.scheduleId,
-        person: o.personId, from: new Date(o.fromMs).toISOString(), to: new Date(o.toMs).toISOString(), ...viaField(via) } }, nowMs);
+      appendAudit(overrideAddedAudit(o, via), nowMs);
     },
 
     removeOverride(id, actor, nowMs, via) {
@@ -164,23 +163,22 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       if (row === undefined) return null;
       const o = toStoredOverride(row);
       st.deleteOverride.run(id);
-      appendAudit({ kind: 'schedule.override.removed', actor, agentId: o.agentId, data: { overrideId: id, schedule: o.scheduleId, person: o.personId, ...viaField(via) } }, nowMs);
+      appendAudit(overrideRemovedAudit(o, actor, via), nowMs);
       return o;
     },
 
     addSilence(s, nowMs, via) {
       st.insertSilence.run(s.id, s.agentId, JSON.stringify(s.matchers), s.startsAtMs, s.endsAtMs, s.reason, s.createdBy);
-      appendAudit({ kind: 'silence.created', actor: s.createdBy, agentId: s.agentId, data: { silenceId: s.id, matchers: s.matchers,
-        startsAt: new Date(s.startsAtMs).toISOString(), endsAt: new Date(s.endsAtMs).toISOString(), reason: s.reason, ...viaField(via) } }, nowMs);
+      appendAudit(silenceCreatedAudit(s, via), nowMs);
     },
 
     expireSilence(id, actor, nowMs, via) {
       const row = st.silence.get(id);
       if (row === undefined) return null;
-      st.expireSilence.run(nowMs, nowMs, id);
-      const s = toStoredSilence(st.silence.get(id) ?? row);
-      appendAudit({ kind: 'silence.expired', actor, agentId: s.agentId, data: { silenceId: id, reason: 'manual', ...viaField(via) } }, nowMs);
-      return s;
+      const plan = planSilenceExpiry(toStoredSilence(row), actor, nowMs, via);
+      st.expireSilence.run(plan.silence.expiredAtMs, plan.silence.endsAtMs, id);
+      for (const entry of plan.audit) appendAudit(entry, nowMs);
+      return plan.silence;
     },
 
     applyHandoffPlan(plan, nowMs) {

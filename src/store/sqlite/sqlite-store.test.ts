@@ -17,7 +17,7 @@ let last = freshPath();
 storeContract('sqlite store', {
   open: (opts) => {
     last = freshPath();
-    return openSqliteStore({ path: last, ...(opts?.pageBudget === undefined ? {} : { pageBudget: opts.pageBudget }) });
+    return openSqliteStore({ path: last, ...opts });
   },
   openAgain: () => openSqliteStore({ path: last }),
   settings: () => ({ kind: 'sqlite', path: last, leaseMs: 60_000, retention: { eventsMs: null, deadLettersMs: null } }),
@@ -128,7 +128,7 @@ describe('sqlite store: the file', () => {
     await upgraded.oncall.addSilence({ id: 's1', agentId: null, matchers: [], startsAtMs: T0, endsAtMs: T0 + 1e9, reason: 'x', createdBy: 'cli:t' }, T0);
     await upgraded.oncall.addSilence({ id: 's2', agentId: null, matchers: [{ label: 'alertname', op: '=', value: 'A' }], startsAtMs: T0,
       endsAtMs: T0 + 1e9, reason: 'x', createdBy: 'cli:t' }, T0);
-    const r = await upgraded.ingestEvent(ev({ payloadText: '{"status":"firing","alerts":[{"labels":{"alertname":"A"}}]}' }), 0, T0 + 10);
+    const r = await upgraded.ingestEvent(ev({ payloadText: '{"status":"firing","alerts":[{"labels":{"alertname":"A"}}]}' }), T0 + 10);
     assert.equal(r.outcome === 'accepted' && r.event.status, 'suppressed');
     assert.equal((await upgraded.verifyAudit()).ok, true);
     await upgraded.close();
@@ -239,7 +239,7 @@ describe('read-only store (offline verification and backup)', () => {
   it('a backup is one self-contained file; a stopped store is left as found; a missing or foreign file is refused', async () => {
     const path = freshPath();
     const store = await openSqliteStore({ path });
-    await store.ingestEvent(ev({ fingerprint: 'fp-1' }), 60_000, T0);
+    await store.ingestEvent(ev({ fingerprint: 'fp-1' }), T0);
     const backup = join(root, `self-${++count}.db`);
     await store.backup(backup);
     await store.close();

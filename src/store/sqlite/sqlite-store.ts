@@ -10,6 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Clock } from '../../core/clock.js';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../../config/store.js';
 import { RuntimeError } from '../../core/errors.js';
 import type { Store } from '../store.js';
 import type { StoreTransfer } from '../transfer.js';
@@ -31,6 +32,8 @@ export interface SqliteStoreOptions {
    * daemon): no writer thread, no migration; reads, verification and backup only, every write rejects.
    */
   readOnly?: boolean;
+  /** How long a fingerprint makes a repeat a duplicate (default DEFAULT_IDEMPOTENCY_WINDOW_MS). */
+  idempotencyWindowMs?: number;
 }
 
 /** A copy reads from SQLite (`svc store copy`); writing already-hashed rows into it is not offered. */
@@ -97,7 +100,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     } };
   }
   // The writer first: it creates the file and migrates the schema the reader expects.
-  const writer = await startWorkerClient({ role: 'writer', path: opts.path });
+  const writer = await startWorkerClient({ role: 'writer', path: opts.path, windowMs: opts.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS });
   let reader: WorkerClient<ReaderOps>;
   try {
     reader = await startWorkerClient({ role: 'reader', path: opts.path, ...(opts.pageBudget === undefined ? {} : { pageBudget: opts.pageBudget }) });
@@ -110,7 +113,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
 
   return {
     kind: 'sqlite',
-    ingestEvent: (event, windowMs, nowMs) => writer.call('ingestEvent', event, windowMs, nowMs),
+    ingestEvent: (event, nowMs) => writer.call('ingestEvent', event, nowMs),
     claimEvents: (request) => writer.call('claimEvents', request),
     renewLeases: (claims, leaseMs, nowMs) => writer.call('renewLeases', claims, leaseMs, nowMs),
     completeEvents: (completions, nowMs) => writer.call('completeEvents', completions, nowMs),

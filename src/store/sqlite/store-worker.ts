@@ -32,6 +32,8 @@ export interface StoreWorkerData {
   path: string;
   /** Views' byte budget per page (tests lower it). */
   pageBudget?: number;
+  /** The writer's idempotency window, ms (sqlite-store.ts applies the default). */
+  windowMs?: number;
 }
 
 /**
@@ -80,8 +82,8 @@ function handlerOf(table: object, op: string): ((...args: unknown[]) => unknown)
   return typeof fn === 'function' ? (...args: unknown[]): unknown => Reflect.apply(fn, table, args) : undefined;
 }
 
-function startWriter(db: Database.Database, reply: (r: StoreReply) => void): (req: StoreRequest) => void {
-  const writer = createWriter(db);
+function startWriter(db: Database.Database, windowMs: number, reply: (r: StoreReply) => void): (req: StoreRequest) => void {
+  const writer = createWriter(db, { windowMs });
   const handlers: Omit<WriterOps, 'close'> = { ...writer, ...createOncallWriter(db, (entry, nowMs) => writer.appendAudit(entry, nowMs)) };
   let queue: StoreRequest[] = [];
   let scheduled = false;
@@ -224,11 +226,12 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
 
 const port = parentPort;
 if (port !== null) {
-  const { role, path, pageBudget } = (workerData as { data: StoreWorkerData }).data;
+  const { role, path, pageBudget, windowMs } = (workerData as { data: StoreWorkerData }).data;
   const reply = (r: StoreReply): void => port.postMessage(r);
   try {
     const db = role === 'writer' ? openDatabase(path) : openReadOnly(path);
-    const handle = role === 'writer' ? startWriter(db, reply) : startReader(db, pageBudget, reply, port);
+    if (role === 'writer' && windowMs === undefined) throw new Error('the store writer needs its idempotency window');
+    const handle = role === 'writer' ? startWriter(db, windowMs ?? 0, reply) : startReader(db, pageBudget, reply, port);
     port.on('message', handle);
     port.postMessage({ ready: true } satisfies StoreReady);
   } catch (err) {

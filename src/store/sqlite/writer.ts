@@ -16,10 +16,10 @@ import { FINISHED_EVENT_STATUSES_SQL } from '../store.js';
 import { EVENT_COLS, toEvent } from '../rows.js';
 import { completionUpdate, planCompletion, planIngest, replayAudit } from '../write-plans.js';
 import { suppressingSilences } from '../suppression.js';
-import { toStoredSilence } from './oncall-rows.js';
+import { toStoredSilence } from '../oncall-rows.js';
 
 export interface Writer {
-  ingestEvent(event: NewEvent, windowMs: number, nowMs: number): IngestResult;
+  ingestEvent(event: NewEvent, nowMs: number): IngestResult;
   claimEvents(request: ClaimRequest): ClaimedEvent[];
   renewLeases(claims: readonly ClaimRef[], leaseMs: number, nowMs: number): ClaimRef[];
   completeEvents(completions: readonly Completion[], nowMs: number): CompletionResult[];
@@ -31,7 +31,7 @@ export interface Writer {
   probeWrite(nowMs: number): void;
 }
 
-export function createWriter(db: Database.Database): Writer {
+export function createWriter(db: Database.Database, { windowMs }: { windowMs: number }): Writer {
   const st = {
     findFingerprint: db.prepare<[string, string, string], { event_id: string; seen_ms: number }>(
       'SELECT event_id, seen_ms FROM fingerprints WHERE agent_id = ? AND source_id = ? AND fingerprint = ?'),
@@ -132,7 +132,7 @@ export function createWriter(db: Database.Database): Writer {
   });
 
   return {
-    ingestEvent(e, windowMs, nowMs) {
+    ingestEvent(e, nowMs) {
       const found = e.fingerprint === null ? undefined : st.findFingerprint.get(e.agentId, e.sourceId, e.fingerprint);
       const plan = planIngest(e, { id: randomUUID(), nowMs, tsMs: stamp(nowMs, st.lastEventTs.get()?.ts_ms), windowMs,
         seen: found === undefined ? undefined : { eventId: found.event_id, seenMs: found.seen_ms },

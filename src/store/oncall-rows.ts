@@ -1,6 +1,9 @@
-/** On-call rows as SQLite returns them (snake_case columns), decoded. */
-import type { SilenceMatcher } from '../../oncall/oncall-config.js';
-import type { StoredOverride, StoredSilence } from '../oncall-store.js';
+/**
+ * On-call rows as a store returns them (snake_case columns; PostgreSQL's bigints as text), decoded the
+ * same way for both stores.
+ */
+import type { SilenceMatcher } from '../oncall/oncall-config.js';
+import type { StoredOverride, StoredSilence } from './oncall-store.js';
 
 export function toStoredOverride(r: Record<string, unknown>): StoredOverride {
   return { id: String(r.id), agentId: String(r.agent_id), scheduleId: String(r.schedule_id), personId: String(r.person_id),
