@@ -24,7 +24,8 @@ export async function openStore(settings: StoreSettings,
       return openSqliteStore({ path: settings.path, ...window, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.readOnly ? { readOnly: true } : {}) });
     case 'postgres': {
       const { openPostgresStore } = await import('./postgres/postgres-store.js');
-      return openPostgresStore({ url: settings.url, ...window, ...(deps.clock ? { clock: deps.clock } : {}), ...(deps.onError ? { onError: deps.onError } : {}) });
+      return openPostgresStore({ url: settings.url, ...window, ...(deps.clock ? { clock: deps.clock } : {}),
+        ...(deps.onError ? { onError: deps.onError } : {}) });
     }
   }
 }

@@ -228,7 +228,8 @@ export interface Store {
 
   /**
    * Stores an event unless its fingerprint was seen for the same agent and source within the store's
-   * idempotency window (an option of the store, given when it opens) before `nowMs`. The fingerprint, the event and its `event.accepted` audit row are one transaction:
+   * idempotency window (an option of the store, given when it opens) before `nowMs`. The fingerprint, the event and its
+   * `event.accepted` audit row are one transaction:
    * when this resolves, the event is durable. An event every alert of which matches a silence live at
    * `nowMs` (oncall/silence-match.ts, read in the same transaction) is stored `suppressed`, with an
    * `event.suppressed` row naming the silences: no dispatcher ever claims it (contract §17.8).

@@ -88,7 +88,9 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     }
   };
   const insertNotifications = (notifications: readonly PageNotification[], nowMs: number): void => {
-    for (const r of notificationRows(notifications, nowMs)) st.insertNotification.run(r.deliveryId, r.pageId, r.agentId, r.kind, r.createdMs, r.notBeforeMs, r.body);
+    for (const r of notificationRows(notifications, nowMs)) {
+      st.insertNotification.run(r.deliveryId, r.pageId, r.agentId, r.kind, r.createdMs, r.notBeforeMs, r.body);
+    }
   };
 
   return {
