@@ -16,7 +16,7 @@ import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ClaimedNotification, SendCheck, StoredOverride } from '../oncall-store.js';
+import type { ApplyResult, ClaimOnCommit, ClaimedNotification, SendCheck, StoredOverride } from '../oncall-store.js';
 import { NOTICE_CANCELLED } from '../oncall-store.js';
 import type { OncallStore } from '../store.js';
 import { viaField } from '../store.js';
@@ -95,13 +95,19 @@ async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: numb
   }
 }
 
-async function insertNotifications(client: pg.ClientBase, notifications: readonly PageNotification[], nowMs: number): Promise<void> {
-  if (notifications.length === 0) return;
-  await client.query(`INSERT INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body)
-    SELECT d, p, a, k, 'pending', $5, $5, b FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS x(d, p, a, k, b)
-    ON CONFLICT (delivery_id) DO NOTHING`,
+/** Writes notifications into the outbox (claimed by `claim`'s owner when given); returns those it added. */
+async function insertNotifications(client: pg.ClientBase, notifications: readonly PageNotification[], nowMs: number,
+  claim?: ClaimOnCommit): Promise<PageNotification[]> {
+  if (notifications.length === 0) return [];
+  const { rows } = await client.query<{ delivery_id: string }>(`INSERT INTO page_notifications
+      (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, owner, attempt, body)
+    SELECT d, p, a, k, 'pending', $5, $7::bigint, $8::text, $9::integer, b FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $6::text[]) AS x(d, p, a, k, b)
+    ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`,
   [notifications.map((n) => n.deliveryId), notifications.map((n) => n.pageId), notifications.map((n) => n.agentId),
-    notifications.map((n) => n.kind), nowMs, notifications.map((n) => JSON.stringify(n))]);
+    notifications.map((n) => n.kind), nowMs, notifications.map((n) => JSON.stringify(n)),
+    claim === undefined ? nowMs : nowMs + claim.leaseMs, claim?.owner ?? null, claim === undefined ? 0 : 1]);
+  const added = new Set(rows.map((r) => r.delivery_id));
+  return notifications.filter((n) => added.has(n.deliveryId));
 }
 
 export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: number): OncallStore {
@@ -110,7 +116,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     return rows[0] === undefined ? null : JSON.parse(rows[0].body) as PageRecord;
   };
   return {
-    applyPagePlan: (plan, nowMs) => writer.solo(async (tx) => {
+    applyPagePlan: (plan, nowMs, claim) => writer.solo(async (tx): Promise<ApplyResult> => {
       const { page } = plan;
       if (page.state !== 'resolved') {
         const { rows } = await tx.client.query(`SELECT 1 FROM pages WHERE agent_id = $1 AND incident_key = $2 AND state <> 'resolved' AND id <> $3`,
@@ -129,8 +135,9 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
         if (r.rowCount !== 1) return { ok: false as const, reason: 'conflict' as const };
       }
       await audit(tx, plan.audit, nowMs);
-      await insertNotifications(tx.client, plan.notifications, nowMs);
-      return { ok: true as const };
+      const added = await insertNotifications(tx.client, plan.notifications, nowMs, claim);
+      if (claim === undefined) return { ok: true };
+      return { ok: true, claimed: added.map((notification) => ({ notification, owner: claim.owner, attempt: 1 })) };
     }),
 
     writeNotifications: (notifications, entries, nowMs) => writer.solo(async (tx) => {
