@@ -90,6 +90,28 @@ export function linkSignals(...signals: Array<AbortSignal | undefined>): { signa
 }
 
 /**
+ * Signals for tasks that run at once under one outer signal: each task gets a signal of its own, and
+ * one listener on `outer` aborts them all. Handing `outer` itself to each task puts a listener per
+ * task on it (startDeadline adds one), and Node warns past 10 on one signal
+ * (MaxListenersExceededWarning) — a warning that would hide a real leak. `dispose` removes the one
+ * listener once the tasks are over.
+ */
+export function signalScope(outer: AbortSignal): { signal(): AbortSignal; dispose(): void } {
+  const controllers: AbortController[] = [];
+  const onAbort = (): void => { for (const c of controllers) c.abort(outer.reason); };
+  outer.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal() {
+      const c = new AbortController();
+      if (outer.aborted) c.abort(outer.reason);
+      controllers.push(c);
+      return c.signal;
+    },
+    dispose: () => outer.removeEventListener('abort', onAbort),
+  };
+}
+
+/**
  * Waits for `promise` at most `ms`, for work that takes no signal (a store write): the same answer as
  * withDeadline without an AbortController, a signal and its listeners per call — on a hot path (every
  * webhook) those were garbage enough to show in the daemon's RSS under a 40,000-alert burst.

@@ -155,4 +155,23 @@ describe('page notifier: hand-offs and many sends at once', () => {
       notice: 'escalation', pageState: 'acknowledged' }]);
     await s.close();
   });
+
+  it('50 notices sent at once: 50 lines and no MaxListenersExceededWarning (each send listens to a signal of its own)', async () => {
+    const s = await bare();
+    for (let i = 0; i < 50; i++) assert.deepEqual(await s.store.oncall.applyPagePlan(s.open(i), T0), { ok: true });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => { warnings.push(w); };
+    process.on('warning', onWarning);
+    try {
+      const stop = new AbortController();
+      assert.equal(await s.notifier.pass(stop.signal), 50);
+      await new Promise((r) => { setImmediate(r); }); // warnings are emitted on a later tick
+      assert.equal(s.lines().length, 50, '50 sends');
+      assert.equal((await s.audit('message.delivered')).length, 50);
+      assert.deepEqual(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    await s.close();
+  });
 });

@@ -15,6 +15,7 @@
 import type { DispatchConfig } from '../../config/schema.js';
 import { backoffMs } from '../../core/backoff.js';
 import type { Clock } from '../../core/clock.js';
+import { signalScope } from '../../core/deadline.js';
 import type { AgentLog } from '../../logs/agent-log.js';
 import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome } from '../../store/oncall-store.js';
 import { CHANNEL_TARGET } from '../../oncall/page.js';
@@ -120,8 +121,14 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
 
   /** Sends a claimed batch at once and records its outcomes together (one commit for the batch). */
   async function sendAll(claimed: readonly ClaimedNotification[], signal: AbortSignal): Promise<void> {
-    const outcomes = (await Promise.all(claimed.map((c) => sendOne(c, signal)))).filter((o): o is NotificationOutcome => o !== null);
-    if (outcomes.length > 0) await store.oncall.finishNotifications(outcomes, clock.now());
+    // A signal per send, not `signal` itself: each send listens to its own (see signalScope).
+    const scope = signalScope(signal);
+    try {
+      const outcomes = (await Promise.all(claimed.map((c) => sendOne(c, scope.signal())))).filter((o): o is NotificationOutcome => o !== null);
+      if (outcomes.length > 0) await store.oncall.finishNotifications(outcomes, clock.now());
+    } finally {
+      scope.dispose();
+    }
   }
 
   return {
