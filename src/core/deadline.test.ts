@@ -25,12 +25,14 @@ test('signalScope: 20 tasks, each with a deadline on its own signal, put one lis
   const clock = fakeClock();
   const outer = new AbortController();
   const scope = signalScope(outer.signal);
-  const deadlines = Array.from({ length: 20 }, () => startDeadline(1000, clock, scope.signal()));
+  const tasks = Array.from({ length: 20 }, () => scope.signal());
+  const deadlines = tasks.map((t) => startDeadline(1000, clock, t.signal));
   assert.equal(getEventListeners(outer.signal, 'abort').length, 1);
   outer.abort(new Error('stopping'));
   assert.deepEqual(deadlines.map((d) => d.why()), Array.from({ length: 20 }, () => 'aborted'));
   for (const d of deadlines) d.dispose();
+  for (const t of tasks) t.dispose();
   scope.dispose();
   assert.equal(getEventListeners(outer.signal, 'abort').length, 0);
-  assert.equal(scope.signal().aborted, true, 'a task started after the abort starts aborted');
+  assert.equal(scope.signal().signal.aborted, true, 'a task started after the abort starts aborted');
 });

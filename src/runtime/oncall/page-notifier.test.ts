@@ -174,4 +174,22 @@ describe('page notifier: hand-offs and many sends at once', () => {
     }
     await s.close();
   });
+
+  it('50 hand-offs at once: 50 lines and no MaxListenersExceededWarning', async () => {
+    const s = await bare();
+    const applied = await Promise.all(Array.from({ length: 50 }, (_, i) => s.store.oncall.applyPagePlan(s.open(i), T0, s.notifier.claim)));
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => { warnings.push(w); };
+    process.on('warning', onWarning);
+    try {
+      for (const a of applied) s.notifier.handOff(a.ok ? a.claimed ?? [] : []);
+      await waitFor('50 message.delivered rows', async () => (await s.audit('message.delivered')).length === 50);
+      await new Promise((r) => { setImmediate(r); });
+      assert.equal(s.lines().length, 50, '50 sends');
+      assert.deepEqual(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    await s.close();
+  });
 });

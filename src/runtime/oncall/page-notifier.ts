@@ -15,6 +15,7 @@
 import type { DispatchConfig } from '../../config/schema.js';
 import { backoffMs } from '../../core/backoff.js';
 import type { Clock } from '../../core/clock.js';
+import type { SignalScope } from '../../core/deadline.js';
 import { signalScope } from '../../core/deadline.js';
 import type { AgentLog } from '../../logs/agent-log.js';
 import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome } from '../../store/oncall-store.js';
@@ -70,6 +71,8 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   const { store, clock } = deps;
   const leaseMs = deps.leaseMs ?? 60_000;
   const stop = new AbortController();
+  // Hand-offs run side by side, each batch's sends with signals of their own under one listener on `stop`.
+  const handOffSignals = signalScope(stop.signal);
   const handingOff = new Set<Promise<void>>();
 
   /** Null: not sent — the page moved on since the claim (cancelled, audited by the store) or the claim was lost. */
@@ -120,32 +123,41 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   }
 
   /** Sends a claimed batch at once and records its outcomes together (one commit for the batch). */
-  async function sendAll(claimed: readonly ClaimedNotification[], signal: AbortSignal): Promise<void> {
-    // A signal per send, not `signal` itself: each send listens to its own (see signalScope).
-    const scope = signalScope(signal);
-    try {
-      const outcomes = (await Promise.all(claimed.map((c) => sendOne(c, scope.signal())))).filter((o): o is NotificationOutcome => o !== null);
-      if (outcomes.length > 0) await store.oncall.finishNotifications(outcomes, clock.now());
-    } finally {
-      scope.dispose();
-    }
+  async function sendAll(claimed: readonly ClaimedNotification[], scope: SignalScope): Promise<void> {
+    // A signal per send, not one shared by all: each send listens to its own (see signalScope).
+    const outcomes = (await Promise.all(claimed.map(async (c) => {
+      const own = scope.signal();
+      try {
+        return await sendOne(c, own.signal);
+      } finally {
+        own.dispose();
+      }
+    }))).filter((o): o is NotificationOutcome => o !== null);
+    if (outcomes.length > 0) await store.oncall.finishNotifications(outcomes, clock.now());
   }
 
   return {
     async pass(signal) {
       const claimed = await store.oncall.claimNotifications(deps.owner, clock.now(), leaseMs, deps.batch ?? 64);
-      if (claimed.length > 0) await sendAll(claimed, signal);
+      if (claimed.length === 0) return 0;
+      const scope = signalScope(signal);
+      try {
+        await sendAll(claimed, scope);
+      } finally {
+        scope.dispose();
+      }
       return claimed.length;
     },
     claim: { owner: deps.owner, leaseMs },
     handOff(claimed) {
       if (claimed.length === 0 || stop.signal.aborted) return;
-      const sending = sendAll(claimed, stop.signal).catch((err: unknown) => deps.onError?.(err)).finally(() => handingOff.delete(sending));
+      const sending = sendAll(claimed, handOffSignals).catch((err: unknown) => deps.onError?.(err)).finally(() => handingOff.delete(sending));
       handingOff.add(sending);
     },
     async close() {
       stop.abort();
       await Promise.all([...handingOff]);
+      handOffSignals.dispose();
     },
   };
 }
