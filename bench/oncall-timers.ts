@@ -26,6 +26,8 @@ interface RunResult {
   lagP50Ms: number; lagP99Ms: number; lagMaxMs: number;
   histogram: { count: number; p50: number; p99: number };
   status: WrkResult; ingest: WrkResult; fillSeconds: number;
+  /** Timers that fired more than 1 s late: when each was due (seconds into the window) and how late, at most 20. */
+  late: Array<{ dueS: number; lagMs: number; pageId: string }>;
 }
 
 async function run(pages: number, due: number, spacingMs: number): Promise<RunResult> {
@@ -47,18 +49,25 @@ async function run(pages: number, due: number, spacingMs: number): Promise<RunRe
     const lateStartMs = Math.max(0, Date.now() - windowStart);
     note(`daemon up; probing /status and ingest during the window`);
     await sleep(Math.max(0, windowStart - Date.now()) + 5_000);
+    const at = (): number => r3((Date.now() - windowStart) / 1000);
+    note(`/status probe from ${at()} s into the window`);
     const status = await runWrk({ url: `${d.cp}/status`, seconds: PROBE_S, connections: 4 });
     await sleep(2_000);
     const { body, headers } = signedAlert(d.dir, d.secret);
+    note(`ingest probe from ${at()} s`);
     const ingest = await runWrk({ url: d.ingestUrl, method: 'POST', body, headers, seconds: PROBE_S, connections: 4 });
+    note(`probes over at ${at()} s`);
     // Until the window's last timer is due, and 10 s for the late ones.
     await sleep(Math.max(0, windowStart + WINDOW_S * 1000 - Date.now()) + 10_000);
     const histogram = histogramQuantiles(await (await fetch(`${d.cp}/metrics`)).text(), 'svc_page_timer_lag_seconds');
     await d.stop();
-    const lags = auditOf(d, ['page.escalated']).filter((r) => r.pageId !== null && dueOf.has(r.pageId))
-      .map((r) => r.tsMs - (dueOf.get(r.pageId as string) ?? 0));
+    const fired = auditOf(d, ['page.escalated']).filter((r) => r.pageId !== null && dueOf.has(r.pageId))
+      .map((r) => ({ pageId: r.pageId as string, dueMs: dueOf.get(r.pageId as string) ?? 0, lagMs: r.tsMs - (dueOf.get(r.pageId as string) ?? 0) }));
+    const lags = fired.map((f) => f.lagMs);
+    const late = fired.filter((f) => f.lagMs > 1000).slice(0, 20).map((f) => ({ dueS: r3((f.dueMs - windowStart) / 1000), lagMs: f.lagMs, pageId: f.pageId }));
+    if (late.length > 0) note(`${fired.filter((f) => f.lagMs > 1000).length} timers fired > 1 s late; the first: ${JSON.stringify(late)}`);
     return { pages, due, fired: lags.length, lateStartMs, lagP50Ms: percentile(lags, 50), lagP99Ms: percentile(lags, 99),
-      lagMaxMs: Math.max(...lags), histogram, status, ingest, fillSeconds: r3(fillSeconds) };
+      lagMaxMs: Math.max(...lags), histogram, status, ingest, fillSeconds: r3(fillSeconds), late };
   } finally {
     await d.stop();
     d.cleanup();
