@@ -14,7 +14,9 @@ import { planOpen } from '../../src/oncall/page-plan.js';
 import { policySha256 } from '../../src/oncall/policy-hash.js';
 import { resolveAllTargets } from '../../src/oncall/targets.js';
 import { newPageId } from '../../src/runtime/oncall/page-engine.js';
+import { openPostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store/store.js';
 import type { BenchDaemon } from './daemon.js';
 import { benchDaemon, freePort } from './daemon.js';
 
@@ -49,6 +51,8 @@ export interface OncallBenchDaemon extends BenchDaemon {
   ackBase: string | null;
   /** http://127.0.0.1:<port>/webhooks/slack-actions when it has a Slack interactivity source. */
   slackUrl: string | null;
+  /** The PostgreSQL database the daemon's store is in; null: SQLite, the file in its home. */
+  dbUrl: string | null;
 }
 
 /**
@@ -56,9 +60,10 @@ export interface OncallBenchDaemon extends BenchDaemon {
  * `slackApi` a slack channel at that (fake) Web API and a Slack interactivity source. The sources'
  * secrets are the webhook's HMAC key (what `d.secret` holds).
  */
-export async function oncallDaemon(opts: { oncall?: { firstAfter: string; secondAfter: string }; ack?: boolean; slackApi?: string }):
-  Promise<OncallBenchDaemon> {
-  const d = await benchDaemon();
+export async function oncallDaemon(opts: { oncall?: { firstAfter: string; secondAfter: string }; ack?: boolean; slackApi?: string;
+  dbUrl?: string }): Promise<OncallBenchDaemon> {
+  const d = await benchDaemon(opts.dbUrl === undefined ? {} : { agentYaml: 'store:\n  kind: postgres\n  url: ${env:SVC_DATABASE_URL}' });
+  if (opts.dbUrl !== undefined) d.env.SVC_DATABASE_URL = opts.dbUrl;
   if (opts.oncall) writeFileSync(join(d.dir, 'oncall.yaml'), oncallYaml(opts.oncall.firstAfter, opts.oncall.secondAfter, opts.slackApi !== undefined));
   const sourcesFile = join(d.dir, 'event-sources.yaml');
   const secretRef = /secret: (\$\{secret:[^}]+\})/.exec(readFileSync(sourcesFile, 'utf8'))?.[1];
@@ -78,7 +83,31 @@ export async function oncallDaemon(opts: { oncall?: { firstAfter: string; second
     d.env.SLACK_BOT_TOKEN = 'xoxb-bench-0000000000-not-a-secret';
     slackUrl = `http://127.0.0.1:${port}/webhooks/slack-actions`;
   }
-  return Object.assign(d, { ackBase, slackUrl });
+  return Object.assign(d, { ackBase, slackUrl, dbUrl: opts.dbUrl ?? null });
+}
+
+/** The daemon's store, opened from the bench (the daemon stopped, for SQLite). */
+export function storeOf(d: OncallBenchDaemon): Promise<Store> {
+  return d.dbUrl === null ? openSqliteStore({ path: join(d.home, 'svc.db') }) : openPostgresStore({ url: d.dbUrl });
+}
+
+/** The audit rows of one kind, through the store's own listing (either store), in seq order. */
+export async function auditRowsOf(d: OncallBenchDaemon, kind: string): Promise<AuditLite[]> {
+  const store = await storeOf(d);
+  try {
+    const rows: AuditLite[] = [];
+    for (let cursor: string | null = null; ;) {
+      const page = await store.listAudit({ limit: 1000, cursor, order: 'asc', sinceMs: null, untilMs: null }, { kind });
+      for (const r of page.items) {
+        const data = JSON.parse(r.dataText ?? '{}') as Record<string, unknown>;
+        rows.push({ seq: r.seq, tsMs: Date.parse(r.ts), kind: r.kind, pageId: typeof data.pageId === 'string' ? data.pageId : null, data });
+      }
+      if (page.nextCursor === null) return rows;
+      cursor = page.nextCursor;
+    }
+  } finally {
+    await store.close();
+  }
 }
 
 export interface PageWriter {
@@ -93,7 +122,7 @@ export interface PageWriter {
 }
 
 /** Writes pages into the (stopped) daemon's store through the store's own applyPagePlan. */
-export async function pageWriter(d: BenchDaemon): Promise<PageWriter> {
+export async function pageWriter(d: OncallBenchDaemon): Promise<PageWriter> {
   const config = loadOncall({ dir: d.dir, channels: [{ id: 'oncall-dm' }, { id: 'slack-dm' }], sources: [{ id: 'alertmanager' }, { id: 'ack-links' }, { id: 'slack-actions' }] },
     { env: d.env, home: d.home, nowMs: Date.now() });
   const policy = config?.policies.find((p) => p.id === 'default');
@@ -105,7 +134,7 @@ export async function pageWriter(d: BenchDaemon): Promise<PageWriter> {
   };
   const sha = policySha256(policy);
   const firstAfterMs = policy.steps[0]?.afterMs ?? 0;
-  const store = await openSqliteStore({ path: join(d.home, 'svc.db') });
+  const store = await storeOf(d);
   let n = 0;
   return {
     async open(dueAtMs) {

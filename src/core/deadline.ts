@@ -89,6 +89,34 @@ export function linkSignals(...signals: Array<AbortSignal | undefined>): { signa
   };
 }
 
+export interface SignalScope {
+  /** A signal of the task's own, aborted with `outer`; `dispose` forgets it when the task is over. */
+  signal(): { signal: AbortSignal; dispose(): void };
+  /** Removes the one listener from `outer`. */
+  dispose(): void;
+}
+
+/**
+ * Signals for tasks that run at once under one outer signal: each task gets a signal of its own, and
+ * one listener on `outer` aborts them all. Handing `outer` itself to each task puts a listener per
+ * task on it (startDeadline adds one), and Node warns past 10 on one signal
+ * (MaxListenersExceededWarning) — a warning that would hide a real leak.
+ */
+export function signalScope(outer: AbortSignal): SignalScope {
+  const live = new Set<AbortController>();
+  const onAbort = (): void => { for (const c of live) c.abort(outer.reason); };
+  outer.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal() {
+      const c = new AbortController();
+      if (outer.aborted) c.abort(outer.reason);
+      else live.add(c);
+      return { signal: c.signal, dispose: () => { live.delete(c); } };
+    },
+    dispose: () => outer.removeEventListener('abort', onAbort),
+  };
+}
+
 /**
  * Waits for `promise` at most `ms`, for work that takes no signal (a store write): the same answer as
  * withDeadline without an AbortController, a signal and its listeners per call — on a hot path (every

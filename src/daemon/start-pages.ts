@@ -51,12 +51,12 @@ export function startPages(deps: PagesDeps): Pages {
   let openCounts: OpenPageCount[] = [];
   let seen: HeartbeatSeen[] = [];
   const byId = new Map(deps.agents.map((a) => [a.id, a]));
-  const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics,
-    followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true });
-  const notify = createPageNotifier({ store, clock, owner: deps.owner, agents: byId,
+  const notifier = createPageNotifier({ store, clock, owner: deps.owner, agents: byId, onError,
     channelOutcome: (agent, channel, outcome) => deps.metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
     links: (agentId, pageId, person) => deps.links?.get(agentId)?.links(pageId, person) ?? null });
-  const loop = createPageLoop({ store, clock, owner: deps.owner, engine, notify, configs, onError,
+  const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics, sender: notifier,
+    followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true });
+  const loop = createPageLoop({ store, clock, owner: deps.owner, engine, notify: notifier.pass, configs, onError,
     timerLag: (s) => oncallMetrics.timerLag(s), heartbeatAge: (agent, hb, s) => oncallMetrics.heartbeatAge(agent, hb, s),
     heartbeatsSeen: (rows) => { seen = rows; },
     openPages: (counts) => {
@@ -95,6 +95,9 @@ export function startPages(deps: PagesDeps): Pages {
       if (configs.has(agent.id)) agent.pages = engine;
     },
     start: () => loop.start(),
-    close: () => loop.close(),
+    async close() {
+      await loop.close();
+      await notifier.close();
+    },
   };
 }

@@ -9,7 +9,22 @@ import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Override, Silence } from '../oncall/oncall-config.js';
 import type { PageNotification, PageState } from '../oncall/page.js';
 
-export type ApplyResult = { ok: true } | { ok: false; reason: 'conflict' };
+/**
+ * A plan's outcome. `claimed`, only when the plan was applied with a `ClaimOnCommit`: its
+ * notifications written already claimed, in the plan's own transaction (those whose deliveryId the
+ * outbox did not hold yet).
+ */
+export type ApplyResult = { ok: true; claimed?: ClaimedNotification[] } | { ok: false; reason: 'conflict' };
+
+/**
+ * Claim a plan's notifications for this sender as they are written: the caller sends them straight
+ * away, sparing the outbox claim's round trip and commit. A sender that dies first leaves them to
+ * the outbox when the lease ends, like any claim.
+ */
+export interface ClaimOnCommit {
+  owner: string;
+  leaseMs: number;
+}
 
 /** A notification handed to this sender: the claim its outcome must present. */
 export interface ClaimedNotification {

@@ -17,7 +17,7 @@ import type { Silence } from '../oncall/oncall-config.js';
 import type { HandoffPlan } from '../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan, PageRecord } from '../oncall/page.js';
 import type {
-  ApplyResult, ClaimedNotification, HandoffTimer, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck, SendRef, StoredOverride,
+  ApplyResult, ClaimOnCommit, ClaimedNotification, HandoffTimer, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck, SendRef, StoredOverride,
   StoredSilence,
 } from './oncall-store.js';
 import type { StoreTransfer } from './transfer.js';
@@ -328,8 +328,12 @@ export interface Store {
  * planned from. Every implementation passes test/support/oncall-store-contract.ts.
  */
 export interface OncallStore {
-  /** Persists a plan (page, audit rows, notifications) in one transaction, or nothing when the page moved on. */
-  applyPagePlan(plan: PagePlan, nowMs: number): Promise<ApplyResult>;
+  /**
+   * Persists a plan (page, audit rows, notifications) in one transaction, or nothing when the page
+   * moved on. With `claim`, the notifications are written claimed by that sender (attempt 1) and
+   * returned in `claimed`: a freshly opened page's first round goes out without an outbox claim.
+   */
+  applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): Promise<ApplyResult>;
   /** Writes notifications that belong to no page (a route's `notify:`) with their audit rows. */
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): Promise<void>;
   getPage(id: string): Promise<PageRecord | null>;

@@ -120,6 +120,22 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(await store.oncall.claimNotifications('r3', T0 + 99 * MIN, 30_000, 10), [], 'sent: never handed out again');
     });
 
+    it('a plan applied with a claim writes its notifications claimed by that sender, attempt 1, until the lease ends', async () => {
+      const store = await open();
+      const plan = openPlan('k6');
+      const applied = await store.oncall.applyPagePlan(plan, T0, { owner: 'r1', leaseMs: 30_000 });
+      const deliveryId = `${plan.page.id}.1.alice.dm`;
+      assert.deepEqual(applied, { ok: true, claimed: [{ notification: plan.notifications[0], owner: 'r1', attempt: 1 }] });
+      assert.equal(await store.oncall.confirmSend({ deliveryId, owner: 'r1', attempt: 1 }, T0 + 1), 'send', 'the claim holds');
+      const other = replicas ? await again() : store;
+      assert.deepEqual(await other.oncall.claimNotifications('r2', T0 + 29_999, 30_000, 10), [], 'leased to r1');
+      const [later] = await other.oncall.claimNotifications('r2', T0 + 30_000, 30_000, 10);
+      assert.deepEqual([later?.notification.deliveryId, later?.attempt], [deliveryId, 2], 'r1 never sent it: the outbox hands it out again');
+      // A round the outbox already holds (the same deliveryId) is not claimed twice.
+      const again2 = { ...plan, page: { ...plan.page, id: `${plan.page.id}x`, incidentKey: 'k6-other' } };
+      assert.deepEqual(await store.oncall.applyPagePlan(again2, T0, { owner: 'r3', leaseMs: 30_000 }), { ok: true, claimed: [] });
+    });
+
     it('an escalation notification is not handed out once the acknowledgement committed; the resolved notice is', async () => {
       const store = await open();
       const plan = openPlan('k4');

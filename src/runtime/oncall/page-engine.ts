@@ -22,6 +22,7 @@ import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import type { Store } from '../../store/store.js';
 import { factLines, messageFacts } from '../providers/message-facts.js';
 import type { TriageDecision } from '../providers/provider.js';
+import type { PageNotifier } from './page-notifier.js';
 
 /** Plans re-read and re-planned at most this often before the action gives up (another writer keeps winning). */
 const MAX_CONFLICTS = 20;
@@ -45,6 +46,12 @@ export interface PageEngineDeps {
   followsPageState?: (agentId: string, channelId: string) => boolean;
   /** New notifications were committed: the notifier should look now. */
   onCommitted?: () => void;
+  /**
+   * The sender a freshly opened page's first round is claimed for, in the transaction that opens the
+   * page, and handed to at once: no outbox claim (a round trip and a commit) between the page and its
+   * first message. Without it, that round waits in the outbox like the others.
+   */
+  sender?: Pick<PageNotifier, 'claim' | 'handOff'>;
 }
 
 export interface TriagedEvent {
@@ -108,10 +115,15 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
 
   /** Applies a plan; true when it committed. */
   const apply = async (plan: PagePlan): Promise<boolean> => {
-    const r = await store.oncall.applyPagePlan(plan, clock.now());
+    // Only an opening round goes straight to the sender: nothing of the page was sent before it, so
+    // it cannot overtake an earlier message of the page still in the outbox.
+    const sender = plan.expectedVersion === null ? deps.sender : undefined;
+    const r = await store.oncall.applyPagePlan(plan, clock.now(), sender?.claim);
     if (!r.ok) return false;
     observe(plan);
-    if (plan.notifications.length > 0) deps.onCommitted?.();
+    const claimed = r.claimed ?? [];
+    if (claimed.length > 0) sender?.handOff(claimed);
+    if (plan.notifications.length > claimed.length) deps.onCommitted?.();
     return true;
   };
 
@@ -119,8 +131,9 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
   const retrying = async (read: () => Promise<PageRecord | null>, planFor: (page: PageRecord | null, resolve: ResolveTargets) => PagePlan | null,
     agentId: string): Promise<PageRecord | null> => {
     for (let i = 0; i < MAX_CONFLICTS; i += 1) {
-      const page = await read();
-      const plan = planFor(page, await resolverFor(agentId));
+      // Both reads at once: they are on the path from an alert to its page's first message.
+      const [page, resolve] = await Promise.all([read(), resolverFor(agentId)]);
+      const plan = planFor(page, resolve);
       if (plan === null) return page;
       if (await apply(plan)) return plan.page;
     }

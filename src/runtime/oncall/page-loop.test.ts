@@ -43,4 +43,40 @@ describe('page loop', () => {
     assert.deepEqual([...fired].sort(), due.map((p) => p.id));
     assert.deepEqual(lags, [1, 1, 1], 'each lag is due → claimed, in seconds');
   });
+
+  it('a timer falls due while the outbox keeps filling: it fires at the next pass, not once the outbox is empty', async () => {
+    const T = 1_000_000;
+    const clock = fakeClock(T);
+    const page = { id: 'p000000000009', agentId: 'a', nextEscalationAtMs: T + 500, ackTimeoutAtMs: null, joinNoticeAtMs: null } as unknown as PageRecord;
+    let handedOut = false;
+    const store = { oncall: {
+      claimDuePages: (_owner: string, nowMs: number) => {
+        if (handedOut || nowMs < T + 500) return Promise.resolve([]);
+        handedOut = true;
+        return Promise.resolve([page]);
+      },
+      listHeartbeats: () => Promise.resolve([]),
+      listHandoffs: () => Promise.resolve([]),
+      openPageCounts: () => Promise.resolve([]),
+    } } as unknown as Store;
+    // A burst: every look at the outbox finds a notice and sending it takes 100 ms, for 200 looks (20 s).
+    let looks = 0;
+    const notify = (): Promise<number> => {
+      if (looks === 200) return Promise.resolve(0);
+      looks += 1;
+      clock.set(clock.now() + 100);
+      return Promise.resolve(1);
+    };
+    let firedAtLook: number | null = null;
+    const engine = { fire: () => { firedAtLook = looks; return Promise.resolve(); } } as unknown as PageEngine;
+    const lags: number[] = [];
+    const loop = createPageLoop({ store, clock, owner: 'r1', engine, notify, configs: new Map(),
+      onError: (err) => { throw err; }, timerLag: (sec) => lags.push(sec) });
+    loop.start();
+    for (let i = 0; i < 50 && looks < 200; i++) await clock.advanceAsync(0);
+    await loop.close();
+    assert.equal(looks, 200, 'the burst was sent');
+    assert.equal(firedAtLook, 5, 'fired in the pass after the fifth notice, the first to see it due');
+    assert.deepEqual(lags, [0], 'on time, not 20 s late behind the burst');
+  });
 });

@@ -19,6 +19,7 @@ import { planAck, planOpen, planResolve } from '../../oncall/page-plan.js';
 import type { Store } from '../../store/store.js';
 import { createFileChannel } from '../channels/file-channel.js';
 import { sharedSqliteStore } from '../../../test/support/shared-store.js';
+import { waitFor } from '../../../test/support/wait.js';
 import { createPageNotifier } from './page-notifier.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -60,7 +61,7 @@ async function setup(raceAck: boolean) {
     return claimed;
   } } };
   const notify = createPageNotifier({ store: racing, clock, owner: 'r1', channelOutcome: () => undefined,
-    agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) });
+    agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) }).pass;
   const lines = (): Array<{ to: string; deliveryId: string; status: string }> =>
     (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { to: string; deliveryId: string; status: string }) : []);
   const close = async (): Promise<void> => { await channel.close(); log.close(); await store.close(); };
@@ -94,6 +95,104 @@ describe('page notifier: nothing of an escalation after the acknowledgement comm
     await s.store.oncall.applyPagePlan(resolved.plan, s.clock.now());
     await s.notify(new AbortController().signal);
     assert.deepEqual(s.lines().map((l) => [l.to, l.status, l.deliveryId]), [['alice', 'resolved', `${s.page.id}.2.alice.oncall-dm`]]);
+    await s.close();
+  });
+});
+
+describe('page notifier: hand-offs and many sends at once', () => {
+  async function bare() {
+    n += 1;
+    const dir = join(root, `case-${n}`);
+    const clock = fakeClock(T0);
+    const store = await shared.fresh();
+    const out = join(dir, 'oncall-dm.jsonl');
+    const channel = createFileChannel(fileChannelSchema.parse({ id: 'oncall-dm', type: 'file', direction: 'outbound', path: out }), { clock });
+    const log = createAgentLog({ path: join(dir, 'agent.log'), agentId: 'agent-a', clock });
+    let outboxClaims = 0;
+    const counting: Store = { ...store, oncall: { ...store.oncall, claimNotifications: (...args) => {
+      outboxClaims += 1;
+      return store.oncall.claimNotifications(...args);
+    } } };
+    const errors: unknown[] = [];
+    const notifier = createPageNotifier({ store: counting, clock, owner: 'r1', channelOutcome: () => undefined, onError: (e) => errors.push(e),
+      agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) });
+    const open = (i: number) => planOpen({ pageId: `phandoff${String(n).padStart(3, '0')}${String(i).padStart(2, '0')}`, agentId: 'agent-a',
+      incidentKey: `disk/db-${i}`, policy, policySha256: 'abc', nowMs: T0, resolve, event: { id: `event-${i}`, title: 'Disk full', severity: 'P1' } });
+    const lines = (): Array<{ deliveryId: string }> =>
+      (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { deliveryId: string }) : []);
+    const audit = async (kind: string) => (await store.listAudit({ limit: 100, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, { kind })).items
+      .map((r) => JSON.parse(r.dataText ?? 'null') as Record<string, unknown>);
+    const close = async (): Promise<void> => { await notifier.close(); await channel.close(); log.close(); };
+    return { store, clock, notifier, open, lines, audit, errors, close, outboxClaims: () => outboxClaims };
+  }
+
+  it('a round claimed as its page commits is sent on hand-off, attempt 1, without an outbox claim', async () => {
+    const s = await bare();
+    const opened = s.open(1);
+    const applied = await s.store.oncall.applyPagePlan(opened, T0, s.notifier.claim);
+    assert.ok(applied.ok && applied.claimed !== undefined);
+    s.notifier.handOff(applied.claimed);
+    await waitFor('the line', () => s.lines().length === 1);
+    await waitFor('message.delivered', async () => (await s.audit('message.delivered')).length === 1);
+    assert.deepEqual(s.lines().map((l) => l.deliveryId), [`${opened.page.id}.1.alice.oncall-dm`]);
+    assert.deepEqual((await s.audit('message.delivered')).map((d) => [d.deliveryId, d.attempt]), [[`${opened.page.id}.1.alice.oncall-dm`, 1]]);
+    assert.equal(s.outboxClaims(), 0, 'no outbox claim on the way');
+    assert.equal(await s.notifier.pass(new AbortController().signal), 0, 'and nothing left in the outbox');
+    assert.deepEqual(s.errors, []);
+    await s.close();
+  });
+
+  it('an ack committed between the page and its hand-off still stops the round at the last look, audited', async () => {
+    const s = await bare();
+    const opened = s.open(1);
+    const applied = await s.store.oncall.applyPagePlan(opened, T0, s.notifier.claim);
+    assert.ok(applied.ok && applied.claimed !== undefined && applied.claimed.length === 1);
+    const ack = planAck(opened.page, cli, null, T0 + 1);
+    assert.ok(ack.ok && ack.plan !== null);
+    assert.deepEqual(await s.store.oncall.applyPagePlan(ack.plan, T0 + 1), { ok: true });
+    s.notifier.handOff(applied.claimed);
+    await waitFor('page.notice-cancelled', async () => (await s.audit('page.notice-cancelled')).length === 1);
+    await s.notifier.close();
+    assert.deepEqual(s.lines(), [], 'never sent');
+    assert.deepEqual(await s.audit('page.notice-cancelled'), [{ pageId: opened.page.id, deliveryId: `${opened.page.id}.1.alice.oncall-dm`,
+      notice: 'escalation', pageState: 'acknowledged' }]);
+    await s.close();
+  });
+
+  it('50 notices sent at once: 50 lines and no MaxListenersExceededWarning (each send listens to a signal of its own)', async () => {
+    const s = await bare();
+    for (let i = 0; i < 50; i++) assert.deepEqual(await s.store.oncall.applyPagePlan(s.open(i), T0), { ok: true });
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => { warnings.push(w); };
+    process.on('warning', onWarning);
+    try {
+      const stop = new AbortController();
+      assert.equal(await s.notifier.pass(stop.signal), 50);
+      await new Promise((r) => { setImmediate(r); }); // warnings are emitted on a later tick
+      assert.equal(s.lines().length, 50, '50 sends');
+      assert.equal((await s.audit('message.delivered')).length, 50);
+      assert.deepEqual(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    await s.close();
+  });
+
+  it('50 hand-offs at once: 50 lines and no MaxListenersExceededWarning', async () => {
+    const s = await bare();
+    const applied = await Promise.all(Array.from({ length: 50 }, (_, i) => s.store.oncall.applyPagePlan(s.open(i), T0, s.notifier.claim)));
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => { warnings.push(w); };
+    process.on('warning', onWarning);
+    try {
+      for (const a of applied) s.notifier.handOff(a.ok ? a.claimed ?? [] : []);
+      await waitFor('50 message.delivered rows', async () => (await s.audit('message.delivered')).length === 50);
+      await new Promise((r) => { setImmediate(r); });
+      assert.equal(s.lines().length, 50, '50 sends');
+      assert.deepEqual(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
     await s.close();
   });
 });

@@ -7,12 +7,18 @@
  * once and other receivers de-duplicate — and its outcome recorded with a `message.delivered` row.
  * A retryable failure is tried again later with back-off; past the agent's `maxAttempts`, or refused
  * outright, it is given up with a `message.failed` row.
+ *
+ * Besides its passes over the outbox, it takes notifications handed to it already claimed (`handOff`:
+ * a freshly opened page's first round, claimed in the transaction that opened the page) and sends
+ * them at once, the same way.
  */
 import type { DispatchConfig } from '../../config/schema.js';
 import { backoffMs } from '../../core/backoff.js';
 import type { Clock } from '../../core/clock.js';
+import type { SignalScope } from '../../core/deadline.js';
+import { signalScope } from '../../core/deadline.js';
 import type { AgentLog } from '../../logs/agent-log.js';
-import type { ClaimedNotification, NotificationOutcome } from '../../store/oncall-store.js';
+import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome } from '../../store/oncall-store.js';
 import { CHANNEL_TARGET } from '../../oncall/page.js';
 import type { Store } from '../../store/store.js';
 import type { AckLinks, Channel, OutboundMessage } from '../channels/channel.js';
@@ -37,6 +43,8 @@ export interface PageNotifierDeps {
   batch?: number;
   /** A person's one-time links to a page (§18.6); absent or null when the agent has no ack source. */
   links?: (agentId: string, pageId: string, person: string) => AckLinks | null;
+  /** A hand-off that failed (its claims return to the outbox when their lease ends). */
+  onError?: (err: unknown) => void;
 }
 
 /** Only a firing page's messages to a person carry links: a channel target is nobody's to answer. */
@@ -48,9 +56,24 @@ function linksFor(deps: PageNotifierDeps, n: ClaimedNotification['notification']
 /** One pass: claims what is due, sends it, records the outcomes; returns how many it handled. */
 export type NotifyPass = (signal: AbortSignal) => Promise<number>;
 
-export function createPageNotifier(deps: PageNotifierDeps): NotifyPass {
+export interface PageNotifier {
+  /** A pass over the outbox. */
+  pass: NotifyPass;
+  /** How a plan's notifications are claimed for this sender as they commit (then given to `handOff`). */
+  claim: ClaimOnCommit;
+  /** Sends notifications already claimed for this sender, now, without waiting for a pass. */
+  handOff(claimed: readonly ClaimedNotification[]): void;
+  /** Aborts the hand-offs under way (their claims return to the outbox when the lease ends) and waits for them. */
+  close(): Promise<void>;
+}
+
+export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   const { store, clock } = deps;
   const leaseMs = deps.leaseMs ?? 60_000;
+  const stop = new AbortController();
+  // Hand-offs run side by side, each batch's sends with signals of their own under one listener on `stop`.
+  const handOffSignals = signalScope(stop.signal);
+  const handingOff = new Set<Promise<void>>();
 
   /** Null: not sent — the page moved on since the claim (cancelled, audited by the store) or the claim was lost. */
   async function sendOne(c: ClaimedNotification, signal: AbortSignal): Promise<NotificationOutcome | null> {
@@ -99,11 +122,42 @@ export function createPageNotifier(deps: PageNotifierDeps): NotifyPass {
       pageId: n.pageId, channelId: channel.id, deliveryId: n.deliveryId, attempts: c.attempt, error } }] };
   }
 
-  return async (signal) => {
-    const claimed = await store.oncall.claimNotifications(deps.owner, clock.now(), leaseMs, deps.batch ?? 64);
-    if (claimed.length === 0) return 0;
-    const outcomes = (await Promise.all(claimed.map((c) => sendOne(c, signal)))).filter((o): o is NotificationOutcome => o !== null);
+  /** Sends a claimed batch at once and records its outcomes together (one commit for the batch). */
+  async function sendAll(claimed: readonly ClaimedNotification[], scope: SignalScope): Promise<void> {
+    // A signal per send, not one shared by all: each send listens to its own (see signalScope).
+    const outcomes = (await Promise.all(claimed.map(async (c) => {
+      const own = scope.signal();
+      try {
+        return await sendOne(c, own.signal);
+      } finally {
+        own.dispose();
+      }
+    }))).filter((o): o is NotificationOutcome => o !== null);
     if (outcomes.length > 0) await store.oncall.finishNotifications(outcomes, clock.now());
-    return claimed.length;
+  }
+
+  return {
+    async pass(signal) {
+      const claimed = await store.oncall.claimNotifications(deps.owner, clock.now(), leaseMs, deps.batch ?? 64);
+      if (claimed.length === 0) return 0;
+      const scope = signalScope(signal);
+      try {
+        await sendAll(claimed, scope);
+      } finally {
+        scope.dispose();
+      }
+      return claimed.length;
+    },
+    claim: { owner: deps.owner, leaseMs },
+    handOff(claimed) {
+      if (claimed.length === 0 || stop.signal.aborted) return;
+      const sending = sendAll(claimed, handOffSignals).catch((err: unknown) => deps.onError?.(err)).finally(() => handingOff.delete(sending));
+      handingOff.add(sending);
+    },
+    async close() {
+      stop.abort();
+      await Promise.all([...handingOff]);
+      handOffSignals.dispose();
+    },
   };
 }

@@ -19,7 +19,7 @@ import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ClaimedNotification, SendCheck } from '../oncall-store.js';
+import type { ApplyResult, ClaimOnCommit, ClaimedNotification, SendCheck } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
   silenceCreatedAudit, timelinePageOf,
@@ -98,15 +98,24 @@ async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: numb
   }
 }
 
-async function insertNotifications(client: pg.ClientBase, notifications: readonly PageNotification[], nowMs: number): Promise<void> {
-  if (notifications.length === 0) return;
+/**
+ * Writes notifications into the outbox — claimed by `claim`'s owner, leased until now + its lease, when
+ * given — and returns those it added (a deliveryId already there is left as it is).
+ */
+async function insertNotifications(client: pg.ClientBase, notifications: readonly PageNotification[], nowMs: number,
+  claim?: ClaimOnCommit): Promise<PageNotification[]> {
+  if (notifications.length === 0) return [];
   const rows = notificationRows(notifications, nowMs);
-  await client.query(`INSERT INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body)
-    SELECT d, p, a, k, 'pending', c, n, b
+  const { rows: added } = await client.query<{ delivery_id: string }>(`INSERT INTO page_notifications
+      (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, owner, attempt, body)
+    SELECT d, p, a, k, 'pending', c, n, $8::text, $9::integer, b
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[]) AS x(d, p, a, k, c, n, b)
-    ON CONFLICT (delivery_id) DO NOTHING`,
+    ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`,
   [rows.map((r) => r.deliveryId), rows.map((r) => r.pageId), rows.map((r) => r.agentId), rows.map((r) => r.kind),
-    rows.map((r) => r.createdMs), rows.map((r) => r.notBeforeMs), rows.map((r) => r.body)]);
+    rows.map((r) => r.createdMs), rows.map((r) => (claim === undefined ? r.notBeforeMs : r.notBeforeMs + claim.leaseMs)), rows.map((r) => r.body),
+    claim?.owner ?? null, claim === undefined ? 0 : 1]);
+  const ids = new Set(added.map((r) => r.delivery_id));
+  return notifications.filter((n) => ids.has(n.deliveryId));
 }
 
 export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: number): OncallStore {
@@ -115,7 +124,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     return rows[0] === undefined ? null : JSON.parse(rows[0].body) as PageRecord;
   };
   return {
-    applyPagePlan: (plan, nowMs) => writer.solo(async (tx) => {
+    applyPagePlan: (plan, nowMs, claim) => writer.solo(async (tx): Promise<ApplyResult> => {
       const { page } = plan;
       if (page.state !== 'resolved') {
         const { rows } = await tx.client.query(`SELECT 1 FROM pages WHERE agent_id = $1 AND incident_key = $2 AND state <> 'resolved' AND id <> $3`,
@@ -134,8 +143,9 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
         if (r.rowCount !== 1) return { ok: false as const, reason: 'conflict' as const };
       }
       await audit(tx, plan.audit, nowMs);
-      await insertNotifications(tx.client, plan.notifications, nowMs);
-      return { ok: true as const };
+      const added = await insertNotifications(tx.client, plan.notifications, nowMs, claim);
+      if (claim === undefined) return { ok: true };
+      return { ok: true, claimed: added.map((notification) => ({ notification, owner: claim.owner, attempt: 1 })) };
     }),
 
     writeNotifications: (notifications, entries, nowMs) => writer.solo(async (tx) => {

@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { PageRecord } from '../../oncall/page.js';
-import type { HandoffTimer, HeartbeatSeen, OpenPageCount, PageFilter, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type { HandoffTimer, HeartbeatSeen, OpenPageCount, PageFilter, SendRef, StoredOverride, StoredSilence } from '../oncall-store.js';
 import type { ListedAuditRow, Page, PageQuery } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
@@ -20,6 +20,8 @@ export interface OncallReader {
   listSilences(endedAfterMs: number): StoredSilence[];
   listHeartbeats(): HeartbeatSeen[];
   listHandoffs(): HandoffTimer[];
+  /** A notification still held by this claim (pending, same owner and attempt): its kind and its page's state as committed; null when not held. */
+  heldNotification(ref: SendRef): { kind: string; state: string | null } | null;
 }
 
 export function createOncallReader(db: Database.Database, pager: Pager): OncallReader {
@@ -51,6 +53,11 @@ export function createOncallReader(db: Database.Database, pager: Pager): OncallR
     listSilences: (endedAfterMs) => stmt('SELECT * FROM silences WHERE ends_ms > ? ORDER BY seq').all(endedAfterMs).map(toStoredSilence),
     listHeartbeats: () => stmt('SELECT agent_id, heartbeat_id, last_seen_ms FROM heartbeats ORDER BY agent_id, heartbeat_id').all()
       .map((r) => ({ agentId: String(r.agent_id), heartbeatId: String(r.heartbeat_id), lastSeenMs: Number(r.last_seen_ms) })),
+    heldNotification: (ref) => {
+      const r = stmt(`SELECT n.kind, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
+        WHERE n.delivery_id = ? AND n.owner = ? AND n.attempt = ? AND n.status = 'pending'`).get(ref.deliveryId, ref.owner, ref.attempt);
+      return r === undefined ? null : { kind: String(r.kind), state: typeof r.state === 'string' ? r.state : null };
+    },
     listHandoffs: () => stmt('SELECT agent_id, schedule_id, next_ms FROM schedule_handoffs ORDER BY agent_id, schedule_id').all()
       .map((r) => ({ agentId: String(r.agent_id), scheduleId: String(r.schedule_id), nextMs: r.next_ms === null ? null : Number(r.next_ms) })),
   };

@@ -1,15 +1,22 @@
 /** The on-call store over the SQLite threads: writes go to the writer (group commit), reads to the reader. */
+import { isStaleNotification } from '../../oncall/page.js';
 import type { OncallStore } from '../store.js';
 import type { ReaderOps, WriterOps } from './store-worker.js';
 import type { WorkerCall } from './worker-client.js';
 
 export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<ReaderOps>): OncallStore {
   return {
-    applyPagePlan: (plan, nowMs) => write('applyPagePlan', plan, nowMs),
+    applyPagePlan: (plan, nowMs, claim) => write('applyPagePlan', plan, nowMs, claim),
     writeNotifications: (notifications, audit, nowMs) => write('writeNotifications', notifications, audit, nowMs),
     claimDuePages: (owner, nowMs, leaseMs, limit) => write('claimDuePages', owner, nowMs, leaseMs, limit),
     claimNotifications: (owner, nowMs, leaseMs, limit) => write('claimNotifications', owner, nowMs, leaseMs, limit),
-    confirmSend: (ref, nowMs) => write('confirmSend', ref, nowMs),
+    // The common answer is a read: each of the reader's reads sees every commit made before it began,
+    // an acknowledgement's too. Only a notice to cancel goes to the writer, which reads it again there.
+    confirmSend: async (ref, nowMs) => {
+      const held = await read('heldNotification', ref);
+      if (held === null) return 'lost';
+      return isStaleNotification(held.kind, held.state) ? write('confirmSend', ref, nowMs) : 'send';
+    },
     finishNotifications: (outcomes, nowMs) => write('finishNotifications', outcomes, nowMs),
     addOverride: (override, nowMs, via) => write('addOverride', override, nowMs, via),
     removeOverride: (id, actor, nowMs, via) => write('removeOverride', id, actor, nowMs, via),

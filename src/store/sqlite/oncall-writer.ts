@@ -10,7 +10,9 @@ import type { Silence } from '../../oncall/oncall-config.js';
 import type { HandoffPlan } from '../../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ApplyResult, ClaimedNotification, NotificationOutcome, SendCheck, SendRef, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type {
+  ApplyResult, ClaimOnCommit, ClaimedNotification, NotificationOutcome, SendCheck, SendRef, StoredOverride, StoredSilence,
+} from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
   silenceCreatedAudit, timelinePageOf,
@@ -19,7 +21,7 @@ import type { ReplayVia } from '../store.js';
 import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
 
 export interface OncallWriter {
-  applyPagePlan(plan: PagePlan, nowMs: number): ApplyResult;
+  applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): ApplyResult;
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): void;
   claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): PageRecord[];
   claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
@@ -58,6 +60,8 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     heldNotification: db.prepare<[string, string, number], { seq: number; kind: string; page_id: string | null; agent_id: string; state: string | null }>(
       `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
        WHERE n.delivery_id = ? AND n.owner = ? AND n.attempt = ? AND n.status = 'pending'`),
+    leaseNew: db.prepare<[string, number, string]>(
+      `UPDATE page_notifications SET owner = ?, not_before_ms = ?, attempt = 1 WHERE delivery_id = ? AND status = 'pending' AND attempt = 0`),
     leaseNotification: db.prepare<[string, number, number]>(
       'UPDATE page_notifications SET owner = ?, not_before_ms = ?, attempt = attempt + 1 WHERE seq = ?'),
     finishNotification: db.prepare<[string, number, string | null, string, string, number]>(
@@ -87,14 +91,17 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       if (pageId !== null) st.pageAudit.run(pageId, row.seq);
     }
   };
-  const insertNotifications = (notifications: readonly PageNotification[], nowMs: number): void => {
-    for (const r of notificationRows(notifications, nowMs)) {
-      st.insertNotification.run(r.deliveryId, r.pageId, r.agentId, r.kind, r.createdMs, r.notBeforeMs, r.body);
-    }
+  /** Writes notifications into the outbox; returns those it added (a deliveryId already there is left as it is). */
+  const insertNotifications = (notifications: readonly PageNotification[], nowMs: number): PageNotification[] => {
+    const rows = notificationRows(notifications, nowMs);
+    return notifications.filter((_, i) => {
+      const r = rows[i]!;
+      return st.insertNotification.run(r.deliveryId, r.pageId, r.agentId, r.kind, r.createdMs, r.notBeforeMs, r.body).changes === 1;
+    });
   };
 
   return {
-    applyPagePlan(plan, nowMs) {
+    applyPagePlan(plan, nowMs, claim) {
       const { page } = plan;
       // One open page per incident key: an open (or a reopen) while another is open is a conflict to re-plan.
       if (page.state !== 'resolved' && st.openOfKey.get(page.agentId, page.incidentKey, page.id) !== undefined) {
@@ -107,8 +114,10 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
         return { ok: false, reason: 'conflict' };
       }
       audit(plan.audit, nowMs);
-      insertNotifications(plan.notifications, nowMs);
-      return { ok: true };
+      const added = insertNotifications(plan.notifications, nowMs);
+      if (claim === undefined) return { ok: true };
+      for (const n of added) st.leaseNew.run(claim.owner, nowMs + claim.leaseMs, n.deliveryId);
+      return { ok: true, claimed: added.map((notification) => ({ notification, owner: claim.owner, attempt: 1 })) };
     },
 
     writeNotifications(notifications, entries, nowMs) {

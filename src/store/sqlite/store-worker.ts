@@ -58,8 +58,13 @@ export interface SerializedError {
 export type StoreReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
 export type StoreReady = { ready: true } | { ready: false; error: SerializedError };
 
-/** Operations a lost commit cannot hurt: their events stay claimable (see the header). */
-const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims', 'claimDuePages', 'touchHeartbeats']);
+/**
+ * Operations a lost commit cannot hurt (see the header): their events, due pages and notifications stay
+ * claimable. A notification claim lost in a power cut is claimed again (and its page's state read
+ * again, so an acknowledged page's escalation is cancelled then); if it was sent meanwhile, the
+ * channel de-duplicates by its deliveryId.
+ */
+const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims', 'claimDuePages', 'claimNotifications', 'touchHeartbeats']);
 /** Operations that run on their own, outside a batch. */
 const SOLO_OPS = new Set(['prune', 'close']);
 
