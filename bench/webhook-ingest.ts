@@ -52,10 +52,11 @@ try {
   const result = { bench: 'webhook-ingest', connections: CONNECTIONS, bodyBytes: Buffer.byteLength(body), ingestRps: Math.round(c.svc.rps),
     bareRps: Math.round(c.bare.rps), ratio: r3(c.ratio), target: 0.3, ingestP99Ms: r3(c.svc.p99Ms), bareP99Ms: r3(c.bare.p99Ms), pass: c.ratio >= 0.3,
     rounds: c.rounds.map((x) => ({ ingestRps: Math.round(x.svc.rps), bareRps: Math.round(x.bare.rps), ratio: r3(x.svc.rps / x.bare.rps),
-      ingestCpuUs: Math.round(x.svcCpuUsPerReq ?? 0), bareCpuUs: Math.round(x.bareCpuUsPerReq ?? 0) })),
+      ingestCpuUs: Math.round(x.svcCpuUsPerReq ?? 0), ingestMainThreadCpuUs: Math.round(x.svcMainCpuUsPerReq ?? 0),
+      bareCpuUs: Math.round(x.bareCpuUsPerReq ?? 0) })),
     loadAverage: c.load.map(r3) };
   const ratios = result.rounds.map((x) => x.ratio);
-  const cpu = result.rounds.map((x) => `${x.ingestCpuUs}/${x.bareCpuUs}`).join(', ');
+  const cpu = result.rounds.map((x) => `${x.ingestCpuUs} (main thread ${x.ingestMainThreadCpuUs})/${x.bareCpuUs}`).join(', ');
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.stdout.write(`webhook-ingest: durable signed ingest ${result.ingestRps} req/s vs bare POST ${result.bareRps} req/s = ${result.ratio} `
     + `(target ≥ 0.3); rounds ${Math.min(...ratios)}–${Math.max(...ratios)}; p99 ${result.ingestP99Ms} vs ${result.bareP99Ms} ms; `

@@ -10,7 +10,14 @@ import { loadavg } from 'node:os';
 import type { WrkOptions, WrkResult } from './wrk.js';
 import { runWrk } from './wrk.js';
 
-export interface Round { svc: WrkResult; bare: WrkResult; svcCpuUsPerReq?: number; bareCpuUsPerReq?: number }
+export interface Round {
+  svc: WrkResult;
+  bare: WrkResult;
+  /** CPU per answered request, µs: the whole svc process, its main thread alone, the bare server. */
+  svcCpuUsPerReq?: number;
+  svcMainCpuUsPerReq?: number;
+  bareCpuUsPerReq?: number;
+}
 
 export interface Comparison {
   svc: WrkResult;
@@ -22,17 +29,22 @@ export interface Comparison {
   load: [number, number];
 }
 
-/** User + system CPU of a whole process (all its threads), ms, from /proc (Linux; clock ticks of 10 ms). */
-export function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/**
+ * User + system CPU, ms, from /proc (Linux; clock ticks of 10 ms): of a whole process (all its
+ * threads), or with `thread` of that one thread (the main thread's id is the process id).
+ */
+export function processCpuMs(pid: number, thread?: number): number {
+  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function measured(o: WrkOptions, pid: number | undefined): Promise<{ r: WrkResult; cpuUsPerReq?: number }> {
-  const before = pid === undefined ? 0 : processCpuMs(pid);
+async function measured(o: WrkOptions, pid: number | undefined): Promise<{ r: WrkResult; cpuUsPerReq?: number; mainCpuUsPerReq?: number }> {
+  if (pid === undefined) return { r: await runWrk(o) };
+  const before = [processCpuMs(pid), processCpuMs(pid, pid)] as const;
   const r = await runWrk(o);
-  return pid === undefined ? { r } : { r, cpuUsPerReq: ((processCpuMs(pid) - before) * 1000) / Math.max(1, r.requests) };
+  const perReq = (ms: number): number => (ms * 1000) / Math.max(1, r.requests);
+  return { r, cpuUsPerReq: perReq(processCpuMs(pid) - before[0]), mainCpuUsPerReq: perReq(processCpuMs(pid, pid) - before[1]) };
 }
 
 export async function compareRates(svc: WrkOptions, bare: WrkOptions, rounds = 3, pids?: { svc: number; bare: number }): Promise<Comparison> {
@@ -43,7 +55,8 @@ export async function compareRates(svc: WrkOptions, bare: WrkOptions, rounds = 3
     const s = await measured(svc, pids?.svc);
     if (s.r.errors > 0 || b.r.errors > 0) throw new Error(`errors under load: svc ${s.r.errors}, bare ${b.r.errors}`);
     all.push({ svc: s.r, bare: b.r,
-      ...(s.cpuUsPerReq === undefined || b.cpuUsPerReq === undefined ? {} : { svcCpuUsPerReq: s.cpuUsPerReq, bareCpuUsPerReq: b.cpuUsPerReq }) });
+      ...(s.cpuUsPerReq === undefined || b.cpuUsPerReq === undefined ? {}
+        : { svcCpuUsPerReq: s.cpuUsPerReq, svcMainCpuUsPerReq: s.mainCpuUsPerReq, bareCpuUsPerReq: b.cpuUsPerReq }) });
   }
   const best = (side: 'svc' | 'bare'): WrkResult => all.map((x) => x[side]).reduce((a, b) => (b.rps > a.rps ? b : a));
   const svcBest = best('svc');
