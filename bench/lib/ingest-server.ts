@@ -12,6 +12,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type * as Clock from '../../src/core/clock.js';
+import type * as WebhookServer from '../../src/ingest/webhook-server.js';
+import type * as AgentLog from '../../src/logs/agent-log.js';
+import type * as SourceStats from '../../src/metrics/source-stats.js';
+import type * as SqliteStore from '../../src/store/sqlite/sqlite-store.js';
 
 // The built code (`npm run build`), as the daemon runs it: under tsx every function the source
 // creates goes through esbuild's naming helper, a cost the shipped JavaScript does not have (it was
@@ -21,11 +26,11 @@ const dist = (path: string): string => {
   if (!existsSync(fileURLToPath(url))) throw new Error(`${fileURLToPath(url)} is missing: run npm run build first`);
   return url.href;
 };
-const { systemClock } = await import(dist('core/clock.js')) as typeof import('../../src/core/clock.js');
-const { createWebhookIngest } = await import(dist('ingest/webhook-server.js')) as typeof import('../../src/ingest/webhook-server.js');
-const { createAgentLog } = await import(dist('logs/agent-log.js')) as typeof import('../../src/logs/agent-log.js');
-const { createSourceStats } = await import(dist('metrics/source-stats.js')) as typeof import('../../src/metrics/source-stats.js');
-const { openSqliteStore } = await import(dist('store/sqlite/sqlite-store.js')) as typeof import('../../src/store/sqlite/sqlite-store.js');
+const { systemClock } = await import(dist('core/clock.js')) as typeof Clock;
+const { createWebhookIngest } = await import(dist('ingest/webhook-server.js')) as typeof WebhookServer;
+const { createAgentLog } = await import(dist('logs/agent-log.js')) as typeof AgentLog;
+const { createSourceStats } = await import(dist('metrics/source-stats.js')) as typeof SourceStats;
+const { openSqliteStore } = await import(dist('store/sqlite/sqlite-store.js')) as typeof SqliteStore;
 
 const [dir = '.', secret = '', method = 'hmac'] = process.argv.slice(2);
 const auth = method === 'bearer' ? { bearerToken: secret } : method === 'basic' ? { basicAuth: { username: 'alertmanager', password: secret } } : { secret };

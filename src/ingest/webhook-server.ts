@@ -112,7 +112,7 @@ function oneHeader(req: IncomingMessage, name: string): string | undefined | nul
     const key = raw[i] as string;
     if (key.length !== lower.length || key.toLowerCase() !== lower) continue;
     if (value !== undefined) return null;
-    value = raw[i + 1] as string;
+    value = raw[i + 1];
   }
   return value;
 }
