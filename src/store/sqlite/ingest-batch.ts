@@ -7,8 +7,9 @@
  * savepoint around the whole batch; a statement that fails throws, and the caller replays the batch
  * one ingest per savepoint so that only the bad one fails.
  *
- * Why: per ingest, a savepoint, six statements and three head reads were most of the writer thread's
- * work besides the fsync (docs/performance.md, "Foundation").
+ * Why: per ingest, a savepoint (whose journal rewrote every page it touched) and up to seven
+ * statements — three of them reads of the two heads and the silences — were most of the writer
+ * thread's work besides the fsync (docs/performance.md, "Foundation").
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';

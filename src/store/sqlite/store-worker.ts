@@ -110,10 +110,13 @@ function startWriter(db: Database.Database, reply: (r: StoreReply | StoreReply[]
     }
     return run;
   };
+  // An error after which SQLite has rolled the whole transaction back (SQLITE_FULL, an I/O error)
+  // fails the batch: what ran before it is gone, and what runs after would commit on its own.
   const one = (r: StoreRequest): Outcome => {
     try {
       return { ok: true, value: savepointed(r.op)(...r.args) };
     } catch (error) {
+      if (!db.inTransaction) throw error;
       return { ok: false, error };
     }
   };
@@ -137,7 +140,8 @@ function startWriter(db: Database.Database, reply: (r: StoreReply | StoreReply[]
       const run = requests.slice(i, end);
       try {
         for (const value of ingestRun(run)) outcomes.push({ ok: true, value });
-      } catch {
+      } catch (error) {
+        if (!db.inTransaction) throw error;
         for (const r of run) outcomes.push(one(r));
       }
       i = end;
