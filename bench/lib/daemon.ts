@@ -106,11 +106,12 @@ export async function benchDaemon(opts: { agentYaml?: string; channelsYaml?: str
 }
 
 /** A bare baseline server in its own process (bench/lib/bare-server.mjs). */
-export async function bareServer(mode: 'post' | 'json', doc?: string): Promise<{ url: string; stop(): Promise<void> }> {
+export async function bareServer(mode: 'post' | 'json', doc?: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [join(ROOT, 'bench/lib/bare-server.mjs'), mode, ...(doc ? [doc] : [])], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => { child.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))); });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
     stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }),
   };
 }

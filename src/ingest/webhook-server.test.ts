@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import type { WebhookSourceConfig } from '../config/schema.js';
 import { fakeClock } from '../core/clock.js';
 import { createAgentLog } from '../logs/agent-log.js';
@@ -552,6 +553,39 @@ describe('webhook ingest', () => {
     assert.equal(retry.status, 202, retry.text);
     assert.equal(retry.json.status, 'accepted');
     assert.equal(env.accepted.length, 1);
+  });
+
+  it('never answers 202 before the commit: while commits fail, every request of every batch gets 503 and nothing is stored', async () => {
+    const env = await setup();
+    // A real failing COMMIT in the real store (no wrapper): while `fail_commits` has a row, each
+    // inserted event adds a row whose foreign key is deferred to COMMIT and names no event, so every
+    // statement succeeds and the commit of the whole batch fails.
+    const db = new Database(join(env.dir, 'svc.db'));
+    try {
+      db.exec(`CREATE TABLE fail_commits (on_ INTEGER);
+        CREATE TABLE doomed (event_id TEXT REFERENCES events (id) DEFERRABLE INITIALLY DEFERRED);
+        CREATE TRIGGER doom_commit AFTER INSERT ON events WHEN EXISTS (SELECT 1 FROM fail_commits)
+        BEGIN INSERT INTO doomed (event_id) VALUES ('no such event'); END;
+        INSERT INTO fail_commits VALUES (1);`);
+      const bodies = Array.from({ length: 16 }, (_, i) => JSON.stringify({ ...ALERT, n: i }));
+      const failed = await Promise.all(bodies.map((b, i) => signed(env.port, b, { 'x-alert-fingerprint': `fp-${i}` })));
+      assert.deepEqual(failed.map((r) => r.status), bodies.map(() => 503));
+      for (const r of failed) assert.deepEqual(r.json, { error: 'EUNAVAILABLE', message: 'event store unavailable, retry' });
+      assert.deepEqual(await counts(env.store), { events: 0, audit: 0 });
+      assert.deepEqual(env.accepted, []);
+      assert.equal(env.logLines().filter((l) => l.event === 'webhook.store-failed').length, 16);
+      assert.equal(env.rejected.filter(([, reason]) => reason === 'unavailable').length, 16);
+
+      db.exec('DELETE FROM fail_commits');
+      const retried = await Promise.all(bodies.map((b, i) => signed(env.port, b, { 'x-alert-fingerprint': `fp-${i}` })));
+      assert.deepEqual(retried.map((r) => r.status), bodies.map(() => 202));
+      // Every 202 names an event that is stored.
+      const stored = new Set((await env.store.listEvents(PAGE, {})).items.map((e) => e.id));
+      for (const r of retried) assert.ok(stored.has(String(r.json.eventId)), `${String(r.json.eventId)} answered 202 but is not stored`);
+      assert.equal(stored.size, 16);
+    } finally {
+      db.close();
+    }
   });
 
   it('answers 503 once the store has not answered within the write deadline, and accepts the retry', async () => {

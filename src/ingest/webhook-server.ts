@@ -95,11 +95,22 @@ function listenerName(port: number): string {
   return `port ${port}`;
 }
 
-/** The single value of a header: undefined when absent, null when sent more than once. */
+/**
+ * The single value of a header: undefined when absent, null when sent more than once. Read from the
+ * raw pairs: `headersDistinct` builds an array for every header of the request on first use, on
+ * every webhook (a profile's find, docs/performance.md).
+ */
 function oneHeader(req: IncomingMessage, name: string): string | undefined | null {
-  const values = req.headersDistinct[name.toLowerCase()];
-  if (values === undefined || values.length === 0) return undefined;
-  return values.length === 1 ? values[0] : null;
+  const lower = name.toLowerCase();
+  const raw = req.rawHeaders;
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i] as string;
+    if (key.length !== lower.length || key.toLowerCase() !== lower) continue;
+    if (value !== undefined) return null;
+    value = raw[i + 1];
+  }
+  return value;
 }
 
 function hasBody(req: IncomingMessage): boolean {
@@ -107,16 +118,15 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-function reply(res: ServerResponse, status: number, body: Json, headers: Record<string, string> = {}): void {
+function reply(res: ServerResponse, status: number, body: Json, headers?: Record<string, string>): void {
   if (res.headersSent || res.writableEnded) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Length': String(Buffer.byteLength(text)),
-    ...headers,
-  });
+  const length = String(Buffer.byteLength(text));
+  // The common answer (no extra headers) as one literal: no object spread per webhook, as on /status.
+  res.writeHead(status, headers === undefined
+    ? { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Content-Length': length }
+    : { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Content-Length': length,
+      ...headers });
   res.end(text);
 }
 
@@ -190,7 +200,7 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
   let closed: Promise<void> | null = null;
 
   /** While closing, answered connections are not kept alive. */
-  const send = (res: ServerResponse, status: number, body: Json, headers: Record<string, string> = {}): void =>
+  const send = (res: ServerResponse, status: number, body: Json, headers?: Record<string, string>): void =>
     reply(res, status, body, closing ? { ...headers, Connection: 'close' } : headers);
 
   function rejectRequest(route: WebhookRoute, level: LogLevel, status: number, reason: string, req: IncomingMessage,
@@ -216,16 +226,16 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     const path = query === -1 ? url : url.slice(0, query);
     const route = path.startsWith(PATH_PREFIX) ? listener.routes.get(path.slice(PATH_PREFIX.length)) : undefined;
     // An unread body on an early rejection is not drained: the connection is closed instead.
-    const closeIfBody: Record<string, string> = hasBody(req) ? { Connection: 'close' } : {};
+    const closeIfBody = (): Record<string, string> => (hasBody(req) ? { Connection: 'close' } : {});
     if (!route) {
       deps.rejected(UNKNOWN_SOURCE, 'unknown-source');
-      send(res, 404, { error: 'ENOTFOUND', message: 'unknown webhook source' }, closeIfBody);
+      send(res, 404, { error: 'ENOTFOUND', message: 'unknown webhook source' }, closeIfBody());
       return;
     }
     const { source, agentId, log } = route;
     if (req.method !== 'POST') {
       rejectRequest(route, 'debug', 405, 'method-not-allowed', req, 'method');
-      send(res, 405, { error: 'EMETHOD', message: 'method not allowed, use POST' }, { Allow: 'POST', ...closeIfBody });
+      send(res, 405, { error: 'EMETHOD', message: 'method not allowed, use POST' }, { Allow: 'POST', ...closeIfBody() });
       return;
     }
     if (closing) {

@@ -120,6 +120,32 @@ export function storeContract(name: string, subject: ContractSubject): void {
       for (const r of results) if (r.outcome === 'duplicate') assert.equal(r.eventId, id);
     });
 
+    it('ingests made together (one batch) end as they would one at a time, stored and audited in call order', async () => {
+      const store = await open();
+      // One turn: the stores write these in one transaction (SQLite: multi-row statements).
+      const calls: Array<[NewEvent, number]> = [
+        [ev({ fingerprint: 'fp-a', payloadText: '{"n":0}' }), T0 + 10],
+        [ev({ payloadText: '{"n":1}' }), T0 + 11],
+        [ev({ fingerprint: 'fp-a', payloadText: '{"n":2}' }), T0 + 12],
+        [ev({ fingerprint: 'fp-b', payloadText: '{"n":3}' }), T0 + 5], // a clock behind the others
+        [ev({ fingerprint: 'fp-b', sourceId: 'other', payloadText: '{"n":4}' }), T0 + 13],
+        [ev({ fingerprint: 'fp-b', payloadText: '{"n":5}' }), T0 + 14],
+      ];
+      const results = await Promise.all(calls.map(([e, nowMs]) => store.ingestEvent(e, nowMs)));
+      const ids = results.map((r) => (r.outcome === 'accepted' ? r.event.id : null));
+      assert.deepEqual(results.map((r) => r.outcome), ['accepted', 'accepted', 'duplicate', 'accepted', 'accepted', 'duplicate']);
+      assert.deepEqual(results[2], { outcome: 'duplicate', eventId: ids[0] });
+      assert.deepEqual(results[5], { outcome: 'duplicate', eventId: ids[3] });
+      const events = (await store.listEvents(q({ order: 'asc' }), {})).items;
+      assert.deepEqual(events.map((e) => e.payloadText), ['{"n":0}', '{"n":1}', '{"n":3}', '{"n":4}']);
+      assert.deepEqual(events.map((e) => e.id), ids.filter((id) => id !== null));
+      const stamps = events.map((e) => Date.parse(e.ts));
+      assert.deepEqual(stamps, [T0 + 10, T0 + 11, T0 + 11, T0 + 13], 'never earlier than the event before');
+      const audit = (await store.listAudit(q({ order: 'asc' }), { kind: 'event.accepted' })).items;
+      assert.deepEqual(audit.map((r) => (JSON.parse(r.dataText ?? 'null') as { eventId: string }).eventId), events.map((e) => e.id));
+      assert.equal((await store.verifyAudit()).ok, true);
+    });
+
     it('an event, its payload text and its event.accepted row are stored together, and survive reopening', async () => {
       const store = await open();
       const payloadText = '{"b":[1,2,{"c":"ü"}],"a":null}';

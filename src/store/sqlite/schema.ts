@@ -207,6 +207,11 @@ export function openDatabase(path: string): Database.Database {
     db.pragma('journal_mode = WAL');
     // FULL: a commit is on disk before ingest answers 202, even across power loss (contract §9.3).
     db.pragma('synchronous = FULL');
+    // Savepoint and statement journals in memory: on disk (SQLite's default, a temp file under
+    // /var/tmp) every page a savepoint first touches was written there once more — 16 page writes per
+    // ingest, 9 in 10 of the writer's writes (strace, docs/performance.md). They are never fsynced and
+    // mean nothing after a crash: durability is the WAL's.
+    db.pragma('temp_store = MEMORY');
     db.pragma('foreign_keys = ON');
     migrate(db);
   } catch (err) {

@@ -4,7 +4,10 @@
  * Writer: every write that arrives while a transaction runs waits for the next one, and each
  * transaction takes everything waiting (group commit): one fsync serves many ingests, claims and
  * completions, and the fsync happens here, never on the daemon's event loop. Each operation runs in a
- * savepoint of its own, so one that fails (a bad row) fails alone. A batch of only claims, lease
+ * savepoint of its own, so one that fails (a bad row) fails alone; consecutive ingests share one
+ * savepoint and multi-row statements, replayed one per savepoint only when one of them fails. No
+ * answer leaves before the commit it depends on: a commit that fails fails every operation of its
+ * batch. A batch of only claims, lease
  * renewals and releases commits with synchronous=NORMAL: losing it in a power cut loses nothing (the
  * events simply stay claimable). Anything else commits with FULL: a 202 means the event is on disk.
  *
@@ -87,7 +90,7 @@ function handlerOf(table: object, op: string): ((...args: unknown[]) => unknown)
   return typeof fn === 'function' ? (...args: unknown[]): unknown => Reflect.apply(fn, table, args) : undefined;
 }
 
-function startWriter(db: Database.Database, windowMs: number, reply: (r: StoreReply) => void): (req: StoreRequest) => void {
+function startWriter(db: Database.Database, windowMs: number, reply: (r: StoreReply | StoreReply[]) => void): (req: StoreRequest) => void {
   const writer = createWriter(db, { windowMs });
   const handlers: Omit<WriterOps, 'close'> = { ...writer, ...createOncallWriter(db, (entry, nowMs) => writer.appendAudit(entry, nowMs)) };
   let queue: StoreRequest[] = [];
@@ -114,13 +117,44 @@ function startWriter(db: Database.Database, windowMs: number, reply: (r: StoreRe
     }
     return run;
   };
-  const batch = db.transaction((requests: StoreRequest[]): Outcome[] => requests.map((r) => {
+  // An error after which SQLite has rolled the whole transaction back (SQLITE_FULL, an I/O error)
+  // fails the batch: what ran before it is gone, and what runs after would commit on its own.
+  const one = (r: StoreRequest): Outcome => {
     try {
       return { ok: true, value: savepointed(r.op)(...r.args) };
     } catch (error) {
+      if (!db.inTransaction) throw error;
       return { ok: false, error };
     }
-  }));
+  };
+  // A run of ingests: one savepoint and multi-row statements for all of them (ingest-batch.ts). When
+  // a statement of it fails, the run is rolled back to its savepoint and replayed one ingest per
+  // savepoint, so each ingest ends as it would alone (accepted, duplicate, or its own error).
+  const ingestRun = db.transaction((requests: StoreRequest[]) => writer.ingestEvents(requests.map((r) => {
+    const [event, nowMs] = r.args as Parameters<Writer['ingestEvent']>;
+    return { event, nowMs };
+  })));
+  const batch = db.transaction((requests: StoreRequest[]): Outcome[] => {
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < requests.length;) {
+      let end = i;
+      while (end < requests.length && (requests[end] as StoreRequest).op === 'ingestEvent') end++;
+      if (end - i < 2) {
+        outcomes.push(one(requests[i] as StoreRequest));
+        i++;
+        continue;
+      }
+      const run = requests.slice(i, end);
+      try {
+        for (const value of ingestRun(run)) outcomes.push({ ok: true, value });
+      } catch (error) {
+        if (!db.inTransaction) throw error;
+        for (const r of run) outcomes.push(one(r));
+      }
+      i = end;
+    }
+    return outcomes;
+  });
 
   const flush = (): void => {
     scheduled = false;
@@ -133,13 +167,15 @@ function startWriter(db: Database.Database, windowMs: number, reply: (r: StoreRe
       outcomes = batch.immediate(requests);
     } catch (err) {
       // Nothing of the batch was committed (disk full, I/O error): every caller hears it.
-      for (const r of requests) reply({ id: r.id, ok: false, error: serializeError(err) });
+      const error = serializeError(err);
+      reply(requests.map((r) => ({ id: r.id, ok: false, error })));
       return;
     }
-    requests.forEach((r, i) => {
+    // One message for the whole batch: the main thread wakes once per commit, not once per answer.
+    reply(requests.map((r, i) => {
       const o = outcomes[i] as Outcome;
-      reply(o.ok ? { id: r.id, ok: true, value: o.value } : { id: r.id, ok: false, error: serializeError(o.error) });
-    });
+      return o.ok ? { id: r.id, ok: true, value: o.value } : { id: r.id, ok: false, error: serializeError(o.error) };
+    }));
   };
 
   const solo = (r: StoreRequest): Promise<unknown> => {
@@ -232,12 +268,16 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
 const port = parentPort;
 if (port !== null) {
   const { role, path, pageBudget, windowMs } = (workerData as { data: StoreWorkerData }).data;
-  const reply = (r: StoreReply): void => port.postMessage(r);
+  const reply = (r: StoreReply | StoreReply[]): void => port.postMessage(r);
   try {
     const db = role === 'writer' ? openDatabase(path) : openReadOnly(path);
     if (role === 'writer' && windowMs === undefined) throw new Error('the store writer needs its idempotency window');
     const handle = role === 'writer' ? startWriter(db, windowMs ?? 0, reply) : startReader(db, pageBudget, reply, port);
-    port.on('message', handle);
+    // The client sends the requests of one turn of its event loop as one message (worker-client.ts).
+    port.on('message', (m: StoreRequest | StoreRequest[]) => {
+      if (Array.isArray(m)) for (const r of m) handle(r);
+      else handle(m);
+    });
     port.postMessage({ ready: true } satisfies StoreReady);
   } catch (err) {
     port.postMessage({ ready: false, error: serializeError(err) } satisfies StoreReady);

@@ -7,7 +7,7 @@ import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../../core/worker.js';
 import { isRuntimeErrorCode, RuntimeError } from '../../core/errors.js';
 import { InvalidCursorError } from '../cursor.js';
-import type { ReaderOps, SerializedError, StoreReady, StoreReply, StoreWorkerData, WriterOps } from './store-worker.js';
+import type { ReaderOps, SerializedError, StoreReady, StoreReply, StoreRequest, StoreWorkerData, WriterOps } from './store-worker.js';
 
 /** Arguments and (awaited) result of one handler of a thread's table (store-worker.ts). */
 export type OpArgs<F> = F extends (...args: infer A) => unknown ? A : never;
@@ -63,17 +63,32 @@ export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerCl
     throw err;
   });
 
-  worker.on('message', (reply: StoreReply) => {
+  const settle = (reply: StoreReply): void => {
     const w = waiting.get(reply.id);
     if (w === undefined) return;
     waiting.delete(reply.id);
     if (reply.ok) w.resolve(reply.value);
     else w.reject(rebuildError(reply.error));
+  };
+  // The writer answers a whole group commit in one message (store-worker.ts).
+  worker.on('message', (m: StoreReply | StoreReply[]) => {
+    if (Array.isArray(m)) for (const r of m) settle(r);
+    else settle(m);
   });
   worker.on('error', (err) => failAll(new Error(`store ${data.role} thread failed: ${err.message}`)));
   worker.on('exit', (code) => failAll(new Error(`store ${data.role} thread exited (code ${code})`)));
   // Pending calls keep the process alive; an idle store does not.
   worker.unref();
+
+  // Requests made in one turn of the event loop go as one message, posted once the turn is over: one
+  // wake-up of the thread and one structured clone per turn instead of one per request (a burst of
+  // webhooks on many connections), and they reach the writer together, so they share a commit.
+  let outbox: StoreRequest[] = [];
+  const post = (): void => {
+    const requests = outbox;
+    outbox = [];
+    worker.postMessage(requests.length === 1 ? requests[0] : requests);
+  };
 
   // The one untyped step: what the thread answers is what its handler returned (the overloads above
   // tie the table to the thread's role).
@@ -86,7 +101,8 @@ export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerCl
         resolve: (v) => { if (waiting.size === 0) worker.unref(); resolve(v as never); },
         reject: (e) => { if (waiting.size === 0) worker.unref(); reject(e); },
       });
-      worker.postMessage({ id, op, args });
+      outbox.push({ id, op, args });
+      if (outbox.length === 1) setImmediate(post);
     });
   };
 

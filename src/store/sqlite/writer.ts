@@ -1,7 +1,8 @@
 /**
  * The write side of the SQLite store, synchronous, on the one connection that writes (it runs in the
  * store's writer thread, store-worker.ts). Each operation here runs inside a transaction the caller
- * holds; the worker puts many of them in one transaction (group commit), each in its own savepoint.
+ * holds; the worker puts many of them in one transaction (group commit), each in its own savepoint —
+ * except a run of ingests, written together in one (ingest-batch.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -14,12 +15,14 @@ import type {
 } from '../store.js';
 import { FINISHED_EVENT_STATUSES_SQL } from '../store.js';
 import { EVENT_COLS, toEvent } from '../rows.js';
-import { completionUpdate, planCompletion, planIngest, replayAudit } from '../write-plans.js';
-import { suppressingSilences } from '../suppression.js';
-import { toStoredSilence } from '../oncall-rows.js';
+import { completionUpdate, planCompletion, replayAudit } from '../write-plans.js';
+import { createIngestBatch } from './ingest-batch.js';
+import type { IngestRequest } from './ingest-batch.js';
 
 export interface Writer {
   ingestEvent(event: NewEvent, nowMs: number): IngestResult;
+  /** Ingests written together (ingest-batch.ts), each with the outcome it would have alone, in order. */
+  ingestEvents(requests: readonly IngestRequest[]): IngestResult[];
   claimEvents(request: ClaimRequest): ClaimedEvent[];
   renewLeases(claims: readonly ClaimRef[], leaseMs: number, nowMs: number): ClaimRef[];
   completeEvents(completions: readonly Completion[], nowMs: number): CompletionResult[];
@@ -32,18 +35,8 @@ export interface Writer {
 }
 
 export function createWriter(db: Database.Database, { windowMs }: { windowMs: number }): Writer {
+  const ingestBatch = createIngestBatch(db, { windowMs });
   const st = {
-    findFingerprint: db.prepare<[string, string, string], { event_id: string; seen_ms: number }>(
-      'SELECT event_id, seen_ms FROM fingerprints WHERE agent_id = ? AND source_id = ? AND fingerprint = ?'),
-    upsertFingerprint: db.prepare<[string, string, string, string, number]>(
-      `INSERT INTO fingerprints (agent_id, source_id, fingerprint, event_id, seen_ms) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (agent_id, source_id, fingerprint) DO UPDATE SET event_id = excluded.event_id, seen_ms = excluded.seen_ms`),
-    lastEventTs: db.prepare<[], { ts_ms: number }>('SELECT ts_ms FROM events ORDER BY seq DESC LIMIT 1'),
-    insertEvent: db.prepare<[string, number, string, string, string, string | null, string, string]>(
-      `INSERT INTO events (id, ts_ms, agent_id, source_id, kind, fingerprint, status, payload, attempt)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)`),
-    liveSilences: db.prepare<[number, number, string], Record<string, unknown>>(
-      'SELECT * FROM silences WHERE ends_ms > ? AND starts_ms <= ? AND (agent_id IS NULL OR agent_id = ?) ORDER BY seq'),
     claimable: db.prepare<[{ agent: string; now: number; limit: number }], { seq: number; bytes: number | null }>(
       `SELECT seq, octet_length(payload) AS bytes FROM events
        WHERE agent_id = @agent AND status IN ('accepted', 'processing')
@@ -132,19 +125,11 @@ export function createWriter(db: Database.Database, { windowMs }: { windowMs: nu
   });
 
   return {
-    ingestEvent(e, nowMs) {
-      const found = e.fingerprint === null ? undefined : st.findFingerprint.get(e.agentId, e.sourceId, e.fingerprint);
-      const plan = planIngest(e, { id: randomUUID(), nowMs, tsMs: stamp(nowMs, st.lastEventTs.get()?.ts_ms), windowMs,
-        seen: found === undefined ? undefined : { eventId: found.event_id, seenMs: found.seen_ms },
-        silencedBy: () => suppressingSilences(st.liveSilences.all(nowMs, nowMs, e.agentId).map(toStoredSilence), e.agentId, e.payloadText, nowMs) });
-      if (plan.outcome === 'duplicate') return plan;
-      const { event: ev, fingerprint: f } = plan;
-      st.insertEvent.run(ev.id, ev.tsMs, ev.agentId, ev.sourceId, ev.kind, ev.fingerprint, ev.status, ev.payloadText);
-      if (f !== null) st.upsertFingerprint.run(f.agentId, f.sourceId, f.fingerprint, f.eventId, f.seenMs);
-      for (const entry of plan.audit) appendStored(entry, nowMs);
-      const { tsMs: _tsMs, ...event } = ev;
-      return { outcome: 'accepted', event };
+    ingestEvent(event, nowMs) {
+      return ingestBatch([{ event, nowMs }])[0] as IngestResult;
     },
+
+    ingestEvents: ingestBatch,
 
     claimEvents(r) {
       const candidates = st.claimable.all({ agent: r.agentId, now: r.nowMs, limit: Math.max(1, r.limit) });
