@@ -17,8 +17,8 @@ import type { Silence } from '../oncall/oncall-config.js';
 import type { HandoffPlan } from '../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan, PageRecord } from '../oncall/page.js';
 import type {
-  ApplyResult, ClaimOnCommit, ClaimedNotification, HandoffTimer, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck, SendRef, StoredOverride,
-  StoredSilence,
+  ApplyResult, ClaimOnCommit, ClaimedNotification, HandoffTimer, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck,
+  SendRef, StoredOverride, StoredSilence,
 } from './oncall-store.js';
 import type { StoreTransfer } from './transfer.js';
 
