@@ -3,7 +3,6 @@
  * store's writer thread, store-worker.ts). Each operation here runs inside a transaction the caller
  * holds; the worker puts many of them in one transaction (group commit), each in its own savepoint.
  */
-import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../../audit/audit-row.js';
 import { parseStoredAuditRow } from '../../audit/audit-row.js';
@@ -16,6 +15,7 @@ import { FINISHED_EVENT_STATUSES_SQL } from '../store.js';
 import { EVENT_COLS, toEvent } from '../rows.js';
 import { completionUpdate, planCompletion, planIngest, replayAudit } from '../write-plans.js';
 import { suppressingSilences } from '../suppression.js';
+import { newRecordId } from '../record-id.js';
 import { toStoredSilence } from './oncall-rows.js';
 
 export interface Writer {
@@ -121,7 +121,7 @@ export function createWriter(db: Database.Database): Writer {
     // The event is read only when a dead letter needs its payload.
     const event = c.outcome === 'dead-lettered' ? st.eventForLetter.get(c.claim.eventId) : undefined;
     if (c.outcome === 'dead-lettered' && event === undefined) throw new Error('dead letter for an event that is gone');
-    const plan = planCompletion(c, { agentId: event?.agent_id ?? '', sourceId: event?.source_id ?? '', payloadText: event?.payload ?? '' }, randomUUID());
+    const plan = planCompletion(c, { agentId: event?.agent_id ?? '', sourceId: event?.source_id ?? '', payloadText: event?.payload ?? '' }, newRecordId(nowMs));
     const d = plan.deadLetter;
     if (d !== null) {
       const tsMs = stamp(nowMs, st.lastDeadLetterTs.get()?.ts_ms);
@@ -134,7 +134,7 @@ export function createWriter(db: Database.Database): Writer {
   return {
     ingestEvent(e, windowMs, nowMs) {
       const found = e.fingerprint === null ? undefined : st.findFingerprint.get(e.agentId, e.sourceId, e.fingerprint);
-      const plan = planIngest(e, { id: randomUUID(), nowMs, tsMs: stamp(nowMs, st.lastEventTs.get()?.ts_ms), windowMs,
+      const plan = planIngest(e, { id: newRecordId(nowMs), nowMs, tsMs: stamp(nowMs, st.lastEventTs.get()?.ts_ms), windowMs,
         seen: found === undefined ? undefined : { eventId: found.event_id, seenMs: found.seen_ms },
         silencedBy: () => suppressingSilences(st.liveSilences.all(nowMs, nowMs, e.agentId).map(toStoredSilence), e.agentId, e.payloadText, nowMs) });
       if (plan.outcome === 'duplicate') return plan;
