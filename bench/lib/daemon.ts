@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { signBody } from '../../src/ingest/signature.js';
-import { newRecordId } from '../../src/store/record-id.js';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -130,8 +130,11 @@ export const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 /**
  * Writes `n` events of the agent's signed mock alert straight into the (stopped) daemon's store, in
- * transactions of 100,000: `accepted` (waiting) or `processed` (history), with ids as the store makes
- * them (store/record-id.ts). The schema is created first.
+ * transactions of 100,000: `accepted` (waiting) or `processed` (history). The schema is created first.
+ * The ids are random (version 4) UUIDs, as the stores made them before store/record-id.ts: the hard
+ * case, a store upgraded with a deep backlog, and the one where a daemon that makes random ids scatters
+ * its inserts over the whole id index (with time-ordered ids in the fill, such a daemon's ids would all
+ * fall before or after them and the bench could not tell it from one that appends).
  */
 export async function fillEvents(d: BenchDaemon, n: number, status: 'accepted' | 'processed'): Promise<void> {
   const path = join(d.home, 'svc.db');
@@ -143,7 +146,7 @@ export async function fillEvents(d: BenchDaemon, n: number, status: 'accepted' |
   const attempt = status === 'accepted' ? 0 : 1;
   const t0 = Date.now() - n;
   for (let done = 0; done < n; done += 100_000) {
-    db.transaction(() => { for (let i = done; i < Math.min(n, done + 100_000); i++) ins.run(newRecordId(t0 + i), t0 + i, status, body, attempt); })();
+    db.transaction(() => { for (let i = done; i < Math.min(n, done + 100_000); i++) ins.run(randomUUID(), t0 + i, status, body, attempt); })();
   }
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
