@@ -132,6 +132,10 @@ export const r3 = (x: number): number => Math.round(x * 1000) / 1000;
 /**
  * Writes `n` events of the agent's signed mock alert straight into the (stopped) daemon's store, in
  * transactions of 100,000: `accepted` (waiting) or `processed` (history). The schema is created first.
+ * The ids are random (version 4) UUIDs, as the stores made them before store/record-id.ts: the hard
+ * case, a store upgraded with a deep backlog, and the one where a daemon that makes random ids scatters
+ * its inserts over the whole id index (with time-ordered ids in the fill, such a daemon's ids would all
+ * fall before or after them and the bench could not tell it from one that appends).
  */
 export async function fillEvents(d: BenchDaemon, n: number, status: 'accepted' | 'processed'): Promise<void> {
   const path = join(d.home, 'svc.db');

@@ -15,7 +15,7 @@ import { auditJson } from '../store/record-json.js';
 import type { StoryRow } from '../store/store.js';
 import { STORY_ROW_LIMIT } from '../store/store.js';
 
-/** Event ids are UUIDs (the stores make them with randomUUID). */
+/** Event ids are UUIDs (the stores make them with store/record-id.ts). */
 export const EVENT_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** What is wrong with one row of a story, checked as the chain verifier would; null when nothing. */

@@ -146,6 +146,13 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.equal((await store.verifyAudit()).ok, true);
     });
 
+    it('event ids are time-ordered UUIDs: one accepted later sorts after one accepted earlier (the id index only grows at its end)', async () => {
+      const store = await open();
+      const ids = [await accept(store, ev(), T0), await accept(store, ev(), T0 + 1), await accept(store, ev(), T0 + 60_000)];
+      for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.deepEqual([...ids].sort(), ids);
+    });
+
     it('an event, its payload text and its event.accepted row are stored together, and survive reopening', async () => {
       const store = await open();
       const payloadText = '{"b":[1,2,{"c":"ü"}],"a":null}';

@@ -12,7 +12,6 @@
  * JS fails alone (its rows are undone); a statement that fails makes every operation of the batch run
  * again on its own, so one bad row never fails its neighbours.
  */
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import { parseStoredAuditRow } from '../../audit/audit-row.js';
@@ -23,6 +22,7 @@ import { completionUpdate, planCompletion, planIngest } from '../write-plans.js'
 import type { Silence } from '../../oncall/oncall-config.js';
 import { suppressingSilences } from '../suppression.js';
 import { toStoredSilence } from '../oncall-rows.js';
+import { newRecordId } from '../record-id.js';
 import type { ChainTx } from './chain-tx.js';
 import { beginChainTx } from './chain-tx.js';
 import { isConnectionError, isRetryable } from './pool.js';
@@ -185,7 +185,7 @@ function ingest(tx: ChainTx, op: Extract<Op, { kind: 'ingest' }>, seen: Map<stri
   silences: readonly Silence[], windowMs: number): IngestResult {
   const e = op.event;
   const key = e.fingerprint === null ? null : fpKey(e.agentId, e.sourceId, e.fingerprint);
-  const plan = planIngest(e, { id: randomUUID(), nowMs: op.nowMs, tsMs: stampMs(op.nowMs, tx.head.eventTsMs), windowMs,
+  const plan = planIngest(e, { id: newRecordId(op.nowMs), nowMs: op.nowMs, tsMs: stampMs(op.nowMs, tx.head.eventTsMs), windowMs,
     seen: key === null ? undefined : seen.get(key),
     silencedBy: () => suppressingSilences(silences.filter((s) => s.agentId === null || s.agentId === e.agentId), e.agentId, e.payloadText, op.nowMs) });
   if (plan.outcome === 'duplicate') return plan;
@@ -210,7 +210,7 @@ function complete(tx: ChainTx, c: Completion, nowMs: number, fenced: Map<string,
   const event = fenced.get(key);
   if (event === undefined) return { ok: false, reason: 'claim-lost' };
   fenced.delete(key); // a second completion of the same claim finds it gone, as it would in SQLite
-  const plan = planCompletion(c, { agentId: event.agentId, sourceId: event.sourceId, payloadText: event.payload ?? '' }, randomUUID());
+  const plan = planCompletion(c, { agentId: event.agentId, sourceId: event.sourceId, payloadText: event.payload ?? '' }, newRecordId(nowMs));
   if (plan.deadLetter !== null) tx.insertDeadLetter({ ...plan.deadLetter, tsMs: nowMs, replayedMs: null });
   for (const entry of plan.audit) tx.append(entry, nowMs);
   return plan.result;

@@ -11,7 +11,7 @@
  * statements — three of them reads of the two heads and the silences — were most of the writer
  * thread's work besides the fsync (docs/performance.md, "Foundation").
  */
-import { randomUUID } from 'node:crypto';
+import { newRecordId } from '../record-id.js';
 import type Database from 'better-sqlite3';
 import { EMPTY_AUDIT_HEAD, headAfter, nextAuditRow, stampMs } from '../../audit/next-audit-row.js';
 import type { AuditHead, PlannedAuditRow } from '../../audit/next-audit-row.js';
@@ -100,7 +100,7 @@ export function createIngestBatch(db: Database.Database, { windowMs }: { windowM
     const audit: Row[] = [];
     const results = requests.map(({ event: e, nowMs }): IngestResult => {
       const tsMs = stampMs(nowMs, lastTsMs);
-      const plan = planIngest(e, { id: randomUUID(), nowMs, tsMs, windowMs, seen: lookup(e),
+      const plan = planIngest(e, { id: newRecordId(nowMs), nowMs, tsMs, windowMs, seen: lookup(e),
         silencedBy: () => suppressingSilences(liveSilences().filter((s) => s.agentId === null || s.agentId === e.agentId), e.agentId, e.payloadText, nowMs) });
       if (plan.outcome === 'duplicate') return plan;
       const { event: ev, fingerprint: f } = plan;

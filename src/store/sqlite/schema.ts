@@ -213,6 +213,10 @@ export function openDatabase(path: string): Database.Database {
     // mean nothing after a crash: durability is the WAL's.
     db.pragma('temp_store = MEMORY');
     db.pragma('foreign_keys = ON');
+    // A savepoint's undo pages (the sub-journal of each operation in a group commit, store-worker.ts)
+    // in memory: on disk they were a temp file in /var/tmp created, written and unlinked per commit —
+    // filesystem journal traffic every WAL fsync then waited behind. Nothing durable lives there.
+    db.pragma('temp_store = MEMORY');
     migrate(db);
   } catch (err) {
     db.close();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { accept, ev, q, storeContract } from '../../../test/support/store-contract.js';
+import { openDatabase } from './schema.js';
 import { openSqliteStore } from './sqlite-store.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -42,6 +43,19 @@ function edit(path: string, sql: string, ...params: unknown[]): void {
     db.close();
   }
 }
+
+describe('sqlite store: the writer connection', () => {
+  it('keeps temporary data (the savepoint journals of a group commit) in memory, not in a file per commit', () => {
+    const path = freshPath();
+    const db = openDatabase(path); // what the writer thread opens (store-worker.ts)
+    try {
+      assert.equal(db.pragma('temp_store', { simple: true }), 2); // 2 = MEMORY
+      assert.equal(db.pragma('synchronous', { simple: true }), 2); // 2 = FULL: a 202 is on disk
+    } finally {
+      db.close();
+    }
+  });
+});
 
 describe('sqlite store: the file', () => {
   it('a file that is not a database is refused, named, and left untouched', async () => {

@@ -4,7 +4,6 @@
  * holds; the worker puts many of them in one transaction (group commit), each in its own savepoint —
  * except a run of ingests, written together in one (ingest-batch.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../../audit/audit-row.js';
 import { parseStoredAuditRow } from '../../audit/audit-row.js';
@@ -16,6 +15,7 @@ import type {
 import { FINISHED_EVENT_STATUSES_SQL } from '../store.js';
 import { EVENT_COLS, toEvent } from '../rows.js';
 import { completionUpdate, planCompletion, replayAudit } from '../write-plans.js';
+import { newRecordId } from '../record-id.js';
 import { createIngestBatch } from './ingest-batch.js';
 import type { IngestRequest } from './ingest-batch.js';
 
@@ -114,7 +114,7 @@ export function createWriter(db: Database.Database, { windowMs }: { windowMs: nu
     // The event is read only when a dead letter needs its payload.
     const event = c.outcome === 'dead-lettered' ? st.eventForLetter.get(c.claim.eventId) : undefined;
     if (c.outcome === 'dead-lettered' && event === undefined) throw new Error('dead letter for an event that is gone');
-    const plan = planCompletion(c, { agentId: event?.agent_id ?? '', sourceId: event?.source_id ?? '', payloadText: event?.payload ?? '' }, randomUUID());
+    const plan = planCompletion(c, { agentId: event?.agent_id ?? '', sourceId: event?.source_id ?? '', payloadText: event?.payload ?? '' }, newRecordId(nowMs));
     const d = plan.deadLetter;
     if (d !== null) {
       const tsMs = stamp(nowMs, st.lastDeadLetterTs.get()?.ts_ms);
