@@ -82,7 +82,8 @@ try {
   }
   const ratios = rounds.map(({ e, f }) => ({
     statusP99: r3(f.status.p99Ms / e.status.p99Ms), ingestP99: r3(f.ingest.p99Ms / e.ingest.p99Ms), ingestRps: r3(f.ingest.rps / e.ingest.rps),
-    emptyIngestP99Ms: r3(e.ingest.p99Ms), fullIngestP99Ms: r3(f.ingest.p99Ms), emptyIngestRps: Math.round(e.ingest.rps), fullIngestRps: Math.round(f.ingest.rps),
+    emptyIngestP99Ms: r3(e.ingest.p99Ms), fullIngestP99Ms: r3(f.ingest.p99Ms),
+    emptyIngestRps: Math.round(e.ingest.rps), fullIngestRps: Math.round(f.ingest.rps),
     emptyStatusP99Ms: r3(e.status.p99Ms), fullStatusP99Ms: r3(f.status.p99Ms),
     writeKiBPerIngest: { empty: e.writeKiBPerIngest, full: f.writeKiBPerIngest }, readKiBPerIngest: { empty: e.readKiBPerIngest, full: f.readKiBPerIngest },
   }));
