@@ -245,8 +245,10 @@ describe('startOtlpBridge close()', () => {
     const hung = await startHungReceiver();
     t.after(() => hung.close());
     const logs: LogLine[] = [];
-    const bridge = await startOtlpBridge(bridgeDeps(metrics.registry,
-      { url: `http://127.0.0.1:${hung.port}/v1/metrics`, headers: {}, intervalMs: 100, timeoutMs: 100 }, logs));
+    // close() gives up long before the export does (20 ms against 1 s), so an export is certainly
+    // still in flight when it returns, however slow the host.
+    const bridge = await startOtlpBridge({ ...bridgeDeps(metrics.registry,
+      { url: `http://127.0.0.1:${hung.port}/v1/metrics`, headers: {}, intervalMs: 1000, timeoutMs: 1000 }, logs), closeBudgetMs: 20 });
     await waitFor('an export waiting on the hung receiver', () => hung.open === 1);
     await bridge.close();
     const atClose = logs.length;

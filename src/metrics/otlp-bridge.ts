@@ -27,6 +27,8 @@ export interface OtlpBridgeDeps {
   log: (level: LogLevel, event: string, fields: LogFields) => void;
   /** Timestamps of the data points; the export schedule itself runs on the SDK's timers. */
   clock?: Clock;
+  /** Longest close() waits for the last export (default CLOSE_BUDGET_MS; tests shorten it). */
+  closeBudgetMs?: number;
 }
 
 export interface OtlpBridge {
@@ -115,7 +117,7 @@ export async function startOtlpBridge(deps: OtlpBridgeDeps): Promise<OtlpBridge>
   let closing: Promise<void> | null = null;
   return {
     close() {
-      closing ??= provider.shutdown({ timeoutMillis: Math.min(settings.timeoutMs, CLOSE_BUDGET_MS) }).then(
+      closing ??= provider.shutdown({ timeoutMillis: Math.min(settings.timeoutMs, deps.closeBudgetMs ?? CLOSE_BUDGET_MS) }).then(
         () => log('info', 'otlp.stopped', {}),
         (err: unknown) => log('warn', 'otlp.stop_failed', { error: errorText(err).slice(0, 200) }),
       ).finally(() => { stopped = true; });
