@@ -4,23 +4,34 @@ import type { ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import { fakeClock } from '../../core/clock.js';
 import { createClientStream } from './client-stream.js';
+import type { ClientStreamOptions } from './client-stream.js';
 import { eventFrame } from './frames.js';
+import { createKeepAliveTick } from './keep-alive-tick.js';
 
 /** A response whose socket accepts writes only while `accepting`; 'drain' is emitted by hand. */
 function fakeRes() {
   const res = new EventEmitter() as EventEmitter & {
-    accepting: boolean; chunks: string[]; writableEnded: boolean; destroyed: boolean;
+    accepting: boolean; chunks: string[]; raw: (string | Buffer)[]; writableEnded: boolean; destroyed: boolean;
     write(c: string | Buffer): boolean; end(): void; destroy(): void; text(): string;
   };
   res.accepting = true;
   res.chunks = [];
+  res.raw = [];
   res.writableEnded = false;
   res.destroyed = false;
-  res.write = (c) => { res.chunks.push(c.toString()); return res.accepting; };
+  res.write = (c) => { res.raw.push(c); res.chunks.push(c.toString()); return res.accepting; };
   res.end = () => { res.writableEnded = true; res.emit('close'); };
   res.destroy = () => { res.destroyed = true; res.emit('close'); };
   res.text = () => res.chunks.join('');
   return res;
+}
+
+type FakeRes = ReturnType<typeof fakeRes>;
+
+/** A stream on a fake response, with its own keep-alive tick unless one is given. */
+function stream(res: FakeRes, o: Partial<Omit<ClientStreamOptions, 'res'>> = {}) {
+  const clock = o.clock ?? fakeClock();
+  return createClientStream({ res: res as unknown as ServerResponse, clock, keepAlive: o.keepAlive ?? createKeepAliveTick({ clock }), ...o });
 }
 
 const frame = (i: number) => eventFrame('log', JSON.stringify({ i }), `id${i}`);
@@ -31,7 +42,7 @@ describe('client stream', () => {
   it('sends ": keep-alive" every 15 s by default and stops on close', () => {
     const clock = fakeClock();
     const res = fakeRes();
-    const s = createClientStream({ res: res as unknown as ServerResponse, clock });
+    const s = stream(res, { clock });
     clock.advance(14_999);
     assert.equal(res.text(), '');
     clock.advance(1);
@@ -48,7 +59,7 @@ describe('client stream', () => {
 
   it('coalesces frames written in one turn into one write', async () => {
     const res = fakeRes();
-    const s = createClientStream({ res: res as unknown as ServerResponse, clock: fakeClock() });
+    const s = stream(res);
     s.sendLine(frame(1));
     s.sendLine(frame(2));
     await tick();
@@ -58,7 +69,7 @@ describe('client stream', () => {
 
   it('drops the whole buffer at 1024 pending log frames, one dropped frame per overflow', async () => {
     const res = fakeRes();
-    const s = createClientStream({ res: res as unknown as ServerResponse, clock: fakeClock() });
+    const s = stream(res);
     s.sendLine(frame(0));
     res.accepting = false;
     await tick(); // written, but the socket does not accept more: pending from now on
@@ -80,7 +91,7 @@ describe('client stream', () => {
 
   it('writes a shared batch as one chunk, and frame by frame (counted) while blocked', async () => {
     const res = fakeRes();
-    const s = createClientStream({ res: res as unknown as ServerResponse, clock: fakeClock(), maxPendingFrames: 4 });
+    const s = stream(res, { maxPendingFrames: 4 });
     const frames = [frame(1), frame(2), frame(3)];
     const batch = { frames, bytes: Buffer.from(frames.join('')) };
     s.sendLines(batch);
@@ -99,7 +110,7 @@ describe('client stream', () => {
   it('end() sends what is pending and the last frame; a client that does not read is cut after the grace period', () => {
     const clock = fakeClock();
     const res = fakeRes();
-    const s = createClientStream({ res: res as unknown as ServerResponse, clock, endGraceMs: 5000 });
+    const s = stream(res, { clock, endGraceMs: 5000 });
     res.accepting = false;
     s.sendLine(frame(1));
     s.sendLine(frame(2));

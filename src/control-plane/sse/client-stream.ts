@@ -14,21 +14,25 @@
  * - A byte cap (16 MiB) bounds memory when lines are long; it drops the buffer the same way.
  * - Frames queued while the socket accepts writes are coalesced into one write per event-loop turn;
  *   a batch of line frames that many clients receive alike is written as one shared Buffer.
- * - `: keep-alive` every `keepAliveMs` (15 s), skipped while the socket is not accepting writes.
+ * - `: keep-alive` at every beat of the route's one keep-alive tick (keep-alive-tick.ts, 15 s),
+ *   skipped while the socket is not accepting writes. No timer of its own while it streams: a
+ *   client that stops reading is handled by the socket's 'drain' and the frame cap above.
  *
- * Teardown on 'close' of the response (client cancel, abort, TCP reset) or `end()`: heartbeat and
- * grace timers cleared, pending frames released, `onClose` callbacks run (the route unsubscribes from
+ * Teardown on 'close' of the response (client cancel, abort, TCP reset) or `end()`: left out of
+ * the keep-alive tick, the grace timer cleared, pending frames released, `onClose` callbacks run (the route unsubscribes from
  * the tailer there).
  */
 import type { ServerResponse } from 'node:http';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import { KEEP_ALIVE_FRAME, systemFrame } from './frames.js';
+import type { KeepAliveTick } from './keep-alive-tick.js';
 
 export interface ClientStreamOptions {
   res: ServerResponse;
+  /** For the grace period after `end()` only. */
   clock: Clock;
-  /** Default 15 000 (specification, Limits). */
-  keepAliveMs?: number;
+  /** Shared by the streams of a route: one timer beats them all. */
+  keepAlive: KeepAliveTick;
   /** Default 1024 (specification, Limits). */
   maxPendingFrames?: number;
   /** Default 16 MiB. */
@@ -71,7 +75,6 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
   const { res, clock } = o;
   const cap = o.maxPendingFrames ?? 1024;
   const maxBytes = o.maxPendingBytes ?? 16 * 1024 * 1024;
-  const keepAliveMs = o.keepAliveMs ?? 15_000;
   /** While the socket accepts writes, flush synchronously past this many queued frames. */
   const flushAt = Math.max(1, Math.min(256, cap >> 1));
   let queue: (string | Buffer)[] = [];
@@ -82,7 +85,7 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
   let ending = false;
   let done = false;
   let immediate: NodeJS.Immediate | null = null;
-  let heartbeat: TimerHandle | null = null;
+  let leaveKeepAlive: (() => void) | null = null;
   let grace: TimerHandle | null = null;
   let roomWaiters: (() => void)[] = [];
   const closeFns: (() => void)[] = [];
@@ -149,13 +152,14 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
   }
 
   function beat(): void {
-    heartbeat = null;
-    if (done || ending) return;
-    if (!blocked) {
-      queue.push(KEEP_ALIVE_FRAME);
-      flush();
-    }
-    heartbeat = clock.setTimer(beat, keepAliveMs);
+    if (done || ending || blocked) return;
+    queue.push(KEEP_ALIVE_FRAME);
+    flush();
+  }
+
+  function stopBeating(): void {
+    leaveKeepAlive?.();
+    leaveKeepAlive = null;
   }
 
   function teardown(): void {
@@ -163,8 +167,7 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
     done = true;
     if (immediate !== null) clearImmediate(immediate);
     immediate = null;
-    if (heartbeat !== null) clock.clearTimer(heartbeat);
-    heartbeat = null;
+    stopBeating();
     if (grace !== null) clock.clearTimer(grace);
     grace = null;
     res.off('drain', onDrain);
@@ -178,7 +181,7 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
   res.on('close', teardown);
   // A write racing a reset fails on the response; 'close' follows and tears the stream down.
   res.on('error', () => {});
-  heartbeat = clock.setTimer(beat, keepAliveMs);
+  leaveKeepAlive = o.keepAlive.add(beat);
 
   return {
     sendLine: (frame) => enqueue(frame, true),
@@ -203,8 +206,7 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
       if (done || ending) return;
       if (last !== undefined) { queue.push(last); bytes += last.length; }
       ending = true;
-      if (heartbeat !== null) clock.clearTimer(heartbeat);
-      heartbeat = null;
+      stopBeating();
       // A client that does not read cannot hold the socket open: destroy it after a grace period.
       grace = clock.setTimer(() => { grace = null; res.destroy(); }, o.endGraceMs ?? 5000);
       flush();
