@@ -21,6 +21,7 @@
  *
  *   node --import tsx bench/logs-fanout.ts [--clients 1000] [--rate 1000] [--seconds 10] [--only shared|naive]
  *   BENCH_CPU_PROF=/tmp/prof node --import tsx bench/logs-fanout.ts --only shared   # server CPU profile
+ *   BENCH_LINGER_MS=20 node --import tsx bench/logs-fanout.ts --only shared        # another fan-out linger
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -48,7 +49,7 @@ interface ServerResult {
   cpuMs: number; wallMs: number; rssMb: number;
   /** Append → the shared reader hands the line to its first subscriber (watch, linger, read, split), p50/p99 ms. */
   readP50Ms: number; readP99Ms: number;
-  /** First → last subscriber handed a batch (the fan-out: frames, writes to every socket), p50/p99/max ms. */
+  /** First subscriber handed a batch → the turn after the last one was (the fan-out: frames, every socket's write), p50/p99/max ms. */
   fanoutP50Ms: number; fanoutP99Ms: number; fanoutMaxMs: number;
 }
 
@@ -148,14 +149,16 @@ function createPrivateTailers(): { subscribe(path: string, l: TailListener): Sub
 // Server side (child process).
 // ---------------------------------------------------------------------------------------------
 async function serve(mode: Mode, file: string): Promise<void> {
-  const shared = createTailerRegistry({ clock: systemClock });
+  // BENCH_LINGER_MS: a fixed fan-out linger instead of the registry's default, to weigh latency against CPU.
+  const linger = process.env.BENCH_LINGER_MS;
+  const shared = createTailerRegistry({ clock: systemClock, ...(linger !== undefined ? { lingerMs: () => Number(linger) } : {}) });
   const naive = createPrivateTailers();
   const tailers = mode === 'shared' ? shared : { subscribe: (p: string, l: TailListener) => naive.subscribe(p, l) };
   const stats = () => (mode === 'shared' ? shared.stats().subscribers : naive.stats().subscribers) - probes.length;
   const route = createLogsRoute({ agents: () => ['bench'], logPath: () => file, tailers, clock: systemClock });
   // Shared mode only: two probes on the same reader: one subscribed before every client (handed each batch first), one
   // after them all (handed it last). Read delay = first probe's time − the line's append time; fan-out
-  // = last probe's time − first probe's. Not counted as clients.
+  // = the turn after the last probe was handed it − first probe's time. Not counted as clients.
   const readDelays: number[] = [];
   const fanouts: number[] = [];
   let firstAt = 0;
@@ -171,7 +174,13 @@ async function serve(mode: Mode, file: string): Promise<void> {
     }), { fromStart: false }));
   }
   const lastProbe = (): void => {
-    if (mode === 'shared') probes.push(tailers.subscribe(file, probe(() => { if (measuring) fanouts.push(now() - firstAt); }), { fromStart: false }));
+    // At the next setImmediate: socket writes a response deferred to the next tick (its cork) are done by then.
+    if (mode === 'shared') {
+      probes.push(tailers.subscribe(file, probe(() => {
+        const first = firstAt;
+        if (measuring) setImmediate(() => fanouts.push(now() - first));
+      }), { fromStart: false }));
+    }
   };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');

@@ -11,9 +11,10 @@ import { createKeepAliveTick } from './keep-alive-tick.js';
 /** A response whose socket accepts writes only while `accepting`; 'drain' is emitted by hand. */
 function fakeRes() {
   const res = new EventEmitter() as EventEmitter & {
-    accepting: boolean; chunks: string[]; raw: (string | Buffer)[]; writableEnded: boolean; destroyed: boolean;
+    socket: null; accepting: boolean; chunks: string[]; raw: (string | Buffer)[]; writableEnded: boolean; destroyed: boolean;
     write(c: string | Buffer): boolean; end(): void; destroy(): void; text(): string;
   };
+  res.socket = null; // no socket: every write goes through the response
   res.accepting = true;
   res.chunks = [];
   res.raw = [];

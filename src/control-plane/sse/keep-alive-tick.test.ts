@@ -9,7 +9,8 @@ import { createKeepAliveTick } from './keep-alive-tick.js';
 
 /** A response that records what was written; `accepting` false makes write() report a full socket. */
 function fakeRes() {
-  const res = new EventEmitter() as EventEmitter & { accepting: boolean; chunks: string[]; write(c: string | Buffer): boolean; end(): void; destroy(): void };
+  const res = new EventEmitter() as EventEmitter & { socket: null; accepting: boolean; chunks: string[]; write(c: string | Buffer): boolean; end(): void; destroy(): void };
+  res.socket = null;
   res.accepting = true;
   res.chunks = [];
   res.write = (c) => { res.chunks.push(c.toString()); return res.accepting; };
