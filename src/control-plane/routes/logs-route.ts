@@ -153,9 +153,10 @@ export function createLogsRoute(deps: LogsRouteDeps): RouteHandler {
       caches,
       // The headers go out once every tail has fixed where it starts: a client that writes a line
       // after the answer began is then sure to see it (without `since`, tails start at the end).
-      onStarted: () => { if (!res.headersSent && !res.writableEnded) res.flushHeaders(); },
+      // (`headersSent` is already true after writeHead, before anything is written: not a guard here.)
+      onStarted: () => { if (!res.writableEnded) res.flushHeaders(); },
     });
-    if (parsed.agents.length === 0 && !res.headersSent) res.flushHeaders();
+    if (parsed.agents.length === 0 && !res.writableEnded) res.flushHeaders();
     await stream.closed;
   };
 }
