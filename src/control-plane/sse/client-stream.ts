@@ -1,8 +1,7 @@
 /**
  * The writer of one event-stream response, with the back-pressure rule of the specification (GET
  * /logs, framing rule 4): at most `maxPendingFrames` (1024) log frames pending per client, where
- * pending means not yet accepted by the socket (`res.write()` returned false and 'drain' has not
- * come). When the cap is hit the whole buffer is dropped and replaced by one frame
+ * pending means not yet accepted by the socket (a write returned false and 'drain' has not come). When the cap is hit the whole buffer is dropped and replaced by one frame
  * `event: system` / `{"system":"dropped","count":<log frames dropped>}`.
  *
  * Decisions beyond the specification:
@@ -23,9 +22,9 @@
  *   skipped while the socket is not accepting writes. No timer of its own while it streams: a
  *   client that stops reading is handled by the socket's 'drain' and the frame cap above.
  *
- * Teardown on 'close' of the response (client cancel, abort, TCP reset) or `end()`: left out of
- * the keep-alive tick, the grace timer cleared, pending frames released, `onClose` callbacks run (the route unsubscribes from
- * the tailer there).
+ * Teardown on 'close' of the response (client cancel, abort, TCP reset) or `end()`: out of the
+ * keep-alive tick, the grace timer cleared, pending frames released, `onClose` callbacks run (the
+ * route unsubscribes from the tailer there).
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -102,6 +101,10 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
   let blocked = false;
   /** What the stream waits on for 'drain' while blocked: the socket or, before the headers are on it, the response. */
   let drainOn: Socket | ServerResponse | null = null;
+  /** A write through the response has carried its headers. */
+  let wroteThroughRes = false;
+  /** Writes go to the socket itself (see directSocket). */
+  let direct = false;
   let ending = false;
   let done = false;
   let immediate: NodeJS.Immediate | null = null;
@@ -127,11 +130,6 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
     if (drops.length < MAX_KEPT_DROPS) drops.push(count);
     else drops[drops.length - 1]! += count;
   }
-
-
-  /** Set once a write through the response carried its headers and all it held reached the socket. */
-  let direct = false;
-  let wroteThroughRes = false;
 
   /**
    * The socket, once the response's headers are on it: the first write goes through the response
