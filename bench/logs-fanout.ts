@@ -21,6 +21,7 @@
  *
  *   node --import tsx bench/logs-fanout.ts [--clients 1000] [--rate 1000] [--seconds 10] [--only shared|naive]
  *   BENCH_CPU_PROF=/tmp/prof node --import tsx bench/logs-fanout.ts --only shared   # server CPU profile
+ *   BENCH_LINGER_MS=20 node --import tsx bench/logs-fanout.ts --only shared        # another fan-out linger
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -44,7 +45,13 @@ import type { Subscription, TailLine, TailListener } from '../src/logs/tail-type
 
 type Mode = 'shared' | 'naive';
 
-interface ServerResult { cpuMs: number; wallMs: number; rssMb: number }
+interface ServerResult {
+  cpuMs: number; wallMs: number; rssMb: number;
+  /** Append → the shared reader hands the line to its first subscriber (watch, linger, read, split), p50/p99 ms. */
+  readP50Ms: number; readP99Ms: number;
+  /** First subscriber handed a batch → the turn after the last one was (the fan-out: frames, every socket's write), p50/p99/max ms. */
+  fanoutP50Ms: number; fanoutP99Ms: number; fanoutMaxMs: number;
+}
 
 interface ModeResult {
   mode: Mode;
@@ -66,6 +73,9 @@ interface ModeResult {
   dropped: number;
   /** Server CPU per delivered frame (deliveries estimated from the sampled clients), in µs. */
   cpuUsPerFrame: number;
+  /** Where the latency is spent on the server (see ServerResult); the rest is the sockets and the clients. */
+  readP50Ms: number; readP99Ms: number;
+  fanoutP50Ms: number; fanoutP99Ms: number; fanoutMaxMs: number;
 }
 
 const now = (): number => performance.timeOrigin + performance.now();
@@ -139,11 +149,39 @@ function createPrivateTailers(): { subscribe(path: string, l: TailListener): Sub
 // Server side (child process).
 // ---------------------------------------------------------------------------------------------
 async function serve(mode: Mode, file: string): Promise<void> {
-  const shared = createTailerRegistry({ clock: systemClock });
+  // BENCH_LINGER_MS: a fixed fan-out linger instead of the registry's default, to weigh latency against CPU.
+  const linger = process.env.BENCH_LINGER_MS;
+  const shared = createTailerRegistry({ clock: systemClock, ...(linger !== undefined ? { lingerMs: () => Number(linger) } : {}) });
   const naive = createPrivateTailers();
   const tailers = mode === 'shared' ? shared : { subscribe: (p: string, l: TailListener) => naive.subscribe(p, l) };
-  const stats = () => (mode === 'shared' ? shared.stats().subscribers : naive.stats().subscribers);
+  const stats = () => (mode === 'shared' ? shared.stats().subscribers : naive.stats().subscribers) - probes.length;
   const route = createLogsRoute({ agents: () => ['bench'], logPath: () => file, tailers, clock: systemClock });
+  // Shared mode only: two probes on the same reader: one subscribed before every client (handed each batch first), one
+  // after them all (handed it last). Read delay = first probe's time − the line's append time; fan-out
+  // = the turn after the last probe was handed it − first probe's time. Not counted as clients.
+  const readDelays: number[] = [];
+  const fanouts: number[] = [];
+  let firstAt = 0;
+  let measuring = false;
+  const probe = (onLines: (batch: readonly TailLine[]) => void): TailListener =>
+    ({ start() {}, lines: onLines, notice() {}, error() {} });
+  const probes: Subscription[] = [];
+  if (mode === 'shared') {
+    probes.push(tailers.subscribe(file, probe((batch) => {
+      firstAt = now();
+      if (!measuring) return;
+      for (const line of batch) readDelays.push(firstAt - (JSON.parse(line.text) as { t: number }).t);
+    }), { fromStart: false }));
+  }
+  const lastProbe = (): void => {
+    // At the next setImmediate: socket writes a response deferred to the next tick (its cork) are done by then.
+    if (mode === 'shared') {
+      probes.push(tailers.subscribe(file, probe(() => {
+        const first = firstAt;
+        if (measuring) setImmediate(() => fanouts.push(now() - first));
+      }), { fromStart: false }));
+    }
+  };
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const ac = new AbortController();
@@ -155,10 +193,19 @@ async function serve(mode: Mode, file: string): Promise<void> {
   let t0 = performance.now();
   process.on('message', (m: { type: string }) => {
     if (m.type === 'stats') process.send!({ type: 'stats', subscribers: stats() });
-    if (m.type === 'start') { cpu0 = process.cpuUsage(); t0 = performance.now(); process.send!({ type: 'started' }); }
+    if (m.type === 'probe') { lastProbe(); process.send!({ type: 'probing' }); }
+    if (m.type === 'start') { cpu0 = process.cpuUsage(); t0 = performance.now(); measuring = true; process.send!({ type: 'started' }); }
     if (m.type === 'stop') {
       const d = process.cpuUsage(cpu0);
-      const result: ServerResult = { cpuMs: (d.user + d.system) / 1000, wallMs: performance.now() - t0, rssMb: process.memoryUsage().rss / 2 ** 20 };
+      measuring = false;
+      readDelays.sort((a, b) => a - b);
+      fanouts.sort((a, b) => a - b);
+      const ms = (v: number): number => Math.round(v * 100) / 100;
+      const result: ServerResult = {
+        cpuMs: (d.user + d.system) / 1000, wallMs: performance.now() - t0, rssMb: process.memoryUsage().rss / 2 ** 20,
+        readP50Ms: ms(percentile(readDelays, 50)), readP99Ms: ms(percentile(readDelays, 99)),
+        fanoutP50Ms: ms(percentile(fanouts, 50)), fanoutP99Ms: ms(percentile(fanouts, 99)), fanoutMaxMs: ms(fanouts[fanouts.length - 1] ?? Number.NaN),
+      };
       process.send!({ type: 'result', result });
     }
     if (m.type === 'exit') process.exit(0); // a normal exit, so --cpu-prof can write its profile
@@ -284,6 +331,7 @@ async function runMode(mode: Mode, dir: string, clients: number, rate: number, s
       if (s > 500) throw new Error('clients did not all subscribe');
       await new Promise((r) => setTimeout(r, 20));
     }
+    await ask(child, 'probe', 'probing');
     await new Promise((r) => setTimeout(r, 300));
     return await measure(child, workers, file, rate, seconds, mode);
   } finally {
@@ -371,6 +419,8 @@ async function measure(child: ChildProcess, workers: Worker[], file: string, rat
     sampledExpected: total * sampled.length,
     dropped: sampled.reduce((s, c) => s + c.dropped, 0),
     cpuUsPerFrame: Math.round((result.cpuMs * 1000 / Math.max(1, (sampled.reduce((s, c) => s + c.frames, 0) / sampled.length) * counts.length)) * 100) / 100,
+    readP50Ms: result.readP50Ms, readP99Ms: result.readP99Ms,
+    fanoutP50Ms: result.fanoutP50Ms, fanoutP99Ms: result.fanoutP99Ms, fanoutMaxMs: result.fanoutMaxMs,
   };
 }
 
@@ -412,7 +462,9 @@ async function main(): Promise<void> {
     };
     console.log(JSON.stringify(out));
     const line = (r: ModeResult) => `${r.mode}: server CPU ${r.serverCpuMs} ms (${r.serverCpuPct}% of a core over ${r.wallMs} ms, ${r.cpuUsPerFrame} µs per delivered frame), ` +
-      `latency p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms max ${r.maxMs} ms, ${r.completeClients}/${r.clients} clients got every line (sampled: ${r.sampledFrames}/${r.sampledExpected} frames, ${r.dropped} reported dropped), server rss ${r.serverRssMb} MB`;
+      `latency p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms max ${r.maxMs} ms` +
+      (r.mode === 'shared' ? ` (of it: read p50/p99 ${r.readP50Ms}/${r.readP99Ms} ms, fan-out p50/p99/max ${r.fanoutP50Ms}/${r.fanoutP99Ms}/${r.fanoutMaxMs} ms)` : '') +
+      `, client CPU ${r.clientCpuMs} ms, ${r.completeClients}/${r.clients} clients got every line (sampled: ${r.sampledFrames}/${r.sampledExpected} frames, ${r.dropped} reported dropped), server rss ${r.serverRssMb} MB`;
     console.log(`logs-fanout: ${clients} clients, ${rate} lines/s for ${seconds} s on one agent`);
     console.log(`  ${line(shared)}`);
     console.log(`  ${line(naive)}`);

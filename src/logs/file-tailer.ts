@@ -18,11 +18,8 @@ export interface TailerRegistryDeps {
   maxLineBytes?: number;
   /**
    * Pause after a read that delivered lines before the next read of the same file, by number of
-   * subscribers. Default `n / 20` ms (whole ms) capped at 50 ms: under 20 subscribers, no pause;
-   * 100, 5 ms; 1,000, 50 ms. That holds a hot file to about 20,000 client writes per second
-   * whatever the fan-out, instead of one write per client per append (bench/logs-fanout.ts: the
-   * socket writes are most of the cost). Nothing is dropped: the read after the pause takes
-   * everything written meanwhile.
+   * subscribers; default `fanOutLingerMs`. Nothing is dropped: the read after the pause takes
+   * everything written meanwhile, and each subscriber gets it in one write.
    */
   lingerMs?: (subscribers: number) => number;
   /** A subscriber's listener threw (a bug): it is unsubscribed and the error lands here. */
@@ -48,7 +45,18 @@ export interface TailerRegistry {
   stats(): { files: number; subscribers: number };
 }
 
-const defaultLinger = (subscribers: number): number => Math.min(50, Math.floor(subscribers / 20));
+/**
+ * The default linger: `n / 50` ms (whole ms) capped at 20 ms. Under 50 subscribers, no pause; 100,
+ * 2 ms; 1,000 and more, 20 ms. A hot file then costs at most 50 writes per second per client
+ * instead of one write per client per append: with 1,000 clients, 50,000 socket writes a second,
+ * which are nearly all of the cost (bench/logs-fanout.ts: ≈10 µs each, most of it the kernel's
+ * loopback send). The cap is the latency bought with it: a line waits at most 20 ms for its read,
+ * which leaves room in the 50 ms p99 for the fan-out to 1,000 sockets and the clients' reads
+ * (docs/performance.md; it was 50 ms, which alone was the whole budget).
+ */
+export function fanOutLingerMs(subscribers: number): number {
+  return Math.min(20, Math.floor(subscribers / 50));
+}
 
 export function createTailerRegistry(deps: TailerRegistryDeps): TailerRegistry {
   const files = new Map<string, TailFile>();
@@ -56,7 +64,7 @@ export function createTailerRegistry(deps: TailerRegistryDeps): TailerRegistry {
     clock: deps.clock,
     pollMs: deps.pollMs ?? 1000,
     maxLineBytes: deps.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-    lingerMs: deps.lingerMs ?? defaultLinger,
+    lingerMs: deps.lingerMs ?? fanOutLingerMs,
     onListenerError: deps.onListenerError,
   };
   let closed = false;

@@ -143,6 +143,15 @@ describe('GET /logs', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
+  it('with no running agent, the headers go out at once, not with the first keep-alive', async () => {
+    running = [];
+    await mount({ clock: fakeClock(Date.UTC(2025, 0, 1)) }); // its keep-alive never beats
+    const c = await within(connect(h.url()), 'the headers of a stream without agents', 30_000);
+    assert.equal(c.res.statusCode, 200);
+    assert.equal(c.raw(), '');
+    c.destroy();
+  });
+
   it('answers with exactly the event-stream headers; HEAD gets them without a stream', async () => {
     const c = await connect(h.url('?agent=alpha'));
     assert.equal(c.res.statusCode, 200);

@@ -23,6 +23,7 @@ import type { Principal, RouteHandler } from '../route.js';
 import { createClientStream } from '../sse/client-stream.js';
 import type { ClientStream } from '../sse/client-stream.js';
 import { SSE_HEADERS, systemFrame } from '../sse/frames.js';
+import { createKeepAliveTick } from '../sse/keep-alive-tick.js';
 import { createAgentFrameCache, startLogSession } from '../sse/log-session.js';
 import type { AgentFrameCache } from '../sse/log-session.js';
 
@@ -33,7 +34,7 @@ export interface LogsRouteDeps {
   logPath: (agentId: string) => string;
   tailers: Pick<TailerRegistry, 'subscribe'>;
   clock: Clock;
-  /** Default 15 000 ms (specification, Limits). */
+  /** Default 15 000 ms (specification, Limits); one timer beats every stream of the route. */
   keepAliveMs?: number;
   /** Default 1024 (specification, Limits). */
   maxPendingFrames?: number;
@@ -109,6 +110,7 @@ function armTokenExpiry(stream: ClientStream, principal: Principal, clock: Clock
 
 export function createLogsRoute(deps: LogsRouteDeps): RouteHandler {
   const parse = createLineParser();
+  const keepAlive = createKeepAliveTick({ clock: deps.clock, intervalMs: deps.keepAliveMs });
   const frameCaches = new Map<string, AgentFrameCache>();
   const caches = (agentId: string): AgentFrameCache => {
     let cache = frameCaches.get(agentId);
@@ -134,7 +136,7 @@ export function createLogsRoute(deps: LogsRouteDeps): RouteHandler {
       res.end();
       return;
     }
-    const stream = createClientStream({ res, clock: deps.clock, keepAliveMs: deps.keepAliveMs, maxPendingFrames: deps.maxPendingFrames });
+    const stream = createClientStream({ res, clock: deps.clock, keepAlive, maxPendingFrames: deps.maxPendingFrames });
     const onAbort = (): void => stream.end();
     if (signal.aborted) stream.end();
     else signal.addEventListener('abort', onAbort, { once: true });
@@ -151,9 +153,10 @@ export function createLogsRoute(deps: LogsRouteDeps): RouteHandler {
       caches,
       // The headers go out once every tail has fixed where it starts: a client that writes a line
       // after the answer began is then sure to see it (without `since`, tails start at the end).
-      onStarted: () => { if (!res.headersSent && !res.writableEnded) res.flushHeaders(); },
+      // (`headersSent` is already true after writeHead, before anything is written: not a guard here.)
+      onStarted: () => { if (!res.writableEnded) res.flushHeaders(); },
     });
-    if (parsed.agents.length === 0 && !res.headersSent) res.flushHeaders();
+    if (parsed.agents.length === 0 && !res.writableEnded) res.flushHeaders();
     await stream.closed;
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The writer of one event-stream response, with the back-pressure rule of the specification (GET
  * /logs, framing rule 4): at most `maxPendingFrames` (1024) log frames pending per client, where
- * pending means not yet accepted by the socket (`res.write()` returned false and 'drain' has not
- * come). When the cap is hit the whole buffer is dropped and replaced by one frame
+ * pending means not yet accepted by the socket (a write returned false and 'drain' has not come).
+ * When the cap is hit the whole buffer is dropped and replaced by one frame
  * `event: system` / `{"system":"dropped","count":<log frames dropped>}`.
  *
  * Decisions beyond the specification:
@@ -14,21 +14,31 @@
  * - A byte cap (16 MiB) bounds memory when lines are long; it drops the buffer the same way.
  * - Frames queued while the socket accepts writes are coalesced into one write per event-loop turn;
  *   a batch of line frames that many clients receive alike is written as one shared Buffer.
- * - `: keep-alive` every `keepAliveMs` (15 s), skipped while the socket is not accepting writes.
+ * - Once the headers are on the socket, writes go to the socket itself, each one chunk of HTTP/1.1
+ *   chunked transfer coding framed here, and a shared batch's chunk is framed once for all its
+ *   clients: one `write` per client per batch, without the response's per-write machinery (chunk
+ *   header, cork and uncork on the next tick), which was a third of the cost of a write
+ *   (bench/logs-fanout.ts). `res.end()` still writes the last chunk after them, in order.
+ * - `: keep-alive` at every beat of the route's one keep-alive tick (keep-alive-tick.ts, 15 s),
+ *   skipped while the socket is not accepting writes. No timer of its own while it streams: a
+ *   client that stops reading is handled by the socket's 'drain' and the frame cap above.
  *
- * Teardown on 'close' of the response (client cancel, abort, TCP reset) or `end()`: heartbeat and
- * grace timers cleared, pending frames released, `onClose` callbacks run (the route unsubscribes from
- * the tailer there).
+ * Teardown on 'close' of the response (client cancel, abort, TCP reset) or `end()`: out of the
+ * keep-alive tick, the grace timer cleared, pending frames released, `onClose` callbacks run (the
+ * route unsubscribes from the tailer there).
  */
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import { KEEP_ALIVE_FRAME, systemFrame } from './frames.js';
+import type { KeepAliveTick } from './keep-alive-tick.js';
 
 export interface ClientStreamOptions {
   res: ServerResponse;
+  /** For the grace period after `end()` only. */
   clock: Clock;
-  /** Default 15 000 (specification, Limits). */
-  keepAliveMs?: number;
+  /** Shared by the streams of a route: one timer beats them all. */
+  keepAlive: KeepAliveTick;
   /** Default 1024 (specification, Limits). */
   maxPendingFrames?: number;
   /** Default 16 MiB. */
@@ -62,6 +72,18 @@ export interface ClientStream {
 export interface SharedBatch {
   readonly frames: readonly string[];
   readonly bytes: Buffer;
+  /** `bytes` as one chunk of chunked transfer coding; framed by the first client that writes it. */
+  chunk?: Buffer;
+}
+
+const CRLF = Buffer.from('\r\n');
+
+/** `body` as one chunk of HTTP/1.1 chunked transfer coding (RFC 9112 §7.1); an empty one would end the body. */
+export function httpChunk(body: Buffer): Buffer;
+export function httpChunk(body: string | Buffer): string | Buffer;
+export function httpChunk(body: string | Buffer): string | Buffer {
+  if (typeof body === 'string') return `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n`;
+  return Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, CRLF]);
 }
 
 /** At most this many `dropped` frames are kept pending; past it the last one's count grows. */
@@ -71,18 +93,23 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
   const { res, clock } = o;
   const cap = o.maxPendingFrames ?? 1024;
   const maxBytes = o.maxPendingBytes ?? 16 * 1024 * 1024;
-  const keepAliveMs = o.keepAliveMs ?? 15_000;
   /** While the socket accepts writes, flush synchronously past this many queued frames. */
   const flushAt = Math.max(1, Math.min(256, cap >> 1));
-  let queue: (string | Buffer)[] = [];
+  let queue: (string | SharedBatch)[] = [];
   let lineCount = 0;
   let bytes = 0;
   let drops: number[] = [];
   let blocked = false;
+  /** What the stream waits on for 'drain' while blocked: the socket or, before the headers are on it, the response. */
+  let drainOn: Socket | ServerResponse | null = null;
+  /** A write through the response has carried its headers. */
+  let wroteThroughRes = false;
+  /** Writes go to the socket itself (see directSocket). */
+  let direct = false;
   let ending = false;
   let done = false;
   let immediate: NodeJS.Immediate | null = null;
-  let heartbeat: TimerHandle | null = null;
+  let leaveKeepAlive: (() => void) | null = null;
   let grace: TimerHandle | null = null;
   let roomWaiters: (() => void)[] = [];
   const closeFns: (() => void)[] = [];
@@ -105,22 +132,50 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
     else drops[drops.length - 1]! += count;
   }
 
+  /**
+   * The socket, once the response's headers are on it: the first write goes through the response
+   * (`headersSent` is already true after writeHead, with the headers not yet written), and once the
+   * response holds no bytes of its own (its writableLength is all the socket's) later writes cannot
+   * overtake anything it buffered.
+   */
+  function directSocket(): Socket | null {
+    const socket = res.socket;
+    if (socket === null || socket.destroyed) return null;
+    if (!direct && wroteThroughRes && res.writableLength === socket.writableLength) direct = true;
+    return direct ? socket : null;
+  }
+
+  /** Writes what is pending in one write; false when the socket wants a 'drain' first. */
+  function writeOut(): boolean {
+    const only = queue.length === 1 && drops.length === 0 ? queue[0]! : null;
+    let body: string | Buffer = '';
+    if (only !== null) body = typeof only === 'string' ? only : only.bytes;
+    else {
+      for (const count of drops) body += systemFrame({ system: 'dropped', count });
+      if (queue.every((q) => typeof q === 'string')) body += queue.join('');
+      else body = Buffer.concat([Buffer.from(body), ...queue.map((q) => (typeof q === 'string' ? Buffer.from(q) : q.bytes))]);
+    }
+    if (body.length === 0) return true;
+    const socket = directSocket();
+    drainOn = socket ?? res;
+    if (socket === null) { wroteThroughRes = true; return res.write(body); }
+    if (!res.chunkedEncoding) return socket.write(body); // HTTP/1.0: the body runs to the close
+    if (only !== null && typeof only !== 'string') return socket.write(only.chunk ??= httpChunk(only.bytes));
+    return socket.write(httpChunk(body));
+  }
+
   function flush(): void {
     if (immediate !== null) { clearImmediate(immediate); immediate = null; }
     if (done || blocked) return;
     if (drops.length > 0 || queue.length > 0) {
-      let text: string | Buffer = '';
-      for (const count of drops) text += systemFrame({ system: 'dropped', count });
-      if (queue.length === 1 && text === '') text = queue[0]!;
-      else if (queue.every((q) => typeof q === 'string')) text += queue.join('');
-      else text = Buffer.concat([Buffer.from(text), ...queue.map((q) => (typeof q === 'string' ? Buffer.from(q) : q))]);
+      const accepted = writeOut();
       drops = [];
       queue = [];
       lineCount = 0;
       bytes = 0;
-      if (!res.write(text)) {
+      if (!accepted) {
         blocked = true;
-        res.once('drain', onDrain);
+        drainOn!.once('drain', onDrain);
         return;
       }
     }
@@ -130,6 +185,7 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
 
   function onDrain(): void {
     blocked = false;
+    drainOn = null;
     flush();
   }
 
@@ -148,13 +204,14 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
   }
 
   function beat(): void {
-    heartbeat = null;
-    if (done || ending) return;
-    if (!blocked) {
-      queue.push(KEEP_ALIVE_FRAME);
-      flush();
-    }
-    heartbeat = clock.setTimer(beat, keepAliveMs);
+    if (done || ending || blocked) return;
+    queue.push(KEEP_ALIVE_FRAME);
+    flush();
+  }
+
+  function stopBeating(): void {
+    leaveKeepAlive?.();
+    leaveKeepAlive = null;
   }
 
   function teardown(): void {
@@ -162,11 +219,11 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
     done = true;
     if (immediate !== null) clearImmediate(immediate);
     immediate = null;
-    if (heartbeat !== null) clock.clearTimer(heartbeat);
-    heartbeat = null;
+    stopBeating();
     if (grace !== null) clock.clearTimer(grace);
     grace = null;
-    res.off('drain', onDrain);
+    drainOn?.off('drain', onDrain);
+    drainOn = null;
     queue = [];
     drops = [];
     wakeRoom();
@@ -177,7 +234,7 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
   res.on('close', teardown);
   // A write racing a reset fails on the response; 'close' follows and tears the stream down.
   res.on('error', () => {});
-  heartbeat = clock.setTimer(beat, keepAliveMs);
+  leaveKeepAlive = o.keepAlive.add(beat);
 
   return {
     sendLine: (frame) => enqueue(frame, true),
@@ -188,7 +245,7 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
         return;
       }
       // The common case: nothing pending, the socket accepts writes. One write of the shared bytes.
-      queue.push(batch.bytes);
+      queue.push(batch);
       lineCount += batch.frames.length;
       bytes += batch.bytes.length;
       flush();
@@ -202,8 +259,7 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
       if (done || ending) return;
       if (last !== undefined) { queue.push(last); bytes += last.length; }
       ending = true;
-      if (heartbeat !== null) clock.clearTimer(heartbeat);
-      heartbeat = null;
+      stopBeating();
       // A client that does not read cannot hold the socket open: destroy it after a grace period.
       grace = clock.setTimer(() => { grace = null; res.destroy(); }, o.endGraceMs ?? 5000);
       flush();
