@@ -71,17 +71,17 @@ describe('the CLI at 80 and 120 columns, against a real daemon', { timeout: 300_
     assert.match(lines(wide.out)[0] ?? '', /^TS {24}ID {36}REASON {11}REPLAYED {2}TRIES {2}ERROR$/);
   });
 
-  it('svc dlq replay PREFIX replays the one letter it names; unknown: exit 1, saying so', async () => {
+  it('svc dlq replay PART replays the one letter whose id ends (or starts) so; unknown: exit 1, saying so', async () => {
     const [letter] = letters;
     assert.ok(letter !== undefined);
     const unknown = await svc(a, 80, 'dlq', 'replay', 'ffffffff-ffff');
-    // An id that no letter has (one in 2^48 that a letter starts so): the prefix names none.
-    if (!letters.some((l) => l.startsWith('ffffffff-ffff'))) {
+    // A part no letter has (ids start with their time, years away from ffffffff; one in 2^48 ends so).
+    if (!letters.some((l) => l.endsWith('ffffffff-ffff'))) {
       assert.equal(unknown.code, 1);
-      assert.equal(unknown.err, 'svc dlq replay: no dead-letter id starts with ffffffff-ffff\n');
+      assert.equal(unknown.err, 'svc dlq replay: no dead-letter id starts or ends with ffffffff-ffff\n');
     }
-    const prefix = letter.slice(0, 13);
-    const r = await svc(a, 80, 'dlq', 'replay', prefix);
+    // The end of the id: letters of one minute share their start (their time), never their random end.
+    const r = await svc(a, 80, 'dlq', 'replay', letter.slice(-12));
     assert.equal(r.code, 0, r.err);
     assert.equal(r.out, `svc dlq replay: replayed 1 dead letter(s): ${letter}\n`);
     const after120 = await svc(a, 120, 'dlq');
@@ -108,10 +108,10 @@ describe('the CLI at 80 and 120 columns, against a real daemon', { timeout: 300_
     }
   });
 
-  it('svc events show PREFIX prints the whole event; its triage; its payload', async () => {
+  it('svc events show PART prints the whole event; its triage; its payload', async () => {
     const [id] = events;
     assert.ok(id !== undefined && UUID.test(id));
-    const r = await svc(a, 80, 'events', 'show', id.slice(0, 8));
+    const r = await svc(a, 80, 'events', 'show', id.slice(-12));
     assert.equal(r.code, 0, r.err);
     const out = lines(r.out);
     assert.equal(out[0], `event ${id}`);
