@@ -163,14 +163,20 @@ function unchunk(c: string | Buffer): string {
   return body.subarray(0, Number.parseInt(m[1]!, 16)).toString();
 }
 
+/** 1,000 streams on one fake clock and keep-alive tick, each past its first write (caught-up). */
+async function thousandCaughtUp() {
+  const clock = fakeClock();
+  const keepAlive = createKeepAliveTick({ clock });
+  const ress = Array.from({ length: 1000 }, () => socketRes());
+  const streams = ress.map((res) => createClientStream({ res: res as unknown as ServerResponse, clock, keepAlive }));
+  for (const s of streams) s.sendSystem(eventFrame('system', '{"system":"caught-up"}'));
+  await tick();
+  return { clock, ress, streams };
+}
+
 describe('client streams of one batch (fan-out)', () => {
   it('1,000 clients: after the write that carries the headers, one socket write each per batch, of one chunk framed once', async () => {
-    const clock = fakeClock();
-    const keepAlive = createKeepAliveTick({ clock });
-    const ress = Array.from({ length: 1000 }, () => socketRes());
-    const streams = ress.map((res) => createClientStream({ res: res as unknown as ServerResponse, clock, keepAlive }));
-    for (const s of streams) s.sendSystem(eventFrame('system', '{"system":"caught-up"}'));
-    await tick();
+    const { clock, ress, streams } = await thousandCaughtUp();
     assert.ok(ress.every((r) => r.viaRes.length === 1 && r.socket.writes.length === 0), 'the first write goes through the response (it carries the headers)');
     const batches = [batchOf(0, 50), batchOf(50, 50)];
     for (const b of batches) for (const s of streams) s.sendLines(b);
@@ -201,12 +207,7 @@ describe('client streams of one batch (fan-out)', () => {
   });
 
   it('a slow client among 1,000: its buffer is dropped at the cap with one dropped notice, no timer armed; the others get every batch', async () => {
-    const clock = fakeClock();
-    const keepAlive = createKeepAliveTick({ clock });
-    const ress = Array.from({ length: 1000 }, () => socketRes());
-    const streams = ress.map((res) => createClientStream({ res: res as unknown as ServerResponse, clock, keepAlive }));
-    for (const s of streams) s.sendSystem(eventFrame('system', '{"system":"caught-up"}'));
-    await tick();
+    const { clock, ress, streams } = await thousandCaughtUp();
     const slow = ress[500]!;
     slow.socket.accepting = false;
     // 30 batches of 50 lines: the slow socket takes the first and then says it is full.

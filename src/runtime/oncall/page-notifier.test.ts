@@ -36,7 +36,8 @@ const cli: Actor = { actor: 'cli:bob', by: 'bob', via: 'cli' };
 const dispatch = { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 16 };
 
 let n = 0;
-async function setup(raceAck: boolean) {
+/** A case's own directory, fake clock, emptied store, file channel and agent log. */
+async function caseParts() {
   n += 1;
   const dir = join(root, `case-${n}`);
   const clock = fakeClock(T0);
@@ -44,6 +45,11 @@ async function setup(raceAck: boolean) {
   const out = join(dir, 'oncall-dm.jsonl');
   const channel = createFileChannel(fileChannelSchema.parse({ id: 'oncall-dm', type: 'file', direction: 'outbound', path: out }), { clock });
   const log = createAgentLog({ path: join(dir, 'agent.log'), agentId: 'agent-a', clock });
+  return { clock, store, out, channel, log };
+}
+
+async function setup(raceAck: boolean) {
+  const { clock, store, out, channel, log } = await caseParts();
   const opened = planOpen({ pageId: `pnotifier${String(n).padStart(4, '0')}`, agentId: 'agent-a', incidentKey: 'disk/db-1', policy,
     policySha256: 'abc', nowMs: T0, resolve, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
   assert.deepEqual(await store.oncall.applyPagePlan(opened, T0), { ok: true });
@@ -101,13 +107,7 @@ describe('page notifier: nothing of an escalation after the acknowledgement comm
 
 describe('page notifier: hand-offs and many sends at once', () => {
   async function bare() {
-    n += 1;
-    const dir = join(root, `case-${n}`);
-    const clock = fakeClock(T0);
-    const store = await shared.fresh();
-    const out = join(dir, 'oncall-dm.jsonl');
-    const channel = createFileChannel(fileChannelSchema.parse({ id: 'oncall-dm', type: 'file', direction: 'outbound', path: out }), { clock });
-    const log = createAgentLog({ path: join(dir, 'agent.log'), agentId: 'agent-a', clock });
+    const { clock, store, out, channel, log } = await caseParts();
     let outboxClaims = 0;
     const counting: Store = { ...store, oncall: { ...store.oncall, claimNotifications: (...args) => {
       outboxClaims += 1;
