@@ -19,32 +19,10 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../src/store/store.js';
 import type { BenchDaemon } from './daemon.js';
 import { benchDaemon, freePort } from './daemon.js';
+import { oncallYaml } from '../../test/support/oncall-yaml.js';
 
 export const AGENT = 'oncall-escalator';
 export const SLACK_USER = 'U0ALICE';
-
-/** alice is always on call; step 1 pages her, step 2 pages bob; no loops. alice has a Slack id when the agent has a slack channel. */
-export function oncallYaml(firstAfter: string, secondAfter: string, slack: boolean): string {
-  return `
-people:
-  - { id: alice, contacts: { oncall-dm: alice${slack ? `, slack-dm: ${SLACK_USER}` : ''} } }
-  - { id: bob, contacts: { oncall-dm: bob } }
-schedules:
-  - id: primary
-    timeZone: Europe/Berlin
-    rotations:
-      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
-policies:
-  - id: default
-    steps:
-      - { notify: [schedule:primary], after: ${firstAfter} }
-      - { notify: [person:bob], after: ${secondAfter} }
-    repeat: 0
-routes:
-  - { match: { severity: [P1, P2] }, policy: default }
-incidents: { key: groupKey, reopenWindow: 1s }
-`;
-}
 
 export interface OncallBenchDaemon extends BenchDaemon {
   /** http://127.0.0.1:<port>/ack/ when the daemon has an ack source. */
@@ -64,7 +42,11 @@ export async function oncallDaemon(opts: { oncall?: { firstAfter: string; second
   dbUrl?: string }): Promise<OncallBenchDaemon> {
   const d = await benchDaemon(opts.dbUrl === undefined ? {} : { agentYaml: 'store:\n  kind: postgres\n  url: ${env:SVC_DATABASE_URL}' });
   if (opts.dbUrl !== undefined) d.env.SVC_DATABASE_URL = opts.dbUrl;
-  if (opts.oncall) writeFileSync(join(d.dir, 'oncall.yaml'), oncallYaml(opts.oncall.firstAfter, opts.oncall.secondAfter, opts.slackApi !== undefined));
+  // The page tests' oncall.yaml; alice has a Slack id when the agent has a slack channel.
+  if (opts.oncall) {
+    writeFileSync(join(d.dir, 'oncall.yaml'), oncallYaml(opts.oncall.firstAfter, opts.oncall.secondAfter, '',
+      opts.slackApi === undefined ? '' : `slack-dm: ${SLACK_USER}`));
+  }
   const sourcesFile = join(d.dir, 'event-sources.yaml');
   const secretRef = /secret: (\$\{secret:[^}]+\})/.exec(readFileSync(sourcesFile, 'utf8'))?.[1];
   if (secretRef === undefined) throw new Error('no secret reference in event-sources.yaml');
