@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { systemClock } from '../core/clock.js';
+import { fakeClock, systemClock } from '../core/clock.js';
 import { openAuditReader } from './sqlite/audit-reader.js';
 import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
@@ -368,6 +368,24 @@ describe('audit chain verifiers: single flight and lifecycle', () => {
     assert.equal((await patient.verify()).ok, true);
     await patient.close();
     await store.close();
+  });
+
+  it('a run begun while idle workers are being stopped is not failed by their exit', async () => {
+    const { store, path } = await seedStore(15);
+    const clock = fakeClock();
+    const v = createSqliteChainVerifier({ path, segmentRows: 2, idleMs: 1_000, clock });
+    try {
+      assert.equal((await v.verify()).ok, true);
+      // The idle stop begins: the workers are told to terminate, and their exits come later, while the
+      // next run is already under way (under load, seconds later). Before, each exit failed that run
+      // with 'audit verify worker exited (code 1)' — a 500 for a request after 30 quiet seconds.
+      clock.advance(1_000);
+      const next = await v.verify();
+      assert.deepEqual([next.ok, next.checked], [true, 15]);
+    } finally {
+      await v.close();
+      await store.close();
+    }
   });
 
   it('a store file that cannot be read rejects the run (the route turns it into a 500)', async () => {

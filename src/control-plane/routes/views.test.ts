@@ -435,7 +435,7 @@ describe('/audit?verify=1', () => {
     const verified = await verifying;
     const verifyMs = performance.now() - start;
     delay.disable();
-    assert.equal(verified.status, 200);
+    assert.equal(verified.status, 200, `verify answered ${verified.status}: ${h.reports.join('; ')}`);
     assert.equal(verified.body.verify.ok, true);
     assert.equal(verified.body.verify.checked, 200_000);
     const maxDelayMs = delay.max / 1e6;

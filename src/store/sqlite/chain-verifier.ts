@@ -73,10 +73,14 @@ export function createSqliteChainVerifier(opts: SqliteChainVerifierOptions): Aud
   const spawn = (): Worker => {
     const worker = startModuleWorker(new URL('./verify-worker.js', import.meta.url), import.meta.url, workerData);
     worker.unref();
-    // Permanent listeners: an 'error' event without one would crash the process.
-    worker.on('message', (reply: VerifyReply) => { active?.onReply(worker, reply); });
-    worker.on('error', (err) => { active?.fail(err); });
+    // Permanent listeners: an 'error' event without one would crash the process. Only a worker still in
+    // the pool speaks for the run under way: one being stopped (idle, or after a failed run) ends
+    // asynchronously, and its exit may come after the next run has begun — that run is not its business.
+    const pooled = (): boolean => workers.includes(worker);
+    worker.on('message', (reply: VerifyReply) => { if (pooled()) active?.onReply(worker, reply); });
+    worker.on('error', (err) => { if (pooled()) active?.fail(err); });
     worker.on('exit', (code) => {
+      if (!pooled()) return;
       workers = workers.filter((w) => w !== worker);
       active?.fail(new Error(`audit verify worker exited (code ${code})`));
     });
