@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
@@ -18,6 +18,15 @@ import { auditRows } from './support/store.js';
 import type { ScaffoldedAgent } from './support/svc.js';
 import { appendAgentYaml, lineOf, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
 import { waitFor } from './support/wait.js';
+
+/** The files a process holds open (a descriptor closed meanwhile is skipped). */
+const openFiles = (pid: number): string[] => readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+  try {
+    return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+  } catch {
+    return [];
+  }
+});
 
 const sha = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 
@@ -146,6 +155,25 @@ describe('config reload while alerts flow', () => {
     assert.ok(readFileSync(join(t.home, 'up.log'), 'utf8').includes('reopened 1 agent log(s)'));
     const id = await nextAccepted();
     await waitFor('the channel added by SIGHUP receiving an alert', () => c.keys.includes(`${id}.hook-c`));
+  });
+
+  it('svc reload that moves the file channel: the next alerts go to the new file, and the old one is closed once its events are done', async () => {
+    const pid = Number(readFileSync(join(t.home, 'up.pid'), 'utf8'));
+    const first = join(agent.dir, 'out', 'oncall-dm.jsonl');
+    const moved = join(agent.dir, 'out', 'moved.jsonl');
+    await waitFor('the daemon holding the first file open', () => openFiles(pid).includes(first));
+    const valid = readFileSync(channelsFile(), 'utf8');
+    assert.ok(valid.includes('path: ./out/oncall-dm.jsonl'));
+    writeFileSync(channelsFile(), valid.replace('path: ./out/oncall-dm.jsonl', 'path: ./out/moved.jsonl'));
+    const r = await svc(['reload']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stdout.includes('channels changed: oncall-dm'), r.stdout);
+    const id = await nextAccepted();
+    await waitFor('an alert accepted after the reload in the moved file', () => existsSync(moved) && readFileSync(moved, 'utf8').includes(id));
+    // Before, a retired channel stayed open until shutdown: every reload that changed one kept a file or a socket.
+    await waitFor('the first file closed', () => !openFiles(pid).includes(first));
+    assert.ok(openFiles(pid).includes(moved), 'the moved file is the one held open');
+    await waitFor('the retirement reported', () => readFileSync(join(t.home, 'up.log'), 'utf8').includes('closed 1 channel(s) the reload retired'));
   });
 
   it('nothing lost: every alert answered 202 reached the first channel exactly once', async () => {

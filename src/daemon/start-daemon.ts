@@ -132,9 +132,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     const buildDeps = { logs, audit: (entry: NewAuditEntry) => runtimeStore.appendAudit(entry, clock.now()), metrics, servers: mcp.servers, clock };
     let agentSet = buildAgentSet(deps.agents, buildDeps);
-    // Every channel ever built: a reload's retired ones may still carry an event under way, so all close at shutdown.
+    // Every channel open now. A reload's retired ones may still carry an event under way: each closes once
+    // the work that could hold it has finished (below), and whatever is left closes at shutdown.
     const allChannels = new Set<Channel>(agentSet.channels);
-    closers.add('channels', async () => { await Promise.all([...allChannels].map((c) => c.close())); });
+    const retiring = new Set<Promise<void>>();
+    closers.add('channels', async () => {
+      await Promise.allSettled([...retiring]);
+      await Promise.all([...allChannels].map((c) => c.close()));
+    });
     for (const loaded of deps.agents) {
       const { agent } = loaded;
       for (const source of loaded.sources) stats.get(agent.id, source.id);
@@ -250,13 +255,26 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
             return was !== undefined && sameConfig(was, config) ? old.channelsByAgent.get(agentId)?.find((c) => c.id === config.id) : undefined;
           } });
         for (const [agentId, config] of next.oncall) pageConfigs.set(agentId, config);
+        const underWay: Array<Promise<void>> = [];
         for (const agent of set.agents.filter((a) => !old.agents.includes(a))) {
-          pages?.replaceAgent(agent);
-          dispatcher.replaceAgent(agent);
+          if (pages) underWay.push(pages.replaceAgent(agent));
+          underWay.push(dispatcher.replaceAgent(agent));
         }
         for (const channel of set.channels) allChannels.add(channel);
         agentSet = set;
         snapshot = statusOf(next.agents, set);
+        const retired = old.channels.filter((c) => !set.channels.includes(c));
+        if (retired.length > 0) {
+          for (const channel of retired) allChannels.delete(channel);
+          const closing: Promise<void> = Promise.allSettled(underWay)
+            .then(() => Promise.allSettled(retired.map((c) => c.close())))
+            .then((closed) => {
+              const failed = closed.filter((r) => r.status === 'rejected').length;
+              report(`closed ${retired.length - failed} channel(s) the reload retired${failed > 0 ? `; ${failed} failed to close` : ''}`);
+            })
+            .finally(() => retiring.delete(closing));
+          retiring.add(closing);
+        }
       },
       audit: (entry) => runtimeStore.appendAudit(entry, clock.now()).then(() => undefined),
       report,

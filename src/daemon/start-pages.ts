@@ -37,8 +37,11 @@ export interface Pages {
   onDelivery(agentId: string, sourceId: string, payloadText: string): void;
   /** The agent's on-call view for /status (§17.9), as of the page loop's last watch; null without an oncall.yaml. */
   status(agentId: string): OncallStatus | null;
-  /** A config reload's new build of an agent: its pages notify through its new channels from now on. */
-  replaceAgent(agent: DispatchAgent): void;
+  /**
+   * A config reload's new build of an agent: its pages notify through its new channels from now on.
+   * Settles when the sends already under way (which may hold the old build's channels) have finished.
+   */
+  replaceAgent(agent: DispatchAgent): Promise<void>;
   start(): void;
   close(): Promise<void>;
 }
@@ -93,6 +96,7 @@ export function startPages(deps: PagesDeps): Pages {
     replaceAgent(agent) {
       byId.set(agent.id, agent);
       if (configs.has(agent.id)) agent.pages = engine;
+      return notifier.settled();
     },
     start: () => loop.start(),
     async close() {

@@ -225,6 +225,30 @@ describe('dispatcher', () => {
     assert.deepEqual([attempts.get(a.id), attempts.get(b.id)], [2, 2], 'both had been claimed once before');
   });
 
+  it('replaceAgent: the next event uses the new build; the promise settles when the event under way with the old one has finished', async () => {
+    let finish!: () => void;
+    const slow = new Promise<void>((r) => { finish = r; });
+    const s = await setup({ concurrency: 1, script: [{ wait: slow }] });
+    const a = await s.ingest(alert(1));
+    s.dispatcher.start();
+    await waitFor('the first event is being sent', () => s.channel.sent.length === 1);
+    const rebuilt = scriptedChannel([], 'dm');
+    const agent: DispatchAgent = { id: 'a1', provider: createRulesProvider(), channels: [rebuilt], log: s.log,
+      dispatch: { maxAttempts: 3, initialBackoffMs: 500, maxBackoffMs: 4000, concurrency: 1 } };
+    let settled = false;
+    const replaced = s.dispatcher.replaceAgent(agent).then(() => { settled = true; });
+    const b = await s.ingest(alert(2));
+    s.dispatcher.wake('a1');
+    // The lane runs one event at a time: the second waits behind the first, still in its old channel.
+    await s.clock.advanceAsync(0);
+    assert.equal(settled, false, 'the old build still carries the first event');
+    finish();
+    await replaced;
+    await waitFor('the second event sent through the new build', () => rebuilt.sent.length === 1);
+    assert.deepEqual([s.channel.sent.map((m) => m.eventId), rebuilt.sent.map((m) => m.eventId)], [[a.id], [b.id]]);
+    await waitFor('both processed', async () => (await s.statuses()).every((x) => x === 'processed'));
+  });
+
   it('starts nothing while the back-pressure gate is closed, and resumes when it opens', async () => {
     let open = false;
     let waits = 0;

@@ -68,14 +68,15 @@ export interface Dispatcher {
   inHand(): number;
   /**
    * A config reload's new build of an agent (same id): events started from now on use it; an event
-   * already under way finishes with the agent it started with.
+   * already under way finishes with the agent it started with. Settles when those events have finished
+   * (their completions committed or given up): the channels only the old build had are then unused.
    */
-  replaceAgent(agent: DispatchAgent): void;
+  replaceAgent(agent: DispatchAgent): Promise<void>;
   /** Stops claiming, gives back what has not started, waits for work under way; after `timeoutMs` stops it too. */
   drain(timeoutMs: number): Promise<void>;
 }
 
-interface Task { claimed: ClaimedEvent; stop: AbortController }
+interface Task { claimed: ClaimedEvent; stop: AbortController; done: Promise<void> }
 
 interface Lane {
   agent: DispatchAgent;
@@ -148,12 +149,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   function start(lane: Lane, claimed: ClaimedEvent): void {
-    const task: Task = { claimed, stop: new AbortController() };
-    lane.running.set(claimed.event.id, task);
+    const stop = new AbortController();
     const work = (async () => {
       let completion: Completion;
       try {
-        const decided = await handleEvent(lane.agent, claimed, task.stop.signal, { clock, channelOutcome: deps.metrics.channelOutcome,
+        const decided = await handleEvent(lane.agent, claimed, stop.signal, { clock, channelOutcome: deps.metrics.channelOutcome,
           deliveryWindowMs: deps.deliveryWindowMs });
         completion = { ...decided, claim: claimed.claim };
       } catch (err) {
@@ -166,6 +166,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       }
       await commit(lane, claimed, completion);
     })();
+    lane.running.set(claimed.event.id, { claimed, stop, done: work });
     track(work);
   }
 
@@ -254,8 +255,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     replaceAgent(agent) {
       const lane = lanes.get(agent.id);
       if (lane === undefined) throw new Error(`no agent ${agent.id} in this dispatcher: adding one needs a restart`);
+      const underWay = [...lane.running.values()].map((t) => t.done);
       lane.agent = agent;
       pump(lane);
+      return Promise.allSettled(underWay).then(() => undefined);
     },
     async drain(timeoutMs) {
       stopping.abort();

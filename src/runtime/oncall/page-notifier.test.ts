@@ -159,6 +159,37 @@ describe('page notifier: hand-offs and many sends at once', () => {
     await s.close();
   });
 
+  it('settled() waits for the sends under way (a reload closes the old channels after it), not for later ones', async () => {
+    const { clock, store, out, channel, log } = await caseParts();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => { release = r; });
+    let entered = 0;
+    const gated: typeof channel = { ...channel, send: async (m, signal) => {
+      entered += 1;
+      await gate;
+      return channel.send(m, signal);
+    } };
+    const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined,
+      agents: new Map([['agent-a', { id: 'agent-a', channels: [gated], log, dispatch }]]) });
+    const opened = planOpen({ pageId: `psettled${String(n).padStart(4, '0')}`, agentId: 'agent-a', incidentKey: 'disk/db-1', policy,
+      policySha256: 'abc', nowMs: T0, resolve, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
+    const applied = await store.oncall.applyPagePlan(opened, T0, notifier.claim);
+    assert.ok(applied.ok && applied.claimed !== undefined);
+    assert.equal(await notifier.settled().then(() => 'idle'), 'idle', 'nothing under way: settles at once');
+    notifier.handOff(applied.claimed);
+    await waitFor('the send is in the channel', () => entered === 1);
+    let settled = false;
+    const done = notifier.settled().then(() => { settled = true; });
+    await clock.advanceAsync(0);
+    assert.equal(settled, false, 'the send under way holds it');
+    release();
+    await done;
+    assert.equal(readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').length, 1, 'the send finished before settled()');
+    await notifier.close();
+    await channel.close();
+    log.close();
+  });
+
   it('50 notices sent at once: 50 lines and no MaxListenersExceededWarning (each send listens to a signal of its own)', async () => {
     const s = await bare();
     for (let i = 0; i < 50; i++) assert.deepEqual(await s.store.oncall.applyPagePlan(s.open(i), T0), { ok: true });

@@ -63,6 +63,8 @@ export interface PageNotifier {
   claim: ClaimOnCommit;
   /** Sends notifications already claimed for this sender, now, without waiting for a pass. */
   handOff(claimed: readonly ClaimedNotification[]): void;
+  /** Settles when the sends under way now (passes and hand-offs) have finished: a reload's old channels are then unused. */
+  settled(): Promise<void>;
   /** Aborts the hand-offs under way (their claims return to the outbox when the lease ends) and waits for them. */
   close(): Promise<void>;
 }
@@ -74,6 +76,13 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   // Hand-offs run side by side, each batch's sends with signals of their own under one listener on `stop`.
   const handOffSignals = signalScope(stop.signal);
   const handingOff = new Set<Promise<void>>();
+  /** Every batch being sent, by a pass or a hand-off. */
+  const sending = new Set<Promise<void>>();
+  const tracked = (p: Promise<void>): Promise<void> => {
+    sending.add(p);
+    void p.then(() => sending.delete(p), () => sending.delete(p));
+    return p;
+  };
 
   /** Null: not sent — the page moved on since the claim (cancelled, audited by the store) or the claim was lost. */
   async function sendOne(c: ClaimedNotification, signal: AbortSignal): Promise<NotificationOutcome | null> {
@@ -142,7 +151,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       if (claimed.length === 0) return 0;
       const scope = signalScope(signal);
       try {
-        await sendAll(claimed, scope);
+        await tracked(sendAll(claimed, scope));
       } finally {
         scope.dispose();
       }
@@ -151,9 +160,10 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     claim: { owner: deps.owner, leaseMs },
     handOff(claimed) {
       if (claimed.length === 0 || stop.signal.aborted) return;
-      const sending = sendAll(claimed, handOffSignals).catch((err: unknown) => deps.onError?.(err)).finally(() => handingOff.delete(sending));
-      handingOff.add(sending);
+      const handing = tracked(sendAll(claimed, handOffSignals)).catch((err: unknown) => deps.onError?.(err)).finally(() => handingOff.delete(handing));
+      handingOff.add(handing);
     },
+    settled: () => Promise.allSettled([...sending]).then(() => undefined),
     async close() {
       stop.abort();
       await Promise.all([...handingOff]);
