@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import type { FakeSlack } from './support/fake-slack.js';
+import { startFakeSlack } from './support/fake-slack.js';
 import { freePort, postAlert } from './support/http.js';
 import { auditRows, queryStore, readJsonLines } from './support/store.js';
 import { runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
@@ -21,43 +21,20 @@ import { waitFor } from './support/wait.js';
 const TOKEN = 'xoxb-test-0000000000-secret-token';
 const ONCALL = oncallYaml('30s', '1h', '', 'slack-dm: U0ALICE');
 
-/** Slack's Web API (ok answers) and the response_url receiver in one local server. */
-function fakeSlack(): { responses: Array<Record<string, unknown>>; start(): Promise<string>; close(): void } {
-  const responses: Array<Record<string, unknown>> = [];
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => { raw += c.toString(); });
-    req.on('end', () => {
-      if (req.url === '/response') {
-        responses.push(JSON.parse(raw) as Record<string, unknown>);
-        res.writeHead(200).end('ok');
-        return;
-      }
-      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-      const reply = req.url === '/api/conversations.open' ? { ok: true, channel: { id: 'D0ALICE' } }
-        : { ok: true, channel: body.channel, ts: '1700000000.000100' };
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(reply));
-    });
-  });
-  return {
-    responses,
-    start: () => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
-    close: () => { server.closeAllConnections(); server.close(); },
-  };
-}
-
 describe('slack interactivity e2e', () => {
   const t = tempEnv();
-  const slack = fakeSlack();
+  let slack: FakeSlack | null = null;
   const stops: string[] = [];
   after(async () => {
     for (const dir of stops) await runSvc(['down'], { env: t.env, cwd: dir });
-    slack.close();
+    await slack?.close();
     t.cleanup();
   });
 
   it('a signed click by alice acks; a bad signature, a stale timestamp and an unknown user change nothing', async () => {
-    const base = await slack.start();
+    const fake = await startFakeSlack(TOKEN, { dmChannel: 'D0ALICE' });
+    slack = fake;
+    const { base } = fake;
     const a = await scaffoldAgent(t, 'slack-actions');
     writeFileSync(join(a.dir, 'oncall.yaml'), ONCALL);
     appendFileSync(join(a.dir, 'channels.yaml'), ['  - id: slack-dm', '    type: slack', '    direction: outbound',
@@ -103,7 +80,7 @@ describe('slack interactivity e2e', () => {
     assert.equal(refused.length, 1);
     assert.deepEqual(refused[0]?.data, { pageId, via: 'slack', user: 'U0STRANGER', action: 'svc_ack', reason: 'unknown-user' });
     assert.equal(refused[0]?.actor, 'slack:U0STRANGER');
-    const told = await waitFor('the ephemeral refusal', () => slack.responses[0]);
+    const told = await waitFor('the ephemeral refusal', () => fake.responses[0]);
     assert.deepEqual(told, { response_type: 'ephemeral', replace_original: false,
       text: 'You are not on call for svc, so this button does nothing for you.' });
     assert.equal(pageState(pageId), 'triggered');

@@ -5,11 +5,10 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { FakeSlack, SlackCall } from './support/fake-slack.js';
+import { startFakeSlack } from './support/fake-slack.js';
 import { freePort, postAlert } from './support/http.js';
 import { queryStore } from './support/store.js';
 import { readSecretFile, runSvc, setIngestPort, tempEnv } from './support/svc.js';
@@ -17,41 +16,10 @@ import { waitFor } from './support/wait.js';
 
 const TOKEN = 'xoxb-test-0000000000-secret-token';
 
-type Reply = { status: number; headers?: Record<string, string>; body: unknown };
-
-interface SlackCall { method: string; auth: string | undefined; contentType: string | undefined; body: Record<string, unknown> }
-
-/** A Slack Web API stand-in: answers conversations.open and chat.postMessage from a reply script. */
-function fakeSlack(): { server: Server; calls: SlackCall[]; postReplies: Reply[]; start(): Promise<string> } {
-  const calls: SlackCall[] = [];
-  const postReplies: Reply[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => { raw += c.toString(); });
-    req.on('end', () => {
-      const method = (req.url ?? '').replace(/^\/api\//, '');
-      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-      calls.push({ method, auth: req.headers.authorization, contentType: req.headers['content-type'], body });
-      let reply: Reply;
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) reply = { status: 200, body: { ok: false, error: 'not_authed' } };
-      else if (method === 'conversations.open') reply = { status: 200, body: { ok: true, channel: { id: 'D0ONCALL' } } };
-      else if (method === 'chat.postMessage') {
-        reply = postReplies.shift() ?? { status: 200, body: { ok: true, channel: body.channel, ts: `1700000000.${String(calls.length).padStart(6, '0')}`, message: { text: body.text } } };
-      } else reply = { status: 200, body: { ok: false, error: 'unknown_method' } };
-      res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
-      res.end(JSON.stringify(reply.body));
-    });
-  });
-  return {
-    server, calls, postReplies,
-    start: () => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`))),
-  };
-}
-
 describe('slack channel through the daemon', () => {
   const t = tempEnv();
   const dir = join(t.work, 'agent');
-  const slack = fakeSlack();
+  let slack: FakeSlack;
   let url = '';
   let secret = '';
   let fixture = '';
@@ -68,7 +36,8 @@ describe('slack channel through the daemon', () => {
     const port = await freePort();
     setIngestPort(dir, port);
     url = `http://127.0.0.1:${port}/webhooks/alertmanager`;
-    const apiUrl = await slack.start();
+    slack = await startFakeSlack(TOKEN);
+    const { apiUrl } = slack;
     writeFileSync(join(dir, 'channels.yaml'), [
       'channels:',
       '  - id: oncall-slack',
@@ -91,7 +60,7 @@ describe('slack channel through the daemon', () => {
   });
   after(async () => {
     await runSvc(['down'], { env: t.env, cwd: dir });
-    slack.server.close();
+    await slack.close();
     t.cleanup();
   });
 

@@ -8,10 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import type { FakeSlack, SlackCall } from './support/fake-slack.js';
+import { startFakeSlack } from './support/fake-slack.js';
 import { postAlert } from './support/http.js';
 import { aliceOnlyYaml } from './support/oncall-yaml.js';
 import { auditRows, queryStore } from './support/store.js';
@@ -21,44 +21,6 @@ import { waitFor } from './support/wait.js';
 const TOKEN = 'xoxb-test-0000000000-secret-token';
 const ONCALL = aliceOnlyYaml('slack-dm: U0ALICE');
 
-interface Call { method: string; auth: string | undefined; contentType: string | undefined; body: Record<string, unknown> }
-
-/** Slack's Web API: conversations.open, chat.postMessage (a new ts each), chat.update (the first one rate limited). */
-function fakeSlack(): { calls: Call[]; start(): Promise<string>; close(): void } {
-  const calls: Call[] = [];
-  let posts = 0;
-  let updates = 0;
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => { raw += c.toString(); });
-    req.on('end', () => {
-      const method = (req.url ?? '').replace(/^\/api\//, '');
-      const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-      calls.push({ method, auth: req.headers.authorization, contentType: req.headers['content-type'], body });
-      const answer = (status: number, reply: unknown, headers: Record<string, string> = {}): void => {
-        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers }).end(JSON.stringify(reply));
-      };
-      if (req.headers.authorization !== `Bearer ${TOKEN}`) return answer(200, { ok: false, error: 'not_authed' });
-      if (method === 'conversations.open') return answer(200, { ok: true, channel: { id: 'D0ALICE' } });
-      if (method === 'chat.postMessage') {
-        posts += 1;
-        return answer(200, { ok: true, channel: body.channel, ts: `1700000000.00010${posts}` });
-      }
-      if (method === 'chat.update') {
-        updates += 1;
-        if (updates === 1) return answer(429, { ok: false, error: 'ratelimited' }, { 'Retry-After': '1' });
-        return answer(200, { ok: true, channel: body.channel, ts: body.ts, text: body.text });
-      }
-      return answer(200, { ok: false, error: 'unknown_method' });
-    });
-  });
-  return {
-    calls,
-    start: () => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api`))),
-    close: () => { server.closeAllConnections(); server.close(); },
-  };
-}
-
 const actionIds = (body: Record<string, unknown>): string[] => {
   const blocks = body.blocks as Array<{ type: string; elements?: Array<{ action_id: string }> }>;
   return blocks.flatMap((b) => b.elements?.map((e) => e.action_id) ?? []);
@@ -66,16 +28,18 @@ const actionIds = (body: Record<string, unknown>): string[] => {
 
 describe('slack page message updated in place e2e', () => {
   const t = tempEnv();
-  const slack = fakeSlack();
+  let slack: FakeSlack | null = null;
   const stops: string[] = [];
   after(async () => {
     for (const dir of stops) await runSvc(['down'], { env: t.env, cwd: dir });
-    slack.close();
+    await slack?.close();
     t.cleanup();
   });
 
   it('posted with buttons, edited on ack after a restart (same ts, 429 waited out), join in its thread, edited on resolve', async () => {
-    const apiUrl = await slack.start();
+    const fake = await startFakeSlack(TOKEN, { dmChannel: 'D0ALICE', rateLimitFirstUpdate: true });
+    slack = fake;
+    const { apiUrl } = fake;
     const a = await scaffoldAgent(t, 'slack-updates');
     writeFileSync(join(a.dir, 'oncall.yaml'), ONCALL);
     appendFileSync(join(a.dir, 'channels.yaml'), ['  - id: slack-dm', '    type: slack', '    direction: outbound',
@@ -87,8 +51,8 @@ describe('slack page message updated in place e2e', () => {
     };
     await up();
     stops.push(a.dir);
-    const posts = (): Call[] => slack.calls.filter((c) => c.method === 'chat.postMessage');
-    const updates = (): Call[] => slack.calls.filter((c) => c.method === 'chat.update');
+    const posts = (): SlackCall[] => fake.calls.filter((c) => c.method === 'chat.postMessage');
+    const updates = (): SlackCall[] => fake.calls.filter((c) => c.method === 'chat.update');
 
     assert.equal((await postAlert(a.url, a.secret, a.fixture, 'upd-1')).status, 202);
     const opening = await waitFor('the page message posted', () => posts()[0]);
@@ -99,6 +63,7 @@ describe('slack page message updated in place e2e', () => {
     assert.equal(opening.body.channel, 'D0ALICE');
     assert.equal(opening.body.thread_ts, undefined);
     assert.deepEqual(actionIds(opening.body), ['svc_ack', 'svc_resolve', 'svc_escalate']);
+    const postedTs = String(opening.reply.body.ts);
     await waitFor('the delivery recorded', () => auditRows(t.home).find((r) => r.kind === 'message.delivered' && r.data.pageId === pageId));
 
     // A restart between the post and the ack: the message reference comes from the store, not memory.
@@ -108,11 +73,12 @@ describe('slack page message updated in place e2e', () => {
     const ack = await runSvc(['ack', pageId, '--as', 'alice'], { env, cwd: a.dir });
     assert.equal(ack.code, 0, ack.stderr);
     const edited = await waitFor('the ack edited in after a 429', () => (updates().length >= 2 ? updates() : undefined));
+    assert.deepEqual(edited.map((u) => u.reply.status), [429, 200], 'the rate-limited edit was tried again');
     for (const u of edited) {
       assert.equal(u.auth, `Bearer ${TOKEN}`);
       assert.equal(u.contentType, 'application/json; charset=utf-8');
       assert.equal(u.body.channel, 'D0ALICE');
-      assert.equal(u.body.ts, '1700000000.000101', 'the message posted before the restart');
+      assert.equal(u.body.ts, postedTs, 'the message posted before the restart');
     }
     assert.equal(edited[1]?.body.text, `${String(opening.body.text).split('\n')[0]}\nPage ${pageId} was acknowledged by alice.`);
     assert.deepEqual(actionIds(edited[1]?.body ?? {}), ['svc_resolve', 'svc_escalate'], 'no Acknowledge on an acknowledged page');
@@ -122,12 +88,12 @@ describe('slack page message updated in place e2e', () => {
     assert.equal((await postAlert(a.url, a.secret, a.fixture, 'upd-2')).status, 202);
     const reply = await waitFor('the join as a thread reply', () => posts()[1]);
     assert.equal(reply.body.channel, 'D0ALICE');
-    assert.equal(reply.body.thread_ts, '1700000000.000101');
+    assert.equal(reply.body.thread_ts, postedTs);
     assert.match(String(reply.body.text), new RegExp(`^\\[P1\\] .*\\n2 alerts now on page ${pageId}`));
 
     assert.equal((await runSvc(['resolve', pageId], { env, cwd: a.dir })).code, 0);
     const resolved = await waitFor('the resolution edited in', () => updates()[2]);
-    assert.equal(resolved.body.ts, '1700000000.000101', 'the top-level message, not the thread reply');
+    assert.equal(resolved.body.ts, postedTs, 'the top-level message, not the thread reply');
     assert.deepEqual(actionIds(resolved.body), [], 'no buttons on a resolved page');
     assert.match(String(resolved.body.text), /^RESOLVED \[P1\] /);
     assert.equal(posts().length, 2);

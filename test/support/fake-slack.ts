@@ -1,47 +1,95 @@
 /**
- * A Slack Web API stand-in on loopback: `conversations.open` opens a DM, `chat.postMessage` answers as
- * Slack does (`{ok, channel, ts, message}`); every call is recorded with its parsed JSON body, and a
- * request without the expected bot token gets Slack's `not_authed`.
+ * A Slack Web API stand-in on loopback, the one every Slack test uses: `conversations.open` opens a DM,
+ * `chat.postMessage` and `chat.update` answer as Slack does (`{ok, channel, ts, …}`, JSON with a
+ * charset); a request without the expected bot token gets Slack's `not_authed`. Every API call is
+ * recorded with its parsed JSON body and its bytes. It also receives interactivity's `response_url`
+ * posts at `/response`. Scripted answers (`postReplies`) and a rate-limited first update let a test
+ * walk Slack's failures.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface SlackCall { method: string; auth: string | undefined; body: Record<string, unknown>; /** the request body's bytes as text */ raw: string }
+export interface SlackCall {
+  method: string;
+  auth: string | undefined;
+  contentType: string | undefined;
+  body: Record<string, unknown>;
+  /** the request body's bytes as text */
+  raw: string;
+  /** what the stand-in answered */
+  reply: SlackReply;
+}
+
+/** An answer to one call: the HTTP status, extra headers, the JSON body. */
+export interface SlackReply { status: number; headers?: Record<string, string>; body: Record<string, unknown> }
+
+export interface FakeSlackOptions {
+  /** The DM channel conversations.open returns (default `D0ONCALL`). */
+  dmChannel?: string;
+  /** The first chat.update is answered 429 `ratelimited` with `Retry-After: 1`, as Slack's rate limit does. */
+  rateLimitFirstUpdate?: boolean;
+}
 
 export interface FakeSlack {
-  /** What channels.yaml's `apiUrl` should say. */
+  /** What channels.yaml's `apiUrl` should say (`<base>/api`). */
   readonly apiUrl: string;
+  /** The server's root: `<base>/response` is a response_url. */
+  readonly base: string;
   readonly calls: SlackCall[];
   /** The DM channel id conversations.open returns. */
   readonly dmChannel: string;
+  /** Answers chat.postMessage takes, in order, before the usual `ok` (push to script a failure). */
+  readonly postReplies: SlackReply[];
+  /** The JSON bodies posted to `<base>/response`. */
+  readonly responses: Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
-export async function startFakeSlack(token: string): Promise<FakeSlack> {
+export async function startFakeSlack(token: string, opts: FakeSlackOptions = {}): Promise<FakeSlack> {
   const calls: SlackCall[] = [];
-  const dmChannel = 'D0ONCALL';
+  const postReplies: SlackReply[] = [];
+  const responses: Array<Record<string, unknown>> = [];
+  const dmChannel = opts.dmChannel ?? 'D0ONCALL';
+  let updates = 0;
+  const answer = (method: string, auth: string | undefined, body: Record<string, unknown>): SlackReply => {
+    const ok = (reply: Record<string, unknown>): SlackReply => ({ status: 200, body: { ok: true, ...reply } });
+    if (auth !== `Bearer ${token}`) return { status: 200, body: { ok: false, error: 'not_authed' } };
+    if (method === 'conversations.open') return ok({ channel: { id: dmChannel } });
+    if (method === 'chat.postMessage') {
+      return postReplies.shift() ?? ok({ channel: body.channel, ts: `1700000000.${String(calls.length + 1).padStart(6, '0')}`, message: { text: body.text } });
+    }
+    if (method === 'chat.update') {
+      updates += 1;
+      if (opts.rateLimitFirstUpdate === true && updates === 1) return { status: 429, headers: { 'Retry-After': '1' }, body: { ok: false, error: 'ratelimited' } };
+      return ok({ channel: body.channel, ts: body.ts, text: body.text });
+    }
+    return { status: 200, body: { ok: false, error: 'unknown_method' } };
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const method = (req.url ?? '').replace(/^\/api\//, '');
       const raw = Buffer.concat(chunks).toString('utf8');
       const body = raw === '' ? {} : (JSON.parse(raw) as Record<string, unknown>);
-      calls.push({ method, auth: req.headers.authorization, body, raw });
-      let reply: unknown;
-      if (req.headers.authorization !== `Bearer ${token}`) reply = { ok: false, error: 'not_authed' };
-      else if (method === 'conversations.open') reply = { ok: true, channel: { id: dmChannel } };
-      else if (method === 'chat.postMessage') {
-        reply = { ok: true, channel: body.channel, ts: `1700000000.${String(calls.length).padStart(6, '0')}`, message: { text: body.text } };
-      } else reply = { ok: false, error: 'unknown_method' };
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-      res.end(JSON.stringify(reply));
+      if (req.url === '/response') {
+        responses.push(body);
+        res.writeHead(200).end('ok');
+        return;
+      }
+      const method = (req.url ?? '').replace(/^\/api\//, '');
+      const reply = answer(method, req.headers.authorization, body);
+      calls.push({ method, auth: req.headers.authorization, contentType: req.headers['content-type'], body, raw, reply });
+      res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
+      res.end(JSON.stringify(reply.body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    apiUrl: `http://127.0.0.1:${port}/api`, calls, dmChannel,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    apiUrl: `${base}/api`, base, calls, dmChannel, postReplies, responses,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
   };
 }
