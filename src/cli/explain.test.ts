@@ -10,6 +10,7 @@ import { cliHarness } from '../../test/support/cli.js';
 import { systemClock } from '../core/clock.js';
 import { HttpError } from '../core/errors.js';
 import { getJson } from './control-client.js';
+import { printStory } from './explain.js';
 import { runCli } from './program.js';
 
 const EVENT = '0b7c5a52-8c1e-4c3a-9d7e-3f1a2b4c5d6e';
@@ -57,3 +58,26 @@ describe('svc explain: error answers by status', () => {
   });
 });
 
+describe('svc explain: the timeline on an 80-column terminal', () => {
+  it('each sentence is whole, continued under WHAT; no line is wider than the screen', () => {
+    const h = cliHarness({}, '/');
+    const row = (seq: number, kind: string, data: Record<string, unknown>) => ({ seq, ts: '2026-11-25T03:12:09.481Z', kind, actor: 'agent:oncall-escalator',
+      hash: 'a'.repeat(64), data });
+    printStory({ eventId: EVENT, verified: true, truncated: false,
+      verification: { problems: [], chainIntactThroughSeq: 12, chainProblem: null },
+      rows: [row(11, 'message.delivered', { eventId: EVENT, channelId: 'oncall-dm', channelType: 'file', deliveryId: `${EVENT}.oncall-dm`, attempt: 2 }),
+        row(12, 'message.failed', { eventId: EVENT, channelId: 'team-room', deliveryId: `${EVENT}.team-room`, attempts: 5,
+          error: 'channel team-room: HTTP 400 The request content is not valid.' })] }, { ...h.ctx, columns: () => 80 });
+    // Before, WHAT was cut at the screen's edge: the failure's reason, the end of its sentence, was lost.
+    assert.equal(h.out(), `event ${EVENT}\n`
+      + 'TIME                      SEQ  WHAT\n'
+      + '2026-11-25T03:12:09.481Z  11   delivered to oncall-dm, delivery\n'
+      + `                               ${EVENT}.oncall-dm,\n`
+      + '                               attempt 2\n'
+      + '2026-11-25T03:12:09.481Z  12   delivery to team-room failed (attempt 5): channel\n'
+      + '                               team-room: HTTP 400 The request content is not\n'
+      + '                               valid.\n'
+      + 'verified: every row hashes and links, and the chain is intact through seq 12\n');
+    for (const line of h.out().split('\n')) assert.ok(line.length <= 80, `${line.length}: ${line}`);
+  });
+});

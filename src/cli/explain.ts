@@ -29,7 +29,7 @@ interface StoryAnswer {
 export function printStory(story: StoryAnswer, ctx: CliContext): void {
   const rows = story.rows.map((r) => [r.ts, String(r.seq), r.hash.slice(0, 12), auditSentence(r.kind, r.actor, r.data)]);
   ctx.stdout(`event ${story.eventId}\n`);
-  printTable(ctx, [{ header: 'TIME', min: 20 }, { header: 'SEQ', whole: true }, { header: 'HASH', drop: 1 }, { header: 'WHAT', min: 40 }], rows);
+  printTable(ctx, [{ header: 'TIME', min: 20 }, { header: 'SEQ', whole: true }, { header: 'HASH', drop: 1 }, { header: 'WHAT', min: 40, wrap: true }], rows);
   if (story.truncated) ctx.stdout(`(only the first ${story.rows.length} rows; --json for all fields)\n`);
   const v = story.verification;
   const verdict = story.verified

@@ -32,6 +32,15 @@ describe('formatTable', () => {
     assert.match(text, /^ID {4}REASON {11}ERROR$/m);
   });
 
+  it('a wrap column continues under itself, broken between words, instead of being cut', () => {
+    const text = formatTable(['ID', { header: 'WHAT', min: 20, wrap: true }], [['dl-1', 'delivered to oncall-dm (attempt 2) after the channel came back']],
+      { width: 40 });
+    assert.equal(text, 'ID    WHAT\n'
+      + 'dl-1  delivered to oncall-dm (attempt 2)\n'
+      + '      after the channel came back\n');
+    assert.equal(formatTable(['ID', { header: 'WHAT', wrap: true }], [['dl-1', 'short']], { width: 40 }), 'ID    WHAT\ndl-1  short\n');
+  });
+
   it('never below a header: a screen too narrow wraps instead', () => {
     const text = formatTable(headers, rows, { width: 5 });
     assert.match(text, /^ID {4}REASON/m);

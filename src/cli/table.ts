@@ -6,7 +6,9 @@
  *   2. then those are cut with `…` down to it, and after them the widest columns, never below their
  *      `min` (default: their header, at least MIN_CUT).
  * A `whole` column (an id a person copies into the next command) is never cut: the other columns give
- * way, and when they cannot the terminal wraps. Piped output is never cut. Each cell is one line made
+ * way, and when they cannot the terminal wraps. A `wrap` column (the last one: a sentence) is not cut
+ * either: what does not fit continues on the next lines under it, broken between words. Piped output
+ * is never cut. Each cell is one line made
  * safe for a terminal (core/terminal-text.ts: a line break or an escape sequence in a label is shown,
  * never obeyed, and measured as shown). style.ts printTable prints one with its header in bold.
  */
@@ -31,6 +33,8 @@ export interface Column {
    * for it; a time cut to the second, a long title.
    */
   give?: number;
+  /** The last column only: continued on further lines under itself instead of cut (a sentence). */
+  wrap?: boolean;
 }
 
 /** A column that holds ids: shown whole at every width. */
@@ -58,6 +62,19 @@ function cut(cell: string, width: number): string {
   return cell.length <= width ? cell : `${cell.slice(0, Math.max(0, width - 1))}…`;
 }
 
+/** `cell` in lines of at most `width`, broken after a space where one is near enough, else mid-word. */
+function wrapped(cell: string, width: number): string[] {
+  const lines: string[] = [];
+  let rest = cell;
+  while (rest.length > width && width > 0) {
+    const space = rest.lastIndexOf(' ', width);
+    const at = space > width / 2 ? space : width;
+    lines.push(rest.slice(0, at).trimEnd());
+    rest = rest.slice(at).trimStart();
+  }
+  return [...lines, rest];
+}
+
 const asColumn = (c: string | Column): Column => (typeof c === 'string' ? { header: c } : c);
 
 export function formatTable(given: ReadonlyArray<string | Column>, cells: ReadonlyArray<readonly string[]>, opts: TableOptions = {}): string {
@@ -80,7 +97,13 @@ export function formatTable(given: ReadonlyArray<string | Column>, cells: Readon
     const fitted = fit(willing, shown.map((j) => minimums[j] ?? 0), width);
     widths = columns.map((_, i) => fitted[shown.indexOf(i)] ?? 0);
   }
-  const line = (row: readonly string[]): string =>
-    shown.map((i, k) => { const w = widths[i] ?? 0; const t = cut(row[i] ?? '', w); return k === shown.length - 1 ? t : t.padEnd(w); }).join('  ').trimEnd();
+  const last = shown[shown.length - 1];
+  const wrapLast = last !== undefined && columns[last]?.wrap === true;
+  const line = (row: readonly string[]): string => {
+    const lead = shown.slice(0, -1).map((i) => cut(row[i] ?? '', widths[i] ?? 0).padEnd(widths[i] ?? 0));
+    const tail = last === undefined ? [''] : wrapLast ? wrapped(row[last] ?? '', widths[last] ?? 0) : [cut(row[last] ?? '', widths[last] ?? 0)];
+    const indent = ' '.repeat(spanOf(shown.slice(0, -1).map((i) => widths[i] ?? 0)) + (lead.length > 0 ? GAP : 0));
+    return tail.map((t, k) => (k === 0 ? [...lead, t].join('  ') : indent + t).trimEnd()).join('\n');
+  };
   return [line(columns.map((c) => c.header)), ...rows.map(line)].join('\n') + '\n';
 }
