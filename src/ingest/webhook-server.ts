@@ -15,7 +15,8 @@ import type { Clock } from '../core/clock.js';
 import { raceDeadline } from '../core/deadline.js';
 import { RuntimeError, errorText } from '../core/errors.js';
 import type { LogLevel } from '../core/log.js';
-import type { AgentLog } from '../logs/agent-log.js';
+import type { AgentLog, LogEntry } from '../logs/agent-log.js';
+import { writeEntries } from '../logs/agent-log.js';
 import type { WebhookRejectReason } from '../metrics/metric-names.js';
 import type { SourceStats } from '../metrics/source-stats.js';
 import type { EventRecord, IngestResult, Store } from '../store/store.js';
@@ -86,6 +87,15 @@ interface Listener {
 }
 
 type Json = Record<string, unknown>;
+
+/** An accepted event waiting for its 202, answered with the others of its turn (`answerAccepted`). */
+interface Accepted {
+  route: WebhookRoute;
+  res: ServerResponse;
+  event: EventRecord;
+  fingerprint: string | null;
+  payloadText: string;
+}
 
 /**
  * How a message names a listener: by its port only. The bind address may come from a `${file:}` or
@@ -220,6 +230,50 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
       challenge.length > 0 ? { 'WWW-Authenticate': challenge.join(', ') } : {});
   }
 
+  // The store answers a whole commit in one message (store-worker.ts), so its accepted requests resume
+  // in one microtask drain: they are answered together at its end — their log lines in one write per
+  // agent log, then their 202s, in order. Each line is still in the file before its 202 is written.
+  let accepted: Accepted[] = [];
+  let answered: Promise<void> | null = null;
+
+  function answerAll(): void {
+    const batch = accepted;
+    accepted = [];
+    answered = null;
+    const lines = new Map<AgentLog, LogEntry[]>();
+    for (const a of batch) {
+      let entries = lines.get(a.route.log);
+      if (entries === undefined) lines.set(a.route.log, entries = []);
+      entries.push({ level: 'info', event: 'webhook.accepted', fields: { eventId: a.event.id, fingerprint: a.fingerprint, sourceId: a.route.source.id } });
+    }
+    for (const [log, entries] of lines) writeEntries(log, entries);
+    for (const { route, res, event, payloadText } of batch) {
+      // The event is durable whatever happened to the sender, so dispatch does not wait for the socket.
+      try {
+        send(res, 202, { status: 'accepted', eventId: event.id });
+        deps.onAccepted(event);
+        deps.onDelivery?.(route.agentId, route.source.id, payloadText);
+      } catch (err) {
+        report(err);
+      }
+    }
+  }
+
+  /** Resolves once the event's 202 is written (at the end of this microtask drain). */
+  function answerAccepted(a: Accepted): Promise<void> {
+    accepted.push(a);
+    answered ??= new Promise((resolve) => {
+      queueMicrotask(() => {
+        try {
+          answerAll();
+        } finally {
+          resolve();
+        }
+      });
+    });
+    return answered;
+  }
+
   async function handle(listener: Listener, req: IncomingMessage, res: ServerResponse, expectContinue: boolean): Promise<void> {
     const url = req.url ?? '';
     const query = url.indexOf('?');
@@ -312,17 +366,8 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
 
     const counters = stats.get(agentId, source.id);
     if (result.outcome === 'accepted') {
-      const { event } = result;
       counters.received += 1;
-      log.write('info', 'webhook.accepted', { eventId: event.id, fingerprint, sourceId: source.id });
-      send(res, 202, { status: 'accepted', eventId: event.id });
-      // The event is durable whatever happened to the sender, so dispatch does not wait for the socket.
-      try {
-        deps.onAccepted(event);
-        deps.onDelivery?.(agentId, source.id, payloadText);
-      } catch (err) {
-        report(err);
-      }
+      await answerAccepted({ route, res, event: result.event, fingerprint, payloadText });
       return;
     }
     counters.received += 1;
