@@ -248,9 +248,13 @@ export function createWebhookIngest(deps: WebhookIngestDeps): WebhookIngest {
     }
     for (const [log, entries] of lines) writeEntries(log, entries);
     for (const { route, res, event, payloadText } of batch) {
-      // The event is durable whatever happened to the sender, so dispatch does not wait for the socket.
       try {
         send(res, 202, { status: 'accepted', eventId: event.id });
+      } catch (err) {
+        report(err);
+      }
+      // The event is durable whatever happened to the sender, so dispatch does not wait for the socket.
+      try {
         deps.onAccepted(event);
         deps.onDelivery?.(route.agentId, route.source.id, payloadText);
       } catch (err) {
