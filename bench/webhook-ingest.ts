@@ -10,6 +10,8 @@
  * server's rate is wrk's ceiling: while it is several times the svc rate, wrk is not what limits svc.
  *
  *   node --import tsx bench/webhook-ingest.ts [connections] [rounds]
+ *   BENCH_CPU_PROF=/tmp/prof node --import tsx bench/webhook-ingest.ts   # CPU profiles of the svc side: one file per thread
+ *                                                                       # (main, store writer, reader), startup included
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,7 +42,8 @@ const dir = mkdtempSync(join(tmpdir(), 'svc-bench-ingest-'));
 // SVC_BENCH_ROOT points the svc side at another checkout (a "before" figure), as in lib/daemon.ts.
 const ingestServer = process.env.SVC_BENCH_ROOT === undefined ? fileURLToPath(new URL('./lib/ingest-server.ts', import.meta.url))
   : join(process.env.SVC_BENCH_ROOT, 'bench/lib/ingest-server.ts');
-const server = spawn(process.execPath, ['--import', 'tsx', ingestServer, dir, SECRET],
+const prof = process.env.BENCH_CPU_PROF;
+const server = spawn(process.execPath, [...(prof !== undefined ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), '--import', 'tsx', ingestServer, dir, SECRET],
   { stdio: ['ignore', 'pipe', 'inherit'] });
 try {
   const port = await new Promise<number>((resolve) => { server.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))); });

@@ -588,6 +588,27 @@ describe('webhook ingest', () => {
     }
   });
 
+  it('answers the accepted requests of a commit together: each 202 arrives with its log line already in the file', async () => {
+    const env = await setup();
+    const bodies = Array.from({ length: 24 }, (_, i) => JSON.stringify({ ...ALERT, n: i }));
+    // The log is read the moment each answer arrives: its line must be there before the 202 left.
+    const answers = await Promise.all(bodies.map(async (b, i) => {
+      const r = await signed(env.port, b, { 'x-alert-fingerprint': `fp-line-${i}` });
+      const logged = env.logLines().some((l) => l.event === 'webhook.accepted' && l.eventId === r.json.eventId);
+      return { r, logged };
+    }));
+    assert.deepEqual(answers.map(({ r }) => r.status), bodies.map(() => 202));
+    for (const { r, logged } of answers) {
+      assert.deepEqual(Object.keys(r.json), ['status', 'eventId']);
+      assert.ok(logged, `no webhook.accepted line for ${String(r.json.eventId)} when its 202 arrived`);
+    }
+    const lines = env.logLines().filter((l) => l.event === 'webhook.accepted');
+    assert.equal(lines.length, 24);
+    assert.deepEqual(new Set(lines.map((l) => l.fingerprint)), new Set(bodies.map((_, i) => `fp-line-${i}`)));
+    assert.deepEqual(new Set(env.accepted.map((e) => e.id)), new Set(answers.map(({ r }) => r.json.eventId)));
+    assert.equal(env.stats.get('oncall', 'alertmanager').received, 24);
+  });
+
   it('answers 503 once the store has not answered within the write deadline, and accepts the retry', async () => {
     let hanging = true;
     const env = await setup({ wrap: (store) => withStore(store, {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fakeClock } from '../core/clock.js';
-import type { LogRecord } from './agent-log.js';
-import { createAgentLog, createLogSinkHealth } from './agent-log.js';
+import type { AgentLog, LogRecord } from './agent-log.js';
+import { createAgentLog, createLogSinkHealth, writeEntries } from './agent-log.js';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-agent-log-'));
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -64,5 +64,45 @@ describe('agent log', () => {
     log.close();
     assert.deepEqual(lines(`${path}.1`).map((r) => r.event), ['before', 'still-old']);
     assert.deepEqual(lines(path).map((r) => r.event), ['after']);
+  });
+
+  it('writeAll writes its records in order after what came before, each as write would, and mirrors each', () => {
+    const path = join(root, 'c', 'oncall.log');
+    const mirrored: LogRecord[] = [];
+    const clock = fakeClock(0);
+    const log = createAgentLog({ path, agentId: 'oncall', clock, mirror: (r) => mirrored.push(r) });
+    log.write('info', 'first');
+    clock.advance(5);
+    log.writeAll([{ level: 'info', event: 'webhook.accepted', fields: { eventId: 'e1', fingerprint: null, sourceId: 'am' } },
+      { level: 'warn', event: 'webhook.accepted', fields: { eventId: 'e2', secret: 's', skipped: undefined } }]);
+    log.writeAll([]);
+    log.close();
+    assert.deepEqual(lines(path), [
+      { agentId: 'oncall', ts: '1970-01-01T00:00:00.000Z', level: 'info', event: 'first' },
+      { agentId: 'oncall', ts: '1970-01-01T00:00:00.005Z', level: 'info', event: 'webhook.accepted', eventId: 'e1', fingerprint: null, sourceId: 'am' },
+      { agentId: 'oncall', ts: '1970-01-01T00:00:00.005Z', level: 'warn', event: 'webhook.accepted', eventId: 'e2', secret: '[redacted]' },
+    ]);
+    assert.deepEqual(mirrored, lines(path));
+  });
+
+  it('writeAll on a failing sink never throws and counts every record of it as lost', () => {
+    const clock = fakeClock(0);
+    const reports: string[] = [];
+    const health = createLogSinkHealth({ clock, report: (l) => reports.push(l) });
+    const log = createAgentLog({ path: '/dev/full', agentId: 'oncall', clock, health });
+    log.writeAll([{ level: 'info', event: 'a' }, { level: 'info', event: 'b' }, { level: 'info', event: 'c' }]);
+    assert.equal(health.failures(), 3);
+    assert.equal(log.failures(), 3);
+    clock.advance(60_000);
+    log.write('info', 'd');
+    assert.match(reports[1] ?? '', /\(3 lines lost since the last report, 4 in all\)/);
+    log.close();
+  });
+
+  it('writeEntries falls back to one write per record for a log without writeAll (a stand-in)', () => {
+    const seen: string[] = [];
+    const standIn: AgentLog = { write: (level, event, fields) => { seen.push(`${level} ${event} ${JSON.stringify(fields)}`); }, close: () => undefined };
+    writeEntries(standIn, [{ level: 'info', event: 'a', fields: { n: 1 } }, { level: 'error', event: 'b' }]);
+    assert.deepEqual(seen, ['info a {"n":1}', 'error b undefined']);
   });
 });

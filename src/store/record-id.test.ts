@@ -22,3 +22,21 @@ test('two ids made in the same millisecond differ (74 random bits)', () => {
   const ids = new Set(Array.from({ length: 1000 }, () => newRecordId(1_780_000_000_000)));
   assert.equal(ids.size, 1000);
 });
+
+test('ids drawn across refills of the random pool stay version 7 and distinct', () => {
+  // The pool holds 128 ids' worth of bytes: 1,000 ids refill it several times.
+  const ids = Array.from({ length: 1000 }, () => newRecordId(1_780_000_000_000));
+  for (const id of ids) {
+    assert.match(id, UUID);
+    assert.equal(id[14], '7', `version nibble of ${id}`);
+    assert.ok('89ab'.includes(id[19] as string), `variant nibble of ${id}`);
+  }
+  assert.equal(new Set(ids.map((id) => id.slice(14))).size, 1000, 'the random parts differ');
+});
+
+test('a time before 1970 or past 48 bits is clamped, never a longer or shorter id', () => {
+  assert.match(newRecordId(-5), UUID);
+  assert.ok(newRecordId(-5).startsWith('00000000-0000-7'));
+  assert.match(newRecordId(2 ** 50), UUID);
+  assert.ok(newRecordId(2 ** 50).startsWith('ffffffff-ffff-7'));
+});

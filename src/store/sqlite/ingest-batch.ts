@@ -30,13 +30,15 @@ export interface IngestRequest {
 /** Most rows per INSERT: 64 audit rows bind 576 values, far below SQLite's limit of 32,766. */
 const CHUNK_ROWS = 64;
 
-type Row = readonly (string | number | null)[];
+/** Rows of one table, flattened: the values of row i are at i × columns … (i + 1) × columns − 1. */
+type Values = (string | number | null)[];
 
 /**
  * `INSERT … VALUES (…), (…)` for `n` rows, prepared once per row count and kept: a batch of any size
- * is written with at most CHUNK_ROWS distinct statements per table.
+ * is written with at most CHUNK_ROWS distinct statements per table. The rows come flat, as the
+ * statement binds them (an array per row, flattened per batch, was ≈2 % of the writer's time).
  */
-function multiRowInsert(db: Database.Database, head: string, columns: number, tail = ''): (rows: readonly Row[]) => void {
+function multiRowInsert(db: Database.Database, head: string, columns: number, tail = ''): (values: Values) => void {
   const prepared = new Map<number, Database.Statement<unknown[]>>();
   const one = `(${new Array<string>(columns).fill('?').join(', ')})`;
   const statement = (n: number): Database.Statement<unknown[]> => {
@@ -47,10 +49,16 @@ function multiRowInsert(db: Database.Database, head: string, columns: number, ta
     }
     return st;
   };
-  return (rows) => {
-    for (let at = 0; at < rows.length; at += CHUNK_ROWS) {
-      const chunk = rows.slice(at, at + CHUNK_ROWS);
-      statement(chunk.length).run(...chunk.flat());
+  const chunk = CHUNK_ROWS * columns;
+  return (values) => {
+    if (values.length % columns !== 0) throw new Error(`${values.length} values do not make rows of ${columns}`);
+    if (values.length <= chunk) {
+      if (values.length > 0) statement(values.length / columns).run(...values);
+      return;
+    }
+    for (let at = 0; at < values.length; at += chunk) {
+      const part = values.slice(at, at + chunk);
+      statement(part.length / columns).run(...part);
     }
   };
 }
@@ -95,9 +103,9 @@ export function createIngestBatch(db: Database.Database, { windowMs }: { windowM
     const stored = st.auditHead.get();
     let head: AuditHead = stored === undefined ? EMPTY_AUDIT_HEAD : { seq: stored.seq, hash: stored.hash, tsMs: stored.ts_ms };
 
-    const events: Row[] = [];
-    const fingerprints: Row[] = [];
-    const audit: Row[] = [];
+    const events: Values = [];
+    const fingerprints: Values = [];
+    const audit: Values = [];
     const results = requests.map(({ event: e, nowMs }): IngestResult => {
       const tsMs = stampMs(nowMs, lastTsMs);
       const plan = planIngest(e, { id: newRecordId(nowMs), nowMs, tsMs, windowMs, seen: lookup(e),
@@ -105,14 +113,14 @@ export function createIngestBatch(db: Database.Database, { windowMs }: { windowM
       if (plan.outcome === 'duplicate') return plan;
       const { event: ev, fingerprint: f } = plan;
       lastTsMs = tsMs;
-      events.push([ev.id, ev.tsMs, ev.agentId, ev.sourceId, ev.kind, ev.fingerprint, ev.status, ev.payloadText, 0]);
+      events.push(ev.id, ev.tsMs, ev.agentId, ev.sourceId, ev.kind, ev.fingerprint, ev.status, ev.payloadText, 0);
       if (f !== null) {
-        fingerprints.push([f.agentId, f.sourceId, f.fingerprint, f.eventId, f.seenMs]);
+        fingerprints.push(f.agentId, f.sourceId, f.fingerprint, f.eventId, f.seenMs);
         seen.set(fpKey(f.agentId, f.sourceId, f.fingerprint), { eventId: f.eventId, seenMs: f.seenMs });
       }
       for (const entry of plan.audit) {
         const row: PlannedAuditRow = nextAuditRow(head, entry, nowMs);
-        audit.push([row.seq, row.ts, row.tsMs, row.kind, row.actor, row.agentId, row.dataText, row.prevHash, row.hash]);
+        audit.push(row.seq, row.ts, row.tsMs, row.kind, row.actor, row.agentId, row.dataText, row.prevHash, row.hash);
         head = headAfter(row);
       }
       const { tsMs: _tsMs, ...event } = ev;

@@ -47,6 +47,7 @@ export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerCl
     dead ??= err;
     for (const w of waiting.values()) w.reject(err);
     waiting.clear();
+    worker.unref();
   };
 
   await new Promise<void>((resolve, reject) => {
@@ -63,10 +64,12 @@ export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerCl
     throw err;
   });
 
+  // Pending calls keep the process alive; an idle store does not.
   const settle = (reply: StoreReply): void => {
     const w = waiting.get(reply.id);
     if (w === undefined) return;
     waiting.delete(reply.id);
+    if (waiting.size === 0) worker.unref();
     if (reply.ok) w.resolve(reply.value);
     else w.reject(rebuildError(reply.error));
   };
@@ -77,7 +80,6 @@ export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerCl
   });
   worker.on('error', (err) => failAll(new Error(`store ${data.role} thread failed: ${err.message}`)));
   worker.on('exit', (code) => failAll(new Error(`store ${data.role} thread exited (code ${code})`)));
-  // Pending calls keep the process alive; an idle store does not.
   worker.unref();
 
   // Requests made in one turn of the event loop go as one message, posted once the turn is over: one
@@ -97,10 +99,8 @@ export async function startWorkerClient(data: StoreWorkerData): Promise<WorkerCl
     const id = next++;
     return new Promise<never>((resolve, reject) => {
       if (waiting.size === 0) worker.ref();
-      waiting.set(id, {
-        resolve: (v) => { if (waiting.size === 0) worker.unref(); resolve(v as never); },
-        reject: (e) => { if (waiting.size === 0) worker.unref(); reject(e); },
-      });
+      // The promise's own functions, no wrappers: one call's bookkeeping is one map entry.
+      waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
       outbox.push({ id, op, args });
       if (outbox.length === 1) setImmediate(post);
     });
