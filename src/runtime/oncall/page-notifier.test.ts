@@ -17,6 +17,7 @@ import type { PageRecord } from '../../oncall/page.js';
 import type { Actor, ResolveTargets } from '../../oncall/page-plan.js';
 import { planAck, planOpen, planResolve } from '../../oncall/page-plan.js';
 import type { Store } from '../../store/store.js';
+import type { OutboundMessage } from '../channels/channel.js';
 import { createFileChannel } from '../channels/file-channel.js';
 import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 import { waitFor } from '../../../test/support/wait.js';
@@ -142,21 +143,36 @@ describe('page notifier: hand-offs and many sends at once', () => {
     await s.close();
   });
 
-  it('an ack committed between the page and its hand-off still stops the round at the last look, audited', async () => {
-    const s = await bare();
-    const opened = s.open(1);
-    const applied = await s.store.oncall.applyPagePlan(opened, T0, s.notifier.claim);
+  it('a hand-off goes straight to its channel, no last look: the page and its claimed round are committed when the channel sees it', async () => {
+    const { clock, store, out, channel, log } = await caseParts();
+    // What the store holds at the moment the channel is handed the message, read through the store's own reads.
+    const seen: Array<{ page: string | null; timeline: string[] }> = [];
+    let lastLooks = 0;
+    const looking: Store = { ...store, oncall: { ...store.oncall, confirmSend: (...args) => {
+      lastLooks += 1;
+      return store.oncall.confirmSend(...args);
+    } } };
+    const watched = { ...channel, send: async (message: OutboundMessage, signal: AbortSignal) => {
+      const page = message.pageId === undefined ? null : await store.oncall.getPage(message.pageId);
+      seen.push({ page: page === null ? null : page.state, timeline: (await store.oncall.pageTimeline(message.pageId ?? '')).map((r) => r.kind) });
+      return channel.send(message, signal);
+    } };
+    const notifier = createPageNotifier({ store: looking, clock, owner: 'r1', channelOutcome: () => undefined,
+      agents: new Map([['agent-a', { id: 'agent-a', channels: [watched], log, dispatch }]]) });
+    const opened = planOpen({ pageId: `phandoff${String(n).padStart(5, '0')}`, agentId: 'agent-a', incidentKey: 'disk/db-1', policy,
+      policySha256: 'abc', nowMs: T0, resolve, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
+    const applied = await store.oncall.applyPagePlan(opened, T0, notifier.claim);
     assert.ok(applied.ok && applied.claimed !== undefined && applied.claimed.length === 1);
-    const ack = planAck(opened.page, cli, null, T0 + 1);
-    assert.ok(ack.ok && ack.plan !== null);
-    assert.deepEqual(await s.store.oncall.applyPagePlan(ack.plan, T0 + 1), { ok: true });
-    s.notifier.handOff(applied.claimed);
-    await waitFor('page.notice-cancelled', async () => (await s.audit('page.notice-cancelled')).length === 1);
-    await s.notifier.close();
-    assert.deepEqual(s.lines(), [], 'never sent');
-    assert.deepEqual(await s.audit('page.notice-cancelled'), [{ pageId: opened.page.id, deliveryId: `${opened.page.id}.1.alice.oncall-dm`,
-      notice: 'escalation', pageState: 'acknowledged' }]);
-    await s.close();
+    notifier.handOff(applied.claimed);
+    await waitFor('message.delivered', async () => (await store.listAudit({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null },
+      { kind: 'message.delivered' })).items.length === 1);
+    assert.deepEqual(seen, [{ page: 'triggered', timeline: ['page.opened', 'page.notified'] }], 'the page and its round were in the store before the send');
+    assert.equal(lastLooks, 0, 'the claim made with the page is the look: no read between the commit and the send');
+    assert.deepEqual(readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { deliveryId: string }).deliveryId),
+      [`${opened.page.id}.1.alice.oncall-dm`]);
+    await notifier.close();
+    await channel.close();
+    log.close();
   });
 
   it('50 notices sent at once: 50 lines and no MaxListenersExceededWarning (each send listens to a signal of its own)', async () => {

@@ -10,7 +10,10 @@
  *
  * Besides its passes over the outbox, it takes notifications handed to it already claimed (`handOff`:
  * a freshly opened page's first round, claimed in the transaction that opened the page) and sends
- * them at once, the same way.
+ * them at once, without the last look: the claim taken with the page is that look. No
+ * acknowledgement can commit before it (there was no page to acknowledge), and the hand-off follows
+ * the commit's answer with nothing awaited in between; a read there put a thread round trip in front
+ * of every page's first message (docs/performance.md, On-call).
  */
 import type { DispatchConfig } from '../../config/schema.js';
 import { backoffMs } from '../../core/backoff.js';
@@ -61,7 +64,10 @@ export interface PageNotifier {
   pass: NotifyPass;
   /** How a plan's notifications are claimed for this sender as they commit (then given to `handOff`). */
   claim: ClaimOnCommit;
-  /** Sends notifications already claimed for this sender, now, without waiting for a pass. */
+  /**
+   * Sends notifications claimed for this sender by the transaction that opened their page (`claim`),
+   * now, without waiting for a pass and without a last look: call it as that commit answers.
+   */
   handOff(claimed: readonly ClaimedNotification[]): void;
   /** Aborts the hand-offs under way (their claims return to the outbox when the lease ends) and waits for them. */
   close(): Promise<void>;
@@ -75,12 +81,15 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   const handOffSignals = signalScope(stop.signal);
   const handingOff = new Set<Promise<void>>();
 
-  /** Null: not sent — the page moved on since the claim (cancelled, audited by the store) or the claim was lost. */
-  async function sendOne(c: ClaimedNotification, signal: AbortSignal): Promise<NotificationOutcome | null> {
+  /**
+   * Null: not sent — the page moved on since the claim (cancelled, audited by the store) or the claim
+   * was lost. `lastLook` false: claimed in the very transaction that just committed (a hand-off).
+   */
+  async function sendOne(c: ClaimedNotification, signal: AbortSignal, lastLook: boolean): Promise<NotificationOutcome | null> {
     const n = c.notification;
     const base = { deliveryId: n.deliveryId, owner: c.owner, attempt: c.attempt };
     // The last look, just before the hand-off: an ack that committed after the claim stops an escalation here (§17.4).
-    const check = await store.oncall.confirmSend(base, clock.now());
+    const check = lastLook ? await store.oncall.confirmSend(base, clock.now()) : 'send';
     if (check !== 'send') {
       deps.agents.get(n.agentId)?.log.write('info', 'page.notice-cancelled', { pageId: n.pageId, deliveryId: n.deliveryId, kind: n.kind,
         outcome: check });
@@ -123,12 +132,12 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   }
 
   /** Sends a claimed batch at once and records its outcomes together (one commit for the batch). */
-  async function sendAll(claimed: readonly ClaimedNotification[], scope: SignalScope): Promise<void> {
+  async function sendAll(claimed: readonly ClaimedNotification[], scope: SignalScope, lastLook: boolean): Promise<void> {
     // A signal per send, not one shared by all: each send listens to its own (see signalScope).
     const outcomes = (await Promise.all(claimed.map(async (c) => {
       const own = scope.signal();
       try {
-        return await sendOne(c, own.signal);
+        return await sendOne(c, own.signal, lastLook);
       } finally {
         own.dispose();
       }
@@ -142,7 +151,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       if (claimed.length === 0) return 0;
       const scope = signalScope(signal);
       try {
-        await sendAll(claimed, scope);
+        await sendAll(claimed, scope, true);
       } finally {
         scope.dispose();
       }
@@ -151,7 +160,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     claim: { owner: deps.owner, leaseMs },
     handOff(claimed) {
       if (claimed.length === 0 || stop.signal.aborted) return;
-      const sending = sendAll(claimed, handOffSignals).catch((err: unknown) => deps.onError?.(err)).finally(() => handingOff.delete(sending));
+      const sending = sendAll(claimed, handOffSignals, false).catch((err: unknown) => deps.onError?.(err)).finally(() => handingOff.delete(sending));
       handingOff.add(sending);
     },
     async close() {
