@@ -132,7 +132,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     if (!r.ok) return false;
     observe(plan);
     const claimed = r.claimed ?? [];
-    if (claimed.length > 0) sender?.handOff(claimed);
+    // Waits for the sends, not for their record: what the caller commits next (the event's completion)
+    // then shares a transaction with their message.delivered rows — one fsync where there were two,
+    // and none of it under way while the channel writes the first message.
+    if (claimed.length > 0) await sender?.handOff(claimed);
     if (plan.notifications.length > claimed.length) deps.onCommitted?.();
     return true;
   };

@@ -5,13 +5,14 @@
  * evidence; a resolution's notices still go.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
 import { createAgentLog } from '../../logs/agent-log.js';
+import { loadOncall } from '../../oncall/load-oncall.js';
 import type { Policy } from '../../oncall/oncall-config.js';
 import type { PageRecord } from '../../oncall/page.js';
 import type { Actor, ResolveTargets } from '../../oncall/page-plan.js';
@@ -19,8 +20,10 @@ import { planAck, planOpen, planResolve } from '../../oncall/page-plan.js';
 import type { Store } from '../../store/store.js';
 import type { OutboundMessage } from '../channels/channel.js';
 import { createFileChannel } from '../channels/file-channel.js';
+import { oncallYaml } from '../../../test/support/oncall-yaml.js';
 import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 import { waitFor } from '../../../test/support/wait.js';
+import { createPageEngine } from './page-engine.js';
 import { createPageNotifier } from './page-notifier.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -46,7 +49,7 @@ async function caseParts() {
   const out = join(dir, 'oncall-dm.jsonl');
   const channel = createFileChannel(fileChannelSchema.parse({ id: 'oncall-dm', type: 'file', direction: 'outbound', path: out }), { clock });
   const log = createAgentLog({ path: join(dir, 'agent.log'), agentId: 'agent-a', clock });
-  return { clock, store, out, channel, log };
+  return { dir, clock, store, out, channel, log };
 }
 
 async function setup(raceAck: boolean) {
@@ -210,5 +213,43 @@ describe('page notifier: hand-offs and many sends at once', () => {
       process.off('warning', onWarning);
     }
     await s.close();
+  });
+});
+
+describe('page engine: a new page and its first round', () => {
+  it('opening a page returns once the round was handed to its channel, so the event completion written next shares its commit', async () => {
+    const { dir, clock, store, out, channel, log } = await caseParts();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'oncall.yaml'), oncallYaml('1h', '1h'));
+    const config = loadOncall({ dir, channels: [{ id: 'oncall-dm' }], sources: [] }, { env: {}, home: dir, nowMs: T0 });
+    assert.ok(config !== null);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const order: string[] = [];
+    const gated = { ...channel, send: async (message: OutboundMessage, signal: AbortSignal) => {
+      order.push('handed to the channel');
+      await gate;
+      return channel.send(message, signal);
+    } };
+    const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined,
+      agents: new Map([['agent-a', { id: 'agent-a', channels: [gated], log, dispatch }]]) });
+    const engine = createPageEngine({ store, clock, configs: new Map([['agent-a', config]]), sender: notifier });
+    const opening = engine.openFor('agent-a', 'disk/db-1', 'default', { id: 'event-1', title: 'Disk full', severity: 'P1' })
+      .then((page) => { order.push('returned'); return page; });
+    await waitFor('the first round handed to the channel', () => order.length > 0);
+    const committed = (await store.oncall.listPages({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, {})).items;
+    assert.deepEqual(committed.map((p) => p.state), ['triggered'], 'the page was committed before the channel had the message');
+    order.push('send finished');
+    release();
+    const page = await opening;
+    assert.deepEqual(order, ['handed to the channel', 'send finished', 'returned'], 'the caller goes on to its own commit only after the send');
+    assert.ok(page !== null);
+    assert.deepEqual(readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { deliveryId: string }).deliveryId),
+      [`${page.id}.1.alice.oncall-dm`], 'the line was written when it returned');
+    await waitFor('message.delivered', async () => (await store.listAudit({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null },
+      { kind: 'message.delivered' })).items.length === 1);
+    await notifier.close();
+    await channel.close();
+    log.close();
   });
 });

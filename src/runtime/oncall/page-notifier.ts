@@ -66,9 +66,11 @@ export interface PageNotifier {
   claim: ClaimOnCommit;
   /**
    * Sends notifications claimed for this sender by the transaction that opened their page (`claim`),
-   * now, without waiting for a pass and without a last look: call it as that commit answers.
+   * now, without waiting for a pass and without a last look: call it as that commit answers. Resolves
+   * once each has been handed to its channel and its outcome given to the store — before that write
+   * commits, so what the caller writes next shares its commit. Never rejects (errors go to `onError`).
    */
-  handOff(claimed: readonly ClaimedNotification[]): void;
+  handOff(claimed: readonly ClaimedNotification[]): Promise<void>;
   /** Aborts the hand-offs under way (their claims return to the outbox when the lease ends) and waits for them. */
   close(): Promise<void>;
 }
@@ -131,8 +133,8 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       pageId: n.pageId, channelId: channel.id, deliveryId: n.deliveryId, attempts: c.attempt, error } }] };
   }
 
-  /** Sends a claimed batch at once and records its outcomes together (one commit for the batch). */
-  async function sendAll(claimed: readonly ClaimedNotification[], scope: SignalScope, lastLook: boolean): Promise<void> {
+  /** Sends a claimed batch at once; resolves with the record of its outcomes under way (one commit for the batch). */
+  async function sendAll(claimed: readonly ClaimedNotification[], scope: SignalScope, lastLook: boolean): Promise<{ recorded: Promise<unknown> }> {
     // A signal per send, not one shared by all: each send listens to its own (see signalScope).
     const outcomes = (await Promise.all(claimed.map(async (c) => {
       const own = scope.signal();
@@ -142,7 +144,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
         own.dispose();
       }
     }))).filter((o): o is NotificationOutcome => o !== null);
-    if (outcomes.length > 0) await store.oncall.finishNotifications(outcomes, clock.now());
+    return { recorded: outcomes.length > 0 ? store.oncall.finishNotifications(outcomes, clock.now()) : Promise.resolve() };
   }
 
   return {
@@ -151,7 +153,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       if (claimed.length === 0) return 0;
       const scope = signalScope(signal);
       try {
-        await sendAll(claimed, scope, true);
+        await (await sendAll(claimed, scope, true)).recorded;
       } finally {
         scope.dispose();
       }
@@ -159,9 +161,12 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     },
     claim: { owner: deps.owner, leaseMs },
     handOff(claimed) {
-      if (claimed.length === 0 || stop.signal.aborted) return;
-      const sending = sendAll(claimed, handOffSignals, false).catch((err: unknown) => deps.onError?.(err)).finally(() => handingOff.delete(sending));
+      if (claimed.length === 0 || stop.signal.aborted) return Promise.resolve();
+      const sent = sendAll(claimed, handOffSignals, false);
+      const sending = sent.then((s) => s.recorded).then(() => undefined, (err: unknown) => deps.onError?.(err))
+        .finally(() => handingOff.delete(sending));
       handingOff.add(sending);
+      return sent.then(() => undefined, () => undefined);
     },
     async close() {
       stop.abort();
