@@ -91,7 +91,7 @@ describe('dispatcher', () => {
       return (r as { event: EventRecord }).event;
     };
     const statuses = async (): Promise<string[]> => (await store.listEvents(all(), {})).items.map((e) => e.status);
-    return { clock, store, channel, log, dispatcher, outcomes, latencies, stats, ingest, statuses };
+    return { clock, store, agent, channel, log, dispatcher, outcomes, latencies, stats, ingest, statuses };
   }
 
   it('delivers every accepted event once, with a stable deliveryId and its own message.delivered row', async () => {
@@ -264,6 +264,25 @@ describe('dispatcher', () => {
     opened();
     await waitFor('processed', async () => (await s.statuses())[0] === 'processed');
     assert.equal(s.channel.sent.length, 1);
+  });
+
+  it('a page decision still under way (its first round sending) when the drain times out: the event is given back, not waited for', async () => {
+    const clock = fakeClock(T0);
+    const s = await setup({ clock });
+    let decisions = 0;
+    s.agent.pages = { onDecision: () => {
+      decisions += 1;
+      return new Promise<boolean>(() => undefined); // a send that does not end
+    } };
+    await s.ingest();
+    s.dispatcher.start();
+    await waitFor('the page engine has the decision', () => decisions === 1);
+    let done = false;
+    const draining = s.dispatcher.drain(1_000).then(() => { done = true; });
+    await advanceUntil(clock, 'drained', () => done, 100);
+    await draining;
+    assert.deepEqual(await s.statuses(), ['accepted'], 'given back, to be claimed again');
+    assert.deepEqual(s.log.records.filter((r) => r.event === 'dispatch.interrupted').map((r) => r.fields.outcome), ['given-back']);
   });
 
   describe('a pager\'s patience (store.deliveryWindow)', () => {

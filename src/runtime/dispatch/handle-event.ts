@@ -15,6 +15,7 @@ import type { Clock } from '../../core/clock.js';
 import { isoTs } from '../../core/clock.js';
 import type { BackoffPolicy } from '../../core/backoff.js';
 import { backoffMs } from '../../core/backoff.js';
+import { rejectOnAbort } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
 import type { AgentLog } from '../../logs/agent-log.js';
 import type { ClaimedEvent, Completion } from '../../store/store.js';
@@ -94,7 +95,16 @@ export async function handleEvent(agent: DispatchAgent, claimed: ClaimedEvent, s
   const results: RoundResult[] = [];
   if (triage.notify && agent.pages !== undefined) {
     // Committed before the event's completion: a crash in between re-triages, and the page sees the event already joined.
-    await agent.pages.onDecision({ id: event.id, agentId: event.agentId, fingerprint: event.fingerprint, payload }, triage);
+    // A new page's first round is sent before this returns (page-engine.ts); a stop does not wait for
+    // that send: the event is given back, and its page, committed, keeps the round (sent, or in the outbox).
+    const deciding = agent.pages.onDecision({ id: event.id, agentId: event.agentId, fingerprint: event.fingerprint, payload }, triage);
+    try {
+      await Promise.race([deciding, rejectOnAbort(signal)]);
+    } catch (err) {
+      if (!signal.aborted) throw err;
+      deciding.catch(() => undefined); // it goes on; a failure of it now is the next claim's to meet
+      throw new Interrupted();
+    }
   } else if (triage.notify) {
     for (const channel of agent.channels) {
       if (isDelivered(before, channel.id)) continue; // delivered in an earlier round: never sent again

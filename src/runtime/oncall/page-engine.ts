@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
-import type { OncallConfig, Override } from '../../oncall/oncall-config.js';
+import type { OncallConfig, Override, Policy } from '../../oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../oncall/page.js';
 import { CHANNEL_TARGET, PAGE_ID_PATTERN } from '../../oncall/page.js';
 import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
@@ -91,6 +91,16 @@ export function newPageId(): string {
 
 export function createPageEngine(deps: PageEngineDeps): PageEngine {
   const { store, clock } = deps;
+  // A loaded policy does not change (a reload brings new objects): hashed once, not on every page it opens.
+  const policyHashes = new WeakMap<Policy, string>();
+  const policyHash = (policy: Policy): string => {
+    let sha = policyHashes.get(policy);
+    if (sha === undefined) {
+      sha = policySha256(policy);
+      policyHashes.set(policy, sha);
+    }
+    return sha;
+  };
 
   const resolverFor = async (agentId: string): Promise<ResolveTargets> => {
     const config = deps.configs.get(agentId);
@@ -122,7 +132,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     if (!r.ok) return false;
     observe(plan);
     const claimed = r.claimed ?? [];
-    if (claimed.length > 0) sender?.handOff(claimed);
+    // Waits for the sends, not for their record: what the caller commits next (the event's completion)
+    // then shares a transaction with their message.delivered rows — one fsync where there were two,
+    // and none of it under way while the channel writes the first message.
+    if (claimed.length > 0) await sender?.handOff(claimed);
     if (plan.notifications.length > claimed.length) deps.onCommitted?.();
     return true;
   };
@@ -152,7 +165,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         if (page.eventIds.includes(event.id)) return null;
         return planReopen(page, event, nowMs, resolve);
       }
-      const plan = planOpen({ pageId: newPageId(), agentId, incidentKey: key, policy, policySha256: policySha256(policy), event, nowMs, resolve });
+      const plan = planOpen({ pageId: newPageId(), agentId, incidentKey: key, policy, policySha256: policyHash(policy), event, nowMs, resolve });
       return { ...plan, audit: [...extraAudit, ...plan.audit] };
     }, agentId);
   };

@@ -5,21 +5,25 @@
  * evidence; a resolution's notices still go.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
 import { createAgentLog } from '../../logs/agent-log.js';
+import { loadOncall } from '../../oncall/load-oncall.js';
 import type { Policy } from '../../oncall/oncall-config.js';
 import type { PageRecord } from '../../oncall/page.js';
 import type { Actor, ResolveTargets } from '../../oncall/page-plan.js';
 import { planAck, planOpen, planResolve } from '../../oncall/page-plan.js';
 import type { Store } from '../../store/store.js';
+import type { OutboundMessage } from '../channels/channel.js';
 import { createFileChannel } from '../channels/file-channel.js';
+import { oncallYaml } from '../../../test/support/oncall-yaml.js';
 import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 import { waitFor } from '../../../test/support/wait.js';
+import { createPageEngine } from './page-engine.js';
 import { createPageNotifier } from './page-notifier.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -45,7 +49,7 @@ async function caseParts() {
   const out = join(dir, 'oncall-dm.jsonl');
   const channel = createFileChannel(fileChannelSchema.parse({ id: 'oncall-dm', type: 'file', direction: 'outbound', path: out }), { clock });
   const log = createAgentLog({ path: join(dir, 'agent.log'), agentId: 'agent-a', clock });
-  return { clock, store, out, channel, log };
+  return { dir, clock, store, out, channel, log };
 }
 
 async function setup(raceAck: boolean) {
@@ -150,13 +154,45 @@ describe('page notifier: hand-offs and many sends at once', () => {
     const ack = planAck(opened.page, cli, null, T0 + 1);
     assert.ok(ack.ok && ack.plan !== null);
     assert.deepEqual(await s.store.oncall.applyPagePlan(ack.plan, T0 + 1), { ok: true });
-    s.notifier.handOff(applied.claimed);
+    await s.notifier.handOff(applied.claimed);
     await waitFor('page.notice-cancelled', async () => (await s.audit('page.notice-cancelled')).length === 1);
     await s.notifier.close();
     assert.deepEqual(s.lines(), [], 'never sent');
     assert.deepEqual(await s.audit('page.notice-cancelled'), [{ pageId: opened.page.id, deliveryId: `${opened.page.id}.1.alice.oncall-dm`,
       notice: 'escalation', pageState: 'acknowledged' }]);
     await s.close();
+  });
+
+  it('a hand-off: the page and its claimed round are committed when the channel sees it, after one last look', async () => {
+    const { clock, store, out, channel, log } = await caseParts();
+    // What the store holds at the moment the channel is handed the message, read through the store's own reads.
+    const seen: Array<{ page: string | null; timeline: string[] }> = [];
+    let lastLooks = 0;
+    const looking: Store = { ...store, oncall: { ...store.oncall, confirmSend: (...args) => {
+      lastLooks += 1;
+      return store.oncall.confirmSend(...args);
+    } } };
+    const watched = { ...channel, send: async (message: OutboundMessage, signal: AbortSignal) => {
+      const page = message.pageId === undefined ? null : await store.oncall.getPage(message.pageId);
+      seen.push({ page: page === null ? null : page.state, timeline: (await store.oncall.pageTimeline(message.pageId ?? '')).map((r) => r.kind) });
+      return channel.send(message, signal);
+    } };
+    const notifier = createPageNotifier({ store: looking, clock, owner: 'r1', channelOutcome: () => undefined,
+      agents: new Map([['agent-a', { id: 'agent-a', channels: [watched], log, dispatch }]]) });
+    const opened = planOpen({ pageId: `phandoff${String(n).padStart(5, '0')}`, agentId: 'agent-a', incidentKey: 'disk/db-1', policy,
+      policySha256: 'abc', nowMs: T0, resolve, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
+    const applied = await store.oncall.applyPagePlan(opened, T0, notifier.claim);
+    assert.ok(applied.ok && applied.claimed !== undefined && applied.claimed.length === 1);
+    notifier.handOff(applied.claimed);
+    await waitFor('message.delivered', async () => (await store.listAudit({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null },
+      { kind: 'message.delivered' })).items.length === 1);
+    assert.deepEqual(seen, [{ page: 'triggered', timeline: ['page.opened', 'page.notified'] }], 'the page and its round were in the store before the send');
+    assert.equal(lastLooks, 1, 'one last look between the commit and the send');
+    assert.deepEqual(readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { deliveryId: string }).deliveryId),
+      [`${opened.page.id}.1.alice.oncall-dm`]);
+    await notifier.close();
+    await channel.close();
+    log.close();
   });
 
   it('settled() waits for the sends under way (a reload closes the old channels after it), not for later ones', async () => {
@@ -225,5 +261,43 @@ describe('page notifier: hand-offs and many sends at once', () => {
       process.off('warning', onWarning);
     }
     await s.close();
+  });
+});
+
+describe('page engine: a new page and its first round', () => {
+  it('opening a page returns once the round was handed to its channel, so the event completion written next shares its commit', async () => {
+    const { dir, clock, store, out, channel, log } = await caseParts();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'oncall.yaml'), oncallYaml('1h', '1h'));
+    const config = loadOncall({ dir, channels: [{ id: 'oncall-dm' }], sources: [] }, { env: {}, home: dir, nowMs: T0 });
+    assert.ok(config !== null);
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    const order: string[] = [];
+    const gated = { ...channel, send: async (message: OutboundMessage, signal: AbortSignal) => {
+      order.push('handed to the channel');
+      await gate;
+      return channel.send(message, signal);
+    } };
+    const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined,
+      agents: new Map([['agent-a', { id: 'agent-a', channels: [gated], log, dispatch }]]) });
+    const engine = createPageEngine({ store, clock, configs: new Map([['agent-a', config]]), sender: notifier });
+    const opening = engine.openFor('agent-a', 'disk/db-1', 'default', { id: 'event-1', title: 'Disk full', severity: 'P1' })
+      .then((page) => { order.push('returned'); return page; });
+    await waitFor('the first round handed to the channel', () => order.length > 0);
+    const committed = (await store.oncall.listPages({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, {})).items;
+    assert.deepEqual(committed.map((p) => p.state), ['triggered'], 'the page was committed before the channel had the message');
+    order.push('send finished');
+    release();
+    const page = await opening;
+    assert.deepEqual(order, ['handed to the channel', 'send finished', 'returned'], 'the caller goes on to its own commit only after the send');
+    assert.ok(page !== null);
+    assert.deepEqual(readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { deliveryId: string }).deliveryId),
+      [`${page.id}.1.alice.oncall-dm`], 'the line was written when it returned');
+    await waitFor('message.delivered', async () => (await store.listAudit({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null },
+      { kind: 'message.delivered' })).items.length === 1);
+    await notifier.close();
+    await channel.close();
+    log.close();
   });
 });

@@ -10,7 +10,9 @@
  *
  * Besides its passes over the outbox, it takes notifications handed to it already claimed (`handOff`:
  * a freshly opened page's first round, claimed in the transaction that opened the page) and sends
- * them at once, the same way.
+ * them at once, the same way — with the last look too: the page is visible (/pages, the console) from
+ * its commit, and an ack that commits before the first send stops it, as §17.4 promises for every
+ * round. That look costs a reader round trip in front of a page's first message (docs/performance.md).
  */
 import type { DispatchConfig } from '../../config/schema.js';
 import { backoffMs } from '../../core/backoff.js';
@@ -61,8 +63,14 @@ export interface PageNotifier {
   pass: NotifyPass;
   /** How a plan's notifications are claimed for this sender as they commit (then given to `handOff`). */
   claim: ClaimOnCommit;
-  /** Sends notifications already claimed for this sender, now, without waiting for a pass. */
-  handOff(claimed: readonly ClaimedNotification[]): void;
+  /**
+   * Sends notifications claimed for this sender by the transaction that opened their page (`claim`),
+   * now, without waiting for a pass: call it as that commit answers. Each still has its last look (an
+   * ack may commit in between). Resolves once each has been handed to its channel and its outcome given
+   * to the store — before that write commits, so what the caller writes next shares its commit. Never
+   * rejects (errors go to `onError`).
+   */
+  handOff(claimed: readonly ClaimedNotification[]): Promise<void>;
   /** Settles when the sends under way now (passes and hand-offs) have finished: a reload's old channels are then unused. */
   settled(): Promise<void>;
   /** Aborts the hand-offs under way (their claims return to the outbox when the lease ends) and waits for them. */
@@ -77,8 +85,8 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   const handOffSignals = signalScope(stop.signal);
   const handingOff = new Set<Promise<void>>();
   /** Every batch being sent, by a pass or a hand-off. */
-  const sending = new Set<Promise<void>>();
-  const tracked = (p: Promise<void>): Promise<void> => {
+  const sending = new Set<Promise<unknown>>();
+  const tracked = <T>(p: Promise<T>): Promise<T> => {
     sending.add(p);
     void p.then(() => sending.delete(p), () => sending.delete(p));
     return p;
@@ -131,8 +139,8 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       pageId: n.pageId, channelId: channel.id, deliveryId: n.deliveryId, attempts: c.attempt, error } }] };
   }
 
-  /** Sends a claimed batch at once and records its outcomes together (one commit for the batch). */
-  async function sendAll(claimed: readonly ClaimedNotification[], scope: SignalScope): Promise<void> {
+  /** Sends a claimed batch at once; resolves with the record of its outcomes under way (one commit for the batch). */
+  async function sendAll(claimed: readonly ClaimedNotification[], scope: SignalScope): Promise<{ recorded: Promise<unknown> }> {
     // A signal per send, not one shared by all: each send listens to its own (see signalScope).
     const outcomes = (await Promise.all(claimed.map(async (c) => {
       const own = scope.signal();
@@ -142,7 +150,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
         own.dispose();
       }
     }))).filter((o): o is NotificationOutcome => o !== null);
-    if (outcomes.length > 0) await store.oncall.finishNotifications(outcomes, clock.now());
+    return { recorded: outcomes.length > 0 ? store.oncall.finishNotifications(outcomes, clock.now()) : Promise.resolve() };
   }
 
   return {
@@ -151,7 +159,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       if (claimed.length === 0) return 0;
       const scope = signalScope(signal);
       try {
-        await tracked(sendAll(claimed, scope));
+        await tracked((async () => (await sendAll(claimed, scope)).recorded)());
       } finally {
         scope.dispose();
       }
@@ -159,9 +167,12 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     },
     claim: { owner: deps.owner, leaseMs },
     handOff(claimed) {
-      if (claimed.length === 0 || stop.signal.aborted) return;
-      const handing = tracked(sendAll(claimed, handOffSignals)).catch((err: unknown) => deps.onError?.(err)).finally(() => handingOff.delete(handing));
-      handingOff.add(handing);
+      if (claimed.length === 0 || stop.signal.aborted) return Promise.resolve();
+      const sent = tracked(sendAll(claimed, handOffSignals));
+      const sending = sent.then((s) => s.recorded).then(() => undefined, (err: unknown) => deps.onError?.(err))
+        .finally(() => handingOff.delete(sending));
+      handingOff.add(sending);
+      return sent.then(() => undefined, () => undefined);
     },
     settled: () => Promise.allSettled([...sending]).then(() => undefined),
     async close() {
