@@ -3,8 +3,9 @@
  * notification outbox.
  *
  * - A plan is applied in a chain transaction (its audit rows join the one chain), onto the page
- *   version it was planned from: `UPDATE … WHERE version = $n`; a second open page for one incident
- *   key is refused by a unique partial index. The loser of a race writes nothing and plans again.
+ *   version it was planned from; a second open page for one incident key is a conflict too. The
+ *   loser of a race writes nothing and plans again. Plans share the chain writer's batches: many
+ *   to one transaction and one hold of the chain head (page-writes.ts).
  * - Due timers are claimed in one statement with `FOR UPDATE SKIP LOCKED` and a lease: each due
  *   timer is held by exactly one replica at a time, and the version fence makes its step fire once
  *   even when a replica that stalled past its lease comes back.
@@ -18,8 +19,8 @@
 import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
-import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ApplyResult, ClaimOnCommit, ClaimedNotification, SendCheck } from '../oncall-store.js';
+import { isStaleNotification } from '../../oncall/page.js';
+import type { ClaimOnCommit, ClaimedNotification, SendCheck } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
   silenceCreatedAudit, timelinePageOf,
@@ -124,29 +125,8 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     return rows[0] === undefined ? null : JSON.parse(rows[0].body) as PageRecord;
   };
   return {
-    applyPagePlan: (plan, nowMs, claim) => writer.solo(async (tx): Promise<ApplyResult> => {
-      const { page } = plan;
-      if (page.state !== 'resolved') {
-        const { rows } = await tx.client.query(`SELECT 1 FROM pages WHERE agent_id = $1 AND incident_key = $2 AND state <> 'resolved' AND id <> $3`,
-          [page.agentId, page.incidentKey, page.id]);
-        if (rows.length > 0) return { ok: false as const, reason: 'conflict' as const };
-      }
-      const body = JSON.stringify(page);
-      if (plan.expectedVersion === null) {
-        const r = await tx.client.query(`INSERT INTO pages (id, ts_ms, agent_id, incident_key, state, policy_id, due_ms, version, body)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-        [page.id, page.openedAtMs, page.agentId, page.incidentKey, page.state, page.policy.id, dueAtMs(page), page.version, body]);
-        if (r.rowCount !== 1) return { ok: false as const, reason: 'conflict' as const };
-      } else {
-        const r = await tx.client.query(`UPDATE pages SET state = $1, due_ms = $2, timer_owner = NULL, timer_lease_ms = NULL, version = $3, body = $4
-          WHERE id = $5 AND version = $6`, [page.state, dueAtMs(page), page.version, body, page.id, plan.expectedVersion]);
-        if (r.rowCount !== 1) return { ok: false as const, reason: 'conflict' as const };
-      }
-      await audit(tx, plan.audit, nowMs);
-      const added = await insertNotifications(tx.client, plan.notifications, nowMs, claim);
-      if (claim === undefined) return { ok: true };
-      return { ok: true, claimed: added.map((notification) => ({ notification, owner: claim.owner, attempt: 1 })) };
-    }),
+    // In the chain writer's batches, many plans to a transaction (page-writes.ts).
+    applyPagePlan: (plan, nowMs, claim) => writer.applyPagePlan(plan, nowMs, claim),
 
     writeNotifications: (notifications, entries, nowMs) => writer.solo(async (tx) => {
       await audit(tx, entries, nowMs);
