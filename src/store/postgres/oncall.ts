@@ -20,7 +20,7 @@ import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
 import { isStaleNotification } from '../../oncall/page.js';
-import type { ClaimOnCommit, ClaimedNotification, SendCheck } from '../oncall-store.js';
+import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome, SendCheck } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
   silenceCreatedAudit, timelinePageOf,
@@ -195,18 +195,26 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       });
     },
 
+    // One statement for the whole batch of outcomes (a sender's pass), not a round trip each while the
+    // chain head is held. An outcome applies only while its claim holds; of two for one claim, the first.
     finishNotifications: (outcomes, nowMs) => writer.solo(async (tx) => {
-      let applied = 0;
-      for (const o of outcomes) {
-        const plan = planNotificationFinish(o, nowMs);
-        const r = await tx.client.query(`UPDATE page_notifications SET status = $1, not_before_ms = $2, error = $3, owner = NULL
-          WHERE delivery_id = $4 AND owner = $5 AND attempt = $6 AND status = 'pending'`,
-        [plan.status, plan.notBeforeMs, plan.error, o.deliveryId, o.owner, o.attempt]);
-        if (r.rowCount !== 1) continue;
-        await audit(tx, plan.audit, nowMs);
-        applied += 1;
-      }
-      return applied;
+      const claimOf = (o: NotificationOutcome): string => `${o.deliveryId}#${o.owner}#${o.attempt}`;
+      const byClaim = new Map<string, NotificationOutcome>();
+      for (const o of outcomes) if (!byClaim.has(claimOf(o))) byClaim.set(claimOf(o), o);
+      const firsts = [...byClaim.values()];
+      const plans = firsts.map((o) => planNotificationFinish(o, nowMs));
+      const { rows } = await tx.client.query<{ delivery_id: string; owner: string; attempt: number }>(`UPDATE page_notifications n
+          SET status = u.status, not_before_ms = u.not_before_ms, error = u.error, owner = NULL
+        FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::text[]) AS u(delivery_id, owner, attempt, status, not_before_ms, error)
+        WHERE n.delivery_id = u.delivery_id AND n.owner = u.owner AND n.attempt = u.attempt AND n.status = 'pending'
+        RETURNING n.delivery_id, u.owner, u.attempt`,
+      [firsts.map((o) => o.deliveryId), firsts.map((o) => o.owner), firsts.map((o) => o.attempt), plans.map((f) => f.status),
+        plans.map((f) => f.notBeforeMs), plans.map((f) => f.error)]);
+      const applied = new Set(rows.map((r) => `${r.delivery_id}#${r.owner}#${r.attempt}`));
+      // The rows in the outcomes' order, as one at a time wrote them.
+      const entries = firsts.flatMap((o, i) => (applied.has(claimOf(o)) ? plans[i]?.audit ?? [] : []));
+      await audit(tx, entries, nowMs);
+      return applied.size;
     }),
 
     getPage: (id) => one('SELECT body FROM pages WHERE id = $1', [id]),
