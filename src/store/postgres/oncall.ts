@@ -149,8 +149,9 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
           `SELECT seq, kind, page_id, attempt, body FROM page_notifications WHERE status = 'pending' AND not_before_ms <= $1
            ORDER BY not_before_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [nowMs, limit]);
         const pageIds = [...new Set(rows.flatMap((r) => (r.page_id === null ? [] : [r.page_id])))];
-        // FOR SHARE waits for an acknowledgement being committed, then reads the page as it committed.
-        const states = new Map((await client.query<{ id: string; state: string }>('SELECT id, state FROM pages WHERE id = ANY($1::text[]) FOR SHARE',
+        // FOR SHARE waits for an acknowledgement being committed, then reads the page as it committed;
+        // in id order, the order a batch of page plans locks its pages in (page-writes.ts): no deadlock.
+        const states = new Map((await client.query<{ id: string; state: string }>('SELECT id, state FROM pages WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE',
           [pageIds])).rows.map((r) => [r.id, r.state]));
         const cancel: number[] = [];
         const claimed: ClaimedNotification[] = [];

@@ -3,10 +3,10 @@
  * head-holding transaction, as ingests do, instead of one transaction (and one hold of the chain
  * head) each. A plan's page row, audit rows and notifications still commit together or not at all.
  *
- * - Before the batch, one read (pipelined with the head lock) gets the rows its plans may collide
- *   with: the pages they name and the open pages of their incident keys. Every change to a page's
- *   state, version or key is made under the head lock (claimDuePages only leases the timer), so what
- *   this read saw holds until the commit.
+ * - Before the batch, two reads (pipelined with the head lock) get the rows its plans may collide
+ *   with: the pages they name (locked) and the open pages of their incident keys. Every change to a
+ *   page's state, version or key is made under the head lock (claimDuePages only leases the timer),
+ *   so what these reads saw holds until the commit.
  * - Each plan is judged on that read, as the one-plan transaction judged it row by row: a second open
  *   page for a key, an insert of an id already stored, or a version that moved on is a conflict and
  *   writes nothing. The writer puts no two plans of one page or one incident key in a batch
@@ -45,20 +45,26 @@ export function pageKeys(plan: PagePlan): [page: string, incident: string] {
   return [plan.page.id, keyOf(plan.page.agentId, plan.page.incidentKey)];
 }
 
-/** The pages the batch's plans name and the open pages of their keys, read after the head lock. */
+/**
+ * The pages the batch's plans name and the open pages of their keys, read after the head lock. The
+ * named pages are locked here, in id order: a claim of notifications reads its pages `FOR SHARE` in
+ * the same order (oncall.ts), so the two never wait for each other in a circle, whatever pages a
+ * batch and a claim have in common.
+ */
 export async function lookupPages(client: pg.ClientBase, ops: readonly PageOp[]): Promise<KnownPages> {
   const byId = new Map<string, KnownPage>();
   const openByKey = new Map<string, string>();
   if (ops.length === 0) return { byId, openByKey };
   const pages = ops.map((o) => o.plan.page);
-  const { rows } = await client.query<{ id: string; agent_id: string; incident_key: string; state: string; version: number }>(
-    `SELECT id, agent_id, incident_key, state, version FROM pages WHERE id = ANY($1::text[])
-     UNION
-     SELECT p.id, p.agent_id, p.incident_key, p.state, p.version FROM pages p
-       JOIN unnest($2::text[], $3::text[]) AS k(agent_id, incident_key) ON p.agent_id = k.agent_id AND p.incident_key = k.incident_key
-     WHERE p.state <> 'resolved'`,
-    [pages.map((p) => p.id), pages.map((p) => p.agentId), pages.map((p) => p.incidentKey)]);
-  for (const r of rows) {
+  type Row = { id: string; agent_id: string; incident_key: string; state: string; version: number };
+  const [named, open] = await Promise.all([
+    client.query<Row>('SELECT id, agent_id, incident_key, state, version FROM pages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
+      [pages.map((p) => p.id)]),
+    client.query<Row>(`SELECT p.id, p.agent_id, p.incident_key, p.state, p.version FROM pages p
+       JOIN unnest($1::text[], $2::text[]) AS k(agent_id, incident_key) ON p.agent_id = k.agent_id AND p.incident_key = k.incident_key
+     WHERE p.state <> 'resolved'`, [pages.map((p) => p.agentId), pages.map((p) => p.incidentKey)]),
+  ]);
+  for (const r of [...named.rows, ...open.rows]) {
     byId.set(r.id, { id: r.id, agentId: r.agent_id, incidentKey: r.incident_key, state: r.state, version: Number(r.version) });
     if (r.state !== 'resolved') openByKey.set(keyOf(r.agent_id, r.incident_key), r.id);
   }
