@@ -1,9 +1,9 @@
 /**
  * The write side that appends to the audit chain: ingests, audit appends, completions and page plans
- * (contract §9.3, §10, §16, §17.4). One transaction at a time per replica; everything that arrives while one runs
- * waits for the next, which takes all of it (group commit), as the SQLite writer thread does. Across
- * replicas the transactions serialise on the chain head (chain-tx.ts), so bigger batches are what
- * buys throughput: a batch costs ~5 round trips and one commit whatever its size.
+ * (contract §9.3, §10, §16, §17.4). One transaction at a time per replica; everything that arrives
+ * while one runs waits for the next, which takes all of it (group commit), as the SQLite writer
+ * thread does. Across replicas the transactions serialise on the chain head (chain-tx.ts), so bigger
+ * batches are what buys throughput: a batch costs ~5 round trips and one commit whatever its size.
  *
  * In one batch transaction: lock the head; look up the batch's fingerprints (after the lock, so a
  * fingerprint another replica committed a moment ago is seen) and fence its completions (only rows
