@@ -83,6 +83,36 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.equal((await store.oncall.getPage(first.page.id))?.state, 'acknowledged');
     });
 
+    it('plans applied together: one that fails is refused to its caller alone; the others commit, a conflict among them writes nothing', async () => {
+      const store = await open();
+      const stored = openPlan('k-batch-taken');
+      assert.deepEqual(await store.oncall.applyPagePlan(stored, T0), { ok: true });
+      const good = [openPlan('k-batch-1'), openPlan('k-batch-2'), openPlan('k-batch-3')];
+      const base = openPlan('k-batch-bad');
+      // An audit row JSON cannot carry (NaN): its plan cannot be written; nothing else is wrong with it.
+      const bad: PagePlan = { ...base, audit: [...base.audit, { kind: 'page.opened', actor: 'agent:agent-a', agentId: 'agent-a',
+        data: { pageId: base.page.id, broken: Number.NaN } }] };
+      const taken = openPlan('k-batch-taken');
+      // In one turn, as the page loop fires a claimed batch: the stores commit them as a group.
+      const results = await Promise.allSettled([good[0]!, bad, good[1]!, taken, good[2]!].map((p) => store.oncall.applyPagePlan(p, T0 + 1)));
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+      assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : 'refused')),
+        [{ ok: true }, 'refused', { ok: true }, { ok: false, reason: 'conflict' }, { ok: true }]);
+      assert.match(String((results[1] as PromiseRejectedResult).reason), /NaN|JSON/);
+      for (const p of good) {
+        assert.deepEqual(await store.oncall.getPage(p.page.id), p.page);
+        assert.deepEqual((await store.oncall.pageTimeline(p.page.id)).map((r) => r.kind), ['page.opened', 'page.notified']);
+      }
+      for (const p of [bad, taken]) {
+        assert.equal(await store.oncall.getPage(p.page.id), null);
+        assert.deepEqual(await store.oncall.pageTimeline(p.page.id), [], 'no audit row of a plan that did not commit');
+      }
+      const claimed = await store.oncall.claimNotifications('r1', T0 + 2, 30_000, 100);
+      assert.deepEqual(claimed.map((c) => c.notification.pageId).sort(), [stored, ...good].map((p) => p.page.id).sort(),
+        'the outbox holds the committed plans\' rounds only');
+      assert.equal((await store.verifyAudit()).ok, true, 'the chain is whole');
+    });
+
     it('claims a due timer once per lease; the plan applied after it fences a second holder', async () => {
       const store = await open();
       const plan = openPlan('k2');

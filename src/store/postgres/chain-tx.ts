@@ -34,6 +34,9 @@ export interface DeadLetterRow {
   attempts: number; payloadText: string; replayedMs: number | null;
 }
 
+/** A statement to send with the commit (page-writes.ts): its rows come back once the batch committed. */
+export interface Statement { sql: string; params: unknown[] }
+
 export interface FingerprintRow { agentId: string; sourceId: string; fingerprint: string; eventId: string; seenMs: number }
 
 export interface ChainTx {
@@ -68,7 +71,8 @@ interface Pending {
  * the same round trip; READ COMMITTED gives each statement a snapshot taken when it starts, which is
  * after the lock is granted, so they see everything the previous holder committed.
  */
-export async function beginChainTx(client: pg.PoolClient): Promise<{ tx: ChainTx; commit: () => Promise<void> }> {
+export async function beginChainTx(client: pg.PoolClient):
+  Promise<{ tx: ChainTx; commit: (alongside?: Statement | null) => Promise<Array<Record<string, unknown>>> }> {
   const results = await client.query(`BEGIN; SELECT ${HEAD_COLS} FROM chain_head WHERE id = 1 FOR UPDATE`) as unknown as pg.QueryResult[];
   const r = results[1]?.rows[0] as Record<string, number | string | null> | undefined;
   if (r === undefined) throw new Error('chain_head row missing: the schema was not migrated');
@@ -146,11 +150,17 @@ export async function beginChainTx(client: pg.PoolClient): Promise<{ tx: ChainTx
     },
   };
 
-  // The write and COMMIT go out together (one round trip when pipelined). A failed write leaves the
-  // transaction aborted, and COMMIT then rolls it back: nothing of the batch is written.
-  const commit = async (): Promise<void> => {
+  // The writes and COMMIT go out together (one round trip when pipelined). A failed write leaves the
+  // transaction aborted, and COMMIT then rolls it back: nothing of the batch is written. The first
+  // failure in sending order is the one reported (those after it only say the transaction aborted).
+  // `alongside` (a batch's page plans) goes first; its rows are returned.
+  const commit = async (alongside?: Statement | null): Promise<Array<Record<string, unknown>>> => {
     const { sql, params } = writeStatement(p);
-    await Promise.all([sql === null ? null : client.query(sql, params), client.query('COMMIT')]);
+    const sent = await Promise.allSettled([alongside == null ? null : client.query<Record<string, unknown>>(alongside.sql, alongside.params),
+      sql === null ? null : client.query(sql, params), client.query('COMMIT')]);
+    for (const s of sent) if (s.status === 'rejected') throw s.reason;
+    const first = sent[0];
+    return first.status === 'fulfilled' && first.value !== null ? first.value.rows : [];
   };
   return { tx, commit };
 }

@@ -1,36 +1,43 @@
 /**
- * The write side that appends to the audit chain: ingests, audit appends and completions (contract
- * §9.3, §10, §16). One transaction at a time per replica; everything that arrives while one runs
- * waits for the next, which takes all of it (group commit), as the SQLite writer thread does. Across
- * replicas the transactions serialise on the chain head (chain-tx.ts), so bigger batches are what
- * buys throughput: a batch costs ~5 round trips and one commit whatever its size.
+ * The write side that appends to the audit chain: ingests, audit appends, completions and page plans
+ * (contract §9.3, §10, §16, §17.4). One transaction at a time per replica; everything that arrives
+ * while one runs waits for the next, which takes all of it (group commit), as the SQLite writer
+ * thread does. Across replicas the transactions serialise on the chain head (chain-tx.ts), so bigger
+ * batches are what buys throughput: a batch costs ~5 round trips and one commit whatever its size.
  *
  * In one batch transaction: lock the head; look up the batch's fingerprints (after the lock, so a
  * fingerprint another replica committed a moment ago is seen) and fence its completions (only rows
  * still held by the same owner and attempt change; locked in seq order, so renewals and completions
- * never deadlock); compute every row; write them in one statement; commit. An operation that fails in
- * JS fails alone (its rows are undone); a statement that fails makes every operation of the batch run
- * again on its own, so one bad row never fails its neighbours.
+ * never deadlock); read the pages its page plans may collide with (page-writes.ts); compute every
+ * row; write them in one statement (the page plans' rows in one more, sent with it); commit. An
+ * operation that fails in JS fails alone (its rows are undone); a statement that fails makes every
+ * operation of the batch run again on its own, so one bad row never fails its neighbours. Each caller
+ * is answered only once its transaction has committed.
  */
 import type pg from 'pg';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import { parseStoredAuditRow } from '../../audit/audit-row.js';
 import { stampMs } from '../../audit/next-audit-row.js';
 import type { Completion, CompletionResult, IngestResult, NewEvent } from '../store.js';
+import type { PagePlan } from '../../oncall/page.js';
+import type { ApplyResult, ClaimOnCommit } from '../oncall-store.js';
 import type { SeenFingerprint } from '../write-plans.js';
 import { completionUpdate, planCompletion, planIngest } from '../write-plans.js';
 import type { Silence } from '../../oncall/oncall-config.js';
 import { suppressingSilences } from '../suppression.js';
 import { toStoredSilence } from '../oncall-rows.js';
 import { newRecordId } from '../record-id.js';
-import type { ChainTx } from './chain-tx.js';
+import type { ChainTx, Statement } from './chain-tx.js';
 import { beginChainTx } from './chain-tx.js';
+import type { KnownPages, PageOp, PageSettle, PageWrites } from './page-writes.js';
+import { createPageWrites, lookupPages, pageKeys } from './page-writes.js';
 import { isConnectionError, isRetryable } from './pool.js';
 
 type Op =
   | { kind: 'ingest'; event: NewEvent; nowMs: number }
   | { kind: 'append'; entry: NewAuditEntry; nowMs: number }
-  | { kind: 'complete'; completions: readonly Completion[]; nowMs: number };
+  | { kind: 'complete'; completions: readonly Completion[]; nowMs: number }
+  | ({ kind: 'page' } & PageOp);
 
 interface Waiting {
   op: Op | null;
@@ -44,6 +51,8 @@ export interface ChainWriter {
   ingest(event: NewEvent, nowMs: number): Promise<IngestResult>;
   append(entry: NewAuditEntry, nowMs: number): Promise<AuditRow>;
   complete(completions: readonly Completion[], nowMs: number): Promise<CompletionResult[]>;
+  /** Persists a page plan in a batch's transaction (page-writes.ts); a conflict writes nothing. */
+  applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): Promise<ApplyResult>;
   /** Runs `fn` in a head-holding transaction of its own, in turn with the batches (replay, copy). */
   solo<T>(fn: (tx: ChainTx) => Promise<T>): Promise<T>;
   /** Waits for what is queued; later calls are refused. */
@@ -56,7 +65,9 @@ const MAX_BATCH_OPS = 512;
 const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 const MAX_RETRIES = 3;
 
-const opBytes = (op: Op): number => (op.kind === 'ingest' ? op.event.payloadText.length : 256);
+/** A page plan's rows are a few KB (the page body and its notifications); counted roughly, never read twice. */
+const PAGE_OP_BYTES = 4096;
+const opBytes = (op: Op): number => (op.kind === 'ingest' ? op.event.payloadText.length : op.kind === 'page' ? PAGE_OP_BYTES : 256);
 
 /** `windowMs`: the store's idempotency window (contract §9.3), given once when the store opens. */
 export function createChainWriter(pool: pg.Pool, { windowMs }: { windowMs: number }): ChainWriter {
@@ -66,17 +77,19 @@ export function createChainWriter(pool: pg.Pool, { windowMs }: { windowMs: numbe
 
   /**
    * One head-holding transaction around `fn`; the client is dropped when the connection is in doubt.
-   * `prefetch` issues its reads together with BEGIN and the lock (pipelined: one round trip).
+   * `prefetch` issues its reads together with BEGIN and the lock (pipelined: one round trip). `fn`
+   * may give a statement to send with the commit; its rows come back with the value.
    */
-  const transaction = async <P, T>(prefetch: (client: pg.PoolClient) => Promise<P>, fn: (tx: ChainTx, pre: P) => Promise<T>): Promise<T> => {
+  const transaction = async <P, T>(prefetch: (client: pg.PoolClient) => Promise<P>,
+    fn: (tx: ChainTx, pre: P) => Promise<{ value: T; alongside: Statement | null }>): Promise<{ value: T; rows: Array<Record<string, unknown>> }> => {
     for (let attempt = 1; ; attempt++) {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         const [{ tx, commit }, pre] = await Promise.all([beginChainTx(client), prefetch(client)]);
-        const value = await fn(tx, pre);
-        await commit();
-        return value;
+        const { value, alongside } = await fn(tx, pre);
+        const rows = await commit(alongside);
+        return { value, rows };
       } catch (err) {
         await client.query('ROLLBACK').catch((e: unknown) => { broken = e instanceof Error ? e : new Error(String(e)); });
         if (isConnectionError(err)) broken ??= err instanceof Error ? err : new Error(String(err));
@@ -89,12 +102,20 @@ export function createChainWriter(pool: pg.Pool, { windowMs }: { windowMs: numbe
   };
 
   const runBatch = async (batch: Waiting[]): Promise<void> => {
-    type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
     let outcomes: Outcome[];
+    let added: ReadonlySet<string>;
     try {
       const ops = batch.map((w) => w.op as Op);
-      outcomes = await transaction((client) => Promise.all([lookupFingerprints(client, ops), fenceCompletions(client, ops), lookupSilences(client, ops)]),
-        (tx, [seen, fenced, silences]) => Promise.resolve(applyBatch(tx, ops, seen, fenced, silences, windowMs)));
+      const pageOps = ops.filter((op): op is Extract<Op, { kind: 'page' }> => op.kind === 'page');
+      const done = await transaction((client) => Promise.all([lookupFingerprints(client, ops), fenceCompletions(client, ops), lookupSilences(client, ops),
+        lookupPages(client, pageOps)]),
+      (tx, [seen, fenced, silences, known]) => {
+        const pages = createPageWrites();
+        const value = applyBatch(tx, ops, { seen, fenced, silences, windowMs, known, pages });
+        return Promise.resolve({ value: { outcomes: value, pages }, alongside: pages.statement() });
+      });
+      outcomes = done.value.outcomes;
+      added = done.value.pages.added(done.rows);
     } catch (err) {
       if (batch.length > 1 && !isConnectionError(err)) {
         // A statement failed: every operation runs again alone, so only the bad one fails.
@@ -106,8 +127,9 @@ export function createChainWriter(pool: pg.Pool, { windowMs }: { windowMs: numbe
     }
     batch.forEach((w, i) => {
       const o = outcomes[i] as Outcome;
-      if (o.ok) w.resolve(o.value);
-      else w.reject(o.error);
+      if (!o.ok) w.reject(o.error);
+      else if (w.op?.kind === 'page') w.resolve((o.value as PageSettle)(added));
+      else w.resolve(o.value);
     });
   };
 
@@ -117,14 +139,23 @@ export function createChainWriter(pool: pg.Pool, { windowMs }: { windowMs: numbe
       if (first.solo !== null) {
         queue.shift();
         const fn = first.solo;
-        await transaction(() => Promise.resolve(null), (tx) => fn(tx)).then(first.resolve, first.reject);
+        await transaction(() => Promise.resolve(null), async (tx) => ({ value: await fn(tx), alongside: null }))
+          .then((done) => first.resolve(done.value), first.reject);
         continue;
       }
       let bytes = 0;
       let n = 0;
+      // At most one plan per page and per incident key in a batch: each is judged on what was stored
+      // before the batch (page-writes.ts). A second one waits for the next batch.
+      const pagesIn = new Set<string>();
       while (n < queue.length && n < MAX_BATCH_OPS) {
         const w = queue[n] as Waiting;
         if (w.op === null) break;
+        if (w.op.kind === 'page') {
+          const keys = pageKeys(w.op.plan);
+          if (keys.some((k) => pagesIn.has(k))) break;
+          for (const k of keys) pagesIn.add(k);
+        }
         bytes += opBytes(w.op);
         if (n > 0 && bytes > MAX_BATCH_BYTES) break;
         n++;
@@ -150,6 +181,7 @@ export function createChainWriter(pool: pg.Pool, { windowMs }: { windowMs: numbe
     ingest: (event, nowMs) => enqueue({ op: { kind: 'ingest', event, nowMs }, solo: null }),
     append: (entry, nowMs) => enqueue({ op: { kind: 'append', entry, nowMs }, solo: null }),
     complete: (completions, nowMs) => enqueue({ op: { kind: 'complete', completions, nowMs }, solo: null }),
+    applyPagePlan: (plan, nowMs, claim) => enqueue({ op: { kind: 'page', plan, nowMs, claim }, solo: null }),
     solo: <T>(fn: (tx: ChainTx) => Promise<T>) => enqueue<T>({ op: null, solo: fn }),
     async close() {
       closed = true;
@@ -162,16 +194,29 @@ const fpKey = (agentId: string, sourceId: string, fingerprint: string): string =
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** Applies a batch inside a head-holding transaction; one outcome per operation, in order. */
-function applyBatch(tx: ChainTx, ops: readonly Op[], seen: Map<string, SeenFingerprint>,
-  fenced: Map<string, Fenced>, silences: readonly Silence[], windowMs: number): Outcome[] {
+/** What a batch read after the head lock, and where its page plans' rows gather. */
+interface BatchContext {
+  seen: Map<string, SeenFingerprint>;
+  fenced: Map<string, Fenced>;
+  silences: readonly Silence[];
+  windowMs: number;
+  known: KnownPages;
+  pages: PageWrites;
+}
+
+/**
+ * Applies a batch inside a head-holding transaction; one outcome per operation, in order (a page
+ * plan's value is its PageSettle, answered once the batch committed).
+ */
+function applyBatch(tx: ChainTx, ops: readonly Op[], c: BatchContext): Outcome[] {
   return ops.map((op): Outcome => {
     const mark = tx.mark();
     try {
       switch (op.kind) {
-        case 'ingest': return { ok: true, value: ingest(tx, op, seen, silences, windowMs) };
+        case 'ingest': return { ok: true, value: ingest(tx, op, c.seen, c.silences, c.windowMs) };
         case 'append': return { ok: true, value: parseStoredAuditRow(tx.append(op.entry, op.nowMs)) };
-        case 'complete': return { ok: true, value: op.completions.map((c) => complete(tx, c, op.nowMs, fenced)) };
+        case 'complete': return { ok: true, value: op.completions.map((x) => complete(tx, x, op.nowMs, c.fenced)) };
+        case 'page': return { ok: true, value: c.pages.add(tx, op, c.known) };
       }
     } catch (error) {
       tx.undo(mark);

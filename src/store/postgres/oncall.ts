@@ -3,8 +3,9 @@
  * notification outbox.
  *
  * - A plan is applied in a chain transaction (its audit rows join the one chain), onto the page
- *   version it was planned from: `UPDATE … WHERE version = $n`; a second open page for one incident
- *   key is refused by a unique partial index. The loser of a race writes nothing and plans again.
+ *   version it was planned from; a second open page for one incident key is a conflict too. The
+ *   loser of a race writes nothing and plans again. Plans share the chain writer's batches: many
+ *   to one transaction and one hold of the chain head (page-writes.ts).
  * - Due timers are claimed in one statement with `FOR UPDATE SKIP LOCKED` and a lease: each due
  *   timer is held by exactly one replica at a time, and the version fence makes its step fire once
  *   even when a replica that stalled past its lease comes back.
@@ -18,8 +19,8 @@
 import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
-import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
-import type { ApplyResult, ClaimOnCommit, ClaimedNotification, SendCheck } from '../oncall-store.js';
+import { isStaleNotification } from '../../oncall/page.js';
+import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome, SendCheck } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
   silenceCreatedAudit, timelinePageOf,
@@ -124,29 +125,8 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     return rows[0] === undefined ? null : JSON.parse(rows[0].body) as PageRecord;
   };
   return {
-    applyPagePlan: (plan, nowMs, claim) => writer.solo(async (tx): Promise<ApplyResult> => {
-      const { page } = plan;
-      if (page.state !== 'resolved') {
-        const { rows } = await tx.client.query(`SELECT 1 FROM pages WHERE agent_id = $1 AND incident_key = $2 AND state <> 'resolved' AND id <> $3`,
-          [page.agentId, page.incidentKey, page.id]);
-        if (rows.length > 0) return { ok: false as const, reason: 'conflict' as const };
-      }
-      const body = JSON.stringify(page);
-      if (plan.expectedVersion === null) {
-        const r = await tx.client.query(`INSERT INTO pages (id, ts_ms, agent_id, incident_key, state, policy_id, due_ms, version, body)
-          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-        [page.id, page.openedAtMs, page.agentId, page.incidentKey, page.state, page.policy.id, dueAtMs(page), page.version, body]);
-        if (r.rowCount !== 1) return { ok: false as const, reason: 'conflict' as const };
-      } else {
-        const r = await tx.client.query(`UPDATE pages SET state = $1, due_ms = $2, timer_owner = NULL, timer_lease_ms = NULL, version = $3, body = $4
-          WHERE id = $5 AND version = $6`, [page.state, dueAtMs(page), page.version, body, page.id, plan.expectedVersion]);
-        if (r.rowCount !== 1) return { ok: false as const, reason: 'conflict' as const };
-      }
-      await audit(tx, plan.audit, nowMs);
-      const added = await insertNotifications(tx.client, plan.notifications, nowMs, claim);
-      if (claim === undefined) return { ok: true };
-      return { ok: true, claimed: added.map((notification) => ({ notification, owner: claim.owner, attempt: 1 })) };
-    }),
+    // In the chain writer's batches, many plans to a transaction (page-writes.ts).
+    applyPagePlan: (plan, nowMs, claim) => writer.applyPagePlan(plan, nowMs, claim),
 
     writeNotifications: (notifications, entries, nowMs) => writer.solo(async (tx) => {
       await audit(tx, entries, nowMs);
@@ -169,8 +149,9 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
           `SELECT seq, kind, page_id, attempt, body FROM page_notifications WHERE status = 'pending' AND not_before_ms <= $1
            ORDER BY not_before_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [nowMs, limit]);
         const pageIds = [...new Set(rows.flatMap((r) => (r.page_id === null ? [] : [r.page_id])))];
-        // FOR SHARE waits for an acknowledgement being committed, then reads the page as it committed.
-        const states = new Map((await client.query<{ id: string; state: string }>('SELECT id, state FROM pages WHERE id = ANY($1::text[]) FOR SHARE',
+        // FOR SHARE waits for an acknowledgement being committed, then reads the page as it committed;
+        // in id order, the order a batch of page plans locks its pages in (page-writes.ts): no deadlock.
+        const states = new Map((await client.query<{ id: string; state: string }>('SELECT id, state FROM pages WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE',
           [pageIds])).rows.map((r) => [r.id, r.state]));
         const cancel: number[] = [];
         const claimed: ClaimedNotification[] = [];
@@ -215,18 +196,26 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       });
     },
 
+    // One statement for the whole batch of outcomes (a sender's pass), not a round trip each while the
+    // chain head is held. An outcome applies only while its claim holds; of two for one claim, the first.
     finishNotifications: (outcomes, nowMs) => writer.solo(async (tx) => {
-      let applied = 0;
-      for (const o of outcomes) {
-        const plan = planNotificationFinish(o, nowMs);
-        const r = await tx.client.query(`UPDATE page_notifications SET status = $1, not_before_ms = $2, error = $3, owner = NULL
-          WHERE delivery_id = $4 AND owner = $5 AND attempt = $6 AND status = 'pending'`,
-        [plan.status, plan.notBeforeMs, plan.error, o.deliveryId, o.owner, o.attempt]);
-        if (r.rowCount !== 1) continue;
-        await audit(tx, plan.audit, nowMs);
-        applied += 1;
-      }
-      return applied;
+      const claimOf = (o: NotificationOutcome): string => `${o.deliveryId}#${o.owner}#${o.attempt}`;
+      const byClaim = new Map<string, NotificationOutcome>();
+      for (const o of outcomes) if (!byClaim.has(claimOf(o))) byClaim.set(claimOf(o), o);
+      const firsts = [...byClaim.values()];
+      const plans = firsts.map((o) => planNotificationFinish(o, nowMs));
+      const { rows } = await tx.client.query<{ delivery_id: string; owner: string; attempt: number }>(`UPDATE page_notifications n
+          SET status = u.status, not_before_ms = u.not_before_ms, error = u.error, owner = NULL
+        FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::bigint[], $6::text[]) AS u(delivery_id, owner, attempt, status, not_before_ms, error)
+        WHERE n.delivery_id = u.delivery_id AND n.owner = u.owner AND n.attempt = u.attempt AND n.status = 'pending'
+        RETURNING n.delivery_id, u.owner, u.attempt`,
+      [firsts.map((o) => o.deliveryId), firsts.map((o) => o.owner), firsts.map((o) => o.attempt), plans.map((f) => f.status),
+        plans.map((f) => f.notBeforeMs), plans.map((f) => f.error)]);
+      const applied = new Set(rows.map((r) => `${r.delivery_id}#${r.owner}#${r.attempt}`));
+      // The rows in the outcomes' order, as one at a time wrote them.
+      const entries = firsts.flatMap((o, i) => (applied.has(claimOf(o)) ? plans[i]?.audit ?? [] : []));
+      await audit(tx, entries, nowMs);
+      return applied.size;
     }),
 
     getPage: (id) => one('SELECT body FROM pages WHERE id = $1', [id]),

@@ -4,6 +4,8 @@ import { freePort } from '../../../test/support/http.js';
 import type { PgCluster } from '../../../test/support/postgres.js';
 import { PG_PASSWORD, startPgCluster } from '../../../test/support/postgres.js';
 import { accept, ev, q, storeContract } from '../../../test/support/store-contract.js';
+import { openPlan } from '../../../test/support/oncall-store-contract.js';
+import { planResolve } from '../../oncall/page-plan.js';
 import { openStore } from '../open-store.js';
 import { createPool } from './pool.js';
 import { openPostgresStore } from './postgres-store.js';
@@ -113,5 +115,65 @@ describe('postgres store: the database stops and comes back', () => {
     assert.equal((await store.claimEvents({ owner: 'w', agentId: 'agent-a', limit: 5, maxBytes: 1e9, leaseMs: 1000, nowMs: T0 + 4 })).length, 2);
     assert.equal((await store.verifyAudit()).ok, true);
     for (const m of errors) assert.ok(!m.includes(PG_PASSWORD), m);
+  });
+});
+
+describe('postgres store: page plans share the chain writer\'s transactions (issue 21)', () => {
+  /** How many transactions wrote the rows: rows written by one share its id (xmin). */
+  const writers = async (table: string, where = 'true'): Promise<number> =>
+    Number((await cluster.query<{ n: string }>(lastDb, `SELECT count(DISTINCT xmin::text) AS n FROM ${table} WHERE ${where}`))[0]?.n);
+
+  it('plans applied together commit in one transaction — pages, audit rows and notifications — each caller answered after it', async () => {
+    const store = await openPostgresStore({ url: await freshDb() });
+    try {
+      const plans = Array.from({ length: 40 }, (_, i) => openPlan(`together-${i}`, T0));
+      const results = await Promise.all(plans.map((p) => store.oncall.applyPagePlan(p, T0, { owner: 'r1', leaseMs: 30_000 })));
+      // Answered: so committed. Every plan's round is claimed for r1 as it was written.
+      assert.deepEqual(results.map((r) => (r.ok ? r.claimed?.map((c) => c.notification.deliveryId) : r.reason)),
+        plans.map((p) => p.notifications.map((n) => n.deliveryId)));
+      assert.deepEqual([await writers('pages'), await writers('audit'), await writers('page_notifications'), await writers('page_audit')], [1, 1, 1, 1]);
+      assert.equal(Number((await cluster.query<{ n: string }>(lastDb, 'SELECT count(*) AS n FROM pages'))[0]?.n), 40);
+      assert.equal((await store.verifyAudit()).ok, true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a statement that fails (a NUL in an incident key) refuses its own plan only: the others are written again one by one and commit', async () => {
+    const store = await openPostgresStore({ url: await freshDb() });
+    try {
+      const good = [openPlan('nul-1', T0), openPlan('nul-2', T0)];
+      const bad = openPlan('nul-\u0000-3', T0);
+      const results = await Promise.allSettled([good[0]!, bad, good[1]!].map((p) => store.oncall.applyPagePlan(p, T0)));
+      assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as { code?: string }).code)), [{ ok: true }, '22021', { ok: true }]);
+      for (const p of good) assert.deepEqual(await store.oncall.getPage(p.page.id), p.page);
+      assert.equal(await store.oncall.getPage(bad.page.id), null);
+      assert.deepEqual(await store.oncall.pageTimeline(bad.page.id), []);
+      assert.equal((await store.verifyAudit()).ok, true);
+      // After the replay the writer batches again: a fresh group shares one transaction.
+      const next = Array.from({ length: 5 }, (_, i) => openPlan(`after-nul-${i}`, T0 + 1));
+      await Promise.all(next.map((p) => store.oncall.applyPagePlan(p, T0 + 1)));
+      assert.equal(await writers('pages', `incident_key LIKE 'after-nul-%'`), 1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('plans of one incident key applied together are judged in turn: a resolve and the next open of its key both commit; a second open is a conflict', async () => {
+    const store = await openPostgresStore({ url: await freshDb() });
+    try {
+      const first = openPlan('same-key', T0);
+      assert.deepEqual(await store.oncall.applyPagePlan(first, T0), { ok: true });
+      const resolved = planResolve(first.page, { actor: 'cli:test', by: 'alice', via: 'cli' }, null, null, T0 + 1);
+      assert.ok(resolved.ok && resolved.plan !== null);
+      const [next, twice, other] = [openPlan('same-key', T0 + 1), openPlan('same-key', T0 + 1), openPlan('other-key', T0 + 1)];
+      const results = await Promise.all([resolved.plan, next, twice, other].map((p) => store.oncall.applyPagePlan(p, T0 + 1)));
+      assert.deepEqual(results, [{ ok: true }, { ok: true }, { ok: false, reason: 'conflict' }, { ok: true }]);
+      assert.equal((await store.oncall.findPage('agent-a', 'same-key'))?.id, next.page.id);
+      assert.equal(await store.oncall.getPage(twice.page.id), null);
+      assert.equal((await store.verifyAudit()).ok, true);
+    } finally {
+      await store.close();
+    }
   });
 });
