@@ -56,6 +56,8 @@ interface ServerResult {
   readP50Ms: number; readP99Ms: number;
   /** First subscriber handed a batch → the turn after the last one was (the fan-out: frames, every socket's write), p50/p99/max ms. */
   fanoutP50Ms: number; fanoutP99Ms: number; fanoutMaxMs: number;
+  /** Batches the shared reader handed out while measuring (each is one socket write per client). */
+  batches: number;
 }
 
 interface ModeResult {
@@ -98,6 +100,9 @@ interface ModeResult {
   dropped: number;
   /** Server CPU per delivered line, in µs. */
   cpuUsPerFrame: number;
+  /** Shared side: batches handed out per second, and server CPU per socket write (batch × client), in µs. */
+  batchesPerSecond: number;
+  cpuUsPerWrite: number;
   /** Where the latency is spent on the server (see ServerResult); the rest is the sockets and the clients. */
   readP50Ms: number; readP99Ms: number;
   fanoutP50Ms: number; fanoutP99Ms: number; fanoutMaxMs: number;
@@ -185,6 +190,7 @@ async function serve(mode: Mode, file: string): Promise<void> {
   // after them all (handed it last). Read delay = first probe's time − the line's append time; fan-out
   // = the turn after the last probe was handed it − first probe's time. Not counted as clients.
   const readDelays: number[] = [];
+  let batches = 0;
   const fanouts: number[] = [];
   let firstAt = 0;
   let measuring = false;
@@ -195,6 +201,7 @@ async function serve(mode: Mode, file: string): Promise<void> {
     probes.push(tailers.subscribe(file, probe((batch) => {
       firstAt = now();
       if (!measuring) return;
+      batches += 1;
       for (const line of batch) readDelays.push(firstAt - (JSON.parse(line.text) as { t: number }).t);
     }), { fromStart: false }));
   }
@@ -228,7 +235,7 @@ async function serve(mode: Mode, file: string): Promise<void> {
       const ms = (v: number): number => Math.round(v * 100) / 100;
       const result: ServerResult = {
         cpuMs: (d.user + d.system) / 1000, sysMs: d.system / 1000, wallMs: performance.now() - t0, rssMb: process.memoryUsage().rss / 2 ** 20,
-        readP50Ms: ms(percentile(readDelays, 50)), readP99Ms: ms(percentile(readDelays, 99)),
+        batches, readP50Ms: ms(percentile(readDelays, 50)), readP99Ms: ms(percentile(readDelays, 99)),
         fanoutP50Ms: ms(percentile(fanouts, 50)), fanoutP99Ms: ms(percentile(fanouts, 99)), fanoutMaxMs: ms(fanouts[fanouts.length - 1] ?? Number.NaN),
       };
       process.send!({ type: 'result', result });
@@ -423,6 +430,8 @@ async function measure(child: ChildProcess, workers: Worker[], file: string, app
     systemFrames: finals.reduce((s, f) => s + f.systemFrames, 0),
     dropped: finals.reduce((s, f) => s + f.dropped, 0),
     cpuUsPerFrame: round((result.cpuMs * 1000) / Math.max(1, delivered)),
+    batchesPerSecond: round((result.batches * 1000) / result.wallMs, 10),
+    cpuUsPerWrite: round((result.cpuMs * 1000) / Math.max(1, result.batches * clients), 10),
     readP50Ms: result.readP50Ms, readP99Ms: result.readP99Ms,
     fanoutP50Ms: result.fanoutP50Ms, fanoutP99Ms: result.fanoutP99Ms, fanoutMaxMs: result.fanoutMaxMs,
   };
@@ -441,7 +450,8 @@ function fdLimit(): number {
 function describe(r: ModeResult): string {
   return `${r.mode}: latency p50 ${r.p50Ms} ms p99 ${r.p99Ms} ms max ${r.maxMs} ms (check clients: ${r.checkP50Ms}/${r.checkP99Ms})` +
     (r.mode === 'shared' ? ` (server read p50/p99 ${r.readP50Ms}/${r.readP99Ms} ms, fan-out p50/p99/max ${r.fanoutP50Ms}/${r.fanoutP99Ms}/${r.fanoutMaxMs} ms)` : '') +
-    `; server CPU ${r.serverCpuMs} ms (${r.serverCpuPct}% of a core, kernel ${r.serverSysPct}%, ${r.cpuUsPerFrame} µs per delivered line)` +
+    `; server CPU ${r.serverCpuMs} ms (${r.serverCpuPct}% of a core, kernel ${r.serverSysPct}%, ${r.cpuUsPerFrame} µs per delivered line` +
+    (r.mode === 'shared' ? `, ${r.batchesPerSecond} batches/s, ${r.cpuUsPerWrite} µs per socket write)` : ')') +
     `; client CPU ${r.clientCpuMs} ms (${r.clientCpuPct}% of a core, kernel ${r.clientSysPct}%, ${r.clientUsPerLine} µs per delivered line, ${r.clientThreads} threads busy ${r.clientElu.join('/')})` +
     `; ${r.completeClients}/${r.clients} clients got every line (${r.delivered}/${r.expected} lines; ${r.systemFrames} system frames, ${r.dropped} dropped;` +
     ` ${r.checkOutOfOrder} out of order, ${r.unstamped} unstamped), server rss ${r.serverRssMb} MB`;
