@@ -85,17 +85,6 @@ export function createTailFile(path: string, deps: TailFileDeps, onIdle: () => v
     }
   }
 
-  /** `call(s, (l) => l.lines(lines))` without a closure per subscriber and batch: the fan-out's hot path. */
-  function deliver(s: Sub, lines: readonly TailLine[]): void {
-    if (s.closed) return;
-    try {
-      s.listener.lines(lines);
-    } catch (err) {
-      drop(s);
-      deps.onListenerError?.(err);
-    }
-  }
-
   function currentPosition(): TailPosition {
     if (gen === null) return { ino: 0, end: 0, len: 0, crc: 0 };
     const end = splitter.lineEnd;
@@ -112,7 +101,7 @@ export function createTailFile(path: string, deps: TailFileDeps, onIdle: () => v
         if (s.skip.gen !== g || batch[batch.length - 1]!.end > end) s.skip = null;
         if (lines.length === 0) continue;
       }
-      deliver(s, lines);
+      call(s, (l) => l.lines(lines));
     }
   }
 

@@ -117,7 +117,6 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
 
   function wakeRoom(): void {
-    if (roomWaiters.length === 0) return; // the common case, after every write: no array made
     const ws = roomWaiters;
     roomWaiters = [];
     for (const w of ws) w();
@@ -170,8 +169,8 @@ export function createClientStream(o: ClientStreamOptions): ClientStream {
     if (done || blocked) return;
     if (drops.length > 0 || queue.length > 0) {
       const accepted = writeOut();
-      drops.length = 0; // emptied in place: a flush per client per batch allocates nothing here
-      queue.length = 0;
+      drops = [];
+      queue = [];
       lineCount = 0;
       bytes = 0;
       if (!accepted) {

@@ -1,3 +1,8 @@
+/**
+ * The shared encoding of single-agent streams (AgentFrameCache): every client of a batch with the same
+ * `since` is handed the same bytes, a client with another `since` its own filtered batch, and the
+ * next batch is encoded anew.
+ */
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { createLineParser } from '../../logs/log-record.js';

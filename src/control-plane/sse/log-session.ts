@@ -42,16 +42,10 @@ export interface LogSessionOptions {
 export interface AgentFrameCache {
   frames: WeakMap<TailLine, string>;
   batches: WeakMap<readonly TailLine[], Map<number | null, SharedBatch>>;
-  /**
-   * The batch encoded last: the tailer hands one batch to all its subscribers in a row, so every
-   * client after the first finds it here with two comparisons instead of two map lookups (a fan-out
-   * to 1,000 clients asks 1,000 times). Holds one batch of the agent until the next.
-   */
-  last: { batch: readonly TailLine[]; sinceMs: number | null; shared: SharedBatch } | null;
 }
 
 export function createAgentFrameCache(): AgentFrameCache {
-  return { frames: new WeakMap(), batches: new WeakMap(), last: null };
+  return { frames: new WeakMap(), batches: new WeakMap() };
 }
 
 export function startLogSession(o: LogSessionOptions): void {
@@ -81,36 +75,27 @@ export function startLogSession(o: LogSessionOptions): void {
     return parsed.ok && parsed.tsMs >= o.sinceMs;
   }
 
-  /** The frames of `batch` for this stream's `since`, encoded once for every single-agent client of the route. */
-  function sharedBatch(cache: AgentFrameCache, agent: string, batch: readonly TailLine[]): SharedBatch {
-    const last = cache.last;
-    if (last !== null && last.batch === batch && last.sinceMs === o.sinceMs) return last.shared;
-    let bySince = cache.batches.get(batch);
-    if (bySince === undefined) { bySince = new Map(); cache.batches.set(batch, bySince); }
-    let shared = bySince.get(o.sinceMs);
-    if (shared === undefined) {
-      const frames: string[] = [];
-      for (const line of batch) {
-        if (!passes(line)) continue;
-        let frame = cache.frames.get(line);
-        if (frame === undefined) {
-          frame = lineFrame(agent, line, resumeIdFromSegments([resumeSegment(agent, positionAfter(line))]));
-          cache.frames.set(line, frame);
-        }
-        frames.push(frame);
-      }
-      shared = { frames, bytes: Buffer.from(frames.join('')) };
-      bySince.set(o.sinceMs, shared);
-    }
-    cache.last = { batch, sinceMs: o.sinceMs, shared };
-    return shared;
-  }
-
-  let singleCache: AgentFrameCache | null = null;
-
   function onLines(i: number, agent: string, batch: readonly TailLine[]): void {
     if (single) {
-      stream.sendLines(sharedBatch(singleCache ??= o.caches(agent), agent, batch));
+      const cache = o.caches(agent);
+      let bySince = cache.batches.get(batch);
+      if (bySince === undefined) { bySince = new Map(); cache.batches.set(batch, bySince); }
+      let shared = bySince.get(o.sinceMs);
+      if (shared === undefined) {
+        const frames: string[] = [];
+        for (const line of batch) {
+          if (!passes(line)) continue;
+          let frame = cache.frames.get(line);
+          if (frame === undefined) {
+            frame = lineFrame(agent, line, resumeIdFromSegments([resumeSegment(agent, positionAfter(line))]));
+            cache.frames.set(line, frame);
+          }
+          frames.push(frame);
+        }
+        shared = { frames, bytes: Buffer.from(frames.join('')) };
+        bySince.set(o.sinceMs, shared);
+      }
+      stream.sendLines(shared);
       return;
     }
     for (const line of batch) {
