@@ -95,6 +95,9 @@ interface ModeResult {
   /** Must be 0: check-client frames out of order, lines without an append time. */
   checkOutOfOrder: number;
   unstamped: number;
+  /** Fewest and most bytes one cheap client received while measuring (equal: every one got the same stream). */
+  clientBytesMin: number;
+  clientBytesMax: number;
   /** `event: system` frames seen by all clients, and the sum of their `dropped` counts. */
   systemFrames: number;
   dropped: number;
@@ -427,6 +430,8 @@ async function measure(child: ChildProcess, workers: Worker[], file: string, app
     checkClients,
     checkOutOfOrder: finals.reduce((s, f) => s + f.checkOutOfOrder, 0),
     unstamped: finals.reduce((s, f) => s + f.unstamped, 0),
+    clientBytesMin: Math.min(...finals.map((f) => f.clientBytesMin)),
+    clientBytesMax: Math.max(...finals.map((f) => f.clientBytesMax)),
     systemFrames: finals.reduce((s, f) => s + f.systemFrames, 0),
     dropped: finals.reduce((s, f) => s + f.dropped, 0),
     cpuUsPerFrame: round((result.cpuMs * 1000) / Math.max(1, delivered)),
@@ -454,7 +459,7 @@ function describe(r: ModeResult): string {
     (r.mode === 'shared' ? `, ${r.batchesPerSecond} batches/s, ${r.cpuUsPerWrite} µs per socket write)` : ')') +
     `; client CPU ${r.clientCpuMs} ms (${r.clientCpuPct}% of a core, kernel ${r.clientSysPct}%, ${r.clientUsPerLine} µs per delivered line, ${r.clientThreads} threads busy ${r.clientElu.join('/')})` +
     `; ${r.completeClients}/${r.clients} clients got every line (${r.delivered}/${r.expected} lines; ${r.systemFrames} system frames, ${r.dropped} dropped;` +
-    ` ${r.checkOutOfOrder} out of order, ${r.unstamped} unstamped), server rss ${r.serverRssMb} MB`;
+    ` ${r.checkOutOfOrder} out of order, ${r.unstamped} unstamped; ${r.clientBytesMin}–${r.clientBytesMax} bytes a client), server rss ${r.serverRssMb} MB`;
 }
 
 async function main(): Promise<void> {

@@ -59,8 +59,14 @@ export interface ClientsFinal extends ClientsProgress {
   histogram: Uint32Array;
   lines: number;
   maxMs: number;
-  /** Bytes received by the cheap clients (headers included), and lines whose append time was missing (must be 0). */
+  /** Bytes received by the cheap clients while measuring, and lines whose append time was missing (must be 0). */
   bytes: number;
+  /**
+   * The fewest and most bytes one cheap client received while measuring: equal when every client got
+   * the same stream (a line missing at one client without a drop notice would show here).
+   */
+  clientBytesMin: number;
+  clientBytesMax: number;
   unstamped: number;
   /** The check clients: log frames parsed, and their latencies from `t` in the line (ms). */
   checkFrames: number;
@@ -82,7 +88,7 @@ export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 /** Wall-clock based ms with sub-ms precision, comparable across processes (the `t` in the lines). */
 export const wallMs = (): number => performance.timeOrigin + performance.now();
 
-interface Cheap { done: number; socket: Socket; status: 'waiting' | 'ok' | 'bad'; carry: number }
+interface Cheap { done: number; socket: Socket; status: 'waiting' | 'ok' | 'bad'; carry: number; bytes: number }
 
 function runClients(d: LogClientsData): void {
   const port = parentPort!;
@@ -108,6 +114,7 @@ function runClients(d: LogClientsData): void {
   function onRead(c: Cheap, n: number, connected: () => void): void {
     const at = monotonicMs();
     bytes += n;
+    c.bytes += n;
     const end = CARRY_BYTES + n;
     carries.copy(read, 0, c.carry, c.carry + CARRY_BYTES);
     if (c.status === 'waiting') {
@@ -140,7 +147,7 @@ function runClients(d: LogClientsData): void {
       host: '127.0.0.1', port: d.port,
       onread: { buffer: into, callback: (n: number) => { onRead(c, n, resolve); return true; } }, // reads come after `c` is set
     });
-    const c: Cheap = { done: firstSeq - 1, socket, status: 'waiting', carry: k * CARRY_BYTES };
+    const c: Cheap = { done: firstSeq - 1, socket, status: 'waiting', carry: k * CARRY_BYTES, bytes: 0 };
     cheap.push(c);
     socket.setNoDelay(true);
     socket.once('connect', () => socket.write(request200));
@@ -188,14 +195,22 @@ function runClients(d: LogClientsData): void {
     if (bad > 0) throw new Error(`${bad} clients were not answered 200`);
     let elu0 = performance.eventLoopUtilization();
     port.on('message', (m: ToClients) => {
-      if (m.type === 'start') { elu0 = performance.eventLoopUtilization(); bytes = 0; sysFrames = 0; dropped = 0; port.postMessage({ type: 'started' } satisfies FromClients); }
+      if (m.type === 'start') {
+        elu0 = performance.eventLoopUtilization();
+        bytes = 0;
+        sysFrames = 0;
+        dropped = 0;
+        for (const c of cheap) c.bytes = 0;
+        port.postMessage({ type: 'started' } satisfies FromClients);
+      }
       if (m.type === 'progress') {
         port.postMessage({ type: 'progress', ...progress(m.target) } satisfies FromClients);
       }
       if (m.type === 'final') {
         const elu = performance.eventLoopUtilization(elu0).utilization;
+        const each = cheap.map((c) => c.bytes);
         port.postMessage({
-          type: 'final', ...progress(m.target), histogram, lines, maxMs, bytes, unstamped, checkFrames, checkOutOfOrder, checkLatencies, elu,
+          type: 'final', ...progress(m.target), histogram, lines, maxMs, bytes, clientBytesMin: Math.min(...each), clientBytesMax: Math.max(...each), unstamped, checkFrames, checkOutOfOrder, checkLatencies, elu,
         } satisfies FromClients);
       }
       if (m.type === 'close') {
