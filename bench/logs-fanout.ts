@@ -46,7 +46,7 @@ import { createLogsRoute } from '../src/control-plane/routes/logs-route.js';
 import { createTailerRegistry } from '../src/logs/file-tailer.js';
 import type { Subscription, TailLine, TailListener } from '../src/logs/tail-types.js';
 import { HIST_PER_MS, monotonicMs, wallMs } from './lib/log-clients.js';
-import type { ClientsProgress, FromClients, LogClientsData, ToClients } from './lib/log-clients.js';
+import type { ClientsFinal, ClientsProgress, FromClients, LogClientsData, ToClients } from './lib/log-clients.js';
 
 type Mode = 'shared' | 'naive';
 
@@ -98,7 +98,7 @@ interface ModeResult {
   /** Fewest and most bytes one cheap client received while measuring (equal: every one got the same stream). */
   clientBytesMin: number;
   clientBytesMax: number;
-  /** `event: system` frames seen by all clients, and the sum of their `dropped` counts. */
+  /** `event: system` frames seen by the check clients, and the sum of their `dropped` counts. */
   systemFrames: number;
   dropped: number;
   /** Server CPU per delivered line, in µs. */
@@ -283,6 +283,21 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/**
+ * Clients that got every line: check clients whose last parsed line is the last one (they parse every
+ * frame), and cheap clients with the last line and as many bytes as the most any client received (a
+ * drop notice or a missing line makes a client's bytes fewer: every client of one agent gets the same stream).
+ */
+function completeClients(finals: readonly ClientsFinal[]): number {
+  const most = Math.max(...finals.map((f) => f.clientBytesMax));
+  let n = 0;
+  for (const f of finals) {
+    n += f.checkReached;
+    f.cheapBytes.forEach((bytes, i) => { if (f.cheapReached[i] === true && bytes === most) n += 1; });
+  }
+  return n;
+}
+
 /** The p-th percentile of a histogram of 1/HIST_PER_MS ms buckets, in ms. */
 function histogramPercentile(h: Uint32Array, total: number, p: number): number {
   if (total === 0) return Number.NaN;
@@ -423,7 +438,7 @@ async function measure(child: ChildProcess, workers: Worker[], file: string, app
     maxMs: round(Math.max(...finals.map((f) => f.maxMs))),
     checkP50Ms: round(percentile(check, 50)),
     checkP99Ms: round(percentile(check, 99)),
-    completeClients: finals.reduce((s, f) => s + f.reached, 0),
+    completeClients: completeClients(finals),
     clients,
     delivered,
     expected: total * clients,
