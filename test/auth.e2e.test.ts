@@ -133,7 +133,8 @@ describe('control-plane authentication end to end', () => {
     mkdirSync(join(prefix, 'tmp'), { recursive: true });
     const ngxPort = await freePort();
     writeFileSync(join(prefix, 'nginx.conf'), [
-      'worker_processes 1;', 'daemon off;', `pid ${join(prefix, 'nginx.pid')};`, `error_log ${join(prefix, 'error.log')};`,
+      // One process (no master and worker): the SIGKILL of `after` then leaves no orphaned worker behind.
+      'master_process off;', 'daemon off;', `pid ${join(prefix, 'nginx.pid')};`, `error_log ${join(prefix, 'error.log')};`,
       'events { worker_connections 64; }',
       'http {',
       '  access_log off;',
