@@ -72,7 +72,9 @@ export async function benchDaemon(opts: { agentYaml?: string; channelsYaml?: str
     dir, home, env, secret, cp, ingestUrl: `http://127.0.0.1:${port}/webhooks/alertmanager`,
     pid: () => child?.pid ?? 0,
     async start() {
-      child = spawn(process.execPath, [...(opts.nodeArgs ?? []), SVC, 'up', dir], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+      // BENCH_NODE_ARGS: node flags for every daemon a bench starts (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
+      const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+      child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...extra, SVC, 'up', dir], { env, stdio: ['ignore', 'ignore', 'inherit'] });
       for (let i = 0; i < 600; i++) {
         try {
           if ((await fetch(`${cp}/status`)).ok) return;
