@@ -15,7 +15,7 @@ import type { Clock } from '../../core/clock.js';
 import { isoTs } from '../../core/clock.js';
 import type { BackoffPolicy } from '../../core/backoff.js';
 import { backoffMs } from '../../core/backoff.js';
-import { rejectOnAbort } from '../../core/deadline.js';
+import { abortable } from '../../core/abortable.js';
 import { errorText } from '../../core/errors.js';
 import type { AgentLog } from '../../logs/agent-log.js';
 import type { ClaimedEvent, Completion } from '../../store/store.js';
@@ -99,7 +99,7 @@ export async function handleEvent(agent: DispatchAgent, claimed: ClaimedEvent, s
     // that send: the event is given back, and its page, committed, keeps the round (sent, or in the outbox).
     const deciding = agent.pages.onDecision({ id: event.id, agentId: event.agentId, fingerprint: event.fingerprint, payload }, triage);
     try {
-      await Promise.race([deciding, rejectOnAbort(signal)]);
+      await abortable(deciding, signal);
     } catch (err) {
       if (!signal.aborted) throw err;
       deciding.catch(() => undefined); // it goes on; a failure of it now is the next claim's to meet

@@ -84,7 +84,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   // Hand-offs run side by side, each batch's sends with signals of their own under one listener on `stop`.
   const handOffSignals = signalScope(stop.signal);
   const handingOff = new Set<Promise<void>>();
-  /** Every batch being sent, by a pass or a hand-off. */
+  /** Every batch being sent (not yet recorded), by a pass or a hand-off: what `settled` waits for. */
   const sending = new Set<Promise<unknown>>();
   const tracked = <T>(p: Promise<T>): Promise<T> => {
     sending.add(p);
@@ -159,7 +159,8 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       if (claimed.length === 0) return 0;
       const scope = signalScope(signal);
       try {
-        await tracked((async () => (await sendAll(claimed, scope)).recorded)());
+        const sent = await tracked(sendAll(claimed, scope));
+        await sent.recorded;
       } finally {
         scope.dispose();
       }
@@ -169,9 +170,9 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     handOff(claimed) {
       if (claimed.length === 0 || stop.signal.aborted) return Promise.resolve();
       const sent = tracked(sendAll(claimed, handOffSignals));
-      const sending = sent.then((s) => s.recorded).then(() => undefined, (err: unknown) => deps.onError?.(err))
-        .finally(() => handingOff.delete(sending));
-      handingOff.add(sending);
+      const recording = sent.then((s) => s.recorded).then(() => undefined, (err: unknown) => deps.onError?.(err))
+        .finally(() => handingOff.delete(recording));
+      handingOff.add(recording);
       return sent.then(() => undefined, () => undefined);
     },
     settled: () => Promise.allSettled([...sending]).then(() => undefined),
