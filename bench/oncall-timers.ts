@@ -11,6 +11,7 @@
  * cluster (test/support/postgres.ts, durable settings), one database each.
  *
  *   npm run build && node --import tsx bench/oncall-timers.ts [pages=10000] [windowSeconds=60] [sqlite|postgres]
+ *   BENCH_PROBE_CONNECTIONS=1 …   # the probes' wrk connections (default 4: the daemon's main thread saturated by /status)
  */
 import { r3, signedAlert } from './lib/daemon.js';
 import type { PgCluster } from '../test/support/postgres.js';
@@ -27,6 +28,7 @@ const cluster: PgCluster | null = STORE === 'postgres' ? await startPgCluster({ 
 let databases = 0;
 const PER_SECOND = 100;
 const PROBE_S = 15;
+const PROBE_CONNECTIONS = Number(process.env.BENCH_PROBE_CONNECTIONS ?? 4);
 const note = (line: string): void => { process.stderr.write(`oncall-timers: ${line}\n`); };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -61,11 +63,11 @@ async function run(pages: number, due: number, spacingMs: number): Promise<RunRe
     await sleep(Math.max(0, windowStart - Date.now()) + 5_000);
     const at = (): number => r3((Date.now() - windowStart) / 1000);
     note(`/status probe from ${at()} s into the window`);
-    const status = await runWrk({ url: `${d.cp}/status`, seconds: PROBE_S, connections: 4 });
+    const status = await runWrk({ url: `${d.cp}/status`, seconds: PROBE_S, connections: PROBE_CONNECTIONS });
     await sleep(2_000);
     const { body, headers } = signedAlert(d.dir, d.secret);
     note(`ingest probe from ${at()} s`);
-    const ingest = await runWrk({ url: d.ingestUrl, method: 'POST', body, headers, seconds: PROBE_S, connections: 4 });
+    const ingest = await runWrk({ url: d.ingestUrl, method: 'POST', body, headers, seconds: PROBE_S, connections: PROBE_CONNECTIONS });
     note(`probes over at ${at()} s`);
     // Until the window's last timer is due, and 10 s for the late ones.
     await sleep(Math.max(0, windowStart + WINDOW_S * 1000 - Date.now()) + 10_000);

@@ -24,6 +24,9 @@ export interface OncallReader {
   heldNotification(ref: SendRef): { kind: string; state: string | null } | null;
 }
 
+/** Read from the index of open pages alone (schema migration 8), never their rows. */
+export const OPEN_PAGE_COUNTS_SQL = `SELECT agent_id, state, COUNT(*) AS n FROM pages WHERE state <> 'resolved' GROUP BY agent_id, state`;
+
 export function createOncallReader(db: Database.Database, pager: Pager): OncallReader {
   const prepared = new Map<string, Database.Statement<unknown[], Record<string, unknown>>>();
   const stmt = (sql: string): Database.Statement<unknown[], Record<string, unknown>> => {
@@ -46,7 +49,7 @@ export function createOncallReader(db: Database.Database, pager: Pager): OncallR
     }, q),
     pageTimeline: (pageId) => stmt(`SELECT ${AUDIT_COLS} FROM audit WHERE seq IN (SELECT seq FROM page_audit WHERE page_id = ?) ORDER BY seq`)
       .all(pageId).map(toListedAudit),
-    openPageCounts: () => stmt(`SELECT agent_id, state, COUNT(*) AS n FROM pages WHERE state <> 'resolved' GROUP BY agent_id, state`).all()
+    openPageCounts: () => stmt(OPEN_PAGE_COUNTS_SQL).all()
       .map((r) => ({ agentId: String(r.agent_id), state: r.state as OpenPageCount['state'], count: Number(r.n) })),
     listOverrides: (agentId, endsAfterMs) => stmt(`SELECT * FROM oncall_overrides WHERE to_ms > ? AND (? IS NULL OR agent_id = ?)
       ORDER BY from_ms, id`).all(endsAfterMs, agentId, agentId).map(toStoredOverride),

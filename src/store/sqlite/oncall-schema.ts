@@ -81,3 +81,8 @@ export const ONCALL_MIGRATION = `
     PRIMARY KEY (agent_id, heartbeat_id)
   );
 `;
+
+/** Migration 8: what openPageCounts reads (oncall-reader.ts), the open pages' agent and state only. */
+export const OPEN_PAGE_COUNTS_INDEX = `
+  CREATE INDEX pages_open_state ON pages (agent_id, state) WHERE state <> 'resolved';
+`;
