@@ -42,7 +42,7 @@ export interface PageLoopDeps {
 
 export interface PageLoop {
   start(): void;
-  /** Notifications were committed: send them now rather than at the next poll. */
+  /** Notifications were committed: send them now rather than at the next poll (a round under way that has yet to look at the outbox sends them). */
   wake(): void;
   close(): Promise<void>;
 }
@@ -59,6 +59,8 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
   let running: Promise<void> | null = null;
   let again = false;
   let watchedAt = -Infinity;
+  /** The pass under way has yet to look at the outbox: what commits now, it sends. */
+  let outboxAhead = false;
 
   async function fireDue(): Promise<void> {
     for (;;) {
@@ -103,8 +105,15 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
     }
   }
 
-  /** One round: due timers, the watches when their time has come, one batch of the outbox; true when the outbox had some (look again at once). */
+  /**
+   * One round: due timers, the watches when their time has come, one batch of the outbox; true when
+   * that batch was full (look again at once). The notifications the round's own plans commit are in
+   * the outbox before it looks, so they start no round of their own: one round per poll carries the
+   * timers due since the last, their plans share commits, and 100 due a second cost 5 rounds a second,
+   * not one round (and two fsyncs) per few pages (bench/oncall-timers.ts).
+   */
   async function pass(): Promise<boolean> {
+    outboxAhead = true;
     await fireDue();
     if (clock.monotonic() - watchedAt >= WATCH_EVERY_MS) {
       watchedAt = clock.monotonic();
@@ -115,7 +124,8 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
     // One batch, not a drain: while the outbox kept filling (a burst of new pages), draining it starved
     // the timers, and a step fell due 15 s late behind the 15 s of the burst (bench/oncall-timers.ts).
     // The next pass starts at once instead, due timers first.
-    return !stop.signal.aborted && (await deps.notify(stop.signal)) > 0;
+    outboxAhead = false;
+    return !stop.signal.aborted && (await deps.notify(stop.signal)).full;
   }
 
   function schedule(ms: number): void {
@@ -130,20 +140,23 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
       again = true;
       return;
     }
+    const startedAt = clock.monotonic();
     running = pass().then((more) => { again ||= more; }, deps.onError).finally(() => {
       running = null;
-      if (again) {
-        again = false;
-        schedule(0);
-      } else {
-        schedule(pollMs);
-      }
+      // Polls keep their pace from round start to round start: a due timer waits at most a poll, or a round when rounds run long.
+      const wait = again ? 0 : Math.max(0, pollMs - (clock.monotonic() - startedAt));
+      again = false;
+      schedule(wait);
     });
   }
 
   return {
     start: () => schedule(0),
-    wake: () => schedule(0),
+    wake: () => {
+      // While a round runs, a timer armed now would be re-armed for the next poll as the round ends.
+      if (running === null) schedule(0);
+      else if (!outboxAhead) again = true;
+    },
     async close() {
       stop.abort();
       if (timer !== null) clock.clearTimer(timer);

@@ -81,7 +81,7 @@ async function setup(raceAck: boolean) {
 describe('page notifier: nothing of an escalation after the acknowledgement committed (§17.4)', () => {
   it('without an ack in between, the opening notice reaches the channel (the test can see a send)', async () => {
     const s = await setup(false);
-    assert.equal(await s.notify(new AbortController().signal), 1);
+    assert.equal((await s.notify(new AbortController().signal)).claimed, 1);
     assert.deepEqual(s.lines().map((l) => [l.to, l.deliveryId]), [['alice', `${s.page.id}.1.alice.oncall-dm`]]);
     assert.equal((await s.store.listAudit({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, { kind: 'page.notice-cancelled' })).items.length, 0);
     await s.close();
@@ -97,7 +97,7 @@ describe('page notifier: nothing of an escalation after the acknowledgement comm
     assert.deepEqual((await s.store.oncall.pageTimeline(s.page.id)).map((r) => r.kind),
       ['page.opened', 'page.notified', 'page.acknowledged', 'page.notice-cancelled']);
     s.clock.advance(120_000);
-    assert.equal(await s.notify(new AbortController().signal), 0, 'cancelled for good: never handed out again');
+    assert.equal((await s.notify(new AbortController().signal)).claimed, 0, 'cancelled for good: never handed out again');
 
     const acked = await s.store.oncall.getPage(s.page.id) as PageRecord;
     const resolved = planResolve(acked, cli, null, null, s.clock.now());
@@ -141,7 +141,7 @@ describe('page notifier: hand-offs and many sends at once', () => {
     assert.deepEqual(s.lines().map((l) => l.deliveryId), [`${opened.page.id}.1.alice.oncall-dm`]);
     assert.deepEqual((await s.audit('message.delivered')).map((d) => [d.deliveryId, d.attempt]), [[`${opened.page.id}.1.alice.oncall-dm`, 1]]);
     assert.equal(s.outboxClaims(), 0, 'no outbox claim on the way');
-    assert.equal(await s.notifier.pass(new AbortController().signal), 0, 'and nothing left in the outbox');
+    assert.equal((await s.notifier.pass(new AbortController().signal)).claimed, 0, 'and nothing left in the outbox');
     assert.deepEqual(s.errors, []);
     await s.close();
   });
@@ -234,7 +234,7 @@ describe('page notifier: hand-offs and many sends at once', () => {
     process.on('warning', onWarning);
     try {
       const stop = new AbortController();
-      assert.equal(await s.notifier.pass(stop.signal), 50);
+      assert.deepEqual(await s.notifier.pass(stop.signal), { claimed: 50, full: false });
       await new Promise((r) => { setImmediate(r); }); // warnings are emitted on a later tick
       assert.equal(s.lines().length, 50, '50 sends');
       assert.equal((await s.audit('message.delivered')).length, 50);

@@ -55,8 +55,11 @@ function linksFor(deps: PageNotifierDeps, n: ClaimedNotification['notification']
   return deps.links(n.agentId, n.pageId, n.person);
 }
 
-/** One pass: claims what is due, sends it, records the outcomes; returns how many it handled. */
-export type NotifyPass = (signal: AbortSignal) => Promise<number>;
+/** What one pass over the outbox did: how many notifications it claimed, and whether that was a whole batch (more may wait). */
+export interface OutboxPass { claimed: number; full: boolean }
+
+/** One pass: claims what is due (one batch), sends it, records the outcomes. */
+export type NotifyPass = (signal: AbortSignal) => Promise<OutboxPass>;
 
 export interface PageNotifier {
   /** A pass over the outbox. */
@@ -155,8 +158,9 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
 
   return {
     async pass(signal) {
-      const claimed = await store.oncall.claimNotifications(deps.owner, clock.now(), leaseMs, deps.batch ?? 64);
-      if (claimed.length === 0) return 0;
+      const batch = deps.batch ?? 64;
+      const claimed = await store.oncall.claimNotifications(deps.owner, clock.now(), leaseMs, batch);
+      if (claimed.length === 0) return { claimed: 0, full: false };
       const scope = signalScope(signal);
       try {
         const sent = await tracked(sendAll(claimed, scope));
@@ -164,7 +168,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       } finally {
         scope.dispose();
       }
-      return claimed.length;
+      return { claimed: claimed.length, full: claimed.length >= batch };
     },
     claim: { owner: deps.owner, leaseMs },
     handOff(claimed) {
