@@ -8,18 +8,18 @@ import type { PageLoop } from './page-loop.js';
 import { createPageLoop } from './page-loop.js';
 import type { OutboxPass } from './page-notifier.js';
 
+/** A store of due pages alone: no heartbeat, handoff or open page for the watches to find. */
+const storeOf = (claimDuePages: (owner: string, nowMs: number) => Promise<PageRecord[]>): Store => ({ oncall: {
+  claimDuePages, listHeartbeats: () => Promise.resolve([]), listHandoffs: () => Promise.resolve([]), openPageCounts: () => Promise.resolve([]),
+} }) as unknown as Store;
+
 describe('page loop', () => {
   it('fires a claimed batch of due pages together, so their plans can share a commit', async () => {
     const clock = fakeClock(1_000_000);
     const due = ['p000000000001', 'p000000000002', 'p000000000003'].map((id) => ({ id, agentId: 'a',
       nextEscalationAtMs: 999_000, ackTimeoutAtMs: null, joinNoticeAtMs: null }) as unknown as PageRecord);
     let claims = 0;
-    const store = { oncall: {
-      claimDuePages: () => Promise.resolve(claims++ === 0 ? due : []),
-      listHeartbeats: () => Promise.resolve([]),
-      listHandoffs: () => Promise.resolve([]),
-      openPageCounts: () => Promise.resolve([]),
-    } } as unknown as Store;
+    const store = storeOf(() => Promise.resolve(claims++ === 0 ? due : []));
     // Each fire waits until every claimed page is being fired: one after another, the first never returns.
     let inFlight = 0;
     let most = 0;
@@ -51,16 +51,11 @@ describe('page loop', () => {
     const clock = fakeClock(T);
     const page = { id: 'p000000000009', agentId: 'a', nextEscalationAtMs: T + 500, ackTimeoutAtMs: null, joinNoticeAtMs: null } as unknown as PageRecord;
     let handedOut = false;
-    const store = { oncall: {
-      claimDuePages: (_owner: string, nowMs: number) => {
-        if (handedOut || nowMs < T + 500) return Promise.resolve([]);
-        handedOut = true;
-        return Promise.resolve([page]);
-      },
-      listHeartbeats: () => Promise.resolve([]),
-      listHandoffs: () => Promise.resolve([]),
-      openPageCounts: () => Promise.resolve([]),
-    } } as unknown as Store;
+    const store = storeOf((_owner: string, nowMs: number) => {
+      if (handedOut || nowMs < T + 500) return Promise.resolve([]);
+      handedOut = true;
+      return Promise.resolve([page]);
+    });
     // A burst: every look at the outbox finds a full batch and sending it takes 100 ms, for 200 looks (20 s).
     let looks = 0;
     const notify = (): Promise<OutboxPass> => {
@@ -121,16 +116,11 @@ describe('page loop', () => {
   it('rounds keep the poll\'s pace from start to start: a round of 150 ms does not push the next one to 350 ms', async () => {
     const clock = fakeClock(1_000_000);
     const starts: number[] = [];
-    const store = { oncall: {
-      claimDuePages: () => {
-        starts.push(clock.monotonic());
-        return Promise.resolve([{ id: `p${String(starts.length).padStart(12, '0')}`, agentId: 'a', nextEscalationAtMs: clock.now(),
-          ackTimeoutAtMs: null, joinNoticeAtMs: null } as unknown as PageRecord]);
-      },
-      listHeartbeats: () => Promise.resolve([]),
-      listHandoffs: () => Promise.resolve([]),
-      openPageCounts: () => Promise.resolve([]),
-    } } as unknown as Store;
+    const store = storeOf(() => {
+      starts.push(clock.monotonic());
+      return Promise.resolve([{ id: `p${String(starts.length).padStart(12, '0')}`, agentId: 'a', nextEscalationAtMs: clock.now(),
+        ackTimeoutAtMs: null, joinNoticeAtMs: null } as unknown as PageRecord]);
+    });
     const engine = { fire: () => clock.sleep(150) } as unknown as PageEngine;
     const loop = createPageLoop({ store, clock, owner: 'r1', engine, notify: () => Promise.resolve({ claimed: 0, full: false }), configs: new Map(),
       pollMs: 200, onError: (err) => { throw err; } });
@@ -145,12 +135,7 @@ describe('page loop', () => {
   it('a notification committed after the round looked at the outbox starts the next round at once', async () => {
     const clock = fakeClock(1_000_000);
     let rounds = 0;
-    const store = { oncall: {
-      claimDuePages: () => { rounds += 1; return Promise.resolve([]); },
-      listHeartbeats: () => Promise.resolve([]),
-      listHandoffs: () => Promise.resolve([]),
-      openPageCounts: () => Promise.resolve([]),
-    } } as unknown as Store;
+    const store = storeOf(() => { rounds += 1; return Promise.resolve([]); });
     const wake: { loop: PageLoop | null } = { loop: null };
     let looks = 0;
     // While the first round sends its batch, a triage decision commits a join notice (page-engine.ts onCommitted).
