@@ -167,11 +167,6 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (agent_id, schedule_id)
   );
   `,
-  // 6: open pages by agent and state (svc_pages_open, /status), counted about once a second by each
-  // replica, from an index of the open pages alone rather than every open page's row.
-  `
-  CREATE INDEX pages_open_state ON pages (agent_id, state) WHERE state <> 'resolved';
-  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
