@@ -24,20 +24,12 @@ const signedPost = (d: Daemon, body: string, headers: Record<string, string> = {
 const logLines = (d: Daemon): Array<Record<string, unknown>> =>
   readFileSync(d.logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 
-/**
- * One daemon with default settings for the scenarios that need nothing else (hostile bodies, noise,
- * big answers), in the order they are declared: the first counts every stored event; the later ones
- * check their own events and counters.
- */
-let sharedDaemon: Promise<Daemon> | null = null;
-const daemonWithDefaults = (): Promise<Daemon> => (sharedDaemon ??= startDaemon());
-after(async () => { await (await sharedDaemon)?.stop(); });
-
 describe('hostile bodies', () => {
   let d: Daemon;
+  after(async () => { await d?.stop(); });
 
   it('deep JSON is a 400 before anything is stored; the views keep answering', async () => {
-    d = await daemonWithDefaults();
+    d = await startDaemon();
     const nest = (levels: number): string => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
     for (const levels of [65, 4150, 5000, 100_000]) {
       const r = await signedPost(d, nest(levels));
@@ -116,8 +108,11 @@ describe('a flood of slow headers', () => {
 });
 
 describe('unauthenticated noise', () => {
+  let d: Daemon;
+  after(async () => { await d?.stop(); });
+
   it('2,000 bad signatures: all counted, a handful of log lines', async () => {
-    const d = await daemonWithDefaults();
+    d = await startDaemon();
     const before = logLines(d).length;
     for (let i = 0; i < 2000; i += 50) {
       await Promise.all(Array.from({ length: 50 }, () => postWebhook(d.url, d.fixture, { 'x-signature': `sha256=${'0'.repeat(64)}` })
@@ -134,8 +129,11 @@ describe('unauthenticated noise', () => {
 });
 
 describe('big answers', () => {
+  let d: Daemon;
+  after(async () => { await d?.stop(); });
+
   it('12 bodies of 900 KB read with limit=1000: pages of at most 4 MiB, every event listed, ingest unaffected', async () => {
-    const d = await daemonWithDefaults();
+    d = await startDaemon();
     const pad = 'x'.repeat(900 * 1024);
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
