@@ -56,8 +56,10 @@ describe('a long backlog behind a failing channel', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     daemon = await startDaemon({
-      // 20 attempts between 1 s and 10 s apart: no alert runs out of attempts (~3 min) while the burst lasts.
-      agentYaml: 'dispatch:\n  maxAttempts: 20\n  initialBackoffMs: 1000\n  maxBackoffMs: 10000',
+      // 20 tries 1–2 s apart: a round (~40 s) outlasts most bursts, and one that ends only sends its
+      // events back to the store for a later round (store.deliveryWindow, 30 min). The short gap is so
+      // that the lanes try again within 2 s of the receiver's recovery, not up to 10 s later.
+      agentYaml: 'dispatch:\n  maxAttempts: 20\n  initialBackoffMs: 1000\n  maxBackoffMs: 2000',
       channelsYaml: `channels:\n  - id: oncall-hook\n    type: webhook\n    direction: outbound\n    url: ${hook}\n`,
     });
     const pid = daemon.pid();

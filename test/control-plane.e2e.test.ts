@@ -266,40 +266,39 @@ describe('control plane against the running daemon', () => {
   });
 
   it('the CLI reads every view', async () => {
-    const ps = await svc('ps');
+    // The log is printed first and compared with the file at once; the other reads change nothing,
+    // so they run side by side (each is a process of its own).
+    const logs = await svc('logs', '--agent', 'oncall-escalator');
+    const fileLines = readFileSync(join(t.home, 'logs', 'oncall-escalator.log'), 'utf8').trim().split('\n');
+    const count = queryStore<{ n: number }>(t.home, 'SELECT count(*) AS n FROM events')[0]?.n;
+    const [ps, psJsonRun, events, limited, dlq, table, badLimit, logsJson, future, nowhere] = await Promise.all([
+      svc('ps'), svc('ps', '--json'), svc('events', '--json'),
+      // --limit is the number of rows printed (contract §13), across pages.
+      svc('events', '--json', '--limit', '1500'), svc('dlq', '--json'), svc('events', '--agent', 'oncall-escalator', '--limit', '1000'),
+      svc('events', '--limit', '0'), svc('logs', '--json'), svc('logs', '--since', new Date(Date.now() + 3_600_000).toISOString()),
+      freePort().then((port) => runSvc(['ps', '--url', `http://127.0.0.1:${port}`], { env: env(), cwd: dir })),
+    ]);
     assert.equal(ps.code, 0, ps.stderr);
     assert.match(ps.stdout, /agent oncall-escalator {2}running {2}provider rules/);
     assert.match(ps.stdout, /alertmanager +webhook +\d+/);
-    const psJson = JSON.parse((await svc('ps', '--json')).stdout) as Record<string, unknown>;
+    const psJson = JSON.parse(psJsonRun.stdout) as Record<string, unknown>;
     assert.equal(psJson.version, 1);
-    const events = await svc('events', '--json');
     assert.equal(events.code, 0, events.stderr);
-    const count = queryStore<{ n: number }>(t.home, 'SELECT count(*) AS n FROM events')[0]?.n;
     assert.equal((JSON.parse(events.stdout) as { items: unknown[] }).items.length, count);
-    // --limit is the number of rows printed (contract §13), across pages.
-    const limited = await svc('events', '--json', '--limit', '1500');
     assert.equal((JSON.parse(limited.stdout) as { items: unknown[] }).items.length, Math.min(1500, count ?? 0));
-    const dlq = await svc('dlq', '--json');
     assert.deepEqual(JSON.parse(dlq.stdout), { items: [] });
-    const table = await svc('events', '--agent', 'oncall-escalator', '--limit', '1000');
     assert.match(table.stdout.split('\n')[0] ?? '', /^TS +ID +STATUS +SEV +TITLE +TRIAGED BY +AGENT +SOURCE +STATE +FINGERPRINT$/);
-    const badLimit = await svc('events', '--limit', '0');
     assert.equal(badLimit.code, 2, 'a bad --limit is a usage error, refused before any request');
     assert.match(badLimit.stderr, /limit/);
-    const logs = await svc('logs', '--agent', 'oncall-escalator');
     assert.equal(logs.code, 0, logs.stderr);
     const logLines = logs.stdout.trim().split('\n');
-    const fileLines = readFileSync(join(t.home, 'logs', 'oncall-escalator.log'), 'utf8').trim().split('\n');
     assert.ok(logLines.length >= fileLines.length, `${logLines.length} printed, ${fileLines.length} in the file`);
     assert.match(logLines[0] ?? '', /^\d{4}-\d\d-\d\dT[\d:.]+Z info +oncall-escalator config\.loaded /);
-    const logsJson = await svc('logs', '--json');
     assert.equal(logsJson.code, 0, logsJson.stderr);
     const records = logsJson.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.ok(records.some((r) => r.event === 'webhook.accepted'));
-    const future = await svc('logs', '--since', new Date(Date.now() + 3_600_000).toISOString());
     assert.equal(future.code, 0, future.stderr);
     assert.equal(future.stdout, '');
-    const nowhere = await runSvc(['ps', '--url', `http://127.0.0.1:${await freePort()}`], { env: env(), cwd: dir });
     assert.equal(nowhere.code, 1);
     assert.match(nowhere.stderr, /cannot reach the control plane/);
   });

@@ -57,7 +57,8 @@ describe('svc fleet against real daemons', () => {
   before(async () => {
     idp = await startIdp({ 'fleet-cli': CLIENT_SECRET });
     const oidc = { provider: 'oidc', issuer: idp.issuer, audience: AUDIENCE, scopes: [SCOPE], allowLoopback: false };
-    [a, b, c] = [await startDaemon(), await startDaemon({ auth: oidc }), await startDaemon({ auth: oidc })];
+    // Three independent daemons (own homes, ports): started side by side.
+    [a, b, c] = await Promise.all([startDaemon(), startDaemon({ auth: oidc }), startDaemon({ auth: oidc })]);
     bToken = await fetchToken(idp, 'fleet-cli');
     proxy = await startTcpProxy(c.cpPort);
     hang = await startSilentServer();
@@ -81,7 +82,8 @@ describe('svc fleet against real daemons', () => {
       `      scopes: [${SCOPE}]`,
       `      audience: "${AUDIENCE}"`,
       `  - { name: dead, url: "http://127.0.0.1:${await freePort()}" }`,
-      `  - { name: hang, url: "${hang.url}", timeoutMs: 1500 }`,
+      // Waited out by every command that asks it: short, since the length of the wait is not what is tested.
+      `  - { name: hang, url: "${hang.url}", timeoutMs: 500 }`,
       '',
     ].join('\n'));
   });

@@ -18,6 +18,7 @@ import type { EventRecord, PageQuery, Store } from '../store/store.js';
 import { signBody } from './signature.js';
 import { createWebhookIngest, MAX_BODY_BYTES, STORE_WRITE_DEADLINE_MS } from './webhook-server.js';
 import type { WebhookIngest, WebhookRoute } from './webhook-server.js';
+import { sharedSqliteStore } from '../../test/support/shared-store.js';
 import { waitFor, within } from '../../test/support/wait.js';
 
 const SECRET = 'whsec-test-0123456789abcdef';
@@ -28,7 +29,11 @@ const PAGE: PageQuery = { limit: 1000, cursor: null, order: 'asc', sinceMs: null
 const ALERT = { receiver: 'oncall', status: 'firing', alerts: [{ labels: { alertname: 'DiskFull', severity: 'critical' } }] };
 
 const dirs: string[] = [];
-after(() => {
+// One store for the file, emptied per test (test/support/shared-store.ts); a test that breaks or
+// closes its store opens its own.
+const shared = sharedSqliteStore('svc-ingest-');
+after(async () => {
+  await shared.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -42,6 +47,8 @@ interface Env {
   store: Store;
   /** The sqlite store under any test wrapper, closed after each test. */
   realStore: Store;
+  /** Its file. */
+  storePath: string;
   clock: ReturnType<typeof fakeClock>;
   stats: SourceStats;
   logs: Map<string, { log: AgentLog; path: string }>;
@@ -68,11 +75,14 @@ async function setup(opts: {
   sources?: Array<{ agentId: string; source: WebhookSourceConfig }>;
   wrap?: (store: Store) => Store;
   headersTimeoutMs?: number;
+  /** A store file of the test's own (at `dir`/svc.db), for a test that closes it. */
+  ownStore?: boolean;
 } = {}): Promise<Env> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-ingest-'));
   dirs.push(dir);
   const clock = fakeClock(NOW);
-  const realStore = await openSqliteStore({ path: join(dir, 'svc.db') });
+  const storePath = opts.ownStore === true ? join(dir, 'svc.db') : shared.path;
+  const realStore = opts.ownStore === true ? await openSqliteStore({ path: storePath }) : await shared.fresh();
   const store = opts.wrap ? opts.wrap(realStore) : realStore;
   const stats = createSourceStats();
   const logs = new Map<string, { log: AgentLog; path: string }>();
@@ -93,7 +103,7 @@ async function setup(opts: {
     ...(opts.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: opts.headersTimeoutMs }),
     rejected: (sourceId, reason) => rejected.push([sourceId, reason]), onError: (err) => errors.push(err) });
   const env: Env = {
-    dir, store, realStore, clock, stats, logs, accepted, errors, rejected, ingest, port: 0,
+    dir, store, realStore, storePath, clock, stats, logs, accepted, errors, rejected, ingest, port: 0,
     logText: (agentId = 'oncall') => readFileSync(logs.get(agentId)?.path ?? '', 'utf8'),
     logLines: (agentId = 'oncall') => env.logText(agentId).trim().split('\n').filter(Boolean)
       .map((l) => JSON.parse(l) as Record<string, unknown>),
@@ -559,8 +569,9 @@ describe('webhook ingest', () => {
     const env = await setup();
     // A real failing COMMIT in the real store (no wrapper): while `fail_commits` has a row, each
     // inserted event adds a row whose foreign key is deferred to COMMIT and names no event, so every
-    // statement succeeds and the commit of the whole batch fails.
-    const db = new Database(join(env.dir, 'svc.db'));
+    // statement succeeds and the commit of the whole batch fails. (Dropped again at the end: the
+    // store file is the next test's.)
+    const db = new Database(env.storePath);
     try {
       db.exec(`CREATE TABLE fail_commits (on_ INTEGER);
         CREATE TABLE doomed (event_id TEXT REFERENCES events (id) DEFERRABLE INITIALLY DEFERRED);
@@ -584,6 +595,7 @@ describe('webhook ingest', () => {
       for (const r of retried) assert.ok(stored.has(String(r.json.eventId)), `${String(r.json.eventId)} answered 202 but is not stored`);
       assert.equal(stored.size, 16);
     } finally {
+      db.exec('DROP TRIGGER IF EXISTS doom_commit; DROP TABLE IF EXISTS doomed; DROP TABLE IF EXISTS fail_commits;');
       db.close();
     }
   });
@@ -632,7 +644,7 @@ describe('webhook ingest', () => {
   });
 
   it('answers 503 when the store is closed', async () => {
-    const env = await setup();
+    const env = await setup({ ownStore: true });
     await env.store.close();
     const r = await signed(env.port, JSON.stringify(ALERT));
     assert.equal(r.status, 503);
@@ -660,7 +672,7 @@ describe('webhook ingest', () => {
       const dir = mkdtempSync(join(tmpdir(), 'svc-ingest-'));
       dirs.push(dir);
       const clock = fakeClock(NOW);
-      const store = await openSqliteStore({ path: join(dir, 'svc.db') });
+      const store = await shared.fresh();
       const log = createAgentLog({ path: join(dir, 'a.log'), agentId: 'oncall', clock });
       const ingest = createWebhookIngest({ store, clock, stats: createSourceStats(), onAccepted: () => undefined, rejected: () => undefined,
         routes: [{ agentId: 'oncall', source: source('alertmanager', { port }), log }] });

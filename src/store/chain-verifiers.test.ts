@@ -7,13 +7,13 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { fakeClock, systemClock } from '../core/clock.js';
 import { openAuditReader } from './sqlite/audit-reader.js';
-import { openSqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 import type { SegmentResult, VerifyResult } from '../audit/chain.js';
 import {
   canonicalJson, canonicalRow, createChainVerifier, createSegmentVerifier, GENESIS_HASH, hashRow, mergeSegments,
   sha256Hex, storedRowHashMatches, storedRowText,
 } from '../audit/chain.js';
+import { sharedSqliteStore } from '../../test/support/shared-store.js';
 import type { AuditChainVerifier } from './read-chain-verifier.js';
 import { createReadChainVerifier, sharedRuns } from './read-chain-verifier.js';
 import { createSqliteChainVerifier } from './sqlite/chain-verifier.js';
@@ -25,9 +25,13 @@ const readVerifier = (store: Store, chunkRows?: number): AuditChainVerifier => c
 
 const T0 = Date.UTC(2024, 0, 1);
 const root = mkdtempSync(join(tmpdir(), 'svc-verify-test-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-let dbCount = 0;
-const freshPath = (): string => join(root, `db-${++dbCount}`, 'svc.db');
+// One store for the file, emptied for each test that seeds one (test/support/shared-store.ts): the
+// verifiers read whatever chain the file holds, so a new file per test proved nothing more.
+const shared = sharedSqliteStore('svc-verify-store-');
+after(async () => {
+  await shared.close();
+  rmSync(root, { recursive: true, force: true });
+});
 
 /** Entries whose text exercises every branch of JSON string and number serialisation. */
 const VARIED: NewAuditEntry[] = [
@@ -66,8 +70,8 @@ describe('audit chain: the fast stored-row path', () => {
   });
 
   it('the text SQLite builds for a stored row is the same text, for rows written by the store', async () => {
-    const path = freshPath();
-    const store = await openSqliteStore({ path });
+    const { path } = shared;
+    const store = await shared.fresh();
     const written: AuditRow[] = [];
     for (const e of VARIED) written.push(await store.appendAudit(e, T0));
     const reader = openAuditReader(path);
@@ -167,8 +171,8 @@ describe('audit chain: slices merged', () => {
 // ---- the verifiers on a real store file ----
 
 async function seedStore(n: number): Promise<{ store: Store; path: string }> {
-  const path = freshPath();
-  const store = await openSqliteStore({ path });
+  const { path } = shared;
+  const store = await shared.fresh();
   for (let i = 0; i < n; i++) {
     await store.appendAudit(VARIED[i % VARIED.length]!, T0);
   }
@@ -184,39 +188,40 @@ function sql(path: string, statement: string, ...params: unknown[]): void {
   }
 }
 
-/** Both verifiers, the worker one with slices small enough that tampering lands on boundaries. */
-function verifiers(store: Store, path: string): AuditChainVerifier[] {
-  return [
-    createSqliteChainVerifier({ path, threads: 2, segmentRows: 7, chunkRows: 3 }),
-    readVerifier(store, 4),
-  ];
-}
+/**
+ * The worker verifier, with slices small enough that tampering lands on boundaries: one for the file's
+ * store, as the daemon keeps one, so its threads start once (each start loads the worker's module
+ * graph: most of a second) rather than once per case.
+ */
+let workerVerifier: AuditChainVerifier | null = null;
+after(async () => { await workerVerifier?.close(); });
 
-async function verifyBoth(store: Store, path: string): Promise<VerifyResult> {
-  const [fast, slow] = verifiers(store, path);
+/** Both verifiers' answers for the shared store's file, which must agree. */
+async function verifyBoth(store: Store): Promise<VerifyResult> {
+  workerVerifier ??= createSqliteChainVerifier({ path: shared.path, threads: 2, segmentRows: 7, chunkRows: 3 });
+  const slow = readVerifier(store, 4);
   try {
-    const a = await fast!.verify();
-    const b = await slow!.verify();
+    const a = await workerVerifier.verify();
+    const b = await slow.verify();
     assert.deepEqual(a, b);
     return a;
   } finally {
-    await fast!.close();
-    await slow!.close();
+    await slow.close();
   }
 }
 
 describe('audit chain verifiers on a SQLite file', () => {
   it('an empty chain verifies with no head', async () => {
-    const { store, path } = await seedStore(0);
-    assert.deepEqual(await verifyBoth(store, path),
+    const { store } = await seedStore(0);
+    assert.deepEqual(await verifyBoth(store),
       { ok: true, checked: 0, headSeq: 0, headHash: null, firstBadSeq: null, problem: null });
     await store.close();
   });
 
   it('an intact chain verifies whole, head included', async () => {
-    const { store, path } = await seedStore(30);
+    const { store } = await seedStore(30);
     const head = (await store.listAudit({ limit: 1, cursor: null, order: 'desc', sinceMs: null, untilMs: null }, {})).items[0]!;
-    assert.deepEqual(await verifyBoth(store, path),
+    assert.deepEqual(await verifyBoth(store),
       { ok: true, checked: 30, headSeq: 30, headHash: head.hash, firstBadSeq: null, problem: null });
     await store.close();
   });
@@ -252,7 +257,7 @@ describe('audit chain verifiers on a SQLite file', () => {
       const { store, path } = await seedStore(30);
       const head = (await store.listAudit({ limit: 1, cursor: null, order: 'desc', sinceMs: null, untilMs: null }, {})).items[0]!;
       c.tamper(path);
-      assert.deepEqual(await verifyBoth(store, path), {
+      assert.deepEqual(await verifyBoth(store), {
         ok: false, checked: c.checked, headSeq: 30, headHash: head.hash, firstBadSeq: c.firstBadSeq, problem: c.problem,
       });
       await store.close();
@@ -262,7 +267,7 @@ describe('audit chain verifiers on a SQLite file', () => {
   it('equal but non-canonical data text still verifies (the reference path decides)', async () => {
     const { store, path } = await seedStore(10);
     sql(path, `UPDATE audit SET data = '{ "fingerprint" : null, "eventId" : "e-1" }' WHERE seq = 1`);
-    assert.equal((await verifyBoth(store, path)).ok, true);
+    assert.equal((await verifyBoth(store)).ok, true);
     await store.close();
   });
 

@@ -42,3 +42,33 @@ export async function advanceUntil(clock: Pick<FakeClock, 'advanceAsync'>, what:
     return false;
   }, timeoutMs);
 }
+
+/** A store (any object of async methods) that counts its calls still under way. */
+export function trackedIo<T extends object>(target: T): { io: T; busy: () => boolean } {
+  let inFlight = 0;
+  const io = Object.fromEntries(Object.entries(target).map(([name, value]) => [name, typeof value !== 'function' ? value
+    : (...args: unknown[]): unknown => {
+      const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+      if (!(result instanceof Promise)) return result;
+      inFlight += 1;
+      return result.finally(() => { inFlight -= 1; });
+    }])) as T;
+  return { io, busy: () => inFlight > 0 };
+}
+
+/**
+ * `advanceUntil` for logic whose only real I/O is `busy` (a `trackedIo` store): the clock moves only
+ * once that I/O has answered, so no lease or deadline runs out in fake time while a write is merely
+ * slow in real time — on any host, and without a fixed real pause between steps.
+ */
+export async function advanceWhenSettled(clock: Pick<FakeClock, 'advanceAsync'>, busy: () => boolean, what: string,
+  done: () => boolean | Promise<boolean>, stepMs = 100, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    // A macrotask turn lets every continuation of the I/O that just answered issue its next call.
+    do await new Promise((r) => setImmediate(r)); while (busy() && Date.now() <= deadline);
+    if (!busy() && await done()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await clock.advanceAsync(stepMs);
+  }
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, it } from 'node:test';
 import { sharedSqliteStore } from '../../../test/support/shared-store.js';
-import { advanceUntil, waitFor } from '../../../test/support/wait.js';
+import { advanceUntil, advanceWhenSettled, trackedIo, waitFor } from '../../../test/support/wait.js';
 import type { FakeClock } from '../../core/clock.js';
 import { fakeClock } from '../../core/clock.js';
 import type { LogFields, LogLevel } from '../../core/log.js';
@@ -73,6 +73,8 @@ describe('dispatcher', () => {
     store?: Store; owner?: string; claimAhead?: number; windowMs?: number; more?: Channel[] } = {}) {
     const clock = opts.clock ?? fakeClock(T0);
     const store = opts.store ?? await shared.fresh();
+    // The dispatcher's store calls are counted, so that fake time can wait for them (advanceWhenSettled).
+    const tracked = trackedIo(store);
     const channel = scriptedChannel(opts.script);
     const log = recordingLog();
     const agent: DispatchAgent = { id: 'a1', provider: createRulesProvider(), channels: [channel, ...(opts.more ?? [])], log,
@@ -80,7 +82,7 @@ describe('dispatcher', () => {
     const outcomes: string[] = [];
     const latencies: number[] = [];
     const stats = createSourceStats();
-    const dispatcher = createDispatcher({ store, agents: [agent], stats, clock, owner: opts.owner ?? 'replica-t/run-1', leaseMs: LEASE_MS,
+    const dispatcher = createDispatcher({ store: tracked.io, agents: [agent], stats, clock, owner: opts.owner ?? 'replica-t/run-1', leaseMs: LEASE_MS,
       deliveryWindowMs: opts.windowMs ?? 0, metrics: { channelOutcome: (_a, _c, outcome) => outcomes.push(outcome), latency: (_a, s) => latencies.push(s) },
       ...(opts.claimAhead === undefined ? {} : { claimAhead: opts.claimAhead }),
       ...(opts.gate ? { gate: opts.gate } : {}), onError: (e) => { errors.push(e); } });
@@ -91,7 +93,7 @@ describe('dispatcher', () => {
       return (r as { event: EventRecord }).event;
     };
     const statuses = async (): Promise<string[]> => (await store.listEvents(all(), {})).items.map((e) => e.status);
-    return { clock, store, agent, channel, log, dispatcher, outcomes, latencies, stats, ingest, statuses };
+    return { clock, store, busy: tracked.busy, agent, channel, log, dispatcher, outcomes, latencies, stats, ingest, statuses };
   }
 
   it('delivers every accepted event once, with a stable deliveryId and its own message.delivered row', async () => {
@@ -290,10 +292,10 @@ describe('dispatcher', () => {
     const audited = async (store: Store, kind: string): Promise<Array<Record<string, unknown>>> =>
       (await store.listAudit(all(), { kind })).items.map((r) => JSON.parse(r.dataText ?? '{}') as Record<string, unknown>);
     /** Drains a dispatcher on fake time (a round may be sleeping between quick tries). */
-    async function stop(d: Dispatcher, clock: FakeClock): Promise<void> {
+    async function stop(d: Dispatcher, clock: FakeClock, busy: () => boolean): Promise<void> {
       let done = false;
       const draining = d.drain(0).then(() => { done = true; });
-      await advanceUntil(clock, 'drained', () => done, 100);
+      await advanceWhenSettled(clock, busy, 'drained', () => done, 100);
       await draining;
     }
     /** A channel that answers 503 until `upAtMs` on `clock`, then delivers. */
@@ -312,10 +314,10 @@ describe('dispatcher', () => {
       const s = await setup({ clock, windowMs: WINDOW_MS, more: [down] });
       const event = await s.ingest();
       s.dispatcher.start();
-      await advanceUntil(clock, 'the first round ended', async () => (await s.store.listEvents(all(), {})).items[0]?.status === 'accepted'
+      await advanceWhenSettled(clock, s.busy, 'the first round ended', async () => (await s.store.listEvents(all(), {})).items[0]?.status === 'accepted'
         && s.log.records.some((r) => r.event === 'dispatch.retry-later'), 100);
       assert.equal(s.dispatcher.inHand(), 0, 'between rounds nothing holds the event: it waits in the store for its due time');
-      await advanceUntil(clock, 'processed', async () => (await s.statuses())[0] === 'processed', 1_000, 60_000);
+      await advanceWhenSettled(clock, s.busy, 'processed', async () => (await s.statuses())[0] === 'processed', 1_000, 60_000);
       assert.equal((await s.store.listDeadLetters(all(), {})).items.length, 0);
       assert.ok(clock.now() >= T0 + 10 * 60_000);
       assert.equal(s.channel.sent.length, 1, 'the channel that delivered in the first round was never sent to again');
@@ -328,7 +330,7 @@ describe('dispatcher', () => {
       assert.equal((await audited(s.store, 'triage.decision')).length, 1, 'later rounds send the first triage again');
       const rounds = s.log.records.filter((r) => r.event === 'dispatch.retry-later').length;
       assert.ok(rounds >= 3 && rounds <= 12, `rounds back off (${rounds})`);
-      await stop(s.dispatcher, clock);
+      await stop(s.dispatcher, clock, s.busy);
     });
 
     it('one channel failing beside one delivering: the delivering one delivers exactly once, the failing one is retried', async () => {
@@ -337,7 +339,7 @@ describe('dispatcher', () => {
       const s = await setup({ clock, windowMs: WINDOW_MS, more: [down] });
       await s.ingest();
       s.dispatcher.start();
-      await advanceUntil(clock, 'three rounds on the failing channel', () => s.log.records.filter((r) => r.event === 'dispatch.retry-later').length >= 3, 1_000, 60_000);
+      await advanceWhenSettled(clock, s.busy, 'three rounds on the failing channel', () => s.log.records.filter((r) => r.event === 'dispatch.retry-later').length >= 3, 1_000, 60_000);
       assert.equal(s.channel.sent.length, 1);
       assert.equal(down.sent.length, 3 * 3 + 0, 'three rounds of maxAttempts (3) tries each');
       assert.deepEqual(new Set(down.sent.map((m) => m.attempt)), new Set([1, 2, 3]), 'each round is a later claim');
@@ -345,7 +347,7 @@ describe('dispatcher', () => {
       assert.deepEqual(failed.map((r) => [r.attempt, r.tries]), [[1, 1], [1, 2], [1, 3], [2, 1], [2, 2], [2, 3], [3, 1], [3, 2], [3, 3]]);
       assert.deepEqual((await audited(s.store, 'message.delivered')).map((r) => r.channelId), ['dm']);
       assert.deepEqual(await s.statuses(), ['accepted'], 'waiting for its next round, not dead-lettered');
-      await stop(s.dispatcher, clock);
+      await stop(s.dispatcher, clock, s.busy);
     });
 
     it('after the window, a dead letter with the failing channel\'s reason; the channel that delivered is kept for a replay', async () => {
@@ -354,7 +356,7 @@ describe('dispatcher', () => {
       const s = await setup({ clock, windowMs: WINDOW_MS, more: [down] });
       await s.ingest();
       s.dispatcher.start();
-      await advanceUntil(clock, 'dead-lettered', async () => (await s.statuses())[0] === 'dead-lettered', 1_000, 120_000);
+      await advanceWhenSettled(clock, s.busy, 'dead-lettered', async () => (await s.statuses())[0] === 'dead-lettered', 1_000, 120_000);
       assert.ok(!s.log.records.some((r) => r.event === 'dispatch.claim-lost'), 'every round kept its claim');
       const [letter] = (await s.store.listDeadLetters(all(), {})).items;
       assert.equal(letter?.reason, 'delivery-failed');
@@ -366,9 +368,9 @@ describe('dispatcher', () => {
       // A replay tries the failing channel again, never the one that delivered.
       await s.store.replayDeadLetters({ ids: [letter?.id ?? ''] }, 'test', clock.now());
       const before = down.sent.length;
-      await advanceUntil(clock, 'the replay tried the failing channel', () => down.sent.length > before, 1_000);
+      await advanceWhenSettled(clock, s.busy, 'the replay tried the failing channel', () => down.sent.length > before, 1_000);
       assert.equal(s.channel.sent.length, 1);
-      await stop(s.dispatcher, clock);
+      await stop(s.dispatcher, clock, s.busy);
     });
   });
 });

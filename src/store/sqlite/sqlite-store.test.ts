@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 import { accept, ev, q, storeContract } from '../../../test/support/store-contract.js';
 import { OPEN_PAGE_COUNTS_SQL } from './oncall-reader.js';
 import { openDatabase } from './schema.js';
@@ -11,13 +12,24 @@ import { openSqliteStore } from './sqlite-store.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const root = mkdtempSync(join(tmpdir(), 'svc-sqlite-store-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+// The contract's tests with the store's default settings share one file, emptied per test
+// (test/support/shared-store.ts): a new file costs two threads and, on a loaded host, a second or
+// more; none of those tests is about the file. Settings of a test's own get a file of their own.
+const shared = sharedSqliteStore('svc-sqlite-contract-');
+after(async () => {
+  await shared.close();
+  rmSync(root, { recursive: true, force: true });
+});
 let count = 0;
 const freshPath = (): string => join(root, `db-${++count}`, 'svc.db');
 let last = freshPath();
 
 storeContract('sqlite store', {
   open: (opts) => {
+    if (opts === undefined || Object.keys(opts).length === 0) {
+      last = shared.path;
+      return shared.fresh();
+    }
     last = freshPath();
     return openSqliteStore({ path: last, ...opts });
   },
