@@ -34,3 +34,23 @@ test('a worker call is typed by the thread\'s handler table: a wrong name or wro
     await writer.close();
   }
 });
+
+test('a turn of many calls reaches the writer in several messages, in the order they were made', async () => {
+  const writer = await startWorkerClient({ role: 'writer', path: join(root, 'order.db'), windowMs: 60_000 });
+  try {
+    // 100 calls in one turn: past the first messages' worth, they are posted as they come (worker-client.ts, POST_EVERY).
+    // Call i says it is T0 + i ms: an event's time never goes back (stampMs), so a call stored before an
+    // earlier one would push that one's time forward.
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => writer.call('ingestEvent',
+      { agentId: 'a', sourceId: 's', kind: 'webhook', fingerprint: `fp-${i}`, payloadText: `{"i":${i}}` }, T0 + i)));
+    const ids = results.map((r) => (r.outcome === 'accepted' ? r.event.id : ''));
+    assert.equal(new Set(ids).size, 100, 'each call answered with its own event');
+    assert.deepEqual(results.map((r) => (r.outcome === 'accepted' ? r.event.ts : '')), Array.from({ length: 100 }, (_, i) => new Date(T0 + i).toISOString()),
+      'stored in the order the calls were made');
+    // A repeat of the first fingerprint in a later turn is a duplicate of the first call's event.
+    const again = await writer.call('ingestEvent', { agentId: 'a', sourceId: 's', kind: 'webhook', fingerprint: 'fp-0', payloadText: '{}' }, T0 + 100);
+    assert.deepEqual(again.outcome === 'duplicate' && again.eventId, ids[0]);
+  } finally {
+    await writer.close();
+  }
+});
