@@ -177,27 +177,24 @@ export function createAgentLog(opts: {
     }
   };
 
+  /** The records in order, in one write of the file; `write` is this for one. */
+  const writeAll = (entries: readonly LogEntry[]): void => {
+    if (closed) return;
+    const records: LogRecord[] = [];
+    let text = '';
+    for (const e of entries) {
+      const built = build(e.level, e.event, e.fields ?? {});
+      if (built === null) continue;
+      records.push(built.record);
+      text += built.line;
+    }
+    if (records.length > 0) emit(text, records.length);
+    for (const r of records) mirror(r);
+  };
+
   return {
-    write(level, event, fields = {}) {
-      if (closed) return;
-      const built = build(level, event, fields);
-      if (built === null) return;
-      emit(built.line, 1);
-      mirror(built.record);
-    },
-    writeAll(entries) {
-      if (closed) return;
-      const records: LogRecord[] = [];
-      let text = '';
-      for (const e of entries) {
-        const built = build(e.level, e.event, e.fields ?? {});
-        if (built === null) continue;
-        records.push(built.record);
-        text += built.line;
-      }
-      if (records.length > 0) emit(text, records.length);
-      for (const r of records) mirror(r);
-    },
+    write: (level, event, fields) => writeAll([{ level, event, ...(fields === undefined ? {} : { fields }) }]),
+    writeAll,
     failures: () => lost,
     reopen() {
       if (closed) return;

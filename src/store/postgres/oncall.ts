@@ -199,7 +199,8 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     // One statement for the whole batch of outcomes (a sender's pass), not a round trip each while the
     // chain head is held. An outcome applies only while its claim holds; of two for one claim, the first.
     finishNotifications: (outcomes, nowMs) => writer.solo(async (tx) => {
-      const claimOf = (o: NotificationOutcome): string => `${o.deliveryId}#${o.owner}#${o.attempt}`;
+      const claimKey = (deliveryId: string, owner: string, attempt: number): string => `${deliveryId}#${owner}#${attempt}`;
+      const claimOf = (o: NotificationOutcome): string => claimKey(o.deliveryId, o.owner, o.attempt);
       const byClaim = new Map<string, NotificationOutcome>();
       for (const o of outcomes) if (!byClaim.has(claimOf(o))) byClaim.set(claimOf(o), o);
       const firsts = [...byClaim.values()];
@@ -211,7 +212,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
         RETURNING n.delivery_id, u.owner, u.attempt`,
       [firsts.map((o) => o.deliveryId), firsts.map((o) => o.owner), firsts.map((o) => o.attempt), plans.map((f) => f.status),
         plans.map((f) => f.notBeforeMs), plans.map((f) => f.error)]);
-      const applied = new Set(rows.map((r) => `${r.delivery_id}#${r.owner}#${r.attempt}`));
+      const applied = new Set(rows.map((r) => claimKey(r.delivery_id, r.owner, r.attempt)));
       // The rows in the outcomes' order, as one at a time wrote them.
       const entries = firsts.flatMap((o, i) => (applied.has(claimOf(o)) ? plans[i]?.audit ?? [] : []));
       await audit(tx, entries, nowMs);

@@ -52,12 +52,8 @@ function multiRowInsert(db: Database.Database, head: string, columns: number, ta
   const chunk = CHUNK_ROWS * columns;
   return (values) => {
     if (values.length % columns !== 0) throw new Error(`${values.length} values do not make rows of ${columns}`);
-    if (values.length <= chunk) {
-      if (values.length > 0) statement(values.length / columns).run(...values);
-      return;
-    }
     for (let at = 0; at < values.length; at += chunk) {
-      const part = values.slice(at, at + chunk);
+      const part = values.length <= chunk ? values : values.slice(at, at + chunk); // one chunk: no copy
       statement(part.length / columns).run(...part);
     }
   };
