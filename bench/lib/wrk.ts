@@ -30,28 +30,43 @@ export interface WrkOptions {
   body?: string;
 }
 
-const lua = (s: string): string => JSON.stringify(s); // a JSON string is a valid Lua string literal for what we send
+/** A Lua string literal: a JSON string is a valid one for what the benches send. */
+export const lua = (s: string): string => JSON.stringify(s);
 
-export async function runWrk(o: WrkOptions): Promise<WrkResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-wrk-'));
-  const script = join(dir, 'bench.lua');
-  const headers = Object.entries(o.headers ?? {}).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`).join('\n');
-  writeFileSync(script, `wrk.method = ${lua(o.method ?? 'GET')}
-${o.body === undefined ? '' : `wrk.body = ${lua(o.body)}`}
-${headers}
-done = function(summary, latency, requests)
+/** wrk's `done` hook, printing the summary as one `WRKJSON {…}` line that runWrkScript reads back. */
+const DONE_LUA = `done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format('\\nWRKJSON {"requests":%d,"duration_us":%d,"errors":%d,"p50_us":%d,"p99_us":%d,"max_us":%d}\\n',
     summary.requests, summary.duration, e.connect + e.read + e.write + e.status + e.timeout,
     latency:percentile(50), latency:percentile(99), latency.max))
 end
-`);
+`;
+
+export interface WrkScriptRun {
+  /** The Lua script without its `done` hook (added here). */
+  script: string;
+  url: string;
+  connections: number;
+  threads: number;
+  seconds: number;
+  /** When wrk prints this, it is interrupted (SIGINT: it prints its summary, then exits). */
+  stopWhenPrinted?: string;
+}
+
+/** Runs wrk with a generated script and reads its summary. */
+export async function runWrkScript(o: WrkScriptRun): Promise<WrkResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-wrk-'));
+  const script = join(dir, 'bench.lua');
+  writeFileSync(script, `${o.script}\n${DONE_LUA}`);
   try {
     const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn('wrk', [`-t${o.threads ?? 1}`, `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', script, o.url],
+      const child = spawn('wrk', [`-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, '--timeout', '10s', '-s', script, o.url],
         { stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';
-      child.stdout.on('data', (d: Buffer) => { text += d.toString(); });
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (o.stopWhenPrinted !== undefined && text.includes(o.stopWhenPrinted)) child.kill('SIGINT');
+      });
       child.on('error', reject);
       child.on('close', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited with ${code}: ${text}`))));
     });
@@ -64,4 +79,13 @@ end
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** One fixed request, sent by every connection for `seconds`. */
+export async function runWrk(o: WrkOptions): Promise<WrkResult> {
+  const headers = Object.entries(o.headers ?? {}).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`).join('\n');
+  const script = `wrk.method = ${lua(o.method ?? 'GET')}
+${o.body === undefined ? '' : `wrk.body = ${lua(o.body)}`}
+${headers}`;
+  return runWrkScript({ script, url: o.url, connections: o.connections, threads: o.threads ?? 1, seconds: o.seconds });
 }
