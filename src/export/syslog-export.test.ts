@@ -149,7 +149,9 @@ describe('audit export over syslog (TCP, octet counting)', () => {
       }
     } });
     cleanups.push(() => listener.close());
-    const { store, metrics, logs, start } = await setup(listener, { timeoutMs: 300 });
+    // 2 s: long enough for the new connection to carry the whole batch on a loaded host (300 ms was
+    // not, with another test file beside this one: it timed out too and a third connection took it).
+    const { store, metrics, logs, start } = await setup(listener, { timeoutMs: 2000 });
     // ~20 MB in one batch: more than the kernel buffers take while nobody reads.
     await appendRows(store, 10, 2_000_000);
     start();
@@ -160,7 +162,7 @@ describe('audit export over syslog (TCP, octet counting)', () => {
     await waitFor('row 10 acknowledged', async () => await acked(metrics) === 10, 20_000);
     // Acknowledged means the kernel took it: the receiver may still be reading.
     await waitFor('the last frame on the new connection', () => listener.frames.some((f) => f.connection === 2 && parse(f.message).seq === 10), 60_000);
-    assert.deepEqual(logs.filter((r) => r.event === 'audit.export.failed').map((r) => r.fields.error), ['timed out after 300 ms']);
+    assert.deepEqual(logs.filter((r) => r.event === 'audit.export.failed').map((r) => r.fields.error), ['timed out after 2000 ms']);
     assert.deepEqual(checkDelivery(seqs(listener.frames.filter((f) => f.connection === 2)), 10), []);
   });
 });
