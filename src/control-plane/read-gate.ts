@@ -6,7 +6,7 @@
  * (the house semaphore, core/semaphore.ts).
  */
 import { createSemaphore } from '../core/semaphore.js';
-import type { Semaphore } from '../core/semaphore.js';
+import type { Release, Semaphore } from '../core/semaphore.js';
 
 /** Page reads served at once by default: enough for a fleet walking pages, bounded in memory (4 × 4 MiB). */
 export const DEFAULT_READS_AT_ONCE = 4;
@@ -14,3 +14,15 @@ export const DEFAULT_READS_AT_ONCE = 4;
 export type ReadGate = Semaphore;
 
 export const createReadGate = (limit: number = DEFAULT_READS_AT_ONCE): ReadGate => createSemaphore(limit);
+
+/**
+ * This reader's turn at the gate: its release, or null when the client left while it waited (its
+ * request's signal aborted) — then nothing is held and there is nobody to answer.
+ */
+export async function takeTurn(gate: ReadGate, signal: AbortSignal): Promise<Release | null> {
+  try {
+    return await gate.acquire(signal);
+  } catch {
+    return null; // acquire rejects only when the signal aborts
+  }
+}

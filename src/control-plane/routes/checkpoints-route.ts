@@ -13,6 +13,7 @@ import { sendError, sendJsonText } from '../http-json.js';
 import type { ViewSpec } from '../page-query.js';
 import { parseViewQuery } from '../page-query.js';
 import type { ReadGate } from '../read-gate.js';
+import { takeTurn } from '../read-gate.js';
 import type { RouteHandler } from '../route.js';
 import type { Report } from './view-route.js';
 
@@ -26,12 +27,8 @@ export function createCheckpointsRoute(deps: { store: Store; report: Report; gat
       sendError(req, res, 400, parsed.error);
       return;
     }
-    let leave: () => void;
-    try {
-      leave = await deps.gate.acquire(signal);
-    } catch {
-      return;
-    }
+    const leave = await takeTurn(deps.gate, signal);
+    if (leave === null) return;
     res.once('close', leave);
     let text: string;
     try {

@@ -11,6 +11,7 @@ import { EVENT_ID_PATTERN, storyJson } from '../event-story.js';
 import { sendError, sendJsonText } from '../http-json.js';
 import { paramLabel } from '../query.js';
 import type { ReadGate } from '../read-gate.js';
+import { takeTurn } from '../read-gate.js';
 import type { RouteHandler } from '../route.js';
 import type { Report } from './view-route.js';
 
@@ -42,12 +43,8 @@ export function createStoryRoute(deps: StoryRouteDeps): RouteHandler {
       sendError(req, res, 400, `invalid ${paramLabel(param)}: unknown parameter (the story takes none)`);
       return;
     }
-    let leave: () => void;
-    try {
-      leave = await deps.gate.acquire(signal);
-    } catch {
-      return;
-    }
+    const leave = await takeTurn(deps.gate, signal);
+    if (leave === null) return;
     res.once('close', leave);
     let text: string;
     try {

@@ -14,6 +14,7 @@ import { JSON_HEADERS, sendError } from '../http-json.js';
 import type { ViewQuery, ViewSpec } from '../page-query.js';
 import { parseViewQuery } from '../page-query.js';
 import type { ReadGate } from '../read-gate.js';
+import { takeTurn } from '../read-gate.js';
 import type { RouteHandler } from '../route.js';
 
 /** Where a route's unexpected failures go (the daemon's log); one line each, never to the client. */
@@ -41,12 +42,8 @@ export function createViewRoute<F extends string>(opts: ViewRouteOptions<F>): Ro
       sendError(req, res, 400, parsed.error);
       return;
     }
-    let leave: () => void;
-    try {
-      leave = await opts.gate.acquire(signal);
-    } catch {
-      return; // the client left while waiting its turn
-    }
+    const leave = await takeTurn(opts.gate, signal);
+    if (leave === null) return; // the client left while waiting its turn
     // The turn ends when the answer has left (or the client has).
     res.once('close', leave);
     let head: string;

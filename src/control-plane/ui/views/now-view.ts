@@ -7,6 +7,7 @@
 import type { StatusSnapshot } from '../../routes/status-route.js';
 import { isoTs } from '../../../core/clock.js';
 import type { PageRecord } from '../../../oncall/page.js';
+import { takeTurn } from '../../read-gate.js';
 import { scheduleView } from '../../routes/oncall-route.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
@@ -32,12 +33,8 @@ async function onCall(deps: Parameters<View>[0], signal: AbortSignal): Promise<H
 <td>${who === undefined ? html`<strong>nobody</strong>` : who.person}</td><td>${who?.source ?? '—'}</td><td class="mono">${who?.until ?? '—'}</td></tr>`);
     }
   }
-  let leave: () => void;
-  try {
-    leave = await deps.gate.acquire(signal);
-  } catch {
-    return null;
-  }
+  const leave = await takeTurn(deps.gate, signal);
+  if (leave === null) return null;
   const open: PageRecord[] = [];
   try {
     for (const state of ['triggered', 'acknowledged'] as const) {

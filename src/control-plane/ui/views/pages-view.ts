@@ -9,6 +9,7 @@ import { PAGE_STATES } from '../../../oncall/page.js';
 import { InvalidCursorError } from '../../../store/cursor.js';
 import type { PageFilter } from '../../../store/oncall-store.js';
 import { parseViewQuery } from '../../page-query.js';
+import { takeTurn } from '../../read-gate.js';
 import { PAGES_VIEW } from '../../routes/pages-route.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
@@ -49,12 +50,8 @@ export const pagesView: View = async (deps, req) => {
   if (!parsed.ok) return bad(parsed.error);
   const { state } = parsed.value.filter;
   if (state !== undefined && !(PAGE_STATES as readonly string[]).includes(state)) return bad(`invalid state: expected one of ${PAGE_STATES.join(', ')}`);
-  let leave: () => void;
-  try {
-    leave = await deps.gate.acquire(req.signal);
-  } catch {
-    return { status: 0 };
-  }
+  const leave = await takeTurn(deps.gate, req.signal);
+  if (leave === null) return { status: 0 };
   let page: { items: PageRecord[]; nextCursor: string | null };
   try {
     page = await deps.store.oncall.listPages(parsed.value.page, parsed.value.filter as PageFilter);

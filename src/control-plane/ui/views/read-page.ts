@@ -10,6 +10,7 @@ import type { Store, View, ViewFilter } from '../../../store/store.js';
 import type { ViewQuery, ViewSpec } from '../../page-query.js';
 import { parseViewQuery } from '../../page-query.js';
 import type { ReadGate } from '../../read-gate.js';
+import { takeTurn } from '../../read-gate.js';
 
 /** Rows a console page shows by default: a screen's worth, cheap to render. */
 export const CONSOLE_PAGE_LIMIT = 50;
@@ -34,12 +35,8 @@ export async function readPage<T, V extends View, F extends string>(opts: {
   if (!search.has('limit')) search.set('limit', String(CONSOLE_PAGE_LIMIT));
   const parsed = parseViewQuery(search, opts.spec);
   if (!parsed.ok) return { ok: false, status: 400, error: parsed.error };
-  let leave: () => void;
-  try {
-    leave = await opts.gate.acquire(opts.signal);
-  } catch {
-    return { ok: false, status: 0 }; // the client left while waiting its turn
-  }
+  const leave = await takeTurn(opts.gate, opts.signal);
+  if (leave === null) return { ok: false, status: 0 }; // the client left while waiting its turn
   try {
     const page = await opts.store.listJson(opts.view, parsed.value.page, parsed.value.filter as ViewFilter<V>);
     const items = JSON.parse(new TextDecoder().decode(page.items)) as T[];

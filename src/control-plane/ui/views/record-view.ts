@@ -4,6 +4,7 @@
  * under the read gate, released whatever happens. A client that left while waiting for the gate gets
  * no answer.
  */
+import { takeTurn } from '../../read-gate.js';
 import { html } from '../html.js';
 import type { View, ViewAnswer } from './view-types.js';
 import type { UiDeps, UiRequest } from './view-types.js';
@@ -30,12 +31,8 @@ export function recordView(spec: RecordViewSpec): View {
       id = '';
     }
     if (!spec.pattern.test(id)) return notFound;
-    let leave: () => void;
-    try {
-      leave = await deps.gate.acquire(req.signal);
-    } catch {
-      return { status: 0 };
-    }
+    const leave = await takeTurn(deps.gate, req.signal);
+    if (leave === null) return { status: 0 };
     try {
       return await spec.render(id, deps, req, notFound);
     } finally {

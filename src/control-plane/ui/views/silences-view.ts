@@ -6,6 +6,7 @@
 import { isoTs } from '../../../core/clock.js';
 import { formatDuration } from '../../../core/duration.js';
 import { MAX_SILENCE_MS, formatSilenceMatcher } from '../../../oncall/silence-match.js';
+import { takeTurn } from '../../read-gate.js';
 import { RECENTLY_MS } from '../../routes/pages-route.js';
 import { html } from '../html.js';
 import { actionForm, outcomeBanner, table, timeCell } from './parts.js';
@@ -16,12 +17,8 @@ export const SILENCE_ACTION = '/actions/silence';
 const OUTCOMES = { added: 'Silence added: matching alerts are stored as suppressed and page nobody.', expired: 'Silence expired.' };
 
 export const silencesView: View = async (deps, req) => {
-  let leave: () => void;
-  try {
-    leave = await deps.gate.acquire(req.signal);
-  } catch {
-    return { status: 0 };
-  }
+  const leave = await takeTurn(deps.gate, req.signal);
+  if (leave === null) return { status: 0 };
   let silences;
   try {
     silences = await deps.store.oncall.listSilences(deps.oncall.clock.now() - RECENTLY_MS);
