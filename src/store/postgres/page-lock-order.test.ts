@@ -51,7 +51,7 @@ const failure = (err: unknown): string => {
   return `${typeof e.code === 'string' ? `${e.code}: ` : ''}${typeof e.message === 'string' ? e.message : String(err)}`;
 };
 
-const pagesOf = (claimed: ClaimedNotification[]): string[] => claimed.map((c) => c.notification.pageId).sort();
+const pagesOf = (claimed: ClaimedNotification[]): string[] => claimed.map((c) => String(c.notification.pageId)).sort();
 
 /**
  * Two open pages p1 < p2 (inserted p2 first, so their physical order is not their id order), each with
@@ -70,7 +70,7 @@ async function run(held: 'p1' | 'p2'): Promise<Seen> {
   try {
     const [low, high] = [openPlan(`${db}-low`, T0), openPlan(`${db}-high`, T0)];
     const [p1, p2] = [low.page.id, high.page.id];
-    assert.ok(p1 < p2);
+    assert.ok(p1 < p2, 'the page opened first has the lower id');
     for (const plan of [high, low]) assert.deepEqual(await store.oncall.applyPagePlan(plan, T0), { ok: true });
     const ack = (page: PageRecord): PagePlan => {
       const r = planAck(page, { actor: 'cli:test', by: 'alice', via: 'cli' }, null, T0 + 1);
