@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { ID_PATTERN } from '../config/schema.js';
-import type { SilenceMatcher } from '../oncall/oncall-config.js';
 import { MAX_SILENCE_MS, parseSilenceMatcher } from '../oncall/silence-match.js';
+import type { StoredSilence } from '../store/oncall-store.js';
 
 /** Who is at the keyboard, as the CLI's OS user names them; written into the audit row. */
 const user = z.string().regex(/^[\x21-\x7e]{1,64}$/);
@@ -71,17 +71,8 @@ export const oncallRequestSchemas = [
   z.strictObject({ op: z.literal('silence.expire'), id: silenceId, user, ...viaConsole }).refine(viaTogether, VIA_TOGETHER),
 ] as const;
 
-/** A silence as the CLI prints it. */
-export interface SilenceView {
-  id: string;
-  agentId: string | null;
-  matchers: readonly SilenceMatcher[];
-  startsAtMs: number;
-  endsAtMs: number;
-  reason: string;
-  createdBy: string;
-  expiredAtMs: number | null;
-}
+/** A silence as the admin socket answers it (and the CLI prints it): as stored, with when it was expired by hand. */
+export type SilenceView = StoredSilence;
 
 /** A page as the CLI prints it after acting on it. */
 export interface ActedPage {

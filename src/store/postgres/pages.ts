@@ -11,19 +11,9 @@ import type { StoredAuditRow } from '../../audit/audit-row.js';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../cursor.js';
 import type { Page, PageQuery, StoryRow } from '../store.js';
 import { PAGE_BYTE_BUDGET, STORY_ROW_LIMIT } from '../store.js';
+import type { PageSpec } from '../page-spec.js';
 import { STORY_COLS, pageStoryFrom, pagesNamed, storyFrom, storyRowOf, withPageRows } from '../story-rows.js';
 import { AUDIT_COLS, toStoredAudit } from '../rows.js';
-
-export type Table = 'events' | 'dead_letters' | 'audit' | 'pages';
-
-export interface PageSpec<T> {
-  table: Table;
-  cols: string;
-  /** [column, value]: rows where column = value, when the value is given. Columns are fixed names. */
-  filters: Array<[column: string, value: string | undefined]>;
-  bytesColumn: string;
-  map(row: Record<string, unknown>): T;
-}
 
 export async function page<T>(pool: pg.Pool, spec: PageSpec<T>, q: PageQuery, budget = PAGE_BYTE_BUDGET): Promise<Page<T>> {
   if (!Number.isSafeInteger(q.limit) || q.limit < 1) throw new RangeError('page limit must be a positive integer');

@@ -8,28 +8,17 @@ import type Database from 'better-sqlite3';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../cursor.js';
 import type { Page, PageQuery } from '../store.js';
 import { PAGE_BYTE_BUDGET } from '../store.js';
-
-export type Table = 'events' | 'dead_letters' | 'audit' | 'pages';
+import type { PageSpec, PagedTable } from '../page-spec.js';
 
 interface Seq { seq: number }
-
-export interface PageSpec<T> {
-  table: Table;
-  cols: string;
-  /** [column, value]: rows where column = value, when the value is given. */
-  filters: Array<[column: string, value: string | undefined]>;
-  /** The column whose text length counts against the byte budget. */
-  bytesColumn: string;
-  map(row: Record<string, unknown>): T;
-}
 
 export interface Pager {
   page<T>(spec: PageSpec<T>, q: PageQuery): Page<T>;
 }
 
 export function createPager(db: Database.Database, budget = PAGE_BYTE_BUDGET): Pager {
-  const tsBounds = new Map<Table, { low: Database.Statement<[number], Seq>; high: Database.Statement<[number], Seq> }>();
-  const bounds = (t: Table): { low: Database.Statement<[number], Seq>; high: Database.Statement<[number], Seq> } => {
+  const tsBounds = new Map<PagedTable, { low: Database.Statement<[number], Seq>; high: Database.Statement<[number], Seq> }>();
+  const bounds = (t: PagedTable): { low: Database.Statement<[number], Seq>; high: Database.Statement<[number], Seq> } => {
     let b = tsBounds.get(t);
     if (b === undefined) {
       b = {
