@@ -236,8 +236,13 @@ export type LlmConfig = z.infer<typeof llmSchema>;
 /** A tool allowlist entry: a glob over offered tool names (`<serverId>__<toolName>`), `*` and `?` wildcards. */
 const toolGlob = z.string().regex(/^[A-Za-z0-9_*?-]{1,128}$/, 'must be a tool name glob: letters, digits, "_", "-", "*" and "?"');
 
+/** Every listener binds here unless its config says otherwise (secure by default). */
+export const LOOPBACK = '127.0.0.1';
+/** Connections a listener holds at once (contract §11.2); past it new ones are closed at once. */
+const connectionLimit = z.number().int().min(1).max(65_535);
+
 /** The control plane when agent.yaml says nothing (contract §3): loopback, the Prometheus exporter port, 128 connections. */
-export const DEFAULT_CONTROL_PLANE = { bind: '127.0.0.1', port: 9464, maxConnections: 128 } as const;
+export const DEFAULT_CONTROL_PLANE = { bind: LOOPBACK, port: 9464, maxConnections: 128 } as const;
 
 export const agentSchema = z.strictObject({
   id,
@@ -259,7 +264,7 @@ export const agentSchema = z.strictObject({
       port: z.number().int().min(0).max(65535).default(DEFAULT_CONTROL_PLANE.port),
       auth: authBlockSchema.optional(),
       /** Connections held at once (contract §11.2); past it new ones are closed at once. */
-      maxConnections: z.number().int().min(1).max(65_535).default(DEFAULT_CONTROL_PLANE.maxConnections),
+      maxConnections: connectionLimit.default(DEFAULT_CONTROL_PLANE.maxConnections),
     })
     .optional(),
   dispatch: dispatchSchema.default({ maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 16 }),
@@ -275,12 +280,16 @@ export type DispatchConfig = z.infer<typeof dispatchSchema>;
 
 /** Secrets of a source: long enough that guessing is hopeless (a generated one has 64 hex characters). */
 const sourceSecret = z.string().min(16, 'must be at least 16 characters');
+/** Where a source listens: loopback unless told otherwise. */
+const sourceBind = bindAddress.default(LOOPBACK);
+/** Connections a source's listener holds at once (contract §11.2); sources sharing a port share the largest. */
+const sourceMaxConnections = connectionLimit.default(512);
 
 export const webhookSourceSchema = z.strictObject({
   id,
   type: z.literal('webhook'),
   port,
-  bind: bindAddress.default('127.0.0.1'),
+  bind: sourceBind,
   /** HMAC-SHA-256 of the body in `signatureHeader` (contract §9.2). */
   secret: sourceSecret.optional(),
   /**
@@ -302,8 +311,7 @@ export const webhookSourceSchema = z.strictObject({
   fingerprintHeader: headerName.default('X-Alert-Fingerprint'),
   signatureHeader: headerName.default('X-Signature'),
   timestampHeader: headerName.optional(),
-  /** Connections its listener holds at once (contract §11.2); sources sharing a port share the largest. */
-  maxConnections: z.number().int().min(1).max(65_535).default(512),
+  maxConnections: sourceMaxConnections,
 }).superRefine((source, ctx) => {
   // A source with no way to authenticate would be an open door (contract §12.1).
   if (source.secret === undefined && source.bearerToken === undefined && source.basicAuth === undefined) {
@@ -324,12 +332,12 @@ export const ackSourceSchema = z.strictObject({
   id,
   type: z.literal('ack'),
   port,
-  bind: bindAddress.default('127.0.0.1'),
+  bind: sourceBind,
   publicUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://svc.example.com/ack' })
     .refine((u) => !u.includes('?') && !u.includes('#'), 'must not carry a query or a fragment (the token is appended as a path segment)').optional(),
   /** The HMAC key of the links' tokens. */
   secret: sourceSecret,
-  maxConnections: z.number().int().min(1).max(65_535).default(512),
+  maxConnections: sourceMaxConnections,
 });
 export type AckSourceConfig = z.infer<typeof ackSourceSchema>;
 
@@ -341,9 +349,9 @@ export const slackSourceSchema = z.strictObject({
   id,
   type: z.literal('slack'),
   port,
-  bind: bindAddress.default('127.0.0.1'),
+  bind: sourceBind,
   signingSecret: sourceSecret,
-  maxConnections: z.number().int().min(1).max(65_535).default(512),
+  maxConnections: sourceMaxConnections,
 });
 export type SlackSourceConfig = z.infer<typeof slackSourceSchema>;
 

@@ -14,6 +14,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { LOOPBACK } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
 import { CONSOLE_HEADERS, sendHtml } from '../../control-plane/ui/console-headers.js';
@@ -113,7 +114,7 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, '127.0.0.1', () => resolve());
+    server.listen(opts.port, LOOPBACK, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const origins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
