@@ -65,7 +65,7 @@ async function checkpointCost(): Promise<Record<string, unknown>> {
   }
 }
 
-/** A chain of `rows` rows, a third of them about one of rows/3 events (accepted, triage, delivered). */
+/** A chain of `rows` rows, three about each event (accepted, triage, delivered); the ids of the events with all three. */
 async function buildStore(path: string, rows: number): Promise<string[]> {
   await (await openSqliteStore({ path })).close(); // schema, trigger included
   const db = new Database(path);
@@ -79,7 +79,8 @@ async function buildStore(path: string, rows: number): Promise<string[]> {
       for (let seq = done + 1; seq <= Math.min(rows, done + 100_000); seq++) {
         const n = Math.floor((seq - 1) / 3);
         const eventId = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-        if ((seq - 1) % 3 === 0) ids.push(eventId);
+        // Only events with all three rows (the last one's may be cut off when rows is not a multiple of 3: 1,000 is not).
+        if ((seq - 1) % 3 === 0 && seq + 2 <= rows) ids.push(eventId);
         const row = { seq, ts: isoTs(T0 + seq), kind: kinds[(seq - 1) % 3] as string, actor: 'agent:oncall-escalator', agentId: 'oncall-escalator',
           dataText: canonicalJson({ eventId, channelId: 'oncall-dm', attempt: 1 }), prevHash, hash: '' };
         row.hash = sha256Hex(`${prevHash}\n${storedRowText(row)}`);

@@ -4,6 +4,7 @@
  * set directly. 100 agents × 10 sources, 10 tools per agent, 10 MCP servers, 2 exporters.
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { packageVersion } from '../../src/core/version.js';
 import { METRIC_FAMILIES } from '../../src/metrics/metric-names.js';
 import type { MetricName } from '../../src/metrics/metric-names.js';
 import type { Metrics } from '../../src/metrics/registry.js';
@@ -50,6 +51,8 @@ export function buildSeries(): { metrics: Metrics; bare: Registry } {
   const counter = (name: MetricName): Counter => family.get(name) as Counter;
   const gauge = (name: MetricName): Gauge => family.get(name) as Gauge;
   const histogram = (name: MetricName): Histogram => family.get(name) as Histogram;
+  // The series createMetrics sets up at startup, in its order (zero series for every configured label value).
+  gauge('svc_build_info').set({ version: packageVersion(), node: process.versions.node }, 1);
   for (const server_id of mcpServers) {
     counter('mcp_server_restarts_total').inc({ server_id }, 0);
     gauge('mcp_server_circuit_state').set({ server_id }, 0);
@@ -61,12 +64,17 @@ export function buildSeries(): { metrics: Metrics; bare: Registry } {
     counter('svc_audit_export_acked_total').inc({ exporter }, 0);
     counter('svc_audit_export_failures_total').inc({ exporter }, 0);
     gauge('svc_audit_export_last_seq').set({ exporter }, 0);
+    counter('svc_audit_export_chain_behind_total').inc({ exporter }, 0);
   }
   for (const a of agents) {
     counter('svc_provider_rate_limit_waits').inc({ agent: a.id }, 0);
     histogram('svc_provider_rate_limit_wait_ms').zero({ agent: a.id });
     gauge('svc_dispatch_backlog').set({ agent: a.id }, 0);
     histogram('svc_dispatch_latency_seconds').zero({ agent: a.id });
+    for (const state of ['triggered', 'acknowledged']) gauge('svc_pages_open').set({ agent: a.id, state }, 0);
+    histogram('svc_page_ack_seconds').zero({ agent: a.id });
+    counter('svc_pages_exhausted_total').inc({ agent: a.id }, 0);
+    counter('svc_events_suppressed_total').inc({ agent: a.id }, 0);
   }
   for (const a of agents) for (const tool of a.tools) counter('svc_tool_rate_limit_waits_total').inc({ agent: a.id, tool }, 1);
   for (const a of agents) {

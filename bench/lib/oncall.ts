@@ -160,19 +160,24 @@ export function auditOf(d: BenchDaemon, kinds: readonly string[]): AuditLite[] {
  * `page.acknowledged` row (by seq: the chain's commit order). Zero is the contract. Not counted: the
  * ack's own notices — an ack tells the people already notified on channels that follow the page's
  * state (Slack updates its message, PagerDuty its incident; §18.4) in its own plan, whose
- * `page.notified` rows come right after the ack row (consecutive seqs).
+ * `page.notified` rows come right after the ack row (consecutive seqs), nor those notices' own
+ * `message.delivered` rows (the same `deliveryId`). `rows` must hold the `page.acknowledged` and
+ * `page.notified` rows for these to be told apart.
  */
 export function afterAck(rows: readonly AuditLite[], kinds: readonly string[]): number {
   const ackSeq = new Map<string, number>();
   for (const r of rows) if (r.kind === 'page.acknowledged' && r.pageId !== null && !ackSeq.has(r.pageId)) ackSeq.set(r.pageId, r.seq);
   const ownNotice = new Set<AuditLite>();
+  const ownDelivery = new Set<unknown>();
   const next = new Map(ackSeq); // page → the seq its ack's next own notice would have
   for (const r of rows) {
     if (r.kind !== 'page.notified' || r.pageId === null || next.get(r.pageId) !== r.seq - 1) continue;
     ownNotice.add(r);
+    ownDelivery.add(r.data.deliveryId);
     next.set(r.pageId, r.seq);
   }
-  return rows.filter((r) => kinds.includes(r.kind) && r.pageId !== null && r.seq > (ackSeq.get(r.pageId) ?? Infinity) && !ownNotice.has(r)).length;
+  const own = (r: AuditLite): boolean => ownNotice.has(r) || (r.kind === 'message.delivered' && ownDelivery.has(r.data.deliveryId));
+  return rows.filter((r) => kinds.includes(r.kind) && r.pageId !== null && r.seq > (ackSeq.get(r.pageId) ?? Infinity) && !own(r)).length;
 }
 
 export function percentile(values: readonly number[], p: number): number {
