@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { OncallConfig, SilenceMatcher } from '../oncall/oncall-config.js';
+import { planOverrideHandoff } from '../oncall/override-handoff.js';
 import { parseSilenceMatcher } from '../oncall/silence-match.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
 import type { Store } from '../store/store.js';
@@ -50,13 +51,22 @@ export async function executeOncall(deps: AdminOncallDeps, request: OncallReques
       if (agents.length > 1) return { ok: false, error: `schedule ${request.schedule} is in agents ${agents.map((a) => a.agentId).join(', ')}: name one with --agent` };
       const { agentId, config } = agents[0] as { agentId: string; config: OncallConfig };
       if (!config.people.some((p) => p.id === request.person)) return { ok: false, error: `no person ${request.person} in agent ${agentId}'s oncall.yaml` };
-      const id = `o${randomBytes(6).toString('hex')}`;
-      await store.oncall.addOverride({ id, agentId, scheduleId: request.schedule, personId: request.person, fromMs: request.fromMs,
-        toMs: request.toMs, createdAtMs: clock.now(), createdBy: actor }, clock.now(), via);
-      return { ok: true, op: 'override.add', id, agent: agentId };
+      const nowMs = clock.now();
+      const override = { id: `o${randomBytes(6).toString('hex')}`, agentId, scheduleId: request.schedule, personId: request.person,
+        fromMs: request.fromMs, toMs: request.toMs, createdAtMs: nowMs, createdBy: actor };
+      // "I take over now" starts a moment ago: the person it makes on call is told with the override (§17.6).
+      const told = planOverrideHandoff(config, await store.oncall.listOverrides(agentId, nowMs), { kind: 'add', override }, nowMs);
+      await store.oncall.addOverride(override, nowMs, via, told);
+      return { ok: true, op: 'override.add', id: override.id, agent: agentId };
     }
     case 'override.rm': {
-      const removed = await store.oncall.removeOverride(request.id, actor, clock.now(), via);
+      const nowMs = clock.now();
+      // Only one in force can change who is on call now; one that ended is not listed, and tells nobody.
+      const live = await store.oncall.listOverrides(null, nowMs);
+      const gone = live.find((o) => o.id === request.id);
+      const config = gone === undefined ? undefined : deps.configs.get(gone.agentId);
+      const told = gone === undefined || config === undefined ? undefined : planOverrideHandoff(config, live, { kind: 'rm', override: gone }, nowMs);
+      const removed = await store.oncall.removeOverride(request.id, actor, nowMs, via, told);
       if (removed === null) return { ok: false, error: `no override ${request.id}` };
       return { ok: true, op: 'override.rm', id: request.id };
     }

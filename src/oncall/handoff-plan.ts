@@ -6,7 +6,7 @@
  * planned from, so a handoff is told once however many replicas (or restarts) look at it.
  */
 import type { NewAuditEntry } from '../audit/audit-row.js';
-import type { OncallConfig, Override, Schedule } from './oncall-config.js';
+import type { OnCallAnswer, OncallConfig, Override, Schedule } from './oncall-config.js';
 import type { PageNotification } from './page.js';
 import { nextHandoff, whoIsOnCall } from './schedule.js';
 import { formatNaive, zoneTime } from './zone-time.js';
@@ -14,14 +14,18 @@ import { formatNaive, zoneTime } from './zone-time.js';
 /** A schedule's stored timer: `undefined` never seen (no row), null no handoff within the horizon. */
 export type StoredHandoff = number | null | undefined;
 
-export interface HandoffPlan {
+/** Telling a schedule's person on call that they are: the `schedule.handoff` row and the line on each of their contacts. */
+export interface HandoffNotice {
+  audit: NewAuditEntry[];
+  notifications: PageNotification[];
+}
+
+export interface HandoffPlan extends HandoffNotice {
   agentId: string;
   scheduleId: string;
   /** The stored due time this plan replaces (undefined: inserts the first). */
   expectedNextMs: StoredHandoff;
   nextMs: number | null;
-  audit: NewAuditEntry[];
-  notifications: PageNotification[];
 }
 
 /** `You are on call for primary until 2026-11-30 09:00 Europe/Berlin.` — the one line a person reads. */
@@ -33,23 +37,33 @@ export function handoffText(schedule: Schedule, untilMs: number | null): string 
 /**
  * What the schedule's timer does at `nowMs`: null when nothing changes. First sight starts the timer
  * without telling anyone (the shift under way was not just handed over); a due timer tells the person
- * on call now and moves on; an override added since may bring the next handoff forward.
+ * on call now and moves on; an override added or removed since moves the next handoff (forward to
+ * its start or end; back to the rotation's when one in force was removed, so its old end tells nobody twice).
  */
 export function planHandoff(config: OncallConfig, agentId: string, schedule: Schedule, overrides: readonly Override[], stored: StoredHandoff,
   nowMs: number): HandoffPlan | null {
   const next = nextHandoff(schedule, overrides, nowMs)?.atMs ?? null;
   const base = { agentId, scheduleId: schedule.id, expectedNextMs: stored, nextMs: next, audit: [], notifications: [] };
   if (stored === undefined) return base;
-  if (stored === null || stored > nowMs) return next !== null && (stored === null || next < stored) ? base : null;
-  const now = whoIsOnCall(schedule, overrides, nowMs);
-  const at = new Date(stored).toISOString();
+  if (stored === null || stored > nowMs) return next !== stored ? base : null;
+  return { ...base, ...handoffNotice(config, agentId, schedule, whoIsOnCall(schedule, overrides, nowMs), stored, String(stored)) };
+}
+
+/**
+ * Tells `onCall`, the schedule's answer at `atMs`, that they are on call: the audit row and one
+ * notification per contact (none when nobody is on call: the row records that). `change` names this
+ * handoff in the deliveryIds — a retry writes no second notice, another handoff tells again.
+ */
+export function handoffNotice(config: OncallConfig, agentId: string, schedule: Schedule, onCall: OnCallAnswer, atMs: number,
+  change: string): HandoffNotice {
+  const at = new Date(atMs).toISOString();
   const audit: NewAuditEntry[] = [{ kind: 'schedule.handoff', actor: `agent:${agentId}`, agentId, data: { schedule: schedule.id, at,
-    person: now.person, source: now.source, until: now.untilMs === null ? null : new Date(now.untilMs).toISOString() } }];
-  const person = config.people.find((p) => p.id === now.person);
-  const text = handoffText(schedule, now.untilMs);
+    person: onCall.person, source: onCall.source, until: onCall.untilMs === null ? null : new Date(onCall.untilMs).toISOString() } }];
+  const person = config.people.find((p) => p.id === onCall.person);
+  const text = handoffText(schedule, onCall.untilMs);
   const notifications: PageNotification[] = Object.entries(person?.contacts ?? {}).map(([channelId, to]) => ({
-    deliveryId: `handoff.${schedule.id}.${stored}.${person?.id ?? '-'}.${channelId}`, pageId: null, agentId, kind: 'handoff',
+    deliveryId: `handoff.${schedule.id}.${change}.${person?.id ?? '-'}.${channelId}`, pageId: null, agentId, kind: 'handoff',
     eventId: `handoff:${schedule.id}@${at}`, channelId, person: person?.id ?? '-', to, severity: 'P3', status: 'firing',
     title: `On call: ${schedule.id}`, text }));
-  return { ...base, audit, notifications };
+  return { audit, notifications };
 }

@@ -14,7 +14,7 @@
 import type { VerifyResult } from '../audit/chain.js';
 import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../audit/audit-row.js';
 import type { Silence } from '../oncall/oncall-config.js';
-import type { HandoffPlan } from '../oncall/handoff-plan.js';
+import type { HandoffNotice, HandoffPlan } from '../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan, PageRecord } from '../oncall/page.js';
 import type {
   ApplyResult, ClaimOnCommit, ClaimedNotification, HandoffTimer, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck,
@@ -366,9 +366,10 @@ export interface OncallStore {
   pageTimeline(pageId: string): Promise<ListedAuditRow[]>;
   openPageCounts(): Promise<OpenPageCount[]>;
 
-  addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia): Promise<void>;
-  /** Removes an override; false when there is none with that id. */
-  removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia): Promise<StoredOverride | null>;
+  /** Stores an override; `told` (oncall/override-handoff.ts: it changed who is on call now) commits with it. */
+  addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia, told?: HandoffNotice): Promise<void>;
+  /** Removes an override, and writes `told` with it; null (and nothing written) when there is none with that id. */
+  removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia, told?: HandoffNotice): Promise<StoredOverride | null>;
   /** Overrides of the agent (all agents when null) that end after `endsAfterMs`. */
   listOverrides(agentId: string | null, endsAfterMs: number): Promise<StoredOverride[]>;
 

@@ -18,6 +18,7 @@
  */
 import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
+import type { HandoffNotice } from '../../oncall/handoff-plan.js';
 import type { PageNotification, PageRecord } from '../../oncall/page.js';
 import { isStaleNotification } from '../../oncall/page.js';
 import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome, SendCheck } from '../oncall-store.js';
@@ -117,6 +118,12 @@ async function insertNotifications(client: pg.ClientBase, notifications: readonl
     claim?.owner ?? null, claim === undefined ? 0 : 1]);
   const ids = new Set(added.map((r) => r.delivery_id));
   return notifications.filter((n) => ids.has(n.deliveryId));
+}
+
+/** A handoff told: its row and the lines to its person, in the caller's transaction. */
+async function tell(tx: ChainTx, notice: HandoffNotice, nowMs: number): Promise<void> {
+  await audit(tx, notice.audit, nowMs);
+  await insertNotifications(tx.client, notice.notifications, nowMs);
 }
 
 export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: number): OncallStore {
@@ -235,16 +242,18 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       return rows.map((r) => ({ agentId: r.agent_id, state: r.state, count: Number(r.n) }));
     },
 
-    addOverride: (o, nowMs, via) => writer.solo(async (tx) => {
+    addOverride: (o, nowMs, via, told) => writer.solo(async (tx) => {
       await tx.client.query(`INSERT INTO oncall_overrides (id, agent_id, schedule_id, person_id, from_ms, to_ms, created_ms, created_by)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [o.id, o.agentId, o.scheduleId, o.personId, o.fromMs, o.toMs, o.createdAtMs, o.createdBy]);
       tx.append(overrideAddedAudit(o, via), nowMs);
+      if (told !== undefined) await tell(tx, told, nowMs);
     }),
-    removeOverride: (id, actor, nowMs, via) => writer.solo(async (tx) => {
+    removeOverride: (id, actor, nowMs, via, told) => writer.solo(async (tx) => {
       const { rows } = await tx.client.query<Record<string, unknown>>('DELETE FROM oncall_overrides WHERE id = $1 RETURNING *', [id]);
       if (rows[0] === undefined) return null;
       const o = toStoredOverride(rows[0]);
       tx.append(overrideRemovedAudit(o, actor, via), nowMs);
+      if (told !== undefined) await tell(tx, told, nowMs);
       return o;
     }),
     async listOverrides(agentId, endsAfterMs) {
@@ -291,8 +300,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
         : await tx.client.query(`UPDATE schedule_handoffs SET next_ms = $1 WHERE agent_id = $2 AND schedule_id = $3
           AND next_ms IS NOT DISTINCT FROM $4`, [plan.nextMs, plan.agentId, plan.scheduleId, plan.expectedNextMs]);
       if (moved.rowCount !== 1) return false;
-      await audit(tx, plan.audit, nowMs);
-      await insertNotifications(tx.client, plan.notifications, nowMs);
+      await tell(tx, plan, nowMs);
       return true;
     }),
 

@@ -18,8 +18,8 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
       return isStaleNotification(held.kind, held.state) ? write('confirmSend', ref, nowMs) : 'send';
     },
     finishNotifications: (outcomes, nowMs) => write('finishNotifications', outcomes, nowMs),
-    addOverride: (override, nowMs, via) => write('addOverride', override, nowMs, via),
-    removeOverride: (id, actor, nowMs, via) => write('removeOverride', id, actor, nowMs, via),
+    addOverride: (override, nowMs, via, told) => write('addOverride', override, nowMs, via, told),
+    removeOverride: (id, actor, nowMs, via, told) => write('removeOverride', id, actor, nowMs, via, told),
     addSilence: (silence, nowMs, via) => write('addSilence', silence, nowMs, via),
     expireSilence: (id, actor, nowMs, via) => write('expireSilence', id, actor, nowMs, via),
     touchHeartbeats: (agentId, ids, nowMs) => write('touchHeartbeats', agentId, ids, nowMs),

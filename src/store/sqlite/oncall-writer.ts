@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import type { Silence } from '../../oncall/oncall-config.js';
-import type { HandoffPlan } from '../../oncall/handoff-plan.js';
+import type { HandoffNotice, HandoffPlan } from '../../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
 import type {
@@ -27,8 +27,8 @@ export interface OncallWriter {
   claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
   confirmSend(ref: SendRef, nowMs: number): SendCheck;
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): number;
-  addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia): void;
-  removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia): StoredOverride | null;
+  addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia, told?: HandoffNotice): void;
+  removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia, told?: HandoffNotice): StoredOverride | null;
   addSilence(silence: Silence, nowMs: number, via?: ReplayVia): void;
   expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia): StoredSilence | null;
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): void;
@@ -100,6 +100,12 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     });
   };
 
+  /** A handoff told: its row and the lines to its person, in the caller's savepoint. */
+  const tell = (notice: HandoffNotice, nowMs: number): void => {
+    audit(notice.audit, nowMs);
+    insertNotifications(notice.notifications, nowMs);
+  };
+
   return {
     applyPagePlan(plan, nowMs, claim) {
       const { page } = plan;
@@ -164,17 +170,19 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       return applied;
     },
 
-    addOverride(o, nowMs, via) {
+    addOverride(o, nowMs, via, told) {
       st.insertOverride.run(o.id, o.agentId, o.scheduleId, o.personId, o.fromMs, o.toMs, o.createdAtMs, o.createdBy);
       appendAudit(overrideAddedAudit(o, via), nowMs);
+      if (told !== undefined) tell(told, nowMs);
     },
 
-    removeOverride(id, actor, nowMs, via) {
+    removeOverride(id, actor, nowMs, via, told) {
       const row = st.override.get(id);
       if (row === undefined) return null;
       const o = toStoredOverride(row);
       st.deleteOverride.run(id);
       appendAudit(overrideRemovedAudit(o, actor, via), nowMs);
+      if (told !== undefined) tell(told, nowMs);
       return o;
     },
 
@@ -197,8 +205,7 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
         ? st.insertHandoff.run(plan.agentId, plan.scheduleId, plan.nextMs)
         : st.moveHandoff.run(plan.nextMs, plan.agentId, plan.scheduleId, plan.expectedNextMs);
       if (moved.changes !== 1) return false;
-      audit(plan.audit, nowMs);
-      insertNotifications(plan.notifications, nowMs);
+      tell(plan, nowMs);
       return true;
     },
 
