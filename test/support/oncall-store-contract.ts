@@ -232,6 +232,24 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const kinds = (await store.listAudit(q({ limit: 100, order: 'asc' }), {})).items.map((r) => r.kind);
       assert.deepEqual(kinds, ['schedule.override.added', 'schedule.override.removed', 'silence.created', 'silence.expired']);
     });
+
+    it('an override that changes who is on call now commits with its handoff notice; a removal of none writes neither (§17.6)', async () => {
+      const store = await open();
+      const notice = (person: string, change: string) => ({
+        audit: [{ kind: 'schedule.handoff', actor: 'agent:agent-a', agentId: 'agent-a', data: { schedule: 'primary', person, change } }],
+        notifications: [{ deliveryId: `handoff.primary.${change}.${person}.dm`, pageId: null, agentId: 'agent-a', kind: 'handoff' as const,
+          eventId: 'h', channelId: 'dm', person, to: person, severity: 'P3' as const, status: 'firing' as const, title: 'On call: primary', text: 'x' }] });
+      await store.oncall.addOverride({ id: 'o9', agentId: 'agent-a', scheduleId: 'primary', personId: 'bob', fromMs: T0 - 5000, toMs: T0 + MIN,
+        createdAtMs: T0, createdBy: 'cli:test' }, T0, undefined, notice('bob', 'o9-add'));
+      assert.equal(await store.oncall.removeOverride('nope', 'cli:test', T0 + 1, undefined, notice('alice', 'nope-rm')), null);
+      assert.equal((await store.oncall.removeOverride('o9', 'cli:test', T0 + 2, undefined, notice('alice', 'o9-rm')))?.id, 'o9');
+      const rows = (await store.listAudit(q({ order: 'asc' }), {})).items.filter((r) => r.kind.startsWith('schedule.'));
+      assert.deepEqual(rows.map((r) => [r.kind, (JSON.parse(r.dataText ?? '{}') as { person?: string }).person]), [
+        ['schedule.override.added', 'bob'], ['schedule.handoff', 'bob'], ['schedule.override.removed', 'bob'], ['schedule.handoff', 'alice']]);
+      assert.deepEqual(rows.map((r) => r.seq - (rows[0]?.seq ?? 0)), [0, 1, 2, 3], 'each notice right after its override row');
+      const claimed = await store.oncall.claimNotifications('r', T0 + 3, 1000, 10);
+      assert.deepEqual(claimed.map((c) => c.notification.deliveryId).sort(), ['handoff.primary.o9-add.bob.dm', 'handoff.primary.o9-rm.alice.dm']);
+    });
   });
 
   describe(`${name}: silenced events are stored suppressed (§17.8)`, () => {
