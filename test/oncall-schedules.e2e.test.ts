@@ -6,9 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { auditRows } from './support/store.js';
+import { auditRows, readJsonLines } from './support/store.js';
 import { appendAgentYaml, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
 import type { ScaffoldedAgent } from './support/svc.js';
+import { waitFor } from './support/wait.js';
+
+/** `2026-11-26 09:00`: an instant as the schedule's people read it, in Europe/Berlin (to the minute). */
+const berlin = (ms: number): string => new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit',
+  hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(ms);
 
 describe('svc oncall against the running daemon', () => {
   const t = tempEnv();
@@ -96,6 +101,31 @@ describe('svc oncall against the running daemon', () => {
     assert.deepEqual(rows.map((r) => [r.kind, r.actor, r.data.person]), [
       ['schedule.override.added', 'cli:dana', 'bob'], ['schedule.override.removed', 'cli:dana', 'bob']]);
     assert.deepEqual([rows[0]?.data.from, rows[0]?.data.to], ['2026-11-25T10:00:00.000Z', '2026-11-25T14:00:00.000Z']);
+  });
+
+  it('"I take over now" (--from 5 s ago): the new person is told at once on the file channel; rm hands back and tells the rotation\'s person', async () => {
+    const now = JSON.parse((await svc('oncall', '--json')).stdout) as { schedules: Array<{ onCall: Array<{ person: string; until: string }> }> };
+    const rotation = now.schedules[0]?.onCall[0] as { person: string; until: string };
+    const taker = rotation.person === 'alice' ? 'bob' : 'alice';
+    const toMs = Math.ceil((Date.now() + 3_600_000) / 60_000) * 60_000;
+    const added = await svc('oncall', 'override', 'add', '--schedule', 'primary', '--person', taker, '--from', new Date(Date.now() - 5000).toISOString(),
+      '--to', new Date(toMs).toISOString(), '--json');
+    assert.equal(added.code, 0, added.stderr);
+    const { id } = JSON.parse(added.stdout) as { id: string };
+    const lines = () => readJsonLines(join(agent.dir, 'out', 'oncall-dm.jsonl'));
+    const told = await waitFor(`${taker} told`, () => lines().find((l) => l.deliveryId === `handoff.primary.${id}-add.${taker}.oncall-dm`), 60_000);
+    assert.deepEqual([told.to, told.text], [taker, `You are on call for primary until ${berlin(toMs)} Europe/Berlin.`]);
+
+    const removed = await svc('oncall', 'override', 'rm', id);
+    assert.equal(removed.code, 0, removed.stderr);
+    const back = await waitFor(`${rotation.person} told`, () => lines().find((l) => l.deliveryId === `handoff.primary.${id}-rm.${rotation.person}.oncall-dm`),
+      60_000);
+    assert.equal(back.text, `You are on call for primary until ${berlin(Date.parse(rotation.until))} Europe/Berlin.`);
+    const rows = auditRows(t.home);
+    // Each notice is written with its override, in one commit: the row right after the override's.
+    const rowAfter = (kind: string) => rows[rows.findIndex((r) => r.kind === kind && r.data.overrideId === id) + 1];
+    assert.deepEqual([rowAfter('schedule.override.added')?.kind, rowAfter('schedule.override.added')?.data.person], ['schedule.handoff', taker]);
+    assert.deepEqual([rowAfter('schedule.override.removed')?.kind, rowAfter('schedule.override.removed')?.data.person], ['schedule.handoff', rotation.person]);
   });
 
   it('bad input: a usage error before any request; an unknown schedule exits 1 naming it', async () => {
