@@ -8,6 +8,8 @@
 import { createServer } from 'node:net';
 import { bindHostProblems } from '../config/bind-hosts.js';
 import { homePaths } from '../config/paths.js';
+import type { LoadedAgent } from '../config/schema.js';
+import { answerListeners } from '../config/settings.js';
 import type { DaemonSettings } from '../config/settings.js';
 import { ConfigError, EXIT } from '../core/errors.js';
 import { checkStore } from '../store/open-store.js';
@@ -30,11 +32,11 @@ function portInUse(host: string, port: number): Promise<string | null> {
 
 interface PortReport { problems: string[]; ports: string[]; free: string[]; held: string[] }
 
-async function portProblems(settings: DaemonSettings, unresolved: boolean, own: OwnDaemon | null): Promise<PortReport> {
+async function portProblems(settings: DaemonSettings, agents: readonly LoadedAgent[], unresolved: boolean, own: OwnDaemon | null): Promise<PortReport> {
   const { controlPlane } = settings;
   const wanted = new Map<string, { host: string; port: number; who: string }>();
   // Port 0 is an ephemeral port: never in use.
-  for (const l of settings.listeners) if (l.port !== 0) wanted.set(l.key, { host: l.bind, port: l.port, who: l.who });
+  for (const l of [...settings.listeners, ...answerListeners(agents)]) if (l.port !== 0) wanted.set(l.key, { host: l.bind, port: l.port, who: l.who });
   if (controlPlane.enabled && controlPlane.port !== 0) {
     const key = `${controlPlane.bind}:${controlPlane.port}`;
     if (!wanted.has(key)) wanted.set(key, { host: controlPlane.bind, port: controlPlane.port, who: 'the control plane' });
@@ -79,13 +81,14 @@ export async function checkCommand(dirs: string[], opts: { json?: boolean }, ctx
   const unresolved = await bindHostProblems(agents, controlPlane);
   problems.push(...unresolved);
   const own = ownDaemonPorts(paths, agents.map((a) => a.agent.id));
-  const ports = await portProblems(loaded.settings, unresolved.length > 0, own);
+  const ports = await portProblems(loaded.settings, agents, unresolved.length > 0, own);
   const pid = runningPid(paths.pidFile);
   problems.push(...ports.problems.map((p) => (pid === null ? p : `${p} (svc runs in this $SVC_HOME as pid ${pid})`)));
 
   const summary = agents.map((a) => {
     const oncall = loaded.oncall.get(a.agent.id);
-    return { id: a.agent.id, dir: a.dir, sources: a.sources.map((s) => s.id), channels: a.channels.map((c) => c.id),
+    const sources = [...a.sources, ...(a.ackSource ? [a.ackSource] : []), ...(a.slackSource ? [a.slackSource] : [])];
+    return { id: a.agent.id, dir: a.dir, sources: sources.map((s) => s.id), channels: a.channels.map((c) => c.id),
       mcpServers: a.agent.mcpServers.map((m) => m.id),
       // oncall.yaml (§17): null when the agent has none and pages the channel's own recipient.
       oncall: oncall ? { people: oncall.people.length, schedules: oncall.schedules.map((s) => s.id), policies: oncall.policies.map((p) => p.id),

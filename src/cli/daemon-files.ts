@@ -13,6 +13,8 @@ export interface UpState {
   startedAt: string;
   agents: string[];
   ingest: string[];
+  /** The ack and Slack sources' listeners, `<who>: <base URL>` (absent in files of an older svc). */
+  answers?: string[];
   /** Base URL of the control-plane listener, null when disabled. */
   controlPlane: string | null;
   error?: string;

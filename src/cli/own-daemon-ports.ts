@@ -31,7 +31,9 @@ export function ownDaemonPorts(paths: HomePaths, agentIds: readonly string[]): O
   if (state.state !== 'running' || state.pid !== pid || !Array.isArray(state.agents) || !Array.isArray(state.ingest)) return null;
   if ([...state.agents].sort().join('\n') !== [...agentIds].sort().join('\n')) return null;
   const ports = new Set<number>();
-  for (const url of [...state.ingest, ...(typeof state.controlPlane === 'string' ? [state.controlPlane] : [])]) {
+  // An answer listener's line is `<who>: <URL>`: the URL is its last word.
+  const answers = Array.isArray(state.answers) ? state.answers.map((line) => String(line).split(' ').pop() ?? '') : [];
+  for (const url of [...state.ingest, ...answers, ...(typeof state.controlPlane === 'string' ? [state.controlPlane] : [])]) {
     try {
       const u = new URL(String(url));
       ports.add(Number(u.port === '' ? (u.protocol === 'https:' ? '443' : '80') : u.port));

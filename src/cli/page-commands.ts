@@ -7,6 +7,7 @@ import { userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { homePaths, svcHome } from '../config/paths.js';
 import { RuntimeError, UsageError } from '../core/errors.js';
+import { OVERRIDE_ID_PATTERN, PAGE_ID_PATTERN } from '../daemon/admin-oncall-protocol.js';
 import type { AdminRequest, AdminResponse } from '../daemon/admin-protocol.js';
 import { adminRequest } from './admin-client.js';
 import type { CliContext } from './context.js';
@@ -23,7 +24,7 @@ export function osUser(ctx: CliContext): string {
 export async function send(ctx: CliContext, what: string, request: AdminRequest): Promise<Extract<AdminResponse, { ok: true }>> {
   const paths = homePaths(svcHome(ctx.env));
   const response = await adminRequest(paths.adminSocket, request, { clock: ctx.clock, timeoutMs: TIMEOUT_MS });
-  if (response === null) throw new RuntimeError('ENOTRUNNING', `${what}: svc is not running; pages are acted on through the running daemon (svc up)`);
+  if (response === null) throw new RuntimeError('ENOTRUNNING', `${what}: svc is not running; on-call changes go through the running daemon (svc up)`);
   if (!response.ok) throw new RuntimeError('EADMIN', `${what}: ${response.error}`);
   return response;
 }
@@ -42,7 +43,10 @@ export function registerPageCommands(program: Command, ctx: CliContext, setCode:
     if (action === 'ack' || action === 'resolve') command.option('--note <text>', 'a note for the audit trail');
     if (action === 'escalate') command.option('--to-step <n>', 'the step to escalate to (1 is the first)');
     command.option('--json', 'print the answer as JSON', false);
-    command.action(async (page: string, opts: { as?: string; note?: string; toStep?: string; json: boolean }) => {
+    command.action(async (typed: string, opts: { as?: string; note?: string; toStep?: string; json: boolean }) => {
+      // Ids are lower case; one typed from a phone's auto-capitalised keyboard still names its page.
+      const page = typed.toLowerCase();
+      if (!PAGE_ID_PATTERN.test(page)) throw new UsageError(`svc ${action}: "${typed.slice(0, 64)}" is not a page id (svc pages lists them)`);
       let toStep: number | undefined;
       if (opts.toStep !== undefined) {
         if (!/^\d{1,3}$/.test(opts.toStep) || Number(opts.toStep) < 1) throw new UsageError(`svc ${action}: --to-step must be a step number, 1 or more`);
@@ -88,6 +92,7 @@ export function registerPageCommands(program: Command, ctx: CliContext, setCode:
     .description('remove an override')
     .argument('<id>', 'override id')
     .action(async (id: string) => {
+      if (!OVERRIDE_ID_PATTERN.test(id)) throw new UsageError(`svc oncall override rm: "${id.slice(0, 64)}" is not an override id (o followed by letters and digits, as svc oncall override add printed it)`);
       await send(ctx, `svc oncall override rm ${id}`, { op: 'override.rm', id, user: osUser(ctx) });
       ctx.stdout(`override ${id} removed\n`);
       setCode(0);

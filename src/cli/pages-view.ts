@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { auditSentence } from '../audit/audit-sentence.js';
-import { UsageError } from '../core/errors.js';
+import { HttpError, RuntimeError, UsageError } from '../core/errors.js';
+import { PAGE_ID_PATTERN } from '../daemon/admin-oncall-protocol.js';
 import { PAGE_STATES } from '../oncall/page.js';
 import type { CliContext } from './context.js';
 import { getJson } from './control-client.js';
@@ -64,8 +65,16 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
     .option('--json', 'print the answer as JSON', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
-    .action(async (id: string, opts: { json: boolean; url?: string; dir?: string }) => {
-      const p = await getJson(await ownTarget(ctx, opts), `/pages/${encodeURIComponent(id)}`) as PageView & { timeline: TimelineRow[] };
+    .action(async (typed: string, opts: { json: boolean; url?: string; dir?: string }) => {
+      const id = typed.toLowerCase(); // as svc ack does: ids are lower case
+      if (!PAGE_ID_PATTERN.test(id)) throw new UsageError(`svc page: "${typed.slice(0, 64)}" is not a page id (svc pages lists them)`);
+      let p: PageView & { timeline: TimelineRow[] };
+      try {
+        p = await getJson(await ownTarget(ctx, opts), `/pages/${id}`) as PageView & { timeline: TimelineRow[] };
+      } catch (err) {
+        if (err instanceof HttpError && err.status === 404) throw new RuntimeError('ENOTFOUND', `svc page: no page ${id} (svc pages lists them)`);
+        throw err;
+      }
       if (opts.json) {
         ctx.stdout(`${JSON.stringify(p)}\n`);
       } else {

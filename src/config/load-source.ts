@@ -31,9 +31,9 @@ function resolveDeep(value: unknown, path: string, ctx: SourceLoadContext & { ba
 }
 
 /**
- * The source `sourceId` (or the only source) of `dir`/event-sources.yaml, references resolved and
- * validated. Usage errors say what is wrong: no such source (naming the ones there are), or several
- * sources and no `--source`.
+ * The webhook source `sourceId` (or the only webhook source) of `dir`/event-sources.yaml, references
+ * resolved and validated. Usage errors say what is wrong: no such source (naming the ones there are),
+ * an ack or Slack source, or several webhook sources and no `--source`.
  */
 export function loadSource(dir: string, sourceId: string | undefined, ctx: SourceLoadContext): WebhookSourceConfig {
   const file = join(dir, 'event-sources.yaml');
@@ -52,13 +52,22 @@ export function loadSource(dir: string, sourceId: string | undefined, ctx: Sourc
   const list = (doc as { sources?: unknown } | null)?.sources;
   if (!Array.isArray(list) || list.length === 0) throw new ConfigError(`${file}: sources: expected a list of sources`);
   const ids = list.map((s) => { const id = (s as { id?: unknown } | null)?.id; return typeof id === 'string' ? id : '?'; });
+  const typeOf = (i: number): unknown => (list[i] as { type?: unknown } | null)?.type;
+  // Ack and Slack sources answer people, not alert senders: only webhook sources take a POST of alerts.
+  const webhooks = ids.flatMap((id, i) => (typeOf(i) === 'webhook' ? [i] : []));
+  const named = (of: number[]): string => of.map((i) => ids[i]).join(', ');
   let index: number;
   if (sourceId === undefined) {
-    if (list.length > 1) throw new UsageError(`--source is required: ${file} has ${list.length} sources (${ids.join(', ')})`);
-    index = 0;
+    if (webhooks.length > 1) throw new UsageError(`--source is required: ${file} has ${webhooks.length} webhook sources (${named(webhooks)})`);
+    if (webhooks.length === 0 && list.length > 1) throw new ConfigError(`${file}: no webhook source to send to (its sources: ${ids.join(', ')})`);
+    index = webhooks[0] ?? 0; // one source of another type: the schema below says what is wrong with it
   } else {
     index = ids.indexOf(sourceId);
     if (index < 0) throw new UsageError(`--source ${JSON.stringify(sourceId)}: no such source in ${file}; its sources: ${ids.join(', ')}`);
+    const type = typeOf(index);
+    if (type === 'ack' || type === 'slack') {
+      throw new UsageError(`--source ${sourceId}: ${type === 'ack' ? 'an ack' : 'a Slack'} source answers people, it takes no alerts; webhook sources: ${named(webhooks) || 'none'}`);
+    }
   }
   const problems: string[] = [];
   const resolved = resolveDeep(list[index], `sources.${index}`, { ...ctx, baseDir: dir }, problems);

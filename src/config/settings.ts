@@ -57,6 +57,16 @@ export function ingestListeners(agents: readonly LoadedAgent[]): IngestListener[
 }
 
 /**
+ * The listeners of the agents' ack and Slack sources (contract §18.2, §18.6): each its own server on
+ * its own port (config validation refuses a port shared with another listener), so `svc check` looks
+ * at them beside the ingest listeners.
+ */
+export function answerListeners(agents: readonly LoadedAgent[]): Array<Omit<IngestListener, 'maxConnections'>> {
+  return agents.flatMap((a) => [a.ackSource, a.slackSource].flatMap((s) => (s === undefined ? []
+    : [{ key: `${s.bind}:${s.port}`, bind: s.bind, port: s.port, who: `${s.type} source ${s.id} of agent ${a.agent.id}` }])));
+}
+
+/**
  * Resolves everything the daemon needs from its loaded agents and environment. Throws a ConfigError
  * for an invalid SVC_METRICS_PORT or a control plane beyond loopback without auth.
  */

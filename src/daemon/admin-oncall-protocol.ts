@@ -9,7 +9,6 @@ import type { StoredSilence } from '../store/oncall-store.js';
 
 /** Who is at the keyboard, as the CLI's OS user names them; written into the audit row. */
 const user = z.string().regex(/^[\x21-\x7e]{1,64}$/);
-const pageId = z.string().regex(/^[a-z0-9]{1,40}$/);
 const id = z.string().regex(ID_PATTERN);
 const person = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/);
 const note = z.string().min(1).max(1000);
@@ -24,10 +23,12 @@ const viaConsole = {
 const viaTogether = (r: { via?: 'console'; actor?: string }): boolean => (r.actor === undefined) === (r.via === undefined);
 const VIA_TOGETHER = 'actor and via go together';
 
-/** Override and silence ids as the store makes them (`o…`, `s…`): the CLI and the console check them before sending. */
+/** Page, override and silence ids as the store makes them (`p…`, `o…`, `s…`): the CLI and the console check them before sending. */
+export const PAGE_ID_PATTERN = /^[a-z0-9]{1,40}$/;
 export const OVERRIDE_ID_PATTERN = /^o[a-z0-9]{1,40}$/;
 export const SILENCE_ID_PATTERN = /^s[a-z0-9]{1,40}$/;
 
+const pageId = z.string().regex(PAGE_ID_PATTERN);
 const silenceId = z.string().regex(SILENCE_ID_PATTERN);
 /** Matchers arrive as `KEY=VALUE` / `KEY=~REGEX` text and are checked by the one parser the CLI uses. */
 const matcherText = z.string().max(600).superRefine((text, ctx) => {

@@ -55,6 +55,11 @@ describe('planReload: what a config reload may apply live', () => {
     assert.deepEqual(planReload(config([agent('a')]), cp), { kind: 'restart', keys: ['controlPlane.port'] });
     const store = config([agent('a')], { store: { kind: 'sqlite', path: '/srv/svc.db', leaseMs: 5000 } as unknown as StoreSettings });
     assert.deepEqual(planReload(config([agent('a')]), store), { kind: 'restart', keys: ['store.path'] });
+    // Named as agent.yaml writes them, not as the resolved settings hold them (in ms).
+    const resolved = (deliveryWindowMs: number, eventsMs: number | null, deadLettersMs: number | null): RunningConfig => config([agent('a')],
+      { store: { kind: 'sqlite', path: '/var/lib/svc/svc.db', leaseMs: 5000, deliveryWindowMs, retention: { eventsMs, deadLettersMs } } });
+    assert.deepEqual(planReload(resolved(1_800_000, null, null), resolved(0, 60_000, 1000)),
+      { kind: 'restart', keys: ['store.deliveryWindow', 'store.retention.deadLetters', 'store.retention.events'] });
     const mcp = agent('a', { agent: { mcpServers: [{ id: 'rb', command: 'rb' }] } });
     assert.deepEqual(planReload(config([agent('a')]), config([mcp])), { kind: 'restart', keys: ['a: agent.yaml mcpServers'] });
     assert.deepEqual(planReload(config([agent('a')]), config([agent('a'), agent('b')])), { kind: 'restart', keys: ['agent b (added)'] });

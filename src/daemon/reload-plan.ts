@@ -42,7 +42,7 @@ export function planReload(running: RunningConfig, next: RunningConfig): ReloadP
   for (const id of ids(next)) if (!ids(running).includes(id)) restart.push(`agent ${id} (added)`);
   for (const id of ids(running)) if (!ids(next).includes(id)) restart.push(`agent ${id} (removed)`);
   restart.push(...diffPaths(running.controlPlane, next.controlPlane, 'controlPlane'),
-    ...diffPaths(running.store, next.store, 'store'),
+    ...diffPaths(running.store, next.store, 'store').map(asWritten),
     ...diffPaths(running.otlp, next.otlp, 'OTEL_EXPORTER_OTLP'));
 
   const agents: AgentChanges[] = [];
@@ -74,6 +74,14 @@ export function planReload(running: RunningConfig, next: RunningConfig): ReloadP
   }
   return restart.length > 0 ? { kind: 'restart', keys: restart } : { kind: 'apply', agents };
 }
+
+/** The resolved store settings carry ms where agent.yaml writes durations: a key is named as the operator wrote it. */
+const WRITTEN: Record<string, string> = {
+  'store.deliveryWindowMs': 'store.deliveryWindow',
+  'store.retention.eventsMs': 'store.retention.events',
+  'store.retention.deadLettersMs': 'store.retention.deadLetters',
+};
+const asWritten = (path: string): string => WRITTEN[path] ?? path;
 
 function byId<T extends { id: string }>(items: readonly T[]): Record<string, T> {
   return Object.fromEntries(items.map((i) => [i.id, i]));

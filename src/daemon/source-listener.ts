@@ -8,6 +8,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RuntimeError } from '../core/errors.js';
 import { capConnections, listenerOptions } from '../core/listener-limits.js';
 
 export interface SourceListener {
@@ -19,7 +20,7 @@ export interface SourceListener {
 }
 
 export interface SourceListenerSpec {
-  source: { port: number; bind: string; maxConnections: number };
+  source: { id: string; type: string; port: number; bind: string; maxConnections: number };
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** A handler failed: tell the operator. */
   onError(err: unknown): void;
@@ -43,9 +44,13 @@ export function createSourceListener(spec: SourceListenerSpec): SourceListener {
       capConnections(s, source.maxConnections);
       server = s;
       await new Promise<void>((resolve, reject) => {
-        s.once('error', reject);
+        // Named like the webhook listeners' (the port and its owner, not the address: it may come from a reference).
+        const onListenError = (err: NodeJS.ErrnoException): void => {
+          reject(new RuntimeError('ELISTEN', `${source.type} source ${source.id} cannot listen on port ${source.port}: ${err.code ?? err.message}`));
+        };
+        s.once('error', onListenError);
         s.listen(source.port, source.bind, () => {
-          s.off('error', reject);
+          s.off('error', onListenError);
           boundPort = (s.address() as AddressInfo).port;
           resolve();
         });
