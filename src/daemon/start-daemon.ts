@@ -163,8 +163,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     // Agents with an oncall.yaml page through the page engine (contract §17); it stops before the channels close.
     const pageConfigs = new Map<string, OncallConfig>(deps.oncall ?? []);
     const ackServers = new Map<string, AckLinkServer>();
+    const deliveryWindowMs = settings.store.deliveryWindowMs ?? DEFAULT_DELIVERY_WINDOW_MS;
     const pages = pageConfigs.size > 0
-      ? startPages({ store: runtimeStore, clock, owner, configs: pageConfigs, agents: agentSet.agents, metrics, report, links: ackServers })
+      ? startPages({ store: runtimeStore, clock, owner, configs: pageConfigs, agents: agentSet.agents, metrics, report, links: ackServers,
+        deliveryWindowMs })
       : null;
     if (pages) {
       closers.add('page engine', () => pages.close());
@@ -174,7 +176,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     }
 
     const dispatcher = createDispatcher({ store: runtimeStore, agents: agentSet.agents, stats, clock, owner,
-      leaseMs: settings.store.leaseMs, deliveryWindowMs: settings.store.deliveryWindowMs ?? DEFAULT_DELIVERY_WINDOW_MS,
+      leaseMs: settings.store.leaseMs, deliveryWindowMs,
       metrics: {
         channelOutcome: (agent, channel, outcome) => metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
         latency: (agent, seconds) => metrics.dispatch.latencySeconds.observe({ agent }, seconds),

@@ -27,6 +27,8 @@ export interface PagesDeps {
   agents: readonly DispatchAgent[];
   metrics: Metrics;
   report: (line: string) => void;
+  /** store.deliveryWindow, resolved once for the dispatcher and the pager alike. */
+  deliveryWindowMs: number;
   /** The agents' ack-link sources (§18.6), by agent id: their links go into page messages. */
   links?: ReadonlyMap<string, { links(pageId: string, person: string): AckLinks }>;
 }
@@ -54,7 +56,7 @@ export function startPages(deps: PagesDeps): Pages {
   let openCounts: OpenPageCount[] = [];
   let seen: HeartbeatSeen[] = [];
   const byId = new Map(deps.agents.map((a) => [a.id, a]));
-  const notifier = createPageNotifier({ store, clock, owner: deps.owner, agents: byId, onError,
+  const notifier = createPageNotifier({ store, clock, owner: deps.owner, agents: byId, onError, deliveryWindowMs: deps.deliveryWindowMs,
     channelOutcome: (agent, channel, outcome) => deps.metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
     links: (agentId, pageId, person) => deps.links?.get(agentId)?.links(pageId, person) ?? null });
   const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics, sender: notifier,

@@ -32,6 +32,8 @@ export interface ClaimedNotification {
   owner: string;
   /** 1 for the first hand-off, +1 for every later one (a crashed sender's notification claimed again). */
   attempt: number;
+  /** When it was queued (its outbox row's `created_ms`): its delivery window starts there. */
+  queuedAtMs: number;
 }
 
 /** The claim a sender presents for its last look before handing a notification to its channel. */

@@ -139,9 +139,11 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const [c1] = await store.oncall.claimNotifications('r1', T0, 30_000, 10);
       assert.equal(c1?.notification.deliveryId, `${plan.page.id}.1.alice.dm`);
       assert.equal(c1?.attempt, 1);
+      assert.equal(c1?.queuedAtMs, T0, 'when it was queued: its delivery window starts there');
       assert.deepEqual(await store.oncall.claimNotifications('r2', T0 + 1, 30_000, 10), [], 'leased to r1');
       const [c2] = await store.oncall.claimNotifications('r2', T0 + 30_000, 30_000, 10);
       assert.equal(c2?.attempt, 2, 'r1 went quiet: handed out again with the same deliveryId');
+      assert.equal(c2?.queuedAtMs, T0, 'still when it was queued, not when it was claimed again');
       assert.equal(c2?.notification.deliveryId, c1?.notification.deliveryId);
       const delivered = (c: typeof c1) => ({ deliveryId: c?.notification.deliveryId ?? '', owner: c?.owner ?? '', attempt: c?.attempt ?? 0,
         outcome: 'delivered' as const, audit: [{ kind: 'message.delivered', actor: 'agent:agent-a', agentId: 'agent-a', data: { deliveryId: c?.notification.deliveryId } }] });
@@ -150,17 +152,34 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(await store.oncall.claimNotifications('r3', T0 + 99 * MIN, 30_000, 10), [], 'sent: never handed out again');
     });
 
+    it('a notification waiting for its next round is held by nobody: due at its retry time for any sender, still queued when it was written', async () => {
+      const store = await open();
+      const plan = openPlan('k7');
+      await store.oncall.applyPagePlan(plan, T0);
+      const [c1] = await store.oncall.claimNotifications('r1', T0 + 5, 60_000, 10);
+      assert.ok(c1 !== undefined);
+      const retry = { deliveryId: c1.notification.deliveryId, owner: 'r1', attempt: c1.attempt, outcome: 'retry' as const, retryAtMs: T0 + 10_000,
+        error: 'channel dm: HTTP 503', audit: [] };
+      assert.equal(await store.oncall.finishNotifications([retry], T0 + 6), 1);
+      const other = replicas ? await again() : store;
+      assert.deepEqual(await other.oncall.claimNotifications('r2', T0 + 9_999, 60_000, 10), [], 'not due before its retry time');
+      const [c2] = await other.oncall.claimNotifications('r2', T0 + 10_000, 60_000, 10);
+      assert.deepEqual([c2?.notification.deliveryId, c2?.attempt, c2?.queuedAtMs], [c1.notification.deliveryId, 2, T0],
+        'due at its retry time, r1\'s lease (to +60 s) gone with the outcome');
+    });
+
     it('a plan applied with a claim writes its notifications claimed by that sender, attempt 1, until the lease ends', async () => {
       const store = await open();
       const plan = openPlan('k6');
       const applied = await store.oncall.applyPagePlan(plan, T0, { owner: 'r1', leaseMs: 30_000 });
       const deliveryId = `${plan.page.id}.1.alice.dm`;
-      assert.deepEqual(applied, { ok: true, claimed: [{ notification: plan.notifications[0], owner: 'r1', attempt: 1 }] });
+      assert.deepEqual(applied, { ok: true, claimed: [{ notification: plan.notifications[0], owner: 'r1', attempt: 1, queuedAtMs: T0 }] });
       assert.equal(await store.oncall.confirmSend({ deliveryId, owner: 'r1', attempt: 1 }, T0 + 1), 'send', 'the claim holds');
       const other = replicas ? await again() : store;
       assert.deepEqual(await other.oncall.claimNotifications('r2', T0 + 29_999, 30_000, 10), [], 'leased to r1');
       const [later] = await other.oncall.claimNotifications('r2', T0 + 30_000, 30_000, 10);
-      assert.deepEqual([later?.notification.deliveryId, later?.attempt], [deliveryId, 2], 'r1 never sent it: the outbox hands it out again');
+      assert.deepEqual([later?.notification.deliveryId, later?.attempt, later?.queuedAtMs], [deliveryId, 2, T0],
+        'r1 never sent it: the outbox hands it out again, queued when the plan wrote it');
       // A round the outbox already holds (the same deliveryId) is not claimed twice.
       const again2 = { ...plan, page: { ...plan.page, id: `${plan.page.id}x`, incidentKey: 'k6-other' } };
       assert.deepEqual(await store.oncall.applyPagePlan(again2, T0, { owner: 'r3', leaseMs: 30_000 }), { ok: true, claimed: [] });

@@ -9,6 +9,9 @@
  * that still fails waits in the store — the dispatch back-off's ceiling first, doubling up to
  * RETRY_CEILING_MS — until `deliveryWindowMs` after its first failure; the last round falls on the
  * window's end, and if it fails too the event is dead-lettered with that channel's reason.
+ *
+ * A page notification (contract §17.4) gets the same patience, counted from when it was queued:
+ * `decideNoticeRetry`. It is not dead-lettered when that ends — the page escalates to its next step.
  */
 import type { BackoffPolicy } from '../../core/backoff.js';
 import { backoffMs } from '../../core/backoff.js';
@@ -95,9 +98,48 @@ export function decideRound(before: DeliveryState, results: readonly RoundResult
       state: { rounds: 0, channels: kept } };
   }
   const rounds = before.rounds + 1;
-  const wait = backoffMs({ initialBackoffMs: policy.maxBackoffMs, maxBackoffMs: Math.max(policy.maxBackoffMs, RETRY_CEILING_MS) }, rounds);
+  const wait = roundWaitMs(policy, rounds);
   const firstEnd = Math.min(...failed.map((r) => windowEnd(channels[r.channelId], windowMs)));
   return { outcome: 'retry', dueMs: Math.min(nowMs + wait, firstEnd), state: { rounds, decision: before.decision, channels } };
+}
+
+/**
+ * The wait in the store after round `round` (from 1) failed: the dispatch back-off's ceiling, doubling
+ * up to RETRY_CEILING_MS (or the policy's own ceiling when that is longer); a longer Retry-After wins.
+ */
+function roundWaitMs(policy: BackoffPolicy, round: number, retryAfterMs?: number): number {
+  return backoffMs({ initialBackoffMs: policy.maxBackoffMs, maxBackoffMs: Math.max(policy.maxBackoffMs, RETRY_CEILING_MS) }, round, retryAfterMs);
+}
+
+/** A page notification's try that failed retryably, and what the pager may spend on it. */
+export interface NoticeTry {
+  /** The try that failed, from 1 (the outbox counts every claim). */
+  attempt: number;
+  /** Quick tries before the waits between rounds (the channel's or the agent's `maxAttempts`). */
+  maxAttempts: number;
+  /** When the notification was queued: its window starts there. */
+  queuedAtMs: number;
+  nowMs: number;
+  /** store.deliveryWindow; 0 gives up after the quick tries. */
+  windowMs: number;
+  policy: BackoffPolicy;
+  /** The receiver's Retry-After, when it sent one. */
+  retryAfterMs?: number;
+}
+
+export type NoticeRetry = { retryAtMs: number } | { giveUp: true };
+
+/**
+ * When a page notification that failed retryably is tried again (§17.4: at least once, like every
+ * message): the quick back-off for its first `maxAttempts` tries, then rounds as an event's, the last
+ * falling on the end of the window that started when it was queued; at or past that end, never.
+ * A refused message is not asked about: it is given up at once.
+ */
+export function decideNoticeRetry(t: NoticeTry): NoticeRetry {
+  if (t.attempt < t.maxAttempts) return { retryAtMs: t.nowMs + backoffMs(t.policy, t.attempt, t.retryAfterMs) };
+  const end = t.queuedAtMs + t.windowMs;
+  if (t.nowMs >= end) return { giveUp: true };
+  return { retryAtMs: Math.min(t.nowMs + roundWaitMs(t.policy, t.attempt - t.maxAttempts + 1, t.retryAfterMs), end) };
 }
 
 function windowEnd(state: ChannelState | undefined, windowMs: number): number {

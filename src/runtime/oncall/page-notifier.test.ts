@@ -2,7 +2,8 @@
  * The page notifier against a real SQLite store and the real file channel, on fake time (contract
  * §17.4): an acknowledgement that commits after a notification was claimed but before it reaches its
  * channel stops it — the race the claim alone leaves open — with a `page.notice-cancelled` row as the
- * evidence; a resolution's notices still go.
+ * evidence; a resolution's notices still go. A channel that is down for longer than the quick tries
+ * gets the page notice once it is back, within `store.deliveryWindow`, like an event's message.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,8 @@ const policy: Policy = { id: 'default', repeat: 0, ackTimeoutMs: 0, onExhausted:
 const resolve: ResolveTargets = (targets) => ({ nobodyOnCall: [], recipients: targets.map((t) => ({ person: t.id, channel: 'oncall-dm', to: t.id })) });
 const cli: Actor = { actor: 'cli:bob', by: 'bob', via: 'cli' };
 const dispatch = { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 16 };
+/** store.deliveryWindow's default. */
+const WINDOW_MS = 30 * 60_000;
 
 let n = 0;
 /** A case's own directory, fake clock, emptied store, file channel and agent log. */
@@ -71,7 +74,7 @@ async function setup(raceAck: boolean) {
     return claimed;
   } } };
   const notify = createPageNotifier({ store: racing, clock, owner: 'r1', channelOutcome: () => undefined,
-    agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) }).pass;
+    deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) }).pass;
   const lines = (): Array<{ to: string; deliveryId: string; status: string }> =>
     (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { to: string; deliveryId: string; status: string }) : []);
   const close = async (): Promise<void> => { await channel.close(); log.close(); await store.close(); };
@@ -119,7 +122,7 @@ describe('page notifier: hand-offs and many sends at once', () => {
     } } };
     const errors: unknown[] = [];
     const notifier = createPageNotifier({ store: counting, clock, owner: 'r1', channelOutcome: () => undefined, onError: (e) => errors.push(e),
-      agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) });
+      deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) });
     const open = (i: number) => planOpen({ pageId: `phandoff${String(n).padStart(3, '0')}${String(i).padStart(2, '0')}`, agentId: 'agent-a',
       incidentKey: `disk/db-${i}`, policy, policySha256: 'abc', nowMs: T0, resolve, event: { id: `event-${i}`, title: 'Disk full', severity: 'P1' } });
     const lines = (): Array<{ deliveryId: string }> =>
@@ -178,7 +181,7 @@ describe('page notifier: hand-offs and many sends at once', () => {
       return channel.send(message, signal);
     } };
     const notifier = createPageNotifier({ store: looking, clock, owner: 'r1', channelOutcome: () => undefined,
-      agents: new Map([['agent-a', { id: 'agent-a', channels: [watched], log, dispatch }]]) });
+      deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [watched], log, dispatch }]]) });
     const opened = planOpen({ pageId: `phandoff${String(n).padStart(5, '0')}`, agentId: 'agent-a', incidentKey: 'disk/db-1', policy,
       policySha256: 'abc', nowMs: T0, resolve, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
     const applied = await store.oncall.applyPagePlan(opened, T0, notifier.claim);
@@ -206,7 +209,7 @@ describe('page notifier: hand-offs and many sends at once', () => {
       return channel.send(m, signal);
     } };
     const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined,
-      agents: new Map([['agent-a', { id: 'agent-a', channels: [gated], log, dispatch }]]) });
+      deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [gated], log, dispatch }]]) });
     const opened = planOpen({ pageId: `psettled${String(n).padStart(4, '0')}`, agentId: 'agent-a', incidentKey: 'disk/db-1', policy,
       policySha256: 'abc', nowMs: T0, resolve, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
     const applied = await store.oncall.applyPagePlan(opened, T0, notifier.claim);
@@ -280,7 +283,7 @@ describe('page engine: a new page and its first round', () => {
       return channel.send(message, signal);
     } };
     const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined,
-      agents: new Map([['agent-a', { id: 'agent-a', channels: [gated], log, dispatch }]]) });
+      deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [gated], log, dispatch }]]) });
     const engine = createPageEngine({ store, clock, configs: new Map([['agent-a', config]]), sender: notifier });
     const opening = engine.openFor('agent-a', 'disk/db-1', 'default', { id: 'event-1', title: 'Disk full', severity: 'P1' })
       .then((page) => { order.push('returned'); return page; });
@@ -299,5 +302,75 @@ describe('page engine: a new page and its first round', () => {
     await notifier.close();
     await channel.close();
     log.close();
+  });
+});
+
+describe('page notifier: a notice waits out a channel outage like every message, until store.deliveryWindow (§17.4)', () => {
+  const quick = { ...dispatch, maxAttempts: 3 };
+  const windowMs = 10 * 60_000;
+
+  /** A notifier whose channel fails retryably for its first `failures` tries (Infinity: always), and the times it was tried. */
+  async function flaky(failures: number, retryable = true) {
+    const { clock, store, out, channel, log } = await caseParts();
+    const tries: number[] = [];
+    const down: typeof channel = { ...channel, send: async (m, signal) => {
+      tries.push(clock.now() - T0);
+      if (tries.length <= failures) return { ok: false, retryable, error: 'HTTP 503 Service Unavailable' };
+      return channel.send(m, signal);
+    } };
+    const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined, deliveryWindowMs: windowMs,
+      agents: new Map([['agent-a', { id: 'agent-a', channels: [down], log, dispatch: quick }]]) });
+    const opened = planOpen({ pageId: `poutage${String(n).padStart(5, '0')}`, agentId: 'agent-a', incidentKey: 'disk/db-1', policy,
+      policySha256: 'abc', nowMs: T0, resolve, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
+    assert.deepEqual(await store.oncall.applyPagePlan(opened, T0), { ok: true });
+    const audit = async (kind: string) => (await store.listAudit({ limit: 100, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, { kind })).items
+      .map((r) => ({ tsMs: Date.parse(r.ts) - T0, data: JSON.parse(r.dataText ?? 'null') as Record<string, unknown> }));
+    const lines = (): string[] => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l !== '') : []);
+    /** Passes over the outbox every 5 s of fake time until `done` or the window is long over. */
+    const run = async (done: () => boolean | Promise<boolean>): Promise<void> => {
+      while (clock.now() <= T0 + 2 * windowMs) {
+        await notifier.pass(new AbortController().signal);
+        if (await done()) return;
+        clock.advance(5_000);
+      }
+    };
+    const close = async (): Promise<void> => { await notifier.close(); await channel.close(); log.close(); };
+    return { clock, tries, opened, audit, lines, run, close };
+  }
+
+  it('failing retryably past maxAttempts, then back: delivered once, message.delivered, no message.failed', async () => {
+    const s = await flaky(quick.maxAttempts + 2);
+    await s.run(async () => (await s.audit('message.delivered')).length > 0 || (await s.audit('message.failed')).length > 0);
+    assert.equal(s.tries.length, quick.maxAttempts + 3, 'tried on after the quick tries, until it went through');
+    assert.ok((s.tries.at(-1) ?? 0) < windowMs, 'within the window');
+    assert.deepEqual(await s.audit('message.failed'), [], 'never given up');
+    assert.deepEqual((await s.audit('message.delivered')).map((r) => [r.data.deliveryId, r.data.attempt]),
+      [[`${s.opened.page.id}.1.alice.oncall-dm`, quick.maxAttempts + 3]]);
+    assert.equal(s.lines().length, 1, 'one line in the channel');
+    await s.close();
+  });
+
+  it('failing for the whole window: tried until its end, then exactly one message.failed, after the window', async () => {
+    const s = await flaky(Infinity);
+    await s.run(async () => (await s.audit('message.failed')).length > 0);
+    const failed = await s.audit('message.failed');
+    assert.equal(failed.length, 1);
+    // Passes every 5 s: the quick tries (due +0.5 s, +1 s) at the next passes, then rounds of 30 s doubling, the last on the window's end.
+    assert.deepEqual(s.tries, [0, 5_000, 10_000, 40_000, 100_000, 220_000, 460_000, windowMs]);
+    assert.equal(failed[0]?.tsMs, windowMs);
+    assert.deepEqual(failed.map((r) => [r.data.deliveryId, r.data.attempts]), [[`${s.opened.page.id}.1.alice.oncall-dm`, s.tries.length]]);
+    assert.deepEqual(s.lines(), [], 'nothing reached the channel');
+    s.clock.advance(windowMs);
+    await s.run(() => true);
+    assert.equal((await s.audit('message.failed')).length, 1, 'given up once: not handed out again');
+    await s.close();
+  });
+
+  it('refused outright (not retryable): given up at once, one message.failed at attempt 1', async () => {
+    const s = await flaky(Infinity, false);
+    await s.run(async () => (await s.audit('message.failed')).length > 0);
+    assert.deepEqual((await s.audit('message.failed')).map((r) => [r.tsMs, r.data.attempts]), [[0, 1]]);
+    assert.deepEqual(s.tries, [0]);
+    await s.close();
   });
 });

@@ -5,8 +5,10 @@
  * before its send (an ack that committed since the claim cancels it then, audited), handed to its channel
  * with its deliveryId — the same on every retry and every later claim, so the file channel writes it
  * once and other receivers de-duplicate — and its outcome recorded with a `message.delivered` row.
- * A retryable failure is tried again later with back-off; past the agent's `maxAttempts`, or refused
- * outright, it is given up with a `message.failed` row.
+ * A retryable failure is tried again later, as patiently as an event's message (decideNoticeRetry):
+ * `maxAttempts` quick tries, then rounds until `store.deliveryWindow` after it was queued. Refused
+ * outright, or still failing at the window's end, it is given up with a `message.failed` row — not
+ * dead-lettered: the page escalates to its next step, and a replay would page again.
  *
  * Besides its passes over the outbox, it takes notifications handed to it already claimed (`handOff`:
  * a freshly opened page's first round, claimed in the transaction that opened the page) and sends
@@ -15,7 +17,6 @@
  * round. That look costs a reader round trip in front of a page's first message (docs/performance.md).
  */
 import type { DispatchConfig } from '../../config/schema.js';
-import { backoffMs } from '../../core/backoff.js';
 import type { Clock } from '../../core/clock.js';
 import type { SignalScope } from '../../core/deadline.js';
 import { signalScope } from '../../core/deadline.js';
@@ -24,6 +25,7 @@ import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome } from '..
 import { CHANNEL_TARGET } from '../../oncall/page.js';
 import type { Store } from '../../store/store.js';
 import type { AckLinks, Channel, OutboundMessage } from '../channels/channel.js';
+import { decideNoticeRetry } from '../dispatch/delivery-state.js';
 import type { ChannelOutcome } from '../dispatch/handle-event.js';
 import { pageMessageOf } from './page-message.js';
 
@@ -40,6 +42,8 @@ export interface PageNotifierDeps {
   owner: string;
   agents: ReadonlyMap<string, NotifierAgent>;
   channelOutcome: ChannelOutcome;
+  /** store.deliveryWindow: how long after it was queued a failing notification is still tried (the dispatcher's own window). */
+  deliveryWindowMs: number;
   /** How long a claimed notification stays with this sender (default 60 s). */
   leaseMs?: number;
   batch?: number;
@@ -133,9 +137,13 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     deps.channelOutcome(agent.id, channel.id, 'failed');
     const error = `channel ${channel.id}: ${result.error}`;
     const maxAttempts = channel.maxAttempts ?? agent.dispatch.maxAttempts;
-    if (result.retryable && c.attempt < maxAttempts) {
+    const next = result.retryable
+      ? decideNoticeRetry({ attempt: c.attempt, maxAttempts, queuedAtMs: c.queuedAtMs, nowMs: clock.now(), windowMs: deps.deliveryWindowMs,
+        policy: agent.dispatch, ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }) })
+      : { giveUp: true as const };
+    if ('retryAtMs' in next) {
       agent.log.write('warn', 'page.delivery-retry', { pageId: n.pageId, deliveryId: n.deliveryId, attempt: c.attempt, error: result.error });
-      return { ...base, outcome: 'retry', error, retryAtMs: clock.now() + backoffMs(agent.dispatch, c.attempt, result.retryAfterMs), audit: [] };
+      return { ...base, outcome: 'retry', error, retryAtMs: next.retryAtMs, audit: [] };
     }
     agent.log.write('error', 'page.delivery-failed', { pageId: n.pageId, deliveryId: n.deliveryId, attempt: c.attempt, error: result.error });
     return { ...base, outcome: 'failed', error, audit: [{ kind: 'message.failed', actor, agentId: agent.id, data: { eventId: n.eventId,

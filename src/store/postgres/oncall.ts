@@ -152,8 +152,8 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const { rows } = await client.query<{ seq: number; kind: string; page_id: string | null; attempt: number; body: string }>(
-          `SELECT seq, kind, page_id, attempt, body FROM page_notifications WHERE status = 'pending' AND not_before_ms <= $1
+        const { rows } = await client.query<{ seq: number; kind: string; page_id: string | null; attempt: number; created_ms: number; body: string }>(
+          `SELECT seq, kind, page_id, attempt, created_ms, body FROM page_notifications WHERE status = 'pending' AND not_before_ms <= $1
            ORDER BY not_before_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [nowMs, limit]);
         const pageIds = [...new Set(rows.flatMap((r) => (r.page_id === null ? [] : [r.page_id])))];
         // FOR SHARE waits for an acknowledgement being committed, then reads the page as it committed;
@@ -165,7 +165,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
         for (const r of rows) {
           const state = r.page_id === null ? null : states.get(r.page_id);
           if (isStaleNotification(r.kind, state)) cancel.push(r.seq);
-          else claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1 });
+          else claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1, queuedAtMs: r.created_ms });
         }
         if (cancel.length > 0) await client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ANY($1::bigint[])`, [cancel]);
         const keep = rows.filter((r) => !cancel.includes(r.seq)).map((r) => r.seq);

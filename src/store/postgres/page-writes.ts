@@ -131,7 +131,7 @@ export function createPageWrites(): PageWrites {
       });
       if (claim === undefined) return () => ({ ok: true });
       return (added) => ({ ok: true, claimed: mine.filter((n) => added.has(n.deliveryId)).map((notification) => ({ notification, owner: claim.owner,
-        attempt: 1 })) });
+        attempt: 1, queuedAtMs: nowMs })) });
     },
 
     statement() {

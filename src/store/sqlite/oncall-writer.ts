@@ -53,8 +53,8 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       `SELECT id, body FROM pages WHERE due_ms IS NOT NULL AND due_ms <= ? AND (timer_lease_ms IS NULL OR timer_lease_ms <= ?)
        ORDER BY due_ms LIMIT ?`),
     leaseTimer: db.prepare<[string, number, string]>('UPDATE pages SET timer_owner = ?, timer_lease_ms = ? WHERE id = ?'),
-    dueNotifications: db.prepare<[number, number], { seq: number; kind: string; attempt: number; body: string; state: string | null }>(
-      `SELECT n.seq, n.kind, n.attempt, n.body, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
+    dueNotifications: db.prepare<[number, number], { seq: number; kind: string; attempt: number; created_ms: number; body: string; state: string | null }>(
+      `SELECT n.seq, n.kind, n.attempt, n.created_ms, n.body, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
        WHERE n.status = 'pending' AND n.not_before_ms <= ? ORDER BY n.not_before_ms, n.seq LIMIT ?`),
     cancelNotification: db.prepare<[number]>(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ?`),
     heldNotification: db.prepare<[string, string, number], { seq: number; kind: string; page_id: string | null; agent_id: string; state: string | null }>(
@@ -123,7 +123,7 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       const added = insertNotifications(plan.notifications, nowMs);
       if (claim === undefined) return { ok: true };
       for (const n of added) st.leaseNew.run(claim.owner, nowMs + claim.leaseMs, n.deliveryId);
-      return { ok: true, claimed: added.map((notification) => ({ notification, owner: claim.owner, attempt: 1 })) };
+      return { ok: true, claimed: added.map((notification) => ({ notification, owner: claim.owner, attempt: 1, queuedAtMs: nowMs })) };
     },
 
     writeNotifications(notifications, entries, nowMs) {
@@ -145,7 +145,7 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
           continue;
         }
         st.leaseNotification.run(owner, nowMs + leaseMs, r.seq);
-        claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1 });
+        claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1, queuedAtMs: r.created_ms });
       }
       return claimed;
     },
