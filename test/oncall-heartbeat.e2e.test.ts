@@ -26,6 +26,32 @@ describe('heartbeats e2e', () => {
   let d: Daemon | null = null;
   after(async () => { await d?.stop(); });
 
+  it('a delivery that is only a heartbeat opens no page, even one whose labels would page; one beside a real alert does', async () => {
+    d = await startDaemon({ files: { 'oncall.yaml': oncallYaml('1h', '1h',
+      'heartbeats:\n  - { id: watchdog, source: alertmanager, match: { alertname: Watchdog }, every: 1h, grace: 0s, policy: default }\n') } });
+    const a = d;
+    // A Watchdog labelled critical: triaged P1, which the route would page, were it not the heartbeat's proof of life.
+    const critical = JSON.parse(watchdog(a.fixture)) as { commonLabels: Record<string, string>; alerts: Array<{ labels: Record<string, string> }> };
+    critical.commonLabels.severity = 'critical';
+    for (const alert of critical.alerts) alert.labels.severity = 'critical';
+    assert.equal((await postAlert(a.url, a.secret, JSON.stringify(critical), 'wd-only')).status, 202);
+    const skipped = await waitFor('the engine said the delivery is a heartbeat only', () => readJsonLines(a.logFile)
+      .find((l) => l.event === 'page.heartbeat-only'));
+    const triaged = auditRows(a.home).find((r) => r.kind === 'triage.decision' && r.data.eventId === skipped.eventId);
+    assert.deepEqual([triaged?.data.severity, triaged?.data.notify], ['P1', true]);
+    assert.equal(auditRows(a.home).filter((r) => r.kind === 'page.opened').length, 0);
+
+    // The same group with a real alert in it is an incident: it pages.
+    const mixed = JSON.parse(JSON.stringify(critical)) as typeof critical;
+    mixed.commonLabels = { severity: 'critical' };
+    mixed.alerts.push({ ...mixed.alerts[0]!, labels: { alertname: 'HighErrorRate', severity: 'critical' } });
+    assert.equal((await postAlert(a.url, a.secret, JSON.stringify(mixed), 'wd-mixed')).status, 202);
+    await waitFor('the group with a real alert opened a page', () => auditRows(a.home).find((r) => r.kind === 'page.opened'));
+    assert.equal(readJsonLines(a.logFile).filter((l) => l.event === 'page.heartbeat-only').length, 1);
+    await a.stop();
+    d = null;
+  });
+
   it('a missed heartbeat pages its policy; the next matching delivery resolves the page', async () => {
     d = await startDaemon({ files: { 'oncall.yaml': oncallYaml('1h', '1h',
       'heartbeats:\n  - { id: watchdog, source: alertmanager, match: { alertname: Watchdog }, every: 10s, grace: 0s, policy: default }\n') } });

@@ -35,7 +35,10 @@ export interface DispatchAgent {
    * The page engine when the agent has an oncall.yaml (contract §17): it takes the triage decision
    * (open, join or resolve a page, or notify once) instead of one message per channel.
    */
-  pages?: { onDecision(event: { id: string; agentId: string; fingerprint: string | null; payload: unknown }, decision: TriageDecision): Promise<boolean> };
+  pages?: {
+    onDecision(event: { id: string; agentId: string; sourceId: string; fingerprint: string | null; payload: unknown },
+      decision: TriageDecision): Promise<boolean>;
+  };
 }
 
 /** Counts each hand-off's outcome (svc_channel_messages_total). */
@@ -97,7 +100,8 @@ export async function handleEvent(agent: DispatchAgent, claimed: ClaimedEvent, s
     // Committed before the event's completion: a crash in between re-triages, and the page sees the event already joined.
     // A new page's first round is sent before this returns (page-engine.ts); a stop does not wait for
     // that send: the event is given back, and its page, committed, keeps the round (sent, or in the outbox).
-    const deciding = agent.pages.onDecision({ id: event.id, agentId: event.agentId, fingerprint: event.fingerprint, payload }, triage);
+    const deciding = agent.pages.onDecision({ id: event.id, agentId: event.agentId, sourceId: event.sourceId, fingerprint: event.fingerprint,
+      payload }, triage);
     try {
       await abortable(deciding, signal);
     } catch (err) {

@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
+import type { LogFields } from '../../core/log.js';
 import type { OncallConfig, Override, Policy } from '../../oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../oncall/page.js';
 import { CHANNEL_TARGET, PAGE_ID_PATTERN } from '../../oncall/page.js';
@@ -19,6 +20,7 @@ import {
 import { incidentKey } from '../../oncall/incident-key.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
 import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
+import { isHeartbeatOnly } from '../../oncall/heartbeat-match.js';
 import type { Store } from '../../store/store.js';
 import { factLines, messageFacts } from '../providers/message-facts.js';
 import type { TriageDecision } from '../providers/provider.js';
@@ -46,6 +48,8 @@ export interface PageEngineDeps {
   followsPageState?: (agentId: string, channelId: string) => boolean;
   /** New notifications were committed: the notifier should look now. */
   onCommitted?: () => void;
+  /** A line for the agent's log (what the engine decided without writing anything). */
+  log?: (agentId: string, event: string, fields: LogFields) => void;
   /**
    * The sender a freshly opened page's first round is claimed for, in the transaction that opens the
    * page, and handed to at once: no outbox claim (a round trip and a commit) between the page and its
@@ -57,6 +61,7 @@ export interface PageEngineDeps {
 export interface TriagedEvent {
   id: string;
   agentId: string;
+  sourceId: string;
   fingerprint: string | null;
   payload: unknown;
 }
@@ -189,6 +194,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       const config = deps.configs.get(event.agentId);
       if (config === undefined) return false;
       if (!decision.notify) return true;
+      if (isHeartbeatOnly(config.heartbeats, event.sourceId, event.payload)) {
+        deps.log?.(event.agentId, 'page.heartbeat-only', { eventId: event.id, sourceId: event.sourceId, status: decision.status });
+        return true;
+      }
       const key = incidentKey(config.incidents.key, event.payload, event.fingerprint ?? event.id);
       if (decision.status === 'resolved') {
         await resolveKey(event.agentId, key, { actor: `agent:${event.agentId}`, by: 'source', via: 'source' }, event.id);
