@@ -600,6 +600,25 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.equal(row?.actor, 'cli:root');
     });
 
+    it('a letter replayed once is not replayed again when its event failed again: the new letter is the one to replay', async () => {
+      const store = await open();
+      await accept(store);
+      const deadLetter = { reason: 'delivery-failed' as const, error: 'e', attempts: 5 };
+      const [c1] = await claim(store, 'w', T0);
+      const [r1] = await store.completeEvents([{ claim: c1!.claim, outcome: 'dead-lettered', deadLetter, audit: [] }], T0);
+      const first = r1?.ok ? r1.deadLetterId as string : '';
+      assert.deepEqual(await store.replayDeadLetters({ ids: [first] }, 'cli:root', T0 + 10), { replayed: [first], missing: [] });
+      const [c2] = await claim(store, 'w', T0 + 20);
+      const [r2] = await store.completeEvents([{ claim: c2!.claim, outcome: 'dead-lettered', deadLetter, audit: [] }], T0 + 20);
+      const second = r2?.ok ? r2.deadLetterId as string : '';
+      assert.notEqual(second, first);
+      assert.deepEqual(await store.replayDeadLetters({ ids: [first] }, 'cli:root', T0 + 30), { replayed: [], missing: [first] });
+      assert.deepEqual(await store.replayDeadLetters({ ids: [second] }, 'cli:root', T0 + 40), { replayed: [second], missing: [] });
+      const letters = new Map((await store.listDeadLetters(q(), {})).items.map((l) => [l.id, l.replayedAt]));
+      assert.deepEqual([letters.get(first), letters.get(second)], [new Date(T0 + 10).toISOString(), new Date(T0 + 40).toISOString()]);
+      assert.equal((await store.listAudit(q(), { kind: 'dlq.replayed' })).items.length, 2);
+    });
+
     it('a replay asked through the console records via: console and the operator as the actor', async () => {
       const store = await open();
       const id = await accept(store);
@@ -621,7 +640,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.equal(await store.getEvent('no-such-event'), null);
     });
 
-    it('a replay by filter brings back every matching letter at once, in order; a second letter of one event is missing', async () => {
+    it('a replay by filter brings back every matching letter at once, in order; a letter replayed before is missing, its event\'s new one is not', async () => {
       const store = await open();
       for (let i = 0; i < 30; i++) await accept(store, ev({ sourceId: i % 3 === 0 ? 'other' : 'alertmanager' }));
       const claims = await claim(store, 'w', T0, 30);
@@ -633,13 +652,14 @@ export function storeContract(name: string, subject: ContractSubject): void {
       const replay = await store.replayDeadLetters({ sourceId: 'alertmanager' }, 'cli:root', T0 + 2);
       assert.deepEqual(replay, { replayed: wanted, missing: [] });
       assert.equal((await store.listAudit(q(), { kind: 'dlq.replayed' })).items.length, 20);
-      // The first event again: claimed, dead-lettered a second time; its two letters asked for together.
+      // The first event again: claimed, dead-lettered a second time; its two letters asked for together:
+      // the first was replayed already (done), the new one brings the event back.
       const [again] = await claim(store, 'w2', T0 + 3, 1);
       const [second] = await store.completeEvents([{ claim: again!.claim, outcome: 'dead-lettered',
         deadLetter: { reason: 'delivery-failed', error: 'e', attempts: 2 }, audit: [] }], T0 + 4);
       const secondId = second?.ok ? String(second.deadLetterId) : '';
       assert.deepEqual(await store.replayDeadLetters({ ids: [wanted[0] as string, secondId] }, 'cli:root', T0 + 5),
-        { replayed: [wanted[0]], missing: [secondId] });
+        { replayed: [secondId], missing: [wanted[0]] });
       assert.equal((await store.backlog()).reduce((n, b) => n + b.count, 0), 20);
     });
 

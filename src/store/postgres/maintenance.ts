@@ -49,7 +49,9 @@ export async function replayDeadLetters(tx: ChainTx, selection: DeadLetterSelect
   const letters: Array<Letter | string> = [];
   let lastSeq: number | undefined;
   if (selection.ids !== undefined) {
-    const { rows } = await tx.client.query<Letter>(`SELECT ${cols} FROM dead_letters WHERE id = ANY($1::text[])`, [selection.ids]);
+    // A letter replayed once is done: its event, failing again, has a new letter (the one to replay).
+    const { rows } = await tx.client.query<Letter>(`SELECT ${cols} FROM dead_letters WHERE id = ANY($1::text[]) AND replayed_ms IS NULL`,
+      [selection.ids]);
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const id of selection.ids) letters.push(byId.get(id) ?? id);
   } else {

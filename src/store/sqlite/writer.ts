@@ -60,7 +60,8 @@ export function createWriter(db: Database.Database, { windowMs }: { windowMs: nu
       `INSERT INTO dead_letters (id, ts_ms, agent_id, source_id, event_id, reason, error, attempts, payload)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     deadLetterById: db.prepare<[string], { id: string; event_id: string; agent_id: string; source_id: string; reason: string }>(
-      'SELECT id, event_id, agent_id, source_id, reason FROM dead_letters WHERE id = ?'),
+      // A letter replayed once is done: its event, failing again, has a new letter (the one to replay).
+      'SELECT id, event_id, agent_id, source_id, reason FROM dead_letters WHERE id = ? AND replayed_ms IS NULL'),
     // Named parameters: better-sqlite3 binds `?1`-style numbered ones by name, so positional
     // arguments would be refused ("Too many parameter values").
     deadLettersToReplay: db.prepare<[{ source: string | null; reason: string | null; after: number; limit: number }],
