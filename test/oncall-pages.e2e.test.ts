@@ -48,6 +48,16 @@ describe('pages e2e', () => {
     const second = await waitFor('step 2 paged bob', () => lines(a).find((l) => l.to === 'bob'));
     assert.equal(second.deliveryId, `${pageId}.2.bob.oncall-dm`);
 
+    // A typo in --as is refused (it would stand in the audit trail as who acted); the page stays triggered.
+    const typo = await runSvc(['ack', pageId, '--as', 'bobb'], { env: a.env, cwd: a.dir });
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, new RegExp(`^svc ack ${pageId}: no person bobb in agent [a-z-]+'s oncall\\.yaml \\(people: alice, bob\\)\\n$`));
+    // An id that cannot be a page's is a usage error before anything is sent; one typed in capitals still names its page.
+    const notAnId = await runSvc(['ack', 'page-1!'], { env: a.env, cwd: a.dir });
+    assert.deepEqual([notAnId.code, notAnId.stderr], [2, 'svc ack: "page-1!" is not a page id (svc pages lists them)\n']);
+    const shown = await runSvc(['page', pageId.toUpperCase()], { env: a.env, cwd: a.dir });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, new RegExp(`^page ${pageId} \\[P1\\]`));
     const ack = await runSvc(['ack', pageId, '--as', 'bob', '--note', 'on it'], { env: a.env, cwd: a.dir });
     assert.equal(ack.code, 0, ack.stderr);
     assert.equal(ack.stdout, `page ${pageId} acknowledged: now acknowledged, step 2 of 2\n`);
@@ -75,6 +85,8 @@ describe('pages e2e', () => {
     const unknown = await runSvc(['escalate', 'pzzzzzzzzzzzz'], { env: a.env, cwd: a.dir });
     assert.equal(unknown.code, 1);
     assert.equal(unknown.stderr, 'svc escalate pzzzzzzzzzzzz: no page pzzzzzzzzzzzz\n');
+    const unknownPage = await runSvc(['page', 'pzzzzzzzzzzzz'], { env: a.env, cwd: a.dir });
+    assert.deepEqual([unknownPage.code, unknownPage.stderr], [1, 'svc page: no page pzzzzzzzzzzzz (svc pages lists them)\n']);
 
     // The control plane's view of it (§17.9) and the CLI's.
     const listed = await (await fetch(`${a.cp}/pages?state=resolved`)).json() as { items: Array<Record<string, unknown>>; nextCursor: null };

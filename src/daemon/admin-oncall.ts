@@ -31,6 +31,14 @@ export async function executeOncall(deps: AdminOncallDeps, request: OncallReques
   switch (request.op) {
     case 'page.act': {
       if (deps.engine === null) return { ok: false, error: 'no agent of this daemon has an oncall.yaml: there are no pages' };
+      if (request.as !== undefined) {
+        // `--as` names a person of the page's oncall.yaml: a typo would otherwise stand in the audit trail as who acted.
+        const page = await store.oncall.getPage(request.page);
+        const people = page === null ? undefined : deps.configs.get(page.agentId)?.people;
+        if (page !== null && people !== undefined && !people.some((p) => p.id === request.as)) {
+          return { ok: false, error: `no person ${request.as} in agent ${page.agentId}'s oncall.yaml (people: ${people.map((p) => p.id).join(', ')})` };
+        }
+      }
       const who = fromConsole !== null
         ? { actor: fromConsole.actor, by: request.as ?? fromConsole.actor, via: fromConsole.via }
         : { actor, by: request.as ?? request.user, via: 'cli' as const };
