@@ -112,6 +112,17 @@ describe('pages e2e', () => {
     assert.deepEqual(told.rows.map((r) => r.kind).filter((k) => k.startsWith('page.')), kinds.filter((k) => k.startsWith('page.')));
     const human = await runSvc(['explain', opener!.id], { env: a.env, cwd: a.dir });
     assert.match(human.stdout, /acknowledged by bob via cli/);
+
+    // A second page: svc pages lists both; cut by --limit, it says there are more (never a silent cut).
+    const other = JSON.parse(a.fixture) as { groupKey: string };
+    other.groupKey = '{}:{alertname="SecondIncident"}';
+    assert.equal((await postAlert(a.url, a.secret, JSON.stringify(other), 'walk-2')).status, 202);
+    await waitFor('a second page', () => queryStore<{ n: number }>(home, 'SELECT count(*) AS n FROM pages')[0]?.n === 2);
+    const all = await runSvc(['pages'], { env: a.env, cwd: a.dir });
+    assert.deepEqual([all.code, all.stdout.trimEnd().split('\n').length, all.stderr], [0, 3, '']);
+    const cut = await runSvc(['pages', '--limit', '1'], { env: a.env, cwd: a.dir });
+    assert.deepEqual([cut.code, cut.stdout.trimEnd().split('\n').length, cut.stderr],
+      [0, 2, 'svc pages: the newest 1 shown; there are more (--state triggered for the open ones, or --limit up to 1000)\n']);
   });
 
   it('SIGKILL while a page waits for its next step: after the restart the step fires once', async () => {

@@ -55,6 +55,10 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
       else {
         printTable(ctx, [idColumn('PAGE'), 'SEV', 'STATE', { header: 'STEP', drop: 2 }, { header: 'OPENED', drop: 3 }, { header: 'NEXT', drop: 1 }, 'TITLE'],
           answer.items.map((p) => [p.id, p.severity, stateCell(p), `${p.step}${p.loop > 0 ? ` (pass ${p.loop + 1})` : ''}`, when(p.openedAt), when(p.nextEscalationAt), p.title]));
+        // Not silently cut: an open page older than the newest N must not vanish from the list unnoticed.
+        if (answer.nextCursor !== null) {
+          ctx.stderr(`svc pages: the newest ${answer.items.length} shown; there are more (--state triggered for the open ones, or --limit up to 1000)\n`);
+        }
       }
       setCode(0);
     });
