@@ -92,6 +92,12 @@ describe('a silence suppresses pages; once expired, the next alert pages', () =>
     assert.deepEqual(queryStore<{ status: string }>(d.home, 'SELECT status FROM events WHERE id = ?', eventId), [{ status: 'suppressed' }]);
     const listed = await (await fetch(`${d.cp}/events?status=suppressed`)).json() as { items: Array<{ id: string; status: string }> };
     assert.deepEqual(listed.items.map((e) => [e.id, e.status]), [[eventId, 'suppressed']]);
+    // As a person reads it at 80 columns: STATUS says suppressed (the STATE column is the first dropped); --status filters.
+    const table = await runSvc(['events', '--status', 'suppressed'], { env: { ...d.env, COLUMNS: '80' }, cwd: d.dir });
+    assert.equal(table.code, 0, table.stderr);
+    const [header, only, ...more] = table.stdout.trimEnd().split('\n');
+    assert.deepEqual([header?.split(/\s+/).slice(0, 3), more], [['TS', 'ID', 'STATUS'], []]);
+    assert.match(only ?? '', new RegExp(`^\\S+\\s+${eventId.slice(0, 8)}\\S*\\s+suppressed\\s`));
     const metrics = await (await fetch(`${d.cp}/metrics`)).text();
     assert.equal(metricValue(metrics, 'svc_events_suppressed_total', { agent: 'oncall-escalator' }), 1);
     assert.equal(queryStore<{ n: number }>(d.home, 'SELECT count(*) AS n FROM pages')[0]?.n, 0);

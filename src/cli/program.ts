@@ -20,7 +20,7 @@ import { secretSetCommand } from './secret-set.js';
 import { terminalContext } from './style.js';
 import type { TriageOptions } from './triage.js';
 import type { ViewOptions } from './views.js';
-import { auditCommand, dlqCommand, eventsCommand } from './views.js';
+import { auditCommand, auditView, dlqCommand, dlqView, eventsCommand, eventsView } from './views.js';
 import { webhookSendCommand } from './webhook-send.js';
 
 function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command {
@@ -177,10 +177,10 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       setCode(await explainCommand(eventId, opts, ctx));
     });
 
-  const views: Array<[string, string, string[], (o: ViewOptions, c: CliContext) => Promise<number>]> = [
-    ['events', 'list stored events, every page (GET /events)', ['agent', 'source', 'kind'], eventsCommand],
-    ['dlq', 'list dispatch dead letters, every page (GET /dlq)', ['agent', 'source', 'reason'], dlqCommand],
-    ['audit', 'list audit rows, every page (GET /audit)', ['agent', 'kind'], auditCommand],
+  const views: Array<[string, string, readonly string[], (o: ViewOptions, c: CliContext) => Promise<number>]> = [
+    ['events', 'list stored events, every page (GET /events)', eventsView.filters, eventsCommand],
+    ['dlq', 'list dispatch dead letters, every page (GET /dlq)', dlqView.filters, dlqCommand],
+    ['audit', 'list audit rows, every page (GET /audit)', auditView.filters, auditCommand],
   ];
   for (const [name, description, filters, run] of views) {
     const command = program

@@ -33,12 +33,14 @@ export interface ViewOptions {
   source?: string;
   kind?: string;
   reason?: string;
+  /** Events: the stored state (`accepted`, `processing`, `processed`, `dead-lettered`, `suppressed`). */
+  status?: string;
   verify?: boolean;
   /** With --verify: the rows too. */
   rows?: boolean;
 }
 
-export type ViewFilter = 'agent' | 'source' | 'kind' | 'reason';
+export type ViewFilter = 'agent' | 'source' | 'kind' | 'reason' | 'status';
 
 /** One paginated view as the CLI shows it. */
 export interface CliView<T> {
@@ -70,12 +72,14 @@ export interface EventItem {
 }
 
 export const eventsView: CliView<EventItem> = {
-  name: 'events', path: '/events', filters: ['agent', 'source', 'kind'], defaultOrder: 'desc', verify: false,
+  name: 'events', path: '/events', filters: ['agent', 'source', 'kind', 'status'], defaultOrder: 'desc', verify: false,
   columns: [TIME_COLUMN, idColumn('ID'), { header: 'STATUS' }, { header: 'SEV', drop: 1 }, { header: 'TITLE', give: 24 }, { header: 'TRIAGED BY', drop: 2 },
     { header: 'AGENT', drop: 3 }, { header: 'SOURCE', drop: 4 }, { header: 'STATE', drop: 5 }, { header: 'FINGERPRINT', drop: 6 }],
   row: (e) => {
     const s = e.triage ?? summaryOfPayload(e.payload);
-    return [e.ts, e.id, s.status ?? '-', s.severity ?? '-', s.title ?? '-', s.triagedBy ?? '-', e.agentId, e.sourceId, e.status, e.fingerprint ?? '-'];
+    // A silenced event paged nobody: STATUS says so first, as STATE (the stored state) is the first column a narrow terminal drops.
+    const status = e.status === 'suppressed' ? 'suppressed' : s.status ?? '-';
+    return [e.ts, e.id, status, s.severity ?? '-', s.title ?? '-', s.triagedBy ?? '-', e.agentId, e.sourceId, e.status, e.fingerprint ?? '-'];
   },
   key: (e) => e.id,
 };
