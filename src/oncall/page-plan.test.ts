@@ -99,6 +99,8 @@ describe('page planner on fake time', () => {
     const closed = resolved.plan.page;
     const reopened = planReopen(closed, { ...event('e3'), facts: ['Runbook: https://rb.example/other'] }, clock.now(), resolve);
     assert.match(reopened.notifications[0]?.text ?? '', /\nRunbook: https:\/\/rb\.example\/other\nAcknowledge/);
+    // The same id as the page the person saw resolved: the message says it is that page again, not a new one.
+    assert.match(reopened.notifications[0]?.text ?? '', new RegExp(`\\nPage ${closed.id} reopened: it fired again after it was resolved \\(step 1 of `));
     assert.equal(planReopen(closed, event('e4'), clock.now(), resolve).page.facts, undefined);
   });
 

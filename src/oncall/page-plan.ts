@@ -147,7 +147,7 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
   if (!page.eventIds.includes(event.id)) page.eventIds.push(event.id);
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId), { incidentKey: page.incidentKey,
     policy: page.policy.id, policySha256: page.policySha256, eventId: event.id, reopened: true })];
-  const notes = notifyRound(page, first.notify, 'escalation', pageText.opened(page), event.id, nowMs, resolve, audit);
+  const notes = notifyRound(page, first.notify, 'escalation', pageText.reopened(page), event.id, nowMs, resolve, audit);
   return plan(before, page, audit, notes);
 }
 

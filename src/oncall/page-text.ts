@@ -18,6 +18,8 @@ function where(p: P): string {
 
 export const pageText = {
   opened: (p: P): string => `${head(p)}\nPage ${p.id} opened (${where(p)}).\n${toAct(p)}`,
+  /** A resolved page whose incident fired again inside the reopen window: the same id, said to be the same page. */
+  reopened: (p: P): string => `${head(p)}\nPage ${p.id} reopened: it fired again after it was resolved (${where(p)}).\n${toAct(p)}`,
   joined: (p: P): string => `${head(p)}\n${p.eventIds.length} alerts now on page ${p.id} (${where(p)}).\n${toAct(p)}`,
   escalated: (p: P, reason: 'timeout' | 'manual'): string => {
     const why = reason === 'manual' ? 'escalated by hand' : 'nobody acknowledged the previous step';
