@@ -3,11 +3,13 @@
  * followed, as a table or `--json` (`{"items": [...]}`, plus `"verify"` for audit --verify).
  * The view descriptions (path, filters, columns) are shared with `svc fleet` (cli/fleet/).
  */
+import { existsSync } from 'node:fs';
 import type { VerifyResult } from '../audit/chain.js';
 import type { AuditRow } from '../audit/audit-row.js';
 import type { Clock } from '../core/clock.js';
 import type { DeadLetterRecord } from '../store/store.js';
-import { UsageError } from '../core/errors.js';
+import { RuntimeError, UsageError } from '../core/errors.js';
+import { homePaths, svcHome } from '../config/paths.js';
 import type { CliContext } from './context.js';
 import type { ControlTarget } from './control-client.js';
 import { getAllPages } from './control-client.js';
@@ -181,4 +183,13 @@ async function withTriage(items: EventItem[], target: ControlTarget): Promise<Ev
 
 export const eventsCommand = (opts: ViewOptions, ctx: CliContext): Promise<number> => viewCommand(eventsView, opts, ctx, withTriage);
 export const dlqCommand = (opts: ViewOptions, ctx: CliContext): Promise<number> => viewCommand(dlqView, opts, ctx);
-export const auditCommand = (opts: ViewOptions, ctx: CliContext): Promise<number> => viewCommand(auditView, opts, ctx);
+export async function auditCommand(opts: ViewOptions, ctx: CliContext): Promise<number> {
+  try {
+    return await viewCommand(auditView, opts, ctx);
+  } catch (err) {
+    // Right after a crash is when the chain is checked: say how to check it without the daemon.
+    const db = homePaths(svcHome(ctx.env)).db;
+    if (!(err instanceof RuntimeError) || err.code !== 'EUNREACHABLE' || opts.verify !== true || opts.url !== undefined || !existsSync(db)) throw err;
+    throw new RuntimeError('EUNREACHABLE', `${err.message}; with svc stopped, verify its store file: svc audit --verify --db ${db}`);
+  }
+}
