@@ -22,7 +22,7 @@ export function overrideJson(o: OverrideView): Record<string, unknown> {
 
 const short = (ms: number): string => shortTime(new Date(ms).toISOString());
 
-/** AGENT only when the overrides are of more than one agent, as in `svc oncall`. */
+/** AGENT only when the overrides are of more than one agent, as in `svc oncall`; on a narrow terminal BY gives way before it. */
 export function printOverrides(ctx: CliContext, overrides: readonly OverrideView[], filter: OverrideFilter, json: boolean): void {
   if (json) {
     for (const o of overrides) ctx.stdout(`${JSON.stringify(overrideJson(o))}\n`);
@@ -34,7 +34,7 @@ export function printOverrides(ctx: CliContext, overrides: readonly OverrideView
     return;
   }
   const agents = new Set(overrides.map((o) => o.agentId)).size > 1;
-  const headers: Column[] = [idColumn('ID'), { header: 'SCHEDULE' }, { header: 'PERSON' }, { header: 'FROM' }, { header: 'UNTIL' }, { header: 'BY', drop: 1 }];
-  printTable(ctx, agents ? [{ header: 'AGENT', drop: 2 }, ...headers] : headers,
+  const headers: Column[] = [idColumn('ID'), { header: 'SCHEDULE' }, { header: 'PERSON' }, { header: 'FROM' }, { header: 'UNTIL' }, { header: 'BY', drop: 2 }];
+  printTable(ctx, agents ? [{ header: 'AGENT', drop: 1 }, ...headers] : headers,
     overrides.map((o) => [...(agents ? [o.agentId] : []), o.id, o.scheduleId, o.personId, short(o.fromMs), short(o.toMs), o.createdBy]));
 }
