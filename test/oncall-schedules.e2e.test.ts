@@ -103,6 +103,55 @@ describe('svc oncall against the running daemon', () => {
     assert.deepEqual([rows[0]?.data.from, rows[0]?.data.to], ['2026-11-25T10:00:00.000Z', '2026-11-25T14:00:00.000Z']);
   });
 
+  it('override ls: the ids of the overrides to come in a table, soonest first; --json one object a line; an override removed is gone from it', async () => {
+    // In January 2027: neither has ended whenever this runs, and neither changes who is on call now.
+    const add = async (person: string, from: string, to: string) => {
+      const r = await svc('oncall', 'override', 'add', '--schedule', 'primary', '--person', person, '--from', from, '--to', to, '--json');
+      assert.equal(r.code, 0, r.stderr);
+      return (JSON.parse(r.stdout) as { id: string }).id;
+    };
+    const later = await add('alice', '2027-01-09T08:00:00Z', '2027-01-10T08:00:00Z');
+    const sooner = await add('bob', '2027-01-02T00:00+01:00', '2027-01-03T00:00+01:00');
+    const ls = await svc('oncall', 'override', 'ls');
+    assert.equal(ls.code, 0, ls.stderr);
+    assert.equal(ls.stdout, [
+      'ID             SCHEDULE  PERSON  FROM               UNTIL              BY',
+      `${sooner}  primary   bob     2027-01-01 23:00Z  2027-01-02 23:00Z  cli:dana`,
+      `${later}  primary   alice   2027-01-09 08:00Z  2027-01-10 08:00Z  cli:dana`,
+      '',
+    ].join('\n'));
+    assert.ok(ls.stdout.split('\n').every((line) => line.length <= 80), 'it fits an 80-column terminal');
+
+    const json = await svc('oncall', 'override', 'ls', '--json', '--schedule', 'primary');
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(json.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).map((o) => ({ ...o, createdAt: typeof o.createdAt })), [
+      { id: sooner, agentId: 'oncall-escalator', schedule: 'primary', person: 'bob', from: '2027-01-01T23:00:00Z', to: '2027-01-02T23:00:00Z',
+        createdBy: 'cli:dana', createdAt: 'string' },
+      { id: later, agentId: 'oncall-escalator', schedule: 'primary', person: 'alice', from: '2027-01-09T08:00:00Z', to: '2027-01-10T08:00:00Z',
+        createdBy: 'cli:dana', createdAt: 'string' }]);
+
+    assert.equal((await svc('oncall', 'override', 'rm', sooner)).code, 0);
+    const after = await svc('oncall', 'override', 'ls');
+    assert.equal(after.stdout.includes(sooner), false);
+    assert.match(after.stdout, new RegExp(`^${later} {2}primary {3}alice {3}2027-01-09 08:00Z {2}2027-01-10 08:00Z {2}cli:dana$`, 'm'));
+    assert.equal((await svc('oncall', 'override', 'rm', later)).code, 0);
+    assert.equal((await svc('oncall', 'override', 'ls')).stdout, 'no overrides in force or to come\n');
+
+    const unknown = await svc('oncall', 'override', 'ls', '--schedule', 'nope');
+    assert.deepEqual([unknown.code, unknown.stderr], [1, 'svc oncall override ls: no schedule nope\n']);
+    const bad = await svc('oncall', 'override', 'ls', '--agent', 'Not An Id');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^svc oncall override ls: --agent must match /);
+
+    const idle = tempEnv(); // a home whose daemon is not running
+    try {
+      const down = await runSvc(['oncall', 'override', 'ls'], { env: idle.env, cwd: agent.dir });
+      assert.deepEqual([down.code, down.stderr], [1, 'svc oncall override ls: svc is not running; on-call changes go through the running daemon (svc up)\n']);
+    } finally {
+      idle.cleanup();
+    }
+  });
+
   it('"I take over now" (--from 5 s ago): the new person is told at once on the file channel; rm hands back and tells the rotation\'s person', async () => {
     const now = JSON.parse((await svc('oncall', '--json')).stdout) as { schedules: Array<{ onCall: Array<{ person: string; until: string }> }> };
     const rotation = now.schedules[0]?.onCall[0] as { person: string; until: string };

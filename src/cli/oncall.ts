@@ -2,7 +2,7 @@
  * `svc oncall [--schedule S] [--agent A] [--at T] [--json]` and `svc oncall export S` (contract §17.6):
  * who is on call, with the source and until when, read from the control plane's `GET /oncall`; and a
  * schedule's next 28 days as iCalendar from `GET /oncall/<S>.ics`, written to standard output as served.
- * (`svc oncall override add|rm` act through the admin socket: page-commands.ts.)
+ * (`svc oncall override add|ls|rm` go through the admin socket: page-commands.ts.)
  */
 import type { Command } from 'commander';
 import type { OncallView } from '../control-plane/routes/oncall-route.js';
@@ -25,15 +25,19 @@ export interface OncallOptions {
   dir?: string;
 }
 
-function idOption(command: string, flag: string, value: string | undefined): void {
+/** `--schedule`/`--agent` checked before any request: a usage error (exit 2) naming the flag. */
+export function idOption(command: string, flag: string, value: string | undefined): void {
   if (value !== undefined && !ID_PATTERN.test(value)) throw new UsageError(`${command}: ${flag} must match ${ID_PATTERN.source}`);
 }
 
-/** `2026-11-25T17:00:00.000Z` → `2026-11-25 17:00Z`: short, and unmistakably UTC. */
-function shortTime(iso: string | null): string {
+/** `2026-11-25T17:00:00.000Z` → `2026-11-25 17:00Z`: short, and unmistakably UTC (the on-call tables' times). */
+export function shortTime(iso: string | null): string {
   if (iso === null) return '-';
   return iso.replace('T', ' ').replace(/:00\.000Z$|\.000Z$/, 'Z');
 }
+
+/** ISO-8601 UTC without the zero milliseconds (`2026-11-25T17:00:00Z`): the on-call commands' JSON times. */
+export const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 
 /** The table of `svc oncall`: one row per schedule; AGENT only when more than one agent has schedules. */
 export function printOncallTable(view: OncallView, ctx: CliContext): void {

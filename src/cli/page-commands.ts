@@ -1,6 +1,6 @@
 /**
  * Acting on pages and schedules (contract §17.5, §17.6): `svc ack|unack|resolve|escalate PAGE` and
- * `svc oncall override add|rm`, through the running daemon's admin socket. A refusal (a resolved or
+ * `svc oncall override add|ls|rm`, through the running daemon's admin socket. A refusal (a resolved or
  * unknown page) is exit 1 with the daemon's reason; bad arguments are exit 2 before anything is sent.
  */
 import { userInfo } from 'node:os';
@@ -12,6 +12,8 @@ import type { AdminRequest, AdminResponse } from '../daemon/admin-protocol.js';
 import { adminRequest } from './admin-client.js';
 import type { CliContext } from './context.js';
 import { checkOverrideWindow } from './oncall-input.js';
+import { idOption } from './oncall.js';
+import { printOverrides } from './override-table.js';
 
 const TIMEOUT_MS = 30_000;
 
@@ -88,11 +90,26 @@ export function registerPageCommands(program: Command, ctx: CliContext, setCode:
       setCode(0);
     });
   override
+    .command('ls')
+    .description('the overrides in force now or starting later, soonest first')
+    .option('--schedule <id>', 'one schedule')
+    .option('--agent <id>', 'one agent')
+    .option('--json', 'print them as JSON lines', false)
+    .action(async (opts: { schedule?: string; agent?: string; json: boolean }) => {
+      idOption('svc oncall override ls', '--schedule', opts.schedule);
+      idOption('svc oncall override ls', '--agent', opts.agent);
+      const filter = { ...(opts.schedule === undefined ? {} : { schedule: opts.schedule }), ...(opts.agent === undefined ? {} : { agent: opts.agent }) };
+      const answer = await send(ctx, 'svc oncall override ls', { op: 'override.ls', ...filter, user: osUser(ctx) });
+      if (answer.op !== 'override.ls') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
+      printOverrides(ctx, answer.overrides, filter, opts.json);
+      setCode(0);
+    });
+  override
     .command('rm')
     .description('remove an override')
-    .argument('<id>', 'override id')
+    .argument('<id>', 'override id (svc oncall override ls lists them)')
     .action(async (id: string) => {
-      if (!OVERRIDE_ID_PATTERN.test(id)) throw new UsageError(`svc oncall override rm: "${id.slice(0, 64)}" is not an override id (o followed by letters and digits, as svc oncall override add printed it)`);
+      if (!OVERRIDE_ID_PATTERN.test(id)) throw new UsageError(`svc oncall override rm: "${id.slice(0, 64)}" is not an override id (svc oncall override ls lists them)`);
       await send(ctx, `svc oncall override rm ${id}`, { op: 'override.rm', id, user: osUser(ctx) });
       ctx.stdout(`override ${id} removed\n`);
       setCode(0);

@@ -10,16 +10,15 @@ import { SILENCE_ID_PATTERN } from '../daemon/admin-oncall-protocol.js';
 import type { SilenceView } from '../daemon/admin-oncall-protocol.js';
 import { formatSilenceMatcher } from '../oncall/silence-match.js';
 import type { CliContext } from './context.js';
+import { isoSecond } from './oncall.js';
 import { checkSilence } from './oncall-input.js';
 import { osUser, send } from './page-commands.js';
 import { printTable } from './style.js';
 import { idColumn } from './table.js';
 
-const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
-
 function asJson(s: SilenceView): Record<string, unknown> {
-  return { id: s.id, agentId: s.agentId, matchers: s.matchers.map(formatSilenceMatcher), startsAt: iso(s.startsAtMs), endsAt: iso(s.endsAtMs),
-    reason: s.reason, createdBy: s.createdBy, expiredAt: s.expiredAtMs === null ? null : iso(s.expiredAtMs) };
+  return { id: s.id, agentId: s.agentId, matchers: s.matchers.map(formatSilenceMatcher), startsAt: isoSecond(s.startsAtMs), endsAt: isoSecond(s.endsAtMs),
+    reason: s.reason, createdBy: s.createdBy, expiredAt: s.expiredAtMs === null ? null : isoSecond(s.expiredAtMs) };
 }
 
 export function registerSilenceCommands(program: Command, ctx: CliContext, setCode: (code: number) => void): void {
@@ -41,7 +40,7 @@ export function registerSilenceCommands(program: Command, ctx: CliContext, setCo
       if (answer.op !== 'silence.add') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
       const s = answer.silence;
       ctx.stdout(opts.json ? `${JSON.stringify(asJson(s))}\n`
-        : `silence ${s.id}: ${s.matchers.map(formatSilenceMatcher).join(', ')} until ${iso(s.endsAtMs)}\n`);
+        : `silence ${s.id}: ${s.matchers.map(formatSilenceMatcher).join(', ')} until ${isoSecond(s.endsAtMs)}\n`);
       setCode(0);
     });
   silence
@@ -54,7 +53,7 @@ export function registerSilenceCommands(program: Command, ctx: CliContext, setCo
       if (opts.json) for (const s of answer.silences) ctx.stdout(`${JSON.stringify(asJson(s))}\n`);
       else if (answer.silences.length === 0) ctx.stdout('no live silences\n');
       else printTable(ctx, [idColumn('ID'), { header: 'MATCHERS', min: 16 }, { header: 'AGENT', drop: 2 }, { header: 'UNTIL', min: 16 }, { header: 'BY', drop: 1 }, 'REASON'],
-        answer.silences.map((s) => [s.id, s.matchers.map(formatSilenceMatcher).join(' '), s.agentId ?? '*', iso(s.endsAtMs), s.createdBy, s.reason]));
+        answer.silences.map((s) => [s.id, s.matchers.map(formatSilenceMatcher).join(' '), s.agentId ?? '*', isoSecond(s.endsAtMs), s.createdBy, s.reason]));
       setCode(0);
     });
   silence

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { ID_PATTERN } from '../config/schema.js';
 import { MAX_SILENCE_MS, parseSilenceMatcher } from '../oncall/silence-match.js';
-import type { StoredSilence } from '../store/oncall-store.js';
+import type { StoredOverride, StoredSilence } from '../store/oncall-store.js';
 
 /** Who is at the keyboard, as the CLI's OS user names them; written into the audit row. */
 const user = z.string().regex(/^[\x21-\x7e]{1,64}$/);
@@ -58,6 +58,8 @@ export const oncallRequestSchemas = [
     user,
     ...viaConsole,
   }).refine((r) => r.toMs > r.fromMs, '--to must be after --from').refine(viaTogether, VIA_TOGETHER),
+  /** The overrides in force now or starting later, soonest first; `schedule`/`agent` narrow them. */
+  z.strictObject({ op: z.literal('override.ls'), schedule: id.optional(), agent: id.optional(), user }),
   z.strictObject({ op: z.literal('override.rm'), id: z.string().regex(OVERRIDE_ID_PATTERN), user, ...viaConsole }).refine(viaTogether, VIA_TOGETHER),
   z.strictObject({
     op: z.literal('silence.add'),
@@ -75,6 +77,9 @@ export const oncallRequestSchemas = [
 /** A silence as the admin socket answers it (and the CLI prints it): as stored, with when it was expired by hand. */
 export type SilenceView = StoredSilence;
 
+/** An override as the admin socket answers it (and `svc oncall override ls` prints it): as stored, with who added it when. */
+export type OverrideView = StoredOverride;
+
 /** A page as the CLI prints it after acting on it. */
 export interface ActedPage {
   id: string;
@@ -88,6 +93,7 @@ export interface ActedPage {
 export type OncallAdminResponse =
   | { ok: true; op: 'page.act'; page: ActedPage; changed: boolean }
   | { ok: true; op: 'override.add'; id: string; agent: string }
+  | { ok: true; op: 'override.ls'; overrides: OverrideView[] }
   | { ok: true; op: 'override.rm'; id: string }
   | { ok: true; op: 'silence.add'; silence: SilenceView }
   | { ok: true; op: 'silence.ls'; silences: SilenceView[] }

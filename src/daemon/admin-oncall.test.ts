@@ -115,3 +115,58 @@ describe('override add/rm tells the person on call now (§17.6)', () => {
     await store.close();
   });
 });
+
+describe('override ls: the overrides in force now or to come (§17.6)', () => {
+  // agent-a has primary and secondary, agent-b a primary of its own: the filters have something to tell apart.
+  const two = new Map([['agent-a', { ...config, schedules: [...config.schedules, { ...config.schedules[0]!, id: 'secondary' }] }], ['agent-b', config]]);
+
+  it('lists current and future ones soonest first, not the ended; --schedule and --agent narrow it; a name it does not know is said so', async () => {
+    const clock = fakeClock(Date.parse('2026-11-26T02:00:00Z'));
+    const store = await openSqliteStore({ path: join(root, 'ls', 'svc.db') });
+    const deps = { store, clock, engine: null, configs: two };
+    const add = async (agent: string, schedule: string, person: string, fromMs: number, toMs: number) => {
+      const answer = await executeOncall(deps, { op: 'override.add', agent, schedule, person, fromMs, toMs, user: 'dana' });
+      assert.ok(answer.ok && answer.op === 'override.add', JSON.stringify(answer));
+      return answer.id;
+    };
+    const ls = async (filter: { schedule?: string; agent?: string } = {}) => {
+      const answer = await executeOncall(deps, { op: 'override.ls', ...filter, user: 'dana' });
+      return answer.ok && answer.op === 'override.ls' ? answer.overrides.map((o) => o.id) : answer;
+    };
+    const now = clock.now();
+    const ending = await add('agent-a', 'primary', 'bob', now - HOUR, now + 10 * 60_000);
+    const late = await add('agent-b', 'primary', 'alice', now + 5 * HOUR, now + 6 * HOUR);
+    const soon = await add('agent-a', 'secondary', 'bob', now + 2 * HOUR, now + 3 * HOUR);
+    const current = await add('agent-a', 'primary', 'alice', now - 5000, now + HOUR);
+    assert.deepEqual(await ls(), [ending, current, soon, late], 'by start, whatever the order they were added in');
+
+    clock.advance(10 * 60_000); // `ending` ends now: its span is [from, to)
+    assert.deepEqual(await ls(), [current, soon, late]);
+    const answer = await executeOncall(deps, { op: 'override.ls', user: 'dana' });
+    assert.ok(answer.ok && answer.op === 'override.ls');
+    assert.deepEqual(answer.overrides[0], { id: current, agentId: 'agent-a', scheduleId: 'primary', personId: 'alice', fromMs: now - 5000,
+      toMs: now + HOUR, createdAtMs: now, createdBy: 'cli:dana' });
+
+    assert.deepEqual(await ls({ schedule: 'primary' }), [current, late]);
+    assert.deepEqual(await ls({ agent: 'agent-a' }), [current, soon]);
+    assert.deepEqual(await ls({ schedule: 'primary', agent: 'agent-b' }), [late]);
+    assert.deepEqual(await executeOncall(deps, { op: 'override.rm', id: soon, user: 'dana' }), { ok: true, op: 'override.rm', id: soon });
+    assert.deepEqual(await ls({ schedule: 'secondary' }), [], 'a schedule without overrides: none');
+    assert.deepEqual(await ls({ schedule: 'nope' }), { ok: false, error: 'no schedule nope' });
+    assert.deepEqual(await ls({ schedule: 'secondary', agent: 'agent-b' }), { ok: false, error: 'no schedule secondary in agent agent-b' });
+    assert.deepEqual(await ls({ agent: 'agent-z' }), { ok: false, error: 'no agent agent-z with an oncall.yaml' });
+    await store.close();
+  });
+
+  it('an override of a schedule since dropped from oncall.yaml is still listed by its name', async () => {
+    const clock = fakeClock(Date.parse('2026-11-26T02:00:00Z'));
+    const store = await openSqliteStore({ path: join(root, 'ls-dropped', 'svc.db') });
+    const added = await executeOncall({ store, clock, engine: null, configs: two },
+      { op: 'override.add', agent: 'agent-a', schedule: 'secondary', person: 'bob', fromMs: clock.now() + HOUR, toMs: clock.now() + 2 * HOUR, user: 'dana' });
+    assert.ok(added.ok && added.op === 'override.add');
+    const answer = await executeOncall({ store, clock, engine: null, configs }, { op: 'override.ls', schedule: 'secondary', user: 'dana' });
+    assert.ok(answer.ok && answer.op === 'override.ls', JSON.stringify(answer));
+    assert.deepEqual(answer.overrides.map((o) => o.id), [added.id]);
+    await store.close();
+  });
+});

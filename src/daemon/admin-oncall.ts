@@ -1,6 +1,7 @@
 /**
  * The admin socket's on-call operations (contract §17.5, §17.6): `svc ack|unack|resolve|escalate`
- * through the page engine (each an audit row naming who acted), and schedule overrides into the store.
+ * through the page engine (each an audit row naming who acted), and schedule overrides into the store
+ * (and listed from it: `svc oncall override ls`).
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
@@ -19,7 +20,7 @@ export interface AdminOncallDeps {
   configs: ReadonlyMap<string, OncallConfig>;
 }
 
-type OncallRequest = Extract<ParsedAdminRequest, { op: 'page.act' | 'override.add' | 'override.rm' | 'silence.add' | 'silence.ls' | 'silence.expire' }>;
+type OncallRequest = Extract<ParsedAdminRequest, { op: 'page.act' | 'override.add' | 'override.ls' | 'override.rm' | 'silence.add' | 'silence.ls' | 'silence.expire' }>;
 type Answer = OncallAdminResponse | { ok: false; error: string };
 
 export async function executeOncall(deps: AdminOncallDeps, request: OncallRequest): Promise<Answer> {
@@ -66,6 +67,18 @@ export async function executeOncall(deps: AdminOncallDeps, request: OncallReques
       const told = planOverrideHandoff(config, await store.oncall.listOverrides(agentId, nowMs), { kind: 'add', override }, nowMs);
       await store.oncall.addOverride(override, nowMs, via, told);
       return { ok: true, op: 'override.add', id: override.id, agent: agentId };
+    }
+    case 'override.ls': {
+      // Not ended: the store lists those ending after now (an override's span is [from, to)).
+      const { schedule, agent } = request;
+      const overrides = (await store.oncall.listOverrides(null, clock.now()))
+        .filter((o) => (schedule === undefined || o.scheduleId === schedule) && (agent === undefined || o.agentId === agent))
+        .sort((a, b) => a.fromMs - b.fromMs || a.id.localeCompare(b.id));
+      // A mistyped name is said so, not answered "none" (an override of a schedule since dropped from oncall.yaml still lists).
+      if (overrides.length === 0 && agent !== undefined && !deps.configs.has(agent)) return { ok: false, error: `no agent ${agent} with an oncall.yaml` };
+      if (overrides.length === 0 && schedule !== undefined && ![...deps.configs].some(([a, c]) => (agent === undefined || a === agent)
+        && c.schedules.some((s) => s.id === schedule))) return { ok: false, error: `no schedule ${schedule}${agent === undefined ? '' : ` in agent ${agent}`}` };
+      return { ok: true, op: 'override.ls', overrides };
     }
     case 'override.rm': {
       const nowMs = clock.now();

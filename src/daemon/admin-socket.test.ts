@@ -30,7 +30,9 @@ describe('admin socket', async () => {
   const replays: unknown[] = [];
   const actors: Array<[string, string | undefined]> = [];
   let wakes = 0;
+  const listed: Array<[string | null, number]> = [];
   const store = {
+    oncall: { listOverrides: (agentId: string | null, endsAfterMs: number) => { listed.push([agentId, endsAfterMs]); return Promise.resolve([]); } },
     replayDeadLetters: (selection: unknown, actor: string, _nowMs: number, via?: string) => {
       replays.push(selection);
       actors.push([actor, via]);
@@ -59,6 +61,11 @@ describe('admin socket', async () => {
     assert.deepEqual(actors.at(-1), ['user:alice@example.com', 'console']);
   });
 
+  it('answers override.ls from the store: the overrides not ended now', async () => {
+    assert.deepEqual(await exchange(path, '{"op":"override.ls","user":"dana"}\n'), { ok: true, op: 'override.ls', overrides: [] });
+    assert.equal(listed.length, 1);
+  });
+
   const refused: Array<[string, string, RegExp]> = [
     ['not JSON', 'hello\n', /not JSON/],
     ['unknown op', '{"op":"drop-tables"}\n', /bad request/],
@@ -69,14 +76,17 @@ describe('admin socket', async () => {
     ['an actor without via', '{"op":"dlq.replay","ids":["a"],"actor":"user:x"}\n', /actor and via/],
     ['an actor with spaces', '{"op":"dlq.replay","ids":["a"],"via":"console","actor":"user x"}\n', /actor/],
     ['a source that is no id', '{"op":"dlq.replay","all":true,"source":"../x"}\n', /source/],
+    ['an override list of a schedule that is no id', '{"op":"override.ls","schedule":"../x","user":"dana"}\n', /^bad request: schedule: /],
+    ['an override list of an agent that is no id', '{"op":"override.ls","agent":"A B","user":"dana"}\n', /^bad request: agent: /],
+    ['an override list without its user', '{"op":"override.ls"}\n', /^bad request: user: /],
   ];
   for (const [name, text, error] of refused) {
     it(`refuses ${name}, changing nothing`, async () => {
-      const before = replays.length;
+      const before = [replays.length, listed.length];
       const answer = await exchange(path, text);
       assert.equal(answer.ok, false);
       assert.match(String(answer.error), error);
-      assert.equal(replays.length, before);
+      assert.deepEqual([replays.length, listed.length], before);
     });
   }
 

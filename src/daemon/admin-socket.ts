@@ -120,6 +120,7 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
       }
       case 'page.act':
       case 'override.add':
+      case 'override.ls':
       case 'override.rm':
       case 'silence.add':
       case 'silence.ls':
