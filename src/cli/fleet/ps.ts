@@ -7,6 +7,7 @@ import type { CliContext } from '../context.js';
 import { RuntimeError } from '../../core/errors.js';
 import { getJson } from '../control-client.js';
 import { printTable } from '../style.js';
+import type { Column } from '../table.js';
 import { FLEET_CONCURRENCY, fanOut } from './fan-out.js';
 import type { FleetOptions } from './hosts.js';
 import { fleetTargets } from './hosts.js';
@@ -14,7 +15,10 @@ import { withinHostDeadline } from './host-limits.js';
 import type { HostReport } from './report.js';
 import { completenessText, failureBrief, isComplete, writeEnvelope } from './report.js';
 
-const COLUMNS = ['HOST', 'PID', 'UPTIME', 'AGENT', 'STATE', 'PROVIDER', 'RECEIVED', 'PROCESSED', 'DLQ', 'INFLIGHT', 'STORE'];
+/** On a narrow terminal the columns that say least about an agent's health give way first: the store kind, then pid, uptime, provider, inflight. */
+export const FLEET_PS_COLUMNS: Column[] = [{ header: 'HOST' }, { header: 'PID', drop: 4 }, { header: 'UPTIME', drop: 3 }, { header: 'AGENT' }, { header: 'STATE' },
+  { header: 'PROVIDER', drop: 2 }, { header: 'RECEIVED' }, { header: 'PROCESSED' }, { header: 'DLQ' }, { header: 'INFLIGHT', drop: 1 },
+  { header: 'STORE', drop: 5 }];
 
 export async function fleetPsCommand(opts: FleetOptions, ctx: CliContext): Promise<number> {
   const targets = fleetTargets(opts, ctx);
@@ -30,7 +34,7 @@ export async function fleetPsCommand(opts: FleetOptions, ctx: CliContext): Promi
   if (opts.json) {
     writeEnvelope(ctx, snapshots.map((s) => ({ host: s.host, item: s.status })), reports);
   } else {
-    printTable(ctx, COLUMNS, snapshots.flatMap(({ host, status }) => {
+    printTable(ctx, FLEET_PS_COLUMNS, snapshots.flatMap(({ host, status }) => {
       const head = [host, String(status.pid), `${status.uptimeSeconds}s`];
       const store = status.store.kind;
       if (status.agents.length === 0) return [[...head, '-', '-', '-', '-', '-', '-', '-', store]];
