@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fakeClock } from '../core/clock.js';
-import type { OncallConfig } from '../oncall/oncall-config.js';
+import { HOUR, dailyShifts } from '../../test/support/oncall-config.js';
 import { watchHandoffs } from '../runtime/oncall/handoff-watch.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
@@ -19,15 +19,7 @@ import { executeOncall } from './admin-oncall.js';
 const root = mkdtempSync(join(tmpdir(), 'svc-admin-oncall-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-const HOUR = 3_600_000;
-// Daily shifts from 09:00 Berlin (08:00Z in November): alice on 2026-11-25 (until 08:00Z on the 26th), bob on the 26th.
-const config: OncallConfig = {
-  people: [{ id: 'alice', name: null, contacts: { 'oncall-dm': 'alice' } },
-    { id: 'bob', name: null, contacts: { 'oncall-dm': 'bob', mail: 'bob@example.com' } }],
-  schedules: [{ id: 'primary', timeZone: 'Europe/Berlin', rotations: [{ people: ['alice', 'bob'], everyMs: 24 * HOUR, handoff: '2026-11-23T09:00', only: [] }],
-    fallback: null, allowGaps: false }],
-  policies: [], routes: [], incidents: { key: { kind: 'groupKey' }, reopenWindowMs: 0 }, heartbeats: [],
-};
+const config = dailyShifts({ alice: { 'oncall-dm': 'alice' }, bob: { 'oncall-dm': 'bob', mail: 'bob@example.com' } });
 const configs = new Map([['agent-a', config]]);
 const ROTATION_NEXT = Date.parse('2026-11-26T08:00:00Z');
 

@@ -7,18 +7,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fakeClock } from '../core/clock.js';
 import { planHandoff } from './handoff-plan.js';
-import type { OncallConfig, Override } from './oncall-config.js';
+import type { Override } from './oncall-config.js';
+import { HOUR, dailyShifts } from '../../test/support/oncall-config.js';
 import { planOverrideHandoff } from './override-handoff.js';
 
-const HOUR = 3_600_000;
-// Daily shifts from 09:00 Berlin (08:00Z in November): alice on 2026-11-23, bob on the 24th, alice on the 25th...
-const config: OncallConfig = {
-  people: [{ id: 'alice', name: null, contacts: { 'oncall-dm': 'alice', mail: 'alice@example.com' } },
-    { id: 'bob', name: null, contacts: { 'oncall-dm': 'bob' } }],
-  schedules: [{ id: 'primary', timeZone: 'Europe/Berlin', rotations: [{ people: ['alice', 'bob'], everyMs: 24 * HOUR, handoff: '2026-11-23T09:00', only: [] }],
-    fallback: null, allowGaps: false }],
-  policies: [], routes: [], incidents: { key: { kind: 'groupKey' }, reopenWindowMs: 0 }, heartbeats: [],
-};
+const config = dailyShifts({ alice: { 'oncall-dm': 'alice', mail: 'alice@example.com' }, bob: { 'oncall-dm': 'bob' } });
 // 03:00 Berlin on the 26th: alice's shift (until 09:00 that morning).
 const clock = fakeClock(Date.parse('2026-11-26T02:00:00Z'));
 const override = (id: string, personId: string, fromMs: number, toMs: number): Override =>

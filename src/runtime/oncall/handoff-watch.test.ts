@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { OncallConfig } from '../../oncall/oncall-config.js';
+import { HOUR, dailyShifts } from '../../../test/support/oncall-config.js';
 import { openSqliteStore } from '../../store/sqlite/sqlite-store.js';
 import type { Store } from '../../store/store.js';
 import { watchHandoffs } from './handoff-watch.js';
@@ -16,15 +16,7 @@ import { watchHandoffs } from './handoff-watch.js';
 const root = mkdtempSync(join(tmpdir(), 'svc-handoff-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-const HOUR = 3_600_000;
-// Daily shifts from 09:00 Berlin (08:00Z in November): alice on 2026-11-23, bob on the 24th, alice on the 25th...
-const config: OncallConfig = {
-  people: [{ id: 'alice', name: null, contacts: { 'oncall-dm': 'alice', mail: 'alice@example.com' } },
-    { id: 'bob', name: null, contacts: { 'oncall-dm': 'bob' } }],
-  schedules: [{ id: 'primary', timeZone: 'Europe/Berlin', rotations: [{ people: ['alice', 'bob'], everyMs: 24 * HOUR, handoff: '2026-11-23T09:00', only: [] }],
-    fallback: null, allowGaps: false }],
-  policies: [], routes: [], incidents: { key: { kind: 'groupKey' }, reopenWindowMs: 0 }, heartbeats: [],
-};
+const config = dailyShifts({ alice: { 'oncall-dm': 'alice', mail: 'alice@example.com' }, bob: { 'oncall-dm': 'bob' } });
 const configs = new Map([['agent-a', config]]);
 const T0 = Date.parse('2026-11-24T12:00:00Z'); // bob's shift, under way
 

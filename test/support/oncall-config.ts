@@ -1,0 +1,17 @@
+/**
+ * An oncall.yaml as the loader returns it, for unit tests of schedules and handoffs: one schedule
+ * `primary` of daily shifts from 09:00 Berlin (08:00Z in November) — alice on 2026-11-23, bob on the
+ * 24th, alice on the 25th, bob on the 26th… — with the contacts a test gives each person.
+ */
+import type { OncallConfig } from '../../src/oncall/oncall-config.js';
+
+export const HOUR = 3_600_000;
+
+export function dailyShifts(contacts: { alice: Record<string, string>; bob: Record<string, string> }): OncallConfig {
+  return {
+    people: [{ id: 'alice', name: null, contacts: contacts.alice }, { id: 'bob', name: null, contacts: contacts.bob }],
+    schedules: [{ id: 'primary', timeZone: 'Europe/Berlin', rotations: [{ people: ['alice', 'bob'], everyMs: 24 * HOUR, handoff: '2026-11-23T09:00',
+      only: [] }], fallback: null, allowGaps: false }],
+    policies: [], routes: [], incidents: { key: { kind: 'groupKey' }, reopenWindowMs: 0 }, heartbeats: [],
+  };
+}
