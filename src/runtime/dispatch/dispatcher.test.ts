@@ -287,6 +287,26 @@ describe('dispatcher', () => {
     assert.deepEqual(s.log.records.filter((r) => r.event === 'dispatch.interrupted').map((r) => r.fields.outcome), ['given-back']);
   });
 
+  it('a heartbeat\'s delivery is triaged by the offline rules, never by the agent\'s model; other events are', async () => {
+    const s = await setup();
+    const asked: string[] = [];
+    const rules = createRulesProvider();
+    s.agent.provider = { name: 'anthropic', triage: (event, signal) => { asked.push(event.id); return rules.triage(event, signal); } };
+    const decided: Array<[string, string]> = [];
+    s.agent.pages = {
+      heartbeatOnly: (e) => e.sourceId === 's1' && JSON.stringify(e.payload).includes('"instance":"db-0"'),
+      onDecision: (e, d) => { decided.push([e.id, d.triagedBy]); return Promise.resolve(true); },
+    };
+    const watchdog = await s.ingest(alert(0));
+    const real = await s.ingest(alert(1));
+    s.dispatcher.start();
+    await waitFor('both decided', () => decided.length === 2);
+    assert.deepEqual(asked, [real.id], 'the model was asked about the real alert only');
+    assert.deepEqual(new Map(decided), new Map([[watchdog.id, 'rules'], [real.id, 'rules']]));
+    const rows = (await s.store.listAudit(all(), { kind: 'triage.decision' })).items.map((r) => JSON.parse(r.dataText ?? '{}') as Record<string, unknown>);
+    assert.deepEqual(new Map(rows.map((r) => [r.eventId, r.provider])), new Map([[watchdog.id, 'anthropic'], [real.id, 'anthropic']]));
+  });
+
   describe('a pager\'s patience (store.deliveryWindow)', () => {
     const WINDOW_MS = 30 * 60_000;
     const audited = async (store: Store, kind: string): Promise<Array<Record<string, unknown>>> =>

@@ -21,6 +21,7 @@ import type { AgentLog } from '../../logs/agent-log.js';
 import type { ClaimedEvent, Completion } from '../../store/store.js';
 import type { Channel, OutboundMessage } from '../channels/channel.js';
 import type { Provider, TriageDecision, TriageEvent } from '../providers/provider.js';
+import { createRulesProvider } from '../providers/rules-provider.js';
 import type { DeadLetterReason } from './dead-letter-reasons.js';
 import type { RoundResult } from './delivery-state.js';
 import { decideRound, deliveryStateText, isDelivered, parseDeliveryState } from './delivery-state.js';
@@ -38,8 +39,13 @@ export interface DispatchAgent {
   pages?: {
     onDecision(event: { id: string; agentId: string; sourceId: string; fingerprint: string | null; payload: unknown },
       decision: TriageDecision): Promise<boolean>;
+    /** Whether the event is only a heartbeat's proof of life (§17.7): it pages nobody, so no model is asked about it. */
+    heartbeatOnly?(event: { agentId: string; sourceId: string; payload: unknown }): boolean;
   };
 }
+
+/** The triage of a heartbeat's delivery: the offline rules, however often it comes (Alertmanager repeats its Watchdog every minute). */
+const HEARTBEAT_TRIAGE = createRulesProvider();
 
 /** Counts each hand-off's outcome (svc_channel_messages_total). */
 export type ChannelOutcome = (agentId: string, channelId: string, outcome: 'delivered' | 'failed') => void;
@@ -85,7 +91,9 @@ export async function handleEvent(agent: DispatchAgent, claimed: ClaimedEvent, s
   if (before.decision !== undefined) {
     triage = before.decision; // a later round sends what the first one decided
   } else {
-    const triaged = await triageWithRetries(agent, input, signal, deps.clock);
+    const triaged = agent.pages?.heartbeatOnly?.(input) === true
+      ? await triageWithRetries({ ...agent, provider: HEARTBEAT_TRIAGE }, input, signal, deps.clock)
+      : await triageWithRetries(agent, input, signal, deps.clock);
     if ('reason' in triaged) return deadLetter(triaged);
     triage = triaged;
     audit.push({ kind: 'triage.decision', actor, agentId: agent.id, data: { eventId: event.id, provider: agent.provider.name,

@@ -71,6 +71,8 @@ export type ActionOutcome = { ok: true; page: PageRecord; changed: boolean } | {
 export interface PageEngine {
   /** What oncall.yaml makes of a triage decision; false when the agent has no oncall.yaml (the channels' own recipients are paged). */
   onDecision(event: TriagedEvent, decision: TriageDecision): Promise<boolean>;
+  /** Whether the event is only a heartbeat's proof of life (§17.7): it opens no page and notifies nobody. */
+  heartbeatOnly(event: Pick<TriagedEvent, 'agentId' | 'sourceId' | 'payload'>): boolean;
   /** A due page's timer fired (the timer loop claimed it). */
   fire(page: PageRecord): Promise<void>;
   /** An operator's (or a channel button's) action on a page. */
@@ -186,15 +188,22 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     return resolved;
   };
 
+  const heartbeatOnly = (event: Pick<TriagedEvent, 'agentId' | 'sourceId' | 'payload'>): boolean => {
+    const config = deps.configs.get(event.agentId);
+    return config !== undefined && isHeartbeatOnly(config.heartbeats, event.sourceId, event.payload);
+  };
+
   return {
     openFor,
     resolveKey,
+
+    heartbeatOnly,
 
     async onDecision(event, decision) {
       const config = deps.configs.get(event.agentId);
       if (config === undefined) return false;
       if (!decision.notify) return true;
-      if (isHeartbeatOnly(config.heartbeats, event.sourceId, event.payload)) {
+      if (heartbeatOnly(event)) {
         deps.log?.(event.agentId, 'page.heartbeat-only', { eventId: event.id, sourceId: event.sourceId, status: decision.status });
         return true;
       }
