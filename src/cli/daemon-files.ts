@@ -7,14 +7,17 @@ import { mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, c
 import { dirname } from 'node:path';
 import { RuntimeError } from '../core/errors.js';
 
+/** A listener of a source that answers people (ack links, Slack clicks): who it is, and its base URL. */
+export interface AnswerListener { who: string; url: string }
+
 export interface UpState {
   pid: number;
   state: 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
   startedAt: string;
   agents: string[];
   ingest: string[];
-  /** The ack and Slack sources' listeners, `<who>: <base URL>` (absent in files of an older svc). */
-  answers?: string[];
+  /** The ack and Slack sources' listeners (absent in files of an older svc). */
+  answers?: AnswerListener[];
   /** Base URL of the control-plane listener, null when disabled. */
   controlPlane: string | null;
   error?: string;

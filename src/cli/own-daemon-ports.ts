@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { HomePaths } from '../config/paths.js';
-import type { UpState } from './daemon-files.js';
+import type { AnswerListener, UpState } from './daemon-files.js';
 import { runningPid } from './daemon-files.js';
 
 export interface OwnDaemon {
@@ -31,8 +31,7 @@ export function ownDaemonPorts(paths: HomePaths, agentIds: readonly string[]): O
   if (state.state !== 'running' || state.pid !== pid || !Array.isArray(state.agents) || !Array.isArray(state.ingest)) return null;
   if ([...state.agents].sort().join('\n') !== [...agentIds].sort().join('\n')) return null;
   const ports = new Set<number>();
-  // An answer listener's line is `<who>: <URL>`: the URL is its last word.
-  const answers = Array.isArray(state.answers) ? state.answers.map((line) => String(line).split(' ').pop() ?? '') : [];
+  const answers = Array.isArray(state.answers) ? state.answers.map((a) => (a as Partial<AnswerListener> | null)?.url) : [];
   for (const url of [...state.ingest, ...answers, ...(typeof state.controlPlane === 'string' ? [state.controlPlane] : [])]) {
     try {
       const u = new URL(String(url));

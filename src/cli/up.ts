@@ -16,7 +16,6 @@ import { otlpSettingsFromEnv } from '../config/otlp.js';
 import { homePaths, svcHome } from '../config/paths.js';
 import type { DaemonSettings } from '../config/settings.js';
 import { answerListeners, resolveSettings } from '../config/settings.js';
-import { LOOPBACK } from '../config/schema.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { isoTs } from '../core/clock.js';
 import { ConfigError, UsageError, errorText } from '../core/errors.js';
@@ -26,11 +25,12 @@ import { startDaemon } from '../daemon/start-daemon.js';
 import type { LogFormat } from '../logs/console-log.js';
 import { LOG_FORMATS, createConsoleLog } from '../logs/console-log.js';
 import type { CliContext } from './context.js';
+import type { AnswerListener } from './daemon-files.js';
 import { acquirePidFile, releasePidFile, runningPid, writeState } from './daemon-files.js';
-import { sourceUrl } from '../config/source-url.js';
+import { listenerAuthority, sourceUrl } from '../config/source-url.js';
 
 /** Messages a detached daemon sends its parent over the IPC channel. */
-type ReadyMessage = { type: 'ready'; pid: number; ingest: string[]; answers: string[]; controlPlane: string | null } | { type: 'failed'; error: string };
+type ReadyMessage = { type: 'ready'; pid: number; ingest: string[]; answers: AnswerListener[]; controlPlane: string | null } | { type: 'failed'; error: string };
 
 const DETACH_READY_TIMEOUT_MS = 60_000;
 
@@ -86,12 +86,9 @@ export function mcpBaseEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   return base;
 }
 
-/** The ack and Slack sources' listeners (§18.2, §18.6), each as `<who>: <base URL>` — a wildcard bind shown as loopback. */
-function answerLines(agents: LoadedAgent[]): string[] {
-  return answerListeners(agents).map((l) => {
-    const host = l.bind === '0.0.0.0' || l.bind === '::' ? LOOPBACK : l.bind;
-    return `${l.who}: http://${host.includes(':') ? `[${host}]` : host}:${l.port}`;
-  });
+/** The ack and Slack sources' listeners (§18.2, §18.6): who, and the base URL a client on this host dials. */
+function answerUrls(agents: LoadedAgent[]): AnswerListener[] {
+  return answerListeners(agents).map((l) => ({ who: l.who, url: `http://${listenerAuthority(l.bind, l.port, true)}` }));
 }
 
 function ingestUrls(agents: LoadedAgent[], ports: number[]): string[] {
@@ -116,7 +113,7 @@ async function foreground(agents: LoadedAgent[], settings: { settings: DaemonSet
   });
   acquirePidFile(paths.pidFile, ctx.pid);
   const startedAt = isoTs(ctx.clock.now());
-  const base = { pid: ctx.pid, startedAt, agents: ids, ingest: [] as string[], answers: [] as string[], controlPlane: null as string | null };
+  const base = { pid: ctx.pid, startedAt, agents: ids, ingest: [] as string[], answers: [] as AnswerListener[], controlPlane: null as string | null };
   writeState(paths.stateFile, { ...base, state: 'starting' });
   // The daemon's log on stdout (contract §13). Detached (`-d`), stdout is up.log: the agents' records
   // are in their own files already, so only the daemon's own lines go there.
@@ -138,13 +135,13 @@ async function foreground(agents: LoadedAgent[], settings: { settings: DaemonSet
   }
   const ingest = ingestUrls(agents, daemon.ingestPorts());
   const cpPort = daemon.controlPlanePort();
-  const cpUrl = cpPort === null ? null : `http://${controlPlane.bind.includes(':') ? `[${controlPlane.bind}]` : controlPlane.bind}:${cpPort}`;
-  const answers = answerLines(agents);
+  const cpUrl = cpPort === null ? null : `http://${listenerAuthority(controlPlane.bind, cpPort, false)}`;
+  const answers = answerUrls(agents);
   const running = { ...base, ingest, answers, controlPlane: cpUrl };
   writeState(paths.stateFile, { ...running, state: 'running' });
   report(`svc up: running (pid ${ctx.pid}); agents: ${ids.join(', ')}`);
   for (const url of ingest) report(`svc up: webhook ingest ${url}`);
-  for (const line of answers) report(`svc up: ${line}`);
+  for (const a of answers) report(`svc up: ${a.who}: ${a.url}`);
   report(`svc up: control plane ${cpUrl ?? 'disabled (SVC_METRICS_PORT=0)'}`);
   ctx.notifyParent?.({ type: 'ready', pid: ctx.pid, ingest, answers, controlPlane: cpUrl } satisfies ReadyMessage);
 
@@ -200,7 +197,7 @@ async function detach(dirs: string[], home: string, format: LogFormat, ctx: CliC
   }
   ctx.stdout(`svc up: running in the background (pid ${outcome.pid})\n`);
   for (const url of outcome.ingest) ctx.stdout(`  webhook ingest: ${url}\n`);
-  for (const line of outcome.answers) ctx.stdout(`  ${line}\n`);
+  for (const a of outcome.answers) ctx.stdout(`  ${a.who}: ${a.url}\n`);
   ctx.stdout(`  control plane: ${outcome.controlPlane ?? 'disabled (SVC_METRICS_PORT=0)'}\n`);
   ctx.stdout(`  logs: ${paths.logs}/<agent>.log   daemon output: ${paths.upLog}\n  stop: svc down\n`);
   return 0;

@@ -6,8 +6,13 @@
 import { LOOPBACK } from './schema.js';
 import type { WebhookSourceConfig } from './schema.js';
 
+/** `host:port` of a listener for a URL: IPv6 in brackets; `dialable`, a wildcard bind becomes loopback (a client on this host). */
+export function listenerAuthority(bind: string, port: number, dialable: boolean): string {
+  const host = dialable && (bind === '0.0.0.0' || bind === '::') ? LOOPBACK : bind;
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 export function sourceUrl(source: Pick<WebhookSourceConfig, 'bind' | 'port' | 'id' | 'tls'>,
   opts: { port?: number; dialable?: boolean } = {}): string {
-  const host = opts.dialable && (source.bind === '0.0.0.0' || source.bind === '::') ? LOOPBACK : source.bind;
-  return `${source.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${opts.port ?? source.port}/webhooks/${source.id}`;
+  return `${source.tls ? 'https' : 'http'}://${listenerAuthority(source.bind, opts.port ?? source.port, opts.dialable === true)}/webhooks/${source.id}`;
 }
