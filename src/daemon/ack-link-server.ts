@@ -15,6 +15,7 @@ import type { AckClaims, LinkAction } from '../oncall/ack-token.js';
 import { ACK_LINK_TTL_MS, checkAckToken, mintAckToken } from '../oncall/ack-token.js';
 import type { AckLinks } from '../runtime/channels/channel.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
+import { isDamagedPage } from '../store/oncall-store.js';
 import type { Store } from '../store/store.js';
 import { ACK_PAGE_HEADERS, confirmPage, messagePage } from './ack-link-page.js';
 import { createSourceListener } from './source-listener.js';
@@ -72,6 +73,7 @@ export function createAckLinkServer(deps: AckLinkServerDeps): AckLinkServer {
     if (claims.agentId !== deps.agentId) return refuse(403, 'Link not valid', 'This link is not valid.', 'foreign');
     const page = await deps.store.oncall.getPage(claims.pageId);
     if (page === null || page.agentId !== claims.agentId) return refuse(403, 'Link not valid', 'This link is not valid.', 'foreign');
+    if (isDamagedPage(page)) return refuse(409, 'Nothing changed', `Page ${page.id} is stored damaged and was set aside.`, 'damaged');
     if (page.state === 'resolved') {
       return refuse(410, 'Page already resolved', `Page ${page.id} is already resolved; this link no longer acts.`, 'resolved');
     }

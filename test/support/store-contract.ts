@@ -33,6 +33,8 @@ export interface ContractSubject {
   settings(): StoreSettings;
   /** Changes the stored data of audit row `seq` behind the store's back. */
   tamperAudit(seq: number): Promise<void>;
+  /** Overwrites the body of a page (by id) or an outbox row (by deliveryId) behind the store's back, as a hand edit or a damaged disk would. */
+  damageOncall(table: 'pages' | 'page_notifications', key: string, body: string): Promise<void>;
   /** Several replicas share this store, so the leader lease is contested (false: one process, always leader). */
   replicas: boolean;
 }
@@ -82,7 +84,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
   const open = async (opts?: OpenOptions): Promise<Store> => { const s = await subject.open(opts); opened.push(s); return s; };
   const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
-  oncallStoreContract(name, open, again, subject.replicas);
+  oncallStoreContract(name, open, again, subject.replicas, (table, key, body) => subject.damageOncall(table, key, body));
 
   describe(`${name}: ingest and idempotency`, () => {
     it('a fingerprint repeated inside the window is a duplicate naming the first event; after it, accepted', async () => {

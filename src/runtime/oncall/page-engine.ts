@@ -21,6 +21,8 @@ import { incidentKey } from '../../oncall/incident-key.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
 import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import { isHeartbeatOnly } from '../../oncall/heartbeat-match.js';
+import type { Quarantined, StoredPage } from '../../store/oncall-store.js';
+import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import { factLines, messageFacts } from '../providers/message-facts.js';
 import type { TriageDecision } from '../providers/provider.js';
@@ -50,6 +52,8 @@ export interface PageEngineDeps {
   onCommitted?: () => void;
   /** A line for the agent's log (what the engine decided without writing anything). */
   log?: (agentId: string, event: string, fields: LogFields) => void;
+  /** A damaged page the engine found and set aside (logged and counted by the caller). */
+  onQuarantined?: (q: Quarantined) => void;
   /**
    * The sender a freshly opened page's first round is claimed for, in the transaction that opens the
    * page, and handed to at once: no outbox claim (a round trip and a commit) between the page and its
@@ -130,8 +134,13 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     }
   };
 
-  /** Applies a plan; true when it committed. */
-  const apply = async (plan: PagePlan): Promise<boolean> => {
+  /**
+   * Applies a plan; true when it committed. `waitForSends`: the caller (the dispatcher) waits for an
+   * opening round's sends, so what it commits next (the event's completion) shares a transaction with
+   * their message.delivered rows — one fsync where there were two. Callers on the timer loop (a
+   * heartbeat's page) never wait for a channel: a channel that never answers must not hold the timers.
+   */
+  const apply = async (plan: PagePlan, waitForSends: boolean): Promise<boolean> => {
     // Only an opening round goes straight to the sender: nothing of the page was sent before it, so
     // it cannot overtake an earlier message of the page still in the outbox.
     const sender = plan.expectedVersion === null ? deps.sender : undefined;
@@ -139,28 +148,44 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     if (!r.ok) return false;
     observe(plan);
     const claimed = r.claimed ?? [];
-    // Waits for the sends, not for their record: what the caller commits next (the event's completion)
-    // then shares a transaction with their message.delivered rows — one fsync where there were two,
-    // and none of it under way while the channel writes the first message.
-    if (claimed.length > 0) await sender?.handOff(claimed);
+    if (claimed.length > 0 && sender !== undefined) {
+      const sent = sender.handOff(claimed);
+      if (waitForSends) await sent;
+    }
     if (plan.notifications.length > claimed.length) deps.onCommitted?.();
     return true;
   };
 
+  /**
+   * A page read for planning: a damaged one is set aside (its key freed) and reads as none — a
+   * resolved one, or one just set aside, is no page to plan on; the next alert opens a new page.
+   */
+  const readable = async (page: StoredPage | null): Promise<PageRecord | null> => {
+    if (page === null || !isDamagedPage(page)) return page;
+    const q = await store.oncall.quarantinePage(page.id, clock.now());
+    if (q !== null) {
+      deps.log?.(page.agentId, 'page.quarantined', { pageId: page.id, reason: q.reason });
+      deps.onQuarantined?.(q);
+    }
+    return null;
+  };
+
   /** Reads, plans and applies until the plan lands or there is nothing to do. */
-  const retrying = async (read: () => Promise<PageRecord | null>, planFor: (page: PageRecord | null, resolve: ResolveTargets) => PagePlan | null,
-    agentId: string): Promise<PageRecord | null> => {
+  const retrying = async (read: () => Promise<StoredPage | null>, planFor: (page: PageRecord | null, resolve: ResolveTargets) => PagePlan | null,
+    agentId: string, waitForSends = false): Promise<PageRecord | null> => {
     for (let i = 0; i < MAX_CONFLICTS; i += 1) {
       // Both reads at once: they are on the path from an alert to its page's first message.
-      const [page, resolve] = await Promise.all([read(), resolverFor(agentId)]);
+      const [stored, resolve] = await Promise.all([read(), resolverFor(agentId)]);
+      const page = await readable(stored);
       const plan = planFor(page, resolve);
       if (plan === null) return page;
-      if (await apply(plan)) return plan.page;
+      if (await apply(plan, waitForSends)) return plan.page;
     }
     throw new Error(`page of ${agentId} kept changing under ${MAX_CONFLICTS} plans; giving up this action`);
   };
 
-  const openFor: PageEngine['openFor'] = async (agentId, key, policyId, event, extraAudit = []) => {
+  const open = async (agentId: string, key: string, policyId: string, event: PageEvent, extraAudit: PagePlan['audit'],
+    waitForSends: boolean): Promise<PageRecord | null> => {
     const config = deps.configs.get(agentId);
     const policy = config?.policies.find((p) => p.id === policyId);
     if (config === undefined || policy === undefined) return null;
@@ -174,8 +199,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       }
       const plan = planOpen({ pageId: newPageId(), agentId, incidentKey: key, policy, policySha256: policyHash(policy), event, nowMs, resolve });
       return { ...plan, audit: [...extraAudit, ...plan.audit] };
-    }, agentId);
+    }, agentId, waitForSends);
   };
+  // From the timer loop (a missed heartbeat): the first round is handed to its channels, not waited for.
+  const openFor: PageEngine['openFor'] = (agentId, key, policyId, event, extraAudit = []) => open(agentId, key, policyId, event, extraAudit, false);
 
   const resolveKey: PageEngine['resolveKey'] = async (agentId, key, actor, eventId) => {
     let resolved = false;
@@ -226,7 +253,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         if (once.notifications.length > 0) deps.onCommitted?.();
         return true;
       }
-      await openFor(event.agentId, key, route.policy, pageEvent);
+      await open(event.agentId, key, route.policy, pageEvent, [], true);
       return true;
     },
 
@@ -238,7 +265,12 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     async act(pageId, action, actor) {
       if (!PAGE_ID_PATTERN.test(pageId)) return { ok: false, reason: `no page ${pageId}` };
       for (let i = 0; i < MAX_CONFLICTS; i += 1) {
-        const page = await store.oncall.getPage(pageId);
+        const stored = await store.oncall.getPage(pageId);
+        if (stored !== null && isDamagedPage(stored)) {
+          await readable(stored);
+          return { ok: false, reason: `page ${pageId} is stored damaged (${stored.reason}); it was set aside` };
+        }
+        const page = stored;
         if (page === null) return { ok: false, reason: `no page ${pageId}` };
         const nowMs = clock.now();
         let result: ActionResult;
@@ -249,7 +281,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
         if (!result.ok) return result;
         if (result.plan === null) return { ok: true, page, changed: false };
-        if (await apply(result.plan)) return { ok: true, page: result.plan.page, changed: true };
+        if (await apply(result.plan, false)) return { ok: true, page: result.plan.page, changed: true };
       }
       return { ok: false, reason: `page ${pageId} kept changing; try again` };
     },

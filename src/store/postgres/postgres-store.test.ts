@@ -26,6 +26,9 @@ storeContract('postgres store', {
   openAgain: () => openPostgresStore({ url: cluster.url(lastDb) }),
   settings: () => ({ kind: 'postgres', url: cluster.url(lastDb), leaseMs: 60_000, retention: { eventsMs: null, deadLettersMs: null } }),
   tamperAudit: async (seq) => { await cluster.query(lastDb, `UPDATE audit SET data = '{"tampered":true}' WHERE seq = $1`, [seq]); },
+  damageOncall: async (table, key, body) => {
+    await cluster.query(lastDb, `UPDATE ${table} SET body = $1 WHERE ${table === 'pages' ? 'id' : 'delivery_id'} = $2`, [body, key]);
+  },
   replicas: true,
 });
 

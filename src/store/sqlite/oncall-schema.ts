@@ -86,3 +86,12 @@ export const ONCALL_MIGRATION = `
 export const OPEN_PAGE_COUNTS_INDEX = `
   CREATE INDEX pages_open_state ON pages (agent_id, state) WHERE state <> 'resolved';
 `;
+
+/**
+ * Migration 9: a page's pending notifications, in order. A claim of the outbox reads them for each
+ * page it hands out (store/outbox-order.ts: one page's messages to a channel go in order), and the
+ * outbox's other index orders only by due time.
+ */
+export const OUTBOX_ORDER_INDEX = `
+  CREATE INDEX page_notifications_page_pending ON page_notifications (page_id, seq) WHERE status = 'pending';
+`;

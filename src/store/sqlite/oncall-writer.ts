@@ -8,24 +8,27 @@ import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import type { Silence } from '../../oncall/oncall-config.js';
 import type { HandoffNotice, HandoffPlan } from '../../oncall/handoff-plan.js';
-import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
+import type { PageNotification, PagePlan } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
 import type {
-  ApplyResult, ClaimOnCommit, ClaimedNotification, NotificationOutcome, SendCheck, SendRef, StoredOverride, StoredSilence,
+  ApplyResult, ClaimOnCommit, DueClaim, NotificationClaim, NotificationOutcome, Quarantined, SendCheck, SendRef, StoredOverride, StoredSilence,
 } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
-  silenceCreatedAudit, timelinePageOf,
+  quarantinedAudit, quarantinedError, silenceCreatedAudit, timelinePageOf,
 } from '../oncall-plans.js';
 import type { ReplayVia } from '../store.js';
-import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
+import { decodePage, toStoredOverride, toStoredSilence } from '../oncall-rows.js';
+import { orderedClaims } from '../outbox-order.js';
 
 export interface OncallWriter {
   applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): ApplyResult;
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): void;
-  claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): PageRecord[];
-  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
-  confirmSend(ref: SendRef, nowMs: number): SendCheck;
+  claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): DueClaim;
+  quarantinePage(id: string, nowMs: number): Quarantined | null;
+  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): NotificationClaim;
+  /** The last look's write, when the reader found the notice stale: cancelled and audited (or the claim was lost meanwhile). */
+  cancelStale(ref: SendRef, nowMs: number): SendCheck;
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): number;
   addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia, told?: HandoffNotice): void;
   removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia, told?: HandoffNotice): StoredOverride | null;
@@ -36,6 +39,8 @@ export interface OncallWriter {
 }
 
 type Append = (entry: NewAuditEntry, nowMs: number) => AuditRow;
+
+const PAGE_ROW_COLS = 'id, agent_id, incident_key, state, policy_id, ts_ms, due_ms, body';
 
 export function createOncallWriter(db: Database.Database, appendAudit: Append): OncallWriter {
   const st = {
@@ -49,14 +54,22 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     insertNotification: db.prepare<[string, string | null, string, string, number, number, string]>(
       `INSERT OR IGNORE INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body)
        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`),
-    duePages: db.prepare<[number, number, number], { id: string; body: string }>(
-      `SELECT id, body FROM pages WHERE due_ms IS NOT NULL AND due_ms <= ? AND (timer_lease_ms IS NULL OR timer_lease_ms <= ?)
+    duePages: db.prepare<[number, number, number], Record<string, unknown>>(
+      `SELECT ${PAGE_ROW_COLS} FROM pages WHERE due_ms IS NOT NULL AND due_ms <= ? AND (timer_lease_ms IS NULL OR timer_lease_ms <= ?)
        ORDER BY due_ms LIMIT ?`),
+    pageRow: db.prepare<[string], Record<string, unknown>>(`SELECT ${PAGE_ROW_COLS} FROM pages WHERE id = ?`),
     leaseTimer: db.prepare<[string, number, string]>('UPDATE pages SET timer_owner = ?, timer_lease_ms = ? WHERE id = ?'),
-    dueNotifications: db.prepare<[number, number], { seq: number; kind: string; attempt: number; created_ms: number; body: string; state: string | null }>(
-      `SELECT n.seq, n.kind, n.attempt, n.created_ms, n.body, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
+    // Set aside: no timer, and no longer open (its incident key free for a new page); the body is kept as found.
+    quarantinePage: db.prepare<[string]>(`UPDATE pages SET state = 'resolved', due_ms = NULL, timer_owner = NULL, timer_lease_ms = NULL WHERE id = ?`),
+    dueNotifications: db.prepare<[number, number], Record<string, unknown>>(
+      `SELECT n.seq, n.delivery_id, n.page_id, n.agent_id, n.kind, n.attempt, n.created_ms, n.body, p.state FROM page_notifications n
+       LEFT JOIN pages p ON p.id = n.page_id
        WHERE n.status = 'pending' AND n.not_before_ms <= ? ORDER BY n.not_before_ms, n.seq LIMIT ?`),
+    // A page's pending notifications (migration 9's index): what a claimed one may have to wait for.
+    pendingOfPage: db.prepare<[string], Record<string, unknown>>(
+      `SELECT seq, delivery_id, page_id, kind, owner, body FROM page_notifications WHERE page_id = ? AND status = 'pending' ORDER BY seq`),
     cancelNotification: db.prepare<[number]>(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ?`),
+    quarantineNotification: db.prepare<[string, number]>(`UPDATE page_notifications SET status = 'failed', owner = NULL, error = ? WHERE seq = ?`),
     heldNotification: db.prepare<[string, string, number], { seq: number; kind: string; page_id: string | null; agent_id: string; state: string | null }>(
       `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
        WHERE n.delivery_id = ? AND n.owner = ? AND n.attempt = ? AND n.status = 'pending'`),
@@ -100,6 +113,15 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     });
   };
 
+  /** A damaged page set aside (oncall-store.ts quarantinePage), in the caller's savepoint. */
+  const quarantine = (r: Record<string, unknown>, reason: string, nowMs: number): Quarantined => {
+    const id = String(r.id);
+    st.quarantinePage.run(id);
+    const q: Quarantined = { kind: 'page', id, agentId: typeof r.agent_id === 'string' ? r.agent_id : null, pageId: id, reason };
+    audit([quarantinedAudit(q)], nowMs);
+    return q;
+  };
+
   /** A handoff told: its row and the lines to its person, in the caller's savepoint. */
   const tell = (notice: HandoffNotice, nowMs: number): void => {
     audit(notice.audit, nowMs);
@@ -132,25 +154,42 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     },
 
     claimDuePages(owner, nowMs, leaseMs, limit) {
-      const rows = st.duePages.all(nowMs, nowMs, limit);
-      for (const r of rows) st.leaseTimer.run(owner, nowMs + leaseMs, r.id);
-      return rows.map((r) => JSON.parse(r.body) as PageRecord);
+      const claim: DueClaim = { pages: [], quarantined: [] };
+      for (const r of st.duePages.all(nowMs, nowMs, limit)) {
+        const decoded = decodePage(r);
+        if (!decoded.ok) {
+          claim.quarantined.push(quarantine(r, decoded.reason, nowMs));
+          continue;
+        }
+        st.leaseTimer.run(owner, nowMs + leaseMs, decoded.value.id);
+        claim.pages.push(decoded.value);
+      }
+      return claim;
+    },
+
+    quarantinePage(id, nowMs) {
+      const r = st.pageRow.get(id);
+      if (r === undefined || (r.state === 'resolved' && r.due_ms === null)) return null;
+      const decoded = decodePage(r);
+      return decoded.ok ? null : quarantine(r, decoded.reason, nowMs);
     },
 
     claimNotifications(owner, nowMs, leaseMs, limit) {
-      const claimed: ClaimedNotification[] = [];
-      for (const r of st.dueNotifications.all(nowMs, limit)) {
-        if (isStaleNotification(r.kind, r.state)) {
-          st.cancelNotification.run(r.seq);
-          continue;
-        }
-        st.leaseNotification.run(owner, nowMs + leaseMs, r.seq);
-        claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1, queuedAtMs: r.created_ms });
+      const rows = st.dueNotifications.all(nowMs, limit);
+      const pageIds = [...new Set(rows.flatMap((r) => (typeof r.page_id === 'string' ? [r.page_id] : [])))];
+      const pending = pageIds.flatMap((id) => st.pendingOfPage.all(id));
+      const plan = orderedClaims(rows, pending);
+      for (const seq of plan.cancel) st.cancelNotification.run(seq);
+      for (const q of plan.quarantine) {
+        st.quarantineNotification.run(quarantinedError(q.quarantined.reason), q.seq);
+        audit([quarantinedAudit(q.quarantined)], nowMs);
       }
-      return claimed;
+      for (const c of plan.claim) st.leaseNotification.run(owner, nowMs + leaseMs, c.seq);
+      return { claimed: plan.claim.map((c) => ({ notification: c.notification, owner, attempt: c.attempt + 1, queuedAtMs: c.createdMs })),
+        quarantined: plan.quarantine.map((q) => q.quarantined) };
     },
 
-    confirmSend(ref, nowMs) {
+    cancelStale(ref, nowMs) {
       const r = st.heldNotification.get(ref.deliveryId, ref.owner, ref.attempt);
       if (r === undefined) return 'lost';
       if (!isStaleNotification(r.kind, r.state)) return 'send';

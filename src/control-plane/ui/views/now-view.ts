@@ -6,7 +6,7 @@
  */
 import type { StatusSnapshot } from '../../routes/status-route.js';
 import { isoTs } from '../../../core/clock.js';
-import type { PageRecord } from '../../../oncall/page.js';
+import type { StoredPage } from '../../../store/oncall-store.js';
 import { takeTurn } from '../../read-gate.js';
 import { scheduleView } from '../../routes/oncall-route.js';
 import type { Html } from '../html.js';
@@ -35,7 +35,7 @@ async function onCall(deps: Parameters<View>[0], signal: AbortSignal): Promise<H
   }
   const leave = await takeTurn(deps.gate, signal);
   if (leave === null) return null;
-  const open: PageRecord[] = [];
+  const open: StoredPage[] = [];
   try {
     for (const state of ['triggered', 'acknowledged'] as const) {
       const page = await deps.store.oncall.listPages({ limit: OPEN_PAGES_SHOWN, cursor: null, order: 'desc', sinceMs: null, untilMs: null }, { state });

@@ -6,6 +6,7 @@
 import { isoTs } from '../../../core/clock.js';
 import type { PageRecord } from '../../../oncall/page.js';
 import { PAGE_ID_PATTERN } from '../../../oncall/page.js';
+import { isDamagedPage } from '../../../store/oncall-store.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { csrfField } from './dlq-view.js';
@@ -41,8 +42,8 @@ function actions(p: PageRecord, csrf: string | null): Html {
 
 export const pageView: View = recordView({ prefix: '/ui/pages/', pattern: PAGE_ID_PATTERN, noun: 'page', section: '/ui/pages',
   async render(id, deps, req, notFound) {
-    const p = await deps.store.oncall.getPage(id);
-    if (p === null) return notFound;
+    const stored = await deps.store.oncall.getPage(id);
+    if (stored === null) return notFound;
     const timeline = await deps.store.oncall.pageTimeline(id);
     const done = req.url.searchParams.get('done');
     const failed = req.url.searchParams.get('failed');
@@ -50,6 +51,19 @@ export const pageView: View = recordView({ prefix: '/ui/pages/', pattern: PAGE_I
       : done !== null && OUTCOMES[done] !== undefined ? banner(true, OUTCOMES[done]) : '';
     const rows = timeline.map((r) => html`<tr><th scope="row">${r.seq}</th>${timeCell(r.ts)}<td>${r.kind}</td><td class="wrap">${r.actor}</td>
   ${auditWhatCell(r.kind, r.actor, r.dataText)}</tr>`);
+    const timelineTable = table('Timeline of this page', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.');
+    if (isDamagedPage(stored)) {
+      return { status: 200, title: `Page ${stored.id}`, section: '/ui/pages', body: html`${banner(false, `This page is stored damaged (${stored.reason}); it was set aside and acts no more.`)}
+  <dl class="facts">
+  <dt>State</dt><dd><span class="chip">${stored.state}</span></dd>
+  <dt>Agent</dt><dd>${stored.agentId}</dd>
+  <dt>Incident key</dt><dd class="mono">${stored.incidentKey}</dd>
+  <dt>Policy</dt><dd>${stored.policy}</dd>
+  </dl>
+  <h2>Timeline</h2>
+  ${timelineTable}` };
+    }
+    const p: PageRecord = stored;
     const next = p.state === 'triggered' ? p.nextEscalationAtMs : p.state === 'acknowledged' ? p.ackTimeoutAtMs : null;
     return {
       status: 200, title: `Page ${p.id}`, section: '/ui/pages',
@@ -69,7 +83,7 @@ export const pageView: View = recordView({ prefix: '/ui/pages/', pattern: PAGE_I
   <dt>Events</dt><dd>${p.eventIds.map((e, i) => html`${i > 0 ? ', ' : ''}<a class="mono" href="/ui/events/${encodeURIComponent(e)}">${e.slice(0, 8)}</a>`)}</dd>
   </dl>
   <h2>Timeline</h2>
-  ${table('Timeline of this page', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.')}
+  ${timelineTable}
   <p class="note"><a href="/pages/${p.id}">This page as JSON</a></p>`,
     };
   },

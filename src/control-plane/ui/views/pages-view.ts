@@ -7,7 +7,8 @@ import { isoTs } from '../../../core/clock.js';
 import type { PageRecord } from '../../../oncall/page.js';
 import { PAGE_STATES } from '../../../oncall/page.js';
 import { InvalidCursorError } from '../../../store/cursor.js';
-import type { PageFilter } from '../../../store/oncall-store.js';
+import type { PageFilter, StoredPage } from '../../../store/oncall-store.js';
+import { isDamagedPage } from '../../../store/oncall-store.js';
 import { parseViewQuery } from '../../page-query.js';
 import { takeTurn } from '../../read-gate.js';
 import { PAGES_VIEW } from '../../routes/pages-route.js';
@@ -22,7 +23,13 @@ export function stateChip(p: PageRecord): Html {
   return html`<span class="chip">${p.state}${p.exhausted ? ' (exhausted)' : ''}</span>`;
 }
 
-export function pageRow(p: PageRecord): Html {
+export function pageRow(stored: StoredPage): Html {
+  if (isDamagedPage(stored)) {
+    return html`<tr><th scope="row" class="mono"><a href="/ui/pages/${stored.id}">${stored.id}</a></th>${timeCell(isoTs(stored.openedAtMs))}
+<td><span class="chip">${stored.state}</span> (stored damaged)</td><td>—</td><td class="wrap">—</td><td>${stored.agentId}</td><td>${stored.policy}</td>
+<td>—</td></tr>`;
+  }
+  const p: PageRecord = stored;
   return html`<tr><th scope="row" class="mono"><a href="/ui/pages/${p.id}">${p.id}</a></th>${timeCell(isoTs(p.openedAtMs))}
 <td>${stateChip(p)}</td><td>${p.severity}</td><td class="wrap">${p.title}</td><td>${p.agentId}</td><td>${p.policy.id}</td>
 <td>${p.acknowledgedBy ?? '—'}</td></tr>`;
@@ -52,7 +59,7 @@ export const pagesView: View = async (deps, req) => {
   if (state !== undefined && !(PAGE_STATES as readonly string[]).includes(state)) return bad(`invalid state: expected one of ${PAGE_STATES.join(', ')}`);
   const leave = await takeTurn(deps.gate, req.signal);
   if (leave === null) return { status: 0 };
-  let page: { items: PageRecord[]; nextCursor: string | null };
+  let page: { items: StoredPage[]; nextCursor: string | null };
   try {
     page = await deps.store.oncall.listPages(parsed.value.page, parsed.value.filter as PageFilter);
   } catch (err) {

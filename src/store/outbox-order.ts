@@ -1,0 +1,76 @@
+/**
+ * What a claim of the outbox hands out, decided once for both stores (contract §17.4, §18.4): the due
+ * rows are read by the store, this decides, the store writes it in the claim's transaction.
+ *
+ * - A row whose body cannot be decoded is quarantined (given up, audited), never thrown: the rest of
+ *   the batch goes on.
+ * - A stale row (an escalation of a page no longer triggered, … oncall/page.ts isStaleNotification)
+ *   is cancelled instead of handed out.
+ * - One page's messages to one channel go in order: a row waits while an earlier pending row of its
+ *   page and channel is in flight (claimed by a sender) or still to be sent (waiting for a retry, or
+ *   handed out by this same claim). PagerDuty never gets `trigger` after `resolve`, Slack never edits
+ *   a message it has not posted. An earlier row that is stale and held by nobody does not hold the
+ *   later ones back: it will be cancelled, never sent.
+ */
+import type { PageNotification } from '../oncall/page.js';
+import { isStaleNotification } from '../oncall/page.js';
+import type { Quarantined } from './oncall-store.js';
+import { decodeNotification } from './oncall-rows.js';
+
+/** A due outbox row as read (`seq, delivery_id, page_id, agent_id, kind, attempt, created_ms, body`) with its page's `state`. */
+export type DueRow = Record<string, unknown>;
+/** A pending row of one of the due rows' pages (`seq, kind, owner, body`, its `page_id`). */
+export type PendingRow = Record<string, unknown>;
+
+export interface OutboxClaimPlan {
+  claim: Array<{ seq: number; notification: PageNotification; attempt: number; createdMs: number }>;
+  cancel: number[];
+  quarantine: Array<{ seq: number; quarantined: Quarantined }>;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** The channel a pending row is for; null when its body cannot be read (it holds nothing back: it will be quarantined). */
+function channelOf(r: PendingRow): string | null {
+  const decoded = decodeNotification(r);
+  return decoded.ok ? decoded.value.channelId : null;
+}
+
+export function orderedClaims(due: readonly DueRow[], pendingOfPages: readonly PendingRow[]): OutboxClaimPlan {
+  const plan: OutboxClaimPlan = { claim: [], cancel: [], quarantine: [] };
+  const stateOf = new Map<string, string | null>();
+  for (const r of due) if (typeof r.page_id === 'string') stateOf.set(r.page_id, str(r.state));
+  const settledHere = new Set<number>();
+  const pendingOf = new Map<string, PendingRow[]>();
+  for (const p of pendingOfPages) {
+    const pageId = str(p.page_id);
+    if (pageId !== null) pendingOf.set(pageId, [...(pendingOf.get(pageId) ?? []), p]);
+  }
+  /** Whether an earlier pending row of the page holds `seq` back on `channel`. */
+  const heldBack = (pageId: string, seq: number, channel: string): boolean => (pendingOf.get(pageId) ?? []).some((p) => {
+    const pSeq = Number(p.seq);
+    if (pSeq >= seq || settledHere.has(pSeq) || channelOf(p) !== channel) return false;
+    const held = p.owner !== null && p.owner !== undefined;
+    return held || !isStaleNotification(String(p.kind), stateOf.get(pageId));
+  });
+
+  for (const r of due) {
+    const seq = Number(r.seq);
+    const pageId = str(r.page_id);
+    const decoded = decodeNotification(r);
+    if (!decoded.ok) {
+      settledHere.add(seq);
+      plan.quarantine.push({ seq, quarantined: { kind: 'notification', id: String(r.delivery_id), agentId: str(r.agent_id), pageId,
+        reason: decoded.reason } });
+      continue;
+    }
+    if (isStaleNotification(String(r.kind), str(r.state))) {
+      settledHere.add(seq);
+      plan.cancel.push(seq);
+      continue;
+    }
+    if (pageId !== null && heldBack(pageId, seq, decoded.value.channelId)) continue;
+    plan.claim.push({ seq, notification: decoded.value, attempt: Number(r.attempt), createdMs: Number(r.created_ms) });
+  }
+  return plan;
+}
