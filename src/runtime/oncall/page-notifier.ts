@@ -58,7 +58,7 @@ export interface PageNotifierDeps {
   leaseMs?: number;
   /** Sends under way at once, at most (default 32); a claim takes no more than the free slots. */
   maxInFlight?: number;
-  /** How long one send may take, whatever its channel's own deadline (default half the lease: the claim still holds when it ends). */
+  /** How long one send may take, whatever its channel's own deadline (at most, and by default, half the lease: the claim still holds when it ends). */
   sendTimeoutMs?: number;
   /** How often the outbox is looked at when nothing wakes the sender (default 200 ms). */
   pollMs?: number;
@@ -110,7 +110,8 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   const { store, clock } = deps;
   const leaseMs = deps.leaseMs ?? 60_000;
   const maxInFlight = deps.maxInFlight ?? 32;
-  const sendTimeoutMs = deps.sendTimeoutMs ?? Math.floor(leaseMs / 2);
+  // A send that outlived its claim's lease could be handed out again while it is still under way.
+  const sendTimeoutMs = Math.min(deps.sendTimeoutMs ?? Infinity, Math.floor(leaseMs / 2));
   const pollMs = deps.pollMs ?? 200;
   const onError = (err: unknown): void => deps.onError?.(err);
   const stop = new AbortController();
