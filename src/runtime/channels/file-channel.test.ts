@@ -134,7 +134,7 @@ describe('file channel', () => {
       leave: () => { seen.push(`left with ${inFile()} line(s)`); },
     });
     assert.deepEqual(await channel.send(message(1), new AbortController().signal, gate(false)), NOT_SENT);
-    assert.equal(await inFile(), 0, 'a look that says no writes nothing');
+    assert.equal(inFile(), 0, 'a look that says no writes nothing');
     assert.equal((await channel.send(message(2), new AbortController().signal, gate(true))).ok, true);
     assert.deepEqual(seen, ['enter with 0 line(s)', 'enter with 0 line(s)', 'left with 1 line(s)']);
     await channel.close();

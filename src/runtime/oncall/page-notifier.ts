@@ -24,6 +24,7 @@
  * same way, last look included: the page is visible (/pages, the console) from its commit.
  */
 import type { DispatchConfig } from '../../config/schema.js';
+import { errorText } from '../../core/errors.js';
 import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { SignalScope } from '../../core/deadline.js';
 import { raceDeadline, signalScope, withDeadline } from '../../core/deadline.js';
@@ -145,7 +146,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     });
   };
   const record = (outcome: NotificationOutcome): Promise<void> => new Promise((resolve, reject) => {
-    queued.push({ outcome, done: (err) => (err === null ? resolve() : reject(err instanceof Error ? err : new Error(String(err)))) });
+    queued.push({ outcome, done: (err) => (err === null ? resolve() : reject(err instanceof Error ? err : new Error(errorText(err)))) });
     queueMicrotask(flush);
   });
 
@@ -162,7 +163,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
           if (look === 'cancelled' || look === 'lost') return false;
           const hold = await store.oncall.holdSend({ deliveryId: n.deliveryId, pageId: n.pageId, owner: c.owner, attempt: c.attempt }, clock.now());
           look = hold.check;
-          if (hold.check === 'send') release = hold.release;
+          if (hold.check === 'send') release = () => hold.release();
           return look === 'send';
         },
         leave() {

@@ -199,7 +199,6 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     } catch (err) {
       await client?.query('ROLLBACK').catch(() => undefined);
       client?.release(err instanceof Error ? err : new Error(String(err)));
-      client = null;
       slot();
       throw err;
     }
