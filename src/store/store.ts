@@ -373,6 +373,12 @@ export interface OncallStore {
    * after it (§17.4).
    */
   holdSend(ref: SendRef, nowMs: number): Promise<SendHold>;
+  /**
+   * Gives back every notification claim and timer lease whose owner starts with `ownerPrefix` (a
+   * previous run of this replica): they are handed out again at once, not after their lease — a page's
+   * later messages to a channel wait for its earlier one. Returns how many.
+   */
+  releaseClaims(ownerPrefix: string): Promise<number>;
   /** Records outcomes while the claim still holds (same owner and attempt); returns how many applied. */
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): Promise<number>;
   listPages(query: PageQuery, filter: PageFilter): Promise<Page<StoredPage>>;

@@ -199,6 +199,22 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(await store.oncall.applyPagePlan(again2, T0, { owner: 'r3', leaseMs: 30_000 }), { ok: true, claimed: [] });
     });
 
+    it('releaseClaims gives back a previous run\'s notice claims and timer leases at once, and no one else\'s', async () => {
+      const store = await open();
+      const mine = openPlan('k-release-1');
+      const theirs = openPlan('k-release-2');
+      await store.oncall.applyPagePlan(mine, T0, { owner: 'replica-1/run-1', leaseMs: 120_000 });
+      await store.oncall.applyPagePlan(theirs, T0, { owner: 'replica-2/run-1', leaseMs: 120_000 });
+      assert.equal((await store.oncall.claimDuePages('replica-1/run-1', T0 + MIN, 60_000, 1)).pages.length, 1);
+      assert.equal((await store.oncall.claimDuePages('replica-2/run-1', T0 + MIN, 60_000, 1)).pages.length, 1);
+      assert.equal(await store.oncall.releaseClaims('replica-1/'), 2, 'one notice, one timer');
+      const other = replicas ? await again() : store;
+      assert.deepEqual((await other.oncall.claimNotifications('replica-1/run-2', T0 + MIN + 1, 60_000, 10)).claimed
+        .map((c) => [c.notification.deliveryId, c.attempt]), [[mine.notifications[0]!.deliveryId, 2]], 'handed out again, attempt 2');
+      assert.equal((await other.oncall.claimDuePages('replica-1/run-2', T0 + MIN + 1, 60_000, 10)).pages.length, 1,
+        'the released timer; the other is still replica-2\'s');
+    });
+
     it('an escalation notification is not handed out once the acknowledgement committed; the resolved notice is', async () => {
       const store = await open();
       const plan = openPlan('k4');

@@ -307,6 +307,13 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
 
     holdSend: (ref, nowMs) => holdSend(ref, nowMs),
 
+    async releaseClaims(ownerPrefix) {
+      const notices = await pool.query(`UPDATE page_notifications SET owner = NULL, not_before_ms = created_ms
+        WHERE status = 'pending' AND starts_with(owner, $1)`, [ownerPrefix]);
+      const timers = await pool.query('UPDATE pages SET timer_owner = NULL, timer_lease_ms = NULL WHERE starts_with(timer_owner, $1)', [ownerPrefix]);
+      return (notices.rowCount ?? 0) + (timers.rowCount ?? 0);
+    },
+
     // One statement for the whole batch of outcomes (a sender's pass), not a round trip each while the
     // chain head is held. An outcome applies only while its claim holds; of two for one claim, the first.
     finishNotifications: (outcomes, nowMs) => writer.solo(async (tx) => {

@@ -37,6 +37,7 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
       }
     },
     finishNotifications: (outcomes, nowMs) => write('finishNotifications', outcomes, nowMs),
+    releaseClaims: (ownerPrefix) => write('releaseOncallClaims', ownerPrefix),
     addOverride: (override, nowMs, via, told) => write('addOverride', override, nowMs, via, told),
     removeOverride: (id, actor, nowMs, via, told) => write('removeOverride', id, actor, nowMs, via, told),
     addSilence: (silence, nowMs, via) => write('addSilence', silence, nowMs, via),

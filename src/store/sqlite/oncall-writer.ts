@@ -30,6 +30,7 @@ export interface OncallWriter {
   /** The last look's write, when the reader found the notice stale: cancelled and audited (or the claim was lost meanwhile). */
   cancelStale(ref: SendRef, nowMs: number): SendCheck;
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): number;
+  releaseOncallClaims(ownerPrefix: string): number;
   addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia, told?: HandoffNotice): void;
   removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia, told?: HandoffNotice): StoredOverride | null;
   addSilence(silence: Silence, nowMs: number, via?: ReplayVia): void;
@@ -69,6 +70,10 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     pendingOfPage: db.prepare<[string], Record<string, unknown>>(
       `SELECT seq, delivery_id, page_id, kind, owner, body FROM page_notifications WHERE page_id = ? AND status = 'pending' ORDER BY seq`),
     cancelNotification: db.prepare<[number]>(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ?`),
+    // A previous run's claims, due at once (created_ms is past): the next claim hands them out again.
+    releaseNotifications: db.prepare<[number, string]>(
+      `UPDATE page_notifications SET owner = NULL, not_before_ms = created_ms WHERE status = 'pending' AND substr(owner, 1, ?) = ?`),
+    releaseTimers: db.prepare<[number, string]>('UPDATE pages SET timer_owner = NULL, timer_lease_ms = NULL WHERE substr(timer_owner, 1, ?) = ?'),
     quarantineNotification: db.prepare<[string, number]>(`UPDATE page_notifications SET status = 'failed', owner = NULL, error = ? WHERE seq = ?`),
     heldNotification: db.prepare<[string, string, number], { seq: number; kind: string; page_id: string | null; agent_id: string; state: string | null }>(
       `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
@@ -187,6 +192,10 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       for (const c of plan.claim) st.leaseNotification.run(owner, nowMs + leaseMs, c.seq);
       return { claimed: plan.claim.map((c) => ({ notification: c.notification, owner, attempt: c.attempt + 1, queuedAtMs: c.createdMs })),
         quarantined: plan.quarantine.map((q) => q.quarantined) };
+    },
+
+    releaseOncallClaims(prefix) {
+      return st.releaseNotifications.run(prefix.length, prefix).changes + st.releaseTimers.run(prefix.length, prefix).changes;
     },
 
     cancelStale(ref, nowMs) {
