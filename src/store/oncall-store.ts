@@ -109,6 +109,24 @@ export interface DueClaim {
   quarantined: Quarantined[];
 }
 
+/** One channel of one agent. */
+export interface ChannelRef {
+  agentId: string;
+  channelId: string;
+}
+
+/**
+ * What a sender can take of each channel: at most `max` sends under way to one channel, `busy` those
+ * under way now. A claim hands out no more than that and reads further down the outbox for the others.
+ */
+export interface ChannelRoom {
+  max: number;
+  busy: ReadonlyArray<ChannelRef & { count: number }>;
+}
+
+/** How many due rows a claim that passes over full channels reads, per notification it may hand out. */
+export const ROOM_READ_FACTOR = 4;
+
 /** What a claim of the outbox found: the notifications handed to this sender, and the rows it set aside instead. */
 export interface NotificationClaim {
   claimed: ClaimedNotification[];

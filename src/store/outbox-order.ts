@@ -6,6 +6,8 @@
  *   the batch goes on.
  * - A stale row (an escalation of a page no longer triggered, … oncall/page.ts isStaleNotification)
  *   is cancelled instead of handed out.
+ * - No channel gets more than the sender can take of it (`room`): the rest of its rows wait, and the
+ *   claim reads further down the outbox so that the other channels' messages still go.
  * - One page's messages to one channel go in order: a row waits while an earlier pending row of its
  *   page and channel is in flight (claimed by a sender) or still to be sent (waiting for a retry, or
  *   handed out by this same claim). PagerDuty never gets `trigger` after `resolve`, Slack never edits
@@ -14,7 +16,8 @@
  */
 import type { PageNotification } from '../oncall/page.js';
 import { isStaleNotification } from '../oncall/page.js';
-import type { Quarantined } from './oncall-store.js';
+import type { ChannelRoom, Quarantined } from './oncall-store.js';
+import { ROOM_READ_FACTOR } from './oncall-store.js';
 import { decodeNotification } from './oncall-rows.js';
 
 /** A due outbox row as read (`seq, delivery_id, page_id, agent_id, kind, attempt, created_ms, body`) with its page's `state`. */
@@ -36,8 +39,28 @@ function channelOf(r: PendingRow): string | null {
   return decoded.ok ? decoded.value.channelId : null;
 }
 
-export function orderedClaims(due: readonly DueRow[], pendingOfPages: readonly PendingRow[]): OutboxClaimPlan {
+/** How many due rows to read for a claim of `limit`: more when some channels may be full. */
+export function dueRowsToRead(limit: number, room: ChannelRoom | undefined): number {
+  return room === undefined ? limit : Math.min(1000, limit * ROOM_READ_FACTOR);
+}
+
+/**
+ * `limit`: most to hand out. `room`: what the sender can take of each channel; the rows past it stay
+ * where they are (and still hold their page's later messages to that channel back).
+ */
+export function orderedClaims(due: readonly DueRow[], pendingOfPages: readonly PendingRow[], limit = Infinity, room?: ChannelRoom): OutboxClaimPlan {
   const plan: OutboxClaimPlan = { claim: [], cancel: [], quarantine: [] };
+  const taken = new Map<string, number>();
+  for (const b of room?.busy ?? []) taken.set(`${b.agentId}\u0000${b.channelId}`, b.count);
+  /** Takes a slot of the channel; false when it has none left. */
+  const takeSlot = (agentId: string, channelId: string): boolean => {
+    if (room === undefined) return true;
+    const key = `${agentId}\u0000${channelId}`;
+    const used = taken.get(key) ?? 0;
+    if (used >= room.max) return false;
+    taken.set(key, used + 1);
+    return true;
+  };
   const stateOf = new Map<string, string | null>();
   for (const r of due) if (typeof r.page_id === 'string') stateOf.set(r.page_id, str(r.state));
   const settledHere = new Set<number>();
@@ -69,7 +92,8 @@ export function orderedClaims(due: readonly DueRow[], pendingOfPages: readonly P
       plan.cancel.push(seq);
       continue;
     }
-    if (pageId !== null && heldBack(pageId, seq, decoded.value.channelId)) continue;
+    if (plan.claim.length >= limit || (pageId !== null && heldBack(pageId, seq, decoded.value.channelId))) continue;
+    if (!takeSlot(decoded.value.agentId, decoded.value.channelId)) continue;
     plan.claim.push({ seq, notification: decoded.value, attempt: Number(r.attempt), createdMs: Number(r.created_ms) });
   }
   return plan;

@@ -17,7 +17,7 @@ import type { Silence } from '../oncall/oncall-config.js';
 import type { HandoffNotice, HandoffPlan } from '../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan } from '../oncall/page.js';
 import type {
-  ApplyResult, ClaimOnCommit, DueClaim, HandoffTimer, HeartbeatSeen, NotificationClaim, NotificationOutcome, OpenPageCount, PageFilter,
+  ApplyResult, ChannelRoom, ClaimOnCommit, DueClaim, HandoffTimer, HeartbeatSeen, NotificationClaim, NotificationOutcome, OpenPageCount, PageFilter,
   Quarantined, SendHold, SendRef, StoredOverride, StoredPage, StoredSilence,
 } from './oncall-store.js';
 import type { StoreTransfer } from './transfer.js';
@@ -362,8 +362,10 @@ export interface OncallStore {
    * channel go in order: a notification waits while an earlier one of its page to its channel is
    * pending (in flight, or waiting for a retry) — until that one is delivered, given up, or cancelled.
    * A row whose body cannot be decoded is given up in the same transaction (`notification.quarantined`).
+   * With `room`, no channel gets more than the sender can take of it: the rest of that channel's rows
+   * are left where they are, and the claim reads further down the outbox for the others.
    */
-  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<NotificationClaim>;
+  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number, room?: ChannelRoom): Promise<NotificationClaim>;
   /**
    * The last look before a claimed notification goes on the wire, held: read with the page as
    * committed, an acknowledgement (or resolution) that committed since the claim cancels an escalation

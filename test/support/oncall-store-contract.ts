@@ -404,6 +404,23 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(ids(await store.oncall.claimNotifications('r1', T0 + 10 * MIN + 3, 30_000, 10)), [id(2, 'pd')], 'given up: round 2 goes');
     });
 
+    it('a claim gives no channel more than the sender\'s room for it: the rest wait where they are, the other channels\' rows behind them go', async () => {
+      const store = await open();
+      const twoChannels: ResolveTargets = (targets) => ({ nobodyOnCall: [],
+        recipients: targets.flatMap((t) => [{ person: t.id, channel: 'pd', to: t.id }, { person: t.id, channel: 'dm', to: t.id }]) });
+      const pages = [1, 2, 3].map((i) => planOpen({ pageId: `pbusy0000000${i}`, agentId: 'agent-a', incidentKey: `busy-${i}`, policy, policySha256: 'abc',
+        nowMs: T0, resolve: twoChannels, event: { id: `e-busy-${i}`, title: 'Disk full', severity: 'P1' } }));
+      for (const p of pages) await store.oncall.applyPagePlan(p, T0);
+      // pd has one send under way already; room for two per channel.
+      const claim = await store.oncall.claimNotifications('r1', T0 + 1, 30_000, 3, { max: 2, busy: [{ agentId: 'agent-a', channelId: 'pd', count: 1 }] });
+      assert.deepEqual(claim.claimed.map((c) => c.notification.deliveryId), [`${pages[0]!.page.id}.1.alice.pd`, `${pages[0]!.page.id}.1.alice.dm`,
+        `${pages[1]!.page.id}.1.alice.dm`], 'one more to pd, then dm, read past the pd rows in front of them');
+      const other = replicas ? await again() : store;
+      assert.deepEqual((await other.oncall.claimNotifications('r2', T0 + 2, 30_000, 10)).claimed.map((c) => c.notification.deliveryId).sort(),
+        [`${pages[1]!.page.id}.1.alice.pd`, `${pages[2]!.page.id}.1.alice.dm`, `${pages[2]!.page.id}.1.alice.pd`].sort(),
+        'the rest were left as they were, for a sender that has room');
+    });
+
     it('PagerDuty never gets resolve before trigger: a resolve notice waits while the page\'s opening is still being sent', async () => {
       const store = await open();
       const plan = openPlan('k-pd');

@@ -125,7 +125,7 @@ describe('page notifier: hand-offs and many sends at once', () => {
     } } };
     const errors: unknown[] = [];
     const notifier = createPageNotifier({ store: counting, clock, owner: 'r1', channelOutcome: () => undefined, onError: (e) => errors.push(e),
-      deliveryWindowMs: WINDOW_MS, maxInFlight: 64, agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) });
+      deliveryWindowMs: WINDOW_MS, maxInFlight: 64, maxPerChannel: 64, agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) });
     const open = (i: number) => planOpen({ pageId: `phandoff${String(n).padStart(3, '0')}${String(i).padStart(2, '0')}`, agentId: 'agent-a',
       incidentKey: `disk/db-${i}`, policy, policySha256: 'abc', nowMs: T0, resolve, event: { id: `event-${i}`, title: 'Disk full', severity: 'P1' } });
     const lines = (): Array<{ deliveryId: string }> =>

@@ -3,8 +3,9 @@
  * agents' channels, at least once, on a loop of its own — apart from the timer loop, so a channel that
  * never answers delays no page's timers.
  *
- * - **Claims** come as sending slots free up (at most `maxInFlight` sends at once), never waiting for
- *   a batch's slowest send; the store hands out one page's messages to one channel in order (an earlier
+ * - **Claims** come as sending slots free up (at most `maxInFlight` sends at once, `maxPerChannel` to
+ *   one channel: a channel that never answers fills its own slots, and the claims pass over it while
+ *   the other channels' messages go), never waiting for a batch's slowest send; the store hands out one page's messages to one channel in order (an earlier
  *   one delivered or given up first) and cancels an escalation whose page was acknowledged in the
  *   claim's transaction. A row it cannot decode it sets aside (`onQuarantined`: logged and counted).
  * - **A send** has a deadline of its own (`sendTimeoutMs`, under the claim's lease) besides its
@@ -29,7 +30,7 @@ import type { Clock, TimerHandle } from '../../core/clock.js';
 import type { SignalScope } from '../../core/deadline.js';
 import { raceDeadline, signalScope, withDeadline } from '../../core/deadline.js';
 import type { AgentLog } from '../../logs/agent-log.js';
-import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome, Quarantined, SendCheck } from '../../store/oncall-store.js';
+import type { ChannelRef, ChannelRoom, ClaimOnCommit, ClaimedNotification, NotificationOutcome, Quarantined, SendCheck } from '../../store/oncall-store.js';
 import { CHANNEL_TARGET } from '../../oncall/page.js';
 import type { Store } from '../../store/store.js';
 import type { AckLinks, Channel, DeliveryResult, OutboundMessage, WireGate } from '../channels/channel.js';
@@ -59,6 +60,11 @@ export interface PageNotifierDeps {
   leaseMs?: number;
   /** Sends under way at once, at most (default 32); a claim takes no more than the free slots. */
   maxInFlight?: number;
+  /**
+   * Sends under way to one channel of one agent, at most (default a quarter of `maxInFlight`): a
+   * channel that never answers fills its own slots, and the claims pass over it while the others go.
+   */
+  maxPerChannel?: number;
   /** How long one send may take, whatever its channel's own deadline (at most, and by default, half the lease: the claim still holds when it ends). */
   sendTimeoutMs?: number;
   /** How often the outbox is looked at when nothing wakes the sender (default 200 ms). */
@@ -111,6 +117,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   const { store, clock } = deps;
   const leaseMs = deps.leaseMs ?? 60_000;
   const maxInFlight = deps.maxInFlight ?? 32;
+  const maxPerChannel = deps.maxPerChannel ?? Math.max(1, Math.floor(maxInFlight / 4));
   // A send that outlived its claim's lease could be handed out again while it is still under way.
   const sendTimeoutMs = Math.min(deps.sendTimeoutMs ?? Infinity, Math.floor(leaseMs / 2));
   const pollMs = deps.pollMs ?? 200;
@@ -119,8 +126,11 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   // Every send listens to a signal of its own under one listener on `stop`.
   const scope: SignalScope = signalScope(stop.signal);
   const health: LoopHealth = createLoopHealth('page sender', clock);
-  /** Sends under way (claimed or handed off, not yet recorded). */
+  /** Sends under way (claimed or handed off, not yet recorded), in all and by agent and channel. */
   let inFlight = 0;
+  const perChannel = new Map<string, { ref: ChannelRef; count: number }>();
+  const channelKey = (agentId: string, channelId: string): string => `${agentId}\u0000${channelId}`;
+  const room = (): ChannelRoom => ({ max: maxPerChannel, busy: [...perChannel.values()].map((c) => ({ ...c.ref, count: c.count })) });
   /** Every send under way, until its channel answered: what `settled` waits for. */
   const sending = new Set<Promise<unknown>>();
   /** Every send under way, until its outcome was recorded: what `close` waits for. */
@@ -249,11 +259,17 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
    */
   function startSend(c: ClaimedNotification): { sent: Promise<void>; recorded: Promise<void> } {
     inFlight += 1;
+    const key = channelKey(c.notification.agentId, c.notification.channelId);
+    const slot = perChannel.get(key) ?? { ref: { agentId: c.notification.agentId, channelId: c.notification.channelId }, count: 0 };
+    slot.count += 1;
+    perChannel.set(key, slot);
     const own = scope.signal();
     const outcome = sendOne(c, own.signal).finally(() => own.dispose());
     // The record first: its write is queued before a hand-off's caller goes on to its own.
     const recorded = outcome.then((o) => (o === null ? undefined : record(o))).catch(onError).finally(() => {
       inFlight -= 1;
+      slot.count -= 1;
+      if (slot.count === 0) perChannel.delete(key);
       recording.delete(recorded);
       if (started) kick();
     });
@@ -268,7 +284,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   async function claimOnce(): Promise<{ claimed: number; full: boolean; recorded: Promise<unknown> }> {
     const free = maxInFlight - inFlight;
     if (free <= 0 || stop.signal.aborted) return { claimed: 0, full: false, recorded: Promise.resolve() };
-    const { claimed, quarantined } = await store.oncall.claimNotifications(deps.owner, clock.now(), leaseMs, free);
+    const { claimed, quarantined } = await store.oncall.claimNotifications(deps.owner, clock.now(), leaseMs, free, room());
     for (const q of quarantined) {
       const log = q.agentId === null ? undefined : deps.agents.get(q.agentId)?.log;
       log?.write('error', 'page.notice-quarantined', { deliveryId: q.id, pageId: q.pageId, reason: q.reason });

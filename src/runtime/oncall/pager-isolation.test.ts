@@ -127,6 +127,40 @@ describe('pager isolation: a channel that never answers holds no page\'s timer',
   });
 });
 
+describe('pager isolation: a channel that never answers fills its own slots, not the sender\'s', () => {
+  it('twelve notices to a black hole and twelve to a file: the file gets all of its own while the hole holds two', async () => {
+    n += 1;
+    const dir = join(root, `case-${n}`);
+    const clock = fakeClock(T0);
+    const store = await shared.fresh();
+    const hole = { took: 0 };
+    const blackHole: Channel = { id: 'hole', type: 'webhook', direction: 'outbound', maxAttempts: undefined, ready: () => true,
+      receive: () => ({ handled: false, reason: 'outbound-only' }), close: () => Promise.resolve(),
+      send: (_m, signal) => new Promise<DeliveryResult>((resolve) => {
+        hole.took += 1;
+        signal.addEventListener('abort', () => resolve({ ok: false, retryable: true, error: 'aborted' }), { once: true });
+      }) };
+    const out = join(dir, 'dm.jsonl');
+    const file = createFileChannel(fileChannelSchema.parse({ id: 'oncall-dm', type: 'file', direction: 'outbound', path: out }), { clock });
+    const log = createAgentLog({ path: join(dir, 'a.log'), agentId: 'agent-a', clock });
+    const config = configIn(dir, aliceOnlyYaml('oncall-dm: alice', ['channel:hole']), ['oncall-dm', 'hole']);
+    // Eight slots in all, two per channel: without the per-channel bound the hole would end up with all eight.
+    const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined, deliveryWindowMs: 30 * 60_000,
+      maxInFlight: 8, maxPerChannel: 2, agents: new Map([['agent-a', { id: 'agent-a', channels: [blackHole, file], log, dispatch }]]) });
+    const engine = createPageEngine({ store, clock, configs: new Map([['agent-a', config]]) });
+    for (let i = 0; i < 12; i++) assert.ok(await engine.openFor('agent-a', `disk/${i}`, 'default', { id: `e-${i}`, title: 'Disk full', severity: 'P1' }));
+    notifier.start();
+    await waitFor('every page\'s notice in the file', async () => {
+      await clock.advanceAsync(200);
+      return lines(out).length === 12;
+    });
+    assert.equal(hole.took, 2, 'the black hole holds two sends, its own slots');
+    await notifier.close();
+    await file.close();
+    log.close();
+  });
+});
+
 describe('pager isolation: the last look comes after a channel\'s slow first call', () => {
   it('an ack that commits while the Slack DM is being opened stops the escalation before chat.postMessage', async () => {
     n += 1;

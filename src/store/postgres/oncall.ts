@@ -28,7 +28,7 @@ import {
   quarantinedAudit, quarantinedError, silenceCreatedAudit, timelinePageOf,
 } from '../oncall-plans.js';
 import { PAGE_COLS, decodeNotification, decodePage, toStoredOverride, toStoredPage, toStoredSilence } from '../oncall-rows.js';
-import { orderedClaims } from '../outbox-order.js';
+import { dueRowsToRead, orderedClaims } from '../outbox-order.js';
 import type { OncallStore } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import type { ChainTx } from './chain-tx.js';
@@ -256,14 +256,15 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
 
     quarantinePage: (id, nowMs) => writer.solo((tx) => quarantineIfDamaged(tx, id, nowMs)),
 
-    async claimNotifications(owner, nowMs, leaseMs, limit) {
+    async claimNotifications(owner, nowMs, leaseMs, limit, room) {
       const client = await pool.connect();
       let plan: ReturnType<typeof orderedClaims>;
       try {
         await client.query('BEGIN');
         const { rows } = await client.query<Record<string, unknown>>(
           `SELECT seq, delivery_id, page_id, agent_id, kind, attempt, created_ms, body FROM page_notifications
-           WHERE status = 'pending' AND not_before_ms <= $1 ORDER BY not_before_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [nowMs, limit]);
+           WHERE status = 'pending' AND not_before_ms <= $1 ORDER BY not_before_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [nowMs, dueRowsToRead(limit, room)]);
         const pageIds = [...new Set(rows.flatMap((r) => (typeof r.page_id === 'string' ? [r.page_id] : [])))];
         // FOR SHARE waits for an acknowledgement being committed, then reads the page as it committed;
         // in id order, the order a batch of page plans locks its pages in (page-writes.ts): no deadlock.
@@ -272,7 +273,8 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
         const pending = await client.query<Record<string, unknown>>(`SELECT seq, page_id, kind, owner, delivery_id, body FROM page_notifications
           WHERE page_id = ANY($1::text[]) AND status = 'pending' ORDER BY seq`, [pageIds]);
         const stateOf = new Map(states.rows.map((r) => [r.id, r.state]));
-        plan = orderedClaims(rows.map((r) => ({ ...r, state: typeof r.page_id === 'string' ? stateOf.get(r.page_id) ?? null : null })), pending.rows);
+        plan = orderedClaims(rows.map((r) => ({ ...r, state: typeof r.page_id === 'string' ? stateOf.get(r.page_id) ?? null : null })), pending.rows,
+          limit, room);
         if (plan.cancel.length > 0) {
           await client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ANY($1::bigint[])`, [plan.cancel]);
         }

@@ -20,7 +20,7 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     writeNotifications: (notifications, audit, nowMs) => write('writeNotifications', notifications, audit, nowMs),
     claimDuePages: (owner, nowMs, leaseMs, limit) => write('claimDuePages', owner, nowMs, leaseMs, limit),
     quarantinePage: (id, nowMs) => write('quarantinePage', id, nowMs),
-    claimNotifications: (owner, nowMs, leaseMs, limit) => write('claimNotifications', owner, nowMs, leaseMs, limit),
+    claimNotifications: (owner, nowMs, leaseMs, limit, room) => write('claimNotifications', owner, nowMs, leaseMs, limit, room),
     // The common answer is a read: each of the reader's reads sees every commit made before it began,
     // an acknowledgement's too. Only a notice to cancel goes to the writer, which reads it again there.
     holdSend: async (ref, nowMs): Promise<SendHold> => {

@@ -11,7 +11,7 @@ import type { HandoffNotice, HandoffPlan } from '../../oncall/handoff-plan.js';
 import type { PageNotification, PagePlan } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
 import type {
-  ApplyResult, ClaimOnCommit, DueClaim, NotificationClaim, NotificationOutcome, Quarantined, SendCheck, SendRef, StoredOverride, StoredSilence,
+  ApplyResult, ChannelRoom, ClaimOnCommit, DueClaim, NotificationClaim, NotificationOutcome, Quarantined, SendCheck, SendRef, StoredOverride, StoredSilence,
 } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
@@ -19,14 +19,14 @@ import {
 } from '../oncall-plans.js';
 import type { ReplayVia } from '../store.js';
 import { decodePage, toStoredOverride, toStoredSilence } from '../oncall-rows.js';
-import { orderedClaims } from '../outbox-order.js';
+import { dueRowsToRead, orderedClaims } from '../outbox-order.js';
 
 export interface OncallWriter {
   applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): ApplyResult;
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): void;
   claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): DueClaim;
   quarantinePage(id: string, nowMs: number): Quarantined | null;
-  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): NotificationClaim;
+  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number, room?: ChannelRoom): NotificationClaim;
   /** The last look's write, when the reader found the notice stale: cancelled and audited (or the claim was lost meanwhile). */
   cancelStale(ref: SendRef, nowMs: number): SendCheck;
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): number;
@@ -179,11 +179,11 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       return decoded.ok ? null : quarantine(r, decoded.reason, nowMs);
     },
 
-    claimNotifications(owner, nowMs, leaseMs, limit) {
-      const rows = st.dueNotifications.all(nowMs, limit);
+    claimNotifications(owner, nowMs, leaseMs, limit, room) {
+      const rows = st.dueNotifications.all(nowMs, dueRowsToRead(limit, room));
       const pageIds = [...new Set(rows.flatMap((r) => (typeof r.page_id === 'string' ? [r.page_id] : [])))];
       const pending = pageIds.flatMap((id) => st.pendingOfPage.all(id));
-      const plan = orderedClaims(rows, pending);
+      const plan = orderedClaims(rows, pending, limit, room);
       for (const seq of plan.cancel) st.cancelNotification.run(seq);
       for (const q of plan.quarantine) {
         st.quarantineNotification.run(quarantinedError(q.quarantined.reason), q.seq);
