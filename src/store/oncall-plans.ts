@@ -104,6 +104,7 @@ export interface NotificationRow {
   deliveryId: string;
   pageId: string | null;
   agentId: string;
+  channelId: string;
   kind: string;
   createdMs: number;
   notBeforeMs: number;
@@ -111,7 +112,7 @@ export interface NotificationRow {
 }
 
 export function notificationRows(notifications: readonly PageNotification[], nowMs: number): NotificationRow[] {
-  return notifications.map((n) => ({ deliveryId: n.deliveryId, pageId: n.pageId, agentId: n.agentId, kind: n.kind, createdMs: nowMs,
+  return notifications.map((n) => ({ deliveryId: n.deliveryId, pageId: n.pageId, agentId: n.agentId, channelId: n.channelId, kind: n.kind, createdMs: nowMs,
     notBeforeMs: nowMs, body: JSON.stringify(n) }));
 }
 

@@ -16,13 +16,13 @@
  */
 import type { PageNotification } from '../oncall/page.js';
 import { isStaleNotification } from '../oncall/page.js';
-import type { ChannelRoom, Quarantined } from './oncall-store.js';
+import type { ChannelRef, ChannelRoom, Quarantined } from './oncall-store.js';
 import { ROOM_READ_FACTOR } from './oncall-store.js';
 import { decodeNotification } from './oncall-rows.js';
 
 /** A due outbox row as read (`seq, delivery_id, page_id, agent_id, kind, attempt, created_ms, body`) with its page's `state`. */
 export type DueRow = Record<string, unknown>;
-/** A pending row of one of the due rows' pages (`seq, kind, owner, body`, its `page_id`). */
+/** A pending row of one of the due rows' pages (`seq, kind, owner, channel_id, body`, its `page_id`). */
 export type PendingRow = Record<string, unknown>;
 
 export interface OutboxClaimPlan {
@@ -33,10 +33,20 @@ export interface OutboxClaimPlan {
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** The channel a pending row is for; null when its body cannot be read (it holds nothing back: it will be quarantined). */
+/**
+ * The channel a pending row is for: its column, or for a row written before the column existed its
+ * body; null when that cannot be read (it holds nothing back: it will be quarantined).
+ */
 function channelOf(r: PendingRow): string | null {
+  if (typeof r.channel_id === 'string') return r.channel_id;
   const decoded = decodeNotification(r);
   return decoded.ok ? decoded.value.channelId : null;
+}
+
+/** The channels the sender has no room left for: a claim passes over their rows in its query. */
+export function fullChannels(room: ChannelRoom | undefined): ChannelRef[] {
+  if (room === undefined) return [];
+  return room.busy.filter((b) => b.count >= room.max).map((b) => ({ agentId: b.agentId, channelId: b.channelId }));
 }
 
 /** How many due rows to read for a claim of `limit`: more when some channels may be full. */

@@ -28,15 +28,16 @@ import {
   quarantinedAudit, quarantinedError, silenceCreatedAudit, timelinePageOf,
 } from '../oncall-plans.js';
 import { PAGE_COLS, decodeNotification, decodePage, toStoredOverride, toStoredPage, toStoredSilence } from '../oncall-rows.js';
-import { dueRowsToRead, orderedClaims } from '../outbox-order.js';
+import { dueRowsToRead, fullChannels, orderedClaims } from '../outbox-order.js';
 import type { OncallStore } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import type { ChainTx } from './chain-tx.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
 
-/** Schema step 6 of schema.ts: a page's pending notifications in order, as SQLite's migration 9 (store/outbox-order.ts). */
+/** Schema step 6 of schema.ts: each outbox row's channel, and a page's pending notifications in order, as SQLite's migration 9. */
 export const PG_OUTBOX_ORDER_INDEX = `
+  ALTER TABLE page_notifications ADD COLUMN channel_id text;
   CREATE INDEX page_notifications_page_pending ON page_notifications (page_id, seq) WHERE status = 'pending';
 `;
 
@@ -123,13 +124,13 @@ async function insertNotifications(client: pg.ClientBase, notifications: readonl
   if (notifications.length === 0) return [];
   const rows = notificationRows(notifications, nowMs);
   const { rows: added } = await client.query<{ delivery_id: string }>(`INSERT INTO page_notifications
-      (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, owner, attempt, body)
-    SELECT d, p, a, k, 'pending', c, n, $8::text, $9::integer, b
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[]) AS x(d, p, a, k, c, n, b)
+      (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, owner, attempt, body, channel_id)
+    SELECT d, p, a, k, 'pending', c, n, $8::text, $9::integer, b, ch
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $10::text[]) AS x(d, p, a, k, c, n, b, ch)
     ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`,
   [rows.map((r) => r.deliveryId), rows.map((r) => r.pageId), rows.map((r) => r.agentId), rows.map((r) => r.kind),
     rows.map((r) => r.createdMs), rows.map((r) => (claim === undefined ? r.notBeforeMs : r.notBeforeMs + claim.leaseMs)), rows.map((r) => r.body),
-    claim?.owner ?? null, claim === undefined ? 0 : 1]);
+    claim?.owner ?? null, claim === undefined ? 0 : 1, rows.map((r) => r.channelId)]);
   const ids = new Set(added.map((r) => r.delivery_id));
   return notifications.filter((n) => ids.has(n.deliveryId));
 }
@@ -261,16 +262,20 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       let plan: ReturnType<typeof orderedClaims>;
       try {
         await client.query('BEGIN');
+        // The channels with no room left are passed over here; a row of one written before migration 6 (no channel_id) is judged by outbox-order.ts.
+        const full = fullChannels(room);
         const { rows } = await client.query<Record<string, unknown>>(
-          `SELECT seq, delivery_id, page_id, agent_id, kind, attempt, created_ms, body FROM page_notifications
-           WHERE status = 'pending' AND not_before_ms <= $1 ORDER BY not_before_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [nowMs, dueRowsToRead(limit, room)]);
+          `SELECT seq, delivery_id, page_id, agent_id, kind, attempt, created_ms, body FROM page_notifications n
+           WHERE status = 'pending' AND not_before_ms <= $1
+             AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[]) AS f(a, c) WHERE f.a = n.agent_id AND f.c = n.channel_id)
+           ORDER BY not_before_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [nowMs, dueRowsToRead(limit, room), full.map((f) => f.agentId), full.map((f) => f.channelId)]);
         const pageIds = [...new Set(rows.flatMap((r) => (typeof r.page_id === 'string' ? [r.page_id] : [])))];
         // FOR SHARE waits for an acknowledgement being committed, then reads the page as it committed;
         // in id order, the order a batch of page plans locks its pages in (page-writes.ts): no deadlock.
         const states = await client.query<{ id: string; state: string }>('SELECT id, state FROM pages WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE',
           [pageIds]);
-        const pending = await client.query<Record<string, unknown>>(`SELECT seq, page_id, kind, owner, delivery_id, body FROM page_notifications
+        const pending = await client.query<Record<string, unknown>>(`SELECT seq, page_id, kind, owner, delivery_id, channel_id, body FROM page_notifications
           WHERE page_id = ANY($1::text[]) AND status = 'pending' ORDER BY seq`, [pageIds]);
         const stateOf = new Map(states.rows.map((r) => [r.id, r.state]));
         plan = orderedClaims(rows.map((r) => ({ ...r, state: typeof r.page_id === 'string' ? stateOf.get(r.page_id) ?? null : null })), pending.rows,

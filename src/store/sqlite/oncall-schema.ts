@@ -88,10 +88,12 @@ export const OPEN_PAGE_COUNTS_INDEX = `
 `;
 
 /**
- * Migration 9: a page's pending notifications, in order. A claim of the outbox reads them for each
- * page it hands out (store/outbox-order.ts: one page's messages to a channel go in order), and the
- * outbox's other index orders only by due time.
+ * Migration 9: the outbox knows each row's channel (rows written before have none: they are read
+ * from their body), and a page's pending notifications are indexed in order. A claim of the outbox
+ * passes over the channels its sender has no room for in SQL, and reads each page's pending rows to
+ * keep one page's messages to a channel in order (store/outbox-order.ts).
  */
 export const OUTBOX_ORDER_INDEX = `
+  ALTER TABLE page_notifications ADD COLUMN channel_id TEXT;
   CREATE INDEX page_notifications_page_pending ON page_notifications (page_id, seq) WHERE status = 'pending';
 `;

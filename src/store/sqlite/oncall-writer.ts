@@ -19,7 +19,7 @@ import {
 } from '../oncall-plans.js';
 import type { ReplayVia } from '../store.js';
 import { decodePage, toStoredOverride, toStoredSilence } from '../oncall-rows.js';
-import { dueRowsToRead, orderedClaims } from '../outbox-order.js';
+import { dueRowsToRead, fullChannels, orderedClaims } from '../outbox-order.js';
 
 export interface OncallWriter {
   applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): ApplyResult;
@@ -52,9 +52,9 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     updatePage: db.prepare<[string, number | null, number, string, string, number]>(
       `UPDATE pages SET state = ?, due_ms = ?, timer_owner = NULL, timer_lease_ms = NULL, version = ?, body = ? WHERE id = ? AND version = ?`),
     pageAudit: db.prepare<[string, number]>('INSERT OR IGNORE INTO page_audit (page_id, seq) VALUES (?, ?)'),
-    insertNotification: db.prepare<[string, string | null, string, string, number, number, string]>(
-      `INSERT OR IGNORE INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body)
-       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`),
+    insertNotification: db.prepare<[string, string | null, string, string, number, number, string, string]>(
+      `INSERT OR IGNORE INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body, channel_id)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)`),
     duePages: db.prepare<[number, number, number], Record<string, unknown>>(
       `SELECT ${PAGE_ROW_COLS} FROM pages WHERE due_ms IS NOT NULL AND due_ms <= ? AND (timer_lease_ms IS NULL OR timer_lease_ms <= ?)
        ORDER BY due_ms LIMIT ?`),
@@ -62,13 +62,17 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     leaseTimer: db.prepare<[string, number, string]>('UPDATE pages SET timer_owner = ?, timer_lease_ms = ? WHERE id = ?'),
     // Set aside: no timer, and no longer open (its incident key free for a new page); the body is kept as found.
     quarantinePage: db.prepare<[string]>(`UPDATE pages SET state = 'resolved', due_ms = NULL, timer_owner = NULL, timer_lease_ms = NULL WHERE id = ?`),
-    dueNotifications: db.prepare<[number, number], Record<string, unknown>>(
+    // The channels with no room left (a JSON array of [agentId, channelId], ours) are passed over here; a
+    // row written before migration 9 (no channel_id) is judged by outbox-order.ts.
+    dueNotifications: db.prepare<[number, string, number], Record<string, unknown>>(
       `SELECT n.seq, n.delivery_id, n.page_id, n.agent_id, n.kind, n.attempt, n.created_ms, n.body, p.state FROM page_notifications n
        LEFT JOIN pages p ON p.id = n.page_id
-       WHERE n.status = 'pending' AND n.not_before_ms <= ? ORDER BY n.not_before_ms, n.seq LIMIT ?`),
+       WHERE n.status = 'pending' AND n.not_before_ms <= ?
+         AND NOT EXISTS (SELECT 1 FROM json_each(?) f WHERE f.value ->> 0 = n.agent_id AND f.value ->> 1 = n.channel_id)
+       ORDER BY n.not_before_ms, n.seq LIMIT ?`),
     // A page's pending notifications (migration 9's index): what a claimed one may have to wait for.
     pendingOfPage: db.prepare<[string], Record<string, unknown>>(
-      `SELECT seq, delivery_id, page_id, kind, owner, body FROM page_notifications WHERE page_id = ? AND status = 'pending' ORDER BY seq`),
+      `SELECT seq, delivery_id, page_id, kind, owner, channel_id, body FROM page_notifications WHERE page_id = ? AND status = 'pending' ORDER BY seq`),
     cancelNotification: db.prepare<[number]>(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ?`),
     // A previous run's claims, due at once (created_ms is past): the next claim hands them out again.
     releaseNotifications: db.prepare<[number, string]>(
@@ -114,7 +118,7 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     const rows = notificationRows(notifications, nowMs);
     return notifications.filter((_, i) => {
       const r = rows[i]!;
-      return st.insertNotification.run(r.deliveryId, r.pageId, r.agentId, r.kind, r.createdMs, r.notBeforeMs, r.body).changes === 1;
+      return st.insertNotification.run(r.deliveryId, r.pageId, r.agentId, r.kind, r.createdMs, r.notBeforeMs, r.body, r.channelId).changes === 1;
     });
   };
 
@@ -180,7 +184,8 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     },
 
     claimNotifications(owner, nowMs, leaseMs, limit, room) {
-      const rows = st.dueNotifications.all(nowMs, dueRowsToRead(limit, room));
+      const full = JSON.stringify(fullChannels(room).map((f) => [f.agentId, f.channelId]));
+      const rows = st.dueNotifications.all(nowMs, full, dueRowsToRead(limit, room));
       const pageIds = [...new Set(rows.flatMap((r) => (typeof r.page_id === 'string' ? [r.page_id] : [])))];
       const pending = pageIds.flatMap((id) => st.pendingOfPage.all(id));
       const plan = orderedClaims(rows, pending, limit, room);

@@ -150,6 +150,7 @@ describe('sqlite store: the file', () => {
     const db = new Database(path);
     db.pragma('foreign_keys = OFF');
     db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs; DROP INDEX pages_open_state; DROP INDEX page_notifications_page_pending;
+      ALTER TABLE page_notifications DROP COLUMN channel_id;
       CREATE TABLE old AS SELECT * FROM events;
       DROP TABLE events;
       CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, ts_ms INTEGER NOT NULL, agent_id TEXT NOT NULL,
