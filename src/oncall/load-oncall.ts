@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import type { LoadedAgent } from '../config/schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
 import type { KeyPath, YamlFile } from '../config/yaml-file.js';
+import { formatDuration } from '../core/duration.js';
 import { ConfigError } from '../core/errors.js';
-import type { OncallConfig, Schedule, Target } from './oncall-config.js';
+import type { OncallConfig, Person, Schedule, Target } from './oncall-config.js';
 import { oncallFileSchema } from './oncall-schema.js';
 import { scheduleShifts } from './schedule.js';
 import { DAY_MS, formatNaive, isKnownZone, parseLocalDateTime, zoneTime } from './zone-time.js';
@@ -117,10 +118,17 @@ function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): st
     });
   };
 
+  const logins = new Map<string, number>();
   config.people.forEach((person, i) => {
     for (const channelId of Object.keys(person.contacts)) {
       const path = ['people', i, 'contacts', channelId];
       if (!channels.has(channelId)) problems.push(file.problem(path, `a contact on channel "${channelId}", which the agent does not have (channels.yaml has ${channelList})`));
+    }
+    problems.push(...personProblems(file, person, i));
+    if (person.login !== null) {
+      const earlier = logins.get(person.login.toLowerCase());
+      if (earlier === undefined) logins.set(person.login.toLowerCase(), i);
+      else problems.push(file.problem(['people', i, 'login'], `the same login as ${config.people[earlier]?.id ?? ''} (${file.where(['people', earlier, 'login'])}): a sign-in must map to one person`));
     }
   });
   config.schedules.forEach((schedule, i) => {
@@ -128,6 +136,10 @@ function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): st
       problems.push(file.problem(['schedules', i, 'timeZone'], `unknown time zone ${file.quote(['schedules', i, 'timeZone'], schedule.timeZone)} (an IANA name such as Europe/Berlin or America/New_York)`));
     }
     schedule.rotations.forEach((rotation, r) => {
+      if (rotation.timeZone !== schedule.timeZone && !isKnownZone(rotation.timeZone)) {
+        const path = ['schedules', i, 'rotations', r, 'timeZone'];
+        problems.push(file.problem(path, `unknown time zone ${file.quote(path, rotation.timeZone)} (an IANA name such as Europe/Berlin or America/New_York)`));
+      }
       rotation.people.forEach((p, j) => {
         if (!people.has(p)) unknown(['schedules', i, 'rotations', r, 'people', j], 'person', p, ' (not in people)');
       });
@@ -156,6 +168,38 @@ function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): st
   });
   return problems;
 }
+
+/**
+ * What one person's entry must hold together (§21): a known time zone; personal rules that name only the
+ * person's own contacts, in order of `after` (each later than the one before: equal ones are one rule);
+ * status updates on the person's own contacts.
+ */
+function personProblems(file: YamlFile<OncallConfig>, person: Person, i: number): string[] {
+  const problems: string[] = [];
+  const contacts = Object.keys(person.contacts);
+  const known = contacts.join(', ');
+  if (person.timeZone !== null && !isKnownZone(person.timeZone)) {
+    const path = ['people', i, 'timeZone'];
+    problems.push(file.problem(path, `unknown time zone ${file.quote(path, person.timeZone)} (an IANA name such as Europe/Berlin or America/New_York)`));
+  }
+  person.notify.forEach((rule, r) => {
+    rule.via.forEach((channelId, v) => {
+      const path = ['people', i, 'notify', r, 'via', v];
+      if (!(channelId in person.contacts)) problems.push(file.problem(path, `${file.quote(path, channelId)} is not one of ${person.id}'s contacts (${known})`));
+    });
+    const before = person.notify[r - 1];
+    if (before !== undefined && rule.afterMs <= before.afterMs) {
+      problems.push(file.problem(['people', i, 'notify', r, 'after'], `must come later than the rule before it (${formatAfter(before.afterMs)}): rules are listed in the order they fire`));
+    }
+  });
+  (person.statusUpdates ?? []).forEach((channelId, u) => {
+    const path = ['people', i, 'statusUpdates', u];
+    if (!(channelId in person.contacts)) problems.push(file.problem(path, `${file.quote(path, channelId)} is not one of ${person.id}'s contacts (${known})`));
+  });
+  return problems;
+}
+
+const formatAfter = (ms: number): string => (ms === 0 ? '0m' : formatDuration(ms));
 
 /** `2026-11-28 18:00 Europe/Berlin (2026-11-28T17:00:00Z)`: an instant as the schedule's people and as UTC. */
 export function describeInstant(schedule: Schedule, instantMs: number): string {

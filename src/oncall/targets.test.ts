@@ -2,14 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OncallConfig, Override } from './oncall-config.js';
 import { resolveAllTargets, resolveTargets, routeFor } from './targets.js';
+import { testPerson } from '../../test/support/oncall-config.js';
 
 const config: OncallConfig = {
   people: [
-    { id: 'alice', name: 'Alice', contacts: { 'oncall-dm': 'alice', mail: 'alice@example.com' } },
-    { id: 'bob', name: null, contacts: { 'oncall-dm': 'bob' } },
+    testPerson('alice', { 'oncall-dm': 'alice', mail: 'alice@example.com' }, { name: 'Alice' }),
+    testPerson('bob', { 'oncall-dm': 'bob' }),
   ],
   schedules: [
-    { id: 'primary', timeZone: 'Europe/Berlin', rotations: [{ people: ['alice', 'bob'], everyMs: 7 * 86_400_000, handoff: '2026-11-23T09:00', only: [] }], fallback: null, allowGaps: false },
+    { id: 'primary', timeZone: 'Europe/Berlin', rotations: [{ people: ['alice', 'bob'], everyMs: 7 * 86_400_000, handoff: '2026-11-23T09:00', only: [], timeZone: 'Europe/Berlin' }], fallback: null, allowGaps: false },
     { id: 'empty', timeZone: 'UTC', rotations: [], fallback: null, allowGaps: true },
   ],
   policies: [],

@@ -6,16 +6,17 @@ import type { ControlPlane } from '../server.js';
 import { createControlPlane } from '../server.js';
 import { createOncallCalendarRoute, createOncallRoute } from './oncall-route.js';
 import type { OncallRouteDeps } from './oncall-route.js';
+import { testPerson } from '../../../test/support/oncall-config.js';
 
 const WEEK = 7 * 86_400_000;
 const config = (fallback: string | null): OncallConfig => ({
   people: [
-    { id: 'alice', name: 'Alice Example', contacts: { dm: 'alice' } },
-    { id: 'bob', name: null, contacts: { dm: 'bob' } },
+    testPerson('alice', { dm: 'alice' }, { name: 'Alice Example' }),
+    testPerson('bob', { dm: 'bob' }),
   ],
   schedules: [{ id: 'primary', timeZone: 'Europe/Berlin', fallback, allowGaps: true,
     rotations: [{ people: ['alice', 'bob'], everyMs: WEEK, handoff: '2026-11-23T09:00',
-      only: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], fromMinute: 540, toMinute: 1080 }] }] }],
+      only: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], fromMinute: 540, toMinute: 1080 }], timeZone: 'Europe/Berlin' }] }],
   policies: [],
   routes: [],
   incidents: { key: { kind: 'groupKey' }, reopenWindowMs: 0 },
