@@ -8,6 +8,9 @@
  */
 import type { OncallConfig, Override, Route, Severity, Target } from './oncall-config.js';
 import { onCallAt } from './schedule.js';
+import type { Labels } from './label-name.js';
+import { alertLabels } from './label-name.js';
+import { labelsMatch } from './label-pattern.js';
 
 export interface Recipient {
   /** null for a `channel:` target (the deliveryId says `-`, §17.4). */
@@ -62,9 +65,20 @@ export function resolveAllTargets(config: OncallConfig, targets: readonly Target
   return { recipients, nobodyOnCall };
 }
 
-/** The first route whose severities include the triage decision's; null: no route (nothing paged by the file). */
-export function routeFor(config: OncallConfig, severity: Severity): Route | null {
-  return config.routes.find((r) => r.match.severity.includes(severity)) ?? null;
+/**
+ * The first route that takes the delivery; null: no route (nothing paged by the file). A route takes
+ * it when its severities include the triage decision's and, if it names labels (§24.3), some alert of
+ * the delivery matches all of them (docs/oncall.md, "Routes"): a group with one storage alert among
+ * others goes where storage alerts go. A delivery without alerts matches no route that names labels.
+ */
+export function routeFor(config: OncallConfig, severity: Severity, payload: unknown): Route | null {
+  let alerts: Labels[] | null = null;
+  return config.routes.find((r) => {
+    if (!r.match.severity.includes(severity)) return false;
+    if (r.match.labels.length === 0) return true;
+    alerts ??= alertLabels(payload);
+    return alerts.some((labels) => labelsMatch(r.match.labels, labels));
+  }) ?? null;
 }
 
 /** `person:alice` again, for messages and audit rows. */

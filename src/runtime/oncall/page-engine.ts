@@ -213,7 +213,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         return true;
       }
       // A silenced event never gets here: the store kept it `suppressed` as it arrived (§17.8).
-      const route = routeFor(config, decision.severity);
+      const route = routeFor(config, decision.severity, event.payload);
       if (route === null) return true;
       // The page's messages carry the event's own links whoever triaged it (issue 26.6).
       const facts = messageFacts(event.payload);
