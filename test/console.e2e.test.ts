@@ -407,6 +407,9 @@ describe('console pages and page actions through svc console', () => {
       [{ ...add, duration: '8d' }, 'Not done: Duration 8d is longer than 1w; silence at most a week at a time'],
       [{ ...add, duration: 'soon' }, 'Not done: Duration must be a duration such as 30m, 2h or 3d'],
       [{ ...add, matchers: '' }, 'Not done: give at least one Matcher KEY=VALUE or KEY=~REGEX'],
+      // The form checks with the one matcher parser: RE2 syntax, bounded (issue 33.1).
+      [{ ...add, matchers: 'host=~db(?=-prod)' }, 'Not done: Matcher &quot;host=~db(?=-prod)&quot;: the regular expression of host is not RE2 syntax '
+        + '(invalid or unsupported Perl syntax: `(?=`); lookarounds and backreferences are not supported'],
       [{ ...add, reason: ' ' }, 'Not done: Reason must be 1 to 1000 characters'],
     ] as const) {
       const r = await postForm('/actions/silence', { ...fields, csrf });
