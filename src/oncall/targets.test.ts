@@ -53,8 +53,24 @@ describe('resolveTargets', () => {
         { personId: 'alice', channelId: 'mail', address: 'alice@example.com' },
         { personId: null, channelId: 'oncall-dm', address: null },
       ],
-      nobodyOnCall: ['empty'],
+      nobodyOnCall: [{ target: { kind: 'schedule', id: 'empty' }, known: true }],
     });
+  });
+});
+
+describe('a person or override the file no longer has (issue 33.4)', () => {
+  it('a step to a person or schedule not in the file reaches nobody and says so: never silence', () => {
+    const r = resolveAllTargets(config, [{ kind: 'person', id: 'carol' }, { kind: 'schedule', id: 'gone' }, { kind: 'person', id: 'bob' }], ALICE_WEEK, []);
+    assert.deepEqual(r, {
+      recipients: [{ personId: 'bob', channelId: 'oncall-dm', address: 'bob' }],
+      nobodyOnCall: [{ target: { kind: 'person', id: 'carol' }, known: false }, { target: { kind: 'schedule', id: 'gone' }, known: false }],
+    });
+  });
+
+  it('an override for a person not in the file never wins over the rotation; one for a known person does', () => {
+    const carol: Override = { id: 'o1', agentId: 'a', scheduleId: 'primary', personId: 'carol', fromMs: ALICE_WEEK - 3_600_000, toMs: ALICE_WEEK + 3_600_000 };
+    assert.deepEqual(resolveAllTargets(config, [{ kind: 'schedule', id: 'primary' }], ALICE_WEEK, [carol]).recipients.map((r) => r.personId), ['alice', 'alice']);
+    assert.deepEqual(resolveAllTargets(config, [{ kind: 'schedule', id: 'primary' }], ALICE_WEEK, [{ ...carol, personId: 'bob' }]).recipients.map((r) => r.personId), ['bob']);
   });
 });
 

@@ -4,13 +4,22 @@
  * - `person:<id>` → one recipient per entry of the person's `contacts` (channel → address);
  * - `schedule:<id>` → the contacts of whoever is on call then (override, rotation, fallback); nobody
  *   on call → no recipient, and the caller audits `page.nobody-on-call`;
+ * - a person or schedule the file no longer has (an open page keeps the policy it opened under, §17.3;
+ *   an override is stored, not in the file) reaches nobody, which is `page.nobody-on-call` too, never
+ *   silence (issue 33.4); an override naming such a person never wins over the rotation;
  * - `channel:<id>` → the channel's own recipient: `personId` and `address` null (the channel knows it).
  */
 import type { OncallConfig, Override, Route, Severity, Target } from './oncall-config.js';
-import { onCallAt } from './schedule.js';
+import { onCallAt, usableOverrides } from './schedule.js';
 import type { Labels } from './label-name.js';
 import { alertLabels } from './label-name.js';
 import { labelsMatch } from './label-pattern.js';
+
+/** A person or schedule target that reached nobody; `known` false: the file no longer has it. */
+export interface NobodyOnCall {
+  target: Extract<Target, { kind: 'person' | 'schedule' }>;
+  known: boolean;
+}
 
 export interface Recipient {
   /** null for a `channel:` target (the deliveryId says `-`, §17.4). */
@@ -36,7 +45,7 @@ export function resolveTargets(config: OncallConfig, target: Target, instantMs: 
     case 'schedule': {
       const schedule = config.schedules.find((s) => s.id === target.id);
       if (!schedule) return [];
-      const { person } = onCallAt(schedule, overrides, instantMs);
+      const { person } = onCallAt(schedule, usableOverrides(config, overrides), instantMs);
       return person === null ? [] : personRecipients(config, person);
     }
   }
@@ -44,17 +53,21 @@ export function resolveTargets(config: OncallConfig, target: Target, instantMs: 
 
 /**
  * The recipients of a list of targets (a step, `onExhausted`), each person-and-channel once (the
- * deliveryId `<pageId>.<round>.<personId>.<channelId>` is unique in a round), plus the schedules that
- * had nobody on call.
+ * deliveryId `<pageId>.<round>.<personId>.<channelId>` is unique in a round), plus the person and
+ * schedule targets that reached nobody (a schedule with nobody on call; a person or schedule the
+ * file no longer has).
  */
 export function resolveAllTargets(config: OncallConfig, targets: readonly Target[], instantMs: number,
-  overrides: readonly Override[]): { recipients: Recipient[]; nobodyOnCall: string[] } {
+  overrides: readonly Override[]): { recipients: Recipient[]; nobodyOnCall: NobodyOnCall[] } {
   const seen = new Set<string>();
   const recipients: Recipient[] = [];
-  const nobodyOnCall: string[] = [];
+  const nobodyOnCall: NobodyOnCall[] = [];
   for (const target of targets) {
     const found = resolveTargets(config, target, instantMs, overrides);
-    if (target.kind === 'schedule' && found.length === 0) nobodyOnCall.push(target.id);
+    if (target.kind !== 'channel' && found.length === 0) {
+      const known = target.kind === 'person' ? config.people.some((p) => p.id === target.id) : config.schedules.some((s) => s.id === target.id);
+      nobodyOnCall.push({ target, known });
+    }
     for (const r of found) {
       const key = `${r.personId ?? '-'}\u0000${r.channelId}`;
       if (seen.has(key)) continue;
