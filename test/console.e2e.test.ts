@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -228,6 +229,38 @@ describe('console over HTTP and through svc console', () => {
       assert.doesNotMatch(body, /method="post"/, 'no actions for a fleet host');
     } finally {
       await fleet.stop();
+    }
+  });
+
+  it('--url naming a listener that is not this home\'s daemon: read-only, saying why; a replay posted anyway is refused (issue 33)', async () => {
+    // Another daemon's control plane stands in as a relay to this one: same views, but not the control plane this home recorded.
+    const cp = new URL(d.cp);
+    const relay = createServer((req, res) => {
+      const up = request({ host: cp.hostname, port: cp.port, path: req.url, method: req.method, headers: { ...req.headers, host: cp.host } }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', () => resolve()));
+    const other = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+    const shown = await startConsole(d, ['--url', other]);
+    try {
+      assert.match(shown.process.stderr(), new RegExp(`svc console: read-only, no actions: ${other} is not the control plane of the daemon of \\$SVC_HOME `));
+      const cookie = ((await fetch(shown.link, { redirect: 'manual' })).headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const dlq = await (await fetch(`${shown.origin}/ui/dlq`, { headers: { cookie } })).text();
+      assert.match(dlq, /<h1>Dead letters<\/h1>/);
+      assert.doesNotMatch(dlq, /method="post"/, 'no action forms: the admin socket is another daemon\'s');
+      const replays = auditRows(d.home).filter((r) => r.kind === 'dlq.replayed').length;
+      const post = await fetch(`${shown.origin}/actions/dlq-replay`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ id: letterId }).toString(),
+        headers: { cookie, origin: shown.origin, 'content-type': 'application/x-www-form-urlencoded' } });
+      assert.equal(post.status, 403);
+      assert.equal(auditRows(d.home).filter((r) => r.kind === 'dlq.replayed').length, replays);
+    } finally {
+      await shown.stop();
+      relay.closeAllConnections();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
     }
   });
 
