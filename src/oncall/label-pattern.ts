@@ -3,18 +3,22 @@
  *
  * A pattern is RE2 syntax (re2js, a port of Go's regexp: no backreferences, no lookaround) matched
  * against the whole label value (anchored at both ends, as Alertmanager's): `db.*` never matches
- * `mydb1`. RE2 matches in time linear in the value's length; what is left to bound is the constant,
- * which grows with the compiled program, and the length of the value:
+ * `mydb1`. RE2 matches in time linear in the value's length — JavaScript's RegExp took O(n⁴) on
+ * `.*-.*-.*-.*-prod` (issue 33.1). What is left to bound is the constant:
  *
  * - a pattern is at most MAX_PATTERN_CHARS characters and compiles to at most MAX_PROGRAM_INSTRUCTIONS
- *   instructions (`(a?){1000}` is 7 characters and 2,000 instructions);
+ *   instructions (`(a?){1000}` is 10 characters and 4,000 instructions);
  * - a value longer than MAX_MATCHED_VALUE_CHARS never matches a pattern (a silence then does not
- *   silence, a route does not take it: the alert still pages). Equality (`=`) compares any length.
+ *   silence, a route does not take it: the alert still pages). Equality (`=`) compares any length;
+ * - re2js runs a lazily built DFA, fast while its states are few; a pattern whose DFA grows with the
+ *   value (`.*a.{20}`: a state per position of the last `a`) costs ~0.1 ms per character that way. A
+ *   pattern is refused when a seeded probe of such values makes its DFA pass MAX_DFA_STATES states, and
+ *   each compiled pattern's DFA keeps at most DFA_BUDGET_BYTES, past which re2js falls back to its
+ *   bit-state backtracker: O(instructions × characters), ≤ 100 × 256 steps, whatever gets through.
  *
- * So one pattern against one label costs at most about 1,024 × 300 steps of RE2's slowest engine, a
- * few milliseconds; in practice its DFA takes well under 0.1 ms (docs/performance.md, 2026-12 section).
  * A pattern that does not compile — a silence stored before patterns were RE2, in JavaScript syntax
  * RE2 refuses — matches nothing: it never stalls or crashes ingest, and `svc silence ls` says so.
+ * Measured: docs/performance.md, "Silences and label routes".
  */
 import { RE2JS } from 're2js';
 import type { LabelMatcher } from './oncall-config.js';
@@ -22,15 +26,53 @@ import type { LabelMatcher } from './oncall-config.js';
 /** Longest pattern (and longest exact value) of one matcher: enough for any label, too short to hide an attack. */
 export const MAX_PATTERN_CHARS = 256;
 /** Most instructions a pattern may compile to: counted repeats (`x{200}`) are the way past the length bound. */
-export const MAX_PROGRAM_INSTRUCTIONS = 300;
-/** Longest label value a pattern is matched against; longer values never match a pattern. */
-export const MAX_MATCHED_VALUE_CHARS = 1024;
+export const MAX_PROGRAM_INSTRUCTIONS = 100;
+/** Longest label value a pattern is matched against (Kubernetes names stop at 253); longer values never match a pattern. */
+export const MAX_MATCHED_VALUE_CHARS = 256;
+/** Most DFA states the probe may see: `[a-z0-9-]{1,63}` needs 65, `.*a.{20}` thousands. */
+export const MAX_DFA_STATES = 200;
+/** DFA cache per compiled pattern (re2js's default is 8 MB, and stored silences are not bounded in number). */
+const DFA_BUDGET_BYTES = 16 * 1024;
+/** Probe values (of MAX_MATCHED_VALUE_CHARS characters each). */
+const PROBES = 24;
 
 export type PatternResult = { ok: true; pattern: RE2JS } | { ok: false; error: string };
 
+/** Caps the pattern's DFA cache: past it re2js clears it, and falls back to its backtracker when that does not help. */
+function capped(pattern: RE2JS): RE2JS {
+  const dfa = pattern.re2().dfa;
+  dfa.stateBudget = DFA_BUDGET_BYTES;
+  dfa.memBudget = DFA_BUDGET_BYTES;
+  return pattern;
+}
+
 /**
- * Compiled patterns by text. Bounded: re2js keeps a lazily built DFA (up to 8 MB under a hostile
- * value) per compiled pattern, and stored silences are not bounded in number.
+ * The most DFA states a seeded probe builds, on a fresh compile with re2js's own budget. A DFA grows
+ * on values that stay alive in it, so the probe values are drawn from two to four of the pattern's
+ * own character classes at a time (a representative rune of each class its DFA tells apart), PROBES
+ * values of MAX_MATCHED_VALUE_CHARS characters. Deterministic: a pattern always gets the same answer.
+ */
+function probeStates(text: string): number {
+  const probe = RE2JS.compile(text);
+  const dfa = probe.re2().dfa;
+  const printable = (r: number): boolean => r >= 0x20 && r <= 0xfffd && (r < 0xd800 || r > 0xdfff) && r !== 0x7f;
+  const reps = [...new Set([...dfa.classBounds].flatMap((b) => [b, b - 1]).concat([0x61, 0x2d, 0x30]).filter(printable))]
+    .map((r) => String.fromCharCode(r));
+  let seed = 0x2545f491;
+  const next = (): number => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed >>> 8; };
+  let most = 0;
+  for (let k = 0; k < PROBES && most <= MAX_DFA_STATES; k++) {
+    const chars = Array.from({ length: 2 + (k % 3) }, () => reps[next() % reps.length] as string);
+    let value = '';
+    for (let i = 0; i < MAX_MATCHED_VALUE_CHARS; i++) value += chars[next() % chars.length] as string;
+    probe.testExact(value);
+    most = Math.max(most, dfa.stateCount);
+  }
+  return most;
+}
+
+/**
+ * Compiled patterns by text. Bounded in number; each pattern's DFA cache is capped (capped()).
  */
 const compiled = new Map<string, PatternResult>();
 const MAX_COMPILED = 256;
@@ -49,7 +91,11 @@ function compileUncached(text: string): PatternResult {
   if (size > MAX_PROGRAM_INSTRUCTIONS) {
     return { ok: false, error: `compiles to ${size} instructions, more than ${MAX_PROGRAM_INSTRUCTIONS} (write fewer or smaller counted repeats such as {n})` };
   }
-  return { ok: true, pattern };
+  if (probeStates(text) > MAX_DFA_STATES) {
+    return { ok: false, error: 'needs an automaton that grows with the label (such as .*a.{20}: a counted or long repeat after a wildcard); '
+      + 'anchor it on a literal or shorten the repeat' };
+  }
+  return { ok: true, pattern: capped(pattern) };
 }
 
 /** Compiles a label pattern, or says what is wrong with it (without quoting it: callers name the matcher). */
