@@ -14,7 +14,7 @@
  *   value (`.*a.{20}`: a state per position of the last `a`) costs ~0.1 ms per character that way. A
  *   pattern is refused when a seeded probe of such values makes its DFA pass MAX_DFA_STATES states, and
  *   each compiled pattern's DFA keeps at most DFA_BUDGET_BYTES, past which re2js falls back to its
- *   bit-state backtracker: O(instructions × characters), ≤ 100 × 256 steps, whatever gets through.
+ *   bit-state backtracker: O(instructions × characters), ≤ 200 × 256 steps, whatever gets through.
  *
  * A pattern that does not compile — a silence stored before patterns were RE2, in JavaScript syntax
  * RE2 refuses — matches nothing: it never stalls or crashes ingest, and `svc silence ls` says so.
@@ -26,15 +26,15 @@ import type { LabelMatcher } from './oncall-config.js';
 /** Longest pattern (and longest exact value) of one matcher: enough for any label, too short to hide an attack. */
 export const MAX_PATTERN_CHARS = 256;
 /** Most instructions a pattern may compile to: counted repeats (`x{200}`) are the way past the length bound. */
-export const MAX_PROGRAM_INSTRUCTIONS = 100;
+export const MAX_PROGRAM_INSTRUCTIONS = 200;
 /** Longest label value a pattern is matched against (Kubernetes names stop at 253); longer values never match a pattern. */
 export const MAX_MATCHED_VALUE_CHARS = 256;
 /** Most DFA states the probe may see: `[a-z0-9-]{1,63}` needs 65, `.*a.{20}` thousands. */
 export const MAX_DFA_STATES = 200;
 /** DFA cache per compiled pattern (re2js's default is 8 MB, and stored silences are not bounded in number). */
-const DFA_BUDGET_BYTES = 16 * 1024;
-/** Probe values (of MAX_MATCHED_VALUE_CHARS characters each). */
-const PROBES = 24;
+const DFA_BUDGET_BYTES = 256 * 1024;
+/** Most probe values (of MAX_MATCHED_VALUE_CHARS characters each). */
+const MAX_PROBES = 400;
 
 export type PatternResult = { ok: true; pattern: RE2JS } | { ok: false; error: string };
 
@@ -47,10 +47,12 @@ function capped(pattern: RE2JS): RE2JS {
 }
 
 /**
- * The most DFA states a seeded probe builds, on a fresh compile with re2js's own budget. A DFA grows
- * on values that stay alive in it, so the probe values are drawn from two to four of the pattern's
- * own character classes at a time (a representative rune of each class its DFA tells apart), PROBES
- * values of MAX_MATCHED_VALUE_CHARS characters. Deterministic: a pattern always gets the same answer.
+ * The most DFA states a probe builds, on a fresh compile with re2js's own budget. A DFA grows on
+ * values that stay alive in it, so each probe value is drawn from a few of the pattern's own
+ * character classes (a representative rune of each class its DFA tells apart): every class at once,
+ * then every pair and every triple of them (at most MAX_PROBES values of MAX_MATCHED_VALUE_CHARS
+ * characters). Seeded: a pattern always gets the same answer. It stops at the first value past
+ * MAX_DFA_STATES; a small DFA is built once and then costs little per probe.
  */
 function probeStates(text: string): number {
   const probe = RE2JS.compile(text);
@@ -58,15 +60,22 @@ function probeStates(text: string): number {
   const printable = (r: number): boolean => r >= 0x20 && r <= 0xfffd && (r < 0xd800 || r > 0xdfff) && r !== 0x7f;
   const reps = [...new Set([...dfa.classBounds].flatMap((b) => [b, b - 1]).concat([0x61, 0x2d, 0x30]).filter(printable))]
     .map((r) => String.fromCharCode(r));
+  const sets: string[][] = [reps];
+  for (let i = 0; i < reps.length; i++) {
+    for (let j = i + 1; j < reps.length; j++) {
+      sets.push([reps[i] as string, reps[j] as string]);
+      for (let k = j + 1; k < reps.length; k++) sets.push([reps[i] as string, reps[j] as string, reps[k] as string]);
+    }
+  }
   let seed = 0x2545f491;
   const next = (): number => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed >>> 8; };
   let most = 0;
-  for (let k = 0; k < PROBES && most <= MAX_DFA_STATES; k++) {
-    const chars = Array.from({ length: 2 + (k % 3) }, () => reps[next() % reps.length] as string);
+  for (const chars of sets.slice(0, MAX_PROBES)) {
     let value = '';
     for (let i = 0; i < MAX_MATCHED_VALUE_CHARS; i++) value += chars[next() % chars.length] as string;
     probe.testExact(value);
     most = Math.max(most, dfa.stateCount);
+    if (most > MAX_DFA_STATES) break;
   }
   return most;
 }

@@ -229,7 +229,7 @@ describe('loadOncall', () => {
     assert.deepEqual(problems(text('{ env: "=~prod-(?!eu)", host: "=~(a?){500}" }')), [
       'oncall.yaml:3:47: routes.0.match.labels.env: the regular expression after =~ is not RE2 syntax (invalid or unsupported Perl syntax: `(?!`); '
         + 'lookarounds and backreferences are not supported',
-      'oncall.yaml:3:70: routes.0.match.labels.host: the regular expression after =~ compiles to 2002 instructions, more than 100 '
+      'oncall.yaml:3:70: routes.0.match.labels.host: the regular expression after =~ compiles to 2002 instructions, more than 200 '
         + '(write fewer or smaller counted repeats such as {n})',
     ]);
     assert.deepEqual(problems(text('{ 1x: y }')), ['oncall.yaml:3:46: routes.0.match.labels.1x: is not a label name (letters, digits and _, not starting with a digit)']);

@@ -43,7 +43,7 @@ describe('parseSilenceMatcher', () => {
     assert.match(refused('db(?=-prod)'), /^the regular expression of host is not RE2 syntax \(invalid or unsupported Perl syntax: `\(\?=`\)/);
     assert.equal(refused('.*a.{20}'), 'the regular expression of host needs an automaton that grows with the label (such as .*a.{20}: a counted or long '
       + 'repeat after a wildcard); anchor it on a literal or shorten the repeat');
-    assert.equal(refused('(a?){1000}'), 'the regular expression of host compiles to 4002 instructions, more than 100 (write fewer or smaller counted repeats such as {n})');
+    assert.equal(refused('(a?){1000}'), 'the regular expression of host compiles to 4002 instructions, more than 200 (write fewer or smaller counted repeats such as {n})');
   });
 });
 
