@@ -18,7 +18,9 @@
  *
  * A pattern that does not compile — a silence stored before patterns were RE2, in JavaScript syntax
  * RE2 refuses — matches nothing: it never stalls or crashes ingest, and `svc silence ls` says so.
- * Measured: docs/performance.md, "Silences and label routes".
+ * Measured: docs/performance.md, "2026-11-29: silences and label routes at their worst pattern".
+ * The DFA cap and the probe read re2js 2.10.0's DFA (`re2().dfa`, typed in its declarations); label-pattern.test.ts
+ * fails if an upgrade moves them.
  */
 import { RE2JS } from 're2js';
 import type { LabelMatcher } from './oncall-config.js';
