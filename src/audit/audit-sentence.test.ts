@@ -30,6 +30,8 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
     assert.equal(auditSentence('page.escalated', 'cli:bob', { from: 1, to: 2, reason: 'manual', by: 'bob' }), 'escalated to step 2 (manual by bob)');
     assert.equal(auditSentence('page.resolved', 'user:ana', { by: 'user:ana', via: 'console' }), 'resolved by user:ana via console');
     assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { schedule: 'primary' }), 'nobody on call in primary');
+    assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { person: 'bob', missing: true }), 'nobody reached: person bob is not in oncall.yaml');
+    assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { schedule: 'old', missing: true }), 'nobody reached: schedule old is not in oncall.yaml');
   });
 
   it('says what operators did to schedules and silences, exactly', () => {

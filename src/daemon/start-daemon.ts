@@ -27,6 +27,7 @@ import type { SourceStats } from '../metrics/source-stats.js';
 import { createSourceStats } from '../metrics/source-stats.js';
 import { startLeaderDuties } from './leader-duties.js';
 import { startPages } from './start-pages.js';
+import { strandedInStore } from './reload-stranded.js';
 import type { AckLinkServer } from './ack-link-server.js';
 import { runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
@@ -280,6 +281,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       },
       audit: (entry) => runtimeStore.appendAudit(entry, clock.now()).then(() => undefined),
       report,
+      stranded: (next) => strandedInStore(runtimeStore, next, clock.now()),
     });
 
     // The only door for changes (contract §13).

@@ -103,8 +103,8 @@ describe('loadOncall', () => {
       ],
     });
     assert.deepEqual(config.routes, [
-      { match: { severity: ['P1', 'P2'] }, policy: 'default' },
-      { match: { severity: ['P3'] }, notify: [{ kind: 'person', id: 'alice' }] },
+      { match: { severity: ['P1', 'P2'], labels: [] }, policy: 'default' },
+      { match: { severity: ['P3'], labels: [] }, notify: [{ kind: 'person', id: 'alice' }] },
     ]);
     assert.deepEqual(config.incidents, { key: { kind: 'template', template: '{{labels.alertname}}/{{labels.cluster}}' }, reopenWindowMs: 600_000 });
     assert.deepEqual(config.heartbeats, [{ id: 'watchdog', source: 'alertmanager', match: { alertname: 'Watchdog' }, everyMs: 300_000, graceMs: 120_000, policy: 'default' }]);
@@ -256,6 +256,22 @@ describe('loadOncall', () => {
       'oncall.yaml:1:25: people.0.name: must be one line without control characters',
       'oncall.yaml:1:59: people.0.contacts.oncall-dm: must be one line without control characters',
     ]);
+  });
+
+  it('routes on labels (§24.3): exact values and =~ RE2 patterns; a pattern RE2 refuses or too big is an error at its line and label', () => {
+    const text = (labels: string): string => 'people: [{ id: a, contacts: { oncall-dm: a } }]\n'
+      + `routes:\n  - { match: { severity: [P1], labels: ${labels} }, notify: [person:a] }\n  - { match: { severity: [P1] }, notify: [person:a] }\n`;
+    assert.deepEqual(load(text('{ team: storage, env: "=~prod-.*" }'))?.routes[0]?.match, { severity: ['P1'], labels: [
+      { label: 'team', op: '=', value: 'storage' }, { label: 'env', op: '=~', value: 'prod-.*' }] });
+    assert.deepEqual(load(text('{ team: storage }'))?.routes[1]?.match, { severity: ['P1'], labels: [] });
+    assert.deepEqual(problems(text('{ env: "=~prod-(?!eu)", host: "=~(a?){500}" }')), [
+      'oncall.yaml:3:47: routes.0.match.labels.env: the regular expression after =~ is not RE2 syntax (invalid or unsupported Perl syntax: `(?!`); '
+        + 'lookarounds and backreferences are not supported',
+      'oncall.yaml:3:70: routes.0.match.labels.host: the regular expression after =~ compiles to 2002 instructions, more than 200 '
+        + '(write fewer or smaller counted repeats such as {n})',
+    ]);
+    assert.deepEqual(problems(text('{ 1x: y }')), ['oncall.yaml:3:46: routes.0.match.labels.1x: is not a label name (letters, digits and _, not starting with a digit)']);
+    assert.deepEqual(problems(text('{}')), ['oncall.yaml:3:40: routes.0.match.labels: must name at least one label (or leave out labels)']);
   });
 
   it('a file that is not a mapping, or a huge one, is refused with its path', () => {

@@ -82,9 +82,19 @@ export interface Policy {
   onExhausted: readonly Target[];
 }
 
+/**
+ * What a route takes (§17, §24.3): the triage severity, and optionally alert labels — exact values or
+ * `=~` RE2 patterns (label-pattern.ts), all of which one alert of the delivery must match.
+ */
+export interface RouteMatch {
+  severity: readonly Severity[];
+  /** Empty: any labels. */
+  labels: readonly LabelMatcher[];
+}
+
 export type Route =
-  | { match: { severity: readonly Severity[] }; policy: string }
-  | { match: { severity: readonly Severity[] }; notify: readonly Target[] };
+  | { match: RouteMatch; policy: string }
+  | { match: RouteMatch; notify: readonly Target[] };
 
 export type IncidentKeyRule =
   | { kind: 'groupKey' }
@@ -129,13 +139,16 @@ export interface OnCallAnswer {
   untilMs: number | null;
 }
 
-/** A silence (§17.8), stored in the store; matchers on alert labels. */
-export interface SilenceMatcher {
+/** One matcher on an alert label: of a silence (§17.8) or a route (§24.3). */
+export interface LabelMatcher {
   label: string;
-  /** `=` exact value, `=~` an anchored regular expression. */
+  /** `=` exact value, `=~` an anchored RE2 pattern (label-pattern.ts). */
   op: '=' | '=~';
   value: string;
 }
+
+/** A silence's matcher (§17.8), stored in the store. */
+export type SilenceMatcher = LabelMatcher;
 
 export interface Silence {
   id: string;

@@ -8,8 +8,9 @@
 import { z } from 'zod';
 import { ID_PATTERN } from '../config/schema.js';
 import { formatDuration, parseDuration } from '../core/duration.js';
-import type { IncidentKeyRule, NotifyRule, Person, Route, Target, TimeWindow, Weekday } from './oncall-config.js';
+import type { IncidentKeyRule, LabelMatcher, NotifyRule, Person, Route, RouteMatch, Target, TimeWindow, Weekday } from './oncall-config.js';
 import { LABEL_NAME } from './label-name.js';
+import { MAX_PATTERN_CHARS, compileLabelPattern } from './label-pattern.js';
 import { parseKeyTemplate } from './incident-key.js';
 
 const id = z.string().regex(ID_PATTERN, 'must match ^[a-z0-9][a-z0-9._-]{0,63}$');
@@ -139,17 +140,42 @@ const policySchema = z.strictObject({
 }).transform((p) => ({ id: p.id, steps: p.steps, repeat: p.repeat, ackTimeoutMs: p.ackTimeout, onExhausted: p.onExhausted }));
 
 const SEVERITIES = ['P1', 'P2', 'P3'] as const;
+
+/**
+ * A route's label matcher (§24.3): an exact value, or `=~` and an RE2 pattern that must compile
+ * within label-pattern.ts's bounds — refused here, so `svc check` names the file, line and label.
+ */
+const labelValue = z.string().max(MAX_PATTERN_CHARS).transform((raw, ctx): Pick<LabelMatcher, 'op' | 'value'> => {
+  if (!raw.startsWith('=~')) return { op: '=', value: raw };
+  const compiled = compileLabelPattern(raw.slice(2));
+  if (!compiled.ok) {
+    ctx.addIssue({ code: 'custom', message: `the regular expression after =~ ${compiled.error}` });
+    return z.NEVER;
+  }
+  return { op: '=~', value: raw.slice(2) };
+});
+
 const routeSchema = z.strictObject({
-  match: z.strictObject({ severity: z.array(z.enum(SEVERITIES)).min(1) }),
+  match: z.strictObject({
+    severity: z.array(z.enum(SEVERITIES)).min(1),
+    labels: z.record(z.string(), labelValue).superRefine((m, ctx) => {
+      if (Object.keys(m).length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one label (or leave out labels)' });
+      for (const name of Object.keys(m)) {
+        if (!LABEL_NAME.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'is not a label name (letters, digits and _, not starting with a digit)' });
+      }
+    }).optional(),
+  }),
   policy: id.optional(),
   notify: z.array(target).min(1).optional(),
 }).superRefine((r, ctx) => {
   if ((r.policy === undefined) === (r.notify === undefined)) {
     ctx.addIssue({ code: 'custom', path: [], message: 'needs exactly one of policy (escalate) or notify (send once)' });
   }
-}).transform((r): Route => (r.policy !== undefined
-  ? { match: { severity: r.match.severity }, policy: r.policy }
-  : { match: { severity: r.match.severity }, notify: r.notify ?? [] }));
+}).transform((r): Route => {
+  const match: RouteMatch = { severity: r.match.severity,
+    labels: Object.entries(r.match.labels ?? {}).map(([label, m]) => ({ label, ...m })) };
+  return r.policy !== undefined ? { match, policy: r.policy } : { match, notify: r.notify ?? [] };
+});
 
 const incidentKey = z.string().transform((raw, ctx): IncidentKeyRule => {
   if (raw === 'groupKey' || raw === 'fingerprint') return { kind: raw };

@@ -7,6 +7,7 @@
  */
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Policy, Severity, Target } from './oncall-config.js';
+import type { NobodyOnCall } from './targets.js';
 import type { NotificationKind, PageNotification, PagePlan, PageRecord } from './page.js';
 import { pageText } from './page-text.js';
 
@@ -20,10 +21,19 @@ export interface Recipient {
   to: string | null;
 }
 
-/** Who targets mean at an instant; `nobodyOnCall` names the schedules that resolved to nobody. */
+/** Who targets mean at an instant; `nobodyOnCall`, the person and schedule targets that reached nobody. */
 export interface Resolved {
   recipients: Recipient[];
-  nobodyOnCall: string[];
+  nobodyOnCall: NobodyOnCall[];
+}
+
+/**
+ * The `page.nobody-on-call` row's data for a target that reached nobody: `schedule` (nobody on call
+ * there) or `person`, and `missing: true` when the file no longer has that person or schedule (a
+ * page keeps the policy it opened under; a reload renamed or removed them, issue 33.4).
+ */
+export function nobodyData(n: NobodyOnCall): Record<string, string | boolean> {
+  return { [n.target.kind]: n.target.id, ...(n.known ? {} : { missing: true }) };
 }
 export type ResolveTargets = (targets: readonly Target[], atMs: number) => Resolved;
 
@@ -85,8 +95,8 @@ function notifyRound(page: PageRecord, targets: readonly Target[], kind: Notific
   const resolved = resolve(targets, nowMs);
   page.round += 1;
   const actor = engineActor(page.agentId);
-  for (const schedule of resolved.nobodyOnCall) {
-    audit.push(entry(page, 'page.nobody-on-call', actor, { schedule, step: page.step, loop: page.loop }));
+  for (const nobody of resolved.nobodyOnCall) {
+    audit.push(entry(page, 'page.nobody-on-call', actor, { ...nobodyData(nobody), step: page.step, loop: page.loop }));
   }
   return resolved.recipients.map((r) => send(page, r, kind, text, eventId, audit));
 }
@@ -320,8 +330,8 @@ export function planEscalate(before: PageRecord, toStep: number | null, actor: A
 export function planNotifyOnce(agentId: string, event: PageEvent & { status: 'firing' | 'resolved'; text: string }, targets: readonly Target[],
   nowMs: number, resolve: ResolveTargets): { audit: NewAuditEntry[]; notifications: PageNotification[] } {
   const resolved = resolve(targets, nowMs);
-  const audit: NewAuditEntry[] = resolved.nobodyOnCall.map((schedule) => ({ kind: 'page.nobody-on-call', actor: engineActor(agentId), agentId,
-    data: { eventId: event.id, schedule } }));
+  const audit: NewAuditEntry[] = resolved.nobodyOnCall.map((nobody) => ({ kind: 'page.nobody-on-call', actor: engineActor(agentId), agentId,
+    data: { eventId: event.id, ...nobodyData(nobody) } }));
   const notifications = resolved.recipients.map((r): PageNotification => ({ deliveryId: `${event.id}.notify.${r.person}.${r.channel}`,
     pageId: null, agentId, kind: 'notify', eventId: event.id, channelId: r.channel, person: r.person, to: r.to, severity: event.severity,
     status: event.status, title: event.title, text: event.text }));

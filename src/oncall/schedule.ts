@@ -14,7 +14,7 @@
  * the same person are one. Shifts (`scheduleShifts`) are the same timeline cut into spans, for the
  * coverage check, the iCalendar export and handoff notices.
  */
-import type { OnCallAnswer, Override, Rotation, Schedule, TimeWindow, Weekday } from './oncall-config.js';
+import type { OnCallAnswer, OncallConfig, Override, Rotation, Schedule, TimeWindow, Weekday } from './oncall-config.js';
 import { DAY_MS, MINUTE_MS, naiveDayAndMinute, parseLocalDateTime, zoneTime } from './zone-time.js';
 import type { ZoneTime } from './zone-time.js';
 
@@ -77,6 +77,16 @@ function overrideAt(schedule: Schedule, overrides: readonly Override[], instantM
     if (best === null || o.fromMs >= best.fromMs) best = o;
   }
   return best;
+}
+
+/**
+ * The overrides that may decide who is on call: those naming a person the file has. An override is
+ * stored, the people are in oncall.yaml: one naming a person since renamed or removed would page
+ * nobody while `svc oncall` named them (issue 33.4), so it never wins over the rotation. Every
+ * caller that hands the store's overrides to this file's functions filters them here first.
+ */
+export function usableOverrides(config: Pick<OncallConfig, 'people'>, overrides: readonly Override[]): Override[] {
+  return overrides.filter((o) => config.people.some((p) => p.id === o.personId));
 }
 
 /** Who is on call at the instant and why, without `untilMs` (what sending a page needs). */

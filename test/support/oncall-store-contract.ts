@@ -310,6 +310,22 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(backlog, [['agent-a', 4]]);
     });
 
+    it('a pattern is matched in linear time (issue 33.1): a 2,000-dash label under .*-.*-.*-.*-prod; a stored pattern RE2 refuses matches nothing', async () => {
+      const store = await open();
+      // JavaScript's backtracking RegExp took hours here (O(n⁴)), with the store's writer busy all along.
+      await store.oncall.addSilence({ id: 's-dash', agentId: null, matchers: [{ label: 'host', op: '=~', value: '.*-.*-.*-.*-prod' }], startsAtMs: T0,
+        endsAtMs: T0 + 60 * MIN, reason: 'prod hosts', createdBy: 'cli:test' }, T0);
+      // Stored before patterns were RE2: JavaScript's lookahead, which RE2 refuses.
+      await store.oncall.addSilence({ id: 's-old', agentId: null, matchers: [{ label: 'host', op: '=~', value: 'db(?=-eu)' }], startsAtMs: T0,
+        endsAtMs: T0 + 60 * MIN, reason: 'old syntax', createdBy: 'cli:test' }, T0);
+      const host = (value: string): string => JSON.stringify({ status: 'firing', alerts: [{ status: 'firing', labels: { alertname: 'Down', host: value } }] });
+      const hostile = await ingest(store, host('-'.repeat(2000)), T0 + 1);
+      const bounded = await ingest(store, host('-'.repeat(256)), T0 + 2);
+      const old = await ingest(store, host('db'), T0 + 3);
+      const prod = await ingest(store, host('db-1-eu-west-prod'), T0 + 4);
+      assert.deepEqual([hostile.status, bounded.status, old.status, prod.status], ['accepted', 'accepted', 'accepted', 'suppressed']);
+    });
+
     it('an expired silence suppresses nothing; retention deletes suppressed events like finished ones', async () => {
       const store = await open();
       await store.oncall.addSilence({ id: 's1', agentId: null, matchers: [{ label: 'instance', op: '=', value: 'db-1' }], startsAtMs: T0,

@@ -74,6 +74,15 @@ describe('GET /oncall and /oncall/<schedule>.ics', () => {
     assert.deepEqual(((await (await fetch(`${base}/oncall?schedule=nope`)).json()) as { schedules: unknown[] }).schedules, []);
   });
 
+  it('an override for a person the file no longer has (a reload renamed them) never wins: /oncall says what a page would reach', async () => {
+    overrides.push({ id: 'o2', agentId: 'esc', scheduleId: 'primary', personId: 'carol-renamed', fromMs: Date.parse('2026-11-30T00:00:00Z'),
+      toMs: Date.parse('2026-11-30T06:00:00Z') });
+    const at = (await (await fetch(`${base}/oncall?at=2026-11-30T01:00:00Z&agent=esc&schedule=primary`)).json()) as { schedules: unknown[] };
+    assert.deepEqual(at.schedules, [{ id: 'primary', agentId: 'esc', timeZone: 'Europe/Berlin', onCall: [],
+      nextHandoff: { at: '2026-11-30T08:00:00.000Z', person: 'bob' } }]);
+    overrides.pop();
+  });
+
   it('a bad at, an unknown or repeated parameter: 400 naming it', async () => {
     for (const [query, error] of [
       ['at=tomorrow', 'invalid at: expected an ISO-8601 timestamp or integer milliseconds'],

@@ -48,8 +48,8 @@ export interface PageEngineDeps {
   followsPageState?: (agentId: string, channelId: string) => boolean;
   /** New notifications were committed: the notifier should look now. */
   onCommitted?: () => void;
-  /** A line for the agent's log (what the engine decided without writing anything). */
-  log?: (agentId: string, event: string, fields: LogFields) => void;
+  /** A line for the agent's log (what the engine decided without writing anything; `warn` for a page that reached nobody). */
+  log?: (agentId: string, event: string, fields: LogFields, level?: 'info' | 'warn') => void;
   /**
    * The sender a freshly opened page's first round is claimed for, in the transaction that opens the
    * page, and handed to at once: no outbox claim (a round trip and a commit) between the page and its
@@ -120,7 +120,13 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     };
   };
 
+  /** A target that reached nobody is audited and, so that someone looks, a warning in the agent's log (issue 33.4). */
+  const warnNobody = (agentId: string, audit: PagePlan['audit']): void => {
+    for (const a of audit) if (a.kind === 'page.nobody-on-call') deps.log?.(agentId, 'page.nobody-on-call', a.data as LogFields, 'warn');
+  };
+
   const observe = (plan: PagePlan): void => {
+    warnNobody(plan.page.agentId, plan.audit);
     const m = deps.metrics;
     if (m === undefined) return;
     for (const a of plan.audit) {
@@ -213,7 +219,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         return true;
       }
       // A silenced event never gets here: the store kept it `suppressed` as it arrived (§17.8).
-      const route = routeFor(config, decision.severity);
+      const route = routeFor(config, decision.severity, event.payload);
       if (route === null) return true;
       // The page's messages carry the event's own links whoever triaged it (issue 26.6).
       const facts = messageFacts(event.payload);
@@ -223,6 +229,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         const once = planNotifyOnce(event.agentId, { ...pageEvent, status: decision.status, text: decision.text }, route.notify, clock.now(),
           await resolverFor(event.agentId));
         await store.oncall.writeNotifications(once.notifications, once.audit, clock.now());
+        warnNobody(event.agentId, once.audit);
         if (once.notifications.length > 0) deps.onCommitted?.();
         return true;
       }
