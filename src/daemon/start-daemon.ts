@@ -284,6 +284,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         for (const channel of set.channels) allChannels.add(channel);
         agentSet = set;
         snapshot = statusOf(next.agents, set);
+        // Links in messages from now on start with the ack source's new publicUrl (the listener stays).
+        for (const loaded of next.agents) ackServers.get(loaded.agent.id)?.usePublicUrl(loaded.ackSource?.publicUrl);
         const retired = old.channels.filter((c) => !set.channels.includes(c));
         if (retired.length > 0) {
           for (const channel of retired) allChannels.delete(channel);
