@@ -1,7 +1,8 @@
 /** The `svc` command line: one sub-command per file in this folder; errors become exit codes here. */
 import { Command, CommanderError } from 'commander';
 import { ConfigError, EXIT, RuntimeError, UsageError, errorText, exitCodeFor } from '../core/errors.js';
-import { packageVersion } from '../core/version.js';
+import { packageRoot, packageVersion } from '../core/version.js';
+import { join } from 'node:path';
 import type { CliContext } from './context.js';
 import { downCommand } from './down.js';
 import { registerFleet } from './fleet/command.js';
@@ -31,7 +32,9 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     // A command's options belong to it, not to its subcommands: `svc oncall override add --schedule S`
     // gives --schedule to `add` (commander needs this on the root for a nested command to use it).
     .enablePositionalOptions()
-    .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
+    .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr })
+    // Where the documentation is, checkout or installed package alike (contract §25.1).
+    .addHelpText('after', `\nDocumentation: ${join(packageRoot(), 'docs')} (operations.md: running it as a service), and man svc\n`);
 
   program
     .command('init')
@@ -42,7 +45,10 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .option('--id <id>', 'agent id (default oncall-escalator); unique per $SVC_HOME')
     .option('--force', 'overwrite existing files', false)
     .option('--checkpoint-key', 'also create the audit checkpoint key (Ed25519, secret audit/checkpoint-key) and turn signed checkpoints on', false)
-    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean; id?: string; checkpointKey: boolean }) => {
+    .option('--port <n>', "the webhook source's port, in event-sources.yaml and alertmanager.yml (default 8787)")
+    .option('--control-port <n>', "the control plane's port, in agent.yaml (default 9464)")
+    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean; id?: string; checkpointKey: boolean;
+      port?: string; controlPort?: string }) => {
       setCode(initCommand(dir, opts, ctx));
     });
 

@@ -38,6 +38,8 @@ export interface AckLinkServer {
   port(): number;
   /** What links start with: `publicUrl`, or this listener's own address. */
   publicUrl(): string;
+  /** A config reload's new `publicUrl` (undefined: this listener's own address): links minted from now on start with it. */
+  usePublicUrl(url: string | undefined): void;
   /** A person's links to a page, valid for 24 h (§18.6). */
   links(pageId: string, person: string): AckLinks;
   close(): Promise<void>;
@@ -50,6 +52,7 @@ interface Answer { status: number; body: string }
 
 export function createAckLinkServer(deps: AckLinkServerDeps): AckLinkServer {
   const { source, clock, log } = deps;
+  let configuredUrl = source.publicUrl;
 
   const refuse = (status: number, heading: string, sentence: string, reason: string): Answer => {
     log.write('warn', 'ack-link.refused', { source: source.id, status, reason });
@@ -57,7 +60,7 @@ export function createAckLinkServer(deps: AckLinkServerDeps): AckLinkServer {
   };
 
   function publicUrl(): string {
-    if (source.publicUrl !== undefined) return source.publicUrl.replace(/\/+$/, '');
+    if (configuredUrl !== undefined) return configuredUrl.replace(/\/+$/, '');
     const host = source.bind.includes(':') ? `[${source.bind}]` : source.bind;
     return `http://${host}:${listener.port()}/ack`;
   }
@@ -129,6 +132,9 @@ export function createAckLinkServer(deps: AckLinkServerDeps): AckLinkServer {
     start: () => listener.start(),
     port: () => listener.port(),
     publicUrl,
+    usePublicUrl(url) {
+      configuredUrl = url;
+    },
     links(pageId, person) {
       const expiresAtMs = clock.now() + ACK_LINK_TTL_MS;
       const url = (action: LinkAction): string =>

@@ -73,6 +73,19 @@ describe('planReload: what a config reload may apply live', () => {
     assert.equal(planReload(paging, paging).kind, 'apply');
   });
 
+  it("an ack source's publicUrl applies live; its port or secret needs a restart", () => {
+    const withAck = (over: Record<string, unknown>): LoadedAgent => ({ ...agent('a'),
+      ackSource: { id: 'ack-links', type: 'ack', bind: '127.0.0.1', port: 8790, secret: 'ack-secret-0123456789', maxConnections: 512, ...over } });
+    const before = config([withAck({})]);
+    assert.deepEqual(planReload(before, config([withAck({ publicUrl: 'https://svc.example.com/ack' })])),
+      { kind: 'apply', agents: [{ agentId: 'a', channelsAdded: [], channelsRemoved: [], channelsChanged: [], keys: ['event-sources.yaml ack source.publicUrl'] }] });
+    assert.deepEqual(planReload(config([withAck({ publicUrl: 'https://svc.example.com/ack' })]), before).kind, 'apply', 'and back to the default');
+    assert.deepEqual(planReload(before, config([withAck({ port: 8791, publicUrl: 'https://svc.example.com/ack' })])),
+      { kind: 'restart', keys: ['a: event-sources.yaml ack source.port'] });
+    assert.deepEqual(planReload(before, config([withAck({ secret: 'another-secret-0123456789' })])),
+      { kind: 'restart', keys: ['a: event-sources.yaml ack source.secret'] });
+  });
+
   it('a restart-only change refuses the reload even beside live changes', () => {
     const both = agent('a', { channels: [], sources: [{ id: 'alertmanager', type: 'webhook', bind: '0.0.0.0', port: 8787, secret: 's3cr3t-value' }] });
     assert.deepEqual(planReload(config([agent('a')]), config([both])),

@@ -47,6 +47,8 @@ import { openDaemonStore } from './open-daemon-store.js';
 import { startAgentLogs } from './start-agent-logs.js';
 import { startMcpServers } from './start-mcp-servers.js';
 import { startPageListeners } from './start-page-listeners.js';
+import { createListenerRegistry } from './listener-registry.js';
+import { listenerAuthority, sourceUrl } from '../config/source-url.js';
 
 export interface DaemonDeps {
   agents: LoadedAgent[];
@@ -161,6 +163,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     await backlog.refresh();
     closers.add('backlog gauge', () => backlog.close());
 
+    // Every listener registers itself for /status (`svc ps`), whatever its kind (contract §25.3).
+    const listeners = createListenerRegistry();
     // Agents with an oncall.yaml page through the page engine (contract §17); it stops before the channels close.
     const pageConfigs = new Map<string, OncallConfig>(deps.oncall ?? []);
     const ackServers = new Map<string, AckLinkServer>();
@@ -171,9 +175,9 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       : null;
     if (pages) {
       closers.add('page engine', () => pages.close());
-      const listeners = await startPageListeners({ agents: deps.agents, configs: pageConfigs, engine: pages.engine, store: runtimeStore,
-        clock, logs, report, ackServers });
-      closers.add('page listeners', () => listeners.close());
+      const answering = await startPageListeners({ agents: deps.agents, configs: pageConfigs, engine: pages.engine, store: runtimeStore,
+        clock, logs, report, ackServers, listeners });
+      closers.add('page listeners', () => answering.close());
     }
 
     const dispatcher = createDispatcher({ store: runtimeStore, agents: agentSet.agents, stats, clock, owner,
@@ -197,6 +201,15 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     });
     await ingest.start();
     closers.add('ingest', () => ingest.close());
+    for (const loaded of deps.agents) {
+      for (const source of loaded.sources) {
+        // The ingest binds one server per bind and port, in the order of settings.listeners.
+        const at = settings.listeners.findIndex((l) => l.bind === source.bind && l.port === source.port);
+        const port = (): number => ingest.ports()[at] ?? source.port;
+        listeners.add({ kind: 'ingest', agent: loaded.agent.id, source: source.id, bind: source.bind, port,
+          url: () => sourceUrl(source, { port: port() }) });
+      }
+    }
 
     // Events accepted before a crash or shutdown and not yet handled are in the store: claiming starts now.
     dispatcher.start();
@@ -217,6 +230,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       auditExport: () => duties.exportStatus(),
       logWriteFailures: (agentId) => logs.failures(agentId),
       oncall: (agentId) => pages?.status(agentId) ?? null,
+      listeners: () => listeners.list(),
       controlPlane: () => ({ ...settings.controlPlane, port: controlPlane?.port() ?? settings.controlPlane.port }) });
     let snapshot = statusOf(deps.agents, agentSet);
     const controlPlane = await startControlPlane({
@@ -228,7 +242,12 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       readiness,
       snapshot: () => snapshot(),
     });
-    if (controlPlane) closers.add('control plane', () => controlPlane.close());
+    if (controlPlane) {
+      closers.add('control plane', () => controlPlane.close());
+      const { bind } = settings.controlPlane;
+      listeners.add({ kind: 'control-plane', agent: null, source: null, bind, port: () => controlPlane.port(),
+        url: () => `http://${listenerAuthority(bind, controlPlane.port(), false)}` });
+    }
 
     await runtimeStore.appendAudit({ kind: 'runtime.started', actor: 'svc', agentId: null,
       data: { pid: deps.pid, version: deps.version, agents: agentIds,
@@ -266,6 +285,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         for (const channel of set.channels) allChannels.add(channel);
         agentSet = set;
         snapshot = statusOf(next.agents, set);
+        // Links in messages from now on start with the ack source's new publicUrl (the listener stays).
+        for (const loaded of next.agents) ackServers.get(loaded.agent.id)?.usePublicUrl(loaded.ackSource?.publicUrl);
         const retired = old.channels.filter((c) => !set.channels.includes(c));
         if (retired.length > 0) {
           for (const channel of retired) allChannels.delete(channel);

@@ -13,11 +13,15 @@ import { createAckLinkServer } from './ack-link-server.js';
 import { createSlackActionsServer } from './slack-actions-server.js';
 import type { AgentLogs } from './start-agent-logs.js';
 import { closeEach } from './close-order.js';
+import type { ListenerRegistry } from './listener-registry.js';
+import { listenerAuthority } from '../config/source-url.js';
 
 export async function startPageListeners(deps: { agents: readonly LoadedAgent[]; configs: ReadonlyMap<string, OncallConfig>;
   engine: PageEngine; store: Store; clock: Clock; logs: AgentLogs; report: (line: string) => void;
   /** Filled with each agent's ack-link server: the page engine puts its links into messages. */
-  ackServers: Map<string, AckLinkServer> }): Promise<{ close(): Promise<void> }> {
+  ackServers: Map<string, AckLinkServer>;
+  /** Where each listener is registered for /status (`svc ps`). */
+  listeners: ListenerRegistry }): Promise<{ close(): Promise<void> }> {
   const { engine, store, clock, report } = deps;
   const started: Array<{ close(): Promise<void> | void }> = [];
   const close = (): Promise<void> => closeEach([...started].reverse());
@@ -29,6 +33,8 @@ export async function startPageListeners(deps: { agents: readonly LoadedAgent[];
       await server.start();
       deps.ackServers.set(loaded.agent.id, server);
       started.push(server);
+      const { id, bind } = loaded.ackSource;
+      deps.listeners.add({ kind: 'ack', agent: loaded.agent.id, source: id, bind, port: () => server.port(), url: () => server.publicUrl() });
     }
     for (const loaded of deps.agents) {
       const agentId = loaded.agent.id;
@@ -40,6 +46,9 @@ export async function startPageListeners(deps: { agents: readonly LoadedAgent[];
         engine, store, clock, log: deps.logs.get(agentId), report });
       await server.start();
       started.push(server);
+      const { id, bind } = loaded.slackSource;
+      deps.listeners.add({ kind: 'slack', agent: agentId, source: id, bind, port: () => server.port(),
+        url: () => `http://${listenerAuthority(bind, server.port(), false)}/webhooks/${id}` });
     }
   } catch (err) {
     await close();
