@@ -1,7 +1,8 @@
 /**
- * The listeners of agents that page (contract §18): one-time ack links (§18.6) for an agent with an
- * oncall.yaml and an ack source, Slack button clicks (§18.2) for one with a slack source. They stop
- * before the page engine does.
+ * The listeners of agents that page (contract §18, §21): one-time ack links (§18.6) for an agent with an
+ * oncall.yaml and an ack source, Slack button clicks (§18.2) for one with a slack source, Twilio's
+ * callbacks (§21.4) for each twilio source, and — no port — the leader's poll of the Telegram bots'
+ * button presses (§21.5). They stop before the page engine does.
  */
 import type { LoadedAgent } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -11,13 +12,19 @@ import type { Store } from '../store/store.js';
 import type { AckLinkServer } from './ack-link-server.js';
 import { createAckLinkServer } from './ack-link-server.js';
 import { createSlackActionsServer } from './slack-actions-server.js';
+import { startTelegramActions, telegramBots } from './telegram-actions.js';
+import { createTwilioSourceServer } from './twilio-source-server.js';
 import type { AgentLogs } from './start-agent-logs.js';
 import { closeEach } from './close-order.js';
 
 export async function startPageListeners(deps: { agents: readonly LoadedAgent[]; configs: ReadonlyMap<string, OncallConfig>;
   engine: PageEngine; store: Store; clock: Clock; logs: AgentLogs; report: (line: string) => void;
   /** Filled with each agent's ack-link server: the page engine puts its links into messages. */
-  ackServers: Map<string, AckLinkServer> }): Promise<{ close(): Promise<void> }> {
+  ackServers: Map<string, AckLinkServer>;
+  /** Whether this replica holds the leader lease: only the leader polls Telegram. */
+  leader: () => boolean;
+  /** The agents as loaded now (a config reload changes their channels live): the Telegram bots polled. */
+  currentAgents?: () => readonly LoadedAgent[] }): Promise<{ close(): Promise<void> }> {
   const { engine, store, clock, report } = deps;
   const started: Array<{ close(): Promise<void> | void }> = [];
   const close = (): Promise<void> => closeEach([...started].reverse());
@@ -41,6 +48,22 @@ export async function startPageListeners(deps: { agents: readonly LoadedAgent[];
       await server.start();
       started.push(server);
     }
+    for (const loaded of deps.agents) {
+      const agentId = loaded.agent.id;
+      if (!deps.configs.has(agentId)) continue;
+      for (const source of loaded.twilioSources ?? []) {
+        const channel = loaded.channels.find((c) => c.id === source.channel);
+        if (channel?.type !== 'twilio') continue; // the loader refuses a source naming no twilio channel
+        const server = createTwilioSourceServer({ agentId, source, channel, people: () => deps.configs.get(agentId)?.people ?? [],
+          engine, store, clock, log: deps.logs.get(agentId), report });
+        await server.start();
+        started.push(server);
+      }
+    }
+    const agentsNow = deps.currentAgents ?? ((): readonly LoadedAgent[] => deps.agents);
+    started.push(startTelegramActions({ bots: () => telegramBots(agentsNow(), (id) => deps.configs.has(id)), leader: deps.leader,
+      people: (agentId) => deps.configs.get(agentId)?.people ?? [], engine, store, clock, report,
+      log: (agentId, level, event, fields) => deps.logs.get(agentId).write(level, event, fields) }));
   } catch (err) {
     await close();
     throw err;
