@@ -113,8 +113,9 @@ export function startTelegramActions(deps: TelegramActionsDeps): TelegramActions
 
   async function press(bot: TelegramBot, api: TelegramApi, q: CallbackQuery, signal: AbortSignal): Promise<void> {
     const parsed = parseCallbackData(q.data);
+    // Telegram shows at most 200 characters of an answer (https://core.telegram.org/bots/api#answercallbackquery).
     const answer = (text?: string): Promise<unknown> => api.call('answerCallbackQuery',
-      { callback_query_id: q.id, ...(text === undefined ? {} : { text }) }, signal, ANSWER_TIMEOUT_MS);
+      { callback_query_id: q.id, ...(text === undefined ? {} : { text: text.slice(0, 200) }) }, signal, ANSWER_TIMEOUT_MS);
     if (parsed === null) {
       await answer();
       return;
