@@ -4,7 +4,7 @@
  * callbacks (§21.4) for each twilio source, and — no port — the leader's poll of the Telegram bots'
  * button presses (§21.5). They stop before the page engine does.
  */
-import type { LoadedAgent } from '../config/schema.js';
+import type { LoadedAgent, TwilioChannelConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
@@ -48,19 +48,21 @@ export async function startPageListeners(deps: { agents: readonly LoadedAgent[];
       await server.start();
       started.push(server);
     }
+    const agentsNow = deps.currentAgents ?? ((): readonly LoadedAgent[] => deps.agents);
     for (const loaded of deps.agents) {
       const agentId = loaded.agent.id;
       if (!deps.configs.has(agentId)) continue;
       for (const source of loaded.twilioSources ?? []) {
-        const channel = loaded.channels.find((c) => c.id === source.channel);
-        if (channel?.type !== 'twilio') continue; // the loader refuses a source naming no twilio channel
+        const first = twilioChannelOf(loaded, source.channel);
+        if (first === undefined) continue; // the loader refuses a source naming no twilio channel
+        // Read per request: a reload that rotates the auth token changes the key of the signatures at once.
+        const channel = (): TwilioChannelConfig => twilioChannelOf(agentsNow().find((a) => a.agent.id === agentId), source.channel) ?? first;
         const server = createTwilioSourceServer({ agentId, source, channel, people: () => deps.configs.get(agentId)?.people ?? [],
           engine, store, clock, log: deps.logs.get(agentId), report });
         await server.start();
         started.push(server);
       }
     }
-    const agentsNow = deps.currentAgents ?? ((): readonly LoadedAgent[] => deps.agents);
     started.push(startTelegramActions({ bots: () => telegramBots(agentsNow(), (id) => deps.configs.has(id)), leader: deps.leader,
       people: (agentId) => deps.configs.get(agentId)?.people ?? [], engine, store, clock, report,
       log: (agentId, level, event, fields) => deps.logs.get(agentId).write(level, event, fields) }));
@@ -69,4 +71,9 @@ export async function startPageListeners(deps: { agents: readonly LoadedAgent[];
     throw err;
   }
   return { close };
+}
+
+function twilioChannelOf(agent: LoadedAgent | undefined, channelId: string): TwilioChannelConfig | undefined {
+  const channel = agent?.channels.find((c) => c.id === channelId);
+  return channel?.type === 'twilio' ? channel : undefined;
 }

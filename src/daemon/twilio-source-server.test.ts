@@ -14,6 +14,7 @@ import type { FakeTwilio } from '../../test/support/fake-twilio.js';
 import { signAsTwilio, startFakeTwilio } from '../../test/support/fake-twilio.js';
 import { freePort } from '../../test/support/http.js';
 import { dailyShifts, testPerson } from '../../test/support/oncall-config.js';
+import type { TwilioChannelConfig } from '../config/schema.js';
 import { twilioChannelSchema, twilioSourceSchema } from '../config/schema.js';
 import { fakeClock } from '../core/clock.js';
 import type { AgentLog } from '../logs/agent-log.js';
@@ -48,6 +49,7 @@ describe('twilio source (§21.4)', () => {
   let store: Store;
   let server: TwilioSourceServer;
   let base: string;
+  let channel: TwilioChannelConfig;
   let keys = 0;
   const engine = () => createPageEngine({ store, clock, configs: new Map([['ops', config]]) });
   const open = async (): Promise<PageRecord> => {
@@ -67,10 +69,10 @@ describe('twilio source (§21.4)', () => {
     store = await openSqliteStore({ path: join(root, 'svc.db') });
     const port = await freePort();
     base = `http://127.0.0.1:${port}/twilio`;
-    const channel = twilioChannelSchema.parse({ id: 'sms', type: 'twilio', direction: 'outbound', accountSid: twilio.accountSid,
+    channel = twilioChannelSchema.parse({ id: 'sms', type: 'twilio', direction: 'outbound', accountSid: twilio.accountSid,
       authToken: twilio.authToken, from: TWILIO_NUMBER, mode: 'sms', apiUrl: twilio.apiUrl });
     const source = twilioSourceSchema.parse({ id: 'twilio', type: 'twilio', port, publicUrl: base, channel: 'sms' });
-    server = createTwilioSourceServer({ agentId: 'ops', source, channel, people: () => config.people, engine: engine(), store, clock, log,
+    server = createTwilioSourceServer({ agentId: 'ops', source, channel: () => channel, people: () => config.people, engine: engine(), store, clock, log,
       report: (line) => { throw new Error(line); } });
     await server.start();
   });
@@ -98,6 +100,18 @@ describe('twilio source (§21.4)', () => {
     assert.equal(await auditCount(), before, 'not a row written');
     assert.equal(logged.filter((l) => l.event === 'twilio.rejected').length, 3);
     assert.equal((await fetch(`${base}/sms`)).status, 405);
+  });
+
+  it('a rotated auth token (a config reload) keys the signatures from the next request on', async () => {
+    const was = channel;
+    channel = { ...was, authToken: '00112233445566778899aabbccddeeff' };
+    try {
+      const params = { From: ALICE, To: TWILIO_NUMBER, Body: 'hello', MessageSid: 'SM2' };
+      assert.equal((await twilio.post(`${base}/sms`, params)).status, 403, 'signed with the old token');
+      assert.equal((await twilio.post(`${base}/sms`, params, signAsTwilio(channel.authToken, `${base}/sms`, params))).status, 200);
+    } finally {
+      channel = was;
+    }
   });
 
   it('an SMS 4<code> from alice acknowledges her page, via sms, and is answered with TwiML', async () => {

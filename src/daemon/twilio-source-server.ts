@@ -54,8 +54,11 @@ const MAX_OPEN_PAGES = 10_000;
 export interface TwilioSourceDeps {
   agentId: string;
   source: TwilioSourceConfig;
-  /** The channel the source serves: its id names the contacts, its auth token keys the signatures and the codes. */
-  channel: TwilioChannelConfig;
+  /**
+   * The channel the source serves, as configured now (a config reload may rotate its auth token): its id
+   * names the contacts, its auth token keys the signatures and the codes.
+   */
+  channel: () => TwilioChannelConfig;
   people: () => readonly Person[];
   engine: PageEngine;
   store: Store;
@@ -75,13 +78,14 @@ const nothing = (): Answer => ({ status: 200, body: twiml(), headers: TWIML_HEAD
 const plain = (status: number, text: string): Answer => ({ status, body: `${text}\n`, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
 
 export function createTwilioSourceServer(deps: TwilioSourceDeps): TwilioSourceServer {
-  const { source, channel, clock, log, agentId } = deps;
+  const { source, clock, log, agentId } = deps;
+  const channelId = source.channel;
   const publicUrl = source.publicUrl.replace(/\/+$/, '');
   const publicPath = new URL(publicUrl).pathname.replace(/\/+$/, '');
   const refusals = new Map<string, { count: number; sinceMs: number }>();
 
   const contactOf = (personId: string | null, number: string): Person | undefined =>
-    deps.people().find((p) => (personId === null || p.id === personId) && p.contacts[channel.id] === number);
+    deps.people().find((p) => (personId === null || p.id === personId) && p.contacts[channelId] === number);
 
   /** Counts a refusal from `number`; true while it is still to be audited. */
   function countRefusal(number: string): boolean {
@@ -113,7 +117,7 @@ export function createTwilioSourceServer(deps: TwilioSourceDeps): TwilioSourceSe
       do {
         const listed = await deps.store.oncall.listPages({ limit: 500, cursor, order: 'desc', sinceMs: null, untilMs: null }, { agent: agentId, state });
         for (const page of listed.items) {
-          const told = page.notified.find((n) => n.channel === channel.id && n.to === number);
+          const told = page.notified.find((n) => n.channel === channelId && n.to === number);
           if (told !== undefined) found.push({ page, person: told.person });
         }
         seen += listed.items.length;
@@ -133,7 +137,7 @@ export function createTwilioSourceServer(deps: TwilioSourceDeps): TwilioSourceSe
     }
     if (reply === null) return sms('svc: to answer a page, reply 4 (acknowledge) or 6 (resolve) followed by the code in its message, e.g. 4123456.');
     const matches = (await openPagesNotifying(from))
-      .filter((m) => smsReplyCode(channel.authToken, agentId, m.page.id, from) === reply.code);
+      .filter((m) => smsReplyCode(deps.channel().authToken, agentId, m.page.id, from) === reply.code);
     if (matches.length !== 1) {
       await refuse('sms', from, reply.action, matches.length === 0 ? 'unknown-code' : 'ambiguous-code', null);
       return sms(matches.length === 0 ? `svc: no open page of yours has code ${reply.code}.`
@@ -159,7 +163,7 @@ export function createTwilioSourceServer(deps: TwilioSourceDeps): TwilioSourceSe
   async function onVoice(claims: CallClaims, params: URLSearchParams, n: number, voiceUrl: string): Promise<Answer> {
     if (claims.pageId === null || claims.note !== null) return voice(tellOnly(claims));
     const page = await deps.store.oncall.getPage(claims.pageId);
-    const personId = personOfDelivery(claims.deliveryId, claims.pageId, channel.id);
+    const personId = personOfDelivery(claims.deliveryId, claims.pageId, channelId);
     if (page === null || page.agentId !== agentId) return voice(unknownCall());
     const digits = params.get('Digits');
     if (digits === null || digits === '') return voice(prompt(claims, page, n, voiceUrl));
@@ -187,8 +191,8 @@ export function createTwilioSourceServer(deps: TwilioSourceDeps): TwilioSourceSe
     const timeline = await deps.store.oncall.pageTimeline(claims.pageId);
     if (timeline.some((r) => r.kind === 'page.call-failed' && r.dataText?.includes(`"callSid":${JSON.stringify(callSid)}`) === true)) return nothing();
     await deps.store.oncall.writeNotifications([], [{ kind: 'page.call-failed', actor: `twilio:${source.id}`, agentId,
-      data: { pageId: claims.pageId, deliveryId: claims.deliveryId, person: personOfDelivery(claims.deliveryId, claims.pageId, channel.id),
-        channel: channel.id, status, callSid } }], clock.now());
+      data: { pageId: claims.pageId, deliveryId: claims.deliveryId, person: personOfDelivery(claims.deliveryId, claims.pageId, channelId),
+        channel: channelId, status, callSid } }], clock.now());
     return nothing();
   }
 
@@ -206,7 +210,7 @@ export function createTwilioSourceServer(deps: TwilioSourceDeps): TwilioSourceSe
     const params = new URLSearchParams(body);
     const signed = `${publicUrl}${path}${query === undefined ? '' : `?${query}`}`;
     const signature = req.headers['x-twilio-signature'];
-    if (!verifyTwilioSignature(channel.authToken, typeof signature === 'string' ? signature : undefined, signed, [...params])) {
+    if (!verifyTwilioSignature(deps.channel().authToken, typeof signature === 'string' ? signature : undefined, signed, [...params])) {
       log.write('warn', 'twilio.rejected', { source: source.id, reason: 'signature', path: path.slice(0, 64) });
       return plain(403, 'invalid signature');
     }
