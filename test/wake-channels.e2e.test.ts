@@ -86,8 +86,8 @@ describe('waking a person e2e: Twilio SMS and voice, Telegram', () => {
     const press = bot.press({ userId: CHAT, chatId: CHAT, messageId: first.messageId, data: `svc:ack:${page1}` });
     await waitFor('alice acknowledged', () => pageState(page1)?.state === 'acknowledged');
     assert.deepEqual(rowsOf('page.acknowledged', page1).map((r) => [r.actor, r.data.by, r.data.via]), [[`telegram:${CHAT}`, 'alice', 'telegram']]);
-    assert.deepEqual(bot.calls.find((c) => c.method === 'answerCallbackQuery' && c.body.callback_query_id === press)?.body,
-      { callback_query_id: press, text: 'Acknowledged.' });
+    const told = await waitFor('the press answered', () => bot.calls.find((c) => c.method === 'answerCallbackQuery' && c.body.callback_query_id === press));
+    assert.deepEqual(told.body, { callback_query_id: press, text: 'Acknowledged.' });
     await waitFor('the message edited in place', () => first.edits > 0);
     assert.equal(first.text, `[P1] ${first.text.split('\n')[0]?.replace(/^\[P1\] /, '') ?? ''}\nPage ${page1} was acknowledged by alice.`);
     assert.deepEqual((first.replyMarkup as { inline_keyboard: Array<Array<{ text: string }>> }).inline_keyboard.flat().map((b) => b.text), ['Resolve', 'Escalate']);
