@@ -43,6 +43,7 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
     case 'page.unacknowledged': return d.reason === 'ack-timeout' ? `back to triggered: ${s('acknowledgedBy')} did not resolve in time`
       : `unacknowledged by ${s('by')}`;
     case 'page.ack-refused': return `${s('action')} by ${s('user')} via ${s('via')} refused: ${s('reason')}`;
+    case 'page.call-failed': return `call to ${s('person')} on ${s('channel')} not taken: ${s('status')} (a failed try; the next step still comes)`;
     case 'page.resolved': return `resolved by ${s('by')} via ${s('via')}${opt('note', (v) => `: ${v}`)}`;
     case 'page.exhausted': return 'exhausted: nobody acknowledged';
     case 'heartbeat.missed': return `heartbeat ${s('heartbeat')} missed (last seen ${s('lastSeen')})`;

@@ -17,7 +17,7 @@ import type { Person } from '../oncall/oncall-config.js';
 import { SLACK_ACTION_IDS } from '../runtime/channels/slack-blocks.js';
 import type { PageAction, PageEngine } from '../runtime/oncall/page-engine.js';
 import type { Store } from '../store/store.js';
-import { createSourceListener } from './source-listener.js';
+import { createSourceListener, readRequestBody } from './source-listener.js';
 import type { SourceListener } from './source-listener.js';
 
 /** Slack's replay window (https://api.slack.com/authentication/verifying-requests-from-slack). */
@@ -129,7 +129,7 @@ export function createSlackActionsServer(deps: SlackActionsDeps): SlackActionsSe
       res.setHeader('Allow', 'POST');
       return answer(405, 'method not allowed\n');
     }
-    const body = await readBody(req);
+    const body = await readRequestBody(req, MAX_BODY_BYTES);
     if (body === null) {
       res.setHeader('Connection', 'close');
       return answer(413, 'body too large\n');
@@ -152,15 +152,4 @@ export function createSlackActionsServer(deps: SlackActionsDeps): SlackActionsSe
     onError: (err) => deps.report(`slack source ${source.id}: ${errorText(err)}`),
     unavailable: (res) => res.writeHead(503).end(),
   });
-}
-
-async function readBody(req: IncomingMessage): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -165,6 +165,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     // Every listener registers itself for /status (`svc ps`), whatever its kind (contract §25.3).
     const listeners = createListenerRegistry();
+    // The agents as a config reload last loaded them (the Telegram bots polled follow their channels).
+    let loadedAgents: readonly LoadedAgent[] = deps.agents;
     // Agents with an oncall.yaml page through the page engine (contract §17); it stops before the channels close.
     const pageConfigs = new Map<string, OncallConfig>(deps.oncall ?? []);
     const ackServers = new Map<string, AckLinkServer>();
@@ -176,7 +178,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     if (pages) {
       closers.add('page engine', () => pages.close());
       const answering = await startPageListeners({ agents: deps.agents, configs: pageConfigs, engine: pages.engine, store: runtimeStore,
-        clock, logs, report, ackServers, listeners });
+        clock, logs, report, ackServers, listeners, leader: () => duties.leader(), currentAgents: () => loadedAgents });
       closers.add('page listeners', () => answering.close());
     }
 
@@ -277,6 +279,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
             return was !== undefined && sameConfig(was, config) ? old.channelsByAgent.get(agentId)?.find((c) => c.id === config.id) : undefined;
           } });
         for (const [agentId, config] of next.oncall) pageConfigs.set(agentId, config);
+        loadedAgents = next.agents;
         const underWay: Array<Promise<void>> = [];
         for (const agent of set.agents.filter((a) => !old.agents.includes(a))) {
           if (pages) underWay.push(pages.replaceAgent(agent));

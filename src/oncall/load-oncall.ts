@@ -9,7 +9,9 @@
  */
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
+import { contactProblem } from '../config/contact-forms.js';
 import type { LoadedAgent } from '../config/schema.js';
+import { answerSourcesOf } from '../config/schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
 import type { KeyPath, YamlFile } from '../config/yaml-file.js';
 import { formatDuration } from '../core/duration.js';
@@ -33,7 +35,7 @@ export interface OncallLoadContext {
 /** What of the agent the file may refer to: its directory, channels and sources. */
 export interface OncallAgent {
   dir: string;
-  channels: ReadonlyArray<{ id: string }>;
+  channels: ReadonlyArray<{ id: string; type?: string }>;
   sources: ReadonlyArray<{ id: string }>;
 }
 
@@ -72,13 +74,14 @@ export function loadOncallForAgents(agents: readonly LoadedAgent[], ctx: OncallL
 }
 
 /**
- * An ack source (§18.6) and a Slack source (§18.2) act on pages, and only an agent with an oncall.yaml
- * has pages: without one such a source would listen for nothing, so it is refused rather than left silent.
+ * An ack source (§18.6), a Slack source (§18.2) and a Twilio source (§21.4) act on pages, and only an agent
+ * with an oncall.yaml has pages: without one such a source would listen for nothing, so it is refused
+ * rather than left silent.
  */
 function pageSourceProblems(agent: LoadedAgent): string[] {
-  return [agent.ackSource, agent.slackSource].flatMap((source) => (source === undefined ? [] : [
+  return answerSourcesOf(agent).flatMap((source) => [
     `${join(agent.dir, 'event-sources.yaml')}: source ${source.id} (type: ${source.type}) answers pages, but agent ${agent.agent.id} has no `
-      + `${ONCALL_FILE} (${join(agent.dir, ONCALL_FILE)}): add one, or remove the source`]));
+      + `${ONCALL_FILE} (${join(agent.dir, ONCALL_FILE)}): add one, or remove the source`]);
 }
 
 function duplicateIds(file: YamlFile<OncallConfig>, list: 'people' | 'schedules' | 'policies' | 'heartbeats', noun: string): string[] {
@@ -98,6 +101,7 @@ function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): st
   const schedules = new Set(config.schedules.map((s) => s.id));
   const policies = new Set(config.policies.map((p) => p.id));
   const channels = new Set(agent.channels.map((c) => c.id));
+  const channelTypes = new Map(agent.channels.map((c) => [c.id, c.type]));
   const sources = new Set(agent.sources.map((s) => s.id));
   const channelList = [...channels].join(', ');
   const problems = [
@@ -123,6 +127,8 @@ function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): st
     for (const channelId of Object.keys(person.contacts)) {
       const path = ['people', i, 'contacts', channelId];
       if (!channels.has(channelId)) problems.push(file.problem(path, `a contact on channel "${channelId}", which the agent does not have (channels.yaml has ${channelList})`));
+      const form = contactProblem(channelTypes.get(channelId), person.contacts[channelId] ?? '');
+      if (form !== null) problems.push(file.problem(path, `${channelTypes.get(channelId) ?? ''} contact ${form}`));
     }
     problems.push(...personProblems(file, person, i));
     if (person.login !== null) {

@@ -49,7 +49,7 @@ export interface PageEvent {
 export interface Actor {
   actor: string;
   by: string;
-  via: 'cli' | 'slack' | 'link' | 'console' | 'source';
+  via: 'cli' | 'slack' | 'link' | 'console' | 'source' | 'telegram' | 'sms' | 'voice';
 }
 
 export interface OpenInput {

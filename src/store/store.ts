@@ -390,4 +390,12 @@ export interface OncallStore {
   /** Records that matching deliveries arrived (duplicates too, §17.7). */
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): Promise<void>;
   listHeartbeats(): Promise<HeartbeatSeen[]>;
+
+  /**
+   * The offset a vendor's update feed is read from next, by feed (a Telegram bot's `getUpdates`, §21.5:
+   * `telegram:<bot id>`); null before its first read. The leader that polls stores it after each batch,
+   * so a restart or another replica taking over goes on from there.
+   */
+  pollOffset(feed: string): Promise<number | null>;
+  savePollOffset(feed: string, offset: number, nowMs: number): Promise<void>;
 }

@@ -1,4 +1,4 @@
-/** Outbound channels (contract §9.5, §18): file, webhook, slack, teams, pagerduty, email. */
+/** Outbound channels (contract §9.5, §18, §21): file, webhook, slack, teams, pagerduty, email, twilio, telegram. */
 import type { ChannelConfig } from '../../config/schema.js';
 import type { NotificationKind } from '../../oncall/page.js';
 
@@ -28,8 +28,9 @@ export interface OutboundMessage {
   links?: AckLinks;
   /**
    * What this channel reported (its delivery detail) for the message of this page it last posted to
-   * the same recipient — Slack's `channel` and `ts` — so a channel that updates its page messages in
-   * place (§18.1) edits that one. Absent before the page's first message there.
+   * the same recipient — Slack's `channel` and `ts`, Telegram's `chat_id` and `message_id` — so a
+   * channel that updates its page messages in place (§18.1, §21.5) edits that one. Absent before the
+   * page's first message there.
    */
   pageMessage?: Readonly<Record<string, string>>;
 }
@@ -69,6 +70,8 @@ export interface Channel {
   readonly followsPageState?: boolean;
   /** The channel edits its page messages in place (§18.1): each send of a page is told its `pageMessage`. */
   readonly updatesPageMessages?: boolean;
+  /** The keys of its delivery detail that name such a page message (default Slack's `channel` and `ts`). */
+  readonly pageMessageKeys?: readonly string[];
   /** Attempts before dead-lettering, when the channel sets its own. */
   readonly maxAttempts: number | undefined;
   /** One delivery attempt. Never throws: failures are results. */

@@ -3,7 +3,7 @@
  * §9.5, §18): one POST with a per-attempt deadline, the answer classified by the channel, timeouts and
  * network errors retried, every text that leaves redacted of the channel's secrets, the channel's
  * readiness following its last outcome. Also home of the HTTP helpers the Slack channel shares
- * (`postJson`, `parseRetryAfter`) and of `safeSnippet`.
+ * (`postJson`, `postText`, `parseRetryAfter`) and of `safeSnippet`.
  */
 import type { ChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
@@ -28,20 +28,27 @@ export type HttpAttempt =
  * Redirects are not followed: a 3xx comes back as a response (a redirected POST would lose its
  * body or carry a bearer token to another host).
  */
-export async function postJson(url: string, body: unknown, options: {
+export function postJson(url: string, body: unknown, options: PostOptions): Promise<HttpAttempt> {
+  return postText(url, JSON.stringify(body), options);
+}
+
+export interface PostOptions {
   headers: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
   maxBodyBytes: number;
   clock: Clock;
-}): Promise<HttpAttempt> {
+}
+
+/** One POST of a body already encoded (the caller's `Content-Type` says how): postJson's rules otherwise. */
+export async function postText(url: string, body: string, options: PostOptions): Promise<HttpAttempt> {
   if (options.signal.aborted) return { kind: 'aborted' };
   const deadline = startDeadline(options.timeoutMs, options.clock, options.signal);
   try {
     const res = await fetch(url, {
       method: 'POST',
       headers: options.headers,
-      body: JSON.stringify(body),
+      body,
       signal: deadline.signal,
       redirect: 'manual',
     });
@@ -80,6 +87,16 @@ export function parseRetryAfter(value: string | null, nowMs: number): number | u
   const at = Date.parse(v);
   if (Number.isNaN(at)) return undefined;
   return Math.min(Math.max(0, at - nowMs), MAX_RETRY_AFTER_MS);
+}
+
+/** A vendor's answer as a JSON object, or undefined when it is not one (an HTML error page, a truncated body). */
+export function parseJsonObject(body: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Collapses whitespace, removes each secret, caps the length: safe for logs and dead letters. */

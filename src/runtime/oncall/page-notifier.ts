@@ -121,7 +121,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     const links = linksFor(deps, n);
     if (links !== null) message.links = links;
     if (channel.updatesPageMessages === true && n.pageId !== null) {
-      const earlier = pageMessageOf(await store.oncall.pageTimeline(n.pageId), channel.id, n.person);
+      const earlier = pageMessageOf(await store.oncall.pageTimeline(n.pageId), channel.id, n.person, channel.pageMessageKeys);
       if (earlier !== null) message.pageMessage = earlier;
     }
     const result = await channel.send(message, signal);

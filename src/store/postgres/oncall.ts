@@ -87,6 +87,11 @@ export const PG_ONCALL_MIGRATION = `
   );
 `;
 
+/** Schema step 6 of schema.ts: where each vendor update feed is read from next (sqlite/oncall-schema.ts POLL_OFFSETS_TABLE). */
+export const PG_POLL_OFFSETS_TABLE = `
+  CREATE TABLE poll_offsets (feed text PRIMARY KEY, next_offset bigint NOT NULL, updated_ms bigint NOT NULL);
+`;
+
 async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: number): Promise<void> {
   const pageSeqs: Array<[string, number]> = [];
   for (const e of entries) {
@@ -303,6 +308,15 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       await tell(tx, plan, nowMs);
       return true;
     }),
+
+    async pollOffset(feed) {
+      const { rows } = await pool.query<{ next_offset: string }>('SELECT next_offset FROM poll_offsets WHERE feed = $1', [feed]);
+      return rows[0] === undefined ? null : Number(rows[0].next_offset);
+    },
+    async savePollOffset(feed, offset, nowMs) {
+      await pool.query(`INSERT INTO poll_offsets (feed, next_offset, updated_ms) VALUES ($1, $2, $3)
+        ON CONFLICT (feed) DO UPDATE SET next_offset = excluded.next_offset, updated_ms = excluded.updated_ms`, [feed, offset, nowMs]);
+    },
 
     async listHeartbeats() {
       const { rows } = await pool.query<{ agent_id: string; heartbeat_id: string; last_seen_ms: number }>(

@@ -22,6 +22,7 @@ export interface OncallReader {
   listHandoffs(): HandoffTimer[];
   /** A notification still held by this claim (pending, same owner and attempt): its kind and its page's state as committed; null when not held. */
   heldNotification(ref: SendRef): { kind: string; state: string | null } | null;
+  pollOffset(feed: string): number | null;
 }
 
 /** Read from the index of open pages alone (schema migration 8), never their rows. */
@@ -60,6 +61,10 @@ export function createOncallReader(db: Database.Database, pager: Pager): OncallR
       const r = stmt(`SELECT n.kind, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
         WHERE n.delivery_id = ? AND n.owner = ? AND n.attempt = ? AND n.status = 'pending'`).get(ref.deliveryId, ref.owner, ref.attempt);
       return r === undefined ? null : { kind: String(r.kind), state: typeof r.state === 'string' ? r.state : null };
+    },
+    pollOffset: (feed) => {
+      const r = stmt('SELECT next_offset FROM poll_offsets WHERE feed = ?').get(feed);
+      return r === undefined ? null : Number(r.next_offset);
     },
     listHandoffs: () => stmt('SELECT agent_id, schedule_id, next_ms FROM schedule_handoffs ORDER BY agent_id, schedule_id').all()
       .map((r) => ({ agentId: String(r.agent_id), scheduleId: String(r.schedule_id), nextMs: r.next_ms === null ? null : Number(r.next_ms) })),

@@ -82,6 +82,15 @@ export const ONCALL_MIGRATION = `
   );
 `;
 
+/** Migration 9: where each vendor update feed is read from next (a Telegram bot's getUpdates offset, §21.5). */
+export const POLL_OFFSETS_TABLE = `
+  CREATE TABLE poll_offsets (
+    feed        TEXT PRIMARY KEY,
+    next_offset INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL
+  ) WITHOUT ROWID;
+`;
+
 /** Migration 8: what openPageCounts reads (oncall-reader.ts), the open pages' agent and state only. */
 export const OPEN_PAGE_COUNTS_INDEX = `
   CREATE INDEX pages_open_state ON pages (agent_id, state) WHERE state <> 'resolved';

@@ -33,5 +33,7 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     listOverrides: (agentId, endsAfterMs) => read('listOverrides', agentId, endsAfterMs),
     listSilences: (endedAfterMs) => read('listSilences', endedAfterMs),
     listHeartbeats: () => read('listHeartbeats'),
+    pollOffset: (feed) => read('pollOffset', feed),
+    savePollOffset: (feed, offset, nowMs) => write('savePollOffset', feed, offset, nowMs),
   };
 }

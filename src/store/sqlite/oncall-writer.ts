@@ -33,6 +33,7 @@ export interface OncallWriter {
   expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia): StoredSilence | null;
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): void;
   applyHandoffPlan(plan: HandoffPlan, nowMs: number): boolean;
+  savePollOffset(feed: string, offset: number, nowMs: number): void;
 }
 
 type Append = (entry: NewAuditEntry, nowMs: number) => AuditRow;
@@ -79,6 +80,9 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       'INSERT OR IGNORE INTO schedule_handoffs (agent_id, schedule_id, next_ms) VALUES (?, ?, ?)'),
     moveHandoff: db.prepare<[number | null, string, string, number | null]>(
       'UPDATE schedule_handoffs SET next_ms = ? WHERE agent_id = ? AND schedule_id = ? AND next_ms IS ?'),
+    savePollOffset: db.prepare<[string, number, number]>(
+      `INSERT INTO poll_offsets (feed, next_offset, updated_ms) VALUES (?, ?, ?)
+       ON CONFLICT (feed) DO UPDATE SET next_offset = excluded.next_offset, updated_ms = excluded.updated_ms`),
     touchHeartbeat: db.prepare<[string, string, number]>(
       `INSERT INTO heartbeats (agent_id, heartbeat_id, last_seen_ms) VALUES (?, ?, ?)
        ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`),
@@ -211,6 +215,10 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
 
     touchHeartbeats(agentId, ids, nowMs) {
       for (const id of ids) st.touchHeartbeat.run(agentId, id, nowMs);
+    },
+
+    savePollOffset(feed, offset, nowMs) {
+      st.savePollOffset.run(feed, offset, nowMs);
     },
   };
 }

@@ -67,7 +67,9 @@ export type StoreReady = { ready: true } | { ready: false; error: SerializedErro
  * again, so an acknowledged page's escalation is cancelled then); if it was sent meanwhile, the
  * channel de-duplicates by its deliveryId.
  */
-const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims', 'claimDuePages', 'claimNotifications', 'touchHeartbeats']);
+const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims', 'claimDuePages', 'claimNotifications', 'touchHeartbeats',
+  // A feed offset lost in a power cut reads its last updates again: the actions they carry change nothing twice.
+  'savePollOffset']);
 /** Operations that run on their own, outside a batch. */
 const SOLO_OPS = new Set(['prune', 'close']);
 
