@@ -140,7 +140,7 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
   const first = stepOf({ ...page, step: 1 });
   Object.assign(page, { state: 'triggered', exhausted: false, step: 1, loop: 0, acknowledgedAtMs: null, acknowledgedBy: null,
     resolvedAtMs: null, resolvedBy: null, nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0,
-    joinNoticeAtMs: null, title: event.title, severity: event.severity });
+    joinNoticeAtMs: null, title: event.title, severity: event.severity, reopens: (before.reopens ?? 0) + 1, reopenedAtMs: nowMs });
   // The event that reopens the page is what the person is woken for now: its links, not the old ones.
   if (event.facts !== undefined && event.facts.length > 0) page.facts = event.facts;
   else delete page.facts;

@@ -170,7 +170,8 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       if (page !== null && page.state !== 'resolved') return planJoin(page, event, nowMs, resolve);
       if (page !== null && page.resolvedAtMs !== null && nowMs - page.resolvedAtMs <= reopenWindowMs) {
         if (page.eventIds.includes(event.id)) return null;
-        return planReopen(page, event, nowMs, resolve);
+        const plan = planReopen(page, event, nowMs, resolve);
+        return { ...plan, audit: [...extraAudit, ...plan.audit] };
       }
       const plan = planOpen({ pageId: newPageId(), agentId, incidentKey: key, policy, policySha256: policyHash(policy), event, nowMs, resolve });
       return { ...plan, audit: [...extraAudit, ...plan.audit] };
