@@ -316,6 +316,15 @@ export function planEscalate(before: PageRecord, toStep: number | null, actor: A
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
+/**
+ * An alert's firing that a resolve of its incident key overtook (§17.3: triage runs side by side): the
+ * resolve, received after it, wins; the firing opens, reopens and joins nothing. Its row names the
+ * event (its story tells why nobody was paged) and the resolve's event.
+ */
+export function supersededEntry(agentId: string, eventId: string, incidentKey: string, resolvedBy: string): NewAuditEntry {
+  return { kind: 'event.superseded', actor: engineActor(agentId), agentId, data: { eventId, incidentKey, resolvedBy } };
+}
+
 /** A route with `notify:` sends once and opens no page (§17.3): one notification per recipient. */
 export function planNotifyOnce(agentId: string, event: PageEvent & { status: 'firing' | 'resolved'; text: string }, targets: readonly Target[],
   nowMs: number, resolve: ResolveTargets): { audit: NewAuditEntry[]; notifications: PageNotification[] } {

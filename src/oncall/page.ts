@@ -137,4 +137,10 @@ export interface PagePlan {
   expectedVersion: number | null;
   audit: NewAuditEntry[];
   notifications: PageNotification[];
+  /**
+   * The alert event (a stored event's id) whose firing this plan opens, reopens or joins the page for.
+   * The store applies the plan only if no resolve of the page's incident key was received after that
+   * event (OncallStore.noteResolve): a resolve that overtook its firing in triage wins (§17.3).
+   */
+  firingEventId?: string;
 }

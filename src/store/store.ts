@@ -334,6 +334,15 @@ export interface OncallStore {
    * returned in `claimed`: a freshly opened page's first round goes out without an outbox claim.
    */
   applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): Promise<ApplyResult>;
+  /**
+   * Remembers that the stored event `eventId` resolved the agent's incident `incidentKey`, by the
+   * event's place in the order events were received (its seq), keeping the latest such resolve. A
+   * plan for a firing event received before it is then `superseded` (PagePlan.firingEventId), however
+   * late that firing's triage ends; a firing received after it pages as ever. Serialised with page
+   * plans (the writer; the chain head on PostgreSQL): call it before looking for the page to resolve,
+   * and a firing racing it either opened that page first or is superseded.
+   */
+  noteResolve(agentId: string, incidentKey: string, eventId: string, nowMs: number): Promise<void>;
   /** Writes notifications that belong to no page (a route's `notify:`) with their audit rows. */
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): Promise<void>;
   getPage(id: string): Promise<PageRecord | null>;

@@ -271,6 +271,52 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
     });
   });
 
+  describe(`${name}: a resolve that overtook its firing in triage wins (§17.3)`, () => {
+    const firing = async (store: Store, nowMs: number, status = 'firing'): Promise<string> => {
+      const r = await store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'alert', fingerprint: null,
+        payloadText: JSON.stringify({ status, groupKey: 'g', n: nowMs }) }, nowMs);
+      return r.outcome === 'accepted' ? r.event.id : assert.fail('accepted');
+    };
+    const guarded = (plan: PagePlan, eventId: string): PagePlan => ({ ...plan, firingEventId: eventId });
+
+    it('a plan for a firing received before a noted resolve of its key writes nothing (superseded); one received after it pages', async () => {
+      const store = await open();
+      const other = replicas ? await again() : store;
+      const [early, late, resolved, fresh] = [await firing(store, T0), await firing(store, T0 + 1), await firing(store, T0 + 2, 'resolved'),
+        await firing(store, T0 + 3)];
+      // The resolve is noted on one replica, the firings' plans come from another.
+      await store.oncall.noteResolve('agent-a', 'k-order', resolved, T0 + 10);
+      await store.oncall.noteResolve('agent-a', 'k-order', early, T0 + 11);
+      const head = await store.auditHead();
+      for (const eventId of [early, late]) {
+        assert.deepEqual(await other.oncall.applyPagePlan(guarded(openPlan('k-order', T0 + 20), eventId), T0 + 20),
+          { ok: false, reason: 'superseded', resolvedBy: resolved }, 'the later resolve is kept: an older one noted after it changes nothing');
+      }
+      assert.deepEqual(await store.auditHead(), head, 'nothing written');
+      assert.equal(await store.oncall.findPage('agent-a', 'k-order'), null);
+      assert.deepEqual(await other.oncall.applyPagePlan(guarded(openPlan('k-order-other', T0 + 20), early), T0 + 20), { ok: true },
+        'another key\'s resolve is not this one\'s');
+
+      const opened = guarded(openPlan('k-order', T0 + 30), fresh);
+      assert.deepEqual(await other.oncall.applyPagePlan(opened, T0 + 30), { ok: true }, 'a firing received after the resolve pages');
+      const join = planJoin(opened.page, { id: late, title: 'Disk full', severity: 'P1' }, T0 + 31, resolve) as PagePlan;
+      assert.deepEqual(await store.oncall.applyPagePlan(guarded(join, late), T0 + 31), { ok: false, reason: 'superseded', resolvedBy: resolved },
+        'nor does it join the new page');
+      assert.deepEqual((await store.oncall.getPage(opened.page.id))?.eventIds, [opened.page.eventIds[0]]);
+    });
+
+    it('a noted resolve goes with the events it orders (retention)', async () => {
+      const store = await open();
+      const early = await firing(store, T0);
+      const resolved = await firing(store, T0 + 1, 'resolved');
+      await store.oncall.noteResolve('agent-a', 'k-kept', resolved, T0 + 2);
+      await store.prune({ eventsBeforeMs: T0 + 2, deadLettersBeforeMs: null, fingerprintsBeforeMs: null, batch: 100 });
+      assert.equal((await store.oncall.applyPagePlan(guarded(openPlan('k-kept'), early), T0 + 3)).ok, false, 'kept while younger than retention');
+      await store.prune({ eventsBeforeMs: T0 + 3, deadLettersBeforeMs: null, fingerprintsBeforeMs: null, batch: 100 });
+      assert.deepEqual(await store.oncall.applyPagePlan(guarded(openPlan('k-kept'), early), T0 + 4), { ok: true });
+    });
+  });
+
   describe(`${name}: silenced events are stored suppressed (§17.8)`, () => {
     const alerts = (status: string, ...names: string[]): string =>
       JSON.stringify({ status, alerts: names.map((alertname) => ({ status, labels: { alertname, instance: 'db-1' } })) });

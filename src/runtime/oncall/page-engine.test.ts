@@ -3,10 +3,14 @@ import { after, describe, it } from 'node:test';
 import { pagingConfig } from '../../../test/support/oncall-config.js';
 import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 import { fakeClock } from '../../core/clock.js';
+import type { LogFields } from '../../core/log.js';
+import { createSourceStats } from '../../metrics/source-stats.js';
 import type { OncallConfig } from '../../oncall/oncall-config.js';
 import type { PageRecord } from '../../oncall/page.js';
 import type { PageQuery } from '../../store/store.js';
-import type { TriageDecision } from '../providers/provider.js';
+import { waitFor } from '../../../test/support/wait.js';
+import type { Provider, TriageDecision } from '../providers/provider.js';
+import { createDispatcher } from '../dispatch/dispatcher.js';
 import { createPageEngine } from './page-engine.js';
 
 const T0 = Date.UTC(2026, 10, 23, 10);
@@ -43,5 +47,56 @@ describe('page engine', () => {
     assert.equal(byKey.get('heartbeat:watchdog')?.state, 'triggered', 'the heartbeat\'s page is the heartbeat\'s');
     assert.deepEqual(byKey.get('~heartbeat:watchdog')?.eventIds, ['e-fire', 'e-resolve'], 'the alert paged and resolved its own page');
     assert.equal(byKey.get('~heartbeat:watchdog')?.state, 'resolved');
+  });
+});
+
+describe('page engine: a resolve that overtakes its firing in triage wins (§17.3)', () => {
+  it('the firing\'s triage ends after the resolve\'s: no page opens, and the event says why', async () => {
+    const store = await shared.fresh();
+    const clock = fakeClock(T0);
+    const logged: Array<{ event: string; fields: LogFields }> = [];
+    const engine = createPageEngine({ store, clock, configs: new Map([['agent-a', pagingConfig()]]),
+      log: (_agent, event, fields) => logged.push({ event, fields }) });
+    const ingest = async (status: 'firing' | 'resolved'): Promise<string> => {
+      const r = await store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'alert', fingerprint: null,
+        payloadText: JSON.stringify(alert('{}:{alertname="DiskFull"}', status)) }, clock.now());
+      return r.outcome === 'accepted' ? r.event.id : assert.fail('accepted');
+    };
+    const fire = await ingest('firing');
+    const resolved = await ingest('resolved');
+    // Triage side by side, as the dispatcher runs it: the firing's answer (a slow model) is held until
+    // the resolve's event has been handled and committed — the order the race produces.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    const provider: Provider = { name: 'slow', async triage(event) {
+      const status = (event.payload as { status: 'firing' | 'resolved' }).status;
+      if (status === 'firing') await held;
+      return { ok: true, decision: decision(status) };
+    } };
+    const dispatcher = createDispatcher({ store, clock, owner: 'r1/run-1', leaseMs: 60_000, deliveryWindowMs: 0, stats: createSourceStats(),
+      agents: [{ id: 'agent-a', provider, channels: [], pages: engine, dispatch: { maxAttempts: 3, initialBackoffMs: 500, maxBackoffMs: 4000, concurrency: 2 },
+        log: { write: () => undefined, close: () => undefined } }],
+      metrics: { channelOutcome: () => undefined, latency: () => undefined }, onError: (err) => { throw err; } });
+    dispatcher.start();
+    await waitFor('the resolve handled first', async () => (await store.getEvent(resolved))?.status === 'processed');
+    assert.equal((await store.getEvent(fire))?.status, 'processing', 'the firing is still in triage');
+    release();
+    await waitFor('the firing handled', async () => (await store.getEvent(fire))?.status === 'processed');
+    await dispatcher.drain(1000);
+
+    assert.deepEqual((await store.oncall.listPages(all, {})).items, [], 'no page for an incident Alertmanager closed');
+    const [row, ...more] = (await store.listAudit(all, { kind: 'event.superseded' })).items;
+    assert.equal(more.length, 0);
+    assert.deepEqual(JSON.parse(row?.dataText ?? 'null'), { eventId: fire, incidentKey: '{}:{alertname="DiskFull"}', resolvedBy: resolved });
+    assert.deepEqual((await store.eventStory(fire)).map((r) => r.kind), ['event.accepted', 'event.superseded', 'triage.decision'],
+      'its story says why nobody was paged (the decision commits with the event, after what it did)');
+    assert.deepEqual(logged.filter((l) => l.event === 'page.firing-superseded').map((l) => l.fields.resolvedBy), [resolved]);
+
+    // A genuinely new firing of the group, received after the resolve, pages.
+    const again = await ingest('firing');
+    const engineAgain = await engine.onDecision({ id: again, agentId: 'agent-a', sourceId: 'am', fingerprint: null,
+      payload: alert('{}:{alertname="DiskFull"}', 'firing') }, decision('firing'));
+    assert.equal(engineAgain, true);
+    assert.deepEqual((await store.oncall.listPages(all, {})).items.map((p) => [p.state, p.eventIds]), [['triggered', [again]]]);
   });
 });

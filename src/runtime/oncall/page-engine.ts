@@ -15,12 +15,13 @@ import type { PagePlan, PageRecord } from '../../oncall/page.js';
 import { CHANNEL_TARGET, PAGE_ID_PATTERN } from '../../oncall/page.js';
 import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
 import {
-  planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack,
+  planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
 } from '../../oncall/page-plan.js';
 import { incidentKey } from '../../oncall/incident-key.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
 import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import { isHeartbeatOnly } from '../../oncall/heartbeat-match.js';
+import type { ApplyResult } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import { factLines, messageFacts } from '../providers/message-facts.js';
 import type { TriageDecision } from '../providers/provider.js';
@@ -130,13 +131,13 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     }
   };
 
-  /** Applies a plan; true when it committed. */
-  const apply = async (plan: PagePlan): Promise<boolean> => {
+  /** Applies a plan: committed, a conflict (plan again), or superseded by a resolve of its key. */
+  const apply = async (plan: PagePlan): Promise<ApplyResult> => {
     // Only an opening round goes straight to the sender: nothing of the page was sent before it, so
     // it cannot overtake an earlier message of the page still in the outbox.
     const sender = plan.expectedVersion === null ? deps.sender : undefined;
     const r = await store.oncall.applyPagePlan(plan, clock.now(), sender?.claim);
-    if (!r.ok) return false;
+    if (!r.ok) return r;
     observe(plan);
     const claimed = r.claimed ?? [];
     // Waits for the sends, not for their record: what the caller commits next (the event's completion)
@@ -144,39 +145,53 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     // and none of it under way while the channel writes the first message.
     if (claimed.length > 0) await sender?.handOff(claimed);
     if (plan.notifications.length > claimed.length) deps.onCommitted?.();
-    return true;
+    return r;
   };
 
-  /** Reads, plans and applies until the plan lands or there is nothing to do. */
+  /**
+   * Reads, plans and applies until the plan lands or there is nothing to do: the page as it is then,
+   * and, when a resolve of its key superseded the plan's firing event, that resolve's event.
+   */
   const retrying = async (read: () => Promise<PageRecord | null>, planFor: (page: PageRecord | null, resolve: ResolveTargets) => PagePlan | null,
-    agentId: string): Promise<PageRecord | null> => {
+    agentId: string): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
     for (let i = 0; i < MAX_CONFLICTS; i += 1) {
       // Both reads at once: they are on the path from an alert to its page's first message.
       const [page, resolve] = await Promise.all([read(), resolverFor(agentId)]);
       const plan = planFor(page, resolve);
-      if (plan === null) return page;
-      if (await apply(plan)) return plan.page;
+      if (plan === null) return { page };
+      const r = await apply(plan);
+      if (r.ok) return { page: plan.page };
+      if (r.reason === 'superseded') return { page, resolvedBy: r.resolvedBy };
     }
     throw new Error(`page of ${agentId} kept changing under ${MAX_CONFLICTS} plans; giving up this action`);
   };
 
-  const openFor: PageEngine['openFor'] = async (agentId, key, policyId, event, extraAudit = []) => {
+  /**
+   * Opens, reopens or joins the page of a key. With `firingEventId` (an alert's firing) the store
+   * refuses the plan when a resolve of the key was received after that event: `resolvedBy` says which.
+   */
+  const openOrJoin = async (agentId: string, key: string, policyId: string, event: PageEvent, extraAudit: PagePlan['audit'],
+    firingEventId?: string): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
     const config = deps.configs.get(agentId);
     const policy = config?.policies.find((p) => p.id === policyId);
-    if (config === undefined || policy === undefined) return null;
+    if (config === undefined || policy === undefined) return { page: null };
     const reopenWindowMs = config.incidents.reopenWindowMs;
+    const guarded = (plan: PagePlan | null): PagePlan | null => (plan === null || firingEventId === undefined ? plan : { ...plan, firingEventId });
     return retrying(() => store.oncall.findPage(agentId, key), (page, resolve) => {
       const nowMs = clock.now();
-      if (page !== null && page.state !== 'resolved') return planJoin(page, event, nowMs, resolve);
+      if (page !== null && page.state !== 'resolved') return guarded(planJoin(page, event, nowMs, resolve));
       if (page !== null && page.resolvedAtMs !== null && nowMs - page.resolvedAtMs <= reopenWindowMs) {
         if (page.eventIds.includes(event.id)) return null;
         const plan = planReopen(page, event, nowMs, resolve);
-        return { ...plan, audit: [...extraAudit, ...plan.audit] };
+        return guarded({ ...plan, audit: [...extraAudit, ...plan.audit] });
       }
       const plan = planOpen({ pageId: newPageId(), agentId, incidentKey: key, policy, policySha256: policyHash(policy), event, nowMs, resolve });
-      return { ...plan, audit: [...extraAudit, ...plan.audit] };
+      return guarded({ ...plan, audit: [...extraAudit, ...plan.audit] });
     }, agentId);
   };
+
+  const openFor: PageEngine['openFor'] = async (agentId, key, policyId, event, extraAudit = []) =>
+    (await openOrJoin(agentId, key, policyId, event, extraAudit)).page;
 
   const resolveKey: PageEngine['resolveKey'] = async (agentId, key, actor, eventId) => {
     let resolved = false;
@@ -210,6 +225,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       }
       const key = incidentKey(config.incidents.key, event.payload, event.fingerprint ?? event.id);
       if (decision.status === 'resolved') {
+        // Remembered before the page is looked for: a firing of the key still in triage (events are
+        // triaged side by side) either opened its page first — found and resolved here — or, however
+        // late it ends, finds this resolve and opens nothing (§17.3).
+        await store.oncall.noteResolve(event.agentId, key, event.id, clock.now());
         await resolveKey(event.agentId, key, { actor: `agent:${event.agentId}`, by: 'source', via: 'source' }, event.id);
         return true;
       }
@@ -227,7 +246,11 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         if (once.notifications.length > 0) deps.onCommitted?.();
         return true;
       }
-      await openFor(event.agentId, key, route.policy, pageEvent);
+      const landed = await openOrJoin(event.agentId, key, route.policy, pageEvent, [], event.id);
+      if (landed.resolvedBy !== undefined) {
+        deps.log?.(event.agentId, 'page.firing-superseded', { eventId: event.id, incidentKey: key, resolvedBy: landed.resolvedBy });
+        await store.appendAudit(supersededEntry(event.agentId, event.id, key, landed.resolvedBy), clock.now());
+      }
       return true;
     },
 
@@ -250,7 +273,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
         if (!result.ok) return result;
         if (result.plan === null) return { ok: true, page, changed: false };
-        if (await apply(result.plan)) return { ok: true, page: result.plan.page, changed: true };
+        if ((await apply(result.plan)).ok) return { ok: true, page: result.plan.page, changed: true };
       }
       return { ok: false, reason: `page ${pageId} kept changing; try again` };
     },

@@ -87,6 +87,22 @@ export const PG_ONCALL_MIGRATION = `
   );
 `;
 
+/**
+ * Schema step of schema.ts (issue 33), as SQLite's migration 9 (sqlite/oncall-schema.ts): each incident
+ * key's latest resolve, in receive order (events.seq).
+ */
+export const PG_ONCALL_INTEGRITY_MIGRATION = `
+  CREATE TABLE incident_resolves (
+    agent_id     text NOT NULL,
+    incident_key text NOT NULL,
+    event_seq    bigint NOT NULL,
+    event_id     text NOT NULL,
+    ts_ms        bigint NOT NULL,
+    PRIMARY KEY (agent_id, incident_key)
+  );
+  CREATE INDEX incident_resolves_ts ON incident_resolves (ts_ms);
+`;
+
 async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: number): Promise<void> {
   const pageSeqs: Array<[string, number]> = [];
   for (const e of entries) {
@@ -134,6 +150,15 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
   return {
     // In the chain writer's batches, many plans to a transaction (page-writes.ts).
     applyPagePlan: (plan, nowMs, claim) => writer.applyPagePlan(plan, nowMs, claim),
+
+    // Under the chain head, as page plans are (their batch reads incident_resolves after the lock):
+    // a firing's plan either committed before this, or sees it.
+    noteResolve: (agentId, incidentKey, eventId, nowMs) => writer.solo(async (tx) => {
+      await tx.client.query(`INSERT INTO incident_resolves (agent_id, incident_key, event_seq, event_id, ts_ms)
+          SELECT $1, $2, seq, id, $3 FROM events WHERE id = $4
+        ON CONFLICT (agent_id, incident_key) DO UPDATE SET event_seq = excluded.event_seq, event_id = excluded.event_id, ts_ms = excluded.ts_ms
+        WHERE excluded.event_seq > incident_resolves.event_seq`, [agentId, incidentKey, nowMs, eventId]);
+    }),
 
     writeNotifications: (notifications, entries, nowMs) => writer.solo(async (tx) => {
       await audit(tx, entries, nowMs);

@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import { GENESIS_HASH } from '../../audit/chain.js';
 import { RuntimeError } from '../../core/errors.js';
-import { PG_ONCALL_MIGRATION } from './oncall.js';
+import { PG_ONCALL_INTEGRITY_MIGRATION, PG_ONCALL_MIGRATION } from './oncall.js';
 
 /** Key of the advisory lock migrations run under ("svc-mig" in ASCII). */
 export const MIGRATION_LOCK = 0x7376632d6d6967n;
@@ -167,6 +167,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (agent_id, schedule_id)
   );
   `,
+  // 6: what pages' answers rest on (issue 33): each incident key's latest resolve, in receive order.
+  PG_ONCALL_INTEGRITY_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

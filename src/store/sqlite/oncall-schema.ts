@@ -86,3 +86,20 @@ export const ONCALL_MIGRATION = `
 export const OPEN_PAGE_COUNTS_INDEX = `
   CREATE INDEX pages_open_state ON pages (agent_id, state) WHERE state <> 'resolved';
 `;
+
+/**
+ * Migration 9 (issue 33): the latest resolve of each incident key, by the receive order (events.seq)
+ * of the event that resolved it, so a firing received before it cannot open a page after it however
+ * late its triage ends (store.ts noteResolve, PagePlan.firingEventId).
+ */
+export const ONCALL_INTEGRITY_MIGRATION = `
+  CREATE TABLE incident_resolves (
+    agent_id     TEXT NOT NULL,
+    incident_key TEXT NOT NULL,
+    event_seq    INTEGER NOT NULL,
+    event_id     TEXT NOT NULL,
+    ts_ms        INTEGER NOT NULL,
+    PRIMARY KEY (agent_id, incident_key)
+  ) WITHOUT ROWID;
+  CREATE INDEX incident_resolves_ts ON incident_resolves (ts_ms);
+`;

@@ -7,6 +7,7 @@ import type { WorkerCall } from './worker-client.js';
 export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<ReaderOps>): OncallStore {
   return {
     applyPagePlan: (plan, nowMs, claim) => write('applyPagePlan', plan, nowMs, claim),
+    noteResolve: (agentId, key, eventId, nowMs) => write('noteResolve', agentId, key, eventId, nowMs),
     writeNotifications: (notifications, audit, nowMs) => write('writeNotifications', notifications, audit, nowMs),
     claimDuePages: (owner, nowMs, leaseMs, limit) => write('claimDuePages', owner, nowMs, leaseMs, limit),
     claimNotifications: (owner, nowMs, leaseMs, limit) => write('claimNotifications', owner, nowMs, leaseMs, limit),

@@ -22,6 +22,7 @@ import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
 
 export interface OncallWriter {
   applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): ApplyResult;
+  noteResolve(agentId: string, incidentKey: string, eventId: string, nowMs: number): void;
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): void;
   claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): PageRecord[];
   claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
@@ -39,6 +40,13 @@ type Append = (entry: NewAuditEntry, nowMs: number) => AuditRow;
 
 export function createOncallWriter(db: Database.Database, appendAudit: Append): OncallWriter {
   const st = {
+    resolvedAfter: db.prepare<[string, string, string], { event_id: string }>(
+      `SELECT r.event_id FROM incident_resolves r JOIN events e ON e.id = ?
+       WHERE r.agent_id = ? AND r.incident_key = ? AND r.event_seq > e.seq`),
+    noteResolve: db.prepare<[string, string, number, string]>(
+      `INSERT INTO incident_resolves (agent_id, incident_key, event_seq, event_id, ts_ms) SELECT ?, ?, seq, id, ? FROM events WHERE id = ?
+       ON CONFLICT (agent_id, incident_key) DO UPDATE SET event_seq = excluded.event_seq, event_id = excluded.event_id, ts_ms = excluded.ts_ms
+       WHERE excluded.event_seq > incident_resolves.event_seq`),
     openOfKey: db.prepare<[string, string, string], { id: string }>(
       `SELECT id FROM pages WHERE agent_id = ? AND incident_key = ? AND state <> 'resolved' AND id <> ?`),
     insertPage: db.prepare<[string, number, string, string, string, string, number | null, number, string]>(
@@ -109,6 +117,10 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
   return {
     applyPagePlan(plan, nowMs, claim) {
       const { page } = plan;
+      if (plan.firingEventId !== undefined) {
+        const resolved = st.resolvedAfter.get(plan.firingEventId, page.agentId, page.incidentKey);
+        if (resolved !== undefined) return { ok: false, reason: 'superseded', resolvedBy: resolved.event_id };
+      }
       // One open page per incident key: an open (or a reopen) while another is open is a conflict to re-plan.
       if (page.state !== 'resolved' && st.openOfKey.get(page.agentId, page.incidentKey, page.id) !== undefined) {
         return { ok: false, reason: 'conflict' };
@@ -124,6 +136,10 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       if (claim === undefined) return { ok: true };
       for (const n of added) st.leaseNew.run(claim.owner, nowMs + claim.leaseMs, n.deliveryId);
       return { ok: true, claimed: added.map((notification) => ({ notification, owner: claim.owner, attempt: 1, queuedAtMs: nowMs })) };
+    },
+
+    noteResolve(agentId, incidentKey, eventId, nowMs) {
+      st.noteResolve.run(agentId, incidentKey, nowMs, eventId);
     },
 
     writeNotifications(notifications, entries, nowMs) {
