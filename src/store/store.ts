@@ -262,10 +262,11 @@ export interface Store {
   /** Rows with seq > afterSeq in seq order, as stored: what verification hashes and export ships. */
   readAudit(afterSeq: number, limit: number): Promise<StoredAuditRow[]>;
   /**
-   * Every audit row that concerns the event (its data names it as `eventId` or in `eventIds`) and
+   * Every audit row that concerns the event (its data names it as `eventId`) and
    * every row of a page those rows name (`pageId`: the page it opened, joined or resolved, with its
    * notices, escalations and acknowledgements), in seq order, at most STORY_ROW_LIMIT + 1 of them;
-   * empty when no row names it. Index lookups: costs the same whatever the length of the chain.
+   * empty when no row names it. Read from the hashed rows themselves (story-rows.ts), through the
+   * database's indexes over what they name: costs the same whatever the length of the chain.
    */
   eventStory(eventId: string): Promise<StoryRow[]>;
   /** The chain's last row (seq, hash, time); null when it is empty. */
@@ -371,7 +372,7 @@ export interface OncallStore {
   /** Records outcomes while the claim still holds (same owner and attempt); returns how many applied. */
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): Promise<number>;
   listPages(query: PageQuery, filter: PageFilter): Promise<Page<PageRecord>>;
-  /** The page's audit rows in seq order (§17.9 timeline). */
+  /** The page's audit rows in seq order (§17.9 timeline): every row whose data names it as `pageId` (story-rows.ts). */
   pageTimeline(pageId: string): Promise<ListedAuditRow[]>;
   openPageCounts(): Promise<OpenPageCount[]>;
 

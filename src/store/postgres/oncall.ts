@@ -24,11 +24,12 @@ import { isStaleNotification } from '../../oncall/page.js';
 import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome, SendCheck } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
-  silenceCreatedAudit, timelinePageOf,
+  silenceCreatedAudit,
 } from '../oncall-plans.js';
 import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
 import type { OncallStore } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
+import { timelineSql } from '../story-rows.js';
 import type { ChainTx } from './chain-tx.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
@@ -89,7 +90,11 @@ export const PG_ONCALL_MIGRATION = `
 
 /**
  * Schema step of schema.ts (issue 33), as SQLite's migration 9 (sqlite/oncall-schema.ts): each incident
- * key's latest resolve, in receive order (events.seq).
+ * key's latest resolve, in receive order (events.seq); stories and timelines read from the hashed rows
+ * (../story-rows.ts): audit_events and page_audit give way to indexes over `audit_ref(data, field)`,
+ * the text a row's data names as `eventId` or `pageId` (null when it names none, or is not JSON).
+ * jsonb refuses the \u0000 escape that text data may hold: it is read as U+FFFD for this purpose only
+ * (the stored text, and so the hash, are untouched).
  */
 export const PG_ONCALL_INTEGRITY_MIGRATION = `
   CREATE TABLE incident_resolves (
@@ -101,19 +106,22 @@ export const PG_ONCALL_INTEGRITY_MIGRATION = `
     PRIMARY KEY (agent_id, incident_key)
   );
   CREATE INDEX incident_resolves_ts ON incident_resolves (ts_ms);
+
+  DROP TRIGGER audit_events_fill ON audit;
+  DROP FUNCTION audit_events_fill();
+  DROP FUNCTION audit_event_ids(text);
+  DROP TABLE audit_events;
+  DROP TABLE page_audit;
+  CREATE FUNCTION audit_ref(data text, field text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT CASE WHEN jsonb_typeof(j -> field) = 'string' THEN j ->> field END FROM (SELECT replace(data, '\\u0000', '\\ufffd')::jsonb AS j) d
+  $$;
+  CREATE INDEX audit_event_ref ON audit (audit_ref(data, 'eventId')) WHERE audit_ref(data, 'eventId') IS NOT NULL;
+  CREATE INDEX audit_page_ref ON audit (audit_ref(data, 'pageId')) WHERE audit_ref(data, 'pageId') IS NOT NULL;
 `;
 
-async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: number): Promise<void> {
-  const pageSeqs: Array<[string, number]> = [];
-  for (const e of entries) {
-    const row = tx.append(e, nowMs);
-    const pageId = timelinePageOf(e);
-    if (pageId !== null) pageSeqs.push([pageId, row.seq]);
-  }
-  if (pageSeqs.length > 0) {
-    await tx.client.query('INSERT INTO page_audit (page_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING',
-      [pageSeqs.map((p) => p[0]), pageSeqs.map((p) => p[1])]);
-  }
+/** Appends rows in the caller's transaction (a page's timeline is the rows naming it: ../story-rows.ts). */
+function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: number): void {
+  for (const e of entries) tx.append(e, nowMs);
 }
 
 /**
@@ -138,7 +146,7 @@ async function insertNotifications(client: pg.ClientBase, notifications: readonl
 
 /** A handoff told: its row and the lines to its person, in the caller's transaction. */
 async function tell(tx: ChainTx, notice: HandoffNotice, nowMs: number): Promise<void> {
-  await audit(tx, notice.audit, nowMs);
+  audit(tx, notice.audit, nowMs);
   await insertNotifications(tx.client, notice.notifications, nowMs);
 }
 
@@ -161,7 +169,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     }),
 
     writeNotifications: (notifications, entries, nowMs) => writer.solo(async (tx) => {
-      await audit(tx, entries, nowMs);
+      audit(tx, entries, nowMs);
       await insertNotifications(tx.client, notifications, nowMs);
     }),
 
@@ -222,7 +230,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
         if (r === undefined) return 'lost';
         if (!isStaleNotification(r.kind, r.state)) return 'send';
         await tx.client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = $1`, [r.seq]);
-        await audit(tx, [noticeCancelledAudit({ deliveryId: ref.deliveryId, kind: r.kind, agentId: r.agent_id, pageId: r.page_id,
+        audit(tx, [noticeCancelledAudit({ deliveryId: ref.deliveryId, kind: r.kind, agentId: r.agent_id, pageId: r.page_id,
           pageState: r.state })], nowMs);
         return 'cancelled';
       });
@@ -247,7 +255,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       const applied = new Set(rows.map((r) => claimKey(r.delivery_id, r.owner, r.attempt)));
       // The rows in the outcomes' order, as one at a time wrote them.
       const entries = firsts.flatMap((o, i) => (applied.has(claimOf(o)) ? plans[i]?.audit ?? [] : []));
-      await audit(tx, entries, nowMs);
+      audit(tx, entries, nowMs);
       return applied.size;
     }),
 
@@ -257,8 +265,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     listPages: (q, f) => keysetPage(pool, { table: 'pages', cols: 'seq, body', bytesColumn: 'body',
       filters: [['agent_id', f.agent], ['state', f.state], ['policy_id', f.policy]], map: (r) => JSON.parse(String(r.body)) as PageRecord }, q, budget),
     async pageTimeline(pageId) {
-      const { rows } = await pool.query<Record<string, unknown>>(
-        `SELECT ${AUDIT_COLS} FROM audit WHERE seq IN (SELECT seq FROM page_audit WHERE page_id = $1) ORDER BY seq`, [pageId]);
+      const { rows } = await pool.query<Record<string, unknown>>(timelineSql('postgres', AUDIT_COLS, '$1'), [pageId]);
       return rows.map(toListedAudit);
     },
     async openPageCounts() {

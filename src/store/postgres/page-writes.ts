@@ -21,7 +21,7 @@ import type pg from 'pg';
 import type { PageNotification, PagePlan } from '../../oncall/page.js';
 import { dueAtMs } from '../../oncall/page.js';
 import type { ApplyResult, ClaimOnCommit } from '../oncall-store.js';
-import { notificationRows, timelinePageOf } from '../oncall-plans.js';
+import { notificationRows } from '../oncall-plans.js';
 import type { ChainTx, Statement } from './chain-tx.js';
 
 export interface PageOp {
@@ -112,7 +112,6 @@ interface OutboxRow { deliveryId: string; pageId: string | null; agentId: string
 export function createPageWrites(): PageWrites {
   const inserts: PageRow[] = [];
   const updates: Array<PageRow & { expected: number }> = [];
-  const timeline: Array<[pageId: string, seq: number]> = [];
   const outbox = new Map<string, OutboxRow>();
 
   const conflicts = (plan: PagePlan, known: KnownPages): boolean => {
@@ -136,10 +135,9 @@ export function createPageWrites(): PageWrites {
         policyId: page.policy.id, dueMs: dueAtMs(page), version: page.version, body: JSON.stringify(page) };
       const notes = notificationRows(plan.notifications, nowMs);
       // The audit rows last of what may throw: nothing of this plan is kept here until they are made.
-      const seqs = plan.audit.map((entry) => [timelinePageOf(entry), tx.append(entry, nowMs).seq] as const);
+      for (const entry of plan.audit) tx.append(entry, nowMs);
       if (plan.expectedVersion === null) inserts.push(row);
       else updates.push({ ...row, expected: plan.expectedVersion });
-      for (const [pageId, seq] of seqs) if (pageId !== null) timeline.push([pageId, seq]);
       const mine: PageNotification[] = [];
       notes.forEach((n, i) => {
         if (outbox.has(n.deliveryId)) return; // another plan of the batch writes it: it is that plan's
@@ -174,10 +172,6 @@ export function createPageWrites(): PageWrites {
         ctes.push(`UPDATE pages p SET state = u.state, due_ms = u.due_ms, timer_owner = NULL, timer_lease_ms = NULL, version = u.version, body = u.body
           FROM unnest(${pageCols(u)}, ${$(u.map((r) => r.expected), 'int')}) AS u(id, state, due_ms, version, body, expected)
           WHERE p.id = u.id AND p.version = u.expected`);
-      }
-      if (timeline.length > 0) {
-        ctes.push(`INSERT INTO page_audit (page_id, seq) SELECT * FROM unnest(${$(timeline.map((t) => t[0]), 'text')}, ${$(timeline.map((t) => t[1]), 'bigint')})
-          ON CONFLICT DO NOTHING`);
       }
       const n = [...outbox.values()];
       const notifications = n.length === 0 ? 'SELECT NULL::text AS delivery_id WHERE false' : `INSERT INTO page_notifications

@@ -15,7 +15,7 @@ import type {
 } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
-  silenceCreatedAudit, timelinePageOf,
+  silenceCreatedAudit,
 } from '../oncall-plans.js';
 import type { ReplayVia } from '../store.js';
 import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
@@ -53,7 +53,6 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       `INSERT INTO pages (id, ts_ms, agent_id, incident_key, state, policy_id, due_ms, version, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     updatePage: db.prepare<[string, number | null, number, string, string, number]>(
       `UPDATE pages SET state = ?, due_ms = ?, timer_owner = NULL, timer_lease_ms = NULL, version = ?, body = ? WHERE id = ? AND version = ?`),
-    pageAudit: db.prepare<[string, number]>('INSERT OR IGNORE INTO page_audit (page_id, seq) VALUES (?, ?)'),
     insertNotification: db.prepare<[string, string | null, string, string, number, number, string]>(
       `INSERT OR IGNORE INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body)
        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`),
@@ -92,12 +91,9 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
        ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`),
   };
 
+  /** Appends rows (a page's timeline is the rows naming it: ../story-rows.ts). */
   const audit = (entries: readonly NewAuditEntry[], nowMs: number): void => {
-    for (const e of entries) {
-      const row = appendAudit(e, nowMs);
-      const pageId = timelinePageOf(e);
-      if (pageId !== null) st.pageAudit.run(pageId, row.seq);
-    }
+    for (const e of entries) appendAudit(e, nowMs);
   };
   /** Writes notifications into the outbox; returns those it added (a deliveryId already there is left as it is). */
   const insertNotifications = (notifications: readonly PageNotification[], nowMs: number): PageNotification[] => {
