@@ -125,6 +125,8 @@ export interface PageNotification {
   status: 'firing' | 'resolved';
   title: string;
   text: string;
+  /** The page's incarnation when the notification was planned (its ack links are bound to it); absent: its first opening. */
+  incarnation?: number;
 }
 
 /**

@@ -397,6 +397,12 @@ export interface OncallStore {
    */
   applyHandoffPlan(plan: HandoffPlan, nowMs: number): Promise<boolean>;
 
+  /**
+   * Claims `key` until `untilMs`: true the first time, false while an earlier claim of it holds (a
+   * replayed request: a signed Slack click sent again within its 300 s). Shared by every replica;
+   * claims whose time has passed are removed as new ones come.
+   */
+  claimOnce(key: string, untilMs: number, nowMs: number): Promise<boolean>;
   /** Records that matching deliveries arrived (duplicates too, §17.7). */
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): Promise<void>;
   listHeartbeats(): Promise<HeartbeatSeen[]>;

@@ -233,6 +233,17 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(await store.oncall.listHandoffs(), [{ agentId: 'agent-a', scheduleId: 'primary', nextMs: T0 + 2 * MIN }]);
     });
 
+    it('a key is claimed once while its claim holds, on every replica; again once it has passed (a replayed request, issue 33)', async () => {
+      const store = await open();
+      const other = replicas ? await again() : store;
+      assert.equal(await store.oncall.claimOnce('slack:s1:abc', T0 + 300_000, T0), true);
+      assert.equal(await other.oncall.claimOnce('slack:s1:abc', T0 + 300_000, T0 + 1), false, 'the same request again');
+      assert.equal(await other.oncall.claimOnce('slack:s1:abd', T0 + 300_000, T0 + 1), true, 'another request');
+      const together = await Promise.all([store, other, store, other].map((s) => s.oncall.claimOnce('slack:s1:race', T0 + 300_000, T0 + 2)));
+      assert.deepEqual(together.filter((x) => x).length, 1, 'claimed at once from several places: one wins');
+      assert.equal(await store.oncall.claimOnce('slack:s1:abc', T0 + 600_000, T0 + 300_000), true, 'its claim passed');
+    });
+
     it('overrides, silences and heartbeats: added, listed, removed or expired, audited', async () => {
       const store = await open();
       await store.oncall.addOverride({ id: 'o1', agentId: 'agent-a', scheduleId: 'primary', personId: 'bob', fromMs: T0, toMs: T0 + MIN,

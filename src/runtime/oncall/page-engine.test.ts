@@ -100,3 +100,30 @@ describe('page engine: a resolve that overtakes its firing in triage wins (§17.
     assert.deepEqual((await store.oncall.listPages(all, {})).items.map((p) => [p.state, p.eventIds]), [['triggered', [again]]]);
   });
 });
+
+describe('page engine: a refused answer is audited on the page\'s timeline, whoever asked (§17.10)', () => {
+  it('an ack of a resolved page, an ack on an opening since left, a step that is not there: each a page.ack-refused row', async () => {
+    const { store, engine } = await setup(pagingConfig({ reopenWindowMs: 3_600_000 }));
+    const page = await engine.openFor('agent-a', 'k', 'default', { id: 'e1', title: 'Disk full', severity: 'P1' });
+    assert.ok(page !== null);
+    const cli = { actor: 'cli:op', by: 'op', via: 'cli' as const };
+    const escalate = await engine.act(page.id, { kind: 'escalate', toStep: 7 }, cli);
+    assert.deepEqual(escalate, { ok: false, reason: 'policy default has steps 1..1; there is no step 7' });
+    assert.equal((await engine.act(page.id, { kind: 'resolve', note: null }, cli)).ok, true);
+    const late = await engine.act(page.id, { kind: 'ack', note: null }, { actor: 'slack:U1', by: 'alice', via: 'slack' });
+    assert.deepEqual(late, { ok: false, reason: `page ${page.id} is already resolved` });
+    await engine.openFor('agent-a', 'k', 'default', { id: 'e2', title: 'Disk full', severity: 'P1' });
+    const stale = await engine.act(page.id, { kind: 'ack', note: null }, { actor: 'link:t0', by: 'alice', via: 'link' }, { incarnation: 0 });
+    assert.deepEqual(stale, { ok: false, reason: `page ${page.id} was resolved and reopened since` });
+    assert.equal((await store.oncall.getPage(page.id))?.state, 'triggered', 'the reopened page was not acknowledged by the old link');
+    assert.equal((await engine.act(page.id, { kind: 'ack', note: null }, { actor: 'link:t1', by: 'alice', via: 'link' }, { incarnation: 1 })).ok, true);
+
+    const refused = (await store.oncall.pageTimeline(page.id)).filter((r) => r.kind === 'page.ack-refused');
+    assert.deepEqual(refused.map((r) => [r.actor, JSON.parse(r.dataText ?? 'null')]), [
+      ['cli:op', { pageId: page.id, via: 'cli', user: 'op', action: 'escalate', reason: 'no-such-step' }],
+      ['slack:U1', { pageId: page.id, via: 'slack', user: 'alice', action: 'ack', reason: 'resolved' }],
+      ['link:t0', { pageId: page.id, via: 'link', user: 'alice', action: 'ack', reason: 'reopened' }],
+    ]);
+    assert.deepEqual((await store.eventStory('e1')).filter((r) => r.kind === 'page.ack-refused').length, 3, 'in the story of the page\'s event too');
+  });
+});

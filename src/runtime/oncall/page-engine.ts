@@ -12,10 +12,10 @@ import type { Clock } from '../../core/clock.js';
 import type { LogFields } from '../../core/log.js';
 import type { OncallConfig, Override, Policy } from '../../oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../oncall/page.js';
-import { CHANNEL_TARGET, PAGE_ID_PATTERN } from '../../oncall/page.js';
+import { CHANNEL_TARGET, PAGE_ID_PATTERN, incarnationOf } from '../../oncall/page.js';
 import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
 import {
-  planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
+  ackRefusedEntry, planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
 } from '../../oncall/page-plan.js';
 import { incidentKey } from '../../oncall/incident-key.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
@@ -76,8 +76,14 @@ export interface PageEngine {
   heartbeatOnly(event: Pick<TriagedEvent, 'agentId' | 'sourceId' | 'payload'>): boolean;
   /** A due page's timer fired (the timer loop claimed it). */
   fire(page: PageRecord): Promise<void>;
-  /** An operator's (or a channel button's) action on a page. */
-  act(pageId: string, action: PageAction, actor: Actor): Promise<ActionOutcome>;
+  /**
+   * An operator's (or a channel button's, or a link's) action on a page; with `incarnation`, only on
+   * that opening of the page (a link minted before the page resolved and reopened does not act on it).
+   * A refusal is audited `page.ack-refused` (on the page's timeline), whoever asked.
+   */
+  act(pageId: string, action: PageAction, actor: Actor, opts?: { incarnation?: number }): Promise<ActionOutcome>;
+  /** Audits a refusal a channel decided before acting (an unknown Slack user, a used or expired link): `page.ack-refused`, on the page's timeline. */
+  refuse(agentId: string, pageId: string, action: PageAction['kind'], actor: Actor, reason: string): Promise<void>;
   /** Opens (or joins, or reopens) the page of an incident key under a policy: a missed heartbeat's. */
   openFor(agentId: string, incidentKey: string, policyId: string, event: PageEvent, extraAudit?: PagePlan['audit']): Promise<PageRecord | null>;
   /** Resolves the open page of an incident key; false when none is open. */
@@ -204,6 +210,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     return resolved;
   };
 
+  const refuse = async (agentId: string | null, pageId: string, action: PageAction['kind'], actor: Actor, reason: string): Promise<void> => {
+    await store.appendAudit(ackRefusedEntry(agentId, pageId, action, actor, reason), clock.now());
+  };
+
   const heartbeatOnly = (event: Pick<TriagedEvent, 'agentId' | 'sourceId' | 'payload'>): boolean => {
     const config = deps.configs.get(event.agentId);
     return config !== undefined && isHeartbeatOnly(config.heartbeats, event.sourceId, event.payload);
@@ -259,11 +269,20 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         (page, resolve) => (page === null ? null : planTimer(page, clock.now(), resolve)), claimed.agentId);
     },
 
-    async act(pageId, action, actor) {
+    refuse,
+
+    async act(pageId, action, actor, opts = {}) {
       if (!PAGE_ID_PATTERN.test(pageId)) return { ok: false, reason: `no page ${pageId}` };
+      const refused = async (page: PageRecord | null, code: string, reason: string): Promise<ActionOutcome> => {
+        await refuse(page?.agentId ?? null, pageId, action.kind, actor, code);
+        return { ok: false, reason };
+      };
       for (let i = 0; i < MAX_CONFLICTS; i += 1) {
         const page = await store.oncall.getPage(pageId);
-        if (page === null) return { ok: false, reason: `no page ${pageId}` };
+        if (page === null) return refused(null, 'unknown-page', `no page ${pageId}`);
+        if (opts.incarnation !== undefined && incarnationOf(page) !== opts.incarnation) {
+          return refused(page, 'reopened', `page ${pageId} was resolved and reopened since`);
+        }
         const nowMs = clock.now();
         let result: ActionResult;
         const follows = (channelId: string): boolean => deps.followsPageState?.(page.agentId, channelId) ?? false;
@@ -271,11 +290,18 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         else if (action.kind === 'unack') result = planUnack(page, actor, nowMs, follows);
         else if (action.kind === 'resolve') result = planResolve(page, actor, action.note, null, nowMs);
         else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
-        if (!result.ok) return result;
+        if (!result.ok) return refused(page, refusalCode(page, action), result.reason);
         if (result.plan === null) return { ok: true, page, changed: false };
         if ((await apply(result.plan)).ok) return { ok: true, page: result.plan.page, changed: true };
       }
-      return { ok: false, reason: `page ${pageId} kept changing; try again` };
+      return refused(await store.oncall.getPage(pageId), 'busy', `page ${pageId} kept changing; try again`);
     },
   };
+}
+
+/** Why the planner refused an action on a page, as a `page.ack-refused` row's `reason`. */
+function refusalCode(page: PageRecord, action: PageAction): string {
+  if (page.state === 'resolved') return 'resolved';
+  if (action.kind === 'unack') return 'not-acknowledged';
+  return action.kind === 'escalate' ? 'no-such-step' : 'refused';
 }

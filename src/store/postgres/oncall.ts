@@ -90,7 +90,7 @@ export const PG_ONCALL_MIGRATION = `
 
 /**
  * Schema step of schema.ts (issue 33), as SQLite's migration 9 (sqlite/oncall-schema.ts): each incident
- * key's latest resolve, in receive order (events.seq); stories and timelines read from the hashed rows
+ * key's latest resolve, in receive order (events.seq); requests answered once (claimOnce); stories and timelines read from the hashed rows
  * (../story-rows.ts): audit_events and page_audit give way to indexes over `audit_ref(data, field)`,
  * the text a row's data names as `eventId` or `pageId` (null when it names none, or is not JSON).
  * jsonb refuses the \u0000 escape that text data may hold: it is read as U+FFFD for this purpose only
@@ -117,6 +117,8 @@ export const PG_ONCALL_INTEGRITY_MIGRATION = `
   $$;
   CREATE INDEX audit_event_ref ON audit (audit_ref(data, 'eventId')) WHERE audit_ref(data, 'eventId') IS NOT NULL;
   CREATE INDEX audit_page_ref ON audit (audit_ref(data, 'pageId')) WHERE audit_ref(data, 'pageId') IS NOT NULL;
+  CREATE TABLE answer_once (key text PRIMARY KEY, until_ms bigint NOT NULL);
+  CREATE INDEX answer_once_until ON answer_once (until_ms);
 `;
 
 /** Appends rows in the caller's transaction (a page's timeline is the rows naming it: ../story-rows.ts). */
@@ -335,6 +337,14 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       await tell(tx, plan, nowMs);
       return true;
     }),
+
+    // One statement each, no chain head: the key's row is what replicas claiming it at once contend for.
+    async claimOnce(key, untilMs, nowMs) {
+      await pool.query(`DELETE FROM answer_once WHERE key IN (SELECT key FROM answer_once WHERE until_ms <= $1 ORDER BY until_ms LIMIT 100)`, [nowMs]);
+      const { rowCount } = await pool.query(`INSERT INTO answer_once (key, until_ms) VALUES ($1, $2)
+        ON CONFLICT (key) DO UPDATE SET until_ms = excluded.until_ms WHERE answer_once.until_ms <= $3`, [key, untilMs, nowMs]);
+      return rowCount === 1;
+    },
 
     async listHeartbeats() {
       const { rows } = await pool.query<{ agent_id: string; heartbeat_id: string; last_seen_ms: number }>(

@@ -95,7 +95,9 @@ export const OPEN_PAGE_COUNTS_INDEX = `
  * - an event's story and a page's timeline read from the hashed rows themselves (../story-rows.ts):
  *   the unhashed tables audit_events and page_audit (and the trigger filling the first) give way to
  *   indexes of the audit table over the `eventId` and `pageId` its rows' data name — the expressions
- *   are namesRef's, which the queries use, so each lookup is an index search.
+ *   are namesRef's, which the queries use, so each lookup is an index search;
+ * - the requests already answered while a replay of them could still arrive (store.ts claimOnce: a
+ *   signed Slack click is valid for 300 s, and acting twice escalates twice).
  */
 export const ONCALL_INTEGRITY_MIGRATION = `
   CREATE TABLE incident_resolves (
@@ -113,4 +115,10 @@ export const ONCALL_INTEGRITY_MIGRATION = `
   DROP TABLE page_audit;
   CREATE INDEX audit_event_ref ON audit (json_extract(data, '$.eventId')) WHERE json_valid(data) AND json_type(data, '$.eventId') = 'text';
   CREATE INDEX audit_page_ref ON audit (json_extract(data, '$.pageId')) WHERE json_valid(data) AND json_type(data, '$.pageId') = 'text';
+
+  CREATE TABLE answer_once (
+    key      TEXT PRIMARY KEY,
+    until_ms INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX answer_once_until ON answer_once (until_ms);
 `;

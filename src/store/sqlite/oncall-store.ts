@@ -24,6 +24,7 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     addSilence: (silence, nowMs, via) => write('addSilence', silence, nowMs, via),
     expireSilence: (id, actor, nowMs, via) => write('expireSilence', id, actor, nowMs, via),
     touchHeartbeats: (agentId, ids, nowMs) => write('touchHeartbeats', agentId, ids, nowMs),
+    claimOnce: (key, untilMs, nowMs) => write('claimOnce', key, untilMs, nowMs),
     applyHandoffPlan: (plan, nowMs) => write('applyHandoffPlan', plan, nowMs),
     listHandoffs: () => read('listHandoffs'),
     getPage: (id) => read('getPage', id),

@@ -33,6 +33,7 @@ export interface OncallWriter {
   addSilence(silence: Silence, nowMs: number, via?: ReplayVia): void;
   expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia): StoredSilence | null;
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): void;
+  claimOnce(key: string, untilMs: number, nowMs: number): boolean;
   applyHandoffPlan(plan: HandoffPlan, nowMs: number): boolean;
 }
 
@@ -86,6 +87,11 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       'INSERT OR IGNORE INTO schedule_handoffs (agent_id, schedule_id, next_ms) VALUES (?, ?, ?)'),
     moveHandoff: db.prepare<[number | null, string, string, number | null]>(
       'UPDATE schedule_handoffs SET next_ms = ? WHERE agent_id = ? AND schedule_id = ? AND next_ms IS ?'),
+    // A key whose claim has passed is claimed anew; a live one is left as it is.
+    claimOnce: db.prepare<[string, number, number]>(`INSERT INTO answer_once (key, until_ms) VALUES (?, ?)
+      ON CONFLICT (key) DO UPDATE SET until_ms = excluded.until_ms WHERE answer_once.until_ms <= ?`),
+    dropPassed: db.prepare<[number]>(
+      'DELETE FROM answer_once WHERE key IN (SELECT key FROM answer_once WHERE until_ms <= ? ORDER BY until_ms LIMIT 100)'),
     touchHeartbeat: db.prepare<[string, string, number]>(
       `INSERT INTO heartbeats (agent_id, heartbeat_id, last_seen_ms) VALUES (?, ?, ?)
        ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`),
@@ -219,6 +225,11 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       if (moved.changes !== 1) return false;
       tell(plan, nowMs);
       return true;
+    },
+
+    claimOnce(key, untilMs, nowMs) {
+      st.dropPassed.run(nowMs);
+      return st.claimOnce.run(key, untilMs, nowMs).changes === 1;
     },
 
     touchHeartbeats(agentId, ids, nowMs) {

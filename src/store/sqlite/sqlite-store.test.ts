@@ -141,7 +141,7 @@ describe('sqlite store: the file', () => {
       CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');
       DROP INDEX audit_event_ref; DROP INDEX audit_page_ref;
       DROP TABLE pages; DROP TABLE page_notifications; DROP TABLE oncall_overrides; DROP TABLE silences;
-      DROP TABLE heartbeats; DROP TABLE schedule_handoffs; DROP TABLE incident_resolves;`);
+      DROP TABLE heartbeats; DROP TABLE schedule_handoffs; DROP TABLE incident_resolves; DROP TABLE answer_once;`);
     db.pragma('user_version = 2');
     db.close();
     const upgraded = await openSqliteStore({ path });
@@ -172,7 +172,7 @@ describe('sqlite store: the file', () => {
     // Back to what an svc of schema version 6 left: the narrow CHECK, and a newest event deleted (the counter is past every row).
     const db = new Database(path);
     db.pragma('foreign_keys = OFF');
-    db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs; DROP INDEX pages_open_state; DROP TABLE incident_resolves;
+    db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs; DROP INDEX pages_open_state; DROP TABLE incident_resolves; DROP TABLE answer_once;
       DROP INDEX audit_event_ref; DROP INDEX audit_page_ref;
       CREATE TABLE audit_events (event_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (event_id, seq)) WITHOUT ROWID;
       CREATE TRIGGER audit_events_fill AFTER INSERT ON audit BEGIN SELECT 1; END;
