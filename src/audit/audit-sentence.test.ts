@@ -9,6 +9,8 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
     assert.equal(auditSentence('event.accepted', 'source:alertmanager', { sourceId: 'alertmanager' }), 'accepted from alertmanager');
     assert.equal(auditSentence('event.suppressed', 'agent:ops', { eventId: 'e1', silenceIds: ['s1a', 's2b'], incidentKey: 'k' }),
       'suppressed by silence s1a, s2b: nobody paged');
+    assert.equal(auditSentence('event.superseded', 'agent:ops', { eventId: 'e1', incidentKey: 'k', resolvedBy: 'e2' }),
+      'firing overtaken by the resolve in event e2, received after it: nobody paged');
     assert.equal(auditSentence('message.failed', 'agent:ops', { channelId: 'pager', attempt: 2, tries: 2, error: 'HTTP 503' }),
       'delivery to pager failed (attempt 2): HTTP 503');
     assert.equal(auditSentence('message.failed', 'agent:ops', { channelId: 'oncall-dm', attempts: 1, error: 'ECONNREFUSED' }),

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { PageNotification } from '../oncall/page.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
-  silenceCreatedAudit, timelinePageOf,
+  silenceCreatedAudit,
 } from './oncall-plans.js';
 import type { StoredOverride, StoredSilence } from './oncall-store.js';
 
@@ -63,10 +63,4 @@ test('new notifications are outbox rows claimable from now, carrying the whole n
   assert.deepEqual(notificationRows([n], T0), [{ deliveryId: 'p1.1.bob.slack', pageId: 'p1', agentId: 'ops', kind: 'escalation', createdMs: T0,
     notBeforeMs: T0, body: JSON.stringify(n) }]);
   assert.deepEqual(JSON.parse(notificationRows([n], T0)[0]?.body ?? 'null'), n);
-});
-
-test('an audit row joins the timeline of the page its data names, and only a page id that is text', () => {
-  assert.equal(timelinePageOf({ kind: 'page.opened', actor: 'agent:ops', agentId: 'ops', data: { pageId: 'p1' } }), 'p1');
-  assert.equal(timelinePageOf({ kind: 'page.notice-cancelled', actor: 'agent:ops', agentId: 'ops', data: { pageId: null } }), null);
-  assert.equal(timelinePageOf({ kind: 'silence.created', actor: 'admin:a', agentId: null, data: { silenceId: 's' } }), null);
 });

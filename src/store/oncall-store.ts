@@ -14,7 +14,9 @@ import type { PageNotification, PageState } from '../oncall/page.js';
  * notifications written already claimed, in the plan's own transaction (those whose deliveryId the
  * outbox did not hold yet).
  */
-export type ApplyResult = { ok: true; claimed?: ClaimedNotification[] } | { ok: false; reason: 'conflict' };
+export type ApplyResult = { ok: true; claimed?: ClaimedNotification[] } | { ok: false; reason: 'conflict' }
+  /** The plan's firing event is older than a resolve of its incident key the store holds (`resolvedBy`, that resolve's event): nothing written. */
+  | { ok: false; reason: 'superseded'; resolvedBy: string };
 
 /**
  * Claim a plan's notifications for this sender as they are written: the caller sends them straight

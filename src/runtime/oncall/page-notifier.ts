@@ -47,8 +47,8 @@ export interface PageNotifierDeps {
   /** How long a claimed notification stays with this sender (default 60 s). */
   leaseMs?: number;
   batch?: number;
-  /** A person's one-time links to a page (§18.6); absent or null when the agent has no ack source. */
-  links?: (agentId: string, pageId: string, person: string) => AckLinks | null;
+  /** A person's one-time links to a page's incarnation (§18.6); absent or null when the agent has no ack source. */
+  links?: (agentId: string, pageId: string, person: string, incarnation: number) => AckLinks | null;
   /** A hand-off that failed (its claims return to the outbox when their lease ends). */
   onError?: (err: unknown) => void;
 }
@@ -56,7 +56,7 @@ export interface PageNotifierDeps {
 /** Only a firing page's messages to a person carry links: a channel target is nobody's to answer. */
 function linksFor(deps: PageNotifierDeps, n: ClaimedNotification['notification']): AckLinks | null {
   if (deps.links === undefined || n.pageId === null || n.status !== 'firing' || n.kind === 'notify' || n.person === CHANNEL_TARGET) return null;
-  return deps.links(n.agentId, n.pageId, n.person);
+  return deps.links(n.agentId, n.pageId, n.person, n.incarnation ?? 0);
 }
 
 /** What one pass over the outbox did: how many notifications it claimed, and whether that was a whole batch (more may wait). */
