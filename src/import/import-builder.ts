@@ -25,6 +25,7 @@ export class ImportBuilder {
   readonly schedules: Schedule[] = [];
   readonly policies: Policy[] = [];
   readonly overrides: ImportedOverride[] = [];
+  readonly notices: string[] = [];
   readonly personIds = new IdAllocator();
   readonly scheduleIds = new IdAllocator();
   readonly policyIds = new IdAllocator();
@@ -58,11 +59,17 @@ export class ImportBuilder {
     return name !== null && isKnownZone(name) ? name : null;
   }
 
-  /** A schedule and its report line; `vendorId` null for one svc derives (no vendor rendering to verify it against). */
-  addSchedule(schedule: Schedule, vendorId: string | null, line: ReportLine): void {
+  /** A schedule of the source and its report line (the gap check adds to the line). */
+  addSchedule(schedule: Schedule, vendorId: string, line: ReportLine): void {
     this.schedules.push(schedule);
-    if (vendorId !== null) this.scheduleOfVendor.set(vendorId, schedule.id);
+    this.scheduleOfVendor.set(vendorId, schedule.id);
     this.scheduleLines.set(schedule.id, line);
+  }
+
+  /** A schedule the import derives (no vendor rendering to verify it against), with the notice that says why. */
+  addDerivedSchedule(schedule: Schedule, notice: string): void {
+    this.schedules.push(schedule);
+    this.notices.push(notice);
   }
 
   /**
@@ -82,7 +89,7 @@ export class ImportBuilder {
       heartbeats: [],
     };
     const channels = [...this.kindsUsed].sort().map((kind) => ({ kind, channelId: this.options.channels[kind] }));
-    return { vendor: this.vendor, config, overrides: this.overrides, lines: this.lines, channels,
+    return { vendor: this.vendor, config, overrides: this.overrides, lines: this.lines, notices: this.notices, channels,
       personOfUser: this.personOfUser, scheduleOfVendor: this.scheduleOfVendor };
   }
 
@@ -92,25 +99,23 @@ export class ImportBuilder {
     const gap = scheduleShifts(schedule, [], from, from + COVERAGE_DAYS * DAY_MS).find((s) => s.person === null);
     if (gap === undefined) return;
     (schedule as { allowGaps: boolean }).allowGaps = true;
+    const note = `nobody is on call at times (first ${new Date(gap.startMs).toISOString()}), as in the source: allowGaps: true`;
     const line = this.scheduleLines.get(schedule.id);
-    if (line) {
-      const note = `nobody is on call at times (first ${new Date(gap.startMs).toISOString()}), as in the source: allowGaps: true`;
-      line.note = line.note === '' ? note : `${line.note}; ${note}`;
-    }
+    if (line) line.note = line.note === '' ? note : `${line.note}; ${note}`;
+    else this.notices.push(`schedule ${schedule.id}: ${note}`);
   }
 
+  /** svc needs a route (§17); the vendor's routing is not part of the import, so every alert goes to the first policy. */
   private routes(routeNote: string): Route[] {
     const severity = [...SEVERITIES];
     const firstPolicy = this.policies[0];
     const firstSchedule = this.schedules[0];
     if (firstPolicy !== undefined) {
-      this.line('route', 'alert routing', `routes[0] → policy ${firstPolicy.id}`, 'approximated',
-        `every alert (P1, P2, P3) goes to policy ${firstPolicy.id}; ${routeNote}: edit routes in oncall.yaml`);
+      this.notices.push(`routes: every alert (P1, P2, P3) goes to policy ${firstPolicy.id}; ${routeNote}: edit routes in oncall.yaml`);
       return [{ match: { severity }, policy: firstPolicy.id }];
     }
     const target = firstSchedule !== undefined ? { kind: 'schedule' as const, id: firstSchedule.id } : { kind: 'person' as const, id: (this.people[0] as Person).id };
-    this.line('route', 'alert routing', `routes[0] → ${target.kind}:${target.id}`, 'approximated',
-      `no escalation policy was imported, so every alert notifies ${target.kind}:${target.id} once; ${routeNote}: edit routes in oncall.yaml`);
+    this.notices.push(`routes: no escalation policy was imported, so every alert notifies ${target.kind}:${target.id} once; ${routeNote}: edit routes in oncall.yaml`);
     return [{ match: { severity }, notify: [target] }];
   }
 }

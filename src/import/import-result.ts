@@ -19,7 +19,7 @@ export type ImportOutcome = (typeof IMPORT_OUTCOMES)[number];
 /** The kinds of source objects the report lists, in the order its sections appear. */
 export const IMPORT_OBJECT_KINDS = [
   'user', 'contact-method', 'notification-rule', 'team', 'schedule', 'rotation', 'restriction', 'override',
-  'escalation-policy', 'escalation-rule', 'repeat', 'route',
+  'escalation-policy', 'escalation-rule', 'repeat',
 ] as const;
 export type ImportObjectKind = (typeof IMPORT_OBJECT_KINDS)[number];
 
@@ -55,6 +55,11 @@ export interface ImportResult {
   config: OncallConfig;
   overrides: readonly ImportedOverride[];
   lines: readonly ReportLine[];
+  /**
+   * What the import added that the source did not say (the route every oncall.yaml needs, schedules
+   * derived for a vendor's "next on call"): not objects of the source, so they count for no outcome.
+   */
+  notices: readonly string[];
   /** The contact kinds some person has, with the channel id that carries each (channels.yaml needs them). */
   channels: ReadonlyArray<{ kind: ContactKind; channelId: string }>;
   /** Vendor user id → svc person id, so the vendor's rendering can be compared with svc's (verify). */

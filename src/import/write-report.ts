@@ -21,7 +21,6 @@ const SECTION: Readonly<Record<ImportObjectKind, string>> = {
   'escalation-policy': 'Escalation policies',
   'escalation-rule': 'Escalation rules',
   'repeat': 'Repeats and loops',
-  'route': 'Routing',
 };
 const OUTCOME: Readonly<Record<ImportOutcome, string>> = { 'mapped': 'mapped', 'approximated': 'approximated', 'not-mapped': 'not mapped' };
 
@@ -98,6 +97,11 @@ export function reportText(result: ImportResult, ctx: ReportContext, verify: { o
       + 'Add them to channels.yaml (placeholders in capitals or `…`, secrets through `${secret:…}`):', '', '```yaml', 'channels:');
     for (const c of result.channels) out.push(`  ${channelSnippet(c.kind, c.channelId)}`);
     out.push('```', '');
+  }
+  if (result.notices.length > 0) {
+    out.push('## What the import added', '', 'Not objects of the source, but written into oncall.yaml so svc can run it:', '');
+    for (const n of result.notices) out.push(`- ${n}`);
+    out.push('');
   }
   out.push('## Overrides to add', '');
   if (result.overrides.length === 0) out.push('No override of the source is in force or to come.', '');

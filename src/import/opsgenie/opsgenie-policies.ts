@@ -59,9 +59,8 @@ function derivedSchedule(b: ImportBuilder, base: Schedule, which: 'next' | 'prev
     id: made, timeZone: base.timeZone, fallback: base.fallback, allowGaps: base.allowGaps,
     rotations: base.rotations.map((r) => ({ ...r, people: rotate(r.people, which === 'next' ? 1 : -1) })),
   };
-  const line = b.line('schedule', `who is on call ${which} in schedule ${base.id} (notifyType ${which})`, `schedule ${made}`, 'approximated',
-    `the rotations of ${base.id} turned by one: Opsgenie's ${which} also follows overrides and other rotations, this does not`);
-  b.addSchedule(schedule, null, line);
+  b.addDerivedSchedule(schedule, `schedule ${made}: who is on call ${which} in ${base.id} (Opsgenie's notifyType ${which}), `
+    + `the rotations of ${base.id} turned by one; Opsgenie's ${which} also follows overrides, svc's ${made} does not`);
   return made;
 }
 
