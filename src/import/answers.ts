@@ -47,7 +47,7 @@ export class Answers {
     if (pages === undefined) return null;
     for (let i = 0; i < pages.length; i++) {
       if (pages[i] === undefined) {
-        throw new ImportInputError(answerFile(path, i + 1), '$', `missing, while ${answerFile(path, i + 2)} is there: save every page of a paged answer`);
+        throw new ImportInputError(answerFile(path, i + 1), '$', `missing, while ${answerFile(path, pages.length)} is there: save every page of a paged answer`);
       }
     }
     return pages;

@@ -22,7 +22,7 @@ function within(ms: number, notes: string[], what: string): number {
   const { min, max } = DURATION_BOUNDS.after;
   if (ms >= min && ms <= max) return ms;
   const clamped = Math.min(max, Math.max(min, ms));
-  notes.push(`${what} ${ms === 0 ? 'no wait' : formatDuration(ms)} is outside svc's 1s..24h: ${formatDuration(clamped)} instead`);
+  notes.push(`${what} (${ms === 0 ? 'none' : formatDuration(ms)}) is outside svc's 1s..24h: ${formatDuration(clamped)} instead`);
   return clamped;
 }
 
