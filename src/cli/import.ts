@@ -147,7 +147,9 @@ export async function importCommand(vendor: string, dir: string, opts: ImportOpt
       { path: report, text: reportText(result, { label: spec.label, from: opts.api ?? source, out, nowMs, agent: opts.agent ?? null }, verified) },
     ]);
     const c = result.config;
-    ctx.stdout(`imported ${c.people.length} people, ${c.schedules.length} schedules, ${c.policies.length} policies, ${result.overrides.length} overrides from ${spec.label}\n`);
+    const n = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
+    ctx.stdout(`imported ${n(c.people.length, 'person', 'people')}, ${n(c.schedules.length, 'schedule', 'schedules')}, ${n(c.policies.length, 'policy', 'policies')}, `
+      + `${n(result.overrides.length, 'override', 'overrides')} from ${spec.label}\n`);
     ctx.stdout(`${outcomeSummary(result.lines)}\nwrote ${out} and ${report}\n`);
     if (verified !== null) {
       printVerified(spec.label, verified, ctx);
