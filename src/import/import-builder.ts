@@ -5,12 +5,22 @@
  * a schedule that, like the vendor's, leaves hours uncovered (svc refuses silent gaps, §17.1).
  */
 import type { OncallConfig, Person, Policy, Route, Schedule } from '../oncall/oncall-config.js';
-import { isKnownZone } from '../oncall/zone-time.js';
 import { COVERAGE_DAYS } from '../oncall/load-oncall.js';
-import { scheduleShifts } from '../oncall/schedule.js';
-import { DAY_MS } from '../oncall/zone-time.js';
+import { DAY_MS, isKnownZone } from '../oncall/zone-time.js';
 import type { ContactKind, ImportObjectKind, ImportOutcome, ImportResult, ImportVendor, ImportedOverride, MapOptions, ReportLine } from './import-result.js';
+import { coveredSpans, firstGap, firstOverlap } from './rotation-parts.js';
 import { IdAllocator } from './slug-ids.js';
+
+/** How far ahead rotations that are all on call at once (in the source, several people) are looked for. */
+const OVERLAP_DAYS = 28;
+
+/** Rotations the source puts on call together where they overlap: the same `group` (a level, or all of them), named for the report. */
+export interface OverlapCheck {
+  groups: readonly number[];
+  names: readonly string[];
+  /** The vendor, as the note names it. */
+  label: string;
+}
 
 const SEVERITIES = ['P1', 'P2', 'P3'] as const;
 
@@ -32,7 +42,7 @@ export class ImportBuilder {
   readonly personOfUser = new Map<string, string>();
   readonly scheduleOfVendor = new Map<string, string>();
   private readonly kindsUsed = new Set<ContactKind>();
-  private readonly scheduleLines = new Map<string, ReportLine>();
+  private readonly scheduleLines = new Map<string, { line: ReportLine; overlap: OverlapCheck | null }>();
 
   constructor(readonly vendor: ImportVendor, readonly options: MapOptions) {}
 
@@ -54,16 +64,27 @@ export class ImportBuilder {
     return this.options.channels[kind];
   }
 
-  /** A person's time zone if svc knows it, else null (the report says so). */
+  /** A time zone if svc knows it, else null (the report says so). Asked once per name: each answer builds an Intl formatter (≈0.5 ms). */
   static zone(name: string | null): string | null {
-    return name !== null && isKnownZone(name) ? name : null;
+    if (name === null) return null;
+    let known = ImportBuilder.zones.get(name);
+    if (known === undefined) {
+      known = isKnownZone(name);
+      ImportBuilder.zones.set(name, known);
+    }
+    return known ? name : null;
   }
 
-  /** A schedule of the source and its report line (the gap check adds to the line). */
-  addSchedule(schedule: Schedule, vendorId: string, line: ReportLine): void {
+  private static readonly zones = new Map<string, boolean>();
+
+  /**
+   * A schedule of the source and its report line. `finish` adds to the line where it has gaps, and —
+   * with `overlap` — where rotations of one group are on call at once (svc pages the first of them).
+   */
+  addSchedule(schedule: Schedule, vendorId: string, line: ReportLine, overlap: OverlapCheck | null = null): void {
     this.schedules.push(schedule);
     this.scheduleOfVendor.set(vendorId, schedule.id);
-    this.scheduleLines.set(schedule.id, line);
+    this.scheduleLines.set(schedule.id, { line, overlap });
   }
 
   /** A schedule the import derives (no vendor rendering to verify it against), with the notice that says why. */
@@ -93,16 +114,32 @@ export class ImportBuilder {
       personOfUser: this.personOfUser, scheduleOfVendor: this.scheduleOfVendor };
   }
 
-  /** A schedule with an uncovered instant in the coverage window gets `allowGaps: true`, as the vendor allowed it. */
+  /**
+   * Each rotation's coverage over the next OVERLAP_DAYS, computed once: a schedule with an uncovered
+   * instant in svc's coverage window gets `allowGaps: true`, as the source allowed it; rotations of one
+   * group on call at once are said on the schedule's line.
+   */
   private markGaps(schedule: Schedule): void {
     const from = this.options.nowMs;
-    const gap = scheduleShifts(schedule, [], from, from + COVERAGE_DAYS * DAY_MS).find((s) => s.person === null);
-    if (gap === undefined) return;
+    const spans = schedule.rotations.map((r) => coveredSpans(r, from, from + OVERLAP_DAYS * DAY_MS));
+    const entry = this.scheduleLines.get(schedule.id);
+    const add = (note: string, outcome: ReportLine['outcome']): void => {
+      if (entry === undefined) {
+        this.notices.push(`schedule ${schedule.id}: ${note}`);
+        return;
+      }
+      entry.line.note = entry.line.note === '' ? note : `${entry.line.note}; ${note}`;
+      entry.line.outcome = ImportBuilder.worst(entry.line.outcome, outcome);
+    };
+    const overlap = entry?.overlap ? firstOverlap(spans, entry.overlap.groups) : null;
+    if (entry?.overlap && overlap !== null) {
+      const [a, b] = [entry.overlap.names[overlap.a], entry.overlap.names[overlap.b]];
+      add(`"${a}" and "${b}" are both on call from ${new Date(overlap.atMs).toISOString()}: ${entry.overlap.label} notifies both, svc the first ("${a}")`, 'approximated');
+    }
+    const gap = firstGap(spans, from, from + COVERAGE_DAYS * DAY_MS);
+    if (gap === null) return;
     (schedule as { allowGaps: boolean }).allowGaps = true;
-    const note = `nobody is on call at times (first ${new Date(gap.startMs).toISOString()}), as in the source: allowGaps: true`;
-    const line = this.scheduleLines.get(schedule.id);
-    if (line) line.note = line.note === '' ? note : `${line.note}; ${note}`;
-    else this.notices.push(`schedule ${schedule.id}: ${note}`);
+    add(`nobody is on call at times (first ${new Date(gap).toISOString()}), as in the source: allowGaps: true`, 'mapped');
   }
 
   /** svc needs a route (§17); the vendor's routing is not part of the import, so every alert goes to the first policy. */

@@ -42,17 +42,17 @@ export function coveredSpans(rotation: Rotation, fromMs: number, toMs: number): 
 }
 
 /**
- * The first instant in [fromMs, toMs) two rotations of the same `group` both cover, with their indexes;
- * null when none does. Rotations of different groups never count (a higher level hides a lower one).
+ * The first instant two rotations of the same `group` both cover, given each rotation's covered spans
+ * (coveredSpans), with their indexes; null when none does. Rotations of different groups never count (a
+ * higher level hides a lower one).
  */
-export function firstOverlap(rotations: readonly Rotation[], groups: readonly number[], fromMs: number, toMs: number): { a: number; b: number; atMs: number } | null {
-  const spans = rotations.map((r) => coveredSpans(r, fromMs, toMs));
+export function firstOverlap(spans: ReadonlyArray<ReadonlyArray<[number, number]>>, groups: readonly number[]): { a: number; b: number; atMs: number } | null {
   let best: { a: number; b: number; atMs: number } | null = null;
-  for (let a = 0; a < rotations.length; a++) {
-    for (let b = a + 1; b < rotations.length; b++) {
+  for (let a = 0; a < spans.length; a++) {
+    for (let b = a + 1; b < spans.length; b++) {
       if (groups[a] !== groups[b]) continue;
-      const x = spans[a] as Array<[number, number]>;
-      const y = spans[b] as Array<[number, number]>;
+      const x = spans[a] as ReadonlyArray<[number, number]>;
+      const y = spans[b] as ReadonlyArray<[number, number]>;
       for (let i = 0, j = 0; i < x.length && j < y.length;) {
         const [xs, xe] = x[i] as [number, number];
         const [ys, ye] = y[j] as [number, number];
@@ -67,6 +67,18 @@ export function firstOverlap(rotations: readonly Rotation[], groups: readonly nu
     }
   }
   return best;
+}
+
+/** The first instant in [fromMs, toMs) no rotation covers, given each rotation's covered spans; null when there is none. */
+export function firstGap(spans: ReadonlyArray<ReadonlyArray<[number, number]>>, fromMs: number, toMs: number): number | null {
+  const all = spans.flat().sort((p, q) => p[0] - q[0]);
+  let covered = fromMs;
+  for (const [start, end] of all) {
+    if (start > covered) break;
+    covered = Math.max(covered, end);
+    if (covered >= toMs) return null;
+  }
+  return covered < toMs ? covered : null;
 }
 
 /** The list turned by `by` places: [a, b, c] by 1 → [b, c, a] (who is on call one turn later). */

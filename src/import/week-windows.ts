@@ -22,28 +22,34 @@ export type WeekCoverage = { kind: 'always' } | { kind: 'never' } | { kind: 'win
 
 /** The union of the stretches as svc windows. */
 export function weekWindows(stretches: readonly WeekStretch[]): WeekCoverage {
-  const covered = new Uint8Array(MINUTES_PER_WEEK);
+  // The stretches as [from, to) minutes of one week, cut at the week's end, sorted and merged.
+  const parts: Array<[number, number]> = [];
   for (const s of stretches) {
     if (s.minutes >= MINUTES_PER_WEEK) return { kind: 'always' };
+    if (s.minutes <= 0) continue;
     const from = ((s.start % MINUTES_PER_WEEK) + MINUTES_PER_WEEK) % MINUTES_PER_WEEK;
-    for (let m = 0; m < s.minutes; m++) covered[(from + m) % MINUTES_PER_WEEK] = 1;
+    const to = from + s.minutes;
+    if (to <= MINUTES_PER_WEEK) parts.push([from, to]);
+    else parts.push([from, MINUTES_PER_WEEK], [0, to - MINUTES_PER_WEEK]);
   }
-  if (covered.every((c) => c === 1)) return { kind: 'always' };
-  if (covered.every((c) => c === 0)) return { kind: 'never' };
+  parts.sort((a, b) => a[0] - b[0]);
+  const merged: Array<[number, number]> = [];
+  for (const [from, to] of parts) {
+    const last = merged.at(-1);
+    if (last !== undefined && from <= last[1]) last[1] = Math.max(last[1], to);
+    else merged.push([from, to]);
+  }
+  if (merged.length === 0) return { kind: 'never' };
+  if (merged.length === 1 && merged[0]?.[0] === 0 && merged[0][1] === MINUTES_PER_WEEK) return { kind: 'always' };
 
   // Each day's covered runs, as [from, to) minutes of that day.
-  const runs: Array<Array<[number, number]>> = DAYS.map((_, d) => {
-    const day: Array<[number, number]> = [];
-    for (let m = 0; m < MINUTES_PER_DAY; m++) {
-      if (covered[d * MINUTES_PER_DAY + m] !== 1) continue;
-      let end = m;
-      while (end < MINUTES_PER_DAY && covered[d * MINUTES_PER_DAY + end] === 1) end++;
-      day.push([m, end]);
-      m = end;
+  const runs: Array<Array<[number, number]>> = DAYS.map(() => []);
+  for (const [from, to] of merged) {
+    for (let d = Math.floor(from / MINUTES_PER_DAY); d * MINUTES_PER_DAY < to; d++) {
+      const start = d * MINUTES_PER_DAY;
+      runs[d]?.push([Math.max(from, start) - start, Math.min(to, start + MINUTES_PER_DAY) - start]);
     }
-    return day;
-  });
-  // A run to midnight followed by a run from midnight (not a whole day) is one overnight window.
+  }
   // First find the mornings that continue an evening, then emit every run once.
   const continued = new Map<number, number>();
   runs.forEach((day, d) => {

@@ -14,7 +14,8 @@ describe('oncall.yaml written by svc import', () => {
       const { result } = importFixture(vendor);
       const dir = mkdtempSync(join(tmpdir(), 'svc-import-yaml-'));
       writeFileSync(join(dir, 'oncall.yaml'), oncallYamlText(result.config, `Imported from ${vendor}`));
-      const loaded = loadOncall({ dir, channels: result.channels.map((c) => ({ id: c.channelId })), sources: [] }, { env: {}, home: dir, nowMs: FIXTURE_NOW_MS });
+      const channels = result.channels.map((c) => ({ id: c.channelId }));
+      const loaded = loadOncall({ dir, channels, sources: [] }, { env: {}, home: dir, nowMs: FIXTURE_NOW_MS });
       assert.deepEqual(loaded, result.config);
     });
   }

@@ -50,13 +50,15 @@ export function oncallYamlText(config: OncallConfig, header: string): string {
     steps: p.steps.map((step) => flow({ notify: step.notify.map(target), after: formatDuration(step.afterMs) })),
     ...(p.repeat > 0 ? { repeat: p.repeat } : {}),
   });
-  const route = (r: Route): Node => flow('policy' in r ? { match: { severity: r.match.severity }, policy: r.policy } : { match: { severity: r.match.severity }, notify: r.notify.map(target) });
+  const route = (r: Route): Node => flow('policy' in r
+    ? { match: { severity: r.match.severity }, policy: r.policy }
+    : { match: { severity: r.match.severity }, notify: r.notify.map(target) });
   doc.contents = doc.createNode({
     people: config.people.map(person),
     ...(config.schedules.length > 0 ? { schedules: config.schedules.map(schedule) } : {}),
     ...(config.policies.length > 0 ? { policies: config.policies.map(policy) } : {}),
     routes: config.routes.map(route),
-  }) as Node;
+  });
   doc.commentBefore = header.split('\n').map((line) => ` ${line}`).join('\n');
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }

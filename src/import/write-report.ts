@@ -77,7 +77,12 @@ function verificationSection(label: string, outcomes: readonly VerifyOutcome[], 
   return out;
 }
 
-export function reportText(result: ImportResult, ctx: ReportContext, verify: { outcomes: readonly VerifyOutcome[]; notCompared: readonly string[] } | null): string {
+export interface ReportVerification {
+  outcomes: readonly VerifyOutcome[];
+  notCompared: readonly string[];
+}
+
+export function reportText(result: ImportResult, ctx: ReportContext, verify: ReportVerification | null): string {
   const exact = importIsExact(result);
   const out: string[] = [
     `# svc import from ${ctx.label}`,

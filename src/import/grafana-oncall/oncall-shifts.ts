@@ -22,12 +22,11 @@ import { ImportBuilder } from '../import-builder.js';
 import type { ImportOutcome } from '../import-result.js';
 import { isoTime } from '../import-result.js';
 import type { JsonCursor } from '../json-cursor.js';
-import { fillTurns, firstOverlap, naiveHandoff, rotate, shiftLength } from '../rotation-parts.js';
+import { fillTurns, naiveHandoff, rotate, shiftLength } from '../rotation-parts.js';
 import type { WeekStretch } from '../week-windows.js';
 import { MINUTES_PER_DAY, MINUTES_PER_WEEK, describeWindows, weekWindows, weekdayIndex } from '../week-windows.js';
 
 const FREQUENCY_MS: Readonly<Record<string, number>> = { hourly: 3_600_000, daily: DAY_MS, weekly: 7 * DAY_MS, monthly: 28 * DAY_MS };
-const OVERLAP_DAYS = 28;
 
 interface ShiftContext {
   scheduleId: string;
@@ -84,7 +83,8 @@ function coverage(shift: JsonCursor, type: string, start: { handoff: string; nai
       return { everyMs: every, handoff: start.handoff, windows: 'always', notes };
     }
     const on = days.length > 0 ? days : [0, 1, 2, 3, 4, 5, 6];
-    return { everyMs: single ? every : DAY_MS * interval, handoff: start.handoff, windows: stretches(on, minute, Math.min(minutes, MINUTES_PER_DAY * interval)), notes };
+    const windows = stretches(on, minute, Math.min(minutes, MINUTES_PER_DAY * interval));
+    return { everyMs: single ? every : DAY_MS * interval, handoff: start.handoff, windows, notes };
   }
   // weekly
   if (interval > 1 && durationS * 1000 < turnMs) notes.push(`on call in the first week of every ${interval} weeks in OnCall; every week of the turn in svc`);
@@ -228,13 +228,8 @@ export function mapOncallSchedules(b: ImportBuilder, answers: Answers): void {
     }
     const notes: string[] = [];
     if (ImportBuilder.zone(zoneName) === null) notes.push(`time zone ${JSON.stringify(zoneName)} is not an IANA zone svc knows: UTC instead`);
-    const overlap = firstOverlap(rotations, levels, b.options.nowMs, b.options.nowMs + OVERLAP_DAYS * DAY_MS);
-    if (overlap !== null) {
-      notes.push(`shifts "${names[overlap.a]}" and "${names[overlap.b]}" (level ${levels[overlap.a]}) are both on call from ${isoTime(overlap.atMs)}: `
-        + `OnCall notifies both, svc the first ("${names[overlap.a]}")`);
-    }
     const line = b.line('schedule', source, `schedule ${id}`, notes.length > 0 ? 'approximated' : 'mapped', notes.join('; '));
-    b.addSchedule({ id, timeZone: zone, rotations, fallback: null, allowGaps: false }, vendorId, line);
+    b.addSchedule({ id, timeZone: zone, rotations, fallback: null, allowGaps: false }, vendorId, line, { groups: levels, names, label: 'Grafana OnCall' });
   }
   for (const [id, shift] of shifts) {
     if (!used.has(id)) b.line('rotation', `${shift.field('type').str()} shift "${shift.optional('name')?.str() ?? id}"`, null, 'not-mapped', 'it belongs to no schedule');

@@ -13,7 +13,7 @@
  */
 import type { Schedule, Target } from '../../oncall/oncall-config.js';
 import type { Answers } from '../answers.js';
-import { ImportBuilder } from '../import-builder.js';
+import type { ImportBuilder } from '../import-builder.js';
 import type { ImportOutcome } from '../import-result.js';
 import type { JsonCursor } from '../json-cursor.js';
 import { stepsFrom } from '../policy-steps.js';

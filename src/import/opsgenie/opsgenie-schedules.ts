@@ -14,18 +14,16 @@
  */
 import type { Rotation, Schedule, TimeWindow } from '../../oncall/oncall-config.js';
 import { formatDuration } from '../../core/duration.js';
-import { DAY_MS } from '../../oncall/zone-time.js';
 import type { Answers } from '../answers.js';
 import { ImportBuilder } from '../import-builder.js';
 import type { ImportOutcome } from '../import-result.js';
 import { isoTime } from '../import-result.js';
 import type { JsonCursor } from '../json-cursor.js';
-import { fillTurns, firstOverlap, localHandoff, shiftLength } from '../rotation-parts.js';
+import { fillTurns, localHandoff, shiftLength } from '../rotation-parts.js';
 import type { WeekStretch } from '../week-windows.js';
 import { MINUTES_PER_DAY, MINUTES_PER_WEEK, describeWindows, weekWindows, weekdayIndex } from '../week-windows.js';
 
 const ROTATION_UNIT_MS: Readonly<Record<string, number>> = { hourly: 3_600_000, daily: 86_400_000, weekly: 604_800_000 };
-const OVERLAP_DAYS = 28;
 
 /** The restriction as week stretches; `note` when it had to be read one way of two. */
 function restrictionStretches(tr: JsonCursor): { stretches: WeekStretch[]; note: string | null } {
@@ -124,7 +122,8 @@ function mapRotation(b: ImportBuilder, r: JsonCursor, index: number, schedule: {
   return { rotation, name };
 }
 
-function mapOverrides(b: ImportBuilder, answers: Answers, vendorId: string, schedule: Schedule & { name: string }, byUsername: ReadonlyMap<string, string>): void {
+function mapOverrides(b: ImportBuilder, answers: Answers, vendorId: string, schedule: Schedule & { name: string },
+  byUsername: ReadonlyMap<string, string>): void {
   const overrides = answers.list(`v2/schedules/${vendorId}/overrides`, 'data');
   if (overrides === null) {
     b.line('override', `overrides of schedule "${schedule.name}"`, null, 'approximated', `v2/schedules/${vendorId}/overrides.json was not saved: overrides were not read`);
@@ -181,15 +180,10 @@ export function mapOpsgenieSchedules(b: ImportBuilder, answers: Answers, byUsern
       outcome = 'approximated';
       notes.push(`time zone ${JSON.stringify(zoneName)} is not an IANA zone svc knows: UTC instead`);
     }
-    const overlap = firstOverlap(kept.map((k) => k.rotation), kept.map(() => 0), b.options.nowMs, b.options.nowMs + OVERLAP_DAYS * DAY_MS);
-    if (overlap !== null) {
-      outcome = 'approximated';
-      notes.push(`rotations "${kept[overlap.a]?.name}" and "${kept[overlap.b]?.name}" are both on call from ${isoTime(overlap.atMs)}: `
-        + `Opsgenie notifies both, svc the first ("${kept[overlap.a]?.name}"); split them into two schedules to page both`);
-    }
     const schedule: Schedule & { name: string } = { id, name, timeZone: zone, rotations: kept.map((k) => k.rotation), fallback: null, allowGaps: false };
     const line = b.line('schedule', source, `schedule ${id}`, outcome, notes.join('; '));
-    b.addSchedule({ id, timeZone: zone, rotations: schedule.rotations, fallback: null, allowGaps: false }, vendorId, line);
+    b.addSchedule({ id, timeZone: zone, rotations: schedule.rotations, fallback: null, allowGaps: false }, vendorId, line,
+      { groups: kept.map(() => 0), names: kept.map((k) => k.name), label: 'Opsgenie' });
     mapOverrides(b, answers, vendorId, schedule, byUsername);
   }
 }

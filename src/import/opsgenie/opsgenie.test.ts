@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { whoIsOnCall } from '../../oncall/schedule.js';
 import type { Schedule } from '../../oncall/oncall-config.js';
-import { FIXTURE_NOW_MS, importFixture, storedOverrides } from '../../../test/support/import-fixtures.js';
+import { FIXTURE_NOW_MS, fixtureCopy, importFixture, storedOverrides } from '../../../test/support/import-fixtures.js';
 import { importIsExact } from '../import-result.js';
 import type { ImportObjectKind } from '../import-result.js';
 import { compareRendering } from '../verify-rendering.js';
@@ -109,6 +111,24 @@ describe('Opsgenie import (fixture: a Berlin and a New York team, 2026-03-20)', 
     assert.deepEqual(compareRendering(schedule('platform-primary'), storedOverrides(result), rendering).differences, [{
       scheduleId: 'platform-primary', fromMs: Date.parse('2026-03-21T17:00:00Z'), toMs: Date.parse('2026-03-22T17:00:00Z'), vendor: ['carol'], svc: 'dave',
     }]);
+  });
+
+  it('says where rotations are on call together (Opsgenie notifies both, svc the first) and where nobody is (allowGaps)', () => {
+    const dir = fixtureCopy('opsgenie');
+    const file = join(dir, 'v2/schedules.json');
+    const body = JSON.parse(readFileSync(file, 'utf8')) as { data: Array<{ rotations: Array<Record<string, unknown>> }> };
+    delete body.data[0]?.rotations[0]?.timeRestriction; // business hours now all week, beside out of hours
+    body.data[1]?.rotations.splice(1, 1); // the database schedule loses its nights
+    writeFileSync(file, JSON.stringify(body));
+    const changed = importFixture('opsgenie', dir).result;
+    const primary = changed.lines.find((l) => l.source.startsWith('schedule "Platform Primary"'));
+    assert.equal(primary?.outcome, 'approximated');
+    assert.equal(primary?.note, '"Business hours" and "Out of hours" are both on call from 2026-03-20T17:00:00.000Z: Opsgenie notifies both, svc the first ("Business hours")');
+    const database = changed.lines.find((l) => l.source.startsWith('schedule "Database"'));
+    assert.equal(database?.outcome, 'mapped');
+    assert.equal(database?.note, 'nobody is on call at times (first 2026-03-21T00:00:00.000Z), as in the source: allowGaps: true');
+    assert.equal(changed.config.schedules.find((s) => s.id === 'database')?.allowGaps, true);
+    assert.equal(schedule('database').allowGaps, false, 'the fixture covers every hour');
   });
 
   it('asks for every answer the mapping reads, the timeline of each schedule included', () => {
