@@ -87,6 +87,38 @@ export class ImportBuilder {
     this.scheduleLines.set(schedule.id, { line, overlap });
   }
 
+  /**
+   * A person of the source, with its report line: the login email becomes the email contact when the
+   * source gave none (every person needs a contact, and the login is an address), and a time zone svc
+   * does not know is left out. `notes` and `outcome` carry what the vendor mapping found.
+   */
+  addPerson(person: Person & { contacts: Record<string, string> }, source: { label: string; email: string; zoneName: string | null },
+    found: { notes?: string[]; outcome?: ReportLine['outcome'] } = {}): void {
+    const notes = [...(found.notes ?? [])];
+    let outcome = found.outcome ?? 'mapped';
+    const mail = this.channel('email');
+    if (person.contacts[mail] === undefined) {
+      person.contacts[mail] = oneLine(source.email, 256);
+      notes.unshift(`login ${source.email} as the ${mail} contact`);
+    }
+    if (source.zoneName !== null && person.timeZone === null) {
+      outcome = ImportBuilder.worst(outcome, 'approximated');
+      notes.push(`time zone ${JSON.stringify(source.zoneName)} is not an IANA zone svc knows: left out (the first schedule's applies)`);
+    }
+    this.people.push(person);
+    this.line('user', source.label, `person ${person.id}`, outcome, notes.join('; '));
+  }
+
+  /** An escalation policy of the source as `policy`, or not mapped when none of its steps notifies anyone svc knows. */
+  addPolicy(source: string, policy: Policy, notes: readonly string[]): void {
+    if (policy.steps.length === 0) {
+      this.line('escalation-policy', source, null, 'not-mapped', 'none of its steps notifies anyone svc knows');
+      return;
+    }
+    this.policies.push(policy);
+    this.line('escalation-policy', source, `policy ${policy.id}`, notes.length > 0 ? 'approximated' : 'mapped', notes.join('; '));
+  }
+
   /** A schedule the import derives (no vendor rendering to verify it against), with the notice that says why. */
   addDerivedSchedule(schedule: Schedule, notice: string): void {
     this.schedules.push(schedule);
@@ -121,8 +153,10 @@ export class ImportBuilder {
    */
   private markGaps(schedule: Schedule): void {
     const from = this.options.nowMs;
-    const spans = schedule.rotations.map((r) => coveredSpans(r, from, from + OVERLAP_DAYS * DAY_MS));
     const entry = this.scheduleLines.get(schedule.id);
+    // Overlaps are looked for over four weeks (rotations of up to 4 w); gaps only over svc's coverage window.
+    const days = entry?.overlap ? OVERLAP_DAYS : COVERAGE_DAYS;
+    const spans = schedule.rotations.map((r) => coveredSpans(r, from, from + days * DAY_MS));
     const add = (note: string, outcome: ReportLine['outcome']): void => {
       if (entry === undefined) {
         this.notices.push(`schedule ${schedule.id}: ${note}`);

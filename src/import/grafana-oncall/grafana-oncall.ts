@@ -116,12 +116,7 @@ function mapChains(b: ImportBuilder, answers: Answers): void {
     }
     const lastAt = timeline.reduce((max, t) => Math.max(max, t.atMs), 0);
     const { steps, notes } = stepsFrom(timeline, repeat > 0 ? Math.max(atMs - lastAt, 0) : LAST_WAIT_MS);
-    if (steps.length === 0) {
-      b.line('escalation-policy', `escalation chain "${name}" (${vendorId})`, null, 'not-mapped', 'none of its steps notifies anyone svc knows');
-      continue;
-    }
-    b.policies.push({ id, steps, repeat, ackTimeoutMs: 0, onExhausted: [] });
-    b.line('escalation-policy', `escalation chain "${name}" (${vendorId})`, `policy ${id}`, notes.length > 0 ? 'approximated' : 'mapped', notes.join('; '));
+    b.addPolicy(`escalation chain "${name}" (${vendorId})`, { id, steps, repeat, ackTimeoutMs: 0, onExhausted: [] }, notes);
   }
 }
 

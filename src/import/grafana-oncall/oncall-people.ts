@@ -11,7 +11,7 @@
 import type { NotifyRule, Person } from '../../oncall/oncall-config.js';
 import type { Answers } from '../answers.js';
 import { ImportBuilder, oneLine } from '../import-builder.js';
-import type { ContactKind, ImportOutcome } from '../import-result.js';
+import type { ContactKind } from '../import-result.js';
 import type { JsonCursor } from '../json-cursor.js';
 import { notifyRules } from '../personal-rules.js';
 import type { PersonalStep } from '../personal-rules.js';
@@ -103,13 +103,6 @@ export function mapOncallPeople(b: ImportBuilder, answers: Answers): void {
     } else {
       mapRules(b, user, person, rulesByUser.get(userId) ?? []);
     }
-    let outcome: ImportOutcome = 'mapped';
-    let note = '';
-    if (zoneName !== null && person.timeZone === null) {
-      outcome = 'approximated';
-      note = `time zone ${JSON.stringify(zoneName)} is not an IANA zone svc knows: left out`;
-    }
-    b.people.push(person);
-    b.line('user', `user ${user}`, `person ${id}`, outcome, note);
+    b.addPerson(person, { label: `user ${user}`, email, zoneName });
   }
 }

@@ -12,7 +12,7 @@ import type { NotifyRule, Person } from '../../oncall/oncall-config.js';
 import type { Answers } from '../answers.js';
 import { e164 } from '../contact-channels.js';
 import { ImportBuilder, oneLine } from '../import-builder.js';
-import type { ContactKind, ImportOutcome } from '../import-result.js';
+import type { ContactKind } from '../import-result.js';
 import type { JsonCursor } from '../json-cursor.js';
 import { notifyRules } from '../personal-rules.js';
 import type { PersonalStep } from '../personal-rules.js';
@@ -165,22 +165,8 @@ export function mapOpsgeniePeople(b: ImportBuilder, answers: Answers, byUsername
     byUsername.set(username, id);
     mapContacts(b, answers, user, userId, person.contacts);
     mapRules(b, answers, user, userId, person);
-    const notes: string[] = [];
-    let outcome: ImportOutcome = 'mapped';
-    const mail = b.channel('email');
-    if (person.contacts[mail] === undefined) {
-      person.contacts[mail] = oneLine(username, 256);
-      notes.push(`login ${username} as the ${mail} contact`);
-    }
-    if (zoneName !== null && timeZone === null) {
-      outcome = 'approximated';
-      notes.push(`time zone ${JSON.stringify(zoneName)} is not an IANA zone svc knows: left out (the first schedule's applies)`);
-    }
-    if (u.optional('blocked')?.bool() === true) {
-      outcome = 'approximated';
-      notes.push('blocked in Opsgenie: svc has no blocked people (leave them out of rotations and policies)');
-    }
-    b.people.push(person);
-    b.line('user', `user ${user}`, `person ${id}`, outcome, notes.join('; '));
+    const blocked = u.optional('blocked')?.bool() === true;
+    b.addPerson(person, { label: `user ${user}`, email: username, zoneName }, blocked
+      ? { outcome: 'approximated', notes: ['blocked in Opsgenie: svc has no blocked people (leave them out of rotations and policies)'] } : {});
   }
 }

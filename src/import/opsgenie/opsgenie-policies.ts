@@ -139,11 +139,6 @@ export function mapOpsgeniePolicies(b: ImportBuilder, answers: Answers, byUserna
       if (count > 0 && repeat.optional('resetRecipientStates')?.bool() === true) rnotes.push('svc loops only while the page is unacknowledged');
       b.line('repeat', `repeat of escalation "${name}"`, count > 0 ? `policy ${id} repeat: ${loops}` : null, outcome, rnotes.join('; '));
     }
-    if (steps.length === 0) {
-      b.line('escalation-policy', `escalation "${name}" (${vendorId})`, null, 'not-mapped', 'none of its rules notifies anyone svc knows');
-      continue;
-    }
-    b.policies.push({ id, steps, repeat: loops, ackTimeoutMs: 0, onExhausted: [] });
-    b.line('escalation-policy', `escalation "${name}" (${vendorId})`, `policy ${id}`, notes.length > 0 ? 'approximated' : 'mapped', notes.join('; '));
+    b.addPolicy(`escalation "${name}" (${vendorId})`, { id, steps, repeat: loops, ackTimeoutMs: 0, onExhausted: [] }, notes);
   }
 }

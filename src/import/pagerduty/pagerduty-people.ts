@@ -11,7 +11,7 @@ import type { NotifyRule, Person } from '../../oncall/oncall-config.js';
 import type { Answers } from '../answers.js';
 import { e164 } from '../contact-channels.js';
 import { ImportBuilder, oneLine } from '../import-builder.js';
-import type { ContactKind, ImportOutcome } from '../import-result.js';
+import type { ContactKind } from '../import-result.js';
 import type { JsonCursor } from '../json-cursor.js';
 import { notifyRules } from '../personal-rules.js';
 import type { PersonalStep } from '../personal-rules.js';
@@ -104,18 +104,6 @@ export function mapPagerdutyPeople(b: ImportBuilder, answers: Answers): void {
     b.personOfUser.set(userId, id);
     const channels = mapContacts(b, u, user, person);
     mapRules(b, u, user, person, channels);
-    const notes: string[] = [];
-    let outcome: ImportOutcome = 'mapped';
-    const mail = b.channel('email');
-    if (person.contacts[mail] === undefined) {
-      person.contacts[mail] = oneLine(email, 256);
-      notes.push(`login ${email} as the ${mail} contact`);
-    }
-    if (zoneName !== null && person.timeZone === null) {
-      outcome = 'approximated';
-      notes.push(`time zone ${JSON.stringify(zoneName)} is not an IANA zone svc knows: left out`);
-    }
-    b.people.push(person);
-    b.line('user', `user ${user}`, `person ${id}`, outcome, notes.join('; '));
+    b.addPerson(person, { label: `user ${user}`, email, zoneName });
   }
 }

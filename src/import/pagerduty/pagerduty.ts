@@ -69,12 +69,7 @@ function mapPolicies(b: ImportBuilder, answers: Answers): void {
     const { steps, notes } = stepsFrom(timeline, lastDelayMs);
     if (loops > 0) b.line('repeat', `num_loops of escalation policy "${name}"`, `policy ${id} repeat: ${Math.min(loops, 9)}`, loops > 9 ? 'approximated' : 'mapped',
       loops > 9 ? 'svc loops at most 9 times' : '');
-    if (steps.length === 0) {
-      b.line('escalation-policy', `escalation policy "${name}" (${vendorId})`, null, 'not-mapped', 'none of its rules notifies anyone svc knows');
-      continue;
-    }
-    b.policies.push({ id, steps, repeat: Math.min(loops, 9), ackTimeoutMs: 0, onExhausted: [] });
-    b.line('escalation-policy', `escalation policy "${name}" (${vendorId})`, `policy ${id}`, notes.length > 0 ? 'approximated' : 'mapped', notes.join('; '));
+    b.addPolicy(`escalation policy "${name}" (${vendorId})`, { id, steps, repeat: Math.min(loops, 9), ackTimeoutMs: 0, onExhausted: [] }, notes);
   }
 }
 
