@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { CONTACT_KINDS } from './import-result.js';
 import { DEFAULT_CONTACT_CHANNELS, e164, parseChannelMap } from './contact-channels.js';
 import { IdAllocator, slug } from './slug-ids.js';
 
@@ -14,6 +16,12 @@ describe('contact channels and ids', () => {
       const parsed = parseChannelMap(text);
       assert.ok(!parsed.ok && error.test(parsed.error), text);
     }
+  });
+
+  it('docs/import.md lists every kind with its default channel', () => {
+    const docs = readFileSync(new URL('../../docs/import.md', import.meta.url), 'utf8');
+    const rows = [...docs.matchAll(/^\| `([a-z]+)` \| `([a-z-]+)` \|/gm)].map((m) => [m[1], m[2]]);
+    assert.deepEqual(rows, CONTACT_KINDS.map((kind) => [kind, DEFAULT_CONTACT_CHANNELS[kind]]));
   });
 
   it('writes phone numbers as E.164 from each vendor\'s form', () => {

@@ -80,7 +80,7 @@ class LiveFetcher {
       const pause = this.pauseUntil - this.f.clock.now();
       if (pause > 0) await this.f.clock.sleep(Math.min(pause, MAX_WAIT_MS));
       const answer = await withDeadline(REQUEST_TIMEOUT_MS, this.f.clock, undefined, async (signal) => {
-        const res = await (this.f.fetchImpl ?? fetch)(url, { method: 'GET', headers: { ...this.f.spec.authHeaders(this.f.token), Accept: 'application/json' }, signal, redirect: 'error' });
+        const res = await (this.f.fetchImpl ?? fetch)(url, { method: 'GET', headers: { Accept: 'application/json', ...this.f.spec.authHeaders(this.f.token) }, signal, redirect: 'error' });
         const text = res.status === 200 ? await readBodyText(res, MAX_FILE_BYTES) : '';
         if (res.status !== 200) await res.body?.cancel().catch(() => undefined);
         return { status: res.status, headers: res.headers, text };

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { IMPORT_OBJECT_KINDS } from './import-result.js';
 import { FIXTURE_NOW_MS, importFixture } from '../../test/support/import-fixtures.js';
 import { reportText, overrideCommands } from './write-report.js';
 
@@ -24,6 +26,12 @@ describe('import-report.md', () => {
     assert.match(text, /- routes: every alert \(P1, P2, P3\) goes to policy platform-escalation; Opsgenie routes alerts with each team's routing rules/);
     assert.match(text, /```sh\nsvc oncall override add --schedule platform-primary --person bob --from 2026-03-25T08:00:00Z --to 2026-03-26T08:00:00Z --agent oncall-escalator\n```/);
     assert.deepEqual(overrideCommands(result, null), ['svc oncall override add --schedule platform-primary --person bob --from 2026-03-25T08:00:00Z --to 2026-03-26T08:00:00Z']);
+  });
+
+  it('docs/import.md names every kind of object the report lists', () => {
+    const docs = readFileSync(new URL('../../docs/import.md', import.meta.url), 'utf8');
+    const paragraph = /## The report\n\n([\s\S]*?)\n\n/.exec(docs)?.[1]?.replace(/\s+/g, ' ') ?? '';
+    for (const kind of IMPORT_OBJECT_KINDS) assert.ok(paragraph.includes(kind.replace('-', ' ')), kind);
   });
 
   it('shows the verification: each schedule compared, each difference as vendor and svc see it', () => {

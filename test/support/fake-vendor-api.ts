@@ -49,6 +49,10 @@ export async function startFakeVendorApi(vendor: ImportVendor, dir: string, opts
     };
     if (req.method !== 'GET') return send(405, { message: 'read-only fake' });
     if (req.headers.authorization !== expected) return send(401, { message: 'Could not authenticate', took: 0.001 });
+    // PagerDuty versions its REST API by this header, required on every request.
+    if (vendor === 'pagerduty' && req.headers.accept !== 'application/vnd.pagerduty+json;version=2') {
+      return send(406, { error: { message: 'Not Acceptable', code: 2000 } });
+    }
     if (opts.throttle?.path === path && !throttled) {
       throttled = true;
       return send(429, { message: 'Request throttled' }, opts.throttle.headers);
