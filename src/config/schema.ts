@@ -4,6 +4,8 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { ntfyChannel } from './ntfy-channel.js';
+import { pushoverChannel } from './pushover-channel.js';
 import { storeBlockSchema } from './store.js';
 
 export const ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -438,8 +440,12 @@ export const emailChannelSchema = z.strictObject({
   to: emailAddress,
   ...retry,
 });
+/** Channels that ring a phone (§21.2, §21.3): their own files, built with the keys every channel has. */
+export const ntfyChannelSchema = ntfyChannel({ id, direction, ...retry });
+export const pushoverChannelSchema = pushoverChannel({ id, direction, ...retry });
 export const channelSchema = z.discriminatedUnion('type', [fileChannelSchema, slackChannelSchema, webhookChannelSchema,
-  teamsChannelSchema, pagerdutyChannelSchema, emailChannelSchema]);
+  teamsChannelSchema, pagerdutyChannelSchema, emailChannelSchema,
+  ntfyChannelSchema, pushoverChannelSchema]);
 export type ChannelConfig = z.infer<typeof channelSchema>;
 export type FileChannelConfig = z.infer<typeof fileChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
@@ -447,6 +453,8 @@ export type WebhookChannelConfig = z.infer<typeof webhookChannelSchema>;
 export type TeamsChannelConfig = z.infer<typeof teamsChannelSchema>;
 export type PagerdutyChannelConfig = z.infer<typeof pagerdutyChannelSchema>;
 export type EmailChannelConfig = z.infer<typeof emailChannelSchema>;
+export type NtfyChannelConfig = z.infer<typeof ntfyChannelSchema>;
+export type PushoverChannelConfig = z.infer<typeof pushoverChannelSchema>;
 
 export const channelsFileSchema = z.strictObject({
   channels: z.array(channelSchema).min(1),

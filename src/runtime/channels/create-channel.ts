@@ -4,7 +4,9 @@ import type { Clock } from '../../core/clock.js';
 import type { Channel } from './channel.js';
 import { createEmailChannel } from './email-channel.js';
 import { createFileChannel } from './file-channel.js';
+import { createNtfyChannel } from './ntfy-channel.js';
 import { createPagerdutyChannel } from './pagerduty-channel.js';
+import { createPushoverChannel } from './pushover-channel.js';
 import { createSlackChannel } from './slack-channel.js';
 import { createTeamsChannel } from './teams-channel.js';
 import { createWebhookChannel } from './webhook-channel.js';
@@ -23,6 +25,10 @@ export function createChannel(config: ChannelConfig, deps: { clock: Clock }): Ch
       return createPagerdutyChannel(config, deps);
     case 'email':
       return createEmailChannel(config, deps);
+    case 'ntfy':
+      return createNtfyChannel(config, deps);
+    case 'pushover':
+      return createPushoverChannel(config, deps);
     default: {
       // A new channel type in the schema without a case here fails to compile.
       const unknown: never = config;
