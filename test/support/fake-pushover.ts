@@ -74,7 +74,7 @@ export async function startFakePushover(opts: { token: string; users: readonly s
       const scripted = (): number | null => {
         const f = failNext.shift();
         if (f === undefined) return null;
-        const extra = f.retryAfter === undefined ? {} : { 'Retry-After': f.retryAfter };
+        const extra: Record<string, string> = f.retryAfter === undefined ? {} : { 'Retry-After': f.retryAfter };
         if (f.status === 429) return answer(429, { errors: ['application is over its monthly message limit'], status: 0 }, extra);
         return answer(f.status, { errors: ['internal error, please try again'], status: 0 }, extra);
       };

@@ -15,6 +15,7 @@ import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../../src/config/store.js';
 import { InvalidCursorError } from '../../src/store/cursor.js';
 import type { ClaimedEvent, Completion, NewEvent, PageQuery, Store } from '../../src/store/store.js';
 import { oncallStoreContract } from './oncall-store-contract.js';
+import { receiptStoreContract } from './receipt-store-contract.js';
 
 export interface OpenOptions {
   pageBudget?: number;
@@ -83,6 +84,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
   const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
   oncallStoreContract(name, open, again, subject.replicas);
+  receiptStoreContract(name, open, again);
 
   describe(`${name}: ingest and idempotency`, () => {
     it('a fingerprint repeated inside the window is a duplicate naming the first event; after it, accepted', async () => {

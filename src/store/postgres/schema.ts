@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { GENESIS_HASH } from '../../audit/chain.js';
 import { RuntimeError } from '../../core/errors.js';
 import { PG_ONCALL_MIGRATION } from './oncall.js';
+import { PG_RECEIPTS_MIGRATION } from './receipts.js';
 
 /** Key of the advisory lock migrations run under ("svc-mig" in ASCII). */
 export const MIGRATION_LOCK = 0x7376632d6d6967n;
@@ -167,6 +168,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (agent_id, schedule_id)
   );
   `,
+  // 6: receipts kept with their pages while the vendor repeats the message (contract §21.3, Pushover's emergency priority).
+  PG_RECEIPTS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

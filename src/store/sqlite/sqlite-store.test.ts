@@ -114,7 +114,7 @@ describe('sqlite store: the file', () => {
       CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');
       DROP TRIGGER audit_events_fill; DROP TABLE audit_events;
       DROP TABLE pages; DROP TABLE page_audit; DROP TABLE page_notifications; DROP TABLE oncall_overrides; DROP TABLE silences;
-      DROP TABLE heartbeats; DROP TABLE schedule_handoffs;`);
+      DROP TABLE heartbeats; DROP TABLE schedule_handoffs; DROP TABLE page_receipts;`);
     db.pragma('user_version = 2');
     db.close();
     const upgraded = await openSqliteStore({ path });
@@ -125,7 +125,7 @@ describe('sqlite store: the file', () => {
     assert.deepEqual((await upgraded.eventStory(id)).map((r) => r.kind), ['event.accepted']);
     await upgraded.close();
     const check = new Database(path, { readonly: true });
-    assert.equal(check.pragma('user_version', { simple: true }), 8);
+    assert.equal(check.pragma('user_version', { simple: true }), 9);
     check.close();
   });
 
@@ -145,7 +145,7 @@ describe('sqlite store: the file', () => {
     // Back to what an svc of schema version 6 left: the narrow CHECK, and a newest event deleted (the counter is past every row).
     const db = new Database(path);
     db.pragma('foreign_keys = OFF');
-    db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs; DROP INDEX pages_open_state;
+    db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs; DROP INDEX pages_open_state; DROP TABLE page_receipts;
       CREATE TABLE old AS SELECT * FROM events;
       DROP TABLE events;
       CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, ts_ms INTEGER NOT NULL, agent_id TEXT NOT NULL,
@@ -174,7 +174,7 @@ describe('sqlite store: the file', () => {
 
     const after = new Database(path);
     try {
-      assert.equal(after.pragma('user_version', { simple: true }), 8);
+      assert.equal(after.pragma('user_version', { simple: true }), 9);
       const rows = after.prepare('SELECT * FROM events ORDER BY seq').all() as Array<{ seq: number; status: string }>;
       assert.deepEqual(rows.slice(0, -1), rowsBefore, 'every column of every row as it was');
       assert.equal(rows.at(-1)?.seq, 4, 'a seq once handed out (3, deleted) is never handed out again');
