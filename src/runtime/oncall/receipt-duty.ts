@@ -152,16 +152,25 @@ export function startReceiptDuty(deps: ReceiptDutyDeps): ReceiptDuty {
     running.add(p);
   };
 
+  /** The cancel to send now, if any (cancels are few: a scan is fine). */
+  const dueCancel = (nowMs: number): Cancel | undefined => {
+    for (const c of cancels.values()) if (c.notBeforeMs <= nowMs && !busy.has(c.receipt.receipt)) return c;
+    return undefined;
+  };
+  /** When a waiting cancel may go next; Infinity when none waits. */
+  const nextCancelAtMs = (): number => {
+    let at = Infinity;
+    for (const c of cancels.values()) if (!busy.has(c.receipt.receipt)) at = Math.min(at, Math.max(c.notBeforeMs, schedule.slotAtMs()));
+    return at;
+  };
+  let timerAtMs = Infinity;
+
   /** Starts what is due, within the in-flight bound; then sleeps until the next thing could be. */
   function pump(): void {
     if (stop.signal.aborted) return;
-    if (timer !== null) {
-      clock.clearTimer(timer);
-      timer = null;
-    }
     const nowMs = clock.now();
     while (busy.size < maxInFlight) {
-      const due = [...cancels.values()].find((c) => c.notBeforeMs <= nowMs && !busy.has(c.receipt.receipt));
+      const due = cancels.size === 0 ? undefined : dueCancel(nowMs);
       if (due !== undefined && schedule.spend(nowMs)) {
         start(due.receipt.receipt, () => cancel(due));
         continue;
@@ -171,9 +180,18 @@ export function startReceiptDuty(deps: ReceiptDutyDeps): ReceiptDuty {
       if (id === null || r === undefined) break;
       start(id, () => poll(r));
     }
-    const waiting = [...cancels.values()].filter((c) => !busy.has(c.receipt.receipt)).map((c) => Math.max(c.notBeforeMs, schedule.slotAtMs()));
-    const wakeAt = Math.min(schedule.wakeAtMs() ?? Infinity, ...waiting);
-    if (wakeAt !== Infinity && busy.size < maxInFlight) timer = clock.setTimer(() => { timer = null; pump(); }, Math.max(1, wakeAt - nowMs));
+    const wakeAt = busy.size >= maxInFlight ? Infinity : Math.min(schedule.wakeAtMs() ?? Infinity, cancels.size === 0 ? Infinity : nextCancelAtMs());
+    if (wakeAt === timerAtMs) return; // the timer set already fires then
+    if (timer !== null) clock.clearTimer(timer);
+    timer = null;
+    timerAtMs = wakeAt;
+    if (wakeAt !== Infinity) {
+      timer = clock.setTimer(() => {
+        timer = null;
+        timerAtMs = Infinity;
+        pump();
+      }, Math.max(1, wakeAt - nowMs));
+    }
   }
 
   /** Set when the store changed under a refresh under way (an ack taken here): that refresh reads again. */
