@@ -4,6 +4,8 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { ntfyChannel } from './ntfy-channel.js';
+import { pushoverChannel } from './pushover-channel.js';
 import { storeBlockSchema } from './store.js';
 import { telegramChannel } from './telegram-channel.js';
 import { twilioChannel, twilioSource } from './twilio-channel.js';
@@ -448,8 +450,11 @@ export const emailChannelSchema = z.strictObject({
 export const twilioChannelSchema = twilioChannel({ id, direction, ...retry }, httpUrl);
 /** A Telegram bot (§21.5). */
 export const telegramChannelSchema = telegramChannel({ id, direction, ...retry }, httpUrl);
+/** Channels that ring a phone (§21.2, §21.3): their own files, built with the keys every channel has. */
+export const ntfyChannelSchema = ntfyChannel({ id, direction, ...retry });
+export const pushoverChannelSchema = pushoverChannel({ id, direction, ...retry });
 export const channelSchema = z.discriminatedUnion('type', [fileChannelSchema, slackChannelSchema, webhookChannelSchema,
-  teamsChannelSchema, pagerdutyChannelSchema, emailChannelSchema, twilioChannelSchema, telegramChannelSchema]);
+  teamsChannelSchema, pagerdutyChannelSchema, emailChannelSchema, ntfyChannelSchema, pushoverChannelSchema, twilioChannelSchema, telegramChannelSchema]);
 export type ChannelConfig = z.infer<typeof channelSchema>;
 export type FileChannelConfig = z.infer<typeof fileChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
@@ -459,6 +464,8 @@ export type PagerdutyChannelConfig = z.infer<typeof pagerdutyChannelSchema>;
 export type EmailChannelConfig = z.infer<typeof emailChannelSchema>;
 export type TwilioChannelConfig = z.infer<typeof twilioChannelSchema>;
 export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
+export type NtfyChannelConfig = z.infer<typeof ntfyChannelSchema>;
+export type PushoverChannelConfig = z.infer<typeof pushoverChannelSchema>;
 
 export const channelsFileSchema = z.strictObject({
   channels: z.array(channelSchema).min(1),

@@ -50,7 +50,9 @@ export interface PageEvent {
 export interface Actor {
   actor: string;
   by: string;
-  via: 'cli' | 'slack' | 'link' | 'console' | 'source' | 'telegram' | 'sms' | 'voice';
+  via: 'cli' | 'slack' | 'link' | 'console' | 'source' | 'telegram' | 'sms' | 'voice' | 'pushover';
+  /** The device an answer came from (Pushover's `acknowledged_by_device`, §21.3): the row's `data.device`. */
+  device?: string;
 }
 
 export interface OpenInput {
@@ -275,7 +277,7 @@ export function planAck(before: PageRecord, actor: Actor, note: string | null, n
   Object.assign(page, { state: 'acknowledged', acknowledgedAtMs: nowMs, acknowledgedBy: actor.by, nextEscalationAtMs: null,
     ackTimeoutAtMs: page.policy.ackTimeoutMs > 0 ? nowMs + page.policy.ackTimeoutMs : null });
   const audit = [entry(page, 'page.acknowledged', actor.actor, { by: actor.by, via: actor.via, step: page.step, loop: page.loop,
-    ...(note === null ? {} : { note }) })];
+    ...(note === null ? {} : { note }), ...(actor.device === undefined ? {} : { device: actor.device }) })];
   const notes = tellFollowers(page, 'acknowledged', pageText.acknowledged(page), follows, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }

@@ -10,6 +10,7 @@ import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Silence } from '../oncall/oncall-config.js';
 import type { PageNotification } from '../oncall/page.js';
 import type { NotificationOutcome, StoredOverride, StoredSilence } from './oncall-store.js';
+import type { PageReceipt } from './receipt-store.js';
 import { NOTICE_CANCELLED } from './oncall-store.js';
 import type { ReplayVia } from './store.js';
 import { viaField } from './store.js';
@@ -73,13 +74,15 @@ export interface NotificationFinish {
   notBeforeMs: number;
   error: string | null;
   audit: readonly NewAuditEntry[];
+  /** A receipt to keep with the page (§21.3): written with the outcome, once (a receipt already kept is left as it is). */
+  receipt: PageReceipt | null;
 }
 
 export function planNotificationFinish(o: NotificationOutcome, nowMs: number): NotificationFinish {
   switch (o.outcome) {
-    case 'delivered': return { status: 'sent', notBeforeMs: nowMs, error: null, audit: o.audit };
-    case 'failed': return { status: 'failed', notBeforeMs: nowMs, error: o.error, audit: o.audit };
-    case 'retry': return { status: 'pending', notBeforeMs: o.retryAtMs, error: o.error, audit: o.audit };
+    case 'delivered': return { status: 'sent', notBeforeMs: nowMs, error: null, audit: o.audit, receipt: o.receipt ?? null };
+    case 'failed': return { status: 'failed', notBeforeMs: nowMs, error: o.error, audit: o.audit, receipt: null };
+    case 'retry': return { status: 'pending', notBeforeMs: o.retryAtMs, error: o.error, audit: o.audit, receipt: null };
   }
 }
 

@@ -8,6 +8,7 @@
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Override, Silence } from '../oncall/oncall-config.js';
 import type { PageNotification, PageState } from '../oncall/page.js';
+import type { PageReceipt } from './receipt-store.js';
 
 /**
  * A plan's outcome. `claimed`, only when the plan was applied with a `ClaimOnCommit`: its
@@ -61,7 +62,8 @@ export type NotificationOutcome = {
   attempt: number;
   audit: NewAuditEntry[];
 } & (
-  | { outcome: 'delivered' }
+  /** `receipt`: the vendor's receipt of a message it repeats until answered (§21.3), stored with the outcome. */
+  | { outcome: 'delivered'; receipt?: PageReceipt }
   /** Given up: not retried. */
   | { outcome: 'failed'; error: string }
   /** Tried again at `retryAtMs` (with the same deliveryId). */

@@ -20,6 +20,7 @@ import type {
   ApplyResult, ClaimOnCommit, ClaimedNotification, HandoffTimer, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck,
   SendRef, StoredOverride, StoredSilence,
 } from './oncall-store.js';
+import type { ReceiptStore } from './receipt-store.js';
 import type { StoreTransfer } from './transfer.js';
 
 export type EventStatus = 'accepted' | 'processing' | 'processed' | 'dead-lettered' | 'suppressed';
@@ -318,6 +319,8 @@ export interface Store {
 
   /** Pages and their timers, page notifications, overrides, silences, heartbeats (contract §17, oncall-store.ts). */
   readonly oncall: OncallStore;
+  /** Vendor receipts kept with their pages (contract §21.3, receipt-store.ts). */
+  readonly receipts: ReceiptStore;
 
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { InvalidCursorError } from '../../src/store/cursor.js';
 import type { ClaimedEvent, Completion, NewEvent, PageQuery, Store } from '../../src/store/store.js';
 import { oncallStoreContract } from './oncall-store-contract.js';
 import { pageAnswerStoreContract } from './page-answer-store-contract.js';
+import { receiptStoreContract } from './receipt-store-contract.js';
 
 export interface OpenOptions {
   pageBudget?: number;
@@ -87,6 +88,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
   oncallStoreContract(name, open, again, subject.replicas);
   pageAnswerStoreContract(name, open, again);
+  receiptStoreContract(name, open, again);
 
   describe(`${name}: ingest and idempotency`, () => {
     it('a fingerprint repeated inside the window is a duplicate naming the first event; after it, accepted', async () => {

@@ -26,11 +26,11 @@ export type HttpAttempt =
  * Redirects are not followed: a 3xx comes back as a response (a redirected POST would lose its
  * body or carry a bearer token to another host).
  */
-export function postJson(url: string, body: unknown, options: PostOptions): Promise<HttpAttempt> {
-  return postText(url, JSON.stringify(body), options);
+export function postJson(url: string, body: unknown, options: HttpOptions): Promise<HttpAttempt> {
+  return httpRequest(url, { method: 'POST', body: JSON.stringify(body) }, options);
 }
 
-export interface PostOptions {
+export interface HttpOptions {
   headers: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
@@ -38,15 +38,15 @@ export interface PostOptions {
   clock: Clock;
 }
 
-/** One POST of a body already encoded (the caller's `Content-Type` says how): postJson's rules otherwise. */
-export async function postText(url: string, body: string, options: PostOptions): Promise<HttpAttempt> {
+/** One request with a text body (or none), as `postJson` sends its JSON: same deadline, no redirects, never throws. */
+export async function httpRequest(url: string, request: { method: 'GET' | 'POST'; body?: string }, options: HttpOptions): Promise<HttpAttempt> {
   if (options.signal.aborted) return { kind: 'aborted' };
   const deadline = startDeadline(options.timeoutMs, options.clock, options.signal);
   try {
     const res = await fetch(url, {
-      method: 'POST',
+      method: request.method,
       headers: options.headers,
-      body,
+      ...(request.body === undefined ? {} : { body: request.body }),
       signal: deadline.signal,
       redirect: 'manual',
     });

@@ -130,7 +130,10 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       deps.channelOutcome(agent.id, channel.id, 'delivered');
       agent.log.write('info', 'page.delivered', { pageId: n.pageId, eventId: n.eventId, channelId: channel.id, to: n.to, deliveryId: n.deliveryId,
         attempt: c.attempt, outcome: 'delivered' });
-      return { ...base, outcome: 'delivered', audit: [{ kind: 'message.delivered', actor, agentId: agent.id, data: { eventId: n.eventId,
+      // A vendor's receipt (§21.3) is kept with the page, in the write that records this outcome.
+      const receipt = result.receipt === undefined || n.pageId === null ? {} : { receipt: { receipt: result.receipt.id, agentId: agent.id,
+        pageId: n.pageId, channelId: channel.id, person: n.person, deliveryId: n.deliveryId, sentAtMs: clock.now(), expiresAtMs: result.receipt.expiresAtMs } };
+      return { ...base, outcome: 'delivered', ...receipt, audit: [{ kind: 'message.delivered', actor, agentId: agent.id, data: { eventId: n.eventId,
         pageId: n.pageId, channelId: channel.id, channelType: channel.type, deliveryId: n.deliveryId, attempt: c.attempt, person: n.person,
         severity: n.severity, ...result.detail } }] };
     }

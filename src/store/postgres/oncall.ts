@@ -33,6 +33,7 @@ import { timelineSql } from '../story-rows.js';
 import type { ChainTx } from './chain-tx.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
+import { insertReceipts } from './receipts.js';
 
 /** Schema step of schema.ts: the same tables as SQLite's (sqlite/oncall-schema.ts). */
 export const PG_ONCALL_MIGRATION = `
@@ -263,6 +264,10 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       // The rows in the outcomes' order, as one at a time wrote them.
       const entries = firsts.flatMap((o, i) => (applied.has(claimOf(o)) ? plans[i]?.audit ?? [] : []));
       audit(tx, entries, nowMs);
+      await insertReceipts(tx.client, firsts.flatMap((o, i) => {
+        const receipt = plans[i]?.receipt ?? null;
+        return applied.has(claimOf(o)) && receipt !== null ? [receipt] : [];
+      }));
       return applied.size;
     }),
 

@@ -19,6 +19,7 @@ import {
 } from '../oncall-plans.js';
 import type { ReplayVia } from '../store.js';
 import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
+import { receiptInserter } from './receipts.js';
 
 export interface OncallWriter {
   applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): ApplyResult;
@@ -101,6 +102,7 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
        ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`),
   };
 
+  const keepReceipt = receiptInserter(db);
   /** Appends rows (a page's timeline is the rows naming it: ../story-rows.ts). */
   const audit = (entries: readonly NewAuditEntry[], nowMs: number): void => {
     for (const e of entries) appendAudit(e, nowMs);
@@ -187,6 +189,7 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
         const plan = planNotificationFinish(o, nowMs);
         if (st.finishNotification.run(plan.status, plan.notBeforeMs, plan.error, o.deliveryId, o.owner, o.attempt).changes !== 1) continue;
         audit(plan.audit, nowMs);
+        if (plan.receipt !== null) keepReceipt(plan.receipt);
         applied += 1;
       }
       return applied;

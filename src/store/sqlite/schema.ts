@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { errorText, RuntimeError } from '../../core/errors.js';
 import { ONCALL_INTEGRITY_MIGRATION, ONCALL_MIGRATION, OPEN_PAGE_COUNTS_INDEX, POLL_OFFSETS_TABLE } from './oncall-schema.js';
+import { RECEIPTS_MIGRATION } from './receipts.js';
 import { SUPPRESSED_STATUS_MIGRATION } from './suppressed-migration.js';
 
 /** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
@@ -134,6 +135,8 @@ const MIGRATIONS: readonly string[] = [
   POLL_OFFSETS_TABLE,
   // 10: what pages' answers rest on (issue 33): each incident key's latest resolve, in receive order.
   ONCALL_INTEGRITY_MIGRATION,
+  // 11: receipts kept with their pages while the vendor repeats the message (contract §21.3, Pushover's emergency priority).
+  RECEIPTS_MIGRATION,
 ];
 
 /**
