@@ -96,7 +96,7 @@ describe('ntfy and pushover e2e', () => {
       assert.equal(pushed.priority, 5);
       assert.equal(pushed.headers.authorization, `Bearer ${NTFY_TOKEN}`);
       assert.deepEqual(pushed.actions.map((x) => [x.action, x.label, x.method, x.clear]), [['http', 'Acknowledge', 'POST', true], ['http', 'Resolve', 'POST', true]]);
-      assert.ok(pushed.actions.every((x) => x.url?.startsWith(`http://127.0.0.1:${ackPort}/ack/v1.`)));
+      assert.ok(pushed.actions.every((x) => x.url?.startsWith(`http://127.0.0.1:${ackPort}/ack/v2.`)));
       assert.deepEqual([sent.form.user, sent.form.priority, sent.form.retry, sent.form.expire, sent.form.url_title], [ALICE_KEY, '2', '30', '600', 'Acknowledge']);
       return { pageId, receipt: sent.receipt ?? '', actions: pushed.actions };
     };
