@@ -10,9 +10,11 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
 import type { Clock } from '../../core/clock.js';
 import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
+import { readBodyPrefix } from '../../core/read-body.js';
 import type { HttpAttempt } from './http-channel.js';
 
 export interface KeepAliveClient {
@@ -44,16 +46,11 @@ export function createKeepAliveClient(opts: { maxSockets: number; timeoutMs: num
       const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
       const headers = { ...init.headers, ...(body === undefined ? {} : { 'Content-Length': String(body.length) }) };
       const onResponse = (res: IncomingMessage): void => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          if (size >= opts.maxBodyBytes) return;
-          chunks.push(chunk);
-          size += chunk.length;
-        });
-        res.on('end', () => settle({ kind: 'response', status: res.statusCode ?? 0, headers: toHeaders(res),
-          body: Buffer.concat(chunks).subarray(0, opts.maxBodyBytes).toString('utf8') }));
-        res.on('error', failed);
+        const status = res.statusCode ?? 0;
+        // The one reader of HTTP bodies (read-body.ts), over the node stream: at most maxBodyBytes kept.
+        const stream = NULL_BODY.has(status) ? null : Readable.toWeb(res) as ReadableStream<Uint8Array>;
+        readBodyPrefix(new Response(stream, { status }), opts.maxBodyBytes)
+          .then((body) => settle({ kind: 'response', status, headers: toHeaders(res), body }), failed);
       };
       const req = secure
         ? httpsRequest(url, { method: init.method, headers, agent: agents.https, signal: deadline.signal }, onResponse)
@@ -71,6 +68,9 @@ export function createKeepAliveClient(opts: { maxSockets: number; timeoutMs: num
     },
   };
 }
+
+/** Statuses whose answers have no body (a Response refuses one). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** The answer's headers the channels read (`Retry-After`, `Content-Type`): a Headers of every header costs more than the rest of an ask. */
 const KEPT_HEADERS = ['retry-after', 'content-type'] as const;
