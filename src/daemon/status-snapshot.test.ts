@@ -30,6 +30,11 @@ describe('status document', () => {
     let mcp: McpServerStatus[] = [];
     let exportState: StatusSnapshot['audit'] = null;
     const alphaOncall = { pagesOpen: 2, schedules: ['primary'], heartbeats: [{ id: 'watchdog', lastSeen: '2026-11-23T09:59:00.000Z', state: 'ok' as const }] };
+    let publicUrl = 'http://127.0.0.1:8790/ack';
+    const listeners = (): StatusSnapshot['listeners'] => [
+      { kind: 'ingest', agent: 'alpha', source: 'alertmanager', bind: '127.0.0.1', port: 8787, url: 'http://127.0.0.1:8787/webhooks/alertmanager' },
+      { kind: 'ack', agent: 'alpha', source: 'ack-links', bind: '127.0.0.1', port: 8790, url: publicUrl },
+    ];
     const settings = { bind: '127.0.0.1', port: 0, auth: null } as unknown as ControlPlaneSettings;
     const text = createStatusSnapshot({
       pid: 4242, startedAtMs: clock.now(), clock, agents, stats,
@@ -41,6 +46,7 @@ describe('status document', () => {
       auditExport: () => exportState,
       logWriteFailures: (id) => (id === 'alpha' ? 3 : 0),
       oncall: (id) => (id === 'alpha' ? alphaOncall : null),
+      listeners,
     });
 
     const first = JSON.parse(text()) as StatusSnapshot;
@@ -60,6 +66,7 @@ describe('status document', () => {
           channels: [], mcpServers: [], logWriteFailures: 0, oncall: null },
       ],
       controlPlane: { bind: '127.0.0.1', port: 9464, auth: { enabled: false, provider: null } },
+      listeners: listeners(),
       store: { kind: 'sqlite', id: '2f0675af99f7f934a1b2c3d4e5f60718', replica: 'host-a', leader: false, retention: { events: '2d', deadLetters: null } },
       audit: null,
     };
@@ -75,6 +82,7 @@ describe('status document', () => {
     stopping = true;
     leader = true;
     mcp = [{ id: 'runbooks', state: 'running', circuit: 'closed', restarts: 1, pid: 99, tools: ['lookup'] }];
+    publicUrl = 'https://svc.example.com/ack';
     exportState = { exporters: [{ id: 'siem', type: 'http', lastSeq: 10, failures: 0, lastError: null, alarm: null }], backpressure: { active: false, backlogRows: 0 } };
 
     const second = JSON.parse(text()) as StatusSnapshot;
@@ -85,5 +93,6 @@ describe('status document', () => {
     assert.deepEqual(second.agents[0]?.mcpServers, mcp);
     assert.equal(second.store.leader, true);
     assert.deepEqual(second.audit, exportState);
+    assert.equal(second.listeners?.[1]?.url, 'https://svc.example.com/ack', 'listeners are read at call time');
   });
 });

@@ -27,6 +27,8 @@ export interface SnapshotDeps {
   auditExport: () => StatusSnapshot['audit'];
   /** Lines the agent's log file could not take (disk full…): the log never fails the work (contract §11.6). */
   logWriteFailures: (agentId: string) => number;
+  /** Every listener the daemon opened (listener-registry.ts), read at call time. */
+  listeners: () => StatusSnapshot['listeners'];
   /** The agent's on-call view (contract §17.9); null when it has no oncall.yaml. */
   oncall?: (agentId: string) => StatusSnapshot['agents'][number]['oncall'];
 }
@@ -79,7 +81,7 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => string {
     const controlPlane: StatusSnapshot['controlPlane'] = { bind: cp.bind, port: cp.port,
       auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } };
     const audit: StatusSnapshot['audit'] = deps.auditExport();
-    return `${out}],"controlPlane":${json(controlPlane)}${store}${deps.store.leader() ? 'true' : 'false'}${retention},"audit":${json(audit)}}`;
+    return `${out}],"controlPlane":${json(controlPlane)},"listeners":${json(deps.listeners())}${store}${deps.store.leader() ? 'true' : 'false'}${retention},"audit":${json(audit)}}`;
   };
 }
 

@@ -45,6 +45,8 @@ describe('metric names', () => {
       'svc_heartbeat_age_seconds', 'svc_events_suppressed_total',
       // issue 33: an unreadable page or outbox row is set aside, and counted
       'svc_page_rows_quarantined_total',
+      // contract §21.3
+      'svc_pushover_receipts_watched', 'svc_pushover_receipt_requests_total',
     ].sort());
   });
 

@@ -19,6 +19,9 @@ export type SourceDlqKind = (typeof SOURCE_DLQ_KINDS)[number];
 
 /** Values of the `kind` label of svc_page_rows_quarantined_total. */
 export const QUARANTINED_ROW_KINDS = ['page', 'notification'] as const;
+/** Values of the `kind` and `outcome` labels of svc_pushover_receipt_requests_total. */
+export const RECEIPT_REQUEST_KINDS = ['poll', 'cancel'] as const;
+export const RECEIPT_REQUEST_OUTCOMES = ['ok', 'failed'] as const;
 
 /** Values of the `outcome` label of svc_channel_messages_total. */
 export const CHANNEL_OUTCOMES = ['delivered', 'failed'] as const;
@@ -141,6 +144,11 @@ export const METRIC_FAMILIES = [
     help: 'Events whose alerts all matched a live silence: audited as event.suppressed, nobody paged (count).' },
   { name: 'svc_page_rows_quarantined_total', type: 'counter', labels: ['kind'], unit: 'rows',
     help: 'Stored rows the pager set aside because they cannot be decoded, kind page or notification: audited, never retried (count).' },
+  // Pushover receipts (contract §21.3), watched by the leader
+  { name: 'svc_pushover_receipts_watched', type: 'gauge', labels: [], unit: 'receipts',
+    help: 'Pushover emergency receipts this replica watches as the leader: asked about while their page is triggered, or to be cancelled (receipts).' },
+  { name: 'svc_pushover_receipt_requests_total', type: 'counter', labels: ['agent', 'channel', 'kind', 'outcome'], unit: 'requests',
+    help: 'Requests to Pushover about receipts: kind poll or cancel, outcome ok (Pushover answered) or failed (count).' },
 ] as const satisfies readonly MetricFamily[];
 
 export type MetricFamilyDef = (typeof METRIC_FAMILIES)[number];

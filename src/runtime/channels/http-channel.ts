@@ -1,35 +1,31 @@
 /**
  * The one send shell of the channels that POST JSON to a vendor (webhook, Teams, PagerDuty; contract
- * §9.5, §18): one POST (post-json.ts, the last look of a page's message right before the wire) with a
- * per-attempt deadline, the answer classified by the channel, timeouts and network errors retried,
- * every text that leaves redacted of the channel's secrets, the channel's readiness following its last
- * outcome. Also home of the helpers the Slack channel shares (`parseRetryAfter`, `safeSnippet`).
+ * §9.5, §18): one POST (http-client.ts, with the last look of a page's message right before the wire)
+ * with a per-attempt deadline, the answer classified by the channel, timeouts and network errors
+ * retried, every text that leaves redacted of the channel's secrets, the channel's readiness following
+ * its last outcome. Also home of the helpers every channel shares (`parseJsonObject`, `safeSnippet`).
  */
 import type { ChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
 import { NOT_SENT } from './channel.js';
-import type { HttpAttempt } from './post-json.js';
-import { postJson } from './post-json.js';
+import type { HttpAttempt } from './http-client.js';
+import { postJson } from './http-client.js';
 
 const ERROR_SNIPPET_CHARS = 200;
-/** A Retry-After beyond a day is a misconfigured server; the dispatcher caps lower anyway. */
-const MAX_RETRY_AFTER_MS = 86_400_000;
 
-/**
- * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, as milliseconds from `nowMs`.
- * Undefined when absent or unparseable.
- */
-export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
-  if (value === null) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Math.min(Number(v) * 1000, MAX_RETRY_AFTER_MS);
-  // An HTTP-date always names a weekday and GMT; Date.parse alone would also take "5" or "2 days".
-  if (!/GMT$/i.test(v)) return undefined;
-  const at = Date.parse(v);
-  if (Number.isNaN(at)) return undefined;
-  return Math.min(Math.max(0, at - nowMs), MAX_RETRY_AFTER_MS);
+// The one reading of Retry-After lives in core; the channels import it from here as before.
+export { parseRetryAfter } from '../../core/retry-after.js';
+
+/** A vendor's answer as a JSON object, or undefined when it is not one (an HTML error page, a truncated body). */
+export function parseJsonObject(body: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Collapses whitespace, removes each secret, caps the length: safe for logs and dead letters. */

@@ -26,9 +26,9 @@ import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
 import { NOT_SENT, textWithLinks } from './channel.js';
 import { pageBlocks } from './slack-blocks.js';
-import { parseRetryAfter, safeSnippet } from './http-channel.js';
-import type { HttpAttempt } from './post-json.js';
-import { postJson } from './post-json.js';
+import { parseJsonObject, parseRetryAfter, safeSnippet } from './http-channel.js';
+import type { HttpAttempt } from './http-client.js';
+import { postJson } from './http-client.js';
 
 /** Slack error codes a retry cannot fix: the configuration or the message must change. */
 const PERMANENT_ERRORS: ReadonlySet<string> = new Set([
@@ -224,15 +224,6 @@ function pageMessageRef(message: OutboundMessage): PageMessageRef | null {
 function stringField(data: Record<string, unknown>, key: string): string | undefined {
   const value = data[key];
   return typeof value === 'string' ? value : undefined;
-}
-
-function parseJsonObject(body: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(body);
-    return isRecord(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

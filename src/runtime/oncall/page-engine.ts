@@ -12,16 +12,16 @@ import type { Clock } from '../../core/clock.js';
 import type { LogFields } from '../../core/log.js';
 import type { OncallConfig, Override, Policy } from '../../oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../oncall/page.js';
-import { CHANNEL_TARGET, PAGE_ID_PATTERN } from '../../oncall/page.js';
+import { CHANNEL_TARGET, PAGE_ID_PATTERN, incarnationOf } from '../../oncall/page.js';
 import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
 import {
-  planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack,
+  ackRefusedEntry, planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
 } from '../../oncall/page-plan.js';
 import { incidentKey } from '../../oncall/incident-key.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
 import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import { isHeartbeatOnly } from '../../oncall/heartbeat-match.js';
-import type { Quarantined, StoredPage } from '../../store/oncall-store.js';
+import type { ApplyResult, Quarantined, StoredPage } from '../../store/oncall-store.js';
 import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import { factLines, messageFacts } from '../providers/message-facts.js';
@@ -50,8 +50,8 @@ export interface PageEngineDeps {
   followsPageState?: (agentId: string, channelId: string) => boolean;
   /** New notifications were committed: the notifier should look now. */
   onCommitted?: () => void;
-  /** A line for the agent's log (what the engine decided without writing anything). */
-  log?: (agentId: string, event: string, fields: LogFields) => void;
+  /** A line for the agent's log (what the engine decided without writing anything; `warn` for a page that reached nobody). */
+  log?: (agentId: string, event: string, fields: LogFields, level?: 'info' | 'warn') => void;
   /** A damaged page the engine found and set aside (logged and counted by the caller). */
   onQuarantined?: (q: Quarantined) => void;
   /**
@@ -79,8 +79,14 @@ export interface PageEngine {
   heartbeatOnly(event: Pick<TriagedEvent, 'agentId' | 'sourceId' | 'payload'>): boolean;
   /** A due page's timer fired (the timer loop claimed it). */
   fire(page: PageRecord): Promise<void>;
-  /** An operator's (or a channel button's) action on a page. */
-  act(pageId: string, action: PageAction, actor: Actor): Promise<ActionOutcome>;
+  /**
+   * An operator's (or a channel button's, or a link's) action on a page; with `incarnation`, only on
+   * that opening of the page (a link minted before the page resolved and reopened does not act on it).
+   * A refusal is audited `page.ack-refused` (on the page's timeline), whoever asked.
+   */
+  act(pageId: string, action: PageAction, actor: Actor, opts?: { incarnation?: number }): Promise<ActionOutcome>;
+  /** Audits a refusal a channel decided before acting (an unknown Slack user, a used or expired link): `page.ack-refused`, on the page's timeline. */
+  refuse(agentId: string, pageId: string, action: PageAction['kind'], actor: Actor, reason: string): Promise<void>;
   /** Opens (or joins, or reopens) the page of an incident key under a policy: a missed heartbeat's. */
   openFor(agentId: string, incidentKey: string, policyId: string, event: PageEvent, extraAudit?: PagePlan['audit']): Promise<PageRecord | null>;
   /** Resolves the open page of an incident key; false when none is open. */
@@ -124,7 +130,13 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     };
   };
 
+  /** A target that reached nobody is audited and, so that someone looks, a warning in the agent's log (issue 33.4). */
+  const warnNobody = (agentId: string, audit: PagePlan['audit']): void => {
+    for (const a of audit) if (a.kind === 'page.nobody-on-call') deps.log?.(agentId, 'page.nobody-on-call', a.data as LogFields, 'warn');
+  };
+
   const observe = (plan: PagePlan): void => {
+    warnNobody(plan.page.agentId, plan.audit);
     const m = deps.metrics;
     if (m === undefined) return;
     for (const a of plan.audit) {
@@ -135,17 +147,18 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
   };
 
   /**
-   * Applies a plan; true when it committed. `waitForSends`: the caller (the dispatcher) waits for an
-   * opening round's sends, so what it commits next (the event's completion) shares a transaction with
-   * their message.delivered rows — one fsync where there were two. Callers on the timer loop (a
-   * heartbeat's page) never wait for a channel: a channel that never answers must not hold the timers.
+   * Applies a plan: committed, a conflict (plan again), or superseded by a resolve of its key.
+   * `waitForSends`: the caller (the dispatcher) waits for an opening round's sends, so what it commits
+   * next (the event's completion) shares a transaction with their message.delivered rows — one fsync
+   * where there were two. Callers on the timer loop (a heartbeat's page) never wait for a channel: a
+   * channel that never answers must not hold the timers.
    */
-  const apply = async (plan: PagePlan, waitForSends: boolean): Promise<boolean> => {
+  const apply = async (plan: PagePlan, waitForSends: boolean): Promise<ApplyResult> => {
     // Only an opening round goes straight to the sender: nothing of the page was sent before it, so
     // it cannot overtake an earlier message of the page still in the outbox.
     const sender = plan.expectedVersion === null ? deps.sender : undefined;
     const r = await store.oncall.applyPagePlan(plan, clock.now(), sender?.claim);
-    if (!r.ok) return false;
+    if (!r.ok) return r;
     observe(plan);
     const claimed = r.claimed ?? [];
     if (claimed.length > 0 && sender !== undefined) {
@@ -153,7 +166,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       if (waitForSends) await sent;
     }
     if (plan.notifications.length > claimed.length) deps.onCommitted?.();
-    return true;
+    return r;
   };
 
   /**
@@ -170,39 +183,51 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     return null;
   };
 
-  /** Reads, plans and applies until the plan lands or there is nothing to do. */
+  /**
+   * Reads, plans and applies until the plan lands or there is nothing to do: the page as it is then,
+   * and, when a resolve of its key superseded the plan's firing event, that resolve's event.
+   */
   const retrying = async (read: () => Promise<StoredPage | null>, planFor: (page: PageRecord | null, resolve: ResolveTargets) => PagePlan | null,
-    agentId: string, waitForSends = false): Promise<PageRecord | null> => {
+    agentId: string, waitForSends = false): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
     for (let i = 0; i < MAX_CONFLICTS; i += 1) {
       // Both reads at once: they are on the path from an alert to its page's first message.
       const [stored, resolve] = await Promise.all([read(), resolverFor(agentId)]);
       const page = await readable(stored);
       const plan = planFor(page, resolve);
-      if (plan === null) return page;
-      if (await apply(plan, waitForSends)) return plan.page;
+      if (plan === null) return { page };
+      const r = await apply(plan, waitForSends);
+      if (r.ok) return { page: plan.page };
+      if (r.reason === 'superseded') return { page, resolvedBy: r.resolvedBy };
     }
     throw new Error(`page of ${agentId} kept changing under ${MAX_CONFLICTS} plans; giving up this action`);
   };
 
-  const open = async (agentId: string, key: string, policyId: string, event: PageEvent, extraAudit: PagePlan['audit'],
-    waitForSends: boolean): Promise<PageRecord | null> => {
+  /**
+   * Opens, reopens or joins the page of a key. With `firingEventId` (an alert's firing) the store
+   * refuses the plan when a resolve of the key was received after that event: `resolvedBy` says which.
+   */
+  const openOrJoin = async (agentId: string, key: string, policyId: string, event: PageEvent, extraAudit: PagePlan['audit'],
+    waitForSends: boolean, firingEventId?: string): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
     const config = deps.configs.get(agentId);
     const policy = config?.policies.find((p) => p.id === policyId);
-    if (config === undefined || policy === undefined) return null;
+    if (config === undefined || policy === undefined) return { page: null };
     const reopenWindowMs = config.incidents.reopenWindowMs;
+    const guarded = (plan: PagePlan | null): PagePlan | null => (plan === null || firingEventId === undefined ? plan : { ...plan, firingEventId });
     return retrying(() => store.oncall.findPage(agentId, key), (page, resolve) => {
       const nowMs = clock.now();
-      if (page !== null && page.state !== 'resolved') return planJoin(page, event, nowMs, resolve);
+      if (page !== null && page.state !== 'resolved') return guarded(planJoin(page, event, nowMs, resolve));
       if (page !== null && page.resolvedAtMs !== null && nowMs - page.resolvedAtMs <= reopenWindowMs) {
         if (page.eventIds.includes(event.id)) return null;
-        return planReopen(page, event, nowMs, resolve);
+        const plan = planReopen(page, event, nowMs, resolve);
+        return guarded({ ...plan, audit: [...extraAudit, ...plan.audit] });
       }
       const plan = planOpen({ pageId: newPageId(), agentId, incidentKey: key, policy, policySha256: policyHash(policy), event, nowMs, resolve });
-      return { ...plan, audit: [...extraAudit, ...plan.audit] };
+      return guarded({ ...plan, audit: [...extraAudit, ...plan.audit] });
     }, agentId, waitForSends);
   };
   // From the timer loop (a missed heartbeat): the first round is handed to its channels, not waited for.
-  const openFor: PageEngine['openFor'] = (agentId, key, policyId, event, extraAudit = []) => open(agentId, key, policyId, event, extraAudit, false);
+  const openFor: PageEngine['openFor'] = async (agentId, key, policyId, event, extraAudit = []) =>
+    (await openOrJoin(agentId, key, policyId, event, extraAudit, false)).page;
 
   const resolveKey: PageEngine['resolveKey'] = async (agentId, key, actor, eventId) => {
     let resolved = false;
@@ -213,6 +238,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       return r.ok ? r.plan : null;
     }, agentId);
     return resolved;
+  };
+
+  const refuse = async (agentId: string | null, pageId: string, action: PageAction['kind'], actor: Actor, reason: string): Promise<void> => {
+    await store.appendAudit(ackRefusedEntry(agentId, pageId, action, actor, reason), clock.now());
   };
 
   const heartbeatOnly = (event: Pick<TriagedEvent, 'agentId' | 'sourceId' | 'payload'>): boolean => {
@@ -236,11 +265,15 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       }
       const key = incidentKey(config.incidents.key, event.payload, event.fingerprint ?? event.id);
       if (decision.status === 'resolved') {
+        // Remembered before the page is looked for: a firing of the key still in triage (events are
+        // triaged side by side) either opened its page first — found and resolved here — or, however
+        // late it ends, finds this resolve and opens nothing (§17.3).
+        await store.oncall.noteResolve(event.agentId, key, event.id, clock.now());
         await resolveKey(event.agentId, key, { actor: `agent:${event.agentId}`, by: 'source', via: 'source' }, event.id);
         return true;
       }
       // A silenced event never gets here: the store kept it `suppressed` as it arrived (§17.8).
-      const route = routeFor(config, decision.severity);
+      const route = routeFor(config, decision.severity, event.payload);
       if (route === null) return true;
       // The page's messages carry the event's own links whoever triaged it (issue 26.6).
       const facts = messageFacts(event.payload);
@@ -250,10 +283,15 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         const once = planNotifyOnce(event.agentId, { ...pageEvent, status: decision.status, text: decision.text }, route.notify, clock.now(),
           await resolverFor(event.agentId));
         await store.oncall.writeNotifications(once.notifications, once.audit, clock.now());
+        warnNobody(event.agentId, once.audit);
         if (once.notifications.length > 0) deps.onCommitted?.();
         return true;
       }
-      await open(event.agentId, key, route.policy, pageEvent, [], true);
+      const landed = await openOrJoin(event.agentId, key, route.policy, pageEvent, [], true, event.id);
+      if (landed.resolvedBy !== undefined) {
+        deps.log?.(event.agentId, 'page.firing-superseded', { eventId: event.id, incidentKey: key, resolvedBy: landed.resolvedBy });
+        await store.appendAudit(supersededEntry(event.agentId, event.id, key, landed.resolvedBy), clock.now());
+      }
       return true;
     },
 
@@ -262,16 +300,25 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         (page, resolve) => (page === null ? null : planTimer(page, clock.now(), resolve)), claimed.agentId);
     },
 
-    async act(pageId, action, actor) {
+    refuse,
+
+    async act(pageId, action, actor, opts = {}) {
       if (!PAGE_ID_PATTERN.test(pageId)) return { ok: false, reason: `no page ${pageId}` };
+      const refused = async (page: { agentId: string } | null, code: string, reason: string): Promise<ActionOutcome> => {
+        await refuse(page?.agentId ?? null, pageId, action.kind, actor, code);
+        return { ok: false, reason };
+      };
       for (let i = 0; i < MAX_CONFLICTS; i += 1) {
         const stored = await store.oncall.getPage(pageId);
         if (stored !== null && isDamagedPage(stored)) {
           await readable(stored);
-          return { ok: false, reason: `page ${pageId} is stored damaged (${stored.reason}); it was set aside` };
+          return refused(stored, 'damaged', `page ${pageId} is stored damaged (${stored.reason}); it was set aside`);
         }
         const page = stored;
-        if (page === null) return { ok: false, reason: `no page ${pageId}` };
+        if (page === null) return refused(null, 'unknown-page', `no page ${pageId}`);
+        if (opts.incarnation !== undefined && incarnationOf(page) !== opts.incarnation) {
+          return refused(page, 'reopened', `page ${pageId} was resolved and reopened since`);
+        }
         const nowMs = clock.now();
         let result: ActionResult;
         const follows = (channelId: string): boolean => deps.followsPageState?.(page.agentId, channelId) ?? false;
@@ -279,11 +326,18 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         else if (action.kind === 'unack') result = planUnack(page, actor, nowMs, follows);
         else if (action.kind === 'resolve') result = planResolve(page, actor, action.note, null, nowMs);
         else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
-        if (!result.ok) return result;
+        if (!result.ok) return refused(page, refusalCode(page, action), result.reason);
         if (result.plan === null) return { ok: true, page, changed: false };
-        if (await apply(result.plan, false)) return { ok: true, page: result.plan.page, changed: true };
+        if ((await apply(result.plan, false)).ok) return { ok: true, page: result.plan.page, changed: true };
       }
-      return { ok: false, reason: `page ${pageId} kept changing; try again` };
+      return refused(await store.oncall.getPage(pageId), 'busy', `page ${pageId} kept changing; try again`);
     },
   };
+}
+
+/** Why the planner refused an action on a page, as a `page.ack-refused` row's `reason`. */
+function refusalCode(page: PageRecord, action: PageAction): string {
+  if (page.state === 'resolved') return 'resolved';
+  if (action.kind === 'unack') return 'not-acknowledged';
+  return action.kind === 'escalate' ? 'no-such-step' : 'refused';
 }

@@ -17,6 +17,7 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     // A new page has had no send yet: only a plan onto a stored page waits for the sends under their last look.
     applyPagePlan: (plan, nowMs, claim) => (plan.expectedVersion === null ? write('applyPagePlan', plan, nowMs, claim)
       : fence.exclusive(plan.page.id, () => write('applyPagePlan', plan, nowMs, claim))),
+    noteResolve: (agentId, key, eventId, nowMs) => write('noteResolve', agentId, key, eventId, nowMs),
     writeNotifications: (notifications, audit, nowMs) => write('writeNotifications', notifications, audit, nowMs),
     claimDuePages: (owner, nowMs, leaseMs, limit) => write('claimDuePages', owner, nowMs, leaseMs, limit),
     quarantinePage: (id, nowMs) => write('quarantinePage', id, nowMs),
@@ -43,6 +44,7 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     addSilence: (silence, nowMs, via) => write('addSilence', silence, nowMs, via),
     expireSilence: (id, actor, nowMs, via) => write('expireSilence', id, actor, nowMs, via),
     touchHeartbeats: (agentId, ids, nowMs) => write('touchHeartbeats', agentId, ids, nowMs),
+    claimOnce: (key, untilMs, nowMs) => write('claimOnce', key, untilMs, nowMs),
     applyHandoffPlan: (plan, nowMs) => write('applyHandoffPlan', plan, nowMs),
     listHandoffs: () => read('listHandoffs'),
     getPage: (id) => read('getPage', id),
@@ -53,5 +55,7 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     listOverrides: (agentId, endsAfterMs) => read('listOverrides', agentId, endsAfterMs),
     listSilences: (endedAfterMs) => read('listSilences', endedAfterMs),
     listHeartbeats: () => read('listHeartbeats'),
+    pollOffset: (feed) => read('pollOffset', feed),
+    savePollOffset: (feed, offset, nowMs) => write('savePollOffset', feed, offset, nowMs),
   };
 }
