@@ -142,10 +142,13 @@ export function createNtfyChannel(config: NtfyChannelConfig, deps: { clock: Cloc
       return { ok: false, retryable: false, error: `ntfy: the message names no person and channel ${config.id} has no topic of its own` };
     }
     const attempt = await httpRequest(request.url, { method: 'POST', body: request.body },
-      { headers: request.headers, timeoutMs: config.timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock, ...(gate === undefined ? {} : { gate }) });
+      { headers: request.headers, timeoutMs: config.timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock,
+        ...(gate === undefined ? {} : { gate }) });
     const result = toResult(attempt);
     // A refused token (401, 403) or an unwell server leaves the channel not ready until a message goes through.
-    if (attempt.kind !== 'aborted' && attempt.kind !== 'cancelled') healthy = result.ok || (!result.retryable && !(attempt.kind === 'response' && (attempt.status === 401 || attempt.status === 403)));
+    if (attempt.kind !== 'aborted' && attempt.kind !== 'cancelled') {
+      healthy = result.ok || (!result.retryable && !(attempt.kind === 'response' && (attempt.status === 401 || attempt.status === 403)));
+    }
     return result;
   }
 

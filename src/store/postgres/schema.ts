@@ -174,7 +174,7 @@ export const MIGRATIONS: readonly string[] = [
   PG_ONCALL_INTEGRITY_MIGRATION,
   // 8: receipts kept with their pages while the vendor repeats the message (contract §21.3, Pushover's emergency priority).
   PG_RECEIPTS_MIGRATION,
-  // 9: each outbox row's channel, and a page's pending notifications in order, read by each claim of the outbox (one page's messages to a channel go in order).
+  // 9: each outbox row's channel, and a page's pending notifications in order, read by each claim of the outbox (store/outbox-order.ts).
   PG_OUTBOX_ORDER_INDEX,
 ];
 

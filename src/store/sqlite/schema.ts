@@ -137,7 +137,7 @@ const MIGRATIONS: readonly string[] = [
   ONCALL_INTEGRITY_MIGRATION,
   // 11: receipts kept with their pages while the vendor repeats the message (contract §21.3, Pushover's emergency priority).
   RECEIPTS_MIGRATION,
-  // 12: each outbox row's channel, and a page's pending notifications in order, read by each claim of the outbox (one page's messages to a channel go in order).
+  // 12: each outbox row's channel, and a page's pending notifications in order, read by each claim of the outbox (store/outbox-order.ts).
   OUTBOX_ORDER_INDEX,
 ];
 
