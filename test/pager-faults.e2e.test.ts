@@ -91,7 +91,8 @@ describe('the pager against a black-holed channel and damaged rows', () => {
     // A poll is 200 ms; the black hole holds its send for up to 30 s (half the claim's lease) — before
     // issue 33 it held the whole timer loop for the channel's 60 s.
     assert.ok(lagMs < 2_000, `escalated ${lagMs} ms after its step fell due`);
-    assert.equal(held.length, 1, 'the black hole still holds the first page\'s message (one connection, no answer)');
+    // The second page's step 2 may be at the black hole by now too: the first page's connection is the one that must still be held.
+    assert.equal(held[0]?.readyState, 'open', 'the black hole still holds the first page\'s message (its connection open, no answer)');
     assert.ok(lines().some((l) => l.pageId === first && l.to === 'bob'), 'the first page\'s own step 2 reached bob on the file channel');
   });
 
