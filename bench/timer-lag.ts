@@ -91,7 +91,8 @@ const rounds: Array<{ black: Run; baseline: Run; lagP99Ratio: number; lagP50Rati
 for (let i = 0; i < ROUNDS; i++) {
   const black = await run(true);
   const baseline = await run(false);
-  rounds.push({ black, baseline, lagP99Ratio: r3(black.lagP99Ms / Math.max(baseline.lagP99Ms, 1)), lagP50Ratio: r3(black.lagP50Ms / Math.max(baseline.lagP50Ms, 1)) });
+  rounds.push({ black, baseline, lagP99Ratio: r3(black.lagP99Ms / Math.max(baseline.lagP99Ms, 1)),
+    lagP50Ratio: r3(black.lagP50Ms / Math.max(baseline.lagP50Ms, 1)) });
 }
 process.stdout.write(`${JSON.stringify({ bench: 'timer-lag', windowSeconds: WINDOW_S, duePerSecond: PER_SECOND, rounds })}\n`);
 for (const r of rounds) {
