@@ -39,13 +39,33 @@ describe('svc oncall against the running daemon', () => {
     const r = await svc('oncall', '--at', '2026-11-25T12:00:00Z');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, [
-      'on call at 2026-11-25 12:00Z',
+      'on call at 2026-11-25 12:00Z (times in UTC)',
       'SCHEDULE  PERSON  SOURCE    UNTIL',
       'primary   alice   rotation  2026-11-30 08:00Z',
       '',
     ].join('\n'));
     const later = await svc('oncall', '--schedule', 'primary', '--at', String(Date.parse('2026-12-01T00:00:00Z')));
     assert.match(later.stdout, /^primary {3}bob {5}rotation {2}2026-12-07 08:00Z$/m);
+  });
+
+  it('--tz and $TZ (§24.5): times in that zone with the zone printed; a time typed without a zone is refused naming the form', async () => {
+    const berlin = await svc('oncall', '--at', '2026-11-25T12:00:00Z', '--tz', 'Europe/Berlin');
+    assert.equal(berlin.code, 0, berlin.stderr);
+    assert.equal(berlin.stdout, [
+      'on call at 2026-11-25 13:00+01:00 (times in Europe/Berlin)',
+      'SCHEDULE  PERSON  SOURCE    UNTIL',
+      'primary   alice   rotation  2026-11-30 09:00+01:00',
+      '',
+    ].join('\n'));
+    const fromEnv = await runSvc(['oncall', '--at', '2026-11-25T12:00:00Z'], { env: { ...env, TZ: 'America/New_York' }, cwd: agent.dir });
+    assert.equal(fromEnv.stdout.split('\n')[0], 'on call at 2026-11-25 07:00-05:00 (times in America/New_York)');
+    assert.match(fromEnv.stdout, /^primary {3}alice {3}rotation {2}2026-11-30 03:00-05:00$/m);
+    const zoneless = await svc('oncall', '--at', '2026-11-25T12:00');
+    assert.deepEqual([zoneless.code, zoneless.stderr], [2, 'svc oncall: --at: "2026-11-25T12:00" has no time zone; '
+      + 'write ISO-8601 with a zone (2026-11-26T09:00Z, 2026-11-26T09:00+01:00) or integer milliseconds\n']);
+    const unknown = await svc('oncall', '--tz', 'Mars/Olympus');
+    assert.deepEqual([unknown.code, unknown.stderr],
+      [2, 'svc oncall: --tz "Mars/Olympus" is not a time zone the tz database knows (such as UTC or Europe/Berlin)\n']);
   });
 
   it('--json: the GET /oncall document', async () => {
@@ -78,7 +98,7 @@ describe('svc oncall against the running daemon', () => {
     const { id } = JSON.parse(added.stdout) as { id: string };
     const during = await svc('oncall', '--at', at);
     assert.equal(during.stdout, [
-      'on call at 2026-11-25 12:00Z',
+      'on call at 2026-11-25 12:00Z (times in UTC)',
       'SCHEDULE  PERSON  SOURCE    UNTIL',
       'primary   bob     override  2026-11-25 14:00Z',
       '',
@@ -180,7 +200,7 @@ describe('svc oncall against the running daemon', () => {
   it('bad input: a usage error before any request; an unknown schedule exits 1 naming it', async () => {
     const bad = await svc('oncall', '--at', 'tomorrow');
     assert.equal(bad.code, 2);
-    assert.equal(bad.stderr, 'svc oncall: --at: expected an ISO-8601 time with a zone (2026-11-25T09:00+01:00) or integer milliseconds\n');
+    assert.equal(bad.stderr, 'svc oncall: --at: expected ISO-8601 with a zone (2026-11-26T09:00Z, 2026-11-26T09:00+01:00) or integer milliseconds\n');
     const none = await svc('oncall', '--schedule', 'nope');
     assert.equal(none.code, 1);
     assert.equal(none.stdout, 'no schedule nope\n');

@@ -6,11 +6,12 @@
  */
 import type { Command } from 'commander';
 import type { OncallView } from '../control-plane/routes/oncall-route.js';
-import { parseTimeParam } from '../control-plane/query.js';
 import { UsageError } from '../core/errors.js';
 import { ID_PATTERN } from '../config/schema.js';
 import type { CliContext } from './context.js';
 import { getJson, getText } from './control-client.js';
+import { displayZone, formatInZone } from './display-zone.js';
+import { parseInstant } from '../oncall/oncall-input.js';
 import { ownTarget } from './own-home.js';
 import { printTable } from './style.js';
 import type { Column } from './table.js';
@@ -20,6 +21,8 @@ export interface OncallOptions {
   schedule?: string;
   agent?: string;
   at?: string;
+  /** Print times in this zone (default $TZ, else UTC; contract §24.5). */
+  tz?: string;
   json: boolean;
   url?: string;
   dir?: string;
@@ -39,12 +42,12 @@ export function shortTime(iso: string | null): string {
 /** ISO-8601 UTC without the zero milliseconds (`2026-11-25T17:00:00Z`): the on-call commands' JSON times. */
 export const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 
-/** The table of `svc oncall`: one row per schedule; AGENT only when more than one agent has schedules. */
-export function printOncallTable(view: OncallView, ctx: CliContext): void {
+/** The table of `svc oncall`: one row per schedule; AGENT only when more than one agent has schedules; times in `zone`. */
+export function printOncallTable(view: OncallView, ctx: CliContext, zone = 'UTC'): void {
   const agents = new Set(view.schedules.map((s) => s.agentId));
   const rows = view.schedules.map((s) => {
     const on = s.onCall[0];
-    const cells = [s.id, on?.person ?? 'nobody', on?.source ?? '-', on ? shortTime(on.until) : shortTime(s.nextHandoff?.at ?? null)];
+    const cells = [s.id, on?.person ?? 'nobody', on?.source ?? '-', formatInZone(on ? on.until : s.nextHandoff?.at ?? null, zone)];
     return agents.size > 1 ? [s.agentId, ...cells] : cells;
   });
   const headers: Column[] = [idColumn('SCHEDULE'), { header: 'PERSON' }, { header: 'SOURCE', drop: 1 }, { header: 'UNTIL' }];
@@ -54,10 +57,11 @@ export function printOncallTable(view: OncallView, ctx: CliContext): void {
 export async function oncallCommand(opts: OncallOptions, ctx: CliContext): Promise<number> {
   idOption('svc oncall', '--schedule', opts.schedule);
   idOption('svc oncall', '--agent', opts.agent);
+  const zone = displayZone('svc oncall', opts.tz, ctx.env);
   const params = new URLSearchParams();
   if (opts.at !== undefined) {
-    const at = parseTimeParam('--at', opts.at);
-    if (!at.ok) throw new UsageError(`svc oncall: --at: expected an ISO-8601 time with a zone (2026-11-25T09:00+01:00) or integer milliseconds`);
+    const at = parseInstant('svc oncall: --at', opts.at);
+    if (!at.ok) throw new UsageError(at.error);
     params.set('at', String(at.value));
   }
   if (opts.agent !== undefined) params.set('agent', opts.agent);
@@ -71,8 +75,8 @@ export async function oncallCommand(opts: OncallOptions, ctx: CliContext): Promi
     ctx.stdout(opts.schedule === undefined ? 'no schedules: no agent has an oncall.yaml with schedules\n' : `no schedule ${opts.schedule}\n`);
     return opts.schedule === undefined ? 0 : 1;
   }
-  ctx.stdout(`on call at ${shortTime(view.at)}\n`);
-  printOncallTable(view, ctx);
+  ctx.stdout(`on call at ${formatInZone(view.at, zone)} (times in ${zone})\n`);
+  printOncallTable(view, ctx, zone);
   return 0;
 }
 
@@ -92,6 +96,7 @@ export function registerOncall(program: Command, ctx: CliContext, setCode: (code
     .option('--schedule <id>', 'one schedule')
     .option('--agent <id>', 'one agent')
     .option('--at <time>', 'another instant: ISO-8601 with a zone, or integer ms (default now)')
+    .option('--tz <zone>', 'print times in this IANA zone (default $TZ, else UTC)')
     .option('--json', 'print {"at", "schedules": [...]} as JSON', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')

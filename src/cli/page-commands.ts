@@ -11,7 +11,7 @@ import { OVERRIDE_ID_PATTERN, PAGE_ID_PATTERN } from '../daemon/admin-oncall-pro
 import type { AdminRequest, AdminResponse } from '../daemon/admin-protocol.js';
 import { adminRequest } from './admin-client.js';
 import type { CliContext } from './context.js';
-import { checkOverrideWindow } from './oncall-input.js';
+import { checkOverrideWindow } from '../oncall/oncall-input.js';
 import { idOption } from './oncall.js';
 import { printOverrides } from './override-table.js';
 

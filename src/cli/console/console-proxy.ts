@@ -29,7 +29,7 @@ import { SILENCE_ACTION } from '../../control-plane/ui/views/silences-view.js';
 import { OVERRIDE_ID_PATTERN, SILENCE_ID_PATTERN } from '../../daemon/admin-oncall-protocol.js';
 import { PAGE_ID_PATTERN } from '../../oncall/page.js';
 import type { AdminRequest, AdminResponse } from '../../daemon/admin-protocol.js';
-import { checkOverrideWindow, checkSilence } from '../oncall-input.js';
+import { checkOverrideWindow, checkSilence } from '../../oncall/oncall-input.js';
 import type { TokenSource } from '../token-source.js';
 import type { Session, Sessions } from './console-sessions.js';
 import { createSessions, sameSecret } from './console-sessions.js';
