@@ -82,7 +82,7 @@ async function serve(rows: number): Promise<Target> {
   const store = await openSqliteStore({ path });
   const middle = fill(path, rows);
   const route = createUiRoute({ store, gate: createReadGate(DEFAULT_READS_AT_ONCE), watermark: createChainWatermark(store),
-    oncall: { configs: () => [], overrides: () => Promise.resolve([]), clock: systemClock }, snapshot: () => SNAPSHOT, agents: () => ['agent-0'], report: () => undefined });
+    oncall: { configs: () => [], overrides: () => Promise.resolve([]), clock: systemClock }, snapshot: () => SNAPSHOT, agents: () => ['agent-0'], logPath: () => join(dir, 'agent-0.log'), jsonLinks: true, report: () => undefined });
   const server = createServer((req, res) => {
     const ac = new AbortController();
     res.on('close', () => ac.abort());
@@ -134,7 +134,7 @@ try {
   // The first view through the proxy: the one-time link (session cookie, redirect) and /ui/, at 1M.
   for (let i = 0; i < 20; i++) {
     const proxy = await startConsoleProxy({ port: 0, upstreams: [{ name: 'local', base: targets[1].base, tokens: null, adminSocket: null }],
-      fleet: false, oidc: null, localIdentity: 'local:bench', admin: () => Promise.resolve(null), clock: systemClock, report: () => undefined });
+      fleet: false, oidc: null, localIdentity: 'local:bench', actingAs: null, admin: () => Promise.resolve(null), clock: systemClock, report: () => undefined });
     const t = performance.now();
     const login = await fetch(proxy.link, { redirect: 'manual' });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
