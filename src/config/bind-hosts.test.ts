@@ -8,7 +8,8 @@ const agent = (binds: string[]): LoadedAgent => ({
   dir: '/srv/a', agent: { id: 'a1' }, channels: [], skills: [],
   sources: binds.map((bind, i) => ({ id: `s${i}`, bind })),
 } as unknown as LoadedAgent);
-const cp = (bind: string, enabled = true): ControlPlaneSettings => ({ bind, enabled, port: 9000, maxConnections: 1, auth: null, allowRemote: false });
+const cp = (bind: string, enabled = true): ControlPlaneSettings =>
+  ({ bind, enabled, port: 9000, maxConnections: 1, auth: null, allowRemote: false, publicUrl: null });
 
 describe('bindHostProblems', () => {
   const looked: string[] = [];
