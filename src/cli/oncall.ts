@@ -1,7 +1,8 @@
 /**
- * `svc oncall [--schedule S] [--agent A] [--at T] [--json]` and `svc oncall export S` (contract §17.6):
- * who is on call, with the source and until when, read from the control plane's `GET /oncall`; and a
- * schedule's next 28 days as iCalendar from `GET /oncall/<S>.ics`, written to standard output as served.
+ * `svc oncall [--schedule S] [--agent A] [--at T] [--tz Z] [--json]` and `svc oncall export S [--from T]
+ * [--days N]` (contract §17.6, §24.5, §24.7): who is on call, with the source and until when, read from
+ * the control plane's `GET /oncall`; and a schedule's next 28 days (or exactly the window asked for) as
+ * iCalendar from `GET /oncall/<S>.ics`, written to standard output as served.
  * (`svc oncall override add|ls|rm` go through the admin socket: page-commands.ts.)
  */
 import type { Command } from 'commander';
@@ -11,6 +12,7 @@ import { ID_PATTERN } from '../config/schema.js';
 import type { CliContext } from './context.js';
 import { getJson, getText } from './control-client.js';
 import { displayZone, formatInZone } from './display-zone.js';
+import { MAX_EXPORT_DAYS } from '../oncall/icalendar.js';
 import { parseInstant } from '../oncall/oncall-input.js';
 import { ownTarget } from './own-home.js';
 import { printTable } from './style.js';
@@ -80,10 +82,30 @@ export async function oncallCommand(opts: OncallOptions, ctx: CliContext): Promi
   return 0;
 }
 
-export async function oncallExportCommand(schedule: string, opts: { agent?: string; url?: string; dir?: string }, ctx: CliContext): Promise<number> {
+export interface ExportOptions {
+  agent?: string;
+  /** The window's start (ISO-8601 with a zone, or ms; default now) and length in days (1..366; default 28). */
+  from?: string;
+  days?: string;
+  url?: string;
+  dir?: string;
+}
+
+export async function oncallExportCommand(schedule: string, opts: ExportOptions, ctx: CliContext): Promise<number> {
   idOption('svc oncall export', 'SCHEDULE', schedule);
   idOption('svc oncall export', '--agent', opts.agent);
   const params = new URLSearchParams(opts.agent === undefined ? {} : { agent: opts.agent });
+  if (opts.from !== undefined) {
+    const from = parseInstant('svc oncall export: --from', opts.from);
+    if (!from.ok) throw new UsageError(from.error);
+    params.set('from', String(from.value));
+  }
+  if (opts.days !== undefined) {
+    if (!/^\d{1,3}$/.test(opts.days) || Number(opts.days) < 1 || Number(opts.days) > MAX_EXPORT_DAYS) {
+      throw new UsageError(`svc oncall export: --days must be a whole number of days, 1 to ${MAX_EXPORT_DAYS}`);
+    }
+    params.set('days', opts.days);
+  }
   ctx.stdout(await getText(await ownTarget(ctx, opts), `/oncall/${schedule}.ics`, params, 'text/calendar'));
   return 0;
 }
@@ -107,12 +129,14 @@ export function registerOncall(program: Command, ctx: CliContext, setCode: (code
     });
   oncall
     .command('export')
-    .description("write a schedule's next 28 days to standard output as iCalendar (RFC 5545)")
+    .description("write a schedule's next 28 days (or --from T --days N, cut to exactly that window) to standard output as iCalendar (RFC 5545)")
     .argument('<schedule>', 'schedule id')
     .option('--agent <id>', 'the agent, when several have the schedule')
+    .option('--from <time>', 'the window\'s start: ISO-8601 with a zone, or integer ms (default now)')
+    .option('--days <n>', `the window's length in days, 1 to ${MAX_EXPORT_DAYS} (default 28)`)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
-    .action(async (schedule: string, opts: { agent?: string; url?: string; dir?: string }) => {
+    .action(async (schedule: string, opts: ExportOptions) => {
       setCode(await oncallExportCommand(schedule, opts, ctx));
     });
   return oncall;
