@@ -17,6 +17,7 @@ import type { RunningConsole } from './support/console.js';
 import { assertInert, postHostileAlert, startConsole, startDeadLetteringDaemon, XSS } from './support/console.js';
 import { startDaemon } from './support/daemon.js';
 import { oncallYaml } from './support/oncall-yaml.js';
+import { rawGet } from './support/http.js';
 import { auditRows } from './support/store.js';
 import { waitFor } from './support/wait.js';
 
@@ -32,19 +33,6 @@ function assertConsoleHeaders(h: Headers, where: string, html = true): void {
     assert.equal(h.get('content-type'), 'text/html; charset=utf-8', where);
     assert.equal(h.get('cache-control'), 'no-store', where);
   }
-}
-
-/** A raw request (fetch cannot send a foreign or a second Host header). */
-function rawGet(port: number, path: string, headers: Array<[string, string]>):
-  Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'GET', setHost: false, headers: headers.flat() as unknown as Record<string, string> }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 describe('console over HTTP and through svc console', () => {
