@@ -35,6 +35,12 @@ describe('bindHostProblems', () => {
     assert.deepEqual(await bindHostProblems([], cp('secret.invalid', false), lookup), []);
   });
 
+  it('checks the team console\'s bind (§24.6)', async () => {
+    const withConsole = { ...agent([]), agent: { id: 'a1', console: { bind: 'secret.invalid', port: 9470 } } } as unknown as LoadedAgent;
+    assert.deepEqual(await bindHostProblems([withConsole], cp('127.0.0.1'), lookup),
+      ['console.bind: does not resolve as a host (ENOTFOUND); give an IP address or a name this machine resolves']);
+  });
+
   it('an error without a plain code is "lookup failed": its text might echo the name', async () => {
     const problems = await bindHostProblems([agent(['x.invalid'])], cp('127.0.0.1'), () => Promise.reject(new Error('x.invalid: no')));
     assert.match(problems[0] ?? '', /\(lookup failed\)/);
