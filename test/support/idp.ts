@@ -129,3 +129,38 @@ export async function fetchToken(idp: Idp, clientId: string): Promise<string> {
   if (!body.access_token) throw new Error(`token request failed: ${res.status} ${body.error ?? ''}`);
   return body.access_token;
 }
+
+/**
+ * A sign-in without a browser: follows the redirects from `start` (a relying party's login URL)
+ * through the IdP's interaction and back, keeping each origin's cookies as a browser would (paths
+ * aside); returns the cookies of `start`'s origin at the end (`name=value; …`) and where it ended.
+ */
+export async function signInWithoutBrowser(start: string): Promise<{ cookie: string; landed: string }> {
+  const jars = new Map<string, Map<string, string>>();
+  const jar = (url: URL): Map<string, string> => {
+    let j = jars.get(url.origin);
+    if (j === undefined) { j = new Map(); jars.set(url.origin, j); }
+    return j;
+  };
+  let url = new URL(start);
+  for (let hop = 0; hop < 20; hop++) {
+    const cookie = [...jar(url)].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(url, { redirect: 'manual', headers: cookie === '' ? {} : { cookie } });
+    for (const set of res.headers.getSetCookie()) {
+      const [pair = ''] = set.split(';');
+      const eq = pair.indexOf('=');
+      if (eq > 0) {
+        const expired = /max-age=0|expires=thu, 01 jan 1970/i.test(set);
+        if (expired) jar(url).delete(pair.slice(0, eq).trim());
+        else jar(url).set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+      }
+    }
+    await res.body?.cancel();
+    const location = res.headers.get('location');
+    if (res.status < 300 || res.status >= 400 || location === null) {
+      return { cookie: [...jar(new URL(start))].map(([k, v]) => `${k}=${v}`).join('; '), landed: url.href };
+    }
+    url = new URL(location, url);
+  }
+  throw new Error(`no end to the redirects from ${start}`);
+}
