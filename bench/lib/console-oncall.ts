@@ -44,7 +44,7 @@ export async function pagesSection(opts: { sizes: [number, number]; seconds: num
     for (let round = 0; round < opts.rounds; round++) {
       for (const [name, path] of views) {
         // Sizes take turns, the order alternating by round.
-        for (const k of round % 2 === 0 ? [0, 1] : [1, 0]) {
+        for (const k of round % 2 === 0 ? [0, 1] as const : [1, 0] as const) {
           const d = daemons[k] as BenchDaemon;
           const r = await runWrk({ url: `${d.cp}${path.replace(':id', someId[k] ?? '')}`, seconds: opts.seconds, connections: 2 });
           if (r.errors > 0) throw new Error(`${name} at ${opts.sizes[k]}: ${r.errors} errors`);

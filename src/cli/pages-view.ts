@@ -20,7 +20,6 @@ interface PageView {
 }
 interface TimelineRow { seq: number; ts: string; kind: string; actor: string; data: Record<string, unknown> | null }
 
-
 function stateCell(p: PageView): string {
   if (p.state === 'acknowledged') return `acknowledged (${p.acknowledgedBy ?? '?'})`;
   if (p.state === 'resolved') return `resolved (${p.resolvedBy ?? '?'})`;
