@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { errorText } from '../core/errors.js';
-import { ONCALL_FILE } from '../oncall/load-oncall.js';
+import { ONCALL_FILE } from '../config/own-recipient.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import { sha256 } from './config-summary.js';
 import type { AgentChanges, ReloadPlan, RunningConfig } from './reload-plan.js';

@@ -10,6 +10,7 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { contactProblem } from '../config/contact-forms.js';
+import { ONCALL_FILE, hasOwnRecipient, recipientKeysText } from '../config/own-recipient.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { answerSourcesOf } from '../config/schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
@@ -21,7 +22,6 @@ import { oncallFileSchema } from './oncall-schema.js';
 import { scheduleShifts } from './schedule.js';
 import { DAY_MS, formatNaive, isKnownZone, parseLocalDateTime, zoneTime } from './zone-time.js';
 
-export const ONCALL_FILE = 'oncall.yaml';
 /** How far ahead the coverage check looks (contract §17.1). */
 export const COVERAGE_DAYS = 14;
 
@@ -119,6 +119,11 @@ function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): st
       if (t.kind === 'person' && !people.has(t.id)) unknown(at, 'person', t.id, ' (not in people)');
       if (t.kind === 'schedule' && !schedules.has(t.id)) unknown(at, 'schedule', t.id, ' (not in schedules)');
       if (t.kind === 'channel' && !channels.has(t.id)) unknown(at, 'channel', t.id, ` (channels.yaml has ${channelList})`);
+      const channel = t.kind === 'channel' ? agent.channels.find((c) => c.id === t.id) : undefined;
+      if (channel !== undefined && !hasOwnRecipient(channel)) {
+        problems.push(file.problem(at, `channel:${t.id} sends to the channel's own recipient, and ${channel.type ?? ''} channel ${t.id} has none: `
+          + `set ${recipientKeysText(channel.type)} on it in channels.yaml, or notify people here`));
+      }
     });
   };
 
