@@ -101,3 +101,9 @@ export async function startFakeSlack(token: string, opts: FakeSlackOptions = {})
     }),
   };
 }
+
+/** The `action_id`s of a Block Kit message's buttons, in order: what a person can press on it. */
+export function actionIds(body: Record<string, unknown>): string[] {
+  const blocks = (body.blocks ?? []) as Array<{ type: string; elements?: Array<{ action_id: string }> }>;
+  return blocks.flatMap((b) => b.elements?.map((e) => e.action_id) ?? []);
+}

@@ -142,10 +142,10 @@ describe('page engine: a channel the agent no longer has (issue 33.4)', () => {
       log: (_agent, event, fields, level) => logged.push({ event, fields, level }) });
     const page = await engine.openFor('agent-a', 'k', 'default', { id: 'e1', title: 'Disk full', severity: 'P1' });
     assert.ok(page !== null);
-    const timeline = (await store.oncall.pageTimeline(page.id)).map((r) => [r.kind, JSON.parse(r.dataText ?? 'null') as Record<string, unknown>]);
-    assert.deepEqual(timeline.filter(([kind]) => kind === 'page.nobody-on-call').map(([, data]) => data),
+    const timeline = (await store.oncall.pageTimeline(page.id)).map((r) => ({ kind: r.kind, data: JSON.parse(r.dataText ?? 'null') as Record<string, unknown> }));
+    assert.deepEqual(timeline.filter((r) => r.kind === 'page.nobody-on-call').map((r) => r.data),
       [{ pageId: page.id, channel: 'room', missing: true, step: 1, loop: 0 }]);
-    assert.deepEqual(timeline.filter(([kind]) => kind === 'page.notified').map(([, data]) => [data.person, data.channel]), [['alice', 'dm']],
+    assert.deepEqual(timeline.filter((r) => r.kind === 'page.notified').map((r) => [r.data.person, r.data.channel]), [['alice', 'dm']],
       'alice paged; nothing queued for the missing channel');
     assert.deepEqual(logged.filter((l) => l.event === 'page.nobody-on-call').map((l) => [l.level, l.fields.channel, l.fields.missing]),
       [['warn', 'room', true]]);
