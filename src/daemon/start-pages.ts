@@ -67,7 +67,8 @@ export function startPages(deps: PagesDeps): Pages {
     links: (agentId, pageId, person, incarnation) => deps.links?.get(agentId)?.links(pageId, person, incarnation) ?? null, onQuarantined: quarantined });
   const engine = createPageEngine({ store, clock, configs, onCommitted: () => notifier.wake(), metrics: oncallMetrics, sender: notifier,
     log: (agentId, event, fields, level = 'info') => byId.get(agentId)?.log.write(level, event, fields), onQuarantined: quarantined,
-    followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true });
+    followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true,
+    hasChannel: (agentId, channelId) => byId.get(agentId)?.channels.some((c) => c.id === channelId) === true });
   const loop = createPageLoop({ store, clock, owner: deps.owner, engine, configs, onError, onQuarantined: (q) => {
     byId.get(q.agentId ?? '')?.log.write('error', 'page.quarantined', { pageId: q.id, reason: q.reason });
     quarantined(q);
