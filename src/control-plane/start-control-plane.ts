@@ -7,6 +7,7 @@ import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { Clock } from '../core/clock.js';
 import { createTailerRegistry } from '../logs/file-tailer.js';
 import type { Metrics } from '../metrics/registry.js';
+import type { NewestCheckpointsVerdict } from '../audit/check-checkpoints.js';
 import type { Store } from '../store/store.js';
 import { createReadGate, DEFAULT_READS_AT_ONCE } from './read-gate.js';
 import type { RouteHandler } from './route.js';
@@ -43,6 +44,8 @@ export interface ControlPlaneDeps {
   report: (line: string) => void;
   /** `/oncall` and `/oncall/<schedule>.ics` (contract §17.9): the agents' schedules and the store's overrides. */
   oncall?: Omit<OncallRouteDeps, 'clock'>;
+  /** `verify=1`: the chain held to the newest signed checkpoints (contract §20.2). */
+  checkpoints?: () => Promise<NewestCheckpointsVerdict>;
 }
 
 export interface RunningControlPlane {
@@ -65,14 +68,14 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   // The whole chain is verified once, from the start, in the store's verify threads: the first story
   // then need not wait for it (on a million rows that is the cost of one verify=1). A failure here
   // (the store closing at shutdown) only means the first story verifies it instead.
-  const watermark = createChainWatermark(store);
+  const watermark = createChainWatermark(store, deps.clock);
   void watermark.current().catch(() => undefined);
   const routes = new Map<string, RouteHandler>([
     ['/metrics', createMetricsRoute(deps.metrics, { onError: (err) => report(`metrics collect failed: ${String(err)}`) })],
     ['/status', createStatusRoute(deps.snapshot)],
     ['/events', createEventsRoute({ store, report, gate: reads })],
     ['/dlq', createDlqRoute({ store, report, gate: reads })],
-    ['/audit', createAuditRoute({ store, report, gate: reads })],
+    ['/audit', createAuditRoute({ store, report, gate: reads, ...(deps.checkpoints ? { checkpoints: deps.checkpoints } : {}) })],
     ['/audit/checkpoints', createCheckpointsRoute({ store, report, gate: reads })],
     ['/events/', createStoryRoute({ store, watermark, report, gate: reads })],
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],

@@ -32,6 +32,7 @@ import { runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 import { storeIdentity } from './store-identity.js';
 import { ADMIN_ACTOR, startAdminSocket } from './admin-socket.js';
+import { checkNewestCheckpoints } from '../export/newest-checkpoints.js';
 import { createReadiness } from './readiness.js';
 import { createClosers } from './close-order.js';
 import type { AgentSet } from './agent-set.js';
@@ -214,6 +215,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       stopping: () => stopping,
       mcpServers: (agentId) => mcp.ofAgent(agentId).map((s) => s.status()),
       auditExport: () => duties.exportStatus(),
+      checkpoints: () => duties.checkpointStatus(),
       logWriteFailures: (agentId) => logs.failures(agentId),
       oncall: (agentId) => pages?.status(agentId) ?? null,
       controlPlane: () => ({ ...settings.controlPlane, port: controlPlane?.port() ?? settings.controlPlane.port }) });
@@ -226,6 +228,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       logPath: (id) => paths.log(id),
       readiness,
       snapshot: () => snapshot(),
+      checkpoints: () => checkNewestCheckpoints(store, paths.checkpoints),
     });
     if (controlPlane) closers.add('control plane', () => controlPlane.close());
 

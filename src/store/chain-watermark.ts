@@ -1,18 +1,34 @@
 /**
- * How far the chain is known to be intact, kept up to date cheaply for the story of an event
- * (contract §20.3). The first call verifies the whole chain once (Store.verifyAudit, off the event
- * loop); every later call checks only the rows appended since — seq, link and hash, as the verifier
- * does — and moves the watermark to the head. So "the chain is intact up to its head" costs the new
- * rows, not the chain. A row rewritten below the watermark after it passed is not seen here: the
- * story re-checks its own rows and their links, and `verify=1` / `svc audit --verify` re-read all.
- * A broken chain is verified whole again on the next call (a restore may have repaired it).
+ * What the story of an event (contract §20.3) may claim about the chain, and what it costs to check.
+ *
+ * - `tail(fromSeq)`: every row from `fromSeq` to the head, checked when asked — seq, link and hash, as
+ *   the verifier does, the first row's link to the row before it included. A story checks from its
+ *   first row, so a row of the story, or any later row, changed in place is seen by the next story,
+ *   whenever it happened. The cost is the rows after the event, not the chain: a few for a recent
+ *   event. Past `TAIL_ROWS_ON_THREAD` rows the whole chain is verified in the store's verify threads
+ *   instead (Store.verifyAudit), off the event loop.
+ * - `current()`: the rows before the story — how far the chain is known intact, as checked earlier: the
+ *   whole chain verified once (at the first call, off the event loop; `fullCheckAt` says when), then
+ *   each row appended since, once. A row before the story rewritten after it was checked is not seen
+ *   here; `verify=1` / `svc audit --verify` re-read all, and checkpoints catch a re-hashed tail.
+ *   A broken chain is verified whole again on the next call (a restore may have repaired it).
  */
 import type { AuditProblem } from '../audit/chain.js';
 import { GENESIS_HASH, storedRowHashMatches } from '../audit/chain.js';
+import type { StoredAuditRow } from '../audit/audit-row.js';
+import type { Clock } from '../core/clock.js';
+import { isoTs } from '../core/clock.js';
 import type { Store } from './store.js';
 
 /** Rows read per step while catching up. */
 const STEP_ROWS = 2000;
+/**
+ * Longest tail checked on the main thread (~4 µs a row: at most about 0.2 s of work, in slices of
+ * SLICE_MS between which other requests run); a longer one is the whole chain in the verify threads.
+ */
+export const TAIL_ROWS_ON_THREAD = 50_000;
+/** Main-thread work between two yields to the event loop while a tail is checked, in ms. */
+const SLICE_MS = 5;
 
 export interface WatermarkState {
   ok: boolean;
@@ -20,23 +36,52 @@ export interface WatermarkState {
   seq: number;
   /** The first problem found; null while intact. */
   problem: { seq: number; kind: AuditProblem } | null;
+  /** When the whole chain was last verified (ISO-8601); null before the first verification ended. */
+  fullCheckAt: string | null;
+}
+
+/** Rows `fromSeq`..head as they are when the check ran. */
+export interface TailCheck {
+  ok: boolean;
+  /** First seq checked (its link to the row before it included). */
+  fromSeq: number;
+  /** The head when the check began: the last seq checked when ok. */
+  throughSeq: number;
+  /** When the check began (ISO-8601). */
+  checkedAt: string;
+  problem: { seq: number; kind: AuditProblem } | null;
 }
 
 export interface ChainWatermark {
   /** Catches up with the head as it is now (concurrent calls share one run) and says where it stands. */
   current(): Promise<WatermarkState>;
+  /** Checks rows `fromSeq` through the head, now. */
+  tail(fromSeq: number): Promise<TailCheck>;
 }
 
-export function createChainWatermark(store: Store): ChainWatermark {
+const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => { setImmediate(resolve); });
+
+/** The verifier's per-row rule: seq, then link, then hash. */
+function rowProblem(row: StoredAuditRow, prevSeq: number, prevHash: string): AuditProblem | null {
+  if (row.seq !== prevSeq + 1) return 'seq-gap';
+  if (row.prevHash !== prevHash) return 'prev-link-mismatch';
+  return storedRowHashMatches(row) ? null : 'hash-mismatch';
+}
+
+export function createChainWatermark(store: Store, clock: Clock, options: { tailRowsOnThread?: number } = {}): ChainWatermark {
+  const tailRowsOnThread = options.tailRowsOnThread ?? TAIL_ROWS_ON_THREAD;
   let seq = 0;
   let hash = GENESIS_HASH;
   let seeded = false;
   let problem: WatermarkState['problem'] = null;
+  let fullCheckAt: string | null = null;
   let running: Promise<WatermarkState> | null = null;
 
   const seed = async (): Promise<void> => {
+    const startedAt = clock.now();
     const v = await store.verifyAudit();
     seeded = true;
+    fullCheckAt = isoTs(startedAt);
     if (v.ok) {
       seq = v.headSeq;
       hash = v.headHash ?? GENESIS_HASH;
@@ -50,8 +95,7 @@ export function createChainWatermark(store: Store): ChainWatermark {
     for (;;) {
       const rows = await store.readAudit(seq, STEP_ROWS);
       for (const row of rows) {
-        const kind: AuditProblem | null = row.seq !== seq + 1 ? 'seq-gap' : row.prevHash !== hash ? 'prev-link-mismatch'
-          : storedRowHashMatches(row) ? null : 'hash-mismatch';
+        const kind = rowProblem(row, seq, hash);
         if (kind !== null) {
           problem = { seq: kind === 'seq-gap' ? seq + 1 : row.seq, kind };
           return;
@@ -66,7 +110,46 @@ export function createChainWatermark(store: Store): ChainWatermark {
   const run = async (): Promise<WatermarkState> => {
     if (!seeded || problem !== null) await seed();
     if (problem === null) await catchUp();
-    return { ok: problem === null, seq, problem };
+    return { ok: problem === null, seq, problem, fullCheckAt };
+  };
+
+  /** The whole chain in the verify threads, as a check of the rows from `fromSeq`. */
+  const tailByWholeChain = async (fromSeq: number, checkedAt: string): Promise<TailCheck> => {
+    const v = await store.verifyAudit();
+    return { ok: v.ok, fromSeq, throughSeq: v.headSeq, checkedAt,
+      problem: v.ok ? null : { seq: v.firstBadSeq ?? 0, kind: v.problem ?? 'hash-mismatch' } };
+  };
+
+  const tail = async (fromSeq: number): Promise<TailCheck> => {
+    const checkedAt = isoTs(clock.now());
+    const head = await store.auditHead();
+    const throughSeq = head?.seq ?? 0;
+    if (throughSeq - fromSeq + 1 > tailRowsOnThread) return tailByWholeChain(fromSeq, checkedAt);
+    const result = (p: TailCheck['problem']): TailCheck => ({ ok: p === null, fromSeq, throughSeq, checkedAt, problem: p });
+    // The row before the first: what its link must name (genesis before seq 1).
+    let prevSeq = fromSeq - 1;
+    let prevHash = GENESIS_HASH;
+    if (prevSeq > 0) {
+      const [before] = await store.readAudit(prevSeq - 1, 1);
+      if (before === undefined || before.seq !== prevSeq) return result({ seq: prevSeq, kind: 'seq-gap' });
+      prevHash = before.hash;
+    }
+    let sliceStart = clock.monotonic();
+    while (prevSeq < throughSeq) {
+      const rows = await store.readAudit(prevSeq, Math.min(STEP_ROWS, throughSeq - prevSeq));
+      if (rows.length === 0) return result({ seq: prevSeq + 1, kind: 'seq-gap' });
+      for (const row of rows) {
+        const kind = rowProblem(row, prevSeq, prevHash);
+        if (kind !== null) return result({ seq: kind === 'seq-gap' ? prevSeq + 1 : row.seq, kind });
+        prevSeq = row.seq;
+        prevHash = row.hash;
+      }
+      if (clock.monotonic() - sliceStart >= SLICE_MS) {
+        await yieldToEventLoop();
+        sliceStart = clock.monotonic();
+      }
+    }
+    return result(null);
   };
 
   return {
@@ -74,5 +157,6 @@ export function createChainWatermark(store: Store): ChainWatermark {
       running ??= run().finally(() => { running = null; });
       return running;
     },
+    tail,
   };
 }
