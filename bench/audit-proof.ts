@@ -101,7 +101,8 @@ interface Latency { medianMs: number; p99Ms: number }
 
 function latency(times: number[]): Latency {
   const sorted = [...times].sort((a, b) => a - b);
-  return { medianMs: r3(sorted[Math.floor(sorted.length / 2)] as number), p99Ms: r3(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] as number) };
+  const at = (q: number): number => r3(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] as number);
+  return { medianMs: at(0.5), p99Ms: at(0.99) };
 }
 
 async function storyLatency(rows: number): Promise<{ rows: number; warmupMs: number; newest: Latency; back40k: Latency | null; oldest: Latency }> {
@@ -110,7 +111,8 @@ async function storyLatency(rows: number): Promise<{ rows: number; warmupMs: num
     const path = join(dir, 'svc.db');
     const ids = await buildStore(path, rows);
     const store = await openSqliteStore({ path });
-    const route: RouteHandler = createStoryRoute({ store, watermark: createChainWatermark(store, systemClock), report: () => undefined, gate: createReadGate(4) });
+    const watermark = createChainWatermark(store, systemClock);
+    const route: RouteHandler = createStoryRoute({ store, watermark, report: () => undefined, gate: createReadGate(4) });
     const server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
       void route({ req, res, url, signal: new AbortController().signal, principal: { expiresAtMs: null } });
