@@ -7,9 +7,9 @@
  * 2. The story of an event at 1,000 and at 1,000,000 audit rows: GET /events/<id>/story on the real
  *    route and store, sequential requests after one warm-up request (which verifies the chain once,
  *    store/chain-watermark.ts), median and p99, by how far the event is from the head — the story
- *    checks every row from its first to the head when asked for: the newest events (what a page is
- *    about; target: ratio ≈ 1), one ~40,000 rows back (the longest tail checked on the main thread),
- *    and the oldest (the whole chain, in the verify threads; a few requests: it is the cost of verify=1).
+ *    checks every row from its first to the head when asked for (Store.verifyAudit from there, in the
+ *    verify threads): the newest events (what a page is about; target: ratio ≈ 1), events ~40,000 rows
+ *    back, and the oldest (the whole chain; a few requests: it is the cost of verify=1).
  *
  * Run: node --import tsx bench/audit-proof.ts [bigRows] [story]   (`story`: part 2 only)
  */

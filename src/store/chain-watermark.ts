@@ -1,12 +1,12 @@
 /**
  * What the story of an event (contract §20.3) may claim about the chain, and what it costs to check.
  *
- * - `tail(fromSeq)`: every row from `fromSeq` to the head, checked when asked — seq, link and hash, as
- *   the verifier does, the first row's link to the row before it included. A story checks from its
- *   first row, so a row of the story, or any later row, changed in place is seen by the next story,
- *   whenever it happened. The cost is the rows after the event, not the chain: a few for a recent
- *   event. Past `TAIL_ROWS_ON_THREAD` rows the whole chain is verified in the store's verify threads
- *   instead (Store.verifyAudit), off the event loop.
+ * - `tail(fromSeq)`: every row from `fromSeq` to the head, checked when asked — seq, link and hash,
+ *   the first row's link to the row before it included — by the store's verifier
+ *   (Store.verifyAudit(afterSeq): the verify threads for SQLite, off the event loop). A story checks
+ *   from its first row, so a row of the story, or any later row, changed in place is seen by the next
+ *   story, whenever it happened. The cost is the rows after the event, not the chain: a few for a
+ *   recent event, the whole chain for the first one.
  * - `current()`: the rows before the story — how far the chain is known intact, as checked earlier: the
  *   whole chain verified once (at the first call, off the event loop; `fullCheckAt` says when), then
  *   each row appended since, once. A row before the story rewritten after it was checked is not seen
@@ -22,13 +22,6 @@ import type { Store } from './store.js';
 
 /** Rows read per step while catching up. */
 const STEP_ROWS = 2000;
-/**
- * Longest tail checked on the main thread (~4 µs a row: at most about 0.2 s of work, in slices of
- * SLICE_MS between which other requests run); a longer one is the whole chain in the verify threads.
- */
-export const TAIL_ROWS_ON_THREAD = 50_000;
-/** Main-thread work between two yields to the event loop while a tail is checked, in ms. */
-const SLICE_MS = 5;
 
 export interface WatermarkState {
   ok: boolean;
@@ -59,8 +52,6 @@ export interface ChainWatermark {
   tail(fromSeq: number): Promise<TailCheck>;
 }
 
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => { setImmediate(resolve); });
-
 /** The verifier's per-row rule: seq, then link, then hash. */
 function rowProblem(row: StoredAuditRow, prevSeq: number, prevHash: string): AuditProblem | null {
   if (row.seq !== prevSeq + 1) return 'seq-gap';
@@ -68,8 +59,7 @@ function rowProblem(row: StoredAuditRow, prevSeq: number, prevHash: string): Aud
   return storedRowHashMatches(row) ? null : 'hash-mismatch';
 }
 
-export function createChainWatermark(store: Store, clock: Clock, options: { tailRowsOnThread?: number } = {}): ChainWatermark {
-  const tailRowsOnThread = options.tailRowsOnThread ?? TAIL_ROWS_ON_THREAD;
+export function createChainWatermark(store: Store, clock: Clock): ChainWatermark {
   let seq = 0;
   let hash = GENESIS_HASH;
   let seeded = false;
@@ -113,43 +103,11 @@ export function createChainWatermark(store: Store, clock: Clock, options: { tail
     return { ok: problem === null, seq, problem, fullCheckAt };
   };
 
-  /** The whole chain in the verify threads, as a check of the rows from `fromSeq`. */
-  const tailByWholeChain = async (fromSeq: number, checkedAt: string): Promise<TailCheck> => {
-    const v = await store.verifyAudit();
-    return { ok: v.ok, fromSeq, throughSeq: v.headSeq, checkedAt,
-      problem: v.ok ? null : { seq: v.firstBadSeq ?? 0, kind: v.problem ?? 'hash-mismatch' } };
-  };
-
   const tail = async (fromSeq: number): Promise<TailCheck> => {
     const checkedAt = isoTs(clock.now());
-    const head = await store.auditHead();
-    const throughSeq = head?.seq ?? 0;
-    if (throughSeq - fromSeq + 1 > tailRowsOnThread) return tailByWholeChain(fromSeq, checkedAt);
-    const result = (p: TailCheck['problem']): TailCheck => ({ ok: p === null, fromSeq, throughSeq, checkedAt, problem: p });
-    // The row before the first: what its link must name (genesis before seq 1).
-    let prevSeq = fromSeq - 1;
-    let prevHash = GENESIS_HASH;
-    if (prevSeq > 0) {
-      const [before] = await store.readAudit(prevSeq - 1, 1);
-      if (before === undefined || before.seq !== prevSeq) return result({ seq: prevSeq, kind: 'seq-gap' });
-      prevHash = before.hash;
-    }
-    let sliceStart = clock.monotonic();
-    while (prevSeq < throughSeq) {
-      const rows = await store.readAudit(prevSeq, Math.min(STEP_ROWS, throughSeq - prevSeq));
-      if (rows.length === 0) return result({ seq: prevSeq + 1, kind: 'seq-gap' });
-      for (const row of rows) {
-        const kind = rowProblem(row, prevSeq, prevHash);
-        if (kind !== null) return result({ seq: kind === 'seq-gap' ? prevSeq + 1 : row.seq, kind });
-        prevSeq = row.seq;
-        prevHash = row.hash;
-      }
-      if (clock.monotonic() - sliceStart >= SLICE_MS) {
-        await yieldToEventLoop();
-        sliceStart = clock.monotonic();
-      }
-    }
-    return result(null);
+    const v = await store.verifyAudit(fromSeq - 1);
+    return { ok: v.ok, fromSeq, throughSeq: v.headSeq, checkedAt,
+      problem: v.ok ? null : { seq: v.firstBadSeq ?? 0, kind: v.problem ?? 'hash-mismatch' } };
   };
 
   return {
