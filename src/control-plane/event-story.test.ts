@@ -14,7 +14,7 @@ import { fakeClock } from '../core/clock.js';
 import { createChainWatermark } from '../store/chain-watermark.js';
 import type { Store } from '../store/store.js';
 import { openStore, tempDir } from '../../test/support/export-harness.js';
-import { checkStoryChain, storyJson } from './event-story.js';
+import { checkStoryChain, storyJson, storyVerdict } from './event-story.js';
 
 const EVENT = '0b0e3a52-6c1e-4c59-9d53-2f0c2a4f8a11';
 
@@ -104,4 +104,18 @@ describe('the story of an event: what it claims about the chain', () => {
     await store.close();
   });
 
+  it('a tail longer than the event loop takes: checked by the store\'s verifier, with the same verdict', async () => {
+    const { store, path, clock } = await chain('long');
+    const watermark = createChainWatermark(store, clock, { smallTailRows: 2 });
+    const verdict = async (): Promise<boolean> => {
+      const rows = await store.eventStory(EVENT);
+      return storyVerdict(rows, await checkStoryChain(rows, watermark)).verified;
+    };
+    assert.equal(await verdict(), true);
+    const restore = tamper(path, 7, '{"n":77}');
+    assert.equal(await verdict(), false);
+    restore();
+    assert.equal(await verdict(), true);
+    await store.close();
+  });
 });

@@ -2,11 +2,13 @@
  * What the story of an event (contract §20.3) may claim about the chain, and what it costs to check.
  *
  * - `tail(fromSeq)`: every row from `fromSeq` to the head, checked when asked — seq, link and hash,
- *   the first row's link to the row before it included — by the store's verifier
- *   (Store.verifyAudit(afterSeq): the verify threads for SQLite, off the event loop). A story checks
- *   from its first row, so a row of the story, or any later row, changed in place is seen by the next
- *   story, whenever it happened. The cost is the rows after the event, not the chain: a few for a
- *   recent event, the whole chain for the first one.
+ *   the first row's link to the row before it included. A story checks from its first row, so a row
+ *   of the story, or any later row, changed in place is seen by the next story, whenever it happened.
+ *   The cost is the rows after the event, not the chain: a few for a recent event — read and hashed
+ *   here, in one read of at most SMALL_TAIL_ROWS (a hop to the verify threads, which run at a lower
+ *   priority, costs more than that on a busy host) — up to the whole chain for the first event, which
+ *   the store's verifier checks (Store.verifyAudit(afterSeq): SQLite's verify threads, off the event
+ *   loop).
  * - `current()`: the rows before the story — how far the chain is known intact, as checked earlier: the
  *   whole chain verified once (at the first call, off the event loop; `fullCheckAt` says when), then
  *   each row appended since, once. A row before the story rewritten after it was checked is not seen
@@ -18,10 +20,13 @@ import { GENESIS_HASH, storedRowHashMatches } from '../audit/chain.js';
 import type { StoredAuditRow } from '../audit/audit-row.js';
 import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
+import { createReadChainVerifier } from './read-chain-verifier.js';
 import type { Store } from './store.js';
 
 /** Rows read per step while catching up. */
 const STEP_ROWS = 2000;
+/** Longest tail checked on the event loop: one read, ~10 ms of hashing at most. */
+export const SMALL_TAIL_ROWS = 2000;
 
 export interface WatermarkState {
   ok: boolean;
@@ -59,7 +64,9 @@ function rowProblem(row: StoredAuditRow, prevSeq: number, prevHash: string): Aud
   return storedRowHashMatches(row) ? null : 'hash-mismatch';
 }
 
-export function createChainWatermark(store: Store, clock: Clock): ChainWatermark {
+/** `smallTailRows`: SMALL_TAIL_ROWS unless a test asks for another bound. */
+export function createChainWatermark(store: Store, clock: Clock, options: { smallTailRows?: number } = {}): ChainWatermark {
+  const smallTailRows = options.smallTailRows ?? SMALL_TAIL_ROWS;
   let seq = 0;
   let hash = GENESIS_HASH;
   let seeded = false;
@@ -103,9 +110,14 @@ export function createChainWatermark(store: Store, clock: Clock): ChainWatermark
     return { ok: problem === null, seq, problem, fullCheckAt };
   };
 
+  // The same checks as the store's verifier, through the store's reads, on the event loop.
+  const nearHead = createReadChainVerifier({ head: () => store.auditHead(), read: (afterSeq, limit) => store.readAudit(afterSeq, limit),
+    clock, chunkRows: smallTailRows });
+
   const tail = async (fromSeq: number): Promise<TailCheck> => {
     const checkedAt = isoTs(clock.now());
-    const v = await store.verifyAudit(fromSeq - 1);
+    const headSeq = (await store.auditHead())?.seq ?? 0;
+    const v = headSeq - fromSeq < smallTailRows ? await nearHead.verify(fromSeq - 1) : await store.verifyAudit(fromSeq - 1);
     return { ok: v.ok, fromSeq, throughSeq: v.headSeq, checkedAt,
       problem: v.ok ? null : { seq: v.firstBadSeq ?? 0, kind: v.problem ?? 'hash-mismatch' } };
   };
