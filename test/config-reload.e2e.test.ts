@@ -14,7 +14,10 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort, postAlert } from './support/http.js';
-import { auditRows } from './support/store.js';
+import type { Daemon } from './support/daemon.js';
+import { startDaemon } from './support/daemon.js';
+import { oncallYaml } from './support/oncall-yaml.js';
+import { auditRows, queryStore, readJsonLines } from './support/store.js';
 import type { ScaffoldedAgent } from './support/svc.js';
 import { appendAgentYaml, lineOf, runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
 import { waitFor } from './support/wait.js';
@@ -186,3 +189,53 @@ describe('config reload while alerts flow', () => {
     assert.deepEqual([...a.keys].sort(), expected);
   });
 });
+
+describe('svc reload and a person the store still names (issue 33.4)', () => {
+  let d: Daemon | undefined;
+  after(async () => { await d?.stop(); });
+
+  it('dropping bob while a page can reach him and an override names him: refused naming both; restarted anyway, he is page.nobody-on-call and the override never wins', async () => {
+    d = await startDaemon({ files: { 'oncall.yaml': oncallYaml('1h', '1h') } });
+    const a = d;
+    const svc = (...args: string[]) => runSvc(args, { env: a.env, cwd: a.dir });
+    assert.equal((await postAlert(a.url, a.secret, a.fixture, 'strand-1')).status, 202);
+    const page = await waitFor('the page opened', () => queryStore<{ id: string }>(a.home, 'SELECT id FROM pages')[0], 60_000);
+    const now = Date.now();
+    const added = await svc('oncall', 'override', 'add', '--schedule', 'primary', '--person', 'bob', '--from', new Date(now - 60_000).toISOString(),
+      '--to', new Date(now + 3_600_000).toISOString(), '--json');
+    assert.equal(added.code, 0, added.stderr);
+    const override = (JSON.parse(added.stdout) as { id: string }).id;
+
+    // The new file has no bob: step 2 of the open page (person:bob) and the override would reach nobody.
+    const file = join(a.dir, 'oncall.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('  - { id: bob, contacts: { oncall-dm: bob } }\n', '')
+      .replace('{ notify: [person:bob], after: 1h }', '{ notify: [person:alice], after: 1h }'));
+    const { title } = await (await fetch(`${a.cp}/pages/${page.id}`)).json() as { title: string };
+    const refused = await svc('reload');
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr, 'svc reload: refused; the running configuration stays.\n'
+      + 'the new oncall.yaml drops people or schedules the store still names:\n'
+      + `  agent oncall-escalator: open page ${page.id} ("${title.slice(0, 60)}", policy default) notifies person:bob, which the new oncall.yaml does not have\n`
+      + `  agent oncall-escalator: override ${override} puts bob on call for primary until ${new Date(now + 3_600_000).toISOString()}, `
+      + 'and the new oncall.yaml has no person bob\n'
+      + 'resolve those pages or remove those overrides (svc oncall override rm ID) first, or keep the person or schedule in oncall.yaml\n');
+    assert.deepEqual(auditRows(a.home).filter((r) => r.kind === 'config.reload-refused').map((r) => r.data.reason), ['strands-state']);
+    assert.match((await svc('oncall')).stdout, /^primary\s+bob\s+override\s/m, 'still bob: the running configuration stays');
+
+    // A restart does not ask: what the store names and the file lacks reaches nobody, loudly.
+    assert.equal((await svc('down')).code, 0);
+    const up = await svc('up', '-d');
+    assert.equal(up.code, 0, up.stderr);
+    assert.match((await svc('oncall')).stdout, /^primary\s+alice\s+rotation\s/m, 'an override for a person the file lacks never wins');
+    const oncall = await (await fetch(`${a.cp}/oncall`)).json() as { schedules: Array<{ onCall: Array<{ person: string; source: string }> }> };
+    assert.deepEqual(oncall.schedules[0]?.onCall.map((o) => [o.person, o.source]), [['alice', 'rotation']]);
+    const escalated = await svc('escalate', page.id);
+    assert.equal(escalated.code, 0, escalated.stderr);
+    const nobody = await waitFor('page.nobody-on-call for bob', () => auditRows(a.home).find((r) => r.kind === 'page.nobody-on-call'), 30_000);
+    assert.deepEqual(nobody.data, { pageId: page.id, person: 'bob', missing: true, step: 2, loop: 0 });
+    const warned = await waitFor('a warning in the agent log', () => readJsonLines(a.logFile).find((l) => l.event === 'page.nobody-on-call'), 30_000);
+    assert.equal(warned.level, 'warn');
+    assert.equal(warned.person, 'bob');
+  });
+});
+

@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -231,6 +232,38 @@ describe('console over HTTP and through svc console', () => {
     }
   });
 
+  it('--url naming a listener that is not this home\'s daemon: read-only, saying why; a replay posted anyway is refused (issue 33)', async () => {
+    // Another daemon's control plane stands in as a relay to this one: same views, but not the control plane this home recorded.
+    const cp = new URL(d.cp);
+    const relay = createServer((req, res) => {
+      const up = request({ host: cp.hostname, port: cp.port, path: req.url, method: req.method, headers: { ...req.headers, host: cp.host } }, (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', () => resolve()));
+    const other = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+    const shown = await startConsole(d, ['--url', other]);
+    try {
+      assert.match(shown.process.stderr(), new RegExp(`svc console: read-only, no actions: ${other} is not the control plane of the daemon of \\$SVC_HOME `));
+      const cookie = ((await fetch(shown.link, { redirect: 'manual' })).headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const dlq = await (await fetch(`${shown.origin}/ui/dlq`, { headers: { cookie } })).text();
+      assert.match(dlq, /<h1>Dead letters<\/h1>/);
+      assert.doesNotMatch(dlq, /method="post"/, 'no action forms: the admin socket is another daemon\'s');
+      const replays = auditRows(d.home).filter((r) => r.kind === 'dlq.replayed').length;
+      const post = await fetch(`${shown.origin}/actions/dlq-replay`, { method: 'POST', redirect: 'manual', body: new URLSearchParams({ id: letterId }).toString(),
+        headers: { cookie, origin: shown.origin, 'content-type': 'application/x-www-form-urlencoded' } });
+      assert.equal(post.status, 403);
+      assert.equal(auditRows(d.home).filter((r) => r.kind === 'dlq.replayed').length, replays);
+    } finally {
+      await shown.stop();
+      relay.closeAllConnections();
+      await new Promise<void>((resolve) => relay.close(() => resolve()));
+    }
+  });
+
   it('the control plane itself never shows action forms without the proxy', async () => {
     const direct = await (await fetch(`${d.cp}/ui/dlq`)).text();
     assert.doesNotMatch(direct, /<form[^>]*method="post"/);
@@ -407,6 +440,9 @@ describe('console pages and page actions through svc console', () => {
       [{ ...add, duration: '8d' }, 'Not done: Duration 8d is longer than 1w; silence at most a week at a time'],
       [{ ...add, duration: 'soon' }, 'Not done: Duration must be a duration such as 30m, 2h or 3d'],
       [{ ...add, matchers: '' }, 'Not done: give at least one Matcher KEY=VALUE or KEY=~REGEX'],
+      // The form checks with the one matcher parser: RE2 syntax, bounded (issue 33.1).
+      [{ ...add, matchers: 'host=~db(?=-prod)' }, 'Not done: Matcher &quot;host=~db(?=-prod)&quot;: the regular expression of host is not RE2 syntax '
+        + '(invalid or unsupported Perl syntax: `(?=`); lookarounds and backreferences are not supported'],
       [{ ...add, reason: ' ' }, 'Not done: Reason must be 1 to 1000 characters'],
     ] as const) {
       const r = await postForm('/actions/silence', { ...fields, csrf });

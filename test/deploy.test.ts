@@ -1,15 +1,16 @@
 /**
- * The deployment files (contract §13): `systemd-analyze verify` accepts deploy/svc.service (with its
- * ExecStart pointed at this build, since /usr/local/bin/svc is not installed here) and `systemd-analyze
- * security --offline=yes` scores it 2.5 (OK) or better; its paths are ones that exist when it starts
- * (systemd creates StateDirectory= and LogsDirectory=). deploy/Dockerfile is checked as far as can be
+ * The deployment files (contract §13, §25.1): `systemd-analyze verify` accepts deploy/svc.service (with
+ * `svc` pointed at this build, since none is installed here, and man/svc.1 where man finds it) and
+ * `systemd-analyze security --offline=yes` scores it 2.5 (OK) or better; its paths are ones that exist
+ * when it starts (systemd creates StateDirectory= and LogsDirectory=). test/release.e2e.test.ts verifies
+ * it again with a real global install's paths. deploy/Dockerfile is checked as far as can be
  * without a Docker engine (none runs on these machines): every instruction is one Docker knows,
  * exec-form arrays parse, every COPY source exists, a supported Node LTS base, the healthcheck on the
  * port from the environment, a non-root user and the $SVC_HOME volume.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -28,20 +29,26 @@ describe('deploy/svc.service', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-unit-'));
     try {
       const file = join(dir, 'svc.service');
-      writeFileSync(file, unit.replaceAll('/usr/local/bin/svc', `${process.execPath} ${SVC_BIN}`));
-      const r = spawnSync('systemd-analyze', [...args, file], { encoding: 'utf8' });
+      writeFileSync(file, unit.replace(/^(Exec\w+)=svc /gm, `$1=${process.execPath} ${SVC_BIN} `));
+      // Documentation=man:svc(1): verify runs man, which finds the page as a global install links it.
+      mkdirSync(join(dir, 'man', 'man1'), { recursive: true });
+      copyFileSync(join(ROOT, 'man', 'svc.1'), join(dir, 'man', 'man1', 'svc.1'));
+      const r = spawnSync('systemd-analyze', [...args, file], { encoding: 'utf8', env: { ...process.env, MANPATH: join(dir, 'man') } });
       return { status: r.status, out: `${r.stdout}${r.stderr}` };
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   };
 
-  it('runs the binary where `npm install --global` puts it, keeps state and logs in directories systemd creates', () => {
-    const bin = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin;
-    assert.ok('svc' in bin, 'the package installs a `svc` command');
-    assert.deepEqual(values('ExecStart'), ['/usr/local/bin/svc up /etc/svc/oncall']);
-    assert.deepEqual(values('ExecStartPre'), ['/usr/local/bin/svc check /etc/svc/oncall']);
-    assert.deepEqual(values('ExecReload'), ['/usr/local/bin/svc reload'], 'systemctl reload validates and applies the configuration (and reopens the logs)');
+  it('runs svc from where `npm install --global` puts it, names its man page, keeps state and logs in directories systemd creates', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string>; man: string[] };
+    assert.ok('svc' in manifest.bin, 'the package installs a `svc` command');
+    // No directory: systemd looks the name up in /usr/local/bin and /usr/bin, the two prefixes of a global install.
+    assert.deepEqual(values('ExecStart'), ['svc up /etc/svc/oncall']);
+    assert.deepEqual(values('ExecStartPre'), ['svc check /etc/svc/oncall']);
+    assert.deepEqual(values('ExecReload'), ['svc reload'], 'systemctl reload validates and applies the configuration (and reopens the logs)');
+    assert.deepEqual(values('Documentation'), ['man:svc(1)']);
+    assert.deepEqual(manifest.man, ['./man/svc.1'], 'the package installs the man page the unit names');
     assert.deepEqual(values('RestartPreventExitStatus'), ['2']);
     assert.deepEqual(values('StateDirectory'), ['svc']);
     assert.deepEqual(values('LogsDirectory'), ['svc']);
@@ -113,5 +120,25 @@ describe('deploy/Dockerfile', () => {
     assert.match(script, /process\.env\.SVC_METRICS_PORT/);
     assert.match(script, /\/readyz/);
     assert.doesNotMatch(script, /\b9464\b/, 'no port written into the check');
+  });
+});
+
+describe('man/svc.1', () => {
+  const page = readFileSync(join(ROOT, 'man', 'svc.1'), 'utf8');
+  const hasGroff = spawnSync('groff', ['--version']).status === 0;
+
+  it('describes every command `svc --help` lists', () => {
+    const help = spawnSync(process.execPath, [SVC_BIN, '--help'], { encoding: 'utf8' }).stdout;
+    const commands = [...help.slice(help.indexOf('Commands:')).matchAll(/^ {2}([a-z][\w-]*)/gm)].map((m) => m[1] as string).filter((c) => c !== 'help');
+    assert.ok(commands.length > 20, help);
+    // `.B name`, or several: `.B events\fR, \fPdlq\fR, \fPaudit` (font changes around the commas).
+    const described = new Set([...page.matchAll(/^\.B (.+)$/gm)].flatMap((m) => (m[1] as string).replace(/\\f[BIPR]/g, '').split(/[, ]+/)));
+    assert.deepEqual(commands.filter((c) => !described.has(c)), []);
+  });
+
+  it('renders without a warning', { skip: hasGroff ? false : 'groff is not installed' }, () => {
+    const r = spawnSync('groff', ['-man', '-Tutf8', '-ww', '-z', join(ROOT, 'man', 'svc.1')], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stderr, '');
   });
 });

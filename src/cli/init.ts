@@ -1,6 +1,7 @@
 /**
- * `svc init --template alert-escalation --provider <p> [--id ID] [DIR]`: writes the files of the
- * template (contract §2, §12.4: `alertmanager.yml` too), never overwriting without --force, and creates
+ * `svc init --template alert-escalation --provider <p> [--id ID] [--port N] [--control-port N] [DIR]`:
+ * writes the files of the template (contract §2, §12.4: `alertmanager.yml` too; §25.3: the ports in
+ * every file that names them), never overwriting without --force, and creates
  * the referenced HMAC secret and bearer token in `$SVC_HOME/secrets` when they are missing. No secret
  * value is ever written into DIR. Agent ids are unique per `$SVC_HOME` (agent-registry.ts): a second
  * scaffold with an id already in use elsewhere is refused, naming the other directory.
@@ -11,7 +12,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHECKPOINT_SECRET, homePaths, svcHome } from '../config/paths.js';
 import type { ProviderName } from '../config/schema.js';
-import { PROVIDERS } from '../config/schema.js';
+import { DEFAULT_CONTROL_PLANE, PROVIDERS } from '../config/schema.js';
 import { secretExists, writeSecret } from '../config/secrets.js';
 import { ID_PATTERN } from '../config/schema.js';
 import { RuntimeError, UsageError } from '../core/errors.js';
@@ -27,6 +28,8 @@ const FILES: ReadonlyArray<[string, string]> = [
   ['channels.yaml', 'channels.yaml'],
   ['skills/triage.md', 'skills/triage.md'],
   ['fixtures/mock-alert.json', 'fixtures/mock-alert.json'],
+  // Alertmanager's resolved notification of the same group: it resolves the page the first one opened.
+  ['fixtures/mock-alert-resolved.json', 'fixtures/mock-alert-resolved.json'],
   ['env.example', '.env.example'],
   ['README.md', 'README.md'],
   ['alertmanager.yml', 'alertmanager.yml'],
@@ -37,8 +40,32 @@ const FILES: ReadonlyArray<[string, string]> = [
 /** The template's agent id, and the folder of its secrets under `$SVC_HOME/secrets` (contract §12). */
 const DEFAULT_ID = 'oncall-escalator';
 const DEFAULT_SECRETS = 'alert-escalation';
-/** The template's webhook port (contract §1). */
+/** The template's webhook port (contract §1); `--port` changes it. */
 const INGEST_PORT = 8787;
+
+/** A `--port`/`--control-port` value: a fixed TCP port (Alertmanager and the CLI must know where to go). */
+function portOption(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 1 && port <= 65_535)) throw new UsageError(`svc init: ${flag} ${JSON.stringify(value.slice(0, 32))} must be a port number 1-65535`);
+  return port;
+}
+
+/**
+ * The control plane's block of agent.yaml (contract §3): written out when `--control-port` chose a
+ * port, else a comment showing the default.
+ */
+function controlPlaneBlock(port: number | null): string {
+  const on = port !== null;
+  const c = on ? '' : '# ';
+  return [
+    '# The read-only HTTP control plane: svc ps, svc events, svc logs, /metrics, the console (docs/control-plane.md).',
+    '# SVC_METRICS_PORT overrides the port; 0 turns the listener off.',
+    `${c}controlPlane:`,
+    `${c}  bind: ${DEFAULT_CONTROL_PLANE.bind}`,
+    `${c}  port: ${port ?? DEFAULT_CONTROL_PLANE.port}`,
+  ].join('\n');
+}
 
 /** The `audit.checkpoints` block of agent.yaml: on with `--checkpoint-key`, a comment without. */
 function checkpointsBlock(on: boolean): string {
@@ -110,7 +137,7 @@ function templateDir(template: string): string {
 
 export function initCommand(
   dirArg: string | undefined,
-  opts: { template?: string; provider?: string; force: boolean; id?: string; checkpointKey?: boolean },
+  opts: { template?: string; provider?: string; force: boolean; id?: string; checkpointKey?: boolean; port?: string; controlPort?: string },
   ctx: CliContext,
 ): number {
   const template = opts.template;
@@ -124,6 +151,11 @@ export function initCommand(
   const vars = PROVIDER_VARS[provider as ProviderName];
   const agentId = opts.id ?? DEFAULT_ID;
   if (!ID_PATTERN.test(agentId)) throw new UsageError(`svc init: --id ${JSON.stringify(agentId)} must match ${ID_PATTERN.source}`);
+  const ingestPort = portOption('--port', opts.port, INGEST_PORT);
+  const controlPort = opts.controlPort === undefined ? null : portOption('--control-port', opts.controlPort, DEFAULT_CONTROL_PLANE.port);
+  if (ingestPort === (controlPort ?? DEFAULT_CONTROL_PLANE.port)) {
+    throw new UsageError(`svc init: the webhook source and the control plane cannot share port ${ingestPort}; choose another with ${controlPort === null ? '--control-port' : '--port'}`);
+  }
   const dir = resolve(ctx.cwd, dirArg ?? `./${template}`);
   const existing = FILES.map(([, to]) => join(dir, to)).filter((p) => existsSync(p));
   if (existing.length > 0 && !opts.force) {
@@ -140,7 +172,9 @@ export function initCommand(
     const text = readFileSync(join(source, from), 'utf8')
       .replaceAll('{{AGENT_ID}}', agentId)
       .replaceAll('{{SECRETS}}', folder)
-      .replaceAll('{{INGEST_URL}}', `http://127.0.0.1:${INGEST_PORT}/webhooks/alertmanager`)
+      .replaceAll('{{INGEST_URL}}', `http://127.0.0.1:${ingestPort}/webhooks/alertmanager`)
+      .replaceAll('{{INGEST_PORT}}', String(ingestPort))
+      .replaceAll('{{CONTROL_PLANE}}', controlPlaneBlock(controlPort))
       .replaceAll('{{TOKEN_FILE}}', join(homePaths(home).secrets, ...tokenSecret.split('/')))
       .replaceAll('{{PROVIDER}}', provider)
       .replaceAll('{{MODEL}}', vars.model)

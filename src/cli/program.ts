@@ -1,11 +1,13 @@
 /** The `svc` command line: one sub-command per file in this folder; errors become exit codes here. */
 import { Command, CommanderError } from 'commander';
 import { ConfigError, EXIT, RuntimeError, UsageError, errorText, exitCodeFor } from '../core/errors.js';
-import { packageVersion } from '../core/version.js';
+import { packageRoot, packageVersion } from '../core/version.js';
+import { join } from 'node:path';
 import type { CliContext } from './context.js';
 import { downCommand } from './down.js';
 import { registerFleet } from './fleet/command.js';
 import type { ConsoleOptions } from './console/console-command.js';
+import type { ImportOptions } from './import.js';
 import type { ReplayOptions } from './operate.js';
 import { initCommand } from './init.js';
 import { registerPageCommands } from './page-commands.js';
@@ -31,7 +33,9 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     // A command's options belong to it, not to its subcommands: `svc oncall override add --schedule S`
     // gives --schedule to `add` (commander needs this on the root for a nested command to use it).
     .enablePositionalOptions()
-    .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr });
+    .configureOutput({ writeOut: ctx.stdout, writeErr: ctx.stderr })
+    // Where the documentation is, checkout or installed package alike (contract §25.1).
+    .addHelpText('after', `\nDocumentation: ${join(packageRoot(), 'docs')} (operations.md: running it as a service), and man svc\n`);
 
   program
     .command('init')
@@ -42,7 +46,10 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .option('--id <id>', 'agent id (default oncall-escalator); unique per $SVC_HOME')
     .option('--force', 'overwrite existing files', false)
     .option('--checkpoint-key', 'also create the audit checkpoint key (Ed25519, secret audit/checkpoint-key) and turn signed checkpoints on', false)
-    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean; id?: string; checkpointKey: boolean }) => {
+    .option('--port <n>', "the webhook source's port, in event-sources.yaml and alertmanager.yml (default 8787)")
+    .option('--control-port <n>', "the control plane's port, in agent.yaml (default 9464)")
+    .action((dir: string | undefined, opts: { template: string; provider: string; force: boolean; id?: string; checkpointKey: boolean;
+      port?: string; controlPort?: string }) => {
       setCode(initCommand(dir, opts, ctx));
     });
 
@@ -67,6 +74,25 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .action(async (dirs: string[], opts: { json: boolean }) => {
       const { checkCommand } = await import('./check.js');
       setCode(await checkCommand(dirs, opts, ctx));
+    });
+
+  program
+    .command('import')
+    .description('translate an Opsgenie, PagerDuty or Grafana OnCall export into oncall.yaml and import-report.md; '
+      + 'exit 0 when everything mapped exactly, 3 when something was approximated or not mapped, 2 on unreadable input')
+    .argument('<source>', 'opsgenie | pagerduty | grafana-oncall')
+    .argument('<dir>', 'the saved API answers (docs/import.md), or with --api where to save them')
+    .option('--out <file>', 'the oncall.yaml to write; import-report.md goes beside it', 'oncall.yaml')
+    .option('--agent <id>', 'the agent the file is for (named in the override commands of the report)')
+    .option('--api <url>', 'fetch the export live from this API (GET only) into DIR, instead of reading DIR')
+    .option('--token-env <var>', 'with --api: the environment variable holding the API token')
+    .option('--verify <dir>', 'hold svc\'s answer against the vendor\'s own rendering saved in DIR (often DIR itself); exit 1 on a difference')
+    .option('--channels <map>', 'contact kind → channel id, e.g. email=mail,sms=sms,voice=phone,push=push,slack=slack-dm,telegram=tg (these are the defaults)')
+    .option('--at <time>', 'judge what has ended and what is to come as of this instant (ISO-8601 with a zone; default now)')
+    .option('--force', 'replace an existing oncall.yaml and import-report.md', false)
+    .action(async (source: string, dir: string, opts: ImportOptions) => {
+      const { importCommand } = await import('./import.js');
+      setCode(await importCommand(source, dir, opts, ctx));
     });
 
   program

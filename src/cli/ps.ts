@@ -1,9 +1,14 @@
-/** `svc ps [--json] [--url URL] [--dir DIR]`: the daemon's /status as a table (or the JSON as served). */
+/**
+ * `svc ps [--json] [--url URL] [--dir DIR]`: the daemon's /status as tables (or the JSON as served): every
+ * listener it reports (contract §25.3), then each agent's sources, channels and MCP servers.
+ */
 import type { StatusSnapshot } from '../control-plane/routes/status-route.js';
 import type { CliContext } from './context.js';
 import { controlTarget, getJson } from './control-client.js';
 import { checkOwnHome } from './own-home.js';
 import { printTable } from './style.js';
+import { idColumn } from './table.js';
+import { listenerAuthority } from '../config/source-url.js';
 
 export interface PsOptions {
   json: boolean;
@@ -21,11 +26,19 @@ export async function psCommand(opts: PsOptions, ctx: CliContext): Promise<numbe
     return 0;
   }
   const auth = status.controlPlane.auth.enabled ? `auth ${status.controlPlane.auth.provider ?? 'on'}` : 'no auth';
-  ctx.stdout(`svc pid ${status.pid}, up ${status.uptimeSeconds} s since ${status.startedAt}; store ${status.store.kind}; ` +
-    `control plane ${status.controlPlane.bind}:${status.controlPlane.port} (${auth})\n`);
+  // Two lines, so that 80 columns hold them; on a narrow terminal a source's SUMMARY (its URL, in the listeners
+  // already, and how it authenticates) gives way.
+  ctx.stdout(`svc pid ${status.pid}, up ${status.uptimeSeconds} s since ${status.startedAt}; store ${status.store.kind}\n` +
+    `control plane ${listenerAuthority(status.controlPlane.bind, status.controlPlane.port, false)}, ${auth}\n`);
+  // Every listener the daemon reports, whatever its kind (a daemon from before the list has none).
+  if (status.listeners !== undefined && status.listeners.length > 0) {
+    ctx.stdout('\n');
+    printTable(ctx, ['LISTENER', { header: 'AGENT', drop: 2 }, { header: 'SOURCE', drop: 1 }, { header: 'ADDRESS', drop: 3 }, idColumn('URL')],
+      status.listeners.map((l) => [l.kind, l.agent ?? '-', l.source ?? '-', listenerAuthority(l.bind, l.port, false), l.url]));
+  }
   for (const agent of status.agents) {
     ctx.stdout(`\nagent ${agent.id}  ${agent.state}  provider ${agent.provider}\n`);
-    printTable(ctx, ['SOURCE', 'TYPE', 'RECEIVED', 'PROCESSED', 'DLQ', 'INFLIGHT', 'SUMMARY'],
+    printTable(ctx, ['SOURCE', 'TYPE', 'RECEIVED', 'PROCESSED', 'DLQ', 'INFLIGHT', { header: 'SUMMARY', drop: 1 }],
       agent.sources.map((s) => [s.id, s.type, String(s.received), String(s.processed), String(s.dlq), String(s.inflight), s.summary]));
     printTable(ctx, ['CHANNEL', 'TYPE', 'DIRECTION', 'READY'], agent.channels.map((c) => [c.id, c.type, c.direction, c.ready ? 'yes' : 'no']));
     if (agent.mcpServers.length > 0) {
@@ -36,7 +49,7 @@ export async function psCommand(opts: PsOptions, ctx: CliContext): Promise<numbe
   if (status.audit) {
     const bp = status.audit.backpressure;
     ctx.stdout(`\naudit export  back-pressure ${bp.active ? 'ACTIVE' : 'off'}, ${bp.backlogRows} row(s) unacknowledged\n`);
-    printTable(ctx, ['EXPORTER', 'TYPE', 'LAST SEQ', 'FAILING', 'LAST ERROR'],
+    printTable(ctx, ['EXPORTER', 'TYPE', 'LAST SEQ', 'FAILING', { header: 'LAST ERROR', wrap: true }],
       status.audit.exporters.map((e) => [e.id, e.type, String(e.lastSeq), e.failures > 0 ? `${e.failures}x` : 'no', e.lastError ?? '-']));
   }
   return 0;

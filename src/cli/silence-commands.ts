@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { RuntimeError, UsageError } from '../core/errors.js';
 import { SILENCE_ID_PATTERN } from '../daemon/admin-oncall-protocol.js';
 import type { SilenceView } from '../daemon/admin-oncall-protocol.js';
-import { formatSilenceMatcher } from '../oncall/silence-match.js';
+import { formatSilenceMatcher, refusedMatchers } from '../oncall/silence-match.js';
 import type { CliContext } from './context.js';
 import { isoSecond } from './oncall.js';
 import { checkSilence } from './oncall-input.js';
@@ -26,7 +26,7 @@ export function registerSilenceCommands(program: Command, ctx: CliContext, setCo
   silence
     .command('add')
     .description('silence the alerts every --match matches, for --for (at most 7d)')
-    .option('--match <matcher>', 'KEY=VALUE or KEY=~REGEX (anchored); repeat for more, all must match', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--match <matcher>', 'KEY=VALUE or KEY=~REGEX (RE2 syntax, anchored); repeat for more, all must match', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .requiredOption('--for <duration>', 'how long: 30m, 2h, 3d (at most 7d)')
     .requiredOption('--reason <text>', 'why, for the audit trail and the people who see it')
     .option('--agent <id>', 'only this agent (default: every agent)')
@@ -54,6 +54,12 @@ export function registerSilenceCommands(program: Command, ctx: CliContext, setCo
       else if (answer.silences.length === 0) ctx.stdout('no live silences\n');
       else printTable(ctx, [idColumn('ID'), { header: 'MATCHERS', min: 16 }, { header: 'AGENT', drop: 2 }, { header: 'UNTIL', min: 16 }, { header: 'BY', drop: 1 }, 'REASON'],
         answer.silences.map((s) => [s.id, s.matchers.map(formatSilenceMatcher).join(' '), s.agentId ?? '*', isoSecond(s.endsAtMs), s.createdBy, s.reason]));
+      // A silence stored before patterns were RE2 may hold one RE2 refuses: it silences nothing (docs/oncall.md, "Silences").
+      for (const s of answer.silences) {
+        for (const r of refusedMatchers(s.matchers)) {
+          ctx.stderr(`svc silence ls: warning: silence ${s.id} silences nothing: ${r.error}; expire it and add it again in RE2 syntax\n`);
+        }
+      }
       setCode(0);
     });
   silence

@@ -1,7 +1,9 @@
 /**
  * `svc reload` and SIGHUP: the configuration is loaded and validated whole, exactly as `svc up` loads
  * it; an invalid one, or one that changes what only a restart can (reload-plan.ts), is refused and the
- * running configuration keeps serving (audit `config.reload-refused`). A valid one is applied by the
+ * running configuration keeps serving (audit `config.reload-refused`). So is an oncall.yaml that would
+ * strand what the store still names — an open page's step to a person or schedule it drops, a live
+ * override for a person it drops (oncall/stranded-state.ts, issue 33.4). A valid one is applied by the
  * caller's `apply` — new builds of the agents for events started from now on — and audited as
  * `config.reloaded` with the sha256 of every file that changed. Reloads run one at a time.
  */
@@ -26,7 +28,11 @@ export interface FileChange { path: string; sha256: string | null }
 
 export type ReloadResult =
   | { ok: true; files: FileChange[]; agents: AgentChanges[] }
-  | { ok: false; reason: 'invalid' | 'needs-restart'; error: string };
+  | { ok: false; reason: RefusalReason; error: string };
+
+/** Why a reload was refused: the `reason` of `config.reload-refused`. */
+export const REFUSAL_REASONS = ['invalid', 'needs-restart', 'strands-state'] as const;
+export type RefusalReason = typeof REFUSAL_REASONS[number];
 
 export interface ConfigReloadDeps {
   initial: DaemonConfig;
@@ -36,6 +42,11 @@ export interface ConfigReloadDeps {
   apply(next: DaemonConfig, previous: DaemonConfig, plan: Extract<ReloadPlan, { kind: 'apply' }>): void;
   audit(entry: NewAuditEntry): Promise<void>;
   report(line: string): void;
+  /**
+   * What the new on-call files would strand in the store, one line each (oncall/stranded-state.ts);
+   * empty: nothing. Absent: not checked (a daemon without pages).
+   */
+  stranded?(next: ReadonlyMap<string, OncallConfig>): Promise<string[]>;
 }
 
 export interface ConfigReload {
@@ -52,7 +63,7 @@ export function createConfigReload(deps: ConfigReloadDeps): ConfigReload {
   let queue: Promise<unknown> = Promise.resolve();
 
   async function reloadOnce(actor: string): Promise<ReloadResult> {
-    const refuse = async (reason: 'invalid' | 'needs-restart', error: string): Promise<ReloadResult> => {
+    const refuse = async (reason: RefusalReason, error: string): Promise<ReloadResult> => {
       deps.report(`config reload refused (${reason}); the running configuration stays: ${error}`);
       await deps.audit({ kind: 'config.reload-refused', actor, agentId: null, data: { reason, error } });
       return { ok: false, reason, error };
@@ -66,6 +77,11 @@ export function createConfigReload(deps: ConfigReloadDeps): ConfigReload {
     const plan = planReload(runningView(running), runningView(next));
     if (plan.kind === 'restart') {
       return refuse('needs-restart', `${plan.keys.length === 1 ? 'this change needs' : 'these changes need'} a restart (svc down, then svc up): ${plan.keys.join('; ')}`);
+    }
+    const stranded = (await deps.stranded?.(next.oncall)) ?? [];
+    if (stranded.length > 0) {
+      return refuse('strands-state', `the new oncall.yaml drops people or schedules the store still names:\n  ${stranded.join('\n  ')}\n`
+        + 'resolve those pages or remove those overrides (svc oncall override rm ID) first, or keep the person or schedule in oncall.yaml');
     }
     const nextDigests = configDigests(next.agents);
     const files: FileChange[] = [...new Set([...Object.keys(digests), ...Object.keys(nextDigests)])].sort()

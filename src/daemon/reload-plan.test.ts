@@ -66,11 +66,33 @@ describe('planReload: what a config reload may apply live', () => {
     assert.deepEqual(planReload(config([agent('a'), agent('b')]), config([agent('a')])), { kind: 'restart', keys: ['agent b (removed)'] });
   });
 
+  it('a twilio source (its own listener, §21.4) added or changed needs a restart, named by its id and key', () => {
+    const source = { id: 'twilio-sms', type: 'twilio', bind: '127.0.0.1', port: 8791, publicUrl: 'https://svc.example.com/twilio', channel: 'sms' };
+    const withSource = (publicUrl: string): LoadedAgent => ({ ...agent('a'), twilioSources: [{ ...source, publicUrl }] } as unknown as LoadedAgent);
+    assert.deepEqual(planReload(config([agent('a')]), config([withSource(source.publicUrl)])),
+      { kind: 'restart', keys: ['a: event-sources.yaml twilio sources.twilio-sms'] });
+    assert.deepEqual(planReload(config([withSource(source.publicUrl)]), config([withSource('https://svc.example.org/twilio')])),
+      { kind: 'restart', keys: ['a: event-sources.yaml twilio sources.twilio-sms.publicUrl'] });
+  });
+
   it('an oncall.yaml that appears or goes needs a restart; one that changes applies live', () => {
     const paging = config([agent('a')], { oncallAgents: new Set(['a']) });
     assert.deepEqual(planReload(config([agent('a')]), paging), { kind: 'restart', keys: ['a: oncall.yaml (added)'] });
     assert.deepEqual(planReload(paging, config([agent('a')])), { kind: 'restart', keys: ['a: oncall.yaml (removed)'] });
     assert.equal(planReload(paging, paging).kind, 'apply');
+  });
+
+  it("an ack source's publicUrl applies live; its port or secret needs a restart", () => {
+    const withAck = (over: Record<string, unknown>): LoadedAgent => ({ ...agent('a'),
+      ackSource: { id: 'ack-links', type: 'ack', bind: '127.0.0.1', port: 8790, secret: 'ack-secret-0123456789', maxConnections: 512, ...over } });
+    const before = config([withAck({})]);
+    assert.deepEqual(planReload(before, config([withAck({ publicUrl: 'https://svc.example.com/ack' })])),
+      { kind: 'apply', agents: [{ agentId: 'a', channelsAdded: [], channelsRemoved: [], channelsChanged: [], keys: ['event-sources.yaml ack source.publicUrl'] }] });
+    assert.deepEqual(planReload(config([withAck({ publicUrl: 'https://svc.example.com/ack' })]), before).kind, 'apply', 'and back to the default');
+    assert.deepEqual(planReload(before, config([withAck({ port: 8791, publicUrl: 'https://svc.example.com/ack' })])),
+      { kind: 'restart', keys: ['a: event-sources.yaml ack source.port'] });
+    assert.deepEqual(planReload(before, config([withAck({ secret: 'another-secret-0123456789' })])),
+      { kind: 'restart', keys: ['a: event-sources.yaml ack source.secret'] });
   });
 
   it('a restart-only change refuses the reload even beside live changes', () => {

@@ -2,8 +2,8 @@
  * What a config reload may change live, decided without I/O: given the running configuration and a
  * newly loaded (valid) one, the keys that need a restart — listeners, the store, the control plane,
  * MCP servers, audit export, the set of agents and who has an oncall.yaml — and, when there are none,
- * what changed per agent. Channels, providers, skills, rate limits, triage rules, dispatch and the
- * on-call files change live; an open page keeps the policy it opened under (contract §17.3).
+ * what changed per agent. Channels, providers, skills, rate limits, triage rules, dispatch, an ack
+ * source's `publicUrl` and the on-call files change live; an open page keeps the policy it opened under (contract §17.3).
  */
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { OtlpSettings } from '../config/otlp.js';
@@ -53,8 +53,9 @@ export function planReload(running: RunningConfig, next: RunningConfig): ReloadP
     if (was.dir !== now.dir) restart.push(`${id}: directory`);
     for (const key of AGENT_RESTART_KEYS) restart.push(...diffPaths(was.agent[key], now.agent[key], `${id}: agent.yaml ${key}`));
     restart.push(...diffPaths(byId(was.sources), byId(now.sources), `${id}: event-sources.yaml sources`),
-      ...diffPaths(was.ackSource, now.ackSource, `${id}: event-sources.yaml ack source`),
-      ...diffPaths(was.slackSource, now.slackSource, `${id}: event-sources.yaml slack source`));
+      ...diffPaths(listenerOf(was.ackSource), listenerOf(now.ackSource), `${id}: event-sources.yaml ack source`),
+      ...diffPaths(was.slackSource, now.slackSource, `${id}: event-sources.yaml slack source`),
+      ...diffPaths(byId(was.twilioSources ?? []), byId(now.twilioSources ?? []), `${id}: event-sources.yaml twilio sources`));
     if (running.oncallAgents.has(id) !== next.oncallAgents.has(id)) {
       restart.push(`${id}: oncall.yaml (${next.oncallAgents.has(id) ? 'added' : 'removed'})`);
     }
@@ -64,6 +65,7 @@ export function planReload(running: RunningConfig, next: RunningConfig): ReloadP
     const live = Object.keys({ ...was.agent, ...now.agent }).filter((k) => !(AGENT_RESTART_KEYS as readonly string[]).includes(k) && k !== 'id')
       .filter((k) => !sameConfig(was.agent[k as keyof typeof was.agent], now.agent[k as keyof typeof now.agent]));
     if (!sameConfig(was.skills, now.skills) && !live.includes('skills')) live.push('skills');
+    if (was.ackSource !== undefined && now.ackSource !== undefined && was.ackSource.publicUrl !== now.ackSource.publicUrl) live.push(ACK_PUBLIC_URL);
     agents.push({
       agentId: id,
       channelsAdded: Object.keys(after).filter((c) => !(c in before)),
@@ -74,6 +76,10 @@ export function planReload(running: RunningConfig, next: RunningConfig): ReloadP
   }
   return restart.length > 0 ? { kind: 'restart', keys: restart } : { kind: 'apply', agents };
 }
+
+/** An ack source's `publicUrl` only names what links start with: it changes live (the key as `config.reloaded` names it). */
+const ACK_PUBLIC_URL = 'event-sources.yaml ack source.publicUrl';
+const listenerOf = (ack: LoadedAgent['ackSource']): unknown => (ack === undefined ? undefined : { ...ack, publicUrl: undefined });
 
 /** The resolved store settings carry ms where agent.yaml writes durations: a key is named as the operator wrote it. */
 const WRITTEN: Record<string, string> = {

@@ -27,6 +27,7 @@ import type { SourceStats } from '../metrics/source-stats.js';
 import { createSourceStats } from '../metrics/source-stats.js';
 import { startLeaderDuties } from './leader-duties.js';
 import { startPages } from './start-pages.js';
+import { strandedInStore } from './reload-stranded.js';
 import type { AckLinkServer } from './ack-link-server.js';
 import { runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
@@ -47,6 +48,9 @@ import { openDaemonStore } from './open-daemon-store.js';
 import { startAgentLogs } from './start-agent-logs.js';
 import { startMcpServers } from './start-mcp-servers.js';
 import { startPageListeners } from './start-page-listeners.js';
+import { createListenerRegistry } from './listener-registry.js';
+import { listenerAuthority, sourceUrl } from '../config/source-url.js';
+import { startReceiptDuty } from '../runtime/oncall/receipt-duty.js';
 
 export interface DaemonDeps {
   agents: LoadedAgent[];
@@ -108,7 +112,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const stats = createSourceStats();
     const audit = daemonAuditConfig(deps.agents);
     const metrics = createMetrics({ stats, agents: deps.agents.map((a) => ({ id: a.agent.id, sources: a.sources.map((s) => s.id),
-      channels: a.channels.map((c) => c.id) })),
+      channels: a.channels.map((c) => c.id), receiptChannels: a.channels.filter((c) => c.type === 'pushover').map((c) => c.id) })),
       mcpServers: deps.agents.flatMap((a) => a.agent.mcpServers.map((m) => m.id)), exporters: audit?.export.map((e) => e.id) ?? [],
       processMetrics: true });
     if (deps.otlp) {
@@ -161,6 +165,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     await backlog.refresh();
     closers.add('backlog gauge', () => backlog.close());
 
+    // Every listener registers itself for /status (`svc ps`), whatever its kind (contract §25.3).
+    const listeners = createListenerRegistry();
+    // The agents as a config reload last loaded them (the Telegram bots polled follow their channels).
+    let loadedAgents: readonly LoadedAgent[] = deps.agents;
     // Agents with an oncall.yaml page through the page engine (contract §17); it stops before the channels close.
     const pageConfigs = new Map<string, OncallConfig>(deps.oncall ?? []);
     const ackServers = new Map<string, AckLinkServer>();
@@ -171,9 +179,17 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       : null;
     if (pages) {
       closers.add('page engine', () => pages.close());
-      const listeners = await startPageListeners({ agents: deps.agents, configs: pageConfigs, engine: pages.engine, store: runtimeStore,
-        clock, logs, report, ackServers });
-      closers.add('page listeners', () => listeners.close());
+      const answering = await startPageListeners({ agents: deps.agents, configs: pageConfigs, engine: pages.engine, store: runtimeStore,
+        clock, logs, report, ackServers, listeners, leader: () => duties.leader(), currentAgents: () => loadedAgents });
+      closers.add('page listeners', () => answering.close());
+      // Pushover's emergency receipts (§21.3), watched by the leader; stopped with the page listeners, before the engine and channels.
+      const engine = pages.engine;
+      const receipts = duties.add({ start: () => startReceiptDuty({ receipts: runtimeStore.receipts, clock, engine,
+        channel: (agentId, channelId) => agentSet.channelsByAgent.get(agentId)?.find((c) => c.id === channelId),
+        log: (agentId, level, event, fields) => (agentIds.includes(agentId) ? logs.get(agentId).write(level, event, fields)
+          : daemonLog(level, event, { agentId, ...fields })), metrics: metrics.receipts,
+        onError: (err) => report(`pushover receipts: ${errorText(err)}`) }) });
+      closers.add('page listeners', () => receipts.close());
     }
 
     const dispatcher = createDispatcher({ store: runtimeStore, agents: agentSet.agents, stats, clock, owner,
@@ -197,6 +213,15 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     });
     await ingest.start();
     closers.add('ingest', () => ingest.close());
+    for (const loaded of deps.agents) {
+      for (const source of loaded.sources) {
+        // The ingest binds one server per bind and port, in the order of settings.listeners.
+        const at = settings.listeners.findIndex((l) => l.bind === source.bind && l.port === source.port);
+        const port = (): number => ingest.ports()[at] ?? source.port;
+        listeners.add({ kind: 'ingest', agent: loaded.agent.id, source: source.id, bind: source.bind, port,
+          url: () => sourceUrl(source, { port: port() }) });
+      }
+    }
 
     // Events accepted before a crash or shutdown and not yet handled are in the store: claiming starts now.
     dispatcher.start();
@@ -218,6 +243,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       checkpoints: () => duties.checkpointStatus(),
       logWriteFailures: (agentId) => logs.failures(agentId),
       oncall: (agentId) => pages?.status(agentId) ?? null,
+      listeners: () => listeners.list(),
       controlPlane: () => ({ ...settings.controlPlane, port: controlPlane?.port() ?? settings.controlPlane.port }) });
     let snapshot = statusOf(deps.agents, agentSet);
     const controlPlane = await startControlPlane({
@@ -230,7 +256,12 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       snapshot: () => snapshot(),
       checkpoints: () => checkNewestCheckpoints(store, paths.checkpoints),
     });
-    if (controlPlane) closers.add('control plane', () => controlPlane.close());
+    if (controlPlane) {
+      closers.add('control plane', () => controlPlane.close());
+      const { bind } = settings.controlPlane;
+      listeners.add({ kind: 'control-plane', agent: null, source: null, bind, port: () => controlPlane.port(),
+        url: () => `http://${listenerAuthority(bind, controlPlane.port(), false)}` });
+    }
 
     await runtimeStore.appendAudit({ kind: 'runtime.started', actor: 'svc', agentId: null,
       data: { pid: deps.pid, version: deps.version, agents: agentIds,
@@ -260,6 +291,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
             return was !== undefined && sameConfig(was, config) ? old.channelsByAgent.get(agentId)?.find((c) => c.id === config.id) : undefined;
           } });
         for (const [agentId, config] of next.oncall) pageConfigs.set(agentId, config);
+        loadedAgents = next.agents;
         const underWay: Array<Promise<void>> = [];
         for (const agent of set.agents.filter((a) => !old.agents.includes(a))) {
           if (pages) underWay.push(pages.replaceAgent(agent));
@@ -268,6 +300,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         for (const channel of set.channels) allChannels.add(channel);
         agentSet = set;
         snapshot = statusOf(next.agents, set);
+        // Links in messages from now on start with the ack source's new publicUrl (the listener stays).
+        for (const loaded of next.agents) ackServers.get(loaded.agent.id)?.usePublicUrl(loaded.ackSource?.publicUrl);
         const retired = old.channels.filter((c) => !set.channels.includes(c));
         if (retired.length > 0) {
           for (const channel of retired) allChannels.delete(channel);
@@ -283,6 +317,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       },
       audit: (entry) => runtimeStore.appendAudit(entry, clock.now()).then(() => undefined),
       report,
+      stranded: (next) => strandedInStore(runtimeStore, next, clock.now()),
     });
 
     // The only door for changes (contract §13).

@@ -31,6 +31,11 @@ describe('status document', () => {
     let exportState: StatusSnapshot['audit'] = null;
     let checkpoints: StatusSnapshot['checkpoints'] = null;
     const alphaOncall = { pagesOpen: 2, schedules: ['primary'], heartbeats: [{ id: 'watchdog', lastSeen: '2026-11-23T09:59:00.000Z', state: 'ok' as const }] };
+    let publicUrl = 'http://127.0.0.1:8790/ack';
+    const listeners = (): StatusSnapshot['listeners'] => [
+      { kind: 'ingest', agent: 'alpha', source: 'alertmanager', bind: '127.0.0.1', port: 8787, url: 'http://127.0.0.1:8787/webhooks/alertmanager' },
+      { kind: 'ack', agent: 'alpha', source: 'ack-links', bind: '127.0.0.1', port: 8790, url: publicUrl },
+    ];
     const settings = { bind: '127.0.0.1', port: 0, auth: null } as unknown as ControlPlaneSettings;
     const text = createStatusSnapshot({
       pid: 4242, startedAtMs: clock.now(), clock, agents, stats,
@@ -43,6 +48,7 @@ describe('status document', () => {
       checkpoints: () => checkpoints,
       logWriteFailures: (id) => (id === 'alpha' ? 3 : 0),
       oncall: (id) => (id === 'alpha' ? alphaOncall : null),
+      listeners,
     });
 
     const first = JSON.parse(text()) as StatusSnapshot;
@@ -62,6 +68,7 @@ describe('status document', () => {
           channels: [], mcpServers: [], logWriteFailures: 0, oncall: null },
       ],
       controlPlane: { bind: '127.0.0.1', port: 9464, auth: { enabled: false, provider: null } },
+      listeners: listeners(),
       store: { kind: 'sqlite', id: '2f0675af99f7f934a1b2c3d4e5f60718', replica: 'host-a', leader: false, retention: { events: '2d', deadLetters: null } },
       audit: null,
       checkpoints: null,
@@ -78,6 +85,7 @@ describe('status document', () => {
     stopping = true;
     leader = true;
     mcp = [{ id: 'runbooks', state: 'running', circuit: 'closed', restarts: 1, pid: 99, tools: ['lookup'] }];
+    publicUrl = 'https://svc.example.com/ack';
     exportState = { exporters: [{ id: 'siem', type: 'http', lastSeq: 10, failures: 0, lastError: null, alarm: null }], backpressure: { active: false, backlogRows: 0 } };
     checkpoints = { lastSeq: 40, lastTs: '2026-11-23T10:00:30.000Z', alarm: { source: 'file', kind: 'missing-row', seq: 52, hash: 'a'.repeat(64),
       chainHash: null, signedAt: '2026-11-23T09:00:00.000Z', headSeq: 48, since: '2026-11-23T10:01:00.000Z',
@@ -92,5 +100,6 @@ describe('status document', () => {
     assert.equal(second.store.leader, true);
     assert.deepEqual(second.audit, exportState);
     assert.deepEqual(second.checkpoints, checkpoints);
+    assert.equal(second.listeners?.[1]?.url, 'https://svc.example.com/ack', 'listeners are read at call time');
   });
 });

@@ -29,6 +29,8 @@ export interface SnapshotDeps {
   checkpoints?: () => StatusSnapshot['checkpoints'];
   /** Lines the agent's log file could not take (disk full…): the log never fails the work (contract §11.6). */
   logWriteFailures: (agentId: string) => number;
+  /** Every listener the daemon opened (listener-registry.ts), read at call time. */
+  listeners: () => StatusSnapshot['listeners'];
   /** The agent's on-call view (contract §17.9); null when it has no oncall.yaml. */
   oncall?: (agentId: string) => StatusSnapshot['agents'][number]['oncall'];
 }
@@ -82,7 +84,7 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => string {
       auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } };
     const audit: StatusSnapshot['audit'] = deps.auditExport();
     const checkpoints: StatusSnapshot['checkpoints'] = deps.checkpoints?.() ?? null;
-    return `${out}],"controlPlane":${json(controlPlane)}${store}${deps.store.leader() ? 'true' : 'false'}${retention},"audit":${json(audit)}`
+    return `${out}],"controlPlane":${json(controlPlane)},"listeners":${json(deps.listeners())}${store}${deps.store.leader() ? 'true' : 'false'}${retention},"audit":${json(audit)}`
       + `,"checkpoints":${json(checkpoints)}}`;
   };
 }

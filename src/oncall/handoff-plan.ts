@@ -8,7 +8,7 @@
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { OnCallAnswer, OncallConfig, Override, Schedule } from './oncall-config.js';
 import type { PageNotification } from './page.js';
-import { nextHandoff, whoIsOnCall } from './schedule.js';
+import { nextHandoff, usableOverrides, whoIsOnCall } from './schedule.js';
 import { formatNaive, zoneTime } from './zone-time.js';
 
 /** A schedule's stored timer: `undefined` never seen (no row), null no handoff within the horizon. */
@@ -42,11 +42,12 @@ export function handoffText(schedule: Schedule, untilMs: number | null): string 
  */
 export function planHandoff(config: OncallConfig, agentId: string, schedule: Schedule, overrides: readonly Override[], stored: StoredHandoff,
   nowMs: number): HandoffPlan | null {
-  const next = nextHandoff(schedule, overrides, nowMs)?.atMs ?? null;
+  const usable = usableOverrides(config, overrides);
+  const next = nextHandoff(schedule, usable, nowMs)?.atMs ?? null;
   const base = { agentId, scheduleId: schedule.id, expectedNextMs: stored, nextMs: next, audit: [], notifications: [] };
   if (stored === undefined) return base;
   if (stored === null || stored > nowMs) return next !== stored ? base : null;
-  return { ...base, ...handoffNotice(config, agentId, schedule, whoIsOnCall(schedule, overrides, nowMs), stored, String(stored)) };
+  return { ...base, ...handoffNotice(config, agentId, schedule, whoIsOnCall(schedule, usable, nowMs), stored, String(stored)) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { fakeClock } from '../core/clock.js';
 import type { Person, Schedule } from './oncall-config.js';
 import { calendarText, escapeText, exportCalendar, foldLine } from './icalendar.js';
+import { testPerson } from '../../test/support/oncall-config.js';
 
 /** A small RFC 5545 reader: unfolds, splits on CRLF, unescapes TEXT values; fails on a bare LF or a long line. */
 function parse(text: string): Array<Record<string, string>> {
@@ -27,8 +28,8 @@ function parse(text: string): Array<Record<string, string>> {
 }
 
 const people: Person[] = [
-  { id: 'alice', name: 'Alice Example', contacts: { dm: 'alice' } },
-  { id: 'bob', name: null, contacts: { dm: 'bob' } },
+  testPerson('alice', { dm: 'alice' }, { name: 'Alice Example' }),
+  testPerson('bob', { dm: 'bob' }),
 ];
 
 describe('iCalendar export', () => {
@@ -43,7 +44,7 @@ describe('iCalendar export', () => {
 
   it('one VEVENT per shift, in UTC, a long name with commas and semicolons read back intact', () => {
     const schedule: Schedule = { id: 'primary', timeZone: 'Europe/Berlin', fallback: null, allowGaps: false,
-      rotations: [{ people: ['alice', 'bob'], everyMs: 7 * 86_400_000, handoff: '2026-11-23T09:00', only: [] }] };
+      rotations: [{ people: ['alice', 'bob'], everyMs: 7 * 86_400_000, handoff: '2026-11-23T09:00', only: [], timeZone: 'Europe/Berlin' }] };
     const long: Person[] = [{ ...people[0] as Person, name: 'Alice "the pager"; Example, Ph.D., Wörterbuch-Bereitschaftsdienst\\Nacht' }, people[1] as Person];
     const now = Date.parse('2026-11-25T12:00:00Z');
     const events = parse(exportCalendar('oncall-escalator', schedule, long, [], now));
@@ -66,7 +67,7 @@ describe('iCalendar export', () => {
 
   it('across a DST switch: daily 09:00 Berlin handoffs move from 07:00Z to 08:00Z, one event per day', () => {
     const schedule: Schedule = { id: 'daily', timeZone: 'Europe/Berlin', fallback: null, allowGaps: false,
-      rotations: [{ people: ['alice', 'bob'], everyMs: 86_400_000, handoff: '2026-10-01T09:00', only: [] }] };
+      rotations: [{ people: ['alice', 'bob'], everyMs: 86_400_000, handoff: '2026-10-01T09:00', only: [], timeZone: 'Europe/Berlin' }] };
     const clock = fakeClock(Date.parse('2026-10-20T07:00:00Z'));
     const events = parse(exportCalendar('a', schedule, people, [], clock.now()));
     assert.equal(events.length, 28);

@@ -87,12 +87,13 @@ describe('loadOncall', () => {
   it('loads the contract example: durations in ms, targets and windows parsed, references resolved', () => {
     const config = load(VALID);
     assert.ok(config);
-    assert.deepEqual(config.people[0], { id: 'alice', name: 'Alice Example', contacts: { 'oncall-dm': 'alice', mail: 'alice@example.com' } });
-    assert.deepEqual(config.people[1], { id: 'bob', name: null, contacts: { 'oncall-dm': 'bob' } });
+    const bare = { timeZone: null, notify: [], statusUpdates: null, login: null };
+    assert.deepEqual(config.people[0], { id: 'alice', name: 'Alice Example', contacts: { 'oncall-dm': 'alice', mail: 'alice@example.com' }, ...bare });
+    assert.deepEqual(config.people[1], { id: 'bob', name: null, contacts: { 'oncall-dm': 'bob' }, ...bare });
     assert.deepEqual(config.schedules[0], {
       id: 'primary', timeZone: 'Europe/Berlin', fallback: 'carol', allowGaps: false,
       rotations: [{ people: ['alice', 'bob'], everyMs: 604_800_000, handoff: '2026-11-23T09:00',
-        only: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], fromMinute: 540, toMinute: 1080 }] }],
+        only: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], fromMinute: 540, toMinute: 1080 }], timeZone: 'Europe/Berlin' }],
     });
     assert.deepEqual(config.policies[0], {
       id: 'default', repeat: 2, ackTimeoutMs: 1_800_000, onExhausted: [{ kind: 'channel', id: 'team-room' }],
@@ -102,8 +103,8 @@ describe('loadOncall', () => {
       ],
     });
     assert.deepEqual(config.routes, [
-      { match: { severity: ['P1', 'P2'] }, policy: 'default' },
-      { match: { severity: ['P3'] }, notify: [{ kind: 'person', id: 'alice' }] },
+      { match: { severity: ['P1', 'P2'], labels: [] }, policy: 'default' },
+      { match: { severity: ['P3'], labels: [] }, notify: [{ kind: 'person', id: 'alice' }] },
     ]);
     assert.deepEqual(config.incidents, { key: { kind: 'template', template: '{{labels.alertname}}/{{labels.cluster}}' }, reopenWindowMs: 600_000 });
     assert.deepEqual(config.heartbeats, [{ id: 'watchdog', source: 'alertmanager', match: { alertname: 'Watchdog' }, everyMs: 300_000, graceMs: 120_000, policy: 'default' }]);
@@ -166,7 +167,7 @@ describe('loadOncall', () => {
     ].join('\n');
     assert.deepEqual(problems(text), [
       'oncall.yaml:8:90: schedules.0.rotations.0.only.0.to: expected a local time "HH:MM" from 00:00 to 24:00',
-      'oncall.yaml:9:44: schedules.0.rotations.1.handoff: expected a local date-time YYYY-MM-DDTHH:mm (no zone: the schedule\'s timeZone applies)',
+      'oncall.yaml:9:44: schedules.0.rotations.1.handoff: expected a local date-time YYYY-MM-DDTHH:mm (no zone: the rotation\'s or schedule\'s timeZone applies)',
       'oncall.yaml:9:72: schedules.0.rotations.1.only.0.days.0: expected one of "mon", "tue", "wed", "thu", "fri", "sat", "sun"',
       'oncall.yaml:10:103: schedules.0.rotations.2.only.0.to: equals from: a window needs a length (leave out `only` for all day)',
       'oncall.yaml:12:55: policies.0.steps.0.after: must be between 1s..1d',
@@ -189,6 +190,43 @@ describe('loadOncall', () => {
       'oncall.yaml:3:11: people.1.id: duplicate person id "a" (first at oncall.yaml:2:11)'.replace('first at oncall.yaml', `first at ${join(root, `agent${n}`, 'oncall.yaml')}`),
       'oncall.yaml:8:44: schedules.0.rotations.0.handoff: not a real date and time',
       'oncall.yaml:12:33: policies.0.steps.0.notify.0: unknown channel "nope" (channels.yaml has oncall-dm, mail, team-room)',
+    ]);
+  });
+
+  it('people: time zone, personal rules in order, status updates and a login (§21, §24.6); a rotation of its own zone (§24.5)', () => {
+    const text = VALID
+      .replace('    name: Alice Example\n', '    name: Alice Example\n    timeZone: Europe/Berlin\n    login: alice@example.com\n'
+        + '    notify:\n      - { after: 0m, via: [oncall-dm] }\n      - { after: 2m, via: [mail, mail] }\n    statusUpdates: [mail]\n')
+      .replace('{ people: [carol], every: 1d, handoff: 2026-11-23T08:00 }', '{ people: [carol], every: 1d, handoff: 2026-11-23T08:00, timeZone: Asia/Tokyo }');
+    const config = load(text);
+    assert.ok(config);
+    assert.deepEqual(config.people[0], { id: 'alice', name: 'Alice Example', contacts: { 'oncall-dm': 'alice', mail: 'alice@example.com' },
+      timeZone: 'Europe/Berlin', login: 'alice@example.com', statusUpdates: ['mail'],
+      notify: [{ afterMs: 0, via: ['oncall-dm'] }, { afterMs: 120_000, via: ['mail'] }] });
+    assert.equal(config.schedules[1]?.rotations[0]?.timeZone, 'Asia/Tokyo');
+    assert.equal(config.schedules[0]?.rotations[0]?.timeZone, 'Europe/Berlin');
+  });
+
+  it('refuses personal rules on contacts the person lacks, out of order or out of range, unknown zones and a login twice', () => {
+    const text = VALID
+      .replace('    name: Alice Example\n', '    name: Alice Example\n    timeZone: Europe/Berlni\n    login: a@example.com\n'
+        + '    notify:\n      - { after: 0m, via: [oncall-dm] }\n      - { after: 5m, via: [phone] }\n      - { after: 5m, via: [mail] }\n'
+        + '    statusUpdates: [slack]\n')
+      .replace('  - id: bob\n', '  - id: bob\n    login: A@example.com\n')
+      .replace('{ people: [carol], every: 1d, handoff: 2026-11-23T08:00 }', '{ people: [carol], every: 1d, handoff: 2026-11-23T08:00, timeZone: Mars/Olympus }');
+    const got = problems(text);
+    assert.deepEqual(got.map((l) => l.replace(/\(oncall\.yaml:\d+:\d+\)|\(\/[^)]*\)/, '(…)')), [
+      'oncall.yaml:5:15: people.0.timeZone: unknown time zone "Europe/Berlni" (an IANA name such as Europe/Berlin or America/New_York)',
+      'oncall.yaml:9:28: people.0.notify.1.via.0: "phone" is not one of alice\'s contacts (oncall-dm, mail)',
+      'oncall.yaml:10:18: people.0.notify.2.after: must come later than the rule before it (5m): rules are listed in the order they fire',
+      'oncall.yaml:11:21: people.0.statusUpdates.0: "slack" is not one of alice\'s contacts (oncall-dm, mail)',
+      'oncall.yaml:16:12: people.1.login: the same login as alice (…): a sign-in must map to one person',
+      'oncall.yaml:33:76: schedules.1.rotations.0.timeZone: unknown time zone "Mars/Olympus" (an IANA name such as Europe/Berlin or America/New_York)',
+    ]);
+    const range = problems(VALID.replace('    name: Alice Example\n', '    name: Alice Example\n    notify:\n      - { after: 2h, via: [mail] }\n      - { after: 0, via: [] }\n'));
+    assert.deepEqual(range, [
+      'oncall.yaml:6:18: people.0.notify.0.after: must be between 1s..1h (or 0 for at once)',
+      'oncall.yaml:7:26: people.0.notify.1.via: must have at least 1 item',
     ]);
   });
 
@@ -220,8 +258,49 @@ describe('loadOncall', () => {
     ]);
   });
 
+  it('routes on labels (§24.3): exact values and =~ RE2 patterns; a pattern RE2 refuses or too big is an error at its line and label', () => {
+    const text = (labels: string): string => 'people: [{ id: a, contacts: { oncall-dm: a } }]\n'
+      + `routes:\n  - { match: { severity: [P1], labels: ${labels} }, notify: [person:a] }\n  - { match: { severity: [P1] }, notify: [person:a] }\n`;
+    assert.deepEqual(load(text('{ team: storage, env: "=~prod-.*" }'))?.routes[0]?.match, { severity: ['P1'], labels: [
+      { label: 'team', op: '=', value: 'storage' }, { label: 'env', op: '=~', value: 'prod-.*' }] });
+    assert.deepEqual(load(text('{ team: storage }'))?.routes[1]?.match, { severity: ['P1'], labels: [] });
+    assert.deepEqual(problems(text('{ env: "=~prod-(?!eu)", host: "=~(a?){500}" }')), [
+      'oncall.yaml:3:47: routes.0.match.labels.env: the regular expression after =~ is not RE2 syntax (invalid or unsupported Perl syntax: `(?!`); '
+        + 'lookarounds and backreferences are not supported',
+      'oncall.yaml:3:70: routes.0.match.labels.host: the regular expression after =~ compiles to 2002 instructions, more than 200 '
+        + '(write fewer or smaller counted repeats such as {n})',
+    ]);
+    assert.deepEqual(problems(text('{ 1x: y }')), ['oncall.yaml:3:46: routes.0.match.labels.1x: is not a label name (letters, digits and _, not starting with a digit)']);
+    assert.deepEqual(problems(text('{}')), ['oncall.yaml:3:40: routes.0.match.labels: must name at least one label (or leave out labels)']);
+  });
+
   it('a file that is not a mapping, or a huge one, is refused with its path', () => {
     assert.deepEqual(problems(''), ['oncall.yaml:1:1: file is empty (expected a mapping)']);
     assert.match(problems(`people: []\n${'#'.repeat(1_100_000)}\n`)[0] as string, /oncall\.yaml: the file is larger than 1 MiB/);
+  });
+});
+
+describe('contacts on channels with a form of their own (§21.4, §21.5)', () => {
+  it('a twilio contact is E.164 and a telegram one a chat id: anything else is named at the contact, without quoting it', () => {
+    const typed = [{ id: 'oncall-dm', type: 'file' }, { id: 'sms', type: 'twilio' }, { id: 'tg', type: 'telegram' }];
+    const text = [
+      'people:',
+      '  - { id: a, contacts: { sms: "015112345678", tg: "@alice", oncall-dm: "any label" } }',
+      '  - { id: b, contacts: { sms: "+4915112345678", tg: "-1001234567890" } }',
+      'policies: [{ id: p, steps: [{ notify: [person:a], after: 1s }] }]',
+      'routes: [{ match: { severity: [P1] }, policy: p }]',
+      '',
+    ].join('\n');
+    let message = '';
+    try {
+      loadOncall({ dir: dirWith(text), channels: typed, sources }, ctx());
+    } catch (err) {
+      assert.ok(err instanceof ConfigError);
+      message = err.message.split('\n').map((l) => l.replace(/^[^:]*\/(oncall\.yaml)/, '$1')).join('\n');
+    }
+    assert.equal(message, [
+      'oncall.yaml:2:31: people.0.contacts.sms: must be a phone number in E.164, e.g. "+4915112345678" (quoted: YAML reads +49… as a number) (channel sms is type: twilio)',
+      'oncall.yaml:2:51: people.0.contacts.tg: must be a Telegram chat id, e.g. "123456789" (the private chat of the person with the bot) (channel tg is type: telegram)',
+    ].join('\n'));
   });
 });

@@ -15,11 +15,26 @@ export type Target =
   | { kind: 'schedule'; id: string }
   | { kind: 'channel'; id: string };
 
+/** One of a person's notification rules (§21.1): these contacts (channel ids of `contacts`) `afterMs` after a round names them. */
+export interface NotifyRule {
+  /** 0 (in the round itself) or 1 s .. 1 h. */
+  afterMs: number;
+  via: readonly string[];
+}
+
 export interface Person {
   id: string;
   name: string | null;
   /** channel id → this person's address on that channel (§17). */
   contacts: Readonly<Record<string, string>>;
+  /** IANA zone the person lives in (§21, §24.5); null: the first schedule's (personZone). */
+  timeZone: string | null;
+  /** Personal rules in order of `afterMs` (§21.1); empty: every contact at once. */
+  notify: readonly NotifyRule[];
+  /** Contacts that hear of a page's later state changes (§21.1); null: the contacts the page used. */
+  statusUpdates: readonly string[] | null;
+  /** The identity the team console maps to this person (§24.6): an email or an OpenID `sub`; null: none. */
+  login: string | null;
 }
 
 export interface TimeWindow {
@@ -32,9 +47,11 @@ export interface TimeWindow {
 
 export interface Rotation {
   people: readonly string[];
+  /** IANA zone of `handoff` and `only` (§24.5): the rotation's own, else its schedule's. */
+  timeZone: string;
   /** Shift length, 1 h .. 4 w. */
   everyMs: number;
-  /** Local date-time (`YYYY-MM-DDTHH:mm`) when people[0] starts a shift, in the schedule's zone. */
+  /** Local date-time (`YYYY-MM-DDTHH:mm`) when people[0] starts a shift, in the rotation's zone. */
   handoff: string;
   /** Local windows the rotation covers; empty = always. */
   only: readonly TimeWindow[];
@@ -42,7 +59,7 @@ export interface Rotation {
 
 export interface Schedule {
   id: string;
-  /** IANA zone. */
+  /** IANA zone: the default of its rotations, and how the schedule is shown. */
   timeZone: string;
   rotations: readonly Rotation[];
   fallback: string | null;
@@ -65,9 +82,19 @@ export interface Policy {
   onExhausted: readonly Target[];
 }
 
+/**
+ * What a route takes (§17, §24.3): the triage severity, and optionally alert labels — exact values or
+ * `=~` RE2 patterns (label-pattern.ts), all of which one alert of the delivery must match.
+ */
+export interface RouteMatch {
+  severity: readonly Severity[];
+  /** Empty: any labels. */
+  labels: readonly LabelMatcher[];
+}
+
 export type Route =
-  | { match: { severity: readonly Severity[] }; policy: string }
-  | { match: { severity: readonly Severity[] }; notify: readonly Target[] };
+  | { match: RouteMatch; policy: string }
+  | { match: RouteMatch; notify: readonly Target[] };
 
 export type IncidentKeyRule =
   | { kind: 'groupKey' }
@@ -112,13 +139,16 @@ export interface OnCallAnswer {
   untilMs: number | null;
 }
 
-/** A silence (§17.8), stored in the store; matchers on alert labels. */
-export interface SilenceMatcher {
+/** One matcher on an alert label: of a silence (§17.8) or a route (§24.3). */
+export interface LabelMatcher {
   label: string;
-  /** `=` exact value, `=~` an anchored regular expression. */
+  /** `=` exact value, `=~` an anchored RE2 pattern (label-pattern.ts). */
   op: '=' | '=~';
   value: string;
 }
+
+/** A silence's matcher (§17.8), stored in the store. */
+export type SilenceMatcher = LabelMatcher;
 
 export interface Silence {
   id: string;

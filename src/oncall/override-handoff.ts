@@ -7,7 +7,7 @@
 import type { HandoffNotice } from './handoff-plan.js';
 import { handoffNotice } from './handoff-plan.js';
 import type { OncallConfig, Override } from './oncall-config.js';
-import { whoIsOnCall } from './schedule.js';
+import { usableOverrides, whoIsOnCall } from './schedule.js';
 
 export interface OverrideChange {
   kind: 'add' | 'rm';
@@ -23,9 +23,10 @@ export function planOverrideHandoff(config: OncallConfig, overrides: readonly Ov
   const { override } = change;
   const schedule = config.schedules.find((s) => s.id === override.scheduleId);
   if (schedule === undefined) return { audit: [], notifications: [] };
-  const others = overrides.filter((o) => o.id !== override.id && o.agentId === override.agentId);
-  const before = change.kind === 'add' ? others : [...others, override];
-  const after = change.kind === 'add' ? [...others, override] : others;
+  const others = usableOverrides(config, overrides).filter((o) => o.id !== override.id && o.agentId === override.agentId);
+  const usable = usableOverrides(config, [override]);
+  const before = change.kind === 'add' ? others : [...others, ...usable];
+  const after = change.kind === 'add' ? [...others, ...usable] : others;
   const was = whoIsOnCall(schedule, before, nowMs);
   const is = whoIsOnCall(schedule, after, nowMs);
   if (was.person === is.person) return { audit: [], notifications: [] };

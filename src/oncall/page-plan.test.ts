@@ -25,7 +25,7 @@ const resolve: ResolveTargets = (targets: readonly Target[]) => {
     if (t.kind === 'channel') out.recipients.push({ person: '-', channel: t.id, to: null });
     else if (t.kind === 'person') out.recipients.push({ person: t.id, channel: 'dm', to: t.id });
     else if (t.id === 'primary') out.recipients.push({ person: 'alice', channel: 'dm', to: 'alice' });
-    else out.nobodyOnCall.push(t.id);
+    else out.nobodyOnCall.push({ target: t, known: true });
   }
   return out;
 };
@@ -262,6 +262,14 @@ describe('page planner on fake time', () => {
     assert.equal(h.page.round, 1);
     h.runTimers(MIN);
     assert.equal(h.page.step, 2);
+  });
+
+  it('a step to a person the file no longer has (a reload removed them) is page.nobody-on-call naming the person, never silence', () => {
+    const gone: ResolveTargets = (targets) => ({ recipients: [], nobodyOnCall: targets.flatMap((t) => (t.kind === 'channel' ? [] : [{ target: t, known: false }])) });
+    const opened = planOpen({ pageId: 'p0000gone', agentId: 'ops', incidentKey: 'k', policy: policy({ steps: [{ notify: [{ kind: 'person', id: 'dave' }], afterMs: MIN }] }),
+      policySha256: 'sha-a', event: event('e1'), nowMs: 0, resolve: gone });
+    assert.deepEqual(opened.audit.filter((a) => a.kind === 'page.nobody-on-call').map((a) => a.data), [{ pageId: 'p0000gone', person: 'dave', missing: true, step: 1, loop: 0 }]);
+    assert.deepEqual(opened.notifications, []);
   });
 
   it('manual escalation: the next step, or --to-step N (in range), and an acknowledged page is triggered again', () => {

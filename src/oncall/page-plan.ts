@@ -7,7 +7,9 @@
  */
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Policy, Severity, Target } from './oncall-config.js';
+import type { NobodyOnCall } from './targets.js';
 import type { NotificationKind, PageNotification, PagePlan, PageRecord } from './page.js';
+import { incarnationOf } from './page.js';
 import { pageText } from './page-text.js';
 
 /** A join notice goes out at most once a minute per page; later joins are counted into the next (§17.3). */
@@ -20,10 +22,19 @@ export interface Recipient {
   to: string | null;
 }
 
-/** Who targets mean at an instant; `nobodyOnCall` names the schedules that resolved to nobody. */
+/** Who targets mean at an instant; `nobodyOnCall`, the person and schedule targets that reached nobody. */
 export interface Resolved {
   recipients: Recipient[];
-  nobodyOnCall: string[];
+  nobodyOnCall: NobodyOnCall[];
+}
+
+/**
+ * The `page.nobody-on-call` row's data for a target that reached nobody: `schedule` (nobody on call
+ * there) or `person`, and `missing: true` when the file no longer has that person or schedule (a
+ * page keeps the policy it opened under; a reload renamed or removed them, issue 33.4).
+ */
+export function nobodyData(n: NobodyOnCall): Record<string, string | boolean> {
+  return { [n.target.kind]: n.target.id, ...(n.known ? {} : { missing: true }) };
 }
 export type ResolveTargets = (targets: readonly Target[], atMs: number) => Resolved;
 
@@ -39,7 +50,9 @@ export interface PageEvent {
 export interface Actor {
   actor: string;
   by: string;
-  via: 'cli' | 'slack' | 'link' | 'console' | 'source';
+  via: 'cli' | 'slack' | 'link' | 'console' | 'source' | 'telegram' | 'sms' | 'voice' | 'pushover';
+  /** The device an answer came from (Pushover's `acknowledged_by_device`, §21.3): the row's `data.device`. */
+  device?: string;
 }
 
 export interface OpenInput {
@@ -85,8 +98,8 @@ function notifyRound(page: PageRecord, targets: readonly Target[], kind: Notific
   const resolved = resolve(targets, nowMs);
   page.round += 1;
   const actor = engineActor(page.agentId);
-  for (const schedule of resolved.nobodyOnCall) {
-    audit.push(entry(page, 'page.nobody-on-call', actor, { schedule, step: page.step, loop: page.loop }));
+  for (const nobody of resolved.nobodyOnCall) {
+    audit.push(entry(page, 'page.nobody-on-call', actor, { ...nobodyData(nobody), step: page.step, loop: page.loop }));
   }
   return resolved.recipients.map((r) => send(page, r, kind, text, eventId, audit));
 }
@@ -96,8 +109,9 @@ function send(page: PageRecord, r: Recipient, kind: NotificationKind, text: stri
   audit.push(entry(page, 'page.notified', engineActor(page.agentId),
     { step: page.step, loop: page.loop, person: r.person, channel: r.channel, deliveryId }));
   if (!page.notified.some((n) => n.person === r.person && n.channel === r.channel)) page.notified.push({ ...r });
+  const incarnation = incarnationOf(page);
   return { deliveryId, pageId: page.id, agentId: page.agentId, kind, eventId, channelId: r.channel, person: r.person, to: r.to,
-    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text };
+    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text, ...(incarnation === 0 ? {} : { incarnation }) };
 }
 
 function copy(page: PageRecord): PageRecord {
@@ -140,7 +154,7 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
   const first = stepOf({ ...page, step: 1 });
   Object.assign(page, { state: 'triggered', exhausted: false, step: 1, loop: 0, acknowledgedAtMs: null, acknowledgedBy: null,
     resolvedAtMs: null, resolvedBy: null, nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0,
-    joinNoticeAtMs: null, title: event.title, severity: event.severity });
+    joinNoticeAtMs: null, title: event.title, severity: event.severity, reopens: (before.reopens ?? 0) + 1, reopenedAtMs: nowMs });
   // The event that reopens the page is what the person is woken for now: its links, not the old ones.
   if (event.facts !== undefined && event.facts.length > 0) page.facts = event.facts;
   else delete page.facts;
@@ -263,7 +277,7 @@ export function planAck(before: PageRecord, actor: Actor, note: string | null, n
   Object.assign(page, { state: 'acknowledged', acknowledgedAtMs: nowMs, acknowledgedBy: actor.by, nextEscalationAtMs: null,
     ackTimeoutAtMs: page.policy.ackTimeoutMs > 0 ? nowMs + page.policy.ackTimeoutMs : null });
   const audit = [entry(page, 'page.acknowledged', actor.actor, { by: actor.by, via: actor.via, step: page.step, loop: page.loop,
-    ...(note === null ? {} : { note }) })];
+    ...(note === null ? {} : { note }), ...(actor.device === undefined ? {} : { device: actor.device }) })];
   const notes = tellFollowers(page, 'acknowledged', pageText.acknowledged(page), follows, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
@@ -316,12 +330,31 @@ export function planEscalate(before: PageRecord, toStep: number | null, actor: A
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
+/**
+ * A refused answer to a page (§17.10 `page.ack-refused`; any action, not only an ack): who tried
+ * (`user`, as the channel knows them: a person, a Slack user, an OS user), through what (`via`), which
+ * action, and why (`reason`, a short code). Its `pageId` puts it on the page's timeline and in the
+ * stories of the page's events.
+ */
+export function ackRefusedEntry(agentId: string | null, pageId: string, action: string, actor: Actor, reason: string): NewAuditEntry {
+  return { kind: 'page.ack-refused', actor: actor.actor, agentId, data: { pageId, via: actor.via, user: actor.by, action, reason } };
+}
+
+/**
+ * An alert's firing that a resolve of its incident key overtook (§17.3: triage runs side by side): the
+ * resolve, received after it, wins; the firing opens, reopens and joins nothing. Its row names the
+ * event (its story tells why nobody was paged) and the resolve's event.
+ */
+export function supersededEntry(agentId: string, eventId: string, incidentKey: string, resolvedBy: string): NewAuditEntry {
+  return { kind: 'event.superseded', actor: engineActor(agentId), agentId, data: { eventId, incidentKey, resolvedBy } };
+}
+
 /** A route with `notify:` sends once and opens no page (§17.3): one notification per recipient. */
 export function planNotifyOnce(agentId: string, event: PageEvent & { status: 'firing' | 'resolved'; text: string }, targets: readonly Target[],
   nowMs: number, resolve: ResolveTargets): { audit: NewAuditEntry[]; notifications: PageNotification[] } {
   const resolved = resolve(targets, nowMs);
-  const audit: NewAuditEntry[] = resolved.nobodyOnCall.map((schedule) => ({ kind: 'page.nobody-on-call', actor: engineActor(agentId), agentId,
-    data: { eventId: event.id, schedule } }));
+  const audit: NewAuditEntry[] = resolved.nobodyOnCall.map((nobody) => ({ kind: 'page.nobody-on-call', actor: engineActor(agentId), agentId,
+    data: { eventId: event.id, ...nobodyData(nobody) } }));
   const notifications = resolved.recipients.map((r): PageNotification => ({ deliveryId: `${event.id}.notify.${r.person}.${r.channel}`,
     pageId: null, agentId, kind: 'notify', eventId: event.id, channelId: r.channel, person: r.person, to: r.to, severity: event.severity,
     status: event.status, title: event.title, text: event.text }));

@@ -16,17 +16,21 @@ const windowArb: fc.Arbitrary<TimeWindow> = fc.record({
   toMinute: fc.integer({ min: 1, max: 1440 }),
 }).filter((w) => w.fromMinute !== w.toMinute);
 
+const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata', 'UTC'] as const;
+
 const rotationArb: fc.Arbitrary<Rotation> = fc.record({
   people: fc.array(fc.constantFrom('a', 'b', 'c', 'd'), { minLength: 1, maxLength: 4 }),
   everyMs: fc.integer({ min: 1, max: 672 }).map((h) => h * HOUR),
   handoff: fc.date({ min: new Date('2025-06-01T00:00:00Z'), max: new Date('2027-06-01T00:00:00Z'), noInvalidDate: true })
     .map((d) => d.toISOString().slice(0, 16)),
   only: fc.array(windowArb, { maxLength: 2 }),
+  // A rotation of its own zone, or its schedule's (§24.5): both are a zone here.
+  timeZone: fc.constantFrom(...ZONES),
 });
 
 const scheduleArb: fc.Arbitrary<Schedule> = fc.record({
   id: fc.constant('s'),
-  timeZone: fc.constantFrom('Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kolkata', 'UTC'),
+  timeZone: fc.constantFrom(...ZONES),
   rotations: fc.array(rotationArb, { maxLength: 3 }),
   fallback: fc.option(fc.constantFrom('f'), { nil: null }),
   allowGaps: fc.constant(true),

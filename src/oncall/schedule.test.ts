@@ -13,10 +13,12 @@ const at = (iso: string): number => {
 };
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString().replace('.000Z', 'Z'));
 
-function schedule(timeZone: string, rotations: Rotation[], fallback: string | null = null): Schedule {
-  return { id: 'primary', timeZone, rotations, fallback, allowGaps: false };
+/** A rotation without a zone of its own takes the schedule's, as the loader does. */
+type RotationInput = Omit<Rotation, 'timeZone'> & { timeZone?: string };
+function schedule(timeZone: string, rotations: RotationInput[], fallback: string | null = null): Schedule {
+  return { id: 'primary', timeZone, rotations: rotations.map((r) => ({ ...r, timeZone: r.timeZone ?? timeZone })), fallback, allowGaps: false };
 }
-function rotation(people: string[], everyMs: number, handoff: string, only: TimeWindow[] = []): Rotation {
+function rotation(people: string[], everyMs: number, handoff: string, only: TimeWindow[] = []): RotationInput {
   return { people, everyMs, handoff, only };
 }
 const WEEKDAYS_9_TO_18: TimeWindow = { days: ['mon', 'tue', 'wed', 'thu', 'fri'], fromMinute: 9 * 60, toMinute: 18 * 60 };
@@ -201,6 +203,22 @@ describe('DST: handoffs keep their local time', () => {
       ['2026-03-06T14:00:00Z', 'a', 'rotation', '2026-03-06T23:00:00Z'],
       ['2026-03-09T13:00:00Z', 'a', 'rotation', '2026-03-09T22:00:00Z'],
     ]);
+  });
+
+  it('a rotation of its own zone keeps its hours in the weeks the two zones switch apart (§24.5)', () => {
+    // A Berlin schedule; the New York team's rotation covers 09:00-18:00 New York time. In 2027 New York
+    // springs forward on 14 March, Berlin on 28 March: in between, 09:00 New York is 14:00 Berlin, not 15:00.
+    const ny = { ...rotation(['nyc'], WEEK, '2027-03-01T09:00', [WEEKDAYS_9_TO_18]), timeZone: 'America/New_York' };
+    const s = schedule('Europe/Berlin', [ny], 'berlin');
+    check(s, [
+      ['2027-03-12T14:00:00Z', 'nyc', 'rotation', '2027-03-12T23:00:00Z'], // Friday before: 09:00 EST
+      ['2027-03-15T13:00:00Z', 'nyc', 'rotation', '2027-03-15T22:00:00Z'], // Monday after the US switch: 09:00 EDT
+      ['2027-03-15T12:59:00Z', 'berlin', 'fallback', '2027-03-15T13:00:00Z'],
+      ['2027-03-29T13:00:00Z', 'nyc', 'rotation', '2027-03-29T22:00:00Z'], // after Berlin's switch too
+    ]);
+    // Written in the schedule's zone instead, the window would open an hour late in those two weeks.
+    const drifting = schedule('Europe/Berlin', [rotation(['nyc'], WEEK, '2027-03-01T15:00', [{ ...WEEKDAYS_9_TO_18, fromMinute: 15 * 60, toMinute: 24 * 60 }])], 'berlin');
+    assert.equal(onCallAt(drifting, [], at('2027-03-15T13:30:00Z')).person, 'berlin');
   });
 });
 

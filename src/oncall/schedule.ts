@@ -4,8 +4,9 @@
  * - An override of the schedule covering the instant decides; of several, the one that started last
  *   (then the later one in the list, i.e. the newer), so a short swap inside a long one wins.
  * - Else the first rotation that covers the instant: rotation shifts start at `handoff` and repeat every
- *   `every` both ways, in wall-clock time of the schedule's zone (a daily handoff at 09:00 stays at 09:00
- *   across DST; zone-time.ts says what a handoff in a DST gap or overlap means). Shift k belongs to
+ *   `every` both ways, in wall-clock time of the rotation's zone — its own `timeZone`, else the schedule's
+ *   (§24.5) — so a daily handoff at 09:00 stays at 09:00 across DST (zone-time.ts says what a handoff in a
+ *   DST gap or overlap means), and a New York rotation of a Berlin schedule keeps New York's hours. Shift k belongs to
  *   `people[k mod n]`. A rotation with `only` windows covers an instant only inside one of them.
  * - Else `fallback`; else nobody.
  *
@@ -13,7 +14,7 @@
  * the same person are one. Shifts (`scheduleShifts`) are the same timeline cut into spans, for the
  * coverage check, the iCalendar export and handoff notices.
  */
-import type { OnCallAnswer, Override, Rotation, Schedule, TimeWindow, Weekday } from './oncall-config.js';
+import type { OnCallAnswer, OncallConfig, Override, Rotation, Schedule, TimeWindow, Weekday } from './oncall-config.js';
 import { DAY_MS, MINUTE_MS, naiveDayAndMinute, parseLocalDateTime, zoneTime } from './zone-time.js';
 import type { ZoneTime } from './zone-time.js';
 
@@ -78,12 +79,22 @@ function overrideAt(schedule: Schedule, overrides: readonly Override[], instantM
   return best;
 }
 
+/**
+ * The overrides that may decide who is on call: those naming a person the file has. An override is
+ * stored, the people are in oncall.yaml: one naming a person since renamed or removed would page
+ * nobody while `svc oncall` named them (issue 33.4), so it never wins over the rotation. Every
+ * caller that hands the store's overrides to this file's functions filters them here first.
+ */
+export function usableOverrides(config: Pick<OncallConfig, 'people'>, overrides: readonly Override[]): Override[] {
+  return overrides.filter((o) => config.people.some((p) => p.id === o.personId));
+}
+
 /** Who is on call at the instant and why, without `untilMs` (what sending a page needs). */
 export function onCallAt(schedule: Schedule, overrides: readonly Override[], instantMs: number): Pick<OnCallAnswer, 'person' | 'source'> {
   const override = overrideAt(schedule, overrides, instantMs);
   if (override) return { person: override.personId, source: 'override' };
-  const zone = zoneTime(schedule.timeZone);
   for (const rotation of schedule.rotations) {
+    const zone = zoneTime(rotation.timeZone);
     if (!rotationCovers(rotation, zone, instantMs)) continue;
     const k = shiftIndexAt(rotation, zone, instantMs);
     const n = rotation.people.length;
@@ -106,8 +117,8 @@ function candidateEdges(schedule: Schedule, overrides: readonly Override[], from
     add(o.fromMs);
     add(o.toMs);
   }
-  const zone = zoneTime(schedule.timeZone);
   for (const rotation of schedule.rotations) {
+    const zone = zoneTime(rotation.timeZone);
     const handoff = handoffNaiveOf(rotation);
     // One person's shifts follow each other without a change.
     for (let k = shiftIndexAt(rotation, zone, fromMs) + 1; rotation.people.length > 1; k++) {

@@ -3,7 +3,7 @@
  * `svc up -d` in its own SVC_HOME on free ingest and control-plane ports, optionally behind
  * `controlPlane.auth`. `stop()` runs `svc down` and removes its directories.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendAgentYaml, runSvc, scaffoldAgent, tempEnv } from './svc.js';
 import type { ScaffoldedAgent } from './svc.js';
@@ -23,6 +23,8 @@ export interface DaemonOptions {
   env?: NodeJS.ProcessEnv;
   /** More files in the agent directory before it starts (e.g. `oncall.yaml`): name → text. */
   files?: Record<string, string>;
+  /** More sources appended to event-sources.yaml (list items, e.g. an ack source). */
+  sourcesYaml?: string;
 }
 
 export interface Daemon extends ScaffoldedAgent {
@@ -45,6 +47,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
   appendAgentYaml(agent.dir, [...lines, opts.agentYaml ?? ''].join('\n'));
   if (opts.channelsYaml !== undefined) writeFileSync(join(agent.dir, 'channels.yaml'), opts.channelsYaml);
   for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(agent.dir, name), text);
+  if (opts.sourcesYaml !== undefined) appendFileSync(join(agent.dir, 'event-sources.yaml'), `\n${opts.sourcesYaml}\n`);
   // The port comes from agent.yaml; tempEnv's SVC_METRICS_PORT=0 would disable the listener.
   const env: NodeJS.ProcessEnv = { ...t.env, ...opts.env, SVC_METRICS_PORT: '' };
   for (const [path, value] of Object.entries(opts.secrets ?? {})) {

@@ -4,7 +4,7 @@
  * runs until SIGINT/SIGTERM.
  *
  * - Local (default): the running daemon's control plane (or --url). Actions go through the admin
- *   socket of `$SVC_HOME` when that control plane is on this machine (a loopback address).
+ *   socket of `$SVC_HOME` only when the control plane shown is that home's daemon's (action-socket.ts).
  * - `--fleet`: every host of fleet.yaml (--file, --host, --label as for `svc fleet`), with the token
  *   source each host names; a host picker comes first and there are no actions.
  *
@@ -20,13 +20,13 @@ import { join, resolve } from 'node:path';
 import { homePaths, svcHome } from '../../config/paths.js';
 import { agentSchema } from '../../config/schema.js';
 import { loadYamlFile } from '../../config/yaml-file.js';
-import { isLoopbackBind } from '../../core/loopback.js';
 import { adminRequest } from '../admin-client.js';
 import type { CliContext } from '../context.js';
 import { controlPlaneUrl } from '../control-client.js';
 import { fleetTargets } from '../fleet/hosts.js';
 import { intFlag } from '../fleet/options.js';
 import { createTokenSource } from '../token-source.js';
+import { actionSocket } from './action-socket.js';
 import type { Upstream } from './console-proxy.js';
 import { startConsoleProxy } from './console-proxy.js';
 import type { OidcSignIn } from './oidc-sign-in.js';
@@ -64,14 +64,13 @@ function signInFor(ctx: CliContext, dir: string | undefined, port: () => number)
     refresh: (token, nowMs) => lazy().refresh(token, nowMs) };
 }
 
-function localUpstream(ctx: CliContext, opts: ConsoleOptions, oidc: boolean): Upstream {
+function localUpstream(ctx: CliContext, opts: ConsoleOptions, oidc: boolean): { upstream: Upstream; actionsOff: string | null } {
   const base = controlPlaneUrl(ctx, opts.url);
-  const hostname = new URL(base).hostname.replace(/^\[|\]$/g, '');
+  const home = svcHome(ctx.env);
+  const acting = actionSocket(homePaths(home), home, base);
   return {
-    name: 'local',
-    base,
-    tokens: oidc ? null : createTokenSource(ctx, { dir: opts.dir }),
-    adminSocket: isLoopbackBind(hostname) ? homePaths(svcHome(ctx.env)).adminSocket : null,
+    upstream: { name: 'local', base, tokens: oidc ? null : createTokenSource(ctx, { dir: opts.dir }), adminSocket: acting.socket },
+    actionsOff: acting.socket === null ? acting.why : null,
   };
 }
 
@@ -90,10 +89,11 @@ export async function consoleCommand(opts: ConsoleOptions, ctx: CliContext): Pro
   const port = intFlag('--port', opts.port, 0, 65535) ?? 0;
   let bound = 0;
   const oidc = opts.fleet ? null : signInFor(ctx, opts.dir, () => bound);
-  const upstreams: Upstream[] = opts.fleet
+  const local = opts.fleet ? null : localUpstream(ctx, opts, oidc !== null);
+  const upstreams: Upstream[] = local === null
     ? fleetTargets({ file: opts.file, host: opts.host, label: opts.label, json: false }, ctx)
       .map(({ host, target }) => ({ name: host.name, base: target.base, tokens: target.tokens, adminSocket: null }))
-    : [localUpstream(ctx, opts, oidc !== null)];
+    : [local.upstream];
   const proxy = await startConsoleProxy({
     port, upstreams, fleet: opts.fleet, oidc,
     localIdentity: `local:${userInfo().username.replace(/[^\x21-\x7e]/g, '?')}`,
@@ -105,6 +105,7 @@ export async function consoleCommand(opts: ConsoleOptions, ctx: CliContext): Pro
   const what = opts.fleet ? `${upstreams.length} host(s) of fleet.yaml` : (upstreams[0]?.base ?? '');
   ctx.stdout(`svc console: open this link in your browser (it works once):\n  ${proxy.link}\n`);
   ctx.stderr(`svc console: showing ${what}${oidc !== null ? '; you will be asked to sign in' : ''}. Ctrl-C stops it.\n`);
+  if (local?.actionsOff != null) ctx.stderr(`svc console: read-only, no actions: ${local.actionsOff}\n`);
   if (opts.open) openBrowser(proxy.link);
   await ctx.waitForSignal();
   await proxy.close();

@@ -6,16 +6,17 @@ import type { ControlPlane } from '../server.js';
 import { createControlPlane } from '../server.js';
 import { createOncallCalendarRoute, createOncallRoute } from './oncall-route.js';
 import type { OncallRouteDeps } from './oncall-route.js';
+import { testPerson } from '../../../test/support/oncall-config.js';
 
 const WEEK = 7 * 86_400_000;
 const config = (fallback: string | null): OncallConfig => ({
   people: [
-    { id: 'alice', name: 'Alice Example', contacts: { dm: 'alice' } },
-    { id: 'bob', name: null, contacts: { dm: 'bob' } },
+    testPerson('alice', { dm: 'alice' }, { name: 'Alice Example' }),
+    testPerson('bob', { dm: 'bob' }),
   ],
   schedules: [{ id: 'primary', timeZone: 'Europe/Berlin', fallback, allowGaps: true,
     rotations: [{ people: ['alice', 'bob'], everyMs: WEEK, handoff: '2026-11-23T09:00',
-      only: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], fromMinute: 540, toMinute: 1080 }] }] }],
+      only: [{ days: ['mon', 'tue', 'wed', 'thu', 'fri'], fromMinute: 540, toMinute: 1080 }], timeZone: 'Europe/Berlin' }] }],
   policies: [],
   routes: [],
   incidents: { key: { kind: 'groupKey' }, reopenWindowMs: 0 },
@@ -71,6 +72,15 @@ describe('GET /oncall and /oncall/<schedule>.ics', () => {
     assert.deepEqual(swapped.schedules, [{ id: 'primary', agentId: 'esc', timeZone: 'Europe/Berlin',
       onCall: [{ person: 'bob', source: 'override', until: '2026-11-28T06:00:00.000Z' }], nextHandoff: { at: '2026-11-28T06:00:00.000Z', person: null } }]);
     assert.deepEqual(((await (await fetch(`${base}/oncall?schedule=nope`)).json()) as { schedules: unknown[] }).schedules, []);
+  });
+
+  it('an override for a person the file no longer has (a reload renamed them) never wins: /oncall says what a page would reach', async () => {
+    overrides.push({ id: 'o2', agentId: 'esc', scheduleId: 'primary', personId: 'carol-renamed', fromMs: Date.parse('2026-11-30T00:00:00Z'),
+      toMs: Date.parse('2026-11-30T06:00:00Z') });
+    const at = (await (await fetch(`${base}/oncall?at=2026-11-30T01:00:00Z&agent=esc&schedule=primary`)).json()) as { schedules: unknown[] };
+    assert.deepEqual(at.schedules, [{ id: 'primary', agentId: 'esc', timeZone: 'Europe/Berlin', onCall: [],
+      nextHandoff: { at: '2026-11-30T08:00:00.000Z', person: 'bob' } }]);
+    overrides.pop();
   });
 
   it('a bad at, an unknown or repeated parameter: 400 naming it', async () => {

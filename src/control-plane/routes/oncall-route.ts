@@ -12,7 +12,7 @@ import type { Clock } from '../../core/clock.js';
 import { isoTs } from '../../core/clock.js';
 import { CALENDAR_CONTENT_TYPE, exportCalendar } from '../../oncall/icalendar.js';
 import type { OncallConfig, Override, Schedule } from '../../oncall/oncall-config.js';
-import { nextHandoff, whoIsOnCall } from '../../oncall/schedule.js';
+import { nextHandoff, usableOverrides, whoIsOnCall } from '../../oncall/schedule.js';
 import { JSON_HEADERS, sendError, sendJson } from '../http-json.js';
 import { paramLabel, parseFilterParam, parseTimeParam, singleParam } from '../query.js';
 import type { RouteContext, RouteHandler } from '../route.js';
@@ -98,7 +98,8 @@ export function createOncallRoute(deps: OncallRouteDeps): RouteHandler {
       if (agent !== null && agentId !== agent) continue;
       const wanted = config.schedules.filter((s) => scheduleId === null || s.id === scheduleId);
       if (wanted.length === 0) continue;
-      const overrides = await deps.overrides(agentId, atMs);
+      // An override naming a person the file lacks never wins: the answer is what a page would reach (issue 33.4).
+      const overrides = usableOverrides(config, await deps.overrides(agentId, atMs));
       for (const schedule of wanted) schedules.push(scheduleView(agentId, schedule, overrides, atMs));
     }
     sendJson(ctx.req, ctx.res, 200, { at: isoTs(atMs), schedules } satisfies OncallView);
@@ -132,7 +133,7 @@ export function createOncallCalendarRoute(deps: OncallRouteDeps): RouteHandler {
     }
     const { agentId, config, schedule } = found[0] as (typeof found)[number];
     const nowMs = deps.clock.now();
-    const text = exportCalendar(agentId, schedule, config.people, await deps.overrides(agentId, nowMs), nowMs);
+    const text = exportCalendar(agentId, schedule, config.people, usableOverrides(config, await deps.overrides(agentId, nowMs)), nowMs);
     ctx.res.writeHead(200, { ...JSON_HEADERS, 'content-type': CALENDAR_CONTENT_TYPE, 'content-length': String(Buffer.byteLength(text)) });
     ctx.res.end(ctx.req.method === 'HEAD' ? undefined : text);
   };

@@ -65,7 +65,7 @@ describe('teams channel against a local Workflows webhook', () => {
         content: {
           $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.2',
           body: [
-            { type: 'TextBlock', text: '[P1] HighLatency on api-1', weight: 'Bolder', size: 'Medium', wrap: true, color: 'Attention' },
+            { type: 'TextBlock', text: '\\[P1\\] HighLatency on api-1', weight: 'Bolder', size: 'Medium', wrap: true, color: 'Attention' },
             { type: 'TextBlock', text: 'Page p3k9x2mfq opened (step 1 of 2).\n\nAcknowledge: svc ack p3k9x2mfq', wrap: true },
             { type: 'FactSet', facts: [{ title: 'Severity', value: 'P1' }, { title: 'Page', value: 'p3k9x2mfq' },
               { title: 'Agent', value: 'oncall' }, { title: 'Event', value: 'evt-7' }] },
@@ -73,6 +73,17 @@ describe('teams channel against a local Workflows webhook', () => {
         },
       }],
     });
+  });
+
+  it('text from alert labels shows literally: a Markdown link or emphasis in a label is escaped, a bare URL stays a URL (issue 33)', async () => {
+    const hostile = { ...message,
+      text: '[P1] [Acknowledge](https://evil.example/ack) on *db-1*\n  Runbook: https://wiki.example/Run_books/disk[1]?x=`y`\n  node_exporter <b>down</b>' };
+    await channel().send(hostile, signal);
+    const body = (JSON.parse(wf.seen[0]?.body ?? '') as { attachments: Array<{ content: { body: Array<{ text?: string }> } }> }).attachments[0]?.content.body;
+    assert.deepEqual(body?.slice(0, 2).map((b) => b.text), [
+      '\\[P1\\] \\[Acknowledge\\](https://evil.example/ack) on \\*db-1\\*',
+      '  Runbook: https://wiki.example/Run_books/disk%5B1%5D?x=%60y%60\n\n  node\\_exporter \\<b\\>down\\</b\\>',
+    ]);
   });
 
   it('carries Acknowledge and Resolve links as OpenUrl actions when the message has them', async () => {

@@ -17,6 +17,33 @@ import { classifyWebhookStatus } from './webhook-channel.js';
 
 const ERROR_BODY_BYTES = 2048;
 
+/** A bare URL in the text: left as it is written but for the characters that could make Markdown. */
+const URL_IN_TEXT = /https?:\/\/[^\s<>]+/g;
+/**
+ * What makes a link, emphasis, code or an autolink outside a URL (CommonMark §6), and the escape
+ * itself. Parentheses, `!` and list markers stay: without `[` `]` no link or image can form, and a
+ * backslash before every `(` is what Teams' older mobile clients would show.
+ */
+const MARKDOWN_PUNCTUATION = /[\\`*_[\]<>]/g;
+/** Inside a URL: the same but `_` (common in paths, and inside a word it starts no emphasis), percent-encoded (RFC 3986 §2.1). */
+const URL_MARKDOWN = /[[\]*`\\<>]/g;
+
+/**
+ * Text as a TextBlock shows it literally (issue 33, Low): a TextBlock renders a Markdown subset —
+ * bold, italic, lists and `[text](url)` links — and this text carries alert labels and annotations
+ * from outside, so a label `[Acknowledge](https://evil.example/)` would be a link dressed as ours.
+ */
+export function escapeTeamsMarkdown(text: string): string {
+  let out = '';
+  let at = 0;
+  for (const m of text.matchAll(URL_IN_TEXT)) {
+    out += text.slice(at, m.index).replace(MARKDOWN_PUNCTUATION, '\\$&');
+    out += m[0].replace(URL_MARKDOWN, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    at = m.index + m[0].length;
+  }
+  return out + text.slice(at).replace(MARKDOWN_PUNCTUATION, '\\$&');
+}
+
 /** The card for a message (pure): the alert as the heading, what happened below, facts, and links when there are any. */
 export function teamsCard(message: OutboundMessage): Record<string, unknown> {
   const resolved = message.status === 'resolved';
@@ -28,8 +55,8 @@ export function teamsCard(message: OutboundMessage): Record<string, unknown> {
     { title: 'Event', value: message.eventId },
   ];
   const body: Array<Record<string, unknown>> = [
-    { type: 'TextBlock', text: first, weight: 'Bolder', size: 'Medium', wrap: true, color: resolved ? 'Good' : 'Attention' },
-    ...(rest.length === 0 ? [] : [{ type: 'TextBlock', text: rest.join('\n\n'), wrap: true }]),
+    { type: 'TextBlock', text: escapeTeamsMarkdown(first), weight: 'Bolder', size: 'Medium', wrap: true, color: resolved ? 'Good' : 'Attention' },
+    ...(rest.length === 0 ? [] : [{ type: 'TextBlock', text: escapeTeamsMarkdown(rest.join('\n\n')), wrap: true }]),
     { type: 'FactSet', facts },
   ];
   const actions = message.links === undefined ? [] : [

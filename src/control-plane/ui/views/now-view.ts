@@ -8,6 +8,7 @@ import type { StatusSnapshot } from '../../routes/status-route.js';
 import { isoTs } from '../../../core/clock.js';
 import type { PageRecord } from '../../../oncall/page.js';
 import { takeTurn } from '../../read-gate.js';
+import { usableOverrides } from '../../../oncall/schedule.js';
 import { scheduleView } from '../../routes/oncall-route.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
@@ -25,7 +26,7 @@ async function onCall(deps: Parameters<View>[0], signal: AbortSignal): Promise<H
   const nowMs = deps.oncall.clock.now();
   const rows: Html[] = [];
   for (const { agentId, config } of configs) {
-    const overrides = await deps.oncall.overrides(agentId, nowMs);
+    const overrides = usableOverrides(config, await deps.oncall.overrides(agentId, nowMs));
     for (const schedule of config.schedules) {
       const v = scheduleView(agentId, schedule, overrides, nowMs);
       const who = v.onCall[0];

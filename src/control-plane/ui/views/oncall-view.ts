@@ -6,7 +6,7 @@
  * override and a Remove button per override: POST forms to the proxy with the session's CSRF token.
  */
 import { isoTs } from '../../../core/clock.js';
-import { scheduleShifts } from '../../../oncall/schedule.js';
+import { scheduleShifts, usableOverrides } from '../../../oncall/schedule.js';
 import type { Override } from '../../../oncall/oncall-config.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
@@ -32,7 +32,8 @@ export const oncallView: View = async (deps, req) => {
   for (const { agentId, config } of configs) {
     const overrides = await deps.oncall.overrides(agentId, nowMs);
     for (const schedule of config.schedules) {
-      const shifts = scheduleShifts(schedule, overrides, nowMs, nowMs + COVERAGE_DAYS * DAY_MS);
+      // The forms list every override (one for a person the file lacks can still be removed); coverage counts the usable ones.
+      const shifts = scheduleShifts(schedule, usableOverrides(config, overrides), nowMs, nowMs + COVERAGE_DAYS * DAY_MS);
       const gaps = shifts.filter((s) => s.person === null).length;
       const rows = shifts.map((s) => html`<tr${s.person === null ? html` class="gap"` : ''}>${timeCell(isoTs(s.startMs))}${timeCell(isoTs(s.endMs))}
 <th scope="row">${s.person === null ? html`<strong>Gap: nobody on call</strong>` : s.person}</th><td>${s.person === null ? '—' : s.source}</td></tr>`);
