@@ -97,7 +97,7 @@ export const OPEN_PAGE_COUNTS_INDEX = `
 `;
 
 /**
- * Migration 9 (issue 33), what pages' answers and stories rest on:
+ * Migration 10 (issue 33), what pages' answers and stories rest on:
  * - the latest resolve of each incident key, by the receive order (events.seq) of the event that
  *   resolved it, so a firing received before it cannot open a page after it however late its triage
  *   ends (store.ts noteResolve, PagePlan.firingEventId);
