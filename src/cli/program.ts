@@ -58,7 +58,8 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .argument('[dirs...]', 'agent directories, each holding an agent.yaml')
     .option('-d, --detach', 'run in the background; return once ready', false)
     .option('--log-format <format>', 'the daemon log on stdout: json (default) | text', 'json')
-    .action(async (dirs: string[], opts: { detach: boolean; logFormat: string }) => {
+    .option('--shadow', 'a shadow run of every agent: everything runs and is recorded, nothing is sent to anyone (docs/shadow.md)', false)
+    .action(async (dirs: string[], opts: { detach: boolean; logFormat: string; shadow: boolean }) => {
       // Loaded on use: the daemon's modules (store, runtime, OTel, MCP) would add ~150 ms to every read command.
       const { upCommand } = await import('./up.js');
       setCode(await upCommand(dirs, opts, ctx));
