@@ -60,6 +60,7 @@ export function startPages(deps: PagesDeps): Pages {
     channelOutcome: (agent, channel, outcome) => deps.metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
     links: (agentId, pageId, person) => deps.links?.get(agentId)?.links(pageId, person) ?? null });
   const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics, sender: notifier,
+    shadow: (agentId) => byId.get(agentId)?.shadow === true,
     log: (agentId, event, fields, level = 'info') => byId.get(agentId)?.log.write(level, event, fields),
     followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true });
   const loop = createPageLoop({ store, clock, owner: deps.owner, engine, notify: notifier.pass, configs, onError,

@@ -47,9 +47,12 @@ export function textWithLinks(message: Pick<OutboundMessage, 'text' | 'links'>):
   return `${message.text}\n\nAcknowledge: ${message.links.ack}\nResolve: ${message.links.resolve}`;
 }
 
-/** Result of one delivery attempt; the dispatcher owns retries and back-off. */
+/**
+ * Result of one delivery attempt; the dispatcher owns retries and back-off. `shadow`: nothing was
+ * sent — a shadow run's channel (shadow-channel.ts) took it, and it is recorded as `message.shadowed`.
+ */
 export type DeliveryResult =
-  | { ok: true; detail: Record<string, string> }
+  | { ok: true; detail: Record<string, string>; shadow?: true }
   | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
 
 /** A message arriving from the chat side (a mention, a DM reply). */

@@ -15,7 +15,7 @@ import type { PagePlan, PageRecord } from '../../oncall/page.js';
 import { CHANNEL_TARGET, PAGE_ID_PATTERN } from '../../oncall/page.js';
 import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
 import {
-  planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack,
+  asShadow, planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack,
 } from '../../oncall/page-plan.js';
 import { incidentKey } from '../../oncall/incident-key.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
@@ -48,6 +48,8 @@ export interface PageEngineDeps {
   followsPageState?: (agentId: string, channelId: string) => boolean;
   /** New notifications were committed: the notifier should look now. */
   onCommitted?: () => void;
+  /** Whether the agent is a shadow run (contract §22.3): its page rounds are recorded as such (asShadow). */
+  shadow?: (agentId: string) => boolean;
   /** A line for the agent's log (what the engine decided without writing anything; `warn` for a page that reached nobody). */
   log?: (agentId: string, event: string, fields: LogFields, level?: 'info' | 'warn') => void;
   /**
@@ -137,7 +139,8 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
   };
 
   /** Applies a plan; true when it committed. */
-  const apply = async (plan: PagePlan): Promise<boolean> => {
+  const apply = async (planned: PagePlan): Promise<boolean> => {
+    const plan = deps.shadow?.(planned.page.agentId) === true ? asShadow(planned) : planned;
     // Only an opening round goes straight to the sender: nothing of the page was sent before it, so
     // it cannot overtake an earlier message of the page still in the outbox.
     const sender = plan.expectedVersion === null ? deps.sender : undefined;

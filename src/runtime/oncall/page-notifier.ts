@@ -27,6 +27,7 @@ import type { Store } from '../../store/store.js';
 import type { AckLinks, Channel, OutboundMessage } from '../channels/channel.js';
 import { decideNoticeRetry } from '../dispatch/delivery-state.js';
 import type { ChannelOutcome } from '../dispatch/handle-event.js';
+import { takenBy } from '../dispatch/handle-event.js';
 import { pageMessageOf } from './page-message.js';
 
 export interface NotifierAgent {
@@ -127,12 +128,13 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     const result = await channel.send(message, signal);
     const actor = `agent:${agent.id}`;
     if (result.ok) {
-      deps.channelOutcome(agent.id, channel.id, 'delivered');
+      const taken = takenBy(result);
+      deps.channelOutcome(agent.id, channel.id, taken.outcome);
       agent.log.write('info', 'page.delivered', { pageId: n.pageId, eventId: n.eventId, channelId: channel.id, to: n.to, deliveryId: n.deliveryId,
-        attempt: c.attempt, outcome: 'delivered' });
-      return { ...base, outcome: 'delivered', audit: [{ kind: 'message.delivered', actor, agentId: agent.id, data: { eventId: n.eventId,
+        attempt: c.attempt, outcome: taken.outcome });
+      return { ...base, outcome: 'delivered', audit: [{ kind: taken.kind, actor, agentId: agent.id, data: { eventId: n.eventId,
         pageId: n.pageId, channelId: channel.id, channelType: channel.type, deliveryId: n.deliveryId, attempt: c.attempt, person: n.person,
-        severity: n.severity, ...result.detail } }] };
+        severity: n.severity, ...(result.shadow === true ? { title: n.title } : {}), ...result.detail } }] };
     }
     deps.channelOutcome(agent.id, channel.id, 'failed');
     const error = `channel ${channel.id}: ${result.error}`;
