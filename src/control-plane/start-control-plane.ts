@@ -36,6 +36,8 @@ export interface ControlPlaneDeps {
   /** The /status document as JSON text (shape: StatusSnapshot). */
   snapshot: () => string;
   agents: () => readonly string[];
+  /** The agents in a shadow run (contract §22.3): the console says so on every view. */
+  shadowAgents?: () => readonly string[];
   logPath: (agentId: string) => string;
   /** `/readyz` (contract §13): the store can be written and every source listens. */
   readiness: () => Promise<Readiness>;
@@ -80,7 +82,8 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/readyz', createReadyzRoute(deps.readiness)],
   ]);
   const oncall: OncallRouteDeps = { configs: () => [], overrides: () => Promise.resolve([]), ...deps.oncall, clock: deps.clock };
-  routes.set('/ui/', createUiRoute({ store, gate: reads, watermark, oncall, snapshot: deps.snapshot, agents: deps.agents, report }));
+  routes.set('/ui/', createUiRoute({ store, gate: reads, watermark, oncall, snapshot: deps.snapshot, agents: deps.agents, report,
+    ...(deps.shadowAgents ? { shadow: deps.shadowAgents } : {}) }));
   routes.set('/oncall', createOncallRoute(oncall));
   routes.set('/oncall/', createOncallCalendarRoute(oncall));
   routes.set('/pages', createPagesRoute({ store, report, clock: deps.clock }));

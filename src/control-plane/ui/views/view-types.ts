@@ -17,6 +17,8 @@ export interface UiDeps {
   oncall: OncallRouteDeps;
   /** The running agents (the log view's choices). */
   agents: () => readonly string[];
+  /** The agents in a shadow run (contract §22.3): every view says so in a banner. */
+  shadow?: () => readonly string[];
 }
 
 export interface UiRequest {
