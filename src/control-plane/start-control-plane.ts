@@ -23,6 +23,7 @@ import { createOncallCalendarRoute, createOncallRoute } from './routes/oncall-ro
 import { createPageRoute, createPagesRoute, createSilencesRoute } from './routes/pages-route.js';
 import type { Readiness } from './routes/health-route.js';
 import { createHealthzRoute, createReadyzRoute } from './routes/health-route.js';
+import { createShadowRoute } from './routes/shadow-route.js';
 import { createStatusRoute } from './routes/status-route.js';
 import type { AuthGuard, ControlPlane } from './server.js';
 import { createControlPlane } from './server.js';
@@ -89,6 +90,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   routes.set('/pages', createPagesRoute({ store, report, clock: deps.clock }));
   routes.set('/pages/', createPageRoute({ store, report, clock: deps.clock }));
   routes.set('/silences', createSilencesRoute({ store, report, clock: deps.clock }));
+  routes.set('/shadow', createShadowRoute({ store, gate: reads, report, configs: oncall.configs, shadowAgents: deps.shadowAgents ?? (() => []) }));
   const server: ControlPlane = createControlPlane({
     bind: settings.bind,
     port: settings.port,
