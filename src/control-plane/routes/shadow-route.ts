@@ -1,9 +1,11 @@
 /**
  * `GET /shadow[?since=T][&until=T][&agent=A]` (contract §22.3): per alert, who a shadow run would have
  * notified, when and through what (shadow-report.ts), read-only like every view. The answer:
- * `{"since", "until", "shadowAgents", "truncated", "items": [alert…]}` — `shadowAgents` the agents in a
- * shadow run now, `truncated` true when the window held more than MAX_ROWS shadowed messages (the
- * oldest are listed; narrow the window). A turn at the read gate, like the paginated views.
+ * `{"since", "until", "shadowAgents", "truncated", "items": [alert…], "people": [{"agentId", "id", "name",
+ * "login"}]}` — `shadowAgents` the agents in a shadow run now, `truncated` true when the window held
+ * more than MAX_ROWS shadowed messages (the oldest are listed; narrow the window), `people` everyone of
+ * the agents' oncall.yaml (how `--compare` knows the old pager's users). A turn at the read gate, like
+ * the paginated views.
  */
 import { isoTs } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
@@ -97,11 +99,13 @@ export function createShadowRoute(deps: ShadowRouteDeps): RouteHandler {
           if (event !== null) events.set(eventId, { tsMs: Date.parse(event.ts), payload: parsePayload(event.payloadText), fingerprint: event.fingerprint });
         }
       }
-      const configs = new Map(deps.configs().map((c) => [c.agentId, c.config]));
+      const loaded = deps.configs();
+      const configs = new Map(loaded.map((c) => [c.agentId, c.config]));
+      const people = loaded.flatMap((c) => c.config.people.map((p) => ({ agentId: c.agentId, id: p.id, name: p.name, login: p.login })));
       const sources: ShadowSources = { page: (id) => pages.get(id), event: (id) => events.get(id), config: (id) => configs.get(id) };
       if (signal.aborted || res.destroyed) return undefined;
       sendJson(req, res, 200, { since: q.sinceMs === null ? null : isoTs(q.sinceMs), until: q.untilMs === null ? null : isoTs(q.untilMs),
-        shadowAgents: deps.shadowAgents(), truncated, items: shadowAlerts(rows, sources) });
+        shadowAgents: deps.shadowAgents(), truncated, items: shadowAlerts(rows, sources), people });
     } catch (err) {
       deps.report(`control plane: GET /shadow failed: ${errorText(err)}`);
       if (!res.headersSent) sendError(req, res, 500, 'internal error');
