@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { postAlert } from './support/http.js';
@@ -95,13 +96,21 @@ describe('pages e2e', () => {
       'loop', 'openedAt', 'acknowledgedAt', 'acknowledgedBy', 'resolvedAt', 'resolvedBy', 'nextEscalationAt', 'eventIds', 'title', 'severity']);
     assert.deepEqual([listed.items[0]?.acknowledgedBy, listed.items[0]?.resolvedBy, listed.items[0]?.step], ['bob', 'source', 2]);
     assert.equal((await fetch(`${a.cp}/pages?state=open`)).status, 400);
-    const one = await (await fetch(`${a.cp}/pages/${pageId}`)).json() as { timeline: Array<{ kind: string }> };
-    assert.deepEqual(one.timeline.map((r) => r.kind).filter((k) => k.startsWith('page.')), kinds.filter((k) => k.startsWith('page.')));
+    // The refused `svc ack` of the resolved page is on its timeline too (issue 33: a refusal is audited where the page's story is).
+    const withRefusal = [...kinds.filter((k) => k.startsWith('page.')), 'page.ack-refused'];
+    const one = await (await fetch(`${a.cp}/pages/${pageId}`)).json() as { timeline: Array<{ kind: string; data: Record<string, unknown> }> };
+    assert.deepEqual(one.timeline.map((r) => r.kind).filter((k) => k.startsWith('page.')), withRefusal);
+    assert.deepEqual(one.timeline.at(-1)?.data, { pageId, via: 'cli', user: userInfo().username, action: 'ack', reason: 'resolved' });
     assert.equal((await fetch(`${a.cp}/pages/pnothere00000`)).status, 404);
     const cli = await runSvc(['page', pageId], { env: a.env, cwd: a.dir });
     assert.equal(cli.code, 0, cli.stderr);
     assert.match(cli.stdout, new RegExp(`^page ${pageId} \\[P1\\] .*\nresolved \\(source\\), step 2 of policy default`));
     assert.match(cli.stdout, /acknowledged by bob via cli/);
+    // Times in the reader's zone, the zone printed with each (§24.5): --tz, else $TZ, else UTC.
+    assert.match(cli.stdout, /, opened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?Z\n.*times in UTC\n/);
+    const ny = await runSvc(['page', pageId, '--tz', 'America/New_York'], { env: a.env, cwd: a.dir });
+    assert.match(ny.stdout, /, opened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00\n.*times in America\/New_York\n/);
+    assert.match(ny.stdout, /^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00 {2}acknowledged by bob via cli/m);
 
     // The story of the alert that opened the page (§20.3) tells the page too, verified.
     const [opener] = queryStore<{ id: string }>(home, "SELECT id FROM events WHERE fingerprint = 'walk-1'");
@@ -109,7 +118,7 @@ describe('pages e2e', () => {
     assert.equal(story.code, 0, story.stderr);
     const told = JSON.parse(story.stdout) as { verified: boolean; rows: Array<{ kind: string }> };
     assert.equal(told.verified, true);
-    assert.deepEqual(told.rows.map((r) => r.kind).filter((k) => k.startsWith('page.')), kinds.filter((k) => k.startsWith('page.')));
+    assert.deepEqual(told.rows.map((r) => r.kind).filter((k) => k.startsWith('page.')), withRefusal);
     const human = await runSvc(['explain', opener!.id], { env: a.env, cwd: a.dir });
     assert.match(human.stdout, /acknowledged by bob via cli/);
 
@@ -120,6 +129,9 @@ describe('pages e2e', () => {
     await waitFor('a second page', () => queryStore<{ n: number }>(home, 'SELECT count(*) AS n FROM pages')[0]?.n === 2);
     const all = await runSvc(['pages'], { env: a.env, cwd: a.dir });
     assert.deepEqual([all.code, all.stdout.trimEnd().split('\n').length, all.stderr], [0, 3, '']);
+    const kolkata = await runSvc(['pages'], { env: { ...a.env, TZ: 'Asia/Kolkata' }, cwd: a.dir });
+    assert.equal(kolkata.code, 0, kolkata.stderr);
+    assert.match(kolkata.stdout, /\d\d:\d\d(:\d\d)?\+05:30/);
     const cut = await runSvc(['pages', '--limit', '1'], { env: a.env, cwd: a.dir });
     assert.deepEqual([cut.code, cut.stdout.trimEnd().split('\n').length, cut.stderr],
       [0, 2, 'svc pages: the newest 1 shown; there are more (--state triggered for the open ones, or --limit up to 1000)\n']);

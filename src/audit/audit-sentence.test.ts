@@ -9,6 +9,8 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
     assert.equal(auditSentence('event.accepted', 'source:alertmanager', { sourceId: 'alertmanager' }), 'accepted from alertmanager');
     assert.equal(auditSentence('event.suppressed', 'agent:ops', { eventId: 'e1', silenceIds: ['s1a', 's2b'], incidentKey: 'k' }),
       'suppressed by silence s1a, s2b: nobody paged');
+    assert.equal(auditSentence('event.superseded', 'agent:ops', { eventId: 'e1', incidentKey: 'k', resolvedBy: 'e2' }),
+      'firing overtaken by the resolve in event e2, received after it: nobody paged');
     assert.equal(auditSentence('message.failed', 'agent:ops', { channelId: 'pager', attempt: 2, tries: 2, error: 'HTTP 503' }),
       'delivery to pager failed (attempt 2): HTTP 503');
     assert.equal(auditSentence('message.failed', 'agent:ops', { channelId: 'oncall-dm', attempts: 1, error: 'ECONNREFUSED' }),
@@ -47,6 +49,13 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
     assert.equal(auditSentence('silence.created', 'cli:ana', { silenceId: 's1', endsAt: '2026-11-26T11:00:00.000Z', reason: 'disk swap' }),
       'silence s1 until 2026-11-26T11:00:00.000Z by cli:ana: disk swap');
     assert.equal(auditSentence('silence.expired', 'local:ana', { silenceId: 's1', reason: 'manual', via: 'console' }), 'silence s1 expired by local:ana via console');
+    // Through a console as a person (§24.6): the person first, the door's identity beside.
+    assert.equal(auditSentence('silence.expired', 'local:root', { silenceId: 's1', reason: 'manual', via: 'console', by: 'ana' }),
+      'silence s1 expired by ana (local:root) via console');
+    assert.equal(auditSentence('schedule.override.removed', 'user:ana@example.com', { schedule: 'primary', person: 'bob', via: 'console', by: 'ana' }),
+      'override of bob in primary removed by ana (user:ana@example.com) via console');
+    assert.equal(auditSentence('schedule.calendar.issued', 'cli:ana', { schedule: 'primary', person: 'bob' }), 'calendar URL of primary (bob\'s shifts) issued to cli:ana');
+    assert.equal(auditSentence('schedule.calendar.issued', 'cli:ana', { schedule: 'primary', person: null }), 'calendar URL of primary issued to cli:ana');
   });
 
   it('tells a raised severity and a configuration reload in words', () => {

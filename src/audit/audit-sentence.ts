@@ -16,11 +16,14 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
   const d = data ?? {};
   const s = (key: string): string => field(d, key);
   const opt = (key: string, text: (v: string) => string): string => (present(d, key) ? text(s(key)) : '');
+  // Through a console as a person of oncall.yaml (§24.6): that person, then the door's identity.
+  const who = present(d, 'by') ? `${s('by')} (${actor})` : actor;
   const list = (key: string): string => (Array.isArray(d[key]) ? (d[key] as unknown[]).map(String).join(', ') : s(key));
   switch (kind) {
     case 'event.accepted': return `accepted from ${s('sourceId')}${opt('fingerprint', (v) => `, fingerprint ${v}`)}`;
     case 'event.duplicate': return `duplicate sent again by ${s('sourceId')}${opt('fingerprint', (v) => ` (fingerprint ${v})`)}`;
     case 'event.suppressed': return `suppressed by silence ${list('silenceIds')}: nobody paged`;
+    case 'event.superseded': return `firing overtaken by the resolve in event ${s('resolvedBy')}, received after it: nobody paged`;
     case 'event.dead-lettered': return `dead-lettered: ${s('reason')} after ${s('attempts')} attempt(s), letter ${s('deadLetterId')}`;
     case 'llm.called': return `model call ${s('provider')} ${s('model')}, step ${s('step')} attempt ${s('attempt')}: ${s('status')}`
       + opt('durationMs', (v) => ` in ${v} ms`);
@@ -48,10 +51,11 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
     case 'page.resolved': return `resolved by ${s('by')} via ${s('via')}${opt('note', (v) => `: ${v}`)}`;
     case 'page.exhausted': return 'exhausted: nobody acknowledged';
     case 'heartbeat.missed': return `heartbeat ${s('heartbeat')} missed (last seen ${s('lastSeen')})`;
-    case 'schedule.override.added': return `override: ${s('person')} on call for ${s('schedule')} from ${s('from')} to ${s('to')}, by ${actor}${opt('via', (v) => ` via ${v}`)}`;
-    case 'schedule.override.removed': return `override of ${s('person')} in ${s('schedule')} removed by ${actor}${opt('via', (v) => ` via ${v}`)}`;
-    case 'silence.created': return `silence ${s('silenceId')} until ${s('endsAt')} by ${actor}${opt('via', (v) => ` via ${v}`)}: ${s('reason')}`;
-    case 'silence.expired': return `silence ${s('silenceId')} expired by ${actor}${opt('via', (v) => ` via ${v}`)}`;
+    case 'schedule.override.added': return `override: ${s('person')} on call for ${s('schedule')} from ${s('from')} to ${s('to')}, by ${who}${opt('via', (v) => ` via ${v}`)}`;
+    case 'schedule.override.removed': return `override of ${s('person')} in ${s('schedule')} removed by ${who}${opt('via', (v) => ` via ${v}`)}`;
+    case 'schedule.calendar.issued': return `calendar URL of ${s('schedule')}${opt('person', (v) => ` (${v}'s shifts)`)} issued to ${actor}`;
+    case 'silence.created': return `silence ${s('silenceId')} until ${s('endsAt')} by ${who}${opt('via', (v) => ` via ${v}`)}: ${s('reason')}`;
+    case 'silence.expired': return `silence ${s('silenceId')} expired by ${who}${opt('via', (v) => ` via ${v}`)}`;
     case 'config.reloaded': return `configuration reloaded by ${actor}`;
     case 'config.reload-refused': return `configuration reload refused (${s('reason')}): ${s('error')}`;
     default: return `${kind} by ${actor}`;

@@ -162,6 +162,9 @@ function recipientOf(channel: ChannelConfig): string {
     // Without their own recipient, the channel (its messages name a person's contact or fail).
     case 'twilio': return channel.to ?? channel.id;
     case 'telegram': return channel.chat ?? channel.id;
+    // A channel without its own recipient sends only to people (oncall.yaml contacts).
+    case 'ntfy': return channel.topic ?? `${channel.id} (people only)`;
+    case 'pushover': return channel.user ?? `${channel.id} (people only)`;
   }
 }
 

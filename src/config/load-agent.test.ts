@@ -233,6 +233,23 @@ describe('loadAgents', () => {
     assert.equal(loadAgents([a, c], ctx).length, 2);
   });
 
+  it('console: (the team console, §24.6): loaded with its defaults; a literal client secret, a bad publicUrl or agents that disagree are refused at their positions', () => {
+    const block = (secret: string, url = 'https://svc.example.com'): string => `console:\n  port: 9470\n  publicUrl: ${url}\n  oidc:\n`
+      + `    issuer: https://id.example.com\n    clientId: svc-team\n    clientSecret: ${secret}\n`;
+    const env = { ...ctx, env: { ...ctx.env, TEAM_SECRET: 'from-the-environment' } };
+    const ok = loadAgentDir(agentDir({ agent: `id: a\nprovider: rules\n${block('${env:TEAM_SECRET}')}` }), env);
+    assert.deepEqual(ok.agent.console, { bind: '127.0.0.1', port: 9470, publicUrl: 'https://svc.example.com', maxConnections: 128,
+      oidc: { issuer: 'https://id.example.com', clientId: 'svc-team', clientSecret: 'from-the-environment', scopes: ['email', 'profile'] } });
+    const literal = agentDir({ agent: `id: a\nprovider: rules\n${block('hunter2-team-secret')}` });
+    const msg = errorOf(() => loadAgentDir(literal, env));
+    assert.equal(msg, `${join(literal, 'agent.yaml')}:9:19: console.oidc.clientSecret: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`);
+    const query = agentDir({ agent: `id: a\nprovider: rules\n${block('${env:TEAM_SECRET}', 'https://svc.example.com/?x=1')}` });
+    assert.equal(errorOf(() => loadAgentDir(query, env)), `${join(query, 'agent.yaml')}:5:14: console.publicUrl: must not carry a query or a fragment`);
+    const a = agentDir({ agent: `id: a\nprovider: rules\n${block('${env:TEAM_SECRET}')}` });
+    const b = agentDir({ agent: `id: b\nprovider: rules\n${block('${env:TEAM_SECRET}', 'https://other.example.com')}`, sources: SOURCES.replace('8787', '8791') });
+    assert.match(errorOf(() => loadAgents([a, b], env)), /console: differs from .+ in console\.publicUrl; agents that set console must agree$/);
+  });
+
   it('controlPlane.auth.console.clientId: the console\'s public client is kept; a bad one or an unknown key is refused, naming it', () => {
     const auth = (console: string): string => `id: a\nprovider: rules\ncontrolPlane:\n  auth:\n    enabled: true\n    issuer: https://id.example.com\n    audience: svc\n    console: ${console}\n`;
     const ok = loadAgentDir(agentDir({ agent: auth('{ clientId: svc-console }') }), ctx);

@@ -387,12 +387,12 @@ function crossAgentProblems(located: Located[]): string[] {
     });
   }
 
-  // controlPlane and audit configure the whole daemon: the agents that set them must agree (contract, preamble).
-  for (const key of ['controlPlane', 'audit', 'store'] as const) problems.push(...disagreements(located, key));
+  // controlPlane, the team console, audit and store configure the whole daemon: the agents that set them must agree (contract, preamble).
+  for (const key of ['controlPlane', 'console', 'audit', 'store'] as const) problems.push(...disagreements(located, key));
   return problems;
 }
 
-function disagreements(located: Located[], key: 'controlPlane' | 'audit' | 'store'): string[] {
+function disagreements(located: Located[], key: 'controlPlane' | 'console' | 'audit' | 'store'): string[] {
   const problems: string[] = [];
   let reference: Located | null = null;
   for (const l of located) {

@@ -4,6 +4,8 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { ntfyChannel } from './ntfy-channel.js';
+import { pushoverChannel } from './pushover-channel.js';
 import { storeBlockSchema } from './store.js';
 import { telegramChannel } from './telegram-channel.js';
 import { twilioChannel, twilioSource } from './twilio-channel.js';
@@ -246,6 +248,34 @@ const connectionLimit = z.number().int().min(1).max(65_535);
 /** The control plane when agent.yaml says nothing (contract §3): loopback, the Prometheus exporter port, 128 connections. */
 export const DEFAULT_CONTROL_PLANE = { bind: LOOPBACK, port: 9464, maxConnections: 128 } as const;
 
+/** A public URL people reach a listener at: http(s), no query or fragment; paths are appended to it. */
+const publicUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://svc.example.com' })
+  .refine((u) => !u.includes('?') && !u.includes('#'), 'must not carry a query or a fragment');
+
+/**
+ * The team console (contract §24.6): a listener of its own serving the console of §19 to the team,
+ * signed in with OpenID Connect (authorization code + PKCE, a confidential client with
+ * client_secret_basic, redirect `<publicUrl>/auth/callback`). Daemon-wide, like controlPlane.
+ */
+export const consoleSchema = z.strictObject({
+  bind: bindAddress.default(LOOPBACK),
+  /** 0: any free port (tests). */
+  port: z.number().int().min(0).max(65535),
+  /** How people reach it (a reverse proxy's URL); the sign-in redirect and calendar URLs start with it. */
+  publicUrl,
+  oidc: z.strictObject({
+    issuer: httpUrl,
+    clientId: z.string().regex(/^[\x21-\x7e]{1,256}$/, 'must be 1-256 visible ASCII characters'),
+    /** Only ever a `${secret:…}` (or `${env:…}`, `${file:…}`) reference (SECRET_KEYS). */
+    clientSecret: z.string().min(1).max(4096),
+    /** Asked besides `openid`; `email` lets people[].login name people by their address. */
+    scopes: z.array(scopeToken).max(32).default(['email', 'profile']),
+  }),
+  /** Connections held at once (contract §11.2). */
+  maxConnections: connectionLimit.default(128),
+});
+export type ConsoleConfig = z.infer<typeof consoleSchema>;
+
 export const agentSchema = z.strictObject({
   id,
   provider: z.enum(PROVIDERS),
@@ -272,8 +302,12 @@ export const agentSchema = z.strictObject({
       auth: authBlockSchema.optional(),
       /** Connections held at once (contract §11.2); past it new ones are closed at once. */
       maxConnections: connectionLimit.default(DEFAULT_CONTROL_PLANE.maxConnections),
+      /** How people reach the control plane (a reverse proxy's URL): calendar URLs start with it when there is no team console (§24.7). */
+      publicUrl: publicUrl.optional(),
     })
     .optional(),
+  /** The team console (contract §24.6); daemon-wide: agents that set it must agree. */
+  console: consoleSchema.optional(),
   dispatch: dispatchSchema.default({ maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 16 }),
   mcpServers: z.array(mcpServerSchema).default([]),
   rateLimits: rateLimitsSchema.default({ tools: {} }),
@@ -453,8 +487,11 @@ export const emailChannelSchema = z.strictObject({
 export const twilioChannelSchema = twilioChannel({ id, direction, ...retry }, httpUrl);
 /** A Telegram bot (§21.5). */
 export const telegramChannelSchema = telegramChannel({ id, direction, ...retry }, httpUrl);
+/** Channels that ring a phone (§21.2, §21.3): their own files, built with the keys every channel has. */
+export const ntfyChannelSchema = ntfyChannel({ id, direction, ...retry });
+export const pushoverChannelSchema = pushoverChannel({ id, direction, ...retry });
 export const channelSchema = z.discriminatedUnion('type', [fileChannelSchema, slackChannelSchema, webhookChannelSchema,
-  teamsChannelSchema, pagerdutyChannelSchema, emailChannelSchema, twilioChannelSchema, telegramChannelSchema]);
+  teamsChannelSchema, pagerdutyChannelSchema, emailChannelSchema, ntfyChannelSchema, pushoverChannelSchema, twilioChannelSchema, telegramChannelSchema]);
 export type ChannelConfig = z.infer<typeof channelSchema>;
 export type FileChannelConfig = z.infer<typeof fileChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
@@ -464,6 +501,8 @@ export type PagerdutyChannelConfig = z.infer<typeof pagerdutyChannelSchema>;
 export type EmailChannelConfig = z.infer<typeof emailChannelSchema>;
 export type TwilioChannelConfig = z.infer<typeof twilioChannelSchema>;
 export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
+export type NtfyChannelConfig = z.infer<typeof ntfyChannelSchema>;
+export type PushoverChannelConfig = z.infer<typeof pushoverChannelSchema>;
 
 export const channelsFileSchema = z.strictObject({
   channels: z.array(channelSchema).min(1),
@@ -483,6 +522,7 @@ export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
   { file: 'agent.yaml', path: /^audit\.export\.\d+\.token$/ },
   { file: 'agent.yaml', path: /^audit\.checkpoints\.key$/ },
   { file: 'agent.yaml', path: /^apiKey$/ },
+  { file: 'agent.yaml', path: /^console\.oidc\.clientSecret$/ },
 ];
 
 /** Everything `svc up` needs about one agent directory, references resolved, paths absolute. */

@@ -18,7 +18,7 @@ function config(channels: unknown[], port = 8787): DaemonConfig {
   const agent = { dir, agent: { id: 'a', provider: 'rules', skills: [], mcpServers: [], rateLimits: { tools: {} }, rules: {} },
     sources: [{ id: 'alertmanager', bind: '127.0.0.1', port }], channels, skills: [] } as unknown as LoadedAgent;
   return { agents: [agent], oncall: new Map(), otlp: null, store: { kind: 'sqlite', path: '/x.db' } as unknown as StoreSettings,
-    controlPlane: { enabled: false, bind: '127.0.0.1', port: 0, maxConnections: 1, auth: null, allowRemote: false } };
+    controlPlane: { enabled: false, bind: '127.0.0.1', port: 0, maxConnections: 1, auth: null, allowRemote: false, publicUrl: null } };
 }
 
 describe('createConfigReload', () => {

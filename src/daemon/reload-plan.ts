@@ -38,7 +38,7 @@ export type ReloadPlan =
  * `shadow` (§22.3): going live is the moment a pager starts waking people, so it is a restart, seen in
  * the daemon's start line and `svc ps`, never a side effect of a reload.
  */
-const AGENT_RESTART_KEYS = ['controlPlane', 'mcpServers', 'audit', 'store', 'shadow'] as const;
+const AGENT_RESTART_KEYS = ['controlPlane', 'console', 'mcpServers', 'audit', 'store', 'shadow'] as const;
 
 export function planReload(running: RunningConfig, next: RunningConfig): ReloadPlan {
   const restart: string[] = [];

@@ -9,7 +9,7 @@ import type { OtlpSettings } from '../config/otlp.js';
 import type { DaemonSettings } from '../config/settings.js';
 import { DEFAULT_DELIVERY_WINDOW_MS } from '../config/store.js';
 import type { LoadedAgent } from '../config/schema.js';
-import { startControlPlane } from '../control-plane/start-control-plane.js';
+import { createSharedReads, startControlPlane } from '../control-plane/start-control-plane.js';
 import { homePaths } from '../config/paths.js';
 import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
@@ -32,7 +32,11 @@ import type { AckLinkServer } from './ack-link-server.js';
 import { runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 import { storeIdentity } from './store-identity.js';
-import { ADMIN_ACTOR, startAdminSocket } from './admin-socket.js';
+import { ADMIN_ACTOR, createAdminOperations } from './admin-operations.js';
+import { startAdminSocket } from './admin-socket.js';
+import { calendarSecret } from './calendar-secret.js';
+import { startTeamConsole } from './console/start-team-console.js';
+import { checkCalendarKey } from '../oncall/calendar-key.js';
 import { createReadiness } from './readiness.js';
 import { createClosers } from './close-order.js';
 import type { AgentSet } from './agent-set.js';
@@ -49,6 +53,7 @@ import { startMcpServers } from './start-mcp-servers.js';
 import { startPageListeners } from './start-page-listeners.js';
 import { createListenerRegistry } from './listener-registry.js';
 import { listenerAuthority, sourceUrl } from '../config/source-url.js';
+import { startReceiptDuty } from '../runtime/oncall/receipt-duty.js';
 
 export interface DaemonDeps {
   agents: LoadedAgent[];
@@ -110,7 +115,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const stats = createSourceStats();
     const audit = daemonAuditConfig(deps.agents);
     const metrics = createMetrics({ stats, agents: deps.agents.map((a) => ({ id: a.agent.id, sources: a.sources.map((s) => s.id),
-      channels: a.channels.map((c) => c.id) })),
+      channels: a.channels.map((c) => c.id), receiptChannels: a.channels.filter((c) => c.type === 'pushover').map((c) => c.id) })),
       mcpServers: deps.agents.flatMap((a) => a.agent.mcpServers.map((m) => m.id)), exporters: audit?.export.map((e) => e.id) ?? [],
       processMetrics: true });
     if (deps.otlp) {
@@ -190,6 +195,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       const answering = await startPageListeners({ agents: deps.agents, configs: pageConfigs, engine: pages.engine, store: runtimeStore,
         clock, logs, report, ackServers, listeners, leader: () => duties.leader(), currentAgents: () => loadedAgents });
       closers.add('page listeners', () => answering.close());
+      // Pushover's emergency receipts (§21.3), watched by the leader; stopped with the page listeners, before the engine and channels.
+      const engine = pages.engine;
+      const receipts = duties.add({ start: () => startReceiptDuty({ receipts: runtimeStore.receipts, clock, engine,
+        channel: (agentId, channelId) => agentSet.channelsByAgent.get(agentId)?.find((c) => c.id === channelId),
+        log: (agentId, level, event, fields) => (agentIds.includes(agentId) ? logs.get(agentId).write(level, event, fields)
+          : daemonLog(level, event, { agentId, ...fields })), metrics: metrics.receipts,
+        onError: (err) => report(`pushover receipts: ${errorText(err)}`) }) });
+      closers.add('page listeners', () => receipts.close());
     }
 
     const dispatcher = createDispatcher({ store: runtimeStore, agents: agentSet.agents, stats, clock, owner,
@@ -245,15 +258,27 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       listeners: () => listeners.list(),
       controlPlane: () => ({ ...settings.controlPlane, port: controlPlane?.port() ?? settings.controlPlane.port }) });
     let snapshot = statusOf(deps.agents, agentSet);
+    // The readers the control plane and the team console share: one gate, one chain watermark, one tailer per log file.
+    const shared = createSharedReads(store, clock);
+    closers.add('shared reads', () => shared.close());
+    const oncallReads = { configs: () => [...pageConfigs].map(([agentId, config]) => ({ agentId, config })),
+      overrides: (agentId: string, endsAfterMs: number) => store.oncall.listOverrides(agentId, endsAfterMs) };
+    // Calendar subscription keys (§24.7): checked against the secret as it is now (rotating it revokes every URL).
+    const calendar = calendarSecret(deps.home);
+    const calendarKeys = { check: (agentId: string, scheduleId: string, key: string) => {
+      const secret = calendar.current();
+      return secret === null ? false as const : checkCalendarKey(secret, agentId, scheduleId, key);
+    } };
     const controlPlane = await startControlPlane({
       settings: settings.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
       shadowAgents: () => shadowAgents,
-      oncall: { configs: () => [...pageConfigs].map(([agentId, config]) => ({ agentId, config })),
-        overrides: (agentId, endsAfterMs) => store.oncall.listOverrides(agentId, endsAfterMs) },
+      oncall: oncallReads,
       logPath: (id) => paths.log(id),
       readiness,
       snapshot: () => snapshot(),
+      shared,
+      ...(settings.controlPlane.publicUrl === null ? {} : { calendarKeys }),
     });
     if (controlPlane) {
       closers.add('control plane', () => controlPlane.close());
@@ -319,15 +344,22 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       stranded: (next) => strandedInStore(runtimeStore, next, clock.now()),
     });
 
-    // The only door for changes (contract §13).
+    // What the doors for changes do (contract §13): the admin socket, and the team console in process.
+    const operations = createAdminOperations({ store: runtimeStore, storePath: settings.store.kind === 'sqlite' ? settings.store.path : null,
+      clock, pid: deps.pid, wake: () => dispatcher.wake(), report,
+      oncall: { engine: pages?.engine ?? null, configs: pageConfigs,
+        calendar: { publicUrl: () => settings.console?.publicUrl ?? settings.controlPlane.publicUrl, secret: calendar } },
+      // `svc reload` is what SIGHUP is, with an answer (`systemctl reload` runs it after a log rotation too).
+      reload: () => { reopenLogs(); return configReload.reload(ADMIN_ACTOR); } });
     if (deps.adminSocket !== false) {
-      const admin = await startAdminSocket({ path: paths.adminSocket, store: runtimeStore,
-        storePath: settings.store.kind === 'sqlite' ? settings.store.path : null,
-        clock, pid: deps.pid, wake: () => dispatcher.wake(), report, oncall: { engine: pages?.engine ?? null, configs: pageConfigs },
-        // `svc reload` is what SIGHUP is, with an answer (`systemctl reload` runs it after a log rotation too).
-        reload: () => { reopenLogs(); return configReload.reload(ADMIN_ACTOR); } });
+      const admin = await startAdminSocket({ path: paths.adminSocket, store: runtimeStore, storePath: null, clock, pid: deps.pid,
+        wake: () => dispatcher.wake(), report, operations });
       closers.add('admin socket', () => admin.close());
     }
+    // The team console (§24.6): its own listener; the control plane stays read-only.
+    const team = await startTeamConsole({ settings: settings.console, store, shared, oncall: { ...oncallReads, clock }, calendarKeys, operations,
+      snapshot: () => snapshot(), agents: () => agentIds, logPath: (id) => paths.log(id), shadowAgents: () => shadowAgents, listeners, clock, report });
+    if (team !== null) closers.add('team console', () => team.close());
 
     let closing: Promise<void> | null = null;
     return {

@@ -299,8 +299,8 @@ describe('contacts on channels with a form of their own (§21.4, §21.5)', () =>
       message = err.message.split('\n').map((l) => l.replace(/^[^:]*\/(oncall\.yaml)/, '$1')).join('\n');
     }
     assert.equal(message, [
-      'oncall.yaml:2:31: people.0.contacts.sms: twilio contact must be a phone number in E.164, e.g. "+4915112345678" (quoted: YAML reads +49… as a number)',
-      'oncall.yaml:2:51: people.0.contacts.tg: telegram contact must be a Telegram chat id, e.g. "123456789" (the private chat of the person with the bot)',
+      'oncall.yaml:2:31: people.0.contacts.sms: must be a phone number in E.164, e.g. "+4915112345678" (quoted: YAML reads +49… as a number) (channel sms is type: twilio)',
+      'oncall.yaml:2:51: people.0.contacts.tg: must be a Telegram chat id, e.g. "123456789" (the private chat of the person with the bot) (channel tg is type: telegram)',
     ].join('\n'));
   });
 });

@@ -6,7 +6,7 @@
 import type { Html } from './html.js';
 import { html } from './html.js';
 
-/** The navigation, in order. A new view (pages, on-call) is one row here and one route. */
+/** The navigation, in order. A new view (pages, on-call, reports) is one row here and one route in ui-route.ts. */
 export const NAV: ReadonlyArray<{ path: string; label: string }> = [
   { path: '/ui/', label: 'Now' },
   { path: '/ui/pages', label: 'Pages' },
@@ -25,6 +25,8 @@ export interface PageParts {
   /** The NAV path this view belongs to (marked `aria-current="page"`). */
   section: string;
   body: Html;
+  /** Who is looking, in the banner: the team console's signed-in person, or "Acting as" (ui-route.ts). */
+  bar?: Html;
   /** Agents in a shadow run (contract §22.3): a banner on every view says nobody is paged by them. */
   shadow?: readonly string[];
 }
@@ -56,9 +58,11 @@ ${shadowBanner(parts.shadow)}<header>
 <nav aria-label="Views"><ul>
 ${NAV.map((n) => html`<li><a href="${n.path}"${n.path === parts.section ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}
 </ul></nav>
+${parts.bar ?? ''}
 </header>
 <main id="main" tabindex="-1">
 <h1>${parts.title}</h1>
+<p class="note zone" id="zone-note">Times in UTC</p>
 ${parts.body}
 </main>
 </body>

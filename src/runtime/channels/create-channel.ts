@@ -4,7 +4,9 @@ import type { Clock } from '../../core/clock.js';
 import type { Channel } from './channel.js';
 import { createEmailChannel } from './email-channel.js';
 import { createFileChannel } from './file-channel.js';
+import { createNtfyChannel } from './ntfy-channel.js';
 import { createPagerdutyChannel } from './pagerduty-channel.js';
+import { createPushoverChannel } from './pushover-channel.js';
 import { createSlackChannel } from './slack-channel.js';
 import { createTeamsChannel } from './teams-channel.js';
 import { createTelegramChannel } from './telegram-channel.js';
@@ -31,6 +33,10 @@ export function createChannel(config: ChannelConfig, deps: ChannelDeps): Channel
       return createPagerdutyChannel(config, deps);
     case 'email':
       return createEmailChannel(config, deps);
+    case 'ntfy':
+      return createNtfyChannel(config, deps);
+    case 'pushover':
+      return createPushoverChannel(config, deps);
     case 'twilio':
       return createTwilioChannel(config, { clock: deps.clock, ...(deps.twilioSource === undefined ? {} : { source: deps.twilioSource }) });
     case 'telegram':

@@ -13,8 +13,6 @@ import { readBodyPrefix } from '../../core/read-body.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
 
 const ERROR_SNIPPET_CHARS = 200;
-/** A Retry-After beyond a day is a misconfigured server; the dispatcher caps lower anyway. */
-const MAX_RETRY_AFTER_MS = 86_400_000;
 
 export type HttpAttempt =
   | { kind: 'response'; status: number; headers: Headers; body: string }
@@ -28,11 +26,11 @@ export type HttpAttempt =
  * Redirects are not followed: a 3xx comes back as a response (a redirected POST would lose its
  * body or carry a bearer token to another host).
  */
-export function postJson(url: string, body: unknown, options: PostOptions): Promise<HttpAttempt> {
-  return postText(url, JSON.stringify(body), options);
+export function postJson(url: string, body: unknown, options: HttpOptions): Promise<HttpAttempt> {
+  return httpRequest(url, { method: 'POST', body: JSON.stringify(body) }, options);
 }
 
-export interface PostOptions {
+export interface HttpOptions {
   headers: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
@@ -40,15 +38,15 @@ export interface PostOptions {
   clock: Clock;
 }
 
-/** One POST of a body already encoded (the caller's `Content-Type` says how): postJson's rules otherwise. */
-export async function postText(url: string, body: string, options: PostOptions): Promise<HttpAttempt> {
+/** One request with a text body (or none), as `postJson` sends its JSON: same deadline, no redirects, never throws. */
+export async function httpRequest(url: string, request: { method: 'GET' | 'POST'; body?: string }, options: HttpOptions): Promise<HttpAttempt> {
   if (options.signal.aborted) return { kind: 'aborted' };
   const deadline = startDeadline(options.timeoutMs, options.clock, options.signal);
   try {
     const res = await fetch(url, {
-      method: 'POST',
+      method: request.method,
       headers: options.headers,
-      body,
+      ...(request.body === undefined ? {} : { body: request.body }),
       signal: deadline.signal,
       redirect: 'manual',
     });
@@ -74,20 +72,8 @@ function networkErrorText(err: unknown): string {
   return String(source);
 }
 
-/**
- * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, as milliseconds from `nowMs`.
- * Undefined when absent or unparseable.
- */
-export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
-  if (value === null) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Math.min(Number(v) * 1000, MAX_RETRY_AFTER_MS);
-  // An HTTP-date always names a weekday and GMT; Date.parse alone would also take "5" or "2 days".
-  if (!/GMT$/i.test(v)) return undefined;
-  const at = Date.parse(v);
-  if (Number.isNaN(at)) return undefined;
-  return Math.min(Math.max(0, at - nowMs), MAX_RETRY_AFTER_MS);
-}
+// The one reading of Retry-After lives in core; the channels import it from here as before.
+export { parseRetryAfter } from '../../core/retry-after.js';
 
 /** A vendor's answer as a JSON object, or undefined when it is not one (an HTML error page, a truncated body). */
 export function parseJsonObject(body: string): Record<string, unknown> | undefined {

@@ -24,7 +24,7 @@ import { mintCallToken } from '../../oncall/call-token.js';
 import { smsReplyCode } from '../../oncall/sms-reply.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
 import type { HttpAttempt } from './http-channel.js';
-import { parseJsonObject, parseRetryAfter, postText, safeSnippet } from './http-channel.js';
+import { httpRequest, parseJsonObject, parseRetryAfter, safeSnippet } from './http-channel.js';
 import { asksForAnswer, callClaims, smsText } from './twilio-text.js';
 
 /** Twilio's answers are a resource or an error object; more is not Twilio's. */
@@ -90,7 +90,7 @@ export function createTwilioChannel(config: TwilioChannelConfig, deps: TwilioCha
     }
     const req = request(message, to);
     if ('ok' in req) return req;
-    const attempt = await postText(req.url, new URLSearchParams(req.form).toString(), {
+    const attempt = await httpRequest(req.url, { method: 'POST', body: new URLSearchParams(req.form).toString() }, {
       headers: { 'Authorization': `Basic ${credentials}`, 'Content-Type': 'application/x-www-form-urlencoded', 'Accept': 'application/json' },
       timeoutMs: config.timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock,
     });

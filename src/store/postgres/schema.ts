@@ -10,7 +10,8 @@
 import type pg from 'pg';
 import { GENESIS_HASH } from '../../audit/chain.js';
 import { RuntimeError } from '../../core/errors.js';
-import { PG_ONCALL_MIGRATION, PG_POLL_OFFSETS_TABLE } from './oncall.js';
+import { PG_ONCALL_INTEGRITY_MIGRATION, PG_ONCALL_MIGRATION, PG_POLL_OFFSETS_TABLE } from './oncall.js';
+import { PG_RECEIPTS_MIGRATION } from './receipts.js';
 
 /** Key of the advisory lock migrations run under ("svc-mig" in ASCII). */
 export const MIGRATION_LOCK = 0x7376632d6d6967n;
@@ -169,6 +170,10 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 6: where a Telegram bot's getUpdates goes on from (contract §21.5), kept by the leader that polls.
   PG_POLL_OFFSETS_TABLE,
+  // 7: what pages' answers rest on (issue 33): each incident key's latest resolve, in receive order.
+  PG_ONCALL_INTEGRITY_MIGRATION,
+  // 8: receipts kept with their pages while the vendor repeats the message (contract §21.3, Pushover's emergency priority).
+  PG_RECEIPTS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -7,6 +7,7 @@ import type { PageRecord } from '../../oncall/page.js';
 import type { HandoffTimer, HeartbeatSeen, OpenPageCount, PageFilter, SendRef, StoredOverride, StoredSilence } from '../oncall-store.js';
 import type { ListedAuditRow, Page, PageQuery } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
+import { timelineSql } from '../story-rows.js';
 import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
 import type { Pager } from './pages.js';
 
@@ -48,8 +49,7 @@ export function createOncallReader(db: Database.Database, pager: Pager): OncallR
       filters: [['agent_id', f.agent], ['state', f.state], ['policy_id', f.policy]],
       map: (r) => JSON.parse(String(r.body)) as PageRecord,
     }, q),
-    pageTimeline: (pageId) => stmt(`SELECT ${AUDIT_COLS} FROM audit WHERE seq IN (SELECT seq FROM page_audit WHERE page_id = ?) ORDER BY seq`)
-      .all(pageId).map(toListedAudit),
+    pageTimeline: (pageId) => stmt(timelineSql('sqlite', AUDIT_COLS, '?')).all(pageId).map(toListedAudit),
     openPageCounts: () => stmt(OPEN_PAGE_COUNTS_SQL).all()
       .map((r) => ({ agentId: String(r.agent_id), state: r.state as OpenPageCount['state'], count: Number(r.n) })),
     listOverrides: (agentId, endsAfterMs) => stmt(`SELECT * FROM oncall_overrides WHERE to_ms > ? AND (? IS NULL OR agent_id = ?)

@@ -6,7 +6,8 @@ import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'no
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { errorText, RuntimeError } from '../../core/errors.js';
-import { ONCALL_MIGRATION, OPEN_PAGE_COUNTS_INDEX, POLL_OFFSETS_TABLE } from './oncall-schema.js';
+import { ONCALL_INTEGRITY_MIGRATION, ONCALL_MIGRATION, OPEN_PAGE_COUNTS_INDEX, POLL_OFFSETS_TABLE } from './oncall-schema.js';
+import { RECEIPTS_MIGRATION } from './receipts.js';
 import { SUPPRESSED_STATUS_MIGRATION } from './suppressed-migration.js';
 
 /** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
@@ -132,6 +133,10 @@ const MIGRATIONS: readonly string[] = [
   OPEN_PAGE_COUNTS_INDEX,
   // 9: where a Telegram bot's getUpdates goes on from (contract §21.5), kept by the leader that polls.
   POLL_OFFSETS_TABLE,
+  // 10: what pages' answers rest on (issue 33): each incident key's latest resolve, in receive order.
+  ONCALL_INTEGRITY_MIGRATION,
+  // 11: receipts kept with their pages while the vendor repeats the message (contract §21.3, Pushover's emergency priority).
+  RECEIPTS_MIGRATION,
 ];
 
 /**
