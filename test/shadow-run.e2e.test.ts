@@ -40,7 +40,13 @@ policies:
       - { notify: [schedule:primary], after: 1h }
       - { notify: [person:bob], after: 1h }
     repeat: 0
+  - id: fast
+    steps:
+      - { notify: [schedule:primary], after: 2s }
+      - { notify: [person:bob], after: 1h }
+    repeat: 0
 routes:
+  - { match: { severity: [P1, P2], labels: { alertname: QueueBacklog } }, policy: fast }
   - { match: { severity: [P1, P2] }, policy: default }
 incidents: { key: groupKey }
 `;
@@ -83,22 +89,29 @@ describe('shadow run e2e (§22.3)', () => {
   });
   after(async () => { await d.stop(); });
 
-  it('pages as it would and records every round, and the file channel stays empty', async () => {
+  it('pages and escalates as it would and records every round, and the file channel stays empty', async () => {
     for (const name of ['DiskFull', 'HighLatency', 'QueueBacklog']) {
       assert.equal((await postAlert(d.url, d.secret, alertNamed(d.fixture, name), `shadow-${name}`)).status, 202);
     }
-    const shadowed = await waitFor('three shadowed openings', () => {
+    // QueueBacklog's policy escalates after 2 s: its timer fires in the shadow run as it would live.
+    const shadowed = await waitFor('three shadowed openings and one escalation', () => {
       const rows = auditRows(d.home).filter((r) => r.kind === 'message.shadowed');
-      return rows.length === 3 ? rows : false;
+      return rows.length === 4 ? rows : false;
     });
+    const queue = (await import('./support/store.js')).queryStore<{ id: string }>(d.home,
+      'SELECT id FROM pages WHERE incident_key = ?', '{}:{alertname="QueueBacklog"}')[0]?.id;
     // The evidence of what would have been sent...
-    assert.deepEqual(shadowed.map((r) => [r.data.person, r.data.channelId]), [['alice', 'oncall-dm'], ['alice', 'oncall-dm'], ['alice', 'oncall-dm']]);
+    assert.deepEqual(shadowed.map((r) => [r.data.person, r.data.channelId]),
+      [['alice', 'oncall-dm'], ['alice', 'oncall-dm'], ['alice', 'oncall-dm'], ['bob', 'oncall-dm']]);
+    assert.equal(shadowed[3]?.data.pageId, queue);
+    const escalated = auditRows(d.home).filter((r) => r.kind === 'page.escalated');
+    assert.deepEqual(escalated.map((r) => [r.data.pageId, r.data.reason]), [[queue, 'timeout']]);
     const rounds = auditRows(d.home).filter((r) => r.kind === 'page.notified');
-    assert.deepEqual(rounds.map((r) => [r.data.person, r.data.shadow]), [['alice', true], ['alice', true], ['alice', true]]);
+    assert.deepEqual(rounds.map((r) => [r.data.person, r.data.shadow]), [['alice', true], ['alice', true], ['alice', true], ['bob', true]]);
     const exposition = await (await fetch(`${d.cp}/metrics`)).text();
     const count = (outcome: string): number | undefined => metricValue(exposition, 'svc_channel_messages_total',
       { agent: 'oncall-escalator', channel: 'oncall-dm', outcome });
-    assert.deepEqual([count('shadow'), count('delivered'), count('failed')], [3, 0, 0]);
+    assert.deepEqual([count('shadow'), count('delivered'), count('failed')], [4, 0, 0]);
     assert.equal(auditRows(d.home).filter((r) => r.kind === 'message.delivered').length, 0);
     // ...and of what was: nothing reached the channel.
     const out = join(d.dir, 'out', 'oncall-dm.jsonl');
@@ -127,14 +140,15 @@ describe('shadow run e2e (§22.3)', () => {
     assert.equal(text.code, 0, text.stderr);
     const lines = text.stdout.split('\n');
     assert.match(lines[0] ?? '', /^OPENED +SEV +ALERT +WOULD HAVE WOKEN$/);
-    assert.equal(lines.filter((l) => / P1 .* alice \+\d+s oncall-dm$/.test(l)).length, 3, text.stdout);
+    assert.equal(lines.filter((l) => / P1 .* alice \+\d+s oncall-dm$/.test(l)).length, 2, text.stdout);
+    assert.match(text.stdout, / P1 +QueueBacklog\b.* alice \+\d+s oncall-dm; bob \+([2-9]|\d\d+)s oncall-dm\n/, 'the escalation, seconds after the opening');
     const json = await svc(['shadow', 'report', '--json', '--since', '1h']);
     assert.equal(json.code, 0, json.stderr);
     const answer = JSON.parse(json.stdout) as { shadowAgents: string[]; items: Array<{ incidentKey: string; notices: Array<{ person: string; login: string | null }> }> };
     assert.deepEqual(answer.shadowAgents, ['oncall-escalator']);
     assert.deepEqual(answer.items.map((a) => a.incidentKey).sort(), ['{}:{alertname="DiskFull"}', '{}:{alertname="HighLatency"}', '{}:{alertname="QueueBacklog"}']);
     assert.deepEqual(answer.items.map((a) => a.notices.map((n) => [n.person, n.login])), [[['alice', 'alice@example.com']], [['alice', 'alice@example.com']],
-      [['alice', 'alice@example.com']]]);
+      [['alice', 'alice@example.com'], ['bob', null]]]);
   });
 
   for (const [vendor, noticeMs] of [['opsgenie', OPSGENIE_DISK_NOTICE], ['pagerduty', PAGERDUTY_DISK_NOTICE]] as const) {
@@ -151,7 +165,7 @@ describe('shadow run e2e (§22.3)', () => {
       assert.deepEqual([by('HighLatency')?.paged, by('HighLatency')?.samePeople, by('HighLatency')?.svc?.people, by('HighLatency')?.old?.people],
         ['both', false, ['alice'], ['bob']]);
       assert.deepEqual([by('CertExpiry')?.paged, by('CertExpiry')?.old?.people], ['old-only', ['alice']]);
-      assert.deepEqual([by('QueueBacklog')?.paged, by('QueueBacklog')?.svc?.people], ['svc-only', ['alice']]);
+      assert.deepEqual([by('QueueBacklog')?.paged, by('QueueBacklog')?.svc?.people], ['svc-only', ['alice', 'bob']]);
       assert.deepEqual([c.summary.both, c.summary.svcOnly, c.summary.oldOnly, c.summary.differentPeople], [2, 1, 1, 1]);
 
       const text = await svc(['shadow', 'report', '--compare', dir]);
