@@ -144,7 +144,8 @@ describe('shadow run e2e (§22.3)', () => {
     assert.match(text.stdout, / P1 +QueueBacklog\b.* alice \+\d+s oncall-dm; bob \+([2-9]|\d\d+)s oncall-dm\n/, 'the escalation, seconds after the opening');
     const json = await svc(['shadow', 'report', '--json', '--since', '1h']);
     assert.equal(json.code, 0, json.stderr);
-    const answer = JSON.parse(json.stdout) as { shadowAgents: string[]; items: Array<{ incidentKey: string; notices: Array<{ person: string; login: string | null }> }> };
+    const answer = JSON.parse(json.stdout) as { shadowAgents: string[];
+      items: Array<{ incidentKey: string; notices: Array<{ person: string; login: string | null }> }> };
     assert.deepEqual(answer.shadowAgents, ['oncall-escalator']);
     assert.deepEqual(answer.items.map((a) => a.incidentKey).sort(), ['{}:{alertname="DiskFull"}', '{}:{alertname="HighLatency"}', '{}:{alertname="QueueBacklog"}']);
     assert.deepEqual(answer.items.map((a) => a.notices.map((n) => [n.person, n.login])), [[['alice', 'alice@example.com']], [['alice', 'alice@example.com']],
