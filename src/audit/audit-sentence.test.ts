@@ -36,6 +36,7 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
     assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { schedule: 'primary' }), 'nobody on call in primary');
     assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { person: 'bob', missing: true }), 'nobody reached: person bob is not in oncall.yaml');
     assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { schedule: 'old', missing: true }), 'nobody reached: schedule old is not in oncall.yaml');
+    assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { channel: 'room', missing: true }), 'nobody reached: channel room is not in channels.yaml');
     assert.equal(auditSentence('page.call-failed', 'twilio:calls', { pageId: 'p1', person: 'alice', channel: 'phone', status: 'no-answer', callSid: 'CA1' }),
       'call to alice on phone not taken: no-answer (a failed try; the next step still comes)');
     assert.equal(auditSentence('page.ack-refused', 'telegram:42', { pageId: 'p1', via: 'telegram', user: '42', action: 'ack', reason: 'unknown-user' }),

@@ -40,7 +40,8 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
     case 'page.opened': return `${d.reopened === true ? 'reopened' : 'opened'} under policy ${s('policy')}`;
     case 'page.joined': return `joined by event ${s('eventId')} (${s('alerts')} alerts)`;
     case 'page.notified': return `notified ${s('person')} on ${s('channel')} (step ${s('step')})`;
-    case 'page.nobody-on-call': return typeof d.person === 'string' ? `nobody reached: person ${s('person')} is not in oncall.yaml`
+    case 'page.nobody-on-call': return typeof d.channel === 'string' ? `nobody reached: channel ${s('channel')} is not in channels.yaml`
+      : typeof d.person === 'string' ? `nobody reached: person ${s('person')} is not in oncall.yaml`
       : d.missing === true ? `nobody reached: schedule ${s('schedule')} is not in oncall.yaml` : `nobody on call in ${s('schedule')}`;
     case 'page.escalated': return `escalated to step ${s('to')} (${s('reason')}${opt('by', (v) => ` by ${v}`)})`;
     case 'page.acknowledged': return `acknowledged by ${s('by')} via ${s('via')}${opt('note', (v) => `: ${v}`)}`;

@@ -419,14 +419,32 @@ export const fileChannelSchema = z.strictObject({
   to: z.string().min(1).default('on-call'),
   ...retry,
 });
+/**
+ * A Slack conversation id (https://api.slack.com/types/conversation): `C…` a public channel (and, on
+ * newer workspaces, a private one), `G…` a private channel or a group DM, `D…` a direct message;
+ * upper-case letters and digits. Not a name like `#oncall`: names change and need not be unique.
+ */
+export const SLACK_CONVERSATION_ID = /^[CGD][A-Z0-9]{6,31}$/;
+/**
+ * Slack through a bot token (§9.5, §18.1). Its own recipient — who a message that names no person goes
+ * to — is `user` (a direct message) or `conversation` (posted into a shared channel, §24.2), not both;
+ * neither is needed when only people's contacts in oncall.yaml use it (config/own-recipient.ts).
+ */
 export const slackChannelSchema = z.strictObject({
   id,
   type: z.literal('slack'),
   direction,
   token: z.string().min(1),
-  user: z.string().min(1),
+  user: z.string().min(1).optional(),
+  conversation: z.string().regex(SLACK_CONVERSATION_ID,
+    'must be a Slack conversation id such as C0123ABCDEF (in Slack: the channel\'s details, at the bottom of About), not a name like #oncall').optional(),
   apiUrl: httpUrl.default('https://slack.com/api'),
   ...retry,
+}).superRefine((channel, ctx) => {
+  if (channel.user !== undefined && channel.conversation !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['conversation'], message: 'set user (direct messages to one Slack user) or conversation '
+      + '(messages into a shared channel), not both: people\'s direct messages come from their contacts in oncall.yaml' });
+  }
 });
 export const webhookChannelSchema = z.strictObject({
   id,
