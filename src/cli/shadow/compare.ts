@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ShadowAlert } from '../../control-plane/shadow-report.js';
-import type { OldAlert, OldNotice, OldPager } from './old-pager-log.js';
+import type { OldAlert, OldNotice, OldPager } from './old-alert.js';
 
 export const PAGED = ['both', 'svc-only', 'old-only'] as const;
 export type Paged = (typeof PAGED)[number];

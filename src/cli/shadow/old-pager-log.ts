@@ -12,32 +12,10 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../../core/errors.js';
+import type { OldAlert, OldPager } from './old-alert.js';
 import { opsgenieAlerts } from './opsgenie-alert-log.js';
 import { pagerdutyAlerts } from './pagerduty-log-entries.js';
 import { field, isAbsent, readAnswer, readPages } from './saved-json.js';
-
-export const OLD_PAGERS = ['opsgenie', 'pagerduty'] as const;
-export type OldPager = (typeof OLD_PAGERS)[number];
-
-/** One notification the old pager logged: to whom (as the vendor names them), when, how. */
-export interface OldNotice {
-  atMs: number;
-  /** The vendor's user: an email (Opsgenie usernames are), a name, or the vendor's user id when nothing else is known. */
-  user: string;
-  email: string | null;
-  name: string | null;
-  method: string | null;
-}
-
-export interface OldAlert {
-  /** The vendor's own id of the alert (Opsgenie alert id, PagerDuty incident id). */
-  id: string;
-  /** Opsgenie `alias` or PagerDuty `incident_key`; null when the export does not carry it. */
-  key: string | null;
-  createdAtMs: number;
-  title: string;
-  notices: OldNotice[];
-}
 
 export interface OldPagerLog {
   vendor: OldPager;

@@ -7,7 +7,7 @@
  * not sent, and names its recipient by address — in the text, or as the `owner` of an entry about a
  * recipient (Opsgenie usernames are email addresses). Every other entry is left alone.
  */
-import type { OldAlert, OldNotice } from './old-pager-log.js';
+import type { OldAlert, OldNotice } from './old-alert.js';
 import type { At } from './saved-json.js';
 import { field, inputError, instant, isAbsent, items, optStr, str } from './saved-json.js';
 

@@ -9,7 +9,7 @@
  * (PagerDuty REST API reference, List log entries). `incidents.json` (`GET /incidents`) supplies keys an entry lacks;
  * `users.json` (`GET /users`) the users' email addresses, which oncall.yaml knows people by.
  */
-import type { OldAlert, OldNotice } from './old-pager-log.js';
+import type { OldAlert, OldNotice } from './old-alert.js';
 import type { At } from './saved-json.js';
 import { field, instant, isAbsent, items, optStr, str } from './saved-json.js';
 
