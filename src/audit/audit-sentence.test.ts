@@ -17,6 +17,8 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
       'delivery to oncall-dm failed (attempt 1): ECONNREFUSED');
     assert.equal(auditSentence('message.delivered', 'agent:ops', { channelId: 'oncall-dm', person: 'alice', deliveryId: 'e1.notify.alice', attempt: 1 }),
       'delivered to oncall-dm for alice, delivery e1.notify.alice, attempt 1');
+    assert.equal(auditSentence('message.shadowed', 'agent:ops', { channelId: 'oncall-dm', person: 'alice', deliveryId: 'p1.1.alice.oncall-dm', attempt: 1 }),
+      'shadow run: not sent to oncall-dm for alice, delivery p1.1.alice.oncall-dm');
     assert.equal(auditSentence('dlq.replayed', 'local:ana', { deadLetterId: 'd1', via: 'console' }), 'replayed by local:ana via console, letter d1');
   });
 

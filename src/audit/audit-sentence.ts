@@ -34,6 +34,7 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
       + `${d.notify === false ? 'no message' : 'notify'}${opt('title', (v) => ` — ${v}`)}`;
     case 'message.delivered': return `delivered to ${s('channelId')}${opt('person', (v) => ` for ${v}`)}, delivery ${s('deliveryId')}, attempt ${s('attempt')}`
       + `${typeof d.tries === 'number' && d.tries > 1 ? ` (${d.tries} tries)` : ''}`;
+    case 'message.shadowed': return `shadow run: not sent to ${s('channelId')}${opt('person', (v) => ` for ${v}`)}, delivery ${s('deliveryId')}`;
     case 'message.failed': return `delivery to ${s('channelId')} failed${present(d, 'attempt') || present(d, 'attempts') ? ` (attempt ${present(d, 'attempt') ? s('attempt') : s('attempts')})` : ''}: ${s('error')}`;
     case 'dlq.replayed': return `replayed by ${actor}${opt('via', (v) => ` via ${v}`)}, letter ${s('deadLetterId')}`;
     case 'page.opened': return `${d.reopened === true ? 'reopened' : 'opened'} under policy ${s('policy')}`;

@@ -13,6 +13,7 @@ import { initCommand } from './init.js';
 import { registerPageCommands } from './page-commands.js';
 import { registerSilenceCommands } from './silence-commands.js';
 import { registerPageViews } from './pages-view.js';
+import { registerShadow } from './shadow/shadow-command.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
 import { registerOncall } from './oncall.js';
@@ -59,7 +60,8 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .argument('[dirs...]', 'agent directories, each holding an agent.yaml')
     .option('-d, --detach', 'run in the background; return once ready', false)
     .option('--log-format <format>', 'the daemon log on stdout: json (default) | text', 'json')
-    .action(async (dirs: string[], opts: { detach: boolean; logFormat: string }) => {
+    .option('--shadow', 'a shadow run of every agent: everything runs and is recorded, nothing is sent to anyone (docs/shadow.md)', false)
+    .action(async (dirs: string[], opts: { detach: boolean; logFormat: string; shadow: boolean }) => {
       // Loaded on use: the daemon's modules (store, runtime, OTel, MCP) would add ~150 ms to every read command.
       const { upCommand } = await import('./up.js');
       setCode(await upCommand(dirs, opts, ctx));
@@ -283,6 +285,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
   registerPageCommands(program, ctx, setCode);
   registerSilenceCommands(program, ctx, setCode);
   registerPageViews(program, ctx, setCode);
+  registerShadow(program, ctx, setCode);
 
   program
     .command('console')

@@ -30,6 +30,12 @@ export async function psCommand(opts: PsOptions, ctx: CliContext): Promise<numbe
   // already, and how it authenticates) gives way.
   ctx.stdout(`svc pid ${status.pid}, up ${status.uptimeSeconds} s since ${status.startedAt}; store ${status.store.kind}\n` +
     `control plane ${listenerAuthority(status.controlPlane.bind, status.controlPlane.port, false)}, ${auth}\n`);
+  // A shadow run (§22.3) must never be taken for the live pager: said first, and again on each agent.
+  const shadow = status.agents.filter((a) => a.shadow === true).map((a) => a.id);
+  if (shadow.length > 0) {
+    ctx.stdout(`\nSHADOW RUN: ${shadow.join(', ')} ${shadow.length === 1 ? 'pages' : 'page'} nobody: every round is recorded, `
+      + 'nothing is sent (svc shadow report)\n', 'bold');
+  }
   // Every listener the daemon reports, whatever its kind (a daemon from before the list has none).
   if (status.listeners !== undefined && status.listeners.length > 0) {
     ctx.stdout('\n');
@@ -37,7 +43,7 @@ export async function psCommand(opts: PsOptions, ctx: CliContext): Promise<numbe
       status.listeners.map((l) => [l.kind, l.agent ?? '-', l.source ?? '-', listenerAuthority(l.bind, l.port, false), l.url]));
   }
   for (const agent of status.agents) {
-    ctx.stdout(`\nagent ${agent.id}  ${agent.state}  provider ${agent.provider}\n`);
+    ctx.stdout(`\nagent ${agent.id}  ${agent.state}  provider ${agent.provider}${agent.shadow === true ? '  SHADOW: sends nothing' : ''}\n`);
     printTable(ctx, ['SOURCE', 'TYPE', 'RECEIVED', 'PROCESSED', 'DLQ', 'INFLIGHT', { header: 'SUMMARY', drop: 1 }],
       agent.sources.map((s) => [s.id, s.type, String(s.received), String(s.processed), String(s.dlq), String(s.inflight), s.summary]));
     printTable(ctx, ['CHANNEL', 'TYPE', 'DIRECTION', 'READY'], agent.channels.map((c) => [c.id, c.type, c.direction, c.ready ? 'yes' : 'no']));

@@ -38,10 +38,12 @@ export interface UpOptions {
   detach: boolean;
   /** Foreground stdout: JSON lines (default) or text for people (contract §13). */
   logFormat?: string;
+  /** A shadow run of every agent (contract §22.3), whatever their agent.yaml says. */
+  shadow?: boolean;
 }
 
 /** What `svc up` and `svc check` validate before anything starts: DIR/.env, every file, every reference. */
-export function loadForUp(dirs: string[], ctx: CliContext): {
+export function loadForUp(dirs: string[], ctx: CliContext, opts: { shadow?: boolean } = {}): {
   absDirs: string[]; home: string; env: NodeJS.ProcessEnv; notes: string[]; agents: LoadedAgent[];
   settings: DaemonSettings; otlp: OtlpSettings | null;
   /** The agents' oncall.yaml, by agent id (agents without one are absent: they page as before, §17). */
@@ -50,7 +52,9 @@ export function loadForUp(dirs: string[], ctx: CliContext): {
   const home = svcHome(ctx.env);
   const absDirs = (dirs.length > 0 ? dirs : ['.']).map((d) => resolve(ctx.cwd, d));
   const { env, notes } = withDotenv(absDirs, ctx.env);
-  const agents = loadAgents(absDirs, { env, home });
+  const files = loadAgents(absDirs, { env, home });
+  // `svc up --shadow` holds for every reload of the run too: the daemon keeps what it started as.
+  const agents = opts.shadow === true ? files.map((a) => ({ ...a, agent: { ...a.agent, shadow: true } })) : files;
   const settings = resolveSettings(agents, env, home);
   const otlp = otlpSettingsFromEnv(env);
   const oncall = loadOncallForAgents(agents, { env, home, nowMs: ctx.clock.now() });
@@ -62,13 +66,14 @@ export async function upCommand(dirs: string[], opts: UpOptions, ctx: CliContext
   if (!(LOG_FORMATS as readonly string[]).includes(format)) {
     throw new UsageError(`svc up: --log-format must be one of ${LOG_FORMATS.join(', ')}`);
   }
-  const loaded = loadForUp(dirs, ctx);
+  const shadow = { shadow: opts.shadow === true };
+  const loaded = loadForUp(dirs, ctx, shadow);
   const unresolved = await bindHostProblems(loaded.agents, loaded.settings.controlPlane);
   if (unresolved.length > 0) throw new ConfigError(unresolved.join('\n'));
   for (const note of loaded.notes) ctx.stderr(`svc up: ${note}\n`);
   return opts.detach
-    ? detach(loaded.absDirs, loaded.home, format as LogFormat, ctx)
-    : foreground(loaded.agents, { ...loaded, format: format as LogFormat, loadConfig: () => daemonConfig(loadForUp(dirs, ctx)) }, loaded.home, ctx);
+    ? detach(loaded.absDirs, loaded.home, format as LogFormat, shadow.shadow, ctx)
+    : foreground(loaded.agents, { ...loaded, format: format as LogFormat, loadConfig: () => daemonConfig(loadForUp(dirs, ctx, shadow)) }, loaded.home, ctx);
 }
 
 /** What the daemon runs of what `loadForUp` loads (a config reload loads it again the same way). */
@@ -159,7 +164,7 @@ async function foreground(agents: LoadedAgent[], settings: { settings: DaemonSet
   return 0;
 }
 
-async function detach(dirs: string[], home: string, format: LogFormat, ctx: CliContext): Promise<number> {
+async function detach(dirs: string[], home: string, format: LogFormat, shadow: boolean, ctx: CliContext): Promise<number> {
   const paths = homePaths(home);
   const other = runningPid(paths.pidFile);
   if (other !== null) {
@@ -169,7 +174,7 @@ async function detach(dirs: string[], home: string, format: LogFormat, ctx: CliC
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const logFd = openSync(paths.upLog, 'a', 0o600);
   const runner = ctx.mainScript.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...runner, ctx.mainScript, 'up', '--log-format', format, ...dirs], {
+  const child = spawn(process.execPath, [...runner, ctx.mainScript, 'up', '--log-format', format, ...(shadow ? ['--shadow'] : []), ...dirs], {
     cwd: ctx.cwd,
     env: ctx.env,
     detached: true,

@@ -290,6 +290,11 @@ export const agentSchema = z.strictObject({
   /** Real providers only; defaults filled in by the loader. */
   llm: llmSchema.optional(),
   skills: z.array(z.string().min(1)).default([]),
+  /**
+   * A shadow run (contract §22.3): everything runs and is recorded, no channel is called. `svc up
+   * --shadow` sets it on every agent; changing it takes a restart (reload-plan.ts).
+   */
+  shadow: z.boolean().optional(),
   controlPlane: z
     .strictObject({
       bind: bindAddress.default(DEFAULT_CONTROL_PLANE.bind),

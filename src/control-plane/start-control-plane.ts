@@ -27,6 +27,7 @@ import { createOncallCalendarRoute, createOncallRoute } from './routes/oncall-ro
 import { createPageRoute, createPagesRoute, createSilencesRoute } from './routes/pages-route.js';
 import type { Readiness } from './routes/health-route.js';
 import { createHealthzRoute, createReadyzRoute } from './routes/health-route.js';
+import { createShadowRoute } from './routes/shadow-route.js';
 import { createStatusRoute } from './routes/status-route.js';
 import type { AuthGuard, ControlPlane } from './server.js';
 import { createControlPlane } from './server.js';
@@ -40,6 +41,8 @@ export interface ControlPlaneDeps {
   /** The /status document as JSON text (shape: StatusSnapshot). */
   snapshot: () => string;
   agents: () => readonly string[];
+  /** The agents in a shadow run (contract §22.3): the console says so on every view. */
+  shadowAgents?: () => readonly string[];
   logPath: (agentId: string) => string;
   /** `/readyz` (contract §13): the store can be written and every source listens. */
   readiness: () => Promise<Readiness>;
@@ -110,12 +113,13 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   ]);
   const oncall: OncallRouteDeps = { configs: () => [], overrides: () => Promise.resolve([]), ...deps.oncall, clock: deps.clock };
   routes.set('/ui/', createUiRoute({ store, gate: reads, watermark, oncall, snapshot: deps.snapshot, agents: deps.agents, logPath: deps.logPath,
-    jsonLinks: true, report }));
+    jsonLinks: true, report, ...(deps.shadowAgents ? { shadow: deps.shadowAgents } : {}) }));
   routes.set('/oncall', createOncallRoute(oncall));
   routes.set('/oncall/', createOncallCalendarRoute(oncall, deps.calendarKeys));
   routes.set('/pages', createPagesRoute({ store, report, clock: deps.clock }));
   routes.set('/pages/', createPageRoute({ store, report, clock: deps.clock }));
   routes.set('/silences', createSilencesRoute({ store, report, clock: deps.clock }));
+  routes.set('/shadow', createShadowRoute({ store, gate: reads, report, configs: oncall.configs, shadowAgents: deps.shadowAgents ?? (() => []) }));
   const server: ControlPlane = createControlPlane({
     bind: settings.bind,
     port: settings.port,

@@ -75,6 +75,13 @@ describe('planReload: what a config reload may apply live', () => {
       { kind: 'restart', keys: ['a: event-sources.yaml twilio sources.twilio-sms.publicUrl'] });
   });
 
+  it('a shadow run started or ended needs a restart (§22.3: going live is never a side effect of a reload)', () => {
+    const shadow = agent('a', { agent: { shadow: true } });
+    assert.deepEqual(planReload(config([agent('a')]), config([shadow])), { kind: 'restart', keys: ['a: agent.yaml shadow'] });
+    assert.deepEqual(planReload(config([shadow]), config([agent('a')])), { kind: 'restart', keys: ['a: agent.yaml shadow'] });
+    assert.equal(planReload(config([shadow]), config([shadow])).kind, 'apply');
+  });
+
   it('an oncall.yaml that appears or goes needs a restart; one that changes applies live', () => {
     const paging = config([agent('a')], { oncallAgents: new Set(['a']) });
     assert.deepEqual(planReload(config([agent('a')]), paging), { kind: 'restart', keys: ['a: oncall.yaml (added)'] });

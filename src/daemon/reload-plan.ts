@@ -1,7 +1,7 @@
 /**
  * What a config reload may change live, decided without I/O: given the running configuration and a
  * newly loaded (valid) one, the keys that need a restart — listeners, the store, the control plane,
- * MCP servers, audit export, the set of agents and who has an oncall.yaml — and, when there are none,
+ * MCP servers, audit export, a shadow run, the set of agents and who has an oncall.yaml — and, when there are none,
  * what changed per agent. Channels, providers, skills, rate limits, triage rules, dispatch, an ack
  * source's `publicUrl` and the on-call files change live; an open page keeps the policy it opened under (contract §17.3).
  */
@@ -33,8 +33,12 @@ export type ReloadPlan =
   | { kind: 'restart'; keys: string[] }
   | { kind: 'apply'; agents: AgentChanges[] };
 
-/** agent.yaml keys a running daemon cannot change: its listeners, processes, store and exporters. */
-const AGENT_RESTART_KEYS = ['controlPlane', 'console', 'mcpServers', 'audit', 'store'] as const;
+/**
+ * agent.yaml keys a running daemon cannot change: its listeners, processes, store and exporters — and
+ * `shadow` (§22.3): going live is the moment a pager starts waking people, so it is a restart, seen in
+ * the daemon's start line and `svc ps`, never a side effect of a reload.
+ */
+const AGENT_RESTART_KEYS = ['controlPlane', 'console', 'mcpServers', 'audit', 'store', 'shadow'] as const;
 
 export function planReload(running: RunningConfig, next: RunningConfig): ReloadPlan {
   const restart: string[] = [];

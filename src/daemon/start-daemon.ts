@@ -155,6 +155,16 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       await runtimeStore.appendAudit({ kind: 'config.loaded', actor: 'svc', agentId: agent.id, data: configSummary(loaded) }, clock.now());
       logs.get(agent.id).write('info', 'config.loaded', { dir: loaded.dir, provider: agent.provider,
         sources: loaded.sources.length, channels: loaded.channels.length, mcpServers: agent.mcpServers.length });
+      if (agent.shadow === true) {
+        logs.get(agent.id).write('warn', 'shadow.run', { channels: loaded.channels.map((c) => c.id).join(','),
+          outcome: 'every round is recorded, no channel is called' });
+      }
+    }
+    // A shadow run (§22.3) says so loudly at the start: the daemon's own output is where an operator looks first.
+    const shadowAgents = deps.agents.filter((a) => a.agent.shadow === true).map((a) => a.agent.id);
+    if (shadowAgents.length > 0) {
+      report(`SHADOW RUN: ${shadowAgents.join(', ')} ${shadowAgents.length === 1 ? 'pages' : 'page'} nobody: every round is recorded, `
+        + 'no channel is called (svc shadow report shows who would have been woken)');
     }
     let started = false;
     closers.add('stop record', async () => {
@@ -264,6 +274,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const controlPlane = await startControlPlane({
       settings: settings.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
+      shadowAgents: () => shadowAgents,
       oncall: oncallReads,
       logPath: (id) => paths.log(id),
       readiness,
@@ -280,7 +291,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     }
 
     await runtimeStore.appendAudit({ kind: 'runtime.started', actor: 'svc', agentId: null,
-      data: { pid: deps.pid, version: deps.version, agents: agentIds,
+      data: { pid: deps.pid, version: deps.version, agents: agentIds, ...(shadowAgents.length > 0 ? { shadow: shadowAgents } : {}),
         ingestPorts: ingest.ports(), controlPlanePort: controlPlane?.port() ?? null, released } }, clock.now());
     started = true;
 
@@ -350,7 +361,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     }
     // The team console (§24.6): its own listener; the control plane stays read-only.
     const team = await startTeamConsole({ settings: settings.console, store, shared, oncall: { ...oncallReads, clock }, calendarKeys, operations,
-      snapshot: () => snapshot(), agents: () => agentIds, logPath: (id) => paths.log(id), listeners, clock, report });
+      snapshot: () => snapshot(), agents: () => agentIds, logPath: (id) => paths.log(id), shadowAgents: () => shadowAgents, listeners, clock, report });
     if (team !== null) closers.add('team console', () => team.close());
 
     let closing: Promise<void> | null = null;

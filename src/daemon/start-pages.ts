@@ -67,6 +67,7 @@ export function startPages(deps: PagesDeps): Pages {
     links: (agentId, pageId, person, incarnation) => deps.links?.get(agentId)?.links(pageId, person, incarnation) ?? null, onQuarantined: quarantined });
   const engine = createPageEngine({ store, clock, configs, onCommitted: () => notifier.wake(), metrics: oncallMetrics, sender: notifier,
     log: (agentId, event, fields, level = 'info') => byId.get(agentId)?.log.write(level, event, fields), onQuarantined: quarantined,
+    shadow: (agentId) => byId.get(agentId)?.shadow === true,
     followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true,
     hasChannel: (agentId, channelId) => byId.get(agentId)?.channels.some((c) => c.id === channelId) === true });
   const loop = createPageLoop({ store, clock, owner: deps.owner, engine, configs, onError, onQuarantined: (q) => {

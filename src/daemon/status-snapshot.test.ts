@@ -12,7 +12,7 @@ import { createStatusSnapshot } from './status-snapshot.js';
 const source = (id: string, port: number, auth: Record<string, unknown> = { secret: 'hmac-secret-0123456789' }): unknown =>
   ({ id, type: 'webhook', bind: '127.0.0.1', port, signatureHeader: 'X-Signature', ...auth });
 const agents = [
-  { agent: { id: 'alpha', provider: 'rules' }, sources: [source('alertmanager', 8787)] },
+  { agent: { id: 'alpha', provider: 'rules', shadow: true }, sources: [source('alertmanager', 8787)] },
   { agent: { id: 'beta "quoted"', provider: 'anthropic' }, sources: [source('grafana', 8788), source('pager', 8789, { bearerToken: 'token-0123456789abcdef', tls: { cert: 'c', key: 'k' } })] },
 ] as unknown as LoadedAgent[];
 
@@ -55,12 +55,12 @@ describe('status document', () => {
     const expected: StatusSnapshot = {
       version: 1, pid: 4242, startedAt: '2026-11-23T10:00:00.000Z', uptimeSeconds: 0,
       agents: [
-        { id: 'alpha', state: 'running', provider: 'rules',
+        { id: 'alpha', state: 'running', provider: 'rules', shadow: true,
           sources: [{ id: 'alertmanager', type: 'webhook', summary: 'POST http://127.0.0.1:8787/webhooks/alertmanager (HMAC X-Signature)',
             received: 0, processed: 0, dlq: 0, inflight: 0 }],
           channels: [{ id: 'oncall', type: 'file', direction: 'outbound', ready: true }],
           mcpServers: [], logWriteFailures: 3, oncall: alphaOncall },
-        { id: 'beta "quoted"', state: 'running', provider: 'anthropic',
+        { id: 'beta "quoted"', state: 'running', provider: 'anthropic', shadow: false,
           sources: [
             { id: 'grafana', type: 'webhook', summary: 'POST http://127.0.0.1:8788/webhooks/grafana (HMAC X-Signature)', received: 0, processed: 0, dlq: 0, inflight: 0 },
             { id: 'pager', type: 'webhook', summary: 'POST https://127.0.0.1:8789/webhooks/pager (bearer)', received: 0, processed: 0, dlq: 0, inflight: 0 },

@@ -47,7 +47,8 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => string {
   const agents = deps.agents.map(({ agent, sources }) => ({
     id: agent.id,
     open: `{"id":${json(agent.id)},"state":`,
-    provider: `,"provider":${json(agent.provider)},"sources":[`,
+    // A shadow run (§22.3) says so in every answer: nobody may take it for the live pager.
+    provider: `,"provider":${json(agent.provider)},"shadow":${agent.shadow === true ? 'true' : 'false'},"sources":[`,
     sources: sources.map((s) => ({
       counters: deps.stats.get(agent.id, s.id),
       open: `{"id":${json(s.id)},"type":${json(s.type)},"summary":${json(`POST ${sourceUrl(s)} (${authSummary(s)})`)},"received":`,

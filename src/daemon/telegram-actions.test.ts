@@ -16,13 +16,14 @@ import { failure, startFakeTelegram } from '../../test/support/fake-telegram.js'
 import { dailyShifts, testPerson } from '../../test/support/oncall-config.js';
 import { advanceUntil } from '../../test/support/wait.js';
 import { fakeClock } from '../core/clock.js';
+import type { LoadedAgent } from '../config/schema.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { PageRecord } from '../oncall/page.js';
 import { createPageEngine } from '../runtime/oncall/page-engine.js';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/store.js';
 import type { TelegramActions } from './telegram-actions.js';
-import { readUpdates, startTelegramActions } from './telegram-actions.js';
+import { readUpdates, startTelegramActions, telegramBots } from './telegram-actions.js';
 
 const TOKEN = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
 const ALICE = 123456789;
@@ -131,5 +132,16 @@ describe('readUpdates', () => {
     { queries: [{ id: 'q', userId: '42', data: 'svc:ack:p0a1b2c3d4e5f' }], next: 8 });
     assert.deepEqual(readUpdates([]), { queries: [], next: null });
     assert.equal(readUpdates({}), null);
+  });
+});
+
+describe('telegramBots', () => {
+  const agent = (id: string, shadow: boolean) => ({ agent: { id, ...(shadow ? { shadow: true } : {}) },
+    channels: [{ id: 'tg', type: 'telegram', direction: 'outbound', token: TOKEN, apiUrl: 'https://api.telegram.org' }] }) as unknown as LoadedAgent;
+
+  it('polls the bot for paging agents only, and never for a shadow run (§22.3), even on a bot it shares with a live agent', () => {
+    const bots = telegramBots([agent('live', false), agent('rehearsal', true), agent('no-oncall', false)], (id) => id !== 'no-oncall');
+    assert.deepEqual(bots.map((b) => b.channels), [[{ agentId: 'live', channelId: 'tg' }]]);
+    assert.deepEqual(telegramBots([agent('rehearsal', true)], () => true), []);
   });
 });

@@ -47,11 +47,15 @@ export interface TelegramBot {
   channels: ReadonlyArray<{ agentId: string; channelId: string }>;
 }
 
-/** The bots of the agents that page (an oncall.yaml), one per token and API URL. */
+/**
+ * The bots of the agents that page (an oncall.yaml), one per token and API URL. A shadow run's agent
+ * (§22.3) sent no buttons, and its poll would answer presses and take the updates from under the live
+ * pager that shares the bot: its channels are not polled.
+ */
 export function telegramBots(agents: readonly LoadedAgent[], paging: (agentId: string) => boolean): TelegramBot[] {
   const bots = new Map<string, TelegramBot & { channels: Array<{ agentId: string; channelId: string }> }>();
   for (const a of agents) {
-    if (!paging(a.agent.id)) continue;
+    if (!paging(a.agent.id) || a.agent.shadow === true) continue;
     for (const c of a.channels.filter((ch): ch is TelegramChannelConfig => ch.type === 'telegram')) {
       const key = `${c.apiUrl}\n${c.token}`;
       const bot = bots.get(key) ?? { feed: `telegram:${telegramBotId(c.token)}`, token: c.token, apiUrl: c.apiUrl, channels: [] };

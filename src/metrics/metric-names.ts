@@ -23,8 +23,12 @@ export const QUARANTINED_ROW_KINDS = ['page', 'notification'] as const;
 export const RECEIPT_REQUEST_KINDS = ['poll', 'cancel'] as const;
 export const RECEIPT_REQUEST_OUTCOMES = ['ok', 'failed'] as const;
 
-/** Values of the `outcome` label of svc_channel_messages_total. */
-export const CHANNEL_OUTCOMES = ['delivered', 'failed'] as const;
+/**
+ * Values of the `outcome` label of svc_channel_messages_total: `shadow` counts the messages of a shadow
+ * run (contract §22.3), recorded and never handed to the channel.
+ */
+export const CHANNEL_OUTCOMES = ['delivered', 'failed', 'shadow'] as const;
+export type ChannelMessageOutcome = (typeof CHANNEL_OUTCOMES)[number];
 
 /** Values of the `reason` label of svc_webhook_rejected_total (contract §10.4). */
 export const WEBHOOK_REJECT_REASONS = ['unauthorized', 'too-large', 'bad-request', 'method', 'unknown-source', 'unavailable'] as const;
@@ -125,7 +129,7 @@ export const METRIC_FAMILIES = [
   { name: 'svc_dispatch_backlog', type: 'gauge', labels: ['agent'], unit: 'events',
     help: 'Events of the agent waiting in the store or being handled: accepted plus processing (events).' },
   { name: 'svc_channel_messages_total', type: 'counter', labels: ['agent', 'channel', 'outcome'], unit: 'attempts',
-    help: 'Hand-offs of messages to the channel: outcome delivered, or failed for every failed attempt (count).' },
+    help: 'Hand-offs of messages to the channel: outcome delivered, failed for every failed attempt, or shadow for a shadow run\'s message that was recorded and not sent (count).' },
   { name: 'svc_dispatch_latency_seconds', type: 'histogram', labels: ['agent'], unit: 'seconds',
     help: 'Time from an event being accepted to its message being delivered, for processed events, in seconds.' },
   { name: 'svc_webhook_rejected_total', type: 'counter', labels: ['source', 'reason'], unit: 'requests',

@@ -253,6 +253,16 @@ function advance(page: PageRecord, toStep: number | null, actor: Actor, nowMs: n
 
 export type ActionResult = { ok: true; plan: PagePlan | null } | { ok: false; reason: string };
 
+/**
+ * A shadow run's plan (contract §22.3): the same page, rounds and deliveryIds, each `page.notified`
+ * row marked `shadow: true` — read as "would have been notified", never as a round that woke anyone
+ * (reports leave them out). The page engine passes every plan of a shadow agent through it, whichever
+ * planner made it, so a new kind of round is marked without a word here.
+ */
+export function asShadow(plan: PagePlan): PagePlan {
+  return { ...plan, audit: plan.audit.map((a) => (a.kind === 'page.notified' ? { ...a, data: { ...a.data, shadow: true } } : a)) };
+}
+
 function refuseResolved(page: PageRecord): ActionResult | null {
   return page.state === 'resolved' ? { ok: false, reason: `page ${page.id} is already resolved` } : null;
 }

@@ -1,6 +1,8 @@
 /**
  * Assembles one agent for the dispatcher: its channels and its provider (build-provider.ts: rate
- * limits, MCP tools, and for real providers the tool-use loop behind `llm.onFailure`).
+ * limits, MCP tools, and for real providers the tool-use loop behind `llm.onFailure`). A shadow run's
+ * agent (contract §22.3) gets each channel behind shadow-channel.ts, here and nowhere else: every
+ * send of the dispatcher and the page notifier passes through its channels.
  */
 import type { ChannelConfig, LoadedAgent } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -10,6 +12,7 @@ import type { AuditSink } from './audit-sink.js';
 import { buildAgentProvider } from './build-provider.js';
 import type { Channel } from './channels/channel.js';
 import { createChannel } from './channels/create-channel.js';
+import { shadowChannel } from './channels/shadow-channel.js';
 import type { DispatchAgent } from './dispatch/handle-event.js';
 import type { McpSupervisor } from './mcp/mcp-types.js';
 
@@ -31,13 +34,18 @@ export function buildAgent(loaded: LoadedAgent, deps: {
 }): BuiltAgent {
   const { agent } = loaded;
   const { clock, log } = deps;
+  const shadow = agent.shadow === true;
   const channels = loaded.channels.map((c) => {
     const twilioSource = loaded.twilioSources?.find((s) => s.channel === c.id);
-    return deps.keep?.(c) ?? createChannel(c, { clock, ...(twilioSource === undefined ? {} : { twilioSource }) });
+    // A kept channel is the running agent's own, wrapped already: `shadow` changes only with a restart.
+    const kept = deps.keep?.(c);
+    if (kept !== undefined) return kept;
+    const built = createChannel(c, { clock, ...(twilioSource === undefined ? {} : { twilioSource }) });
+    return shadow ? shadowChannel(built) : built;
   });
   const { provider } = buildAgentProvider(loaded, deps);
   return {
-    dispatch: { id: agent.id, provider, channels, log, dispatch: agent.dispatch },
+    dispatch: { id: agent.id, provider, channels, log, dispatch: agent.dispatch, ...(shadow ? { shadow: true } : {}) },
     channels,
   };
 }

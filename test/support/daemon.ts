@@ -25,6 +25,8 @@ export interface DaemonOptions {
   files?: Record<string, string>;
   /** More sources appended to event-sources.yaml (list items, e.g. an ack source). */
   sourcesYaml?: string;
+  /** More arguments of `svc up -d` (e.g. `--shadow`). */
+  upArgs?: string[];
 }
 
 export interface Daemon extends ScaffoldedAgent {
@@ -54,7 +56,7 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<Daemon> {
     const r = await runSvc(['secret', 'set', path], { env, cwd: agent.dir, input: value });
     if (r.code !== 0) throw new Error(`svc secret set ${path} failed: ${r.stderr}`);
   }
-  const up = await runSvc(['up', '-d'], { env, cwd: agent.dir, ...(opts.openFiles === undefined ? {} : { openFiles: opts.openFiles }) });
+  const up = await runSvc(['up', '-d', ...(opts.upArgs ?? [])], { env, cwd: agent.dir, ...(opts.openFiles === undefined ? {} : { openFiles: opts.openFiles }) });
   if (up.code !== 0) {
     t.cleanup();
     throw new Error(`svc up -d failed: ${up.stderr}${up.stdout}`);

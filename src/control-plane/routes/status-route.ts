@@ -37,6 +37,8 @@ export interface StatusSnapshot {
     id: string;
     state: 'running' | 'stopping';
     provider: string;
+    /** A shadow run (contract §22.3): everything runs and is recorded, nothing is sent. */
+    shadow: boolean;
     sources: Array<{ id: string; type: string; summary: string; received: number; processed: number; dlq: number; inflight: number }>;
     channels: Array<{ id: string; type: string; direction: string; ready: boolean }>;
     /** circuit: closed | half-open | open (mcp_server_circuit_state 0 | 1 | 2). */

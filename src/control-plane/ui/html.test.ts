@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { escapeHtml, hrefOf, html } from './html.js';
+import { layout } from './layout.js';
 
 describe('console html', () => {
   it('escapes markup, quotes and bidi controls in one place', () => {
@@ -18,5 +19,11 @@ describe('console html', () => {
   it('builds query strings with every value encoded and empty ones left out', () => {
     assert.equal(hrefOf('/ui/events', { agent: 'a&b', source: '', kind: null }), '/ui/events?agent=a%26b');
     assert.equal(html`<a href="${hrefOf('/logs', { agent: '"x' })}">`.text, '<a href="/logs?agent=%22x">');
+  });
+
+  it('puts a shadow run\'s banner (§22.3) above every view, names escaped; a live daemon has none', () => {
+    const page = (shadow: string[]): string => layout({ title: 'Now', section: '/ui/', body: html`<p>x</p>`, shadow });
+    assert.match(page(['rehearsal', '<b>']), /<body>\n<a class="skip" href="#main">Skip to content<\/a>\n<p class="shadow-run" role="status"><strong>Shadow run:<\/strong> rehearsal, &lt;b&gt; page nobody\. Every round is recorded; nothing is sent to anyone\.<\/p>\n<header>/);
+    assert.doesNotMatch(page([]), /shadow-run/);
   });
 });

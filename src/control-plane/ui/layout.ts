@@ -27,6 +27,16 @@ export interface PageParts {
   body: Html;
   /** Who is looking, in the banner: the team console's signed-in person, or "Acting as" (ui-route.ts). */
   bar?: Html;
+  /** Agents in a shadow run (contract §22.3): a banner on every view says nobody is paged by them. */
+  shadow?: readonly string[];
+}
+
+/** The banner of a shadow run: on every view, above everything, so the console is never taken for the live pager. */
+function shadowBanner(agents: readonly string[] | undefined): Html | string {
+  if (agents === undefined || agents.length === 0) return '';
+  const who = `${agents.join(', ')} ${agents.length === 1 ? 'pages' : 'page'} nobody`;
+  return html`<p class="shadow-run" role="status"><strong>Shadow run:</strong> ${who}. Every round is recorded; nothing is sent to anyone.</p>
+`;
 }
 
 export function layout(parts: PageParts): string {
@@ -43,7 +53,7 @@ export function layout(parts: PageParts): string {
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-<header>
+${shadowBanner(parts.shadow)}<header>
 <p class="brand">svc console</p>
 <nav aria-label="Views"><ul>
 ${NAV.map((n) => html`<li><a href="${n.path}"${n.path === parts.section ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}

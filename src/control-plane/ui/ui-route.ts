@@ -131,7 +131,8 @@ export function createUiRoute(deps: UiDeps & { report: (line: string) => void },
     try {
       const answer = await view(deps, { url, signal, csrf: viewer.csrf, actingAs: viewer.actingAs });
       if (answer.status === 0 || signal.aborted || res.destroyed) return;
-      sendHtml(req, res, answer.status, layout({ title: answer.title, section: answer.section, body: answer.body, bar: whoBar(deps, viewer, url.pathname) }));
+      sendHtml(req, res, answer.status, layout({ title: answer.title, section: answer.section, body: answer.body, bar: whoBar(deps, viewer, url.pathname),
+        shadow: deps.shadow?.() ?? [] }));
     } catch (err) {
       deps.report(`control plane: ${req.method ?? 'GET'} ${url.pathname} failed: ${errorText(err)}`);
       if (!res.headersSent) sendHtml(req, res, 500, layout({ title: 'Something went wrong', section: '', body: html`<p>The page could not be built; the daemon's log has the detail.</p>` }));

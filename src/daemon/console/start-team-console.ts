@@ -28,6 +28,8 @@ export interface StartTeamConsoleDeps {
   snapshot: () => string;
   agents: () => readonly string[];
   logPath: (agentId: string) => string;
+  /** The agents in a shadow run (§22.3): the team console shows the banner too. */
+  shadowAgents: () => readonly string[];
   listeners: ListenerRegistry;
   clock: Clock;
   report: (line: string) => void;
@@ -40,7 +42,7 @@ export async function startTeamConsole(deps: StartTeamConsoleDeps): Promise<Team
   const signIn = createOidcSignIn({ issuer: settings.oidc.issuer, clientId: settings.oidc.clientId, clientSecret: settings.oidc.clientSecret,
     resource: null, scopes: settings.oidc.scopes, redirectUri: `${base}/auth/callback` });
   const uiDeps = { store: deps.store, gate: deps.shared.gate, watermark: deps.shared.watermark, oncall: deps.oncall, snapshot: deps.snapshot,
-    agents: deps.agents, logPath: deps.logPath, jsonLinks: false, report };
+    agents: deps.agents, logPath: deps.logPath, jsonLinks: false, shadow: deps.shadowAgents, report };
   const team = createTeamConsole({
     settings,
     routes: {

@@ -55,9 +55,12 @@ export function isStatusUpdate(message: Pick<OutboundMessage, 'status' | 'pageKi
   return message.status === 'resolved' || message.pageKind === 'acknowledged' || message.pageKind === 'resolved';
 }
 
-/** Result of one delivery attempt; the dispatcher owns retries and back-off. */
+/**
+ * Result of one delivery attempt; the dispatcher owns retries and back-off. `shadow`: nothing was
+ * sent — a shadow run's channel (shadow-channel.ts) took it, and it is recorded as `message.shadowed`.
+ */
 export type DeliveryResult =
-  | { ok: true; detail: Record<string, string>; receipt?: DeliveryReceipt }
+  | { ok: true; detail: Record<string, string>; receipt?: DeliveryReceipt; shadow?: true }
   | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
 
 /**

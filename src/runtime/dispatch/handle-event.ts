@@ -18,6 +18,7 @@ import { backoffMs } from '../../core/backoff.js';
 import { abortable } from '../../core/abortable.js';
 import { errorText } from '../../core/errors.js';
 import type { AgentLog } from '../../logs/agent-log.js';
+import type { ChannelMessageOutcome } from '../../metrics/metric-names.js';
 import type { ClaimedEvent, Completion } from '../../store/store.js';
 import type { Channel, OutboundMessage } from '../channels/channel.js';
 import type { Provider, TriageDecision, TriageEvent } from '../providers/provider.js';
@@ -32,6 +33,8 @@ export interface DispatchAgent {
   channels: Channel[];
   log: AgentLog;
   dispatch: DispatchConfig;
+  /** A shadow run (contract §22.3): its channels send nothing (shadow-channel.ts) and its page rounds say so. */
+  shadow?: true;
   /**
    * The page engine when the agent has an oncall.yaml (contract §17): it takes the triage decision
    * (open, join or resolve a page, or notify once) instead of one message per channel.
@@ -48,7 +51,15 @@ export interface DispatchAgent {
 const HEARTBEAT_TRIAGE = createRulesProvider();
 
 /** Counts each hand-off's outcome (svc_channel_messages_total). */
-export type ChannelOutcome = (agentId: string, channelId: string, outcome: 'delivered' | 'failed') => void;
+export type ChannelOutcome = (agentId: string, channelId: string, outcome: ChannelMessageOutcome) => void;
+
+/**
+ * How a hand-off its channel took is counted and recorded: delivered, or — a shadow run's (§22.3) —
+ * shadowed: recorded like a delivery, with what it would have said, and sent to nobody.
+ */
+export function takenBy(result: { shadow?: true }): { outcome: 'delivered' | 'shadow'; kind: 'message.delivered' | 'message.shadowed' } {
+  return result.shadow === true ? { outcome: 'shadow', kind: 'message.shadowed' } : { outcome: 'delivered', kind: 'message.delivered' };
+}
 
 /** The work was stopped (shutdown, or the claim was lost): the event is given back, not judged. */
 export class Interrupted extends Error {}
@@ -176,12 +187,13 @@ async function deliver(agent: DispatchAgent, channel: Channel, message: Outbound
     if (signal.aborted) throw new Interrupted();
     const result = await channel.send(message, signal);
     if (result.ok) {
-      deps.channelOutcome(agent.id, channel.id, 'delivered');
-      audit.push({ kind: 'message.delivered', actor: `agent:${agent.id}`, agentId: agent.id, data: { eventId: message.eventId,
+      const taken = takenBy(result);
+      deps.channelOutcome(agent.id, channel.id, taken.outcome);
+      audit.push({ kind: taken.kind, actor: `agent:${agent.id}`, agentId: agent.id, data: { eventId: message.eventId,
         channelId: channel.id, channelType: channel.type, deliveryId: message.deliveryId, attempt: message.attempt, tries,
-        severity: message.severity, ...result.detail } });
+        severity: message.severity, ...(result.shadow === true ? { title: message.title } : {}), ...result.detail } });
       agent.log.write('info', 'dispatch.delivered', { eventId: message.eventId, channelId: channel.id, deliveryId: message.deliveryId,
-        attempt: message.attempt, tries, severity: message.severity, outcome: 'delivered' });
+        attempt: message.attempt, tries, severity: message.severity, outcome: taken.outcome });
       return null;
     }
     if (signal.aborted) throw new Interrupted();

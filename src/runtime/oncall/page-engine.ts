@@ -15,7 +15,7 @@ import type { PagePlan, PageRecord } from '../../oncall/page.js';
 import { CHANNEL_TARGET, PAGE_ID_PATTERN, incarnationOf } from '../../oncall/page.js';
 import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
 import {
-  ackRefusedEntry, planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
+  ackRefusedEntry, asShadow, planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
 } from '../../oncall/page-plan.js';
 import { incidentKey } from '../../oncall/incident-key.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
@@ -52,6 +52,8 @@ export interface PageEngineDeps {
   hasChannel?: (agentId: string, channelId: string) => boolean;
   /** New notifications were committed: the notifier should look now. */
   onCommitted?: () => void;
+  /** Whether the agent is a shadow run (contract §22.3): its page rounds are recorded as such (asShadow). */
+  shadow?: (agentId: string) => boolean;
   /** A line for the agent's log (what the engine decided without writing anything; `warn` for a page that reached nobody). */
   log?: (agentId: string, event: string, fields: LogFields, level?: 'info' | 'warn') => void;
   /** A damaged page the engine found and set aside (logged and counted by the caller). */
@@ -155,7 +157,8 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
    * where there were two. Callers on the timer loop (a heartbeat's page) never wait for a channel: a
    * channel that never answers must not hold the timers.
    */
-  const apply = async (plan: PagePlan, waitForSends: boolean): Promise<ApplyResult> => {
+  const apply = async (planned: PagePlan, waitForSends: boolean): Promise<ApplyResult> => {
+    const plan = deps.shadow?.(planned.page.agentId) === true ? asShadow(planned) : planned;
     // Only an opening round goes straight to the sender: nothing of the page was sent before it, so
     // it cannot overtake an earlier message of the page still in the outbox.
     const sender = plan.expectedVersion === null ? deps.sender : undefined;

@@ -37,6 +37,7 @@ import type { AckLinks, Channel, DeliveryResult, OutboundMessage, WireGate } fro
 import { NOT_SENT } from '../channels/channel.js';
 import { decideNoticeRetry } from '../dispatch/delivery-state.js';
 import type { ChannelOutcome } from '../dispatch/handle-event.js';
+import { takenBy } from '../dispatch/handle-event.js';
 import type { LoopHealth } from './loop-health.js';
 import { createLoopHealth } from './loop-health.js';
 import { pageMessageOf } from './page-message.js';
@@ -229,15 +230,16 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       : { ok: false, retryable: true, error: sent.why === 'timeout' ? `no answer within ${sendTimeoutMs} ms` : 'aborted' };
     const actor = `agent:${agent.id}`;
     if (result.ok) {
-      deps.channelOutcome(agent.id, channel.id, 'delivered');
+      const taken = takenBy(result);
+      deps.channelOutcome(agent.id, channel.id, taken.outcome);
       agent.log.write('info', 'page.delivered', { pageId: n.pageId, eventId: n.eventId, channelId: channel.id, to: n.to, deliveryId: n.deliveryId,
-        attempt: c.attempt, outcome: 'delivered' });
+        attempt: c.attempt, outcome: taken.outcome });
       // A vendor's receipt (§21.3) is kept with the page, in the write that records this outcome.
       const receipt = result.receipt === undefined || n.pageId === null ? {} : { receipt: { receipt: result.receipt.id, agentId: agent.id,
         pageId: n.pageId, channelId: channel.id, person: n.person, deliveryId: n.deliveryId, sentAtMs: clock.now(), expiresAtMs: result.receipt.expiresAtMs } };
-      return { ...base, outcome: 'delivered', ...receipt, audit: [{ kind: 'message.delivered', actor, agentId: agent.id, data: { eventId: n.eventId,
+      return { ...base, outcome: 'delivered', ...receipt, audit: [{ kind: taken.kind, actor, agentId: agent.id, data: { eventId: n.eventId,
         pageId: n.pageId, channelId: channel.id, channelType: channel.type, deliveryId: n.deliveryId, attempt: c.attempt, person: n.person,
-        severity: n.severity, ...result.detail } }] };
+        severity: n.severity, ...(result.shadow === true ? { title: n.title } : {}), ...result.detail } }] };
     }
     deps.channelOutcome(agent.id, channel.id, 'failed');
     const error = `channel ${channel.id}: ${result.error}`;

@@ -20,6 +20,7 @@ a { color: var(--link); }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 .skip { position: absolute; left: -10000px; top: 0; background: var(--bg); padding: .5rem 1rem; }
 .skip:focus { left: .5rem; z-index: 10; }
+.shadow-run { margin: 0; padding: .6rem 1rem; background: #7a3e00; color: #ffffff; font-weight: 600; }
 header { border-bottom: 1px solid var(--line); padding: .5rem 1rem; display: flex; flex-wrap: wrap; gap: .25rem 1.5rem; align-items: baseline; }
 header .brand { font-weight: 700; margin: 0; font-size: 1.1rem; }
 nav ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: .25rem 1rem; }

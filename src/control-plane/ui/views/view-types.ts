@@ -17,6 +17,8 @@ export interface UiDeps {
   oncall: OncallRouteDeps;
   /** The running agents (the log view's choices). */
   agents: () => readonly string[];
+  /** The agents in a shadow run (contract §22.3): every view says so in a banner. */
+  shadow?: () => readonly string[];
   /** An agent's log file (the log view opens with its last records). */
   logPath: (agentId: string) => string;
   /** The JSON views are on this listener (the control plane): views link to them. The team console has none. */
