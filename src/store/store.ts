@@ -20,6 +20,7 @@ import type {
   ApplyResult, ClaimOnCommit, ClaimedNotification, HandoffTimer, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck,
   SendRef, StoredOverride, StoredSilence,
 } from './oncall-store.js';
+import type { ReportRows, ReportWindow } from './report-rows.js';
 import type { StoreTransfer } from './transfer.js';
 
 export type EventStatus = 'accepted' | 'processing' | 'processed' | 'dead-lettered' | 'suppressed';
@@ -386,6 +387,12 @@ export interface OncallStore {
    * timer is no longer at `expectedNextMs` — another replica or an earlier run told this handoff.
    */
   applyHandoffPlan(plan: HandoffPlan, nowMs: number): Promise<boolean>;
+
+  /**
+   * What a report (contract §23) reads: the pages opened in the window and their audit rows of the
+   * page kinds, read in bounded chunks (report-rows.ts `readReportRows`, the one rule for both stores).
+   */
+  reportRows(window: ReportWindow): Promise<ReportRows>;
 
   /** Records that matching deliveries arrived (duplicates too, §17.7). */
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): Promise<void>;

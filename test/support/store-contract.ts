@@ -15,6 +15,7 @@ import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../../src/config/store.js';
 import { InvalidCursorError } from '../../src/store/cursor.js';
 import type { ClaimedEvent, Completion, NewEvent, PageQuery, Store } from '../../src/store/store.js';
 import { oncallStoreContract } from './oncall-store-contract.js';
+import { reportStoreContract } from './report-store-contract.js';
 
 export interface OpenOptions {
   pageBudget?: number;
@@ -31,8 +32,8 @@ export interface ContractSubject {
   openAgain(): Promise<Store>;
   /** What `openStore` takes to reach the store last opened, from another process. */
   settings(): StoreSettings;
-  /** Changes the stored data of audit row `seq` behind the store's back. */
-  tamperAudit(seq: number): Promise<void>;
+  /** Changes the stored data of audit row `seq` behind the store's back (to `dataText`, default `{"tampered":true}`). */
+  tamperAudit(seq: number, dataText?: string): Promise<void>;
   /** Several replicas share this store, so the leader lease is contested (false: one process, always leader). */
   replicas: boolean;
 }
@@ -83,6 +84,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
   const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
   oncallStoreContract(name, open, again, subject.replicas);
+  reportStoreContract(name, open, subject.tamperAudit);
 
   describe(`${name}: ingest and idempotency`, () => {
     it('a fingerprint repeated inside the window is a duplicate naming the first event; after it, accepted', async () => {

@@ -32,6 +32,8 @@ import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import type { ChainTx } from './chain-tx.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
+import { readReportRows } from '../report-rows.js';
+import { postgresReportReads } from './report-reads.js';
 
 /** Schema step of schema.ts: the same tables as SQLite's (sqlite/oncall-schema.ts). */
 export const PG_ONCALL_MIGRATION = `
@@ -131,7 +133,9 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     const { rows } = await pool.query<{ body: string }>(sql, params);
     return rows[0] === undefined ? null : JSON.parse(rows[0].body) as PageRecord;
   };
+  const reportReads = postgresReportReads(pool);
   return {
+    reportRows: (window) => readReportRows(reportReads, window),
     // In the chain writer's batches, many plans to a transaction (page-writes.ts).
     applyPagePlan: (plan, nowMs, claim) => writer.applyPagePlan(plan, nowMs, claim),
 

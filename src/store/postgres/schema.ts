@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { GENESIS_HASH } from '../../audit/chain.js';
 import { RuntimeError } from '../../core/errors.js';
 import { PG_ONCALL_MIGRATION } from './oncall.js';
+import { PG_REPORT_MIGRATION } from './report-reads.js';
 
 /** Key of the advisory lock migrations run under ("svc-mig" in ASCII). */
 export const MIGRATION_LOCK = 0x7376632d6d6967n;
@@ -167,6 +168,8 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (agent_id, schedule_id)
   );
   `,
+  // 6: reports (contract §23): the page kinds' audit rows in seq order, the window's pages without their bodies.
+  PG_REPORT_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,5 +1,6 @@
 /** The on-call store over the SQLite threads: writes go to the writer (group commit), reads to the reader. */
 import { isStaleNotification } from '../../oncall/page.js';
+import { readReportRows } from '../report-rows.js';
 import type { OncallStore } from '../store.js';
 import type { ReaderOps, WriterOps } from './store-worker.js';
 import type { WorkerCall } from './worker-client.js';
@@ -33,5 +34,12 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     listOverrides: (agentId, endsAfterMs) => read('listOverrides', agentId, endsAfterMs),
     listSilences: (endedAfterMs) => read('listSilences', endedAfterMs),
     listHeartbeats: () => read('listHeartbeats'),
+    // Each chunk is a call of its own: other reads take their turn on the reader thread between them.
+    reportRows: (window) => readReportRows({
+      pageLines: (w) => read('reportPageLines', w),
+      firstSeqSince: (sinceMs) => read('reportFirstSeq', sinceMs),
+      auditLines: (afterSeq, limit) => read('reportAuditLines', afterSeq, limit),
+      eventPayloads: (ids) => read('reportEventPayloads', ids),
+    }, window),
   };
 }

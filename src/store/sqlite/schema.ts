@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { errorText, RuntimeError } from '../../core/errors.js';
 import { ONCALL_MIGRATION, OPEN_PAGE_COUNTS_INDEX } from './oncall-schema.js';
+import { REPORT_MIGRATION } from './report-schema.js';
 import { SUPPRESSED_STATUS_MIGRATION } from './suppressed-migration.js';
 
 /** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
@@ -130,6 +131,8 @@ const MIGRATIONS: readonly string[] = [
   // index of the open pages alone: the count read every open page's row, body and all (≈30 ms on the
   // reader thread at 10,000 open pages, the reads queued behind it waiting); now ≈1 ms of index.
   OPEN_PAGE_COUNTS_INDEX,
+  // 9: reports (contract §23): each page row's report line in an index, and the pages of a window without their bodies.
+  REPORT_MIGRATION,
 ];
 
 /**

@@ -35,10 +35,10 @@ storeContract('sqlite store', {
   },
   openAgain: () => openSqliteStore({ path: last }),
   settings: () => ({ kind: 'sqlite', path: last, leaseMs: 60_000, retention: { eventsMs: null, deadLettersMs: null } }),
-  tamperAudit: (seq) => {
+  tamperAudit: (seq, dataText = '{"tampered":true}') => {
     const db = new Database(last);
     try {
-      db.prepare("UPDATE audit SET data = '{\"tampered\":true}' WHERE seq = ?").run(seq);
+      db.prepare('UPDATE audit SET data = ? WHERE seq = ?').run(dataText, seq);
     } finally {
       db.close();
     }

@@ -27,6 +27,8 @@ import { createWriter } from './writer.js';
 import { createOncallReader } from './oncall-reader.js';
 import { createOncallWriter } from './oncall-writer.js';
 import { createPager } from './pages.js';
+import type { ReportReader } from './report-reader.js';
+import { createReportReader } from './report-reader.js';
 
 export type StoreRole = 'writer' | 'reader';
 
@@ -44,7 +46,7 @@ export interface StoreWorkerData {
  * and results from these, so a misspelt operation or a swapped argument does not compile.
  */
 export type WriterOps = Writer & OncallWriter & { close(): null };
-export type ReaderOps = Reader & OncallReader & { backup(path: string): Promise<{ bytes: number }>; close(): null };
+export type ReaderOps = Reader & OncallReader & ReportReader & { backup(path: string): Promise<{ bytes: number }>; close(): null };
 
 export interface StoreRequest {
   id: number;
@@ -249,7 +251,7 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
       return;
     }
     try {
-      reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)) };
+      reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)), ...createReportReader(db) };
       const handler = handlerOf(reader, r.op);
       if (handler === undefined) throw new Error(`unknown store operation ${r.op}`);
       const value = handler(...r.args);
