@@ -21,6 +21,8 @@ import { createMetricsRoute } from './routes/metrics-route.js';
 import type { OncallRouteDeps } from './routes/oncall-route.js';
 import { createOncallCalendarRoute, createOncallRoute } from './routes/oncall-route.js';
 import { createPageRoute, createPagesRoute, createSilencesRoute } from './routes/pages-route.js';
+import type { Reports } from './routes/report-route.js';
+import { createReportRoute } from './routes/report-route.js';
 import type { Readiness } from './routes/health-route.js';
 import { createHealthzRoute, createReadyzRoute } from './routes/health-route.js';
 import { createStatusRoute } from './routes/status-route.js';
@@ -43,6 +45,8 @@ export interface ControlPlaneDeps {
   report: (line: string) => void;
   /** `/oncall` and `/oncall/<schedule>.ics` (contract §17.9): the agents' schedules and the store's overrides. */
   oncall?: Omit<OncallRouteDeps, 'clock'>;
+  /** Each agent's channels, id → `type` (channels.yaml as loaded): which rounds wake someone, for `/report` (contract §23). */
+  channelTypes?: (agentId: string) => ReadonlyMap<string, string>;
 }
 
 export interface RunningControlPlane {
@@ -80,7 +84,11 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/readyz', createReadyzRoute(deps.readiness)],
   ]);
   const oncall: OncallRouteDeps = { configs: () => [], overrides: () => Promise.resolve([]), ...deps.oncall, clock: deps.clock };
-  routes.set('/ui/', createUiRoute({ store, gate: reads, watermark, oncall, snapshot: deps.snapshot, agents: deps.agents, report }));
+  // One report computed at a time, for GET /report and the console alike: each reads every page of its window.
+  const reports: Reports = { gate: createReadGate(1),
+    sources: { store, configs: oncall.configs, channelTypes: deps.channelTypes ?? (() => new Map<string, string>()) } };
+  routes.set('/ui/', createUiRoute({ store, gate: reads, watermark, oncall, reports, snapshot: deps.snapshot, agents: deps.agents, report }));
+  routes.set('/report', createReportRoute({ reports, clock: deps.clock, report }));
   routes.set('/oncall', createOncallRoute(oncall));
   routes.set('/oncall/', createOncallCalendarRoute(oncall));
   routes.set('/pages', createPagesRoute({ store, report, clock: deps.clock }));

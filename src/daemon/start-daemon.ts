@@ -233,11 +233,16 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       listeners: () => listeners.list(),
       controlPlane: () => ({ ...settings.controlPlane, port: controlPlane?.port() ?? settings.controlPlane.port }) });
     let snapshot = statusOf(deps.agents, agentSet);
+    // Reports ask each agent's channels' types (contract §23: which rounds wake someone); a reload swaps them.
+    const typesOf = (agents: readonly LoadedAgent[]): Map<string, ReadonlyMap<string, string>> =>
+      new Map(agents.map((a) => [a.agent.id, new Map(a.channels.map((c) => [c.id, c.type]))]));
+    let channelTypes = typesOf(deps.agents);
     const controlPlane = await startControlPlane({
       settings: settings.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
       oncall: { configs: () => [...pageConfigs].map(([agentId, config]) => ({ agentId, config })),
         overrides: (agentId, endsAfterMs) => store.oncall.listOverrides(agentId, endsAfterMs) },
+      channelTypes: (agentId) => channelTypes.get(agentId) ?? new Map<string, string>(),
       logPath: (id) => paths.log(id),
       readiness,
       snapshot: () => snapshot(),
@@ -285,6 +290,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         for (const channel of set.channels) allChannels.add(channel);
         agentSet = set;
         snapshot = statusOf(next.agents, set);
+        channelTypes = typesOf(next.agents);
         // Links in messages from now on start with the ack source's new publicUrl (the listener stays).
         for (const loaded of next.agents) ackServers.get(loaded.agent.id)?.usePublicUrl(loaded.ackSource?.publicUrl);
         const retired = old.channels.filter((c) => !set.channels.includes(c));
