@@ -12,6 +12,7 @@ import { initCommand } from './init.js';
 import { registerPageCommands } from './page-commands.js';
 import { registerSilenceCommands } from './silence-commands.js';
 import { registerPageViews } from './pages-view.js';
+import { registerReport } from './report.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
 import { registerOncall } from './oncall.js';
@@ -263,6 +264,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
   registerPageCommands(program, ctx, setCode);
   registerSilenceCommands(program, ctx, setCode);
   registerPageViews(program, ctx, setCode);
+  registerReport(program, ctx, setCode);
 
   program
     .command('console')
