@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Report, ReportGroup } from '../report/report.js';
-import { humanDuration, reportText } from './report-table.js';
+import { humanDuration } from '../report/human-duration.js';
+import { reportText } from './report-table.js';
 
 const metrics = { pages: 12, acknowledged: 10, resolved: 11, timeToAckSeconds: { count: 10, p50: 72, p90: 270, max: 1380 },
   timeToResolveSeconds: { count: 11, p50: 1080, p90: 7800, max: 273_600 }, escalations: { timeout: 3, manual: 1 }, exhausted: 1, flapping: 4,

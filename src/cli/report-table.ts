@@ -4,19 +4,10 @@
  * narrow terminal as every table of the CLI does (table.ts): the least needed columns go first, names
  * are never cut below their header.
  */
+import { humanDuration } from '../report/human-duration.js';
 import type { Distribution, Interruptions, Report } from '../report/report.js';
 import type { Column } from './table.js';
 import { formatTable } from './table.js';
-
-/** A duration in seconds as a person reads it: 45s, 12m 5s, 2h 10m, 3d 4h (sub-second: 0.4s). */
-export function humanDuration(seconds: number | null): string {
-  if (seconds === null) return '-';
-  if (seconds < 1) return `${Math.round(seconds * 10) / 10}s`;
-  const s = Math.round(seconds);
-  const [d, h, m, sec] = [Math.floor(s / 86_400), Math.floor((s % 86_400) / 3600), Math.floor((s % 3600) / 60), s % 60];
-  const pairs: Array<[number, string]> = d > 0 ? [[d, 'd'], [h, 'h']] : h > 0 ? [[h, 'h'], [m, 'm']] : m > 0 ? [[m, 'm'], [sec, 's']] : [[sec, 's']];
-  return pairs.filter(([v], i) => i === 0 || v > 0).map(([v, u]) => `${v}${u}`).join(' ');
-}
 
 const when = (iso: string): string => iso.replace('T', ' ').replace(/:\d\d\.\d{3}Z$/, 'Z');
 const hours = (h: number | null): string => (h === null ? '-' : `${h}h`);
