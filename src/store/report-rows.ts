@@ -194,7 +194,7 @@ export async function readReportRows(reads: ReportReads, window: ReportWindow): 
   const ids = [...lookups.keys()];
   for (let i = 0; i < ids.length; i += PAYLOAD_LOOKUPS) {
     for (const { id, payloadText } of await reads.eventPayloads(ids.slice(i, i + PAYLOAD_LOOKUPS))) {
-      let payload: unknown = null;
+      let payload: unknown;
       try {
         payload = JSON.parse(payloadText);
       } catch {

@@ -84,7 +84,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
   const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
   oncallStoreContract(name, open, again, subject.replicas);
-  reportStoreContract(name, open, subject.tamperAudit);
+  reportStoreContract(name, open, (seq, dataText) => subject.tamperAudit(seq, dataText));
 
   describe(`${name}: ingest and idempotency`, () => {
     it('a fingerprint repeated inside the window is a duplicate naming the first event; after it, accepted', async () => {

@@ -4,7 +4,6 @@ import { dailyShifts } from '../../../../test/support/oncall-config.js';
 import { sharedSqliteStore } from '../../../../test/support/shared-store.js';
 import { fakeClock } from '../../../core/clock.js';
 import type { OncallConfig } from '../../../oncall/oncall-config.js';
-import type { PageRecord } from '../../../oncall/page.js';
 import { planOpen, planResolve } from '../../../oncall/page-plan.js';
 import { readReport } from '../../../report/read-report.js';
 import type { Store } from '../../../store/store.js';
@@ -33,7 +32,7 @@ describe('/ui/reports', () => {
       const opened = planOpen({ pageId: `pview000${i}`, agentId: 'esc', incidentKey: `k${i}`, policy: config.policies[0] as OncallConfig['policies'][number],
         policySha256: 'sha', nowMs: at, resolve, event: { id: `e${i}`, title: 'Disk', severity: 'P2', alertname: '<Disk & "full">' } });
       await store.oncall.applyPagePlan(opened, at);
-      const done = planResolve(opened.page as PageRecord, source, null, null, at + after);
+      const done = planResolve(opened.page, source, null, null, at + after);
       assert.ok(done.ok && done.plan !== null);
       await store.oncall.applyPagePlan(done.plan, at + after);
     }
