@@ -34,7 +34,8 @@ export function createReportReader(db: Database.Database): ReportReader {
     reportAuditLines: (afterSeq, limit) => {
       // INDEXED BY: the line must come out of the index (the planner otherwise prefers audit_kind_seq and a
       // sort, parsing every row's data); a store without the index fails here instead of taking minutes.
-      const [text, lastSeq] = stmt(`SELECT group_concat(line, char(10) ORDER BY seq), max(seq) FROM (SELECT seq, ${reportLineSql('sqlite')} AS line
+      // The lines come in the index's seq order; an ORDER BY in group_concat sorted them again (3× the time).
+      const [text, lastSeq] = stmt(`SELECT group_concat(line, char(10)), max(seq) FROM (SELECT seq, ${reportLineSql('sqlite')} AS line
         FROM audit INDEXED BY audit_report WHERE ${REPORT_ROWS_WHERE} AND seq > ? ORDER BY seq LIMIT ?)`).raw().get(afterSeq, limit) as
         [string | null, number | null];
       return { text: text ?? '', lastSeq };
