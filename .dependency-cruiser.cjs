@@ -13,6 +13,8 @@ const LAYERS = {
   // The on-call domain (contract §17): pure schedules, routes, policies and page plans.
   oncall: ['core', 'config', 'audit'],
   store: ['core', 'config', 'audit', 'oncall'],
+  // Moving in from another pager (contract §22): pure translations to the on-call domain, and their proof.
+  import: ['core', 'config', 'oncall'],
   ingest: ['core', 'config', 'logs', 'metrics', 'store', 'oncall'],
   runtime: ['core', 'config', 'audit', 'logs', 'metrics', 'store', 'oncall'],
   export: ['core', 'config', 'audit', 'metrics', 'store'],
@@ -21,7 +23,7 @@ const LAYERS = {
   'control-plane': ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'store', 'oncall', 'report'],
   // The composition root: the one place that knows every part.
   daemon: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'oncall', 'store', 'ingest', 'runtime', 'export', 'report', 'control-plane'],
-  cli: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'oncall', 'store', 'ingest', 'runtime', 'export', 'report', 'control-plane', 'daemon'],
+  cli: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'oncall', 'import', 'store', 'ingest', 'runtime', 'export', 'report', 'control-plane', 'daemon'],
 };
 
 const alt = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

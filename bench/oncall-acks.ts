@@ -97,7 +97,7 @@ try {
   const expiresAtMs = Date.now() + 3_600_000;
   const ackBase = d.ackBase as string;
   const links = await runWrkSequence({ base: new URL(ackBase).origin, connections: CONNECTIONS, requests: linkPages.map((pageId) => ({ method: 'POST',
-    path: `/ack/${mintAckToken({ agentId: AGENT, pageId, person: 'alice', action: 'ack', expiresAtMs }, d.secret)}`,
+    path: `/ack/${mintAckToken({ agentId: AGENT, pageId, person: 'alice', action: 'ack', expiresAtMs, incarnation: 0 }, d.secret)}`,
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'confirm=1' })) });
   note(`ack links: ${links.requests} POSTs in ${r3(links.seconds)} s`);
 

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { postAlert } from './support/http.js';
@@ -95,8 +96,11 @@ describe('pages e2e', () => {
       'loop', 'openedAt', 'acknowledgedAt', 'acknowledgedBy', 'resolvedAt', 'resolvedBy', 'nextEscalationAt', 'eventIds', 'title', 'severity']);
     assert.deepEqual([listed.items[0]?.acknowledgedBy, listed.items[0]?.resolvedBy, listed.items[0]?.step], ['bob', 'source', 2]);
     assert.equal((await fetch(`${a.cp}/pages?state=open`)).status, 400);
-    const one = await (await fetch(`${a.cp}/pages/${pageId}`)).json() as { timeline: Array<{ kind: string }> };
-    assert.deepEqual(one.timeline.map((r) => r.kind).filter((k) => k.startsWith('page.')), kinds.filter((k) => k.startsWith('page.')));
+    // The refused `svc ack` of the resolved page is on its timeline too (issue 33: a refusal is audited where the page's story is).
+    const withRefusal = [...kinds.filter((k) => k.startsWith('page.')), 'page.ack-refused'];
+    const one = await (await fetch(`${a.cp}/pages/${pageId}`)).json() as { timeline: Array<{ kind: string; data: Record<string, unknown> }> };
+    assert.deepEqual(one.timeline.map((r) => r.kind).filter((k) => k.startsWith('page.')), withRefusal);
+    assert.deepEqual(one.timeline.at(-1)?.data, { pageId, via: 'cli', user: userInfo().username, action: 'ack', reason: 'resolved' });
     assert.equal((await fetch(`${a.cp}/pages/pnothere00000`)).status, 404);
     const cli = await runSvc(['page', pageId], { env: a.env, cwd: a.dir });
     assert.equal(cli.code, 0, cli.stderr);
@@ -109,7 +113,7 @@ describe('pages e2e', () => {
     assert.equal(story.code, 0, story.stderr);
     const told = JSON.parse(story.stdout) as { verified: boolean; rows: Array<{ kind: string }> };
     assert.equal(told.verified, true);
-    assert.deepEqual(told.rows.map((r) => r.kind).filter((k) => k.startsWith('page.')), kinds.filter((k) => k.startsWith('page.')));
+    assert.deepEqual(told.rows.map((r) => r.kind).filter((k) => k.startsWith('page.')), withRefusal);
     const human = await runSvc(['explain', opener!.id], { env: a.env, cwd: a.dir });
     assert.match(human.stdout, /acknowledged by bob via cli/);
 

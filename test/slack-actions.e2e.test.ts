@@ -78,7 +78,7 @@ describe('slack interactivity e2e', () => {
     assert.equal((await send(strangerBody, now(), sign(strangerBody, now()))).status, 200);
     const refused = auditRows(t.home).filter((r) => r.kind === 'page.ack-refused');
     assert.equal(refused.length, 1);
-    assert.deepEqual(refused[0]?.data, { pageId, via: 'slack', user: 'U0STRANGER', action: 'svc_ack', reason: 'unknown-user' });
+    assert.deepEqual(refused[0]?.data, { pageId, via: 'slack', user: 'U0STRANGER', action: 'ack', reason: 'unknown-user' });
     assert.equal(refused[0]?.actor, 'slack:U0STRANGER');
     const told = await waitFor('the ephemeral refusal', () => fake.responses[0]);
     assert.deepEqual(told, { response_type: 'ephemeral', replace_original: false,
@@ -86,10 +86,15 @@ describe('slack interactivity e2e', () => {
     assert.equal(pageState(pageId), 'triggered');
     assert.equal(auditRows(t.home).filter((r) => r.kind === 'page.acknowledged').length, 0, 'none of the three acknowledged');
 
-    // alice's signed click: stored before the 200.
-    const ok = await send(body, now(), sign(body, now()));
+    // alice's signed click: stored before the 200. The same request sent again (a replay, inside its 300 s) does nothing.
+    const clickTs = now();
+    const ok = await send(body, clickTs, sign(body, clickTs));
     assert.equal(ok.status, 200);
     assert.equal(pageState(pageId), 'acknowledged', 'committed before the answer');
+    assert.equal((await send(body, clickTs, sign(body, clickTs))).status, 200);
+    const replayed = await waitFor('the replay logged', () => readJsonLines(join(t.home, 'logs', 'oncall-escalator.log'))
+      .find((l) => l.event === 'slack-action.replayed'));
+    assert.deepEqual([replayed.pageId, replayed.action], [pageId, 'svc_ack']);
     const acked = auditRows(t.home).filter((r) => r.kind === 'page.acknowledged');
     assert.deepEqual(acked.map((r) => [r.actor, r.data]), [['slack:U0ALICE', { pageId, by: 'alice', via: 'slack', step: 1, loop: 0 }]]);
     // Round 2 edits alice's Slack message (§18.1). Waited for before the resolve: a notice whose page has

@@ -9,6 +9,8 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
     assert.equal(auditSentence('event.accepted', 'source:alertmanager', { sourceId: 'alertmanager' }), 'accepted from alertmanager');
     assert.equal(auditSentence('event.suppressed', 'agent:ops', { eventId: 'e1', silenceIds: ['s1a', 's2b'], incidentKey: 'k' }),
       'suppressed by silence s1a, s2b: nobody paged');
+    assert.equal(auditSentence('event.superseded', 'agent:ops', { eventId: 'e1', incidentKey: 'k', resolvedBy: 'e2' }),
+      'firing overtaken by the resolve in event e2, received after it: nobody paged');
     assert.equal(auditSentence('message.failed', 'agent:ops', { channelId: 'pager', attempt: 2, tries: 2, error: 'HTTP 503' }),
       'delivery to pager failed (attempt 2): HTTP 503');
     assert.equal(auditSentence('message.failed', 'agent:ops', { channelId: 'oncall-dm', attempts: 1, error: 'ECONNREFUSED' }),
@@ -32,6 +34,10 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
     assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { schedule: 'primary' }), 'nobody on call in primary');
     assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { person: 'bob', missing: true }), 'nobody reached: person bob is not in oncall.yaml');
     assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { schedule: 'old', missing: true }), 'nobody reached: schedule old is not in oncall.yaml');
+    assert.equal(auditSentence('page.call-failed', 'twilio:calls', { pageId: 'p1', person: 'alice', channel: 'phone', status: 'no-answer', callSid: 'CA1' }),
+      'call to alice on phone not taken: no-answer (a failed try; the next step still comes)');
+    assert.equal(auditSentence('page.ack-refused', 'telegram:42', { pageId: 'p1', via: 'telegram', user: '42', action: 'ack', reason: 'unknown-user' }),
+      'ack by 42 via telegram refused: unknown-user');
   });
 
   it('says what operators did to schedules and silences, exactly', () => {

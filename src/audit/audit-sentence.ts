@@ -21,6 +21,7 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
     case 'event.accepted': return `accepted from ${s('sourceId')}${opt('fingerprint', (v) => `, fingerprint ${v}`)}`;
     case 'event.duplicate': return `duplicate sent again by ${s('sourceId')}${opt('fingerprint', (v) => ` (fingerprint ${v})`)}`;
     case 'event.suppressed': return `suppressed by silence ${list('silenceIds')}: nobody paged`;
+    case 'event.superseded': return `firing overtaken by the resolve in event ${s('resolvedBy')}, received after it: nobody paged`;
     case 'event.dead-lettered': return `dead-lettered: ${s('reason')} after ${s('attempts')} attempt(s), letter ${s('deadLetterId')}`;
     case 'llm.called': return `model call ${s('provider')} ${s('model')}, step ${s('step')} attempt ${s('attempt')}: ${s('status')}`
       + opt('durationMs', (v) => ` in ${v} ms`);
@@ -43,6 +44,7 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
     case 'page.unacknowledged': return d.reason === 'ack-timeout' ? `back to triggered: ${s('acknowledgedBy')} did not resolve in time`
       : `unacknowledged by ${s('by')}`;
     case 'page.ack-refused': return `${s('action')} by ${s('user')} via ${s('via')} refused: ${s('reason')}`;
+    case 'page.call-failed': return `call to ${s('person')} on ${s('channel')} not taken: ${s('status')} (a failed try; the next step still comes)`;
     case 'page.resolved': return `resolved by ${s('by')} via ${s('via')}${opt('note', (v) => `: ${v}`)}`;
     case 'page.exhausted': return 'exhausted: nobody acknowledged';
     case 'heartbeat.missed': return `heartbeat ${s('heartbeat')} missed (last seen ${s('lastSeen')})`;

@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import { bindHostProblems } from '../config/bind-hosts.js';
 import { homePaths } from '../config/paths.js';
 import type { LoadedAgent } from '../config/schema.js';
+import { answerSourcesOf } from '../config/schema.js';
 import { answerListeners } from '../config/settings.js';
 import type { DaemonSettings } from '../config/settings.js';
 import { ConfigError, EXIT } from '../core/errors.js';
@@ -87,7 +88,7 @@ export async function checkCommand(dirs: string[], opts: { json?: boolean }, ctx
 
   const summary = agents.map((a) => {
     const oncall = loaded.oncall.get(a.agent.id);
-    const sources = [...a.sources, ...(a.ackSource ? [a.ackSource] : []), ...(a.slackSource ? [a.slackSource] : [])];
+    const sources = [...a.sources, ...answerSourcesOf(a)];
     return { id: a.agent.id, dir: a.dir, sources: sources.map((s) => s.id), channels: a.channels.map((c) => c.id),
       mcpServers: a.agent.mcpServers.map((m) => m.id),
       // oncall.yaml (§17): null when the agent has none and pages the channel's own recipient.

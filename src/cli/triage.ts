@@ -159,6 +159,12 @@ function recipientOf(channel: ChannelConfig): string {
     // The room the workflow posts to, the service the integration key belongs to.
     case 'teams': return channel.id;
     case 'pagerduty': return channel.id;
+    // Without their own recipient, the channel (its messages name a person's contact or fail).
+    case 'twilio': return channel.to ?? channel.id;
+    case 'telegram': return channel.chat ?? channel.id;
+    // A channel without its own recipient sends only to people (oncall.yaml contacts).
+    case 'ntfy': return channel.topic ?? `${channel.id} (people only)`;
+    case 'pushover': return channel.user ?? `${channel.id} (people only)`;
   }
 }
 

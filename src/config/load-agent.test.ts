@@ -521,3 +521,60 @@ describe('the slack source (contract §18.2)', () => {
     assert.match(shared, /sources\.1\.port: port 8787 is also used by .*; a slack source needs a port of its own/);
   });
 });
+
+describe('twilio and telegram channels, the twilio source (contract §21.4, §21.5)', () => {
+  const TOKEN = 'f0e1d2c3b4a5968778695a4b3c2d1e0f';
+  const BOT = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+  const env = { ...ctx, env: { ...ctx.env, TWILIO_AUTH_TOKEN: TOKEN, TELEGRAM_BOT_TOKEN: BOT } };
+  const twilio = (id: string, mode: string, extra: string[] = []): string => [`  - id: ${id}`, '    type: twilio', '    direction: outbound',
+    `    accountSid: AC${'0123456789abcdef'.repeat(2)}`, '    authToken: ${env:TWILIO_AUTH_TOKEN}', '    from: "+15005550006"', `    mode: ${mode}`, ...extra, ''].join('\n');
+  const TELEGRAM = ['  - id: tg', '    type: telegram', '    direction: outbound', '    token: ${env:TELEGRAM_BOT_TOKEN}', '    chat: 123456789', ''].join('\n');
+  const source = (id: string, channel: string, port: number): string =>
+    `  - { id: ${id}, type: twilio, port: ${port}, publicUrl: "https://svc.example.com/twilio", channel: ${channel} }\n`;
+
+  it('load with their defaults; the twilio sources are listed apart from the ingest sources', () => {
+    const loaded = loadAgentDir(agentDir({ channels: `${CHANNELS}${twilio('sms', 'sms')}${twilio('phone', 'voice')}${TELEGRAM}`,
+      sources: `${SOURCES}${source('twilio-phone', 'phone', 8791)}` }), env);
+    assert.deepEqual(loaded.sources.map((s) => s.id), ['alertmanager']);
+    assert.deepEqual(loaded.twilioSources, [{ id: 'twilio-phone', type: 'twilio', port: 8791, bind: '127.0.0.1', publicUrl: 'https://svc.example.com/twilio',
+      channel: 'phone', maxConnections: 512 }]);
+    assert.deepEqual(loaded.channels[1], { id: 'sms', type: 'twilio', direction: 'outbound', accountSid: `AC${'0123456789abcdef'.repeat(2)}`,
+      authToken: TOKEN, from: '+15005550006', mode: 'sms', apiUrl: 'https://api.twilio.com', timeoutMs: 10_000 });
+    assert.deepEqual(loaded.channels[3], { id: 'tg', type: 'telegram', direction: 'outbound', token: BOT, chat: '123456789',
+      apiUrl: 'https://api.telegram.org', timeoutMs: 10_000 });
+  });
+
+  it('a voice channel without its source, a source naming no twilio channel or one already served: each named where it is', () => {
+    const dir = agentDir({ channels: `${CHANNELS}${twilio('phone', 'voice')}`,
+      sources: `${SOURCES}${source('t1', 'oncall-dm', 8791)}${source('t2', 'nope', 8792)}` });
+    assert.deepEqual(errorOf(() => loadAgentDir(dir, env)).split('\n'), [
+      `${join(dir, 'event-sources.yaml')}:6:95: sources.1.channel: no type: twilio channel "oncall-dm" in channels.yaml (its twilio channels: phone)`,
+      `${join(dir, 'event-sources.yaml')}:7:95: sources.2.channel: no type: twilio channel "nope" in channels.yaml (its twilio channels: phone)`,
+      `${join(dir, 'channels.yaml')}:12:11: channels.1.mode: voice calls fetch their TwiML from a type: twilio source: add one to event-sources.yaml `
+        + 'with channel: phone and a publicUrl Twilio can reach',
+    ]);
+    const twice = agentDir({ channels: `${CHANNELS}${twilio('phone', 'voice')}`, sources: `${SOURCES}${source('t1', 'phone', 8791)}${source('t2', 'phone', 8792)}` });
+    assert.match(errorOf(() => loadAgentDir(twice, env)), /sources\.2\.channel: channel "phone" is already served by .*event-sources\.yaml:6:5; one source per Twilio channel/);
+    const shared = errorOf(() => loadAgents([agentDir({ channels: `${CHANNELS}${twilio('phone', 'voice')}`, sources: `${SOURCES}${source('t1', 'phone', 8787)}` })], env));
+    assert.match(shared, /sources\.1\.port: port 8787 is also used by .*; a twilio source needs a port of its own/);
+  });
+
+  it('secrets only as references, never quoted; a SID, a number, a mode and a bot token of the wrong form are named', () => {
+    const literal = agentDir({ channels: `${CHANNELS}${twilio('sms', 'sms').replace('${env:TWILIO_AUTH_TOKEN}', TOKEN)}${TELEGRAM.replace('${env:TELEGRAM_BOT_TOKEN}', BOT)}` });
+    const message = errorOf(() => loadAgentDir(literal, env));
+    assert.deepEqual(message.split('\n'), [
+      `${join(literal, 'channels.yaml')}:10:16: channels.1.authToken: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`,
+      `${join(literal, 'channels.yaml')}:16:12: channels.2.token: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`,
+    ]);
+    assert.ok(!message.includes(TOKEN) && !message.includes(BOT));
+    const wrong = agentDir({ channels: `${CHANNELS}${twilio('sms', 'fax').replace(`AC${'0123456789abcdef'.repeat(2)}`, 'AC123').replace('"+15005550006"', '"015005550006"')}`
+      + TELEGRAM.replace('123456789', '"@alice"') });
+    const bad = errorOf(() => loadAgentDir(wrong, { ...env, env: { ...env.env, TELEGRAM_BOT_TOKEN: 'not-a-bot-token' } }));
+    assert.match(bad, /channels\.1\.accountSid: must be a Twilio Account SID: AC followed by 32 hex digits/);
+    assert.match(bad, /channels\.1\.from: must be a phone number in E\.164/);
+    assert.match(bad, /channels\.1\.mode: /);
+    assert.match(bad, /channels\.2\.token: must be a Telegram bot token as @BotFather gives it: <bot id>:<secret>/);
+    assert.match(bad, /channels\.2\.chat: must be a Telegram chat id/);
+    assert.doesNotMatch(bad, /not-a-bot-token/);
+  });
+});

@@ -14,7 +14,8 @@ import { findCommand } from './mcp-command.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedFile, readFailureText } from './read-bounded.js';
 import { DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LLM_PROVIDERS, SECRET_KEYS, agentSchema, channelsFileSchema, llmSchema,
   sourcesFileSchema } from './schema.js';
-import type { AgentConfig, AnySourceConfig, ChannelConfig, LlmProviderName, LoadedAgent, WebhookSourceConfig } from './schema.js';
+import type { AgentConfig, AnySourceConfig, ChannelConfig, LlmProviderName, LoadedAgent, TwilioSourceConfig, WebhookSourceConfig } from './schema.js';
+import { twilioProblems } from './twilio-checks.js';
 import { LITERAL_SECRET, loadYamlFile, refNote } from './yaml-file.js';
 import type { YamlFile } from './yaml-file.js';
 
@@ -121,6 +122,7 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
     }
   }
   if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'), ...teamsUrlProblems(channelsFile));
+  if (sourcesFile && channelsFile) problems.push(...twilioProblems(sourcesFile, channelsFile));
 
   if (problems.length > 0 || !agentFile || !agent || !sourcesFile || !channelsFile) throw new ConfigError(problems.join('\n'));
   return {
@@ -139,10 +141,12 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
   };
 }
 
-function listenerSourcesOf(sources: readonly AnySourceConfig[]): Pick<LoadedAgent, 'ackSource' | 'slackSource'> {
+function listenerSourcesOf(sources: readonly AnySourceConfig[]): Pick<LoadedAgent, 'ackSource' | 'slackSource' | 'twilioSources'> {
   const ack = sources.find((s) => s.type === 'ack');
   const slack = sources.find((s) => s.type === 'slack');
-  return { ...(ack === undefined ? {} : { ackSource: ack }), ...(slack === undefined ? {} : { slackSource: slack }) };
+  const twilio = sources.filter((s): s is TwilioSourceConfig => s.type === 'twilio');
+  return { ...(ack === undefined ? {} : { ackSource: ack }), ...(slack === undefined ? {} : { slackSource: slack }),
+    ...(twilio.length === 0 ? {} : { twilioSources: twilio }) };
 }
 
 const isLlmProvider = (p: string): p is LlmProviderName => (LLM_PROVIDERS as readonly string[]).includes(p);
@@ -358,14 +362,14 @@ function crossAgentProblems(located: Located[]): string[] {
     });
   }
 
-  // Ack and slack sources have a listener of their own: their ports are shared with nothing.
+  // Ack, slack and twilio sources have a listener of their own: their ports are shared with nothing.
   const ackPorts = new Map<number, string>();
   for (const l of located) {
     l.sourcesFile.value.sources.forEach((source, i) => {
       if (source.type === 'webhook') return;
       const other = ports.get(source.port)?.at ?? ackPorts.get(source.port);
       if (other !== undefined) {
-        problems.push(l.sourcesFile.problem(['sources', i, 'port'], `port ${source.port} is also used by ${other}; ${source.type === 'ack' ? 'an ack' : 'a slack'} source needs a port of its own`));
+        problems.push(l.sourcesFile.problem(['sources', i, 'port'], `port ${source.port} is also used by ${other}; ${source.type === 'ack' ? 'an' : 'a'} ${source.type} source needs a port of its own`));
       } else ackPorts.set(source.port, l.sourcesFile.where(['sources', i]));
     });
   }

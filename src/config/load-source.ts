@@ -53,7 +53,7 @@ export function loadSource(dir: string, sourceId: string | undefined, ctx: Sourc
   if (!Array.isArray(list) || list.length === 0) throw new ConfigError(`${file}: sources: expected a list of sources`);
   const ids = list.map((s) => { const id = (s as { id?: unknown } | null)?.id; return typeof id === 'string' ? id : '?'; });
   const typeOf = (i: number): unknown => (list[i] as { type?: unknown } | null)?.type;
-  // Ack and Slack sources answer people, not alert senders: only webhook sources take a POST of alerts.
+  // Ack, Slack and Twilio sources answer people, not alert senders: only webhook sources take a POST of alerts.
   const webhooks = ids.flatMap((id, i) => (typeOf(i) === 'webhook' ? [i] : []));
   const named = (of: number[]): string => of.map((i) => ids[i]).join(', ');
   let index: number;
@@ -65,8 +65,9 @@ export function loadSource(dir: string, sourceId: string | undefined, ctx: Sourc
     index = ids.indexOf(sourceId);
     if (index < 0) throw new UsageError(`--source ${JSON.stringify(sourceId)}: no such source in ${file}; its sources: ${ids.join(', ')}`);
     const type = typeOf(index);
-    if (type === 'ack' || type === 'slack') {
-      throw new UsageError(`--source ${sourceId}: ${type === 'ack' ? 'an ack' : 'a Slack'} source answers people, it takes no alerts; webhook sources: ${named(webhooks) || 'none'}`);
+    if (type === 'ack' || type === 'slack' || type === 'twilio') {
+      const noun = type === 'ack' ? 'an ack' : type === 'slack' ? 'a Slack' : 'a Twilio';
+      throw new UsageError(`--source ${sourceId}: ${noun} source answers people, it takes no alerts; webhook sources: ${named(webhooks) || 'none'}`);
     }
   }
   const problems: string[] = [];

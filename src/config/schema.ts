@@ -4,7 +4,11 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { ntfyChannel } from './ntfy-channel.js';
+import { pushoverChannel } from './pushover-channel.js';
 import { storeBlockSchema } from './store.js';
+import { telegramChannel } from './telegram-channel.js';
+import { twilioChannel, twilioSource } from './twilio-channel.js';
 
 export const ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const id = z.string().regex(ID_PATTERN, 'must match ^[a-z0-9][a-z0-9._-]{0,63}$');
@@ -355,10 +359,14 @@ export const slackSourceSchema = z.strictObject({
 });
 export type SlackSourceConfig = z.infer<typeof slackSourceSchema>;
 
+/** Twilio's callbacks (§21.4): SMS replies, a call's TwiML and digits, call status; a listener of its own. */
+export const twilioSourceSchema = twilioSource({ id, port, bind: sourceBind, maxConnections: sourceMaxConnections }, id);
+export type TwilioSourceConfig = z.infer<typeof twilioSourceSchema>;
+
 export const sourcesFileSchema = z.strictObject({
-  sources: z.array(z.discriminatedUnion('type', [webhookSourceSchema, ackSourceSchema, slackSourceSchema])).min(1),
+  sources: z.array(z.discriminatedUnion('type', [webhookSourceSchema, ackSourceSchema, slackSourceSchema, twilioSourceSchema])).min(1),
 });
-export type AnySourceConfig = WebhookSourceConfig | AckSourceConfig | SlackSourceConfig;
+export type AnySourceConfig = WebhookSourceConfig | AckSourceConfig | SlackSourceConfig | TwilioSourceConfig;
 
 const direction = z.enum(['outbound']);
 const retry = {
@@ -438,8 +446,15 @@ export const emailChannelSchema = z.strictObject({
   to: emailAddress,
   ...retry,
 });
+/** SMS or voice through Twilio (§21.4). */
+export const twilioChannelSchema = twilioChannel({ id, direction, ...retry }, httpUrl);
+/** A Telegram bot (§21.5). */
+export const telegramChannelSchema = telegramChannel({ id, direction, ...retry }, httpUrl);
+/** Channels that ring a phone (§21.2, §21.3): their own files, built with the keys every channel has. */
+export const ntfyChannelSchema = ntfyChannel({ id, direction, ...retry });
+export const pushoverChannelSchema = pushoverChannel({ id, direction, ...retry });
 export const channelSchema = z.discriminatedUnion('type', [fileChannelSchema, slackChannelSchema, webhookChannelSchema,
-  teamsChannelSchema, pagerdutyChannelSchema, emailChannelSchema]);
+  teamsChannelSchema, pagerdutyChannelSchema, emailChannelSchema, ntfyChannelSchema, pushoverChannelSchema, twilioChannelSchema, telegramChannelSchema]);
 export type ChannelConfig = z.infer<typeof channelSchema>;
 export type FileChannelConfig = z.infer<typeof fileChannelSchema>;
 export type SlackChannelConfig = z.infer<typeof slackChannelSchema>;
@@ -447,6 +462,10 @@ export type WebhookChannelConfig = z.infer<typeof webhookChannelSchema>;
 export type TeamsChannelConfig = z.infer<typeof teamsChannelSchema>;
 export type PagerdutyChannelConfig = z.infer<typeof pagerdutyChannelSchema>;
 export type EmailChannelConfig = z.infer<typeof emailChannelSchema>;
+export type TwilioChannelConfig = z.infer<typeof twilioChannelSchema>;
+export type TelegramChannelConfig = z.infer<typeof telegramChannelSchema>;
+export type NtfyChannelConfig = z.infer<typeof ntfyChannelSchema>;
+export type PushoverChannelConfig = z.infer<typeof pushoverChannelSchema>;
 
 export const channelsFileSchema = z.strictObject({
   channels: z.array(channelSchema).min(1),
@@ -462,6 +481,7 @@ export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
   { file: 'channels.yaml', path: /^channels\.\d+\.token$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.routingKey$/ },
   { file: 'channels.yaml', path: /^channels\.\d+\.smtp\.password$/ },
+  { file: 'channels.yaml', path: /^channels\.\d+\.authToken$/ },
   { file: 'agent.yaml', path: /^audit\.export\.\d+\.token$/ },
   { file: 'agent.yaml', path: /^audit\.checkpoints\.key$/ },
   { file: 'agent.yaml', path: /^apiKey$/ },
@@ -477,7 +497,14 @@ export interface LoadedAgent {
   ackSource?: AckSourceConfig;
   /** The agent's `type: slack` source (§18.2), when it has one: Slack button clicks. */
   slackSource?: SlackSourceConfig;
+  /** The agent's `type: twilio` sources (§21.4), one per Twilio channel they serve: SMS replies, calls' TwiML and status. */
+  twilioSources?: TwilioSourceConfig[];
   channels: ChannelConfig[];
   /** Skill files: absolute path and text. */
   skills: Array<{ path: string; text: string }>;
+}
+
+/** An agent's sources that answer people rather than alert senders (§18.2, §18.6, §21.4), each on a listener of its own. */
+export function answerSourcesOf(agent: Pick<LoadedAgent, 'ackSource' | 'slackSource' | 'twilioSources'>): Array<AckSourceConfig | SlackSourceConfig | TwilioSourceConfig> {
+  return [...(agent.ackSource ? [agent.ackSource] : []), ...(agent.slackSource ? [agent.slackSource] : []), ...(agent.twilioSources ?? [])];
 }

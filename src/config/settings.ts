@@ -9,6 +9,7 @@ import type { ControlPlaneSettings } from './control-plane.js';
 import { resolveControlPlane } from './control-plane.js';
 import { homePaths } from './paths.js';
 import type { LoadedAgent } from './schema.js';
+import { answerSourcesOf } from './schema.js';
 import type { StoreSettings } from './store.js';
 import { resolveStore } from './store.js';
 
@@ -57,13 +58,13 @@ export function ingestListeners(agents: readonly LoadedAgent[]): IngestListener[
 }
 
 /**
- * The listeners of the agents' ack and Slack sources (contract §18.2, §18.6): each its own server on
+ * The listeners of the agents' ack, Slack and Twilio sources (contract §18.2, §18.6, §21.4): each its own server on
  * its own port (config validation refuses a port shared with another listener), so `svc check` looks
  * at them beside the ingest listeners.
  */
 export function answerListeners(agents: readonly LoadedAgent[]): Array<Omit<IngestListener, 'maxConnections'>> {
-  return agents.flatMap((a) => [a.ackSource, a.slackSource].flatMap((s) => (s === undefined ? []
-    : [{ key: `${s.bind}:${s.port}`, bind: s.bind, port: s.port, who: `${s.type} source ${s.id} of agent ${a.agent.id}` }])));
+  return agents.flatMap((a) => answerSourcesOf(a).map((s) =>
+    ({ key: `${s.bind}:${s.port}`, bind: s.bind, port: s.port, who: `${s.type} source ${s.id} of agent ${a.agent.id}` })));
 }
 
 /**

@@ -205,7 +205,7 @@ describe('loadYamlFile', () => {
   it('reports a bad discriminator and a missing one', () => {
     const f = file('channels:\n  - id: a\n    type: fax\n  - id: b\n    direction: outbound\n');
     assert.equal(errorOf(() => loadYamlFile(f, channelsFileSchema, ctx)), [
-      `${f}:3:11: channels.0.type: expected one of "file", "slack", "webhook", "teams", "pagerduty", "email"`,
+      `${f}:3:11: channels.0.type: expected one of "file", "slack", "webhook", "teams", "pagerduty", "email", "ntfy", "pushover", "twilio", "telegram"`,
       `${f}:4:5: channels.1.type: required key missing`,
     ].join('\n'));
   });

@@ -1,6 +1,7 @@
 /**
  * What one replica at a time does (contract §16.4): the SIEM exporters, the signed checkpoints of
- * the chain (§20.2) and retention. The duties run
+ * the chain (§20.2), retention, and the duties added once their parts exist (`add`: the Pushover
+ * receipts the page engine's messages left, §21.3). The duties run
  * while this replica holds the store's leader lease, renewed every third of it; they stop as soon as
  * a renewal fails and start again when the lease comes back. With the embedded store the daemon is
  * the only process, so it always leads.
@@ -25,8 +26,15 @@ import type { Retention } from '../runtime/retention.js';
 import { startRetention } from '../runtime/retention.js';
 import type { Store } from '../store/store.js';
 
+/** A duty added after the start: started whenever this replica takes the lease, closed when it loses it. */
+export interface LeaderDuty {
+  start(): { close(): Promise<void> };
+}
+
 export interface LeaderDuties {
   leader(): boolean;
+  /** Runs `duty` while this replica leads, from now on; its handle's `close` stops it for good (before the parts it uses close). */
+  add(duty: LeaderDuty): { close(): Promise<void> };
   gate: IntakeGate;
   /** Wakes the exporters after a write that appended to the chain. */
   notify(): void;
@@ -60,6 +68,8 @@ export async function startLeaderDuties(deps: {
   const checkpointKey = checkpoints ? ed25519PrivateKey(checkpoints.key) : null;
   let leading = false;
   let closed = false;
+  /** The added duties, and each one's running instance while this replica leads. */
+  const added = new Map<LeaderDuty, { close(): Promise<void> } | null>();
 
   const begin = (): void => {
     if (deps.audit && deps.audit.export.length > 0) {
@@ -75,6 +85,7 @@ export async function startLeaderDuties(deps: {
           return null;
         });
     }
+    for (const duty of added.keys()) added.set(duty, duty.start());
     retention = startRetention({ store, clock, retention: deps.retention, windowMs: deps.windowMs,
       onError: (err) => report(`retention failed: ${errorText(err)}`),
       onPruned: (n) => report(`retention: pruned ${n.events} event(s), ${n.deadLetters} dead letter(s), ${n.fingerprints} fingerprint(s)`) });
@@ -87,7 +98,11 @@ export async function startLeaderDuties(deps: {
     await (await signing)?.close(final);
     const stopping = exporting;
     exporting = null;
-    await Promise.all([pruning?.close(), stopping?.close()]);
+    const running = [...added.entries()].flatMap(([duty, instance]) => {
+      added.set(duty, null);
+      return instance === null ? [] : [instance.close()];
+    });
+    await Promise.all([pruning?.close(), stopping?.close(), ...running]);
   };
 
   const renew = async (): Promise<void> => {
@@ -109,6 +124,16 @@ export async function startLeaderDuties(deps: {
 
   return {
     leader: () => leading,
+    add(duty) {
+      added.set(duty, leading ? duty.start() : null);
+      return {
+        async close() {
+          const instance = added.get(duty);
+          added.delete(duty);
+          await instance?.close();
+        },
+      };
+    },
     gate: {
       active: () => exporting?.gate.active() ?? false,
       whenOpen: (signal) => exporting?.gate.whenOpen(signal) ?? Promise.resolve(),

@@ -66,6 +66,15 @@ describe('planReload: what a config reload may apply live', () => {
     assert.deepEqual(planReload(config([agent('a'), agent('b')]), config([agent('a')])), { kind: 'restart', keys: ['agent b (removed)'] });
   });
 
+  it('a twilio source (its own listener, §21.4) added or changed needs a restart, named by its id and key', () => {
+    const source = { id: 'twilio-sms', type: 'twilio', bind: '127.0.0.1', port: 8791, publicUrl: 'https://svc.example.com/twilio', channel: 'sms' };
+    const withSource = (publicUrl: string): LoadedAgent => ({ ...agent('a'), twilioSources: [{ ...source, publicUrl }] } as unknown as LoadedAgent);
+    assert.deepEqual(planReload(config([agent('a')]), config([withSource(source.publicUrl)])),
+      { kind: 'restart', keys: ['a: event-sources.yaml twilio sources.twilio-sms'] });
+    assert.deepEqual(planReload(config([withSource(source.publicUrl)]), config([withSource('https://svc.example.org/twilio')])),
+      { kind: 'restart', keys: ['a: event-sources.yaml twilio sources.twilio-sms.publicUrl'] });
+  });
+
   it('an oncall.yaml that appears or goes needs a restart; one that changes applies live', () => {
     const paging = config([agent('a')], { oncallAgents: new Set(['a']) });
     assert.deepEqual(planReload(config([agent('a')]), paging), { kind: 'restart', keys: ['a: oncall.yaml (added)'] });

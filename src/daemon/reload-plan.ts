@@ -54,7 +54,8 @@ export function planReload(running: RunningConfig, next: RunningConfig): ReloadP
     for (const key of AGENT_RESTART_KEYS) restart.push(...diffPaths(was.agent[key], now.agent[key], `${id}: agent.yaml ${key}`));
     restart.push(...diffPaths(byId(was.sources), byId(now.sources), `${id}: event-sources.yaml sources`),
       ...diffPaths(listenerOf(was.ackSource), listenerOf(now.ackSource), `${id}: event-sources.yaml ack source`),
-      ...diffPaths(was.slackSource, now.slackSource, `${id}: event-sources.yaml slack source`));
+      ...diffPaths(was.slackSource, now.slackSource, `${id}: event-sources.yaml slack source`),
+      ...diffPaths(byId(was.twilioSources ?? []), byId(now.twilioSources ?? []), `${id}: event-sources.yaml twilio sources`));
     if (running.oncallAgents.has(id) !== next.oncallAgents.has(id)) {
       restart.push(`${id}: oncall.yaml (${next.oncallAgents.has(id) ? 'added' : 'removed'})`);
     }

@@ -4,10 +4,13 @@
  * `X-Slack-Signature: v0=HMAC-SHA256(signingSecret, "v0:<X-Slack-Request-Timestamp>:<body>")`.
  * A bad signature or a timestamp more than 300 s away is 401 and nothing is done. The clicking Slack
  * user must be some person's `contacts` value on one of the agent's Slack channels; otherwise the
- * refusal is audited (`page.ack-refused`) and told to the user alone through `response_url`. An action
- * is committed through the page engine before the 200 (Slack wants it within 3 s).
+ * refusal is audited (`page.ack-refused`, on the page's timeline) and told to the user alone through
+ * `response_url`; an action the page engine refuses is audited there too. An action is committed
+ * through the page engine before the 200 (Slack wants it within 3 s). A signed request acts once: sent
+ * again while its timestamp is still in the window (a replay), it is answered 200 and does nothing —
+ * escalating is not idempotent. The store holds what was answered (claimOnce), so every replica knows.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SlackSourceConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -17,7 +20,7 @@ import type { Person } from '../oncall/oncall-config.js';
 import { SLACK_ACTION_IDS } from '../runtime/channels/slack-blocks.js';
 import type { PageAction, PageEngine } from '../runtime/oncall/page-engine.js';
 import type { Store } from '../store/store.js';
-import { createSourceListener } from './source-listener.js';
+import { createSourceListener, readRequestBody } from './source-listener.js';
 import type { SourceListener } from './source-listener.js';
 
 /** Slack's replay window (https://api.slack.com/authentication/verifying-requests-from-slack). */
@@ -60,6 +63,16 @@ export function verifySlackSignature(secret: string, timestamp: string | undefin
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
+/**
+ * What makes a signed request the same request, and until when a replay of it could pass the
+ * signature check: its signature (an HMAC over timestamp and body), held until its timestamp leaves
+ * the window.
+ */
+export function replayKey(sourceId: string, timestamp: string, signature: string): { key: string; untilMs: number } {
+  return { key: `slack:${sourceId}:${createHash('sha256').update(signature).digest('base64url')}`,
+    untilMs: (Number(timestamp) + SLACK_TIMESTAMP_WINDOW_S) * 1000 + 1000 };
+}
+
 interface Click { userId: string; actionId: string; pageId: string; responseUrl: string | null }
 
 /** The first action of a block_actions payload, or null when the body is not one. */
@@ -95,23 +108,22 @@ export function createSlackActionsServer(deps: SlackActionsDeps): SlackActionsSe
   const personOf = (userId: string): Person | undefined =>
     deps.people().find((p) => deps.slackChannelIds.some((ch) => p.contacts[ch] === userId));
 
-  async function refuse(click: Click, reason: string, text: string): Promise<void> {
-    await deps.store.appendAudit({ kind: 'page.ack-refused', actor: `slack:${click.userId}`, agentId: deps.agentId,
-      data: { pageId: click.pageId, via: 'slack', user: click.userId, action: click.actionId, reason } }, clock.now());
-    ephemeral(click, text);
-  }
-
   async function onClick(click: Click): Promise<void> {
     const action = SLACK_ACTIONS[click.actionId];
     if (action === undefined) return; // another app's button: nothing of ours
+    // Audited like every refused answer (on the page's timeline), and told to the clicking user alone.
+    const refuse = async (reason: string, text: string): Promise<void> => {
+      await deps.engine.refuse(deps.agentId, click.pageId, action.kind, { actor: `slack:${click.userId}`, by: click.userId, via: 'slack' }, reason);
+      ephemeral(click, text);
+    };
     const person = personOf(click.userId);
     if (person === undefined) {
-      await refuse(click, 'unknown-user', 'You are not on call for svc, so this button does nothing for you.');
+      await refuse('unknown-user', 'You are not on call for svc, so this button does nothing for you.');
       return;
     }
     const page = await deps.store.oncall.getPage(click.pageId);
     if (page === null || page.agentId !== deps.agentId) {
-      await refuse(click, 'unknown-page', `There is no page ${click.pageId}.`);
+      await refuse('unknown-page', `There is no page ${click.pageId}.`);
       return;
     }
     const outcome = await deps.engine.act(click.pageId, action, { actor: `slack:${click.userId}`, by: person.id, via: 'slack' });
@@ -129,19 +141,24 @@ export function createSlackActionsServer(deps: SlackActionsDeps): SlackActionsSe
       res.setHeader('Allow', 'POST');
       return answer(405, 'method not allowed\n');
     }
-    const body = await readBody(req);
+    const body = await readRequestBody(req, MAX_BODY_BYTES);
     if (body === null) {
       res.setHeader('Connection', 'close');
       return answer(413, 'body too large\n');
     }
     const ts = req.headers['x-slack-request-timestamp'];
     const sig = req.headers['x-slack-signature'];
-    if (!verifySlackSignature(source.signingSecret, typeof ts === 'string' ? ts : undefined, typeof sig === 'string' ? sig : undefined, body, clock.now())) {
+    if (typeof ts !== 'string' || typeof sig !== 'string' || !verifySlackSignature(source.signingSecret, ts, sig, body, clock.now())) {
       log.write('warn', 'slack-action.rejected', { source: source.id, reason: 'signature' });
       return answer(401, 'bad or stale signature\n');
     }
     const click = parseClick(body);
     if (click === null) return answer(400, 'not a block_actions payload\n');
+    const once = replayKey(source.id, ts, sig);
+    if (!(await deps.store.oncall.claimOnce(once.key, once.untilMs, clock.now()))) {
+      log.write('warn', 'slack-action.replayed', { source: source.id, pageId: click.pageId, action: click.actionId });
+      return answer(200);
+    }
     await onClick(click);
     answer(200);
   }
@@ -152,15 +169,4 @@ export function createSlackActionsServer(deps: SlackActionsDeps): SlackActionsSe
     onError: (err) => deps.report(`slack source ${source.id}: ${errorText(err)}`),
     unavailable: (res) => res.writeHead(503).end(),
   });
-}
-
-async function readBody(req: IncomingMessage): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

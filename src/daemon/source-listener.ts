@@ -1,6 +1,6 @@
 /**
  * The listen/close shell of the sources that answer people rather than alert senders — ack links
- * (§18.6) and Slack interactivity (§18.2): one HTTP server with the webhook listener's limits
+ * (§18.6), Slack interactivity (§18.2) and Twilio's callbacks (§21.4): one HTTP server with the webhook listener's limits
  * (core/listener-limits.ts), its connections capped, bound where the source says. A handler that
  * throws is reported and, when nothing was answered yet, answered by `unavailable`; else the
  * connection is cut.
@@ -26,6 +26,18 @@ export interface SourceListenerSpec {
   onError(err: unknown): void;
   /** The answer to a request whose handler failed before answering. */
   unavailable(res: ServerResponse): void;
+}
+
+/** A request's body as UTF-8 text, or null (the rest unread) once it passes `maxBytes`. */
+export async function readRequestBody(req: IncomingMessage, maxBytes: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function createSourceListener(spec: SourceListenerSpec): SourceListener {

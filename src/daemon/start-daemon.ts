@@ -49,6 +49,7 @@ import { startMcpServers } from './start-mcp-servers.js';
 import { startPageListeners } from './start-page-listeners.js';
 import { createListenerRegistry } from './listener-registry.js';
 import { listenerAuthority, sourceUrl } from '../config/source-url.js';
+import { startReceiptDuty } from '../runtime/oncall/receipt-duty.js';
 
 export interface DaemonDeps {
   agents: LoadedAgent[];
@@ -110,7 +111,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const stats = createSourceStats();
     const audit = daemonAuditConfig(deps.agents);
     const metrics = createMetrics({ stats, agents: deps.agents.map((a) => ({ id: a.agent.id, sources: a.sources.map((s) => s.id),
-      channels: a.channels.map((c) => c.id) })),
+      channels: a.channels.map((c) => c.id), receiptChannels: a.channels.filter((c) => c.type === 'pushover').map((c) => c.id) })),
       mcpServers: deps.agents.flatMap((a) => a.agent.mcpServers.map((m) => m.id)), exporters: audit?.export.map((e) => e.id) ?? [],
       processMetrics: true });
     if (deps.otlp) {
@@ -165,6 +166,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     // Every listener registers itself for /status (`svc ps`), whatever its kind (contract §25.3).
     const listeners = createListenerRegistry();
+    // The agents as a config reload last loaded them (the Telegram bots polled follow their channels).
+    let loadedAgents: readonly LoadedAgent[] = deps.agents;
     // Agents with an oncall.yaml page through the page engine (contract §17); it stops before the channels close.
     const pageConfigs = new Map<string, OncallConfig>(deps.oncall ?? []);
     const ackServers = new Map<string, AckLinkServer>();
@@ -176,8 +179,16 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     if (pages) {
       closers.add('page engine', () => pages.close());
       const answering = await startPageListeners({ agents: deps.agents, configs: pageConfigs, engine: pages.engine, store: runtimeStore,
-        clock, logs, report, ackServers, listeners });
+        clock, logs, report, ackServers, listeners, leader: () => duties.leader(), currentAgents: () => loadedAgents });
       closers.add('page listeners', () => answering.close());
+      // Pushover's emergency receipts (§21.3), watched by the leader; stopped with the page listeners, before the engine and channels.
+      const engine = pages.engine;
+      const receipts = duties.add({ start: () => startReceiptDuty({ receipts: runtimeStore.receipts, clock, engine,
+        channel: (agentId, channelId) => agentSet.channelsByAgent.get(agentId)?.find((c) => c.id === channelId),
+        log: (agentId, level, event, fields) => (agentIds.includes(agentId) ? logs.get(agentId).write(level, event, fields)
+          : daemonLog(level, event, { agentId, ...fields })), metrics: metrics.receipts,
+        onError: (err) => report(`pushover receipts: ${errorText(err)}`) }) });
+      closers.add('page listeners', () => receipts.close());
     }
 
     const dispatcher = createDispatcher({ store: runtimeStore, agents: agentSet.agents, stats, clock, owner,
@@ -282,6 +293,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
             return was !== undefined && sameConfig(was, config) ? old.channelsByAgent.get(agentId)?.find((c) => c.id === config.id) : undefined;
           } });
         for (const [agentId, config] of next.oncall) pageConfigs.set(agentId, config);
+        loadedAgents = next.agents;
         const underWay: Array<Promise<void>> = [];
         for (const agent of set.agents.filter((a) => !old.agents.includes(a))) {
           if (pages) underWay.push(pages.replaceAgent(agent));

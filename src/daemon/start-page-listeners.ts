@@ -1,9 +1,10 @@
 /**
- * The listeners of agents that page (contract §18): one-time ack links (§18.6) for an agent with an
- * oncall.yaml and an ack source, Slack button clicks (§18.2) for one with a slack source. They stop
- * before the page engine does.
+ * The listeners of agents that page (contract §18, §21): one-time ack links (§18.6) for an agent with an
+ * oncall.yaml and an ack source, Slack button clicks (§18.2) for one with a slack source, Twilio's
+ * callbacks (§21.4) for each twilio source, and — no port — the leader's poll of the Telegram bots'
+ * button presses (§21.5). They stop before the page engine does.
  */
-import type { LoadedAgent } from '../config/schema.js';
+import type { LoadedAgent, TwilioChannelConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
@@ -11,6 +12,8 @@ import type { Store } from '../store/store.js';
 import type { AckLinkServer } from './ack-link-server.js';
 import { createAckLinkServer } from './ack-link-server.js';
 import { createSlackActionsServer } from './slack-actions-server.js';
+import { startTelegramActions, telegramBots } from './telegram-actions.js';
+import { createTwilioSourceServer } from './twilio-source-server.js';
 import type { AgentLogs } from './start-agent-logs.js';
 import { closeEach } from './close-order.js';
 import type { ListenerRegistry } from './listener-registry.js';
@@ -21,7 +24,11 @@ export async function startPageListeners(deps: { agents: readonly LoadedAgent[];
   /** Filled with each agent's ack-link server: the page engine puts its links into messages. */
   ackServers: Map<string, AckLinkServer>;
   /** Where each listener is registered for /status (`svc ps`). */
-  listeners: ListenerRegistry }): Promise<{ close(): Promise<void> }> {
+  listeners: ListenerRegistry;
+  /** Whether this replica holds the leader lease: only the leader polls Telegram. */
+  leader: () => boolean;
+  /** The agents as loaded now (a config reload changes their channels live): the Telegram bots polled. */
+  currentAgents?: () => readonly LoadedAgent[] }): Promise<{ close(): Promise<void> }> {
   const { engine, store, clock, report } = deps;
   const started: Array<{ close(): Promise<void> | void }> = [];
   const close = (): Promise<void> => closeEach([...started].reverse());
@@ -50,9 +57,34 @@ export async function startPageListeners(deps: { agents: readonly LoadedAgent[];
       deps.listeners.add({ kind: 'slack', agent: agentId, source: id, bind, port: () => server.port(),
         url: () => `http://${listenerAuthority(bind, server.port(), false)}/webhooks/${id}` });
     }
+    const agentsNow = deps.currentAgents ?? ((): readonly LoadedAgent[] => deps.agents);
+    for (const loaded of deps.agents) {
+      const agentId = loaded.agent.id;
+      if (!deps.configs.has(agentId)) continue;
+      for (const source of loaded.twilioSources ?? []) {
+        const first = twilioChannelOf(loaded, source.channel);
+        if (first === undefined) continue; // the loader refuses a source naming no twilio channel
+        // Read per request: a reload that rotates the auth token changes the key of the signatures at once.
+        const channel = (): TwilioChannelConfig => twilioChannelOf(agentsNow().find((a) => a.agent.id === agentId), source.channel) ?? first;
+        const server = createTwilioSourceServer({ agentId, source, channel, people: () => deps.configs.get(agentId)?.people ?? [],
+          engine, store, clock, log: deps.logs.get(agentId), report });
+        await server.start();
+        started.push(server);
+        deps.listeners.add({ kind: 'twilio', agent: agentId, source: source.id, bind: source.bind, port: () => server.port(),
+          url: () => source.publicUrl });
+      }
+    }
+    started.push(startTelegramActions({ bots: () => telegramBots(agentsNow(), (id) => deps.configs.has(id)), leader: deps.leader,
+      people: (agentId) => deps.configs.get(agentId)?.people ?? [], engine, store, clock, report,
+      log: (agentId, level, event, fields) => deps.logs.get(agentId).write(level, event, fields) }));
   } catch (err) {
     await close();
     throw err;
   }
   return { close };
+}
+
+function twilioChannelOf(agent: LoadedAgent | undefined, channelId: string): TwilioChannelConfig | undefined {
+  const channel = agent?.channels.find((c) => c.id === channelId);
+  return channel?.type === 'twilio' ? channel : undefined;
 }

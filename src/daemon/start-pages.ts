@@ -30,7 +30,7 @@ export interface PagesDeps {
   /** store.deliveryWindow, resolved once for the dispatcher and the pager alike. */
   deliveryWindowMs: number;
   /** The agents' ack-link sources (§18.6), by agent id: their links go into page messages. */
-  links?: ReadonlyMap<string, { links(pageId: string, person: string): AckLinks }>;
+  links?: ReadonlyMap<string, { links(pageId: string, person: string, incarnation: number): AckLinks }>;
 }
 
 export interface Pages {
@@ -58,7 +58,7 @@ export function startPages(deps: PagesDeps): Pages {
   const byId = new Map(deps.agents.map((a) => [a.id, a]));
   const notifier = createPageNotifier({ store, clock, owner: deps.owner, agents: byId, onError, deliveryWindowMs: deps.deliveryWindowMs,
     channelOutcome: (agent, channel, outcome) => deps.metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
-    links: (agentId, pageId, person) => deps.links?.get(agentId)?.links(pageId, person) ?? null });
+    links: (agentId, pageId, person, incarnation) => deps.links?.get(agentId)?.links(pageId, person, incarnation) ?? null });
   const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics, sender: notifier,
     log: (agentId, event, fields, level = 'info') => byId.get(agentId)?.log.write(level, event, fields),
     followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true });

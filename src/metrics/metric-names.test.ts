@@ -43,6 +43,8 @@ describe('metric names', () => {
       // contract §17.11
       'svc_pages_open', 'svc_page_ack_seconds', 'svc_page_escalations_total', 'svc_pages_exhausted_total', 'svc_page_timer_lag_seconds',
       'svc_heartbeat_age_seconds', 'svc_events_suppressed_total',
+      // contract §21.3
+      'svc_pushover_receipts_watched', 'svc_pushover_receipt_requests_total',
     ].sort());
   });
 

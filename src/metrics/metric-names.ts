@@ -17,6 +17,10 @@ export type MetricType = (typeof METRIC_TYPES)[number];
 export const SOURCE_DLQ_KINDS = ['dispatch'] as const;
 export type SourceDlqKind = (typeof SOURCE_DLQ_KINDS)[number];
 
+/** Values of the `kind` and `outcome` labels of svc_pushover_receipt_requests_total. */
+export const RECEIPT_REQUEST_KINDS = ['poll', 'cancel'] as const;
+export const RECEIPT_REQUEST_OUTCOMES = ['ok', 'failed'] as const;
+
 /** Values of the `outcome` label of svc_channel_messages_total. */
 export const CHANNEL_OUTCOMES = ['delivered', 'failed'] as const;
 
@@ -136,6 +140,11 @@ export const METRIC_FAMILIES = [
     help: 'Time since a delivery last refreshed the heartbeat, in seconds.' },
   { name: 'svc_events_suppressed_total', type: 'counter', labels: ['agent'], unit: 'events',
     help: 'Events whose alerts all matched a live silence: audited as event.suppressed, nobody paged (count).' },
+  // Pushover receipts (contract §21.3), watched by the leader
+  { name: 'svc_pushover_receipts_watched', type: 'gauge', labels: [], unit: 'receipts',
+    help: 'Pushover emergency receipts this replica watches as the leader: asked about while their page is triggered, or to be cancelled (receipts).' },
+  { name: 'svc_pushover_receipt_requests_total', type: 'counter', labels: ['agent', 'channel', 'kind', 'outcome'], unit: 'requests',
+    help: 'Requests to Pushover about receipts: kind poll or cancel, outcome ok (Pushover answered) or failed (count).' },
 ] as const satisfies readonly MetricFamily[];
 
 export type MetricFamilyDef = (typeof METRIC_FAMILIES)[number];

@@ -44,7 +44,8 @@ function value(expo: Exposition, name: string, labels: Record<string, string>): 
 }
 
 const config = {
-  agents: [{ id: 'oncall', sources: ['alertmanager', 'grafana'], channels: ['oncall-dm'] }, { id: 'billing', sources: ['stripe'] }],
+  agents: [{ id: 'oncall', sources: ['alertmanager', 'grafana'], channels: ['oncall-dm', 'pushover'], receiptChannels: ['pushover'] },
+    { id: 'billing', sources: ['stripe'] }],
   mcpServers: ['filesystem', 'github'],
   exporters: ['splunk'],
 };

@@ -15,12 +15,15 @@ import type { PrometheusContentType } from 'prom-client';
 import type { SourceCounters, SourceStats } from './source-stats.js';
 import type { FamilyNamesOf, LabelsOf, MetricFamily, MetricName, SourceDlqKind } from './metric-names.js';
 import { CHANNEL_OUTCOMES, LLM_TOKEN_DIRECTIONS, METRIC_FAMILIES, PROCESS_METRIC_FAMILIES, PROCESS_METRIC_PREFIX,
-  PROCESS_METRICS_LEFT_OUT } from './metric-names.js';
+  PROCESS_METRICS_LEFT_OUT, RECEIPT_REQUEST_KINDS, RECEIPT_REQUEST_OUTCOMES } from './metric-names.js';
 
 export interface MetricsDeps {
   stats: SourceStats;
-  /** Configured agents and the ids of their sources and channels: one zero series per agent, agent×source, agent×channel. */
-  agents: ReadonlyArray<{ id: string; sources: readonly string[]; channels?: readonly string[] }>;
+  /**
+   * Configured agents and the ids of their sources and channels: one zero series per agent, agent×source, agent×channel;
+   * `receiptChannels`, those whose messages carry receipts (Pushover): agent×channel on the receipt request family.
+   */
+  agents: ReadonlyArray<{ id: string; sources: readonly string[]; channels?: readonly string[]; receiptChannels?: readonly string[] }>;
   /** Configured MCP server ids: one series per server on the mcp_server_* families. */
   mcpServers?: readonly string[];
   /** Configured SIEM exporter ids: one series per exporter on the svc_audit_export_* families. */
@@ -92,6 +95,12 @@ export interface OncallMetrics {
   heartbeatAge(agent: string, heartbeat: string, seconds: number): void;
 }
 
+/** Pushover receipts the leader watches (contract §21.3). */
+export interface ReceiptMetrics {
+  watched(count: number): void;
+  request(agent: string, channel: string, kind: (typeof RECEIPT_REQUEST_KINDS)[number], outcome: (typeof RECEIPT_REQUEST_OUTCOMES)[number]): void;
+}
+
 export interface Metrics {
   /** Scrape it (`metrics()`, `getMetricsAsJSON()`); never reset it: the source families add differences. */
   registry: Registry;
@@ -105,6 +114,7 @@ export interface Metrics {
   llm: LlmMetrics;
   daemon: DaemonMetrics;
   oncall: OncallMetrics;
+  receipts: ReceiptMetrics;
 }
 
 /** Bucket upper bounds of the histograms (docs/metrics.md); a histogram missing here is a compile error. */
@@ -279,6 +289,12 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     timerLag: (seconds) => timerLag.observe(seconds),
     heartbeatAge: (agent, heartbeat, seconds) => heartbeatAge.set({ agent, heartbeat }, seconds),
   };
+  const receiptsWatched = gauge('svc_pushover_receipts_watched');
+  const receiptRequests = counter('svc_pushover_receipt_requests_total');
+  const receipts: ReceiptMetrics = {
+    watched: (count) => receiptsWatched.set(count),
+    request: (agent, channel, kind, outcome) => receiptRequests.inc({ agent, channel, kind, outcome }),
+  };
 
   // A zero series for every configured label value, so dashboards and alerts see them from startup.
   for (const server_id of mcpServers) {
@@ -307,6 +323,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   for (const { agent, channels } of deps.agents.map((a) => ({ agent: a.id, channels: a.channels ?? [] }))) {
     for (const channel of channels) for (const outcome of CHANNEL_OUTCOMES) dispatch.channelMessages.inc({ agent, channel, outcome }, 0);
   }
+  for (const a of deps.agents) {
+    for (const channel of a.receiptChannels ?? []) {
+      for (const kind of RECEIPT_REQUEST_KINDS) for (const outcome of RECEIPT_REQUEST_OUTCOMES) receiptRequests.inc({ agent: a.id, channel, kind, outcome }, 0);
+    }
+  }
 
   const registered = registry.getMetricsAsArray().map((m) => m.name);
   if (registered.join() !== METRIC_FAMILIES.map((f) => f.name).join()) {
@@ -320,7 +341,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
       throw new Error(`process metric families out of step with metric-names.ts: ${added.join(', ')}`);
     }
   }
-  return { registry, contentType: registry.contentType, mcp, audit, rateLimit, llm, dispatch, ingest, daemon, oncall };
+  return { registry, contentType: registry.contentType, mcp, audit, rateLimit, llm, dispatch, ingest, daemon, oncall, receipts };
 }
 
 function dedupe(values: readonly string[]): string[] {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_KEY_CHARS, incidentKey, parseKeyTemplate } from './incident-key.js';
+import { HEARTBEAT_KEY_PREFIX, MAX_KEY_CHARS, heartbeatKey, incidentKey, parseKeyTemplate } from './incident-key.js';
 
 const payload = {
   groupKey: '{}/{severity="critical"}:{alertname="HighErrorRate"}',
@@ -35,6 +35,23 @@ describe('incidentKey', () => {
     const long = { groupKey: 'x'.repeat(MAX_KEY_CHARS + 1) };
     assert.match(incidentKey({ kind: 'groupKey' }, long, 'fp'), /^sha256:[0-9a-f]{64}$/);
     assert.equal(incidentKey({ kind: 'groupKey' }, { groupKey: 'x'.repeat(MAX_KEY_CHARS) }, 'fp').length, MAX_KEY_CHARS);
+  });
+
+  it('an alert\'s key never lies in the heartbeats\' space, by any rule; other keys are as they were, and no two alerts\' keys meet', () => {
+    const hb = heartbeatKey('watchdog');
+    assert.equal(hb, 'heartbeat:watchdog');
+    const rules = [{ kind: 'groupKey' as const }, { kind: 'fingerprint' as const }, { kind: 'template' as const, template: '{{labels.k}}' }];
+    for (const rule of rules) {
+      const key = incidentKey(rule, { groupKey: hb, commonLabels: { k: hb } }, hb);
+      assert.ok(!key.startsWith(HEARTBEAT_KEY_PREFIX), `${rule.kind}: ${key}`);
+      assert.equal(key, '~heartbeat:watchdog');
+    }
+    const keys = ['heartbeat:x', '~heartbeat:x', '~~heartbeat:x', 'x', '~x', 'alert:x']
+      .map((k) => incidentKey({ kind: 'groupKey' }, { groupKey: k }, 'fp'));
+    assert.deepEqual(keys, ['~heartbeat:x', '~~heartbeat:x', '~~~heartbeat:x', 'x', '~~x', 'alert:x']);
+    assert.equal(new Set(keys).size, keys.length);
+    assert.equal(incidentKey({ kind: 'groupKey' }, payload, 'fp1'), payload.groupKey, 'an Alertmanager groupKey keeps its value');
+    assert.match(incidentKey({ kind: 'groupKey' }, { groupKey: `heartbeat:${'x'.repeat(MAX_KEY_CHARS)}` }, 'fp'), /^sha256:[0-9a-f]{64}$/);
   });
 });
 

@@ -10,12 +10,22 @@
  *   alerts into one page, a separate page per group is the safe side.
  *
  * Keys longer than MAX_KEY_CHARS are replaced by `sha256:<hex>` of themselves: they live in an index.
+ *
+ * Two key spaces share the pages' index: alerts' keys (above) and heartbeats' (`heartbeat:<id>`,
+ * §17.7). An alert's key never lies in the heartbeats' space, whatever its payload or template says:
+ * one that starts with `heartbeat:`, or with the escape `~` itself, gets a `~` in front — one-to-one, so
+ * two alerts' keys stay apart, and every other key (all that Alertmanager's groupKeys look like) keeps
+ * the value it had, so pages stored before still join and resolve.
  */
 import { createHash } from 'node:crypto';
 import type { IncidentKeyRule } from './oncall-config.js';
 import { LABEL_NAME, payloadLabels } from './label-name.js';
 
 export const MAX_KEY_CHARS = 512;
+/** The heartbeats' key space (§17.7): a missed heartbeat's page has the key `heartbeat:<id>`. */
+export const HEARTBEAT_KEY_PREFIX = 'heartbeat:';
+/** What an alert's key that would fall in another space is prefixed with. */
+const ALERT_ESCAPE = '~';
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 export type TemplatePart = { text: string } | { label: string };
@@ -40,8 +50,15 @@ export function parseKeyTemplate(template: string): { ok: true; parts: TemplateP
   return { ok: true, parts };
 }
 
+/** The page key of a heartbeat (§17.7). */
+export function heartbeatKey(heartbeatId: string): string {
+  return `${HEARTBEAT_KEY_PREFIX}${heartbeatId}`;
+}
+
+/** An alert's key in the alerts' space, bounded for the index. */
 function bounded(key: string): string {
-  return key.length <= MAX_KEY_CHARS ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`;
+  const own = key.startsWith(HEARTBEAT_KEY_PREFIX) || key.startsWith(ALERT_ESCAPE) ? `${ALERT_ESCAPE}${key}` : key;
+  return own.length <= MAX_KEY_CHARS ? own : `sha256:${createHash('sha256').update(own).digest('hex')}`;
 }
 
 function groupKeyOf(payload: unknown, fingerprint: string): string {

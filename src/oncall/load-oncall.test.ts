@@ -279,3 +279,28 @@ describe('loadOncall', () => {
     assert.match(problems(`people: []\n${'#'.repeat(1_100_000)}\n`)[0] as string, /oncall\.yaml: the file is larger than 1 MiB/);
   });
 });
+
+describe('contacts on channels with a form of their own (§21.4, §21.5)', () => {
+  it('a twilio contact is E.164 and a telegram one a chat id: anything else is named at the contact, without quoting it', () => {
+    const typed = [{ id: 'oncall-dm', type: 'file' }, { id: 'sms', type: 'twilio' }, { id: 'tg', type: 'telegram' }];
+    const text = [
+      'people:',
+      '  - { id: a, contacts: { sms: "015112345678", tg: "@alice", oncall-dm: "any label" } }',
+      '  - { id: b, contacts: { sms: "+4915112345678", tg: "-1001234567890" } }',
+      'policies: [{ id: p, steps: [{ notify: [person:a], after: 1s }] }]',
+      'routes: [{ match: { severity: [P1] }, policy: p }]',
+      '',
+    ].join('\n');
+    let message = '';
+    try {
+      loadOncall({ dir: dirWith(text), channels: typed, sources }, ctx());
+    } catch (err) {
+      assert.ok(err instanceof ConfigError);
+      message = err.message.split('\n').map((l) => l.replace(/^[^:]*\/(oncall\.yaml)/, '$1')).join('\n');
+    }
+    assert.equal(message, [
+      'oncall.yaml:2:31: people.0.contacts.sms: must be a phone number in E.164, e.g. "+4915112345678" (quoted: YAML reads +49… as a number) (channel sms is type: twilio)',
+      'oncall.yaml:2:51: people.0.contacts.tg: must be a Telegram chat id, e.g. "123456789" (the private chat of the person with the bot) (channel tg is type: telegram)',
+    ].join('\n'));
+  });
+});

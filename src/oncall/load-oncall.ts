@@ -9,7 +9,9 @@
  */
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LoadedAgent } from '../config/schema.js';
+import { contactProblem, missingOwnRecipient } from '../config/contact-forms.js';
+import type { ChannelConfig, LoadedAgent } from '../config/schema.js';
+import { answerSourcesOf } from '../config/schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
 import type { KeyPath, YamlFile } from '../config/yaml-file.js';
 import { formatDuration } from '../core/duration.js';
@@ -30,10 +32,10 @@ export interface OncallLoadContext {
   nowMs: number;
 }
 
-/** What of the agent the file may refer to: its directory, channels and sources. */
+/** What of the agent the file may refer to: its directory, channels (their configuration, when known, checks contacts' shapes) and sources. */
 export interface OncallAgent {
   dir: string;
-  channels: ReadonlyArray<{ id: string }>;
+  channels: ReadonlyArray<{ id: string } | ChannelConfig>;
   sources: ReadonlyArray<{ id: string }>;
 }
 
@@ -61,7 +63,7 @@ export function loadOncallForAgents(agents: readonly LoadedAgent[], ctx: OncallL
     try {
       const config = loadOncall(agent, ctx);
       if (config) found.set(agent.agent.id, config);
-      else problems.push(...pageSourceProblems(agent));
+      else problems.push(...pageSourceProblems(agent), ...ownRecipientProblems(agent));
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       problems.push(err.message);
@@ -72,13 +74,26 @@ export function loadOncallForAgents(agents: readonly LoadedAgent[], ctx: OncallL
 }
 
 /**
- * An ack source (§18.6) and a Slack source (§18.2) act on pages, and only an agent with an oncall.yaml
- * has pages: without one such a source would listen for nothing, so it is refused rather than left silent.
+ * An ack source (§18.6), a Slack source (§18.2) and a Twilio source (§21.4) act on pages, and only an agent
+ * with an oncall.yaml has pages: without one such a source would listen for nothing, so it is refused
+ * rather than left silent.
  */
 function pageSourceProblems(agent: LoadedAgent): string[] {
-  return [agent.ackSource, agent.slackSource].flatMap((source) => (source === undefined ? [] : [
+  return answerSourcesOf(agent).flatMap((source) => [
     `${join(agent.dir, 'event-sources.yaml')}: source ${source.id} (type: ${source.type}) answers pages, but agent ${agent.agent.id} has no `
-      + `${ONCALL_FILE} (${join(agent.dir, ONCALL_FILE)}): add one, or remove the source`]));
+      + `${ONCALL_FILE} (${join(agent.dir, ONCALL_FILE)}): add one, or remove the source`]);
+}
+
+/**
+ * Without an oncall.yaml every message goes to the channel's own recipient (§9.4): a channel that has
+ * none (an ntfy channel without `topic`, a Pushover channel without `user`) could never deliver one.
+ */
+function ownRecipientProblems(agent: LoadedAgent): string[] {
+  return agent.channels.flatMap((channel) => {
+    const key = missingOwnRecipient(channel);
+    return key === null ? [] : [`${join(agent.dir, 'channels.yaml')}: channel ${channel.id} (type: ${channel.type}) has no ${key}, and agent `
+      + `${agent.agent.id} has no ${ONCALL_FILE} naming people on it: set ${key}, or add ${ONCALL_FILE}`];
+  });
 }
 
 function duplicateIds(file: YamlFile<OncallConfig>, list: 'people' | 'schedules' | 'policies' | 'heartbeats', noun: string): string[] {
@@ -98,6 +113,10 @@ function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): st
   const schedules = new Set(config.schedules.map((s) => s.id));
   const policies = new Set(config.policies.map((p) => p.id));
   const channels = new Set(agent.channels.map((c) => c.id));
+  const configOf = (id: string): ChannelConfig | undefined => {
+    const c = agent.channels.find((x) => x.id === id);
+    return c !== undefined && 'type' in c ? c : undefined;
+  };
   const sources = new Set(agent.sources.map((s) => s.id));
   const channelList = [...channels].join(', ');
   const problems = [
@@ -115,6 +134,11 @@ function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): st
       if (t.kind === 'person' && !people.has(t.id)) unknown(at, 'person', t.id, ' (not in people)');
       if (t.kind === 'schedule' && !schedules.has(t.id)) unknown(at, 'schedule', t.id, ' (not in schedules)');
       if (t.kind === 'channel' && !channels.has(t.id)) unknown(at, 'channel', t.id, ` (channels.yaml has ${channelList})`);
+      const own = t.kind === 'channel' ? configOf(t.id) : undefined;
+      const key = own === undefined ? null : missingOwnRecipient(own);
+      if (own !== undefined && key !== null) {
+        problems.push(file.problem(at, `channel ${t.id} (type: ${own.type}) has no ${key} of its own to send to: name people instead, or set ${key} in channels.yaml`));
+      }
     });
   };
 
@@ -123,6 +147,9 @@ function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): st
     for (const channelId of Object.keys(person.contacts)) {
       const path = ['people', i, 'contacts', channelId];
       if (!channels.has(channelId)) problems.push(file.problem(path, `a contact on channel "${channelId}", which the agent does not have (channels.yaml has ${channelList})`));
+      const channel = configOf(channelId);
+      const shape = channel === undefined ? null : contactProblem(channel, person.contacts[channelId] ?? '');
+      if (shape !== null) problems.push(file.problem(path, shape));
     }
     problems.push(...personProblems(file, person, i));
     if (person.login !== null) {

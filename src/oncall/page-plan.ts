@@ -9,6 +9,7 @@ import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Policy, Severity, Target } from './oncall-config.js';
 import type { NobodyOnCall } from './targets.js';
 import type { NotificationKind, PageNotification, PagePlan, PageRecord } from './page.js';
+import { incarnationOf } from './page.js';
 import { pageText } from './page-text.js';
 
 /** A join notice goes out at most once a minute per page; later joins are counted into the next (§17.3). */
@@ -54,7 +55,9 @@ const alertnameOf = (event: PageEvent): { alertname?: string } => (event.alertna
 export interface Actor {
   actor: string;
   by: string;
-  via: 'cli' | 'slack' | 'link' | 'console' | 'source';
+  via: 'cli' | 'slack' | 'link' | 'console' | 'source' | 'telegram' | 'sms' | 'voice' | 'pushover';
+  /** The device an answer came from (Pushover's `acknowledged_by_device`, §21.3): the row's `data.device`. */
+  device?: string;
 }
 
 export interface OpenInput {
@@ -111,8 +114,9 @@ function send(page: PageRecord, r: Recipient, kind: NotificationKind, text: stri
   audit.push(entry(page, 'page.notified', engineActor(page.agentId),
     { step: page.step, loop: page.loop, person: r.person, channel: r.channel, deliveryId }));
   if (!page.notified.some((n) => n.person === r.person && n.channel === r.channel)) page.notified.push({ ...r });
+  const incarnation = incarnationOf(page);
   return { deliveryId, pageId: page.id, agentId: page.agentId, kind, eventId, channelId: r.channel, person: r.person, to: r.to,
-    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text };
+    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text, ...(incarnation === 0 ? {} : { incarnation }) };
 }
 
 function copy(page: PageRecord): PageRecord {
@@ -155,7 +159,7 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
   const first = stepOf({ ...page, step: 1 });
   Object.assign(page, { state: 'triggered', exhausted: false, step: 1, loop: 0, acknowledgedAtMs: null, acknowledgedBy: null,
     resolvedAtMs: null, resolvedBy: null, nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0,
-    joinNoticeAtMs: null, title: event.title, severity: event.severity });
+    joinNoticeAtMs: null, title: event.title, severity: event.severity, reopens: (before.reopens ?? 0) + 1, reopenedAtMs: nowMs });
   // The event that reopens the page is what the person is woken for now: its links, not the old ones.
   if (event.facts !== undefined && event.facts.length > 0) page.facts = event.facts;
   else delete page.facts;
@@ -278,7 +282,7 @@ export function planAck(before: PageRecord, actor: Actor, note: string | null, n
   Object.assign(page, { state: 'acknowledged', acknowledgedAtMs: nowMs, acknowledgedBy: actor.by, nextEscalationAtMs: null,
     ackTimeoutAtMs: page.policy.ackTimeoutMs > 0 ? nowMs + page.policy.ackTimeoutMs : null });
   const audit = [entry(page, 'page.acknowledged', actor.actor, { by: actor.by, via: actor.via, step: page.step, loop: page.loop,
-    ...(note === null ? {} : { note }) })];
+    ...(note === null ? {} : { note }), ...(actor.device === undefined ? {} : { device: actor.device }) })];
   const notes = tellFollowers(page, 'acknowledged', pageText.acknowledged(page), follows, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
@@ -329,6 +333,25 @@ export function planEscalate(before: PageRecord, toStep: number | null, actor: A
   if (toStep === null && page.step === steps && page.loop < page.policy.repeat) page.loop += 1;
   const notes = advance(page, target, actor, nowMs, resolve, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
+}
+
+/**
+ * A refused answer to a page (§17.10 `page.ack-refused`; any action, not only an ack): who tried
+ * (`user`, as the channel knows them: a person, a Slack user, an OS user), through what (`via`), which
+ * action, and why (`reason`, a short code). Its `pageId` puts it on the page's timeline and in the
+ * stories of the page's events.
+ */
+export function ackRefusedEntry(agentId: string | null, pageId: string, action: string, actor: Actor, reason: string): NewAuditEntry {
+  return { kind: 'page.ack-refused', actor: actor.actor, agentId, data: { pageId, via: actor.via, user: actor.by, action, reason } };
+}
+
+/**
+ * An alert's firing that a resolve of its incident key overtook (§17.3: triage runs side by side): the
+ * resolve, received after it, wins; the firing opens, reopens and joins nothing. Its row names the
+ * event (its story tells why nobody was paged) and the resolve's event.
+ */
+export function supersededEntry(agentId: string, eventId: string, incidentKey: string, resolvedBy: string): NewAuditEntry {
+  return { kind: 'event.superseded', actor: engineActor(agentId), agentId, data: { eventId, incidentKey, resolvedBy } };
 }
 
 /** A route with `notify:` sends once and opens no page (§17.3): one notification per recipient. */

@@ -60,7 +60,24 @@ export interface PageRecord {
    */
   facts?: string[];
   notified: Notified[];
+  /**
+   * Times the page was reopened (§17 `reopenWindow`) and when it last was; absent on a page never
+   * reopened. Each opening is an incarnation of the page: links minted in one do not act in the next
+   * (oncall/ack-token.ts), and a heartbeat seen before the page last opened does not resolve it.
+   */
+  reopens?: number;
+  reopenedAtMs?: number;
   version: number;
+}
+
+/** Which opening of the page this is: 0 until it is first reopened. */
+export function incarnationOf(page: Pick<PageRecord, 'reopens'>): number {
+  return page.reopens ?? 0;
+}
+
+/** When the page's current incarnation opened: its last reopening, else its opening. */
+export function incarnationOpenedAtMs(page: Pick<PageRecord, 'openedAtMs' | 'reopenedAtMs'>): number {
+  return page.reopenedAtMs ?? page.openedAtMs;
 }
 
 /** The earliest of a page's timers: the one the store's timer queue orders by. */
@@ -108,6 +125,8 @@ export interface PageNotification {
   status: 'firing' | 'resolved';
   title: string;
   text: string;
+  /** The page's incarnation when the notification was planned (its ack links are bound to it); absent: its first opening. */
+  incarnation?: number;
 }
 
 /**
@@ -120,4 +139,10 @@ export interface PagePlan {
   expectedVersion: number | null;
   audit: NewAuditEntry[];
   notifications: PageNotification[];
+  /**
+   * The alert event (a stored event's id) whose firing this plan opens, reopens or joins the page for.
+   * The store applies the plan only if no resolve of the page's incident key was received after that
+   * event (OncallStore.noteResolve): a resolve that overtook its firing in triage wins (§17.3).
+   */
+  firingEventId?: string;
 }

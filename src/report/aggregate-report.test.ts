@@ -96,3 +96,33 @@ describe('the report, from hand-built rows', () => {
     assert.equal(r.totals.timeToAckSeconds.p50, null);
   });
 });
+
+describe('interruptions through each channel type that wakes (contract §23.1)', () => {
+  // Monday 09:00 Berlin: one page round to alice on the channel under test and on mail; the ack's notice on it is no round.
+  const through = (types: Array<[string, string]>) => {
+    const b = reportRows().page('w1', at('2026-11-23T08:00Z'));
+    for (const [channel] of types) b.notified('w1', at('2026-11-23T08:00Z'), 'alice', channel);
+    b.notified('w1', at('2026-11-23T08:00Z'), 'alice', 'mail').row('w1', 'page.acknowledged', at('2026-11-23T08:03Z'), { via: 'cli' });
+    for (const [channel] of types) b.notified('w1', at('2026-11-23T08:03Z'), 'alice', channel, { round: 'acknowledged' });
+    const r = aggregateReport({ query: { sinceMs: at('2026-11-23T00:00Z'), untilMs: at('2026-11-24T00:00Z'), agent: null, by: null }, rows: b.build(),
+      agents: [{ ...agent, channelTypes: new Map([...types, ['mail', 'email']]) }] });
+    return r.people.find((p) => p.person === 'alice')?.interruptions;
+  };
+  const once = { business: 1, offHours: 0, sleep: 0, total: 1 };
+
+  for (const type of ['ntfy', 'pushover', 'telegram'] as const) {
+    it(`${type}: a page round wakes`, () => {
+      assert.deepEqual(through([['phone', type]]), once);
+    });
+  }
+
+  it('twilio: an SMS channel and a voice channel are a round each (a person paged by text, then called, was woken twice)', () => {
+    assert.deepEqual(through([['sms', 'twilio']]), once);
+    assert.deepEqual(through([['sms', 'twilio'], ['call', 'twilio']]), { business: 2, offHours: 0, sleep: 0, total: 2 });
+  });
+
+  it('mail, files, webhooks and PagerDuty do not wake', () => {
+    for (const type of ['email', 'file', 'webhook', 'pagerduty']) assert.deepEqual(through([['other', type]]), noneAt, type);
+  });
+});
+const noneAt = { business: 0, offHours: 0, sleep: 0, total: 0 };

@@ -8,6 +8,7 @@
  * and its interruptions those of its pages to whoever was on call in it at that moment; a policy's and
  * an alert name's pages are those opened under it, with all their interruptions.
  */
+import { channelWakes } from '../config/channel-wakes.js';
 import { isoTs } from '../core/clock.js';
 import type { OncallConfig, Override } from '../oncall/oncall-config.js';
 import { personZone } from '../oncall/person-zone.js';
@@ -15,7 +16,7 @@ import type { ReportRows } from '../store/report-rows.js';
 import type { Coverage } from './hours-on-call.js';
 import { coverage } from './hours-on-call.js';
 import type { InterruptionBucket } from './interruptions.js';
-import { addInterruption, bucketAt, noInterruptions, wakes } from './interruptions.js';
+import { addInterruption, bucketAt, noInterruptions } from './interruptions.js';
 import type { PageFacts } from './page-facts.js';
 import { pageFacts } from './page-facts.js';
 import { distribution } from './percentiles.js';
@@ -112,7 +113,7 @@ export function aggregateReport(input: ReportInput): Report {
   const woken = new Map<PageFacts, Interruption[]>();
   for (const f of facts.values()) {
     const agent = agents.get(f.page.agentId);
-    woken.set(f, agent === undefined ? [] : f.rounds.filter((r) => wakes(agent.channelTypes.get(r.channel)))
+    woken.set(f, agent === undefined ? [] : f.rounds.filter((r) => channelWakes(agent.channelTypes.get(r.channel)))
       .map((r) => ({ person: r.person, tsMs: r.tsMs, bucket: bucketAt(r.tsMs, personZone(agent.config, r.person)) })));
   }
 

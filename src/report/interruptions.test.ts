@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bucketAt, wakes } from './interruptions.js';
+import { bucketAt } from './interruptions.js';
 
 const utc = (iso: string): number => Date.parse(`${iso}Z`);
 
@@ -38,10 +38,5 @@ describe('interruption buckets, in the person\'s own zone', () => {
     const saturday = utc('2026-11-28T03:00');
     assert.equal(bucketAt(saturday, 'Pacific/Kiritimati'), 'offHours', 'Saturday 17:00 at +14: the weekend');
     assert.equal(bucketAt(saturday, 'Pacific/Pago_Pago'), 'business', 'Friday 16:00 at −11: still the working week');
-  });
-
-  it('only channel types that ring or buzz wake: mail and files do not', () => {
-    assert.deepEqual(['ntfy', 'pushover', 'twilio', 'telegram', 'slack', 'teams', 'email', 'file', 'webhook', 'pagerduty', undefined].map(wakes),
-      [true, true, true, true, true, true, false, false, false, false, false]);
   });
 });

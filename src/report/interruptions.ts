@@ -1,19 +1,13 @@
 /**
  * Interruptions (contract §23.1): a page round to a person through a channel that wakes, bucketed by
- * the person's own local time. Which channel types wake is a list here, matched on the channel's
- * `type` in channels.yaml (mail and files do not).
+ * the person's own local time. Which channel types wake, each channel type declares
+ * (config/channel-wakes.ts), matched on the channel's `type` in channels.yaml.
  */
 import { naiveDayAndMinute, zoneTime } from '../oncall/zone-time.js';
 import type { Interruptions } from './report.js';
 
-export const WAKING_CHANNEL_TYPES = ['ntfy', 'pushover', 'twilio', 'telegram', 'slack', 'teams'] as const;
-
 export const INTERRUPTION_BUCKETS = ['business', 'offHours', 'sleep'] as const;
 export type InterruptionBucket = (typeof INTERRUPTION_BUCKETS)[number];
-
-export function wakes(channelType: string | undefined): boolean {
-  return channelType !== undefined && (WAKING_CHANNEL_TYPES as readonly string[]).includes(channelType);
-}
 
 const MORNING = 8 * 60;
 const EVENING = 18 * 60;

@@ -31,7 +31,10 @@ export function buildAgent(loaded: LoadedAgent, deps: {
 }): BuiltAgent {
   const { agent } = loaded;
   const { clock, log } = deps;
-  const channels = loaded.channels.map((c) => deps.keep?.(c) ?? createChannel(c, { clock }));
+  const channels = loaded.channels.map((c) => {
+    const twilioSource = loaded.twilioSources?.find((s) => s.channel === c.id);
+    return deps.keep?.(c) ?? createChannel(c, { clock, ...(twilioSource === undefined ? {} : { twilioSource }) });
+  });
   const { provider } = buildAgentProvider(loaded, deps);
   return {
     dispatch: { id: agent.id, provider, channels, log, dispatch: agent.dispatch },

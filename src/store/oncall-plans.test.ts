@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { PageNotification } from '../oncall/page.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
-  silenceCreatedAudit, timelinePageOf,
+  silenceCreatedAudit,
 } from './oncall-plans.js';
 import type { StoredOverride, StoredSilence } from './oncall-store.js';
 
@@ -50,11 +50,17 @@ test('a sender\'s outcome: delivered is sent, failed is failed with its error, r
   const ref = { deliveryId: 'd1', owner: 'r1', attempt: 1 };
   const row = { kind: 'page.notified', actor: 'agent:ops', agentId: 'ops', data: { pageId: 'p1' } };
   assert.deepEqual(planNotificationFinish({ ...ref, audit: [row], outcome: 'delivered' }, T0),
-    { status: 'sent', notBeforeMs: T0, error: null, audit: [row] });
+    { status: 'sent', notBeforeMs: T0, error: null, audit: [row], receipt: null });
   assert.deepEqual(planNotificationFinish({ ...ref, audit: [], outcome: 'failed', error: 'channel_not_found' }, T0),
-    { status: 'failed', notBeforeMs: T0, error: 'channel_not_found', audit: [] });
+    { status: 'failed', notBeforeMs: T0, error: 'channel_not_found', audit: [], receipt: null });
   assert.deepEqual(planNotificationFinish({ ...ref, audit: [], outcome: 'retry', retryAtMs: T0 + 30_000, error: 'HTTP 503' }, T0),
-    { status: 'pending', notBeforeMs: T0 + 30_000, error: 'HTTP 503', audit: [] });
+    { status: 'pending', notBeforeMs: T0 + 30_000, error: 'HTTP 503', audit: [], receipt: null });
+});
+
+test('a delivery that left a vendor receipt (§21.3) keeps it with the page, in the outcome\'s own write', () => {
+  const receipt = { receipt: 'r1', agentId: 'ops', pageId: 'p1', channelId: 'pushover', person: 'alice', deliveryId: 'd1', sentAtMs: T0,
+    expiresAtMs: T0 + 3_600_000 };
+  assert.deepEqual(planNotificationFinish({ deliveryId: 'd1', owner: 'r1', attempt: 1, audit: [], outcome: 'delivered', receipt }, T0).receipt, receipt);
 });
 
 test('new notifications are outbox rows claimable from now, carrying the whole notification', () => {
@@ -63,10 +69,4 @@ test('new notifications are outbox rows claimable from now, carrying the whole n
   assert.deepEqual(notificationRows([n], T0), [{ deliveryId: 'p1.1.bob.slack', pageId: 'p1', agentId: 'ops', kind: 'escalation', createdMs: T0,
     notBeforeMs: T0, body: JSON.stringify(n) }]);
   assert.deepEqual(JSON.parse(notificationRows([n], T0)[0]?.body ?? 'null'), n);
-});
-
-test('an audit row joins the timeline of the page its data names, and only a page id that is text', () => {
-  assert.equal(timelinePageOf({ kind: 'page.opened', actor: 'agent:ops', agentId: 'ops', data: { pageId: 'p1' } }), 'p1');
-  assert.equal(timelinePageOf({ kind: 'page.notice-cancelled', actor: 'agent:ops', agentId: 'ops', data: { pageId: null } }), null);
-  assert.equal(timelinePageOf({ kind: 'silence.created', actor: 'admin:a', agentId: null, data: { silenceId: 's' } }), null);
 });

@@ -2,8 +2,7 @@
  * What an on-call write means beyond a page plan, decided once for every store (contract §17.4–§17.8):
  * the audit rows of an override added or removed and of a silence created or expired, what an
  * expiry does to a silence's times, the row of a notice cancelled at the last look, how a sender's
- * outcome is stored on its notification, the outbox rows of new notifications, and which audit rows
- * join a page's timeline. Pure: time comes in as an argument. Pages and handoffs are planned in
+ * outcome is stored on its notification, and the outbox rows of new notifications. Pure: time comes in as an argument. Pages and handoffs are planned in
  * oncall/ (page-plan.ts, handoff-plan.ts); the SQLite on-call writer and the PostgreSQL on-call store
  * read what a plan needs, ask here, and persist what they are given, as write-plans.ts does for events.
  */
@@ -11,6 +10,7 @@ import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Silence } from '../oncall/oncall-config.js';
 import type { PageNotification } from '../oncall/page.js';
 import type { NotificationOutcome, StoredOverride, StoredSilence } from './oncall-store.js';
+import type { PageReceipt } from './receipt-store.js';
 import { NOTICE_CANCELLED } from './oncall-store.js';
 import type { ReplayVia } from './store.js';
 import { viaField } from './store.js';
@@ -74,13 +74,15 @@ export interface NotificationFinish {
   notBeforeMs: number;
   error: string | null;
   audit: readonly NewAuditEntry[];
+  /** A receipt to keep with the page (§21.3): written with the outcome, once (a receipt already kept is left as it is). */
+  receipt: PageReceipt | null;
 }
 
 export function planNotificationFinish(o: NotificationOutcome, nowMs: number): NotificationFinish {
   switch (o.outcome) {
-    case 'delivered': return { status: 'sent', notBeforeMs: nowMs, error: null, audit: o.audit };
-    case 'failed': return { status: 'failed', notBeforeMs: nowMs, error: o.error, audit: o.audit };
-    case 'retry': return { status: 'pending', notBeforeMs: o.retryAtMs, error: o.error, audit: o.audit };
+    case 'delivered': return { status: 'sent', notBeforeMs: nowMs, error: null, audit: o.audit, receipt: o.receipt ?? null };
+    case 'failed': return { status: 'failed', notBeforeMs: nowMs, error: o.error, audit: o.audit, receipt: null };
+    case 'retry': return { status: 'pending', notBeforeMs: o.retryAtMs, error: o.error, audit: o.audit, receipt: null };
   }
 }
 
@@ -98,10 +100,4 @@ export interface NotificationRow {
 export function notificationRows(notifications: readonly PageNotification[], nowMs: number): NotificationRow[] {
   return notifications.map((n) => ({ deliveryId: n.deliveryId, pageId: n.pageId, agentId: n.agentId, kind: n.kind, createdMs: nowMs,
     notBeforeMs: nowMs, body: JSON.stringify(n) }));
-}
-
-/** The page whose timeline an audit row joins (its `data.pageId`), or null. */
-export function timelinePageOf(entry: NewAuditEntry): string | null {
-  const pageId = entry.data.pageId;
-  return typeof pageId === 'string' ? pageId : null;
 }

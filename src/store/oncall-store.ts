@@ -8,13 +8,16 @@
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Override, Silence } from '../oncall/oncall-config.js';
 import type { PageNotification, PageState } from '../oncall/page.js';
+import type { PageReceipt } from './receipt-store.js';
 
 /**
  * A plan's outcome. `claimed`, only when the plan was applied with a `ClaimOnCommit`: its
  * notifications written already claimed, in the plan's own transaction (those whose deliveryId the
  * outbox did not hold yet).
  */
-export type ApplyResult = { ok: true; claimed?: ClaimedNotification[] } | { ok: false; reason: 'conflict' };
+export type ApplyResult = { ok: true; claimed?: ClaimedNotification[] } | { ok: false; reason: 'conflict' }
+  /** The plan's firing event is older than a resolve of its incident key the store holds (`resolvedBy`, that resolve's event): nothing written. */
+  | { ok: false; reason: 'superseded'; resolvedBy: string };
 
 /**
  * Claim a plan's notifications for this sender as they are written: the caller sends them straight
@@ -59,7 +62,8 @@ export type NotificationOutcome = {
   attempt: number;
   audit: NewAuditEntry[];
 } & (
-  | { outcome: 'delivered' }
+  /** `receipt`: the vendor's receipt of a message it repeats until answered (§21.3), stored with the outcome. */
+  | { outcome: 'delivered'; receipt?: PageReceipt }
   /** Given up: not retried. */
   | { outcome: 'failed'; error: string }
   /** Tried again at `retryAtMs` (with the same deliveryId). */

@@ -21,6 +21,7 @@ import type {
   SendRef, StoredOverride, StoredSilence,
 } from './oncall-store.js';
 import type { ReportRows, ReportWindow } from './report-rows.js';
+import type { ReceiptStore } from './receipt-store.js';
 import type { StoreTransfer } from './transfer.js';
 
 export type EventStatus = 'accepted' | 'processing' | 'processed' | 'dead-lettered' | 'suppressed';
@@ -263,10 +264,11 @@ export interface Store {
   /** Rows with seq > afterSeq in seq order, as stored: what verification hashes and export ships. */
   readAudit(afterSeq: number, limit: number): Promise<StoredAuditRow[]>;
   /**
-   * Every audit row that concerns the event (its data names it as `eventId` or in `eventIds`) and
+   * Every audit row that concerns the event (its data names it as `eventId`) and
    * every row of a page those rows name (`pageId`: the page it opened, joined or resolved, with its
    * notices, escalations and acknowledgements), in seq order, at most STORY_ROW_LIMIT + 1 of them;
-   * empty when no row names it. Index lookups: costs the same whatever the length of the chain.
+   * empty when no row names it. Read from the hashed rows themselves (story-rows.ts), through the
+   * database's indexes over what they name: costs the same whatever the length of the chain.
    */
   eventStory(eventId: string): Promise<StoryRow[]>;
   /** The chain's last row (seq, hash, time); null when it is empty. */
@@ -318,6 +320,8 @@ export interface Store {
 
   /** Pages and their timers, page notifications, overrides, silences, heartbeats (contract §17, oncall-store.ts). */
   readonly oncall: OncallStore;
+  /** Vendor receipts kept with their pages (contract §21.3, receipt-store.ts). */
+  readonly receipts: ReceiptStore;
 
   close(): Promise<void>;
 }
@@ -335,6 +339,15 @@ export interface OncallStore {
    * returned in `claimed`: a freshly opened page's first round goes out without an outbox claim.
    */
   applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): Promise<ApplyResult>;
+  /**
+   * Remembers that the stored event `eventId` resolved the agent's incident `incidentKey`, by the
+   * event's place in the order events were received (its seq), keeping the latest such resolve. A
+   * plan for a firing event received before it is then `superseded` (PagePlan.firingEventId), however
+   * late that firing's triage ends; a firing received after it pages as ever. Serialised with page
+   * plans (the writer; the chain head on PostgreSQL): call it before looking for the page to resolve,
+   * and a firing racing it either opened that page first or is superseded.
+   */
+  noteResolve(agentId: string, incidentKey: string, eventId: string, nowMs: number): Promise<void>;
   /** Writes notifications that belong to no page (a route's `notify:`) with their audit rows. */
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): Promise<void>;
   getPage(id: string): Promise<PageRecord | null>;
@@ -363,7 +376,7 @@ export interface OncallStore {
   /** Records outcomes while the claim still holds (same owner and attempt); returns how many applied. */
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): Promise<number>;
   listPages(query: PageQuery, filter: PageFilter): Promise<Page<PageRecord>>;
-  /** The page's audit rows in seq order (§17.9 timeline). */
+  /** The page's audit rows in seq order (§17.9 timeline): every row whose data names it as `pageId` (story-rows.ts). */
   pageTimeline(pageId: string): Promise<ListedAuditRow[]>;
   openPageCounts(): Promise<OpenPageCount[]>;
 
@@ -394,7 +407,21 @@ export interface OncallStore {
    */
   reportRows(window: ReportWindow): Promise<ReportRows>;
 
+  /**
+   * Claims `key` until `untilMs`: true the first time, false while an earlier claim of it holds (a
+   * replayed request: a signed Slack click sent again within its 300 s). Shared by every replica;
+   * claims whose time has passed are removed as new ones come.
+   */
+  claimOnce(key: string, untilMs: number, nowMs: number): Promise<boolean>;
   /** Records that matching deliveries arrived (duplicates too, §17.7). */
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): Promise<void>;
   listHeartbeats(): Promise<HeartbeatSeen[]>;
+
+  /**
+   * The offset a vendor's update feed is read from next, by feed (a Telegram bot's `getUpdates`, §21.5:
+   * `telegram:<bot id>`); null before its first read. The leader that polls stores it after each batch,
+   * so a restart or another replica taking over goes on from there.
+   */
+  pollOffset(feed: string): Promise<number | null>;
+  savePollOffset(feed: string, offset: number, nowMs: number): Promise<void>;
 }

@@ -20,3 +20,18 @@ export function dailyShifts(contacts: { alice: Record<string, string>; bob: Reco
     policies: [], routes: [], incidents: { key: { kind: 'groupKey' }, reopenWindowMs: 0 }, heartbeats: [],
   };
 }
+
+/**
+ * An oncall.yaml that pages: P1 and P2 open a page under `default` (one step, alice on `dm`, an hour
+ * long), incidents keyed by groupKey; `reopenWindowMs` and the heartbeats as the test says.
+ */
+export function pagingConfig(opts: { reopenWindowMs?: number; heartbeats?: OncallConfig['heartbeats'] } = {}): OncallConfig {
+  return {
+    people: [testPerson('alice', { dm: 'alice' })],
+    schedules: [],
+    policies: [{ id: 'default', steps: [{ notify: [{ kind: 'person', id: 'alice' }], afterMs: HOUR }], repeat: 0, ackTimeoutMs: 0, onExhausted: [] }],
+    routes: [{ match: { severity: ['P1', 'P2'], labels: [] }, policy: 'default' }],
+    incidents: { key: { kind: 'groupKey' }, reopenWindowMs: opts.reopenWindowMs ?? 0 },
+    heartbeats: opts.heartbeats ?? [],
+  };
+}

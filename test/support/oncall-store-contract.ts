@@ -233,6 +233,17 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(await store.oncall.listHandoffs(), [{ agentId: 'agent-a', scheduleId: 'primary', nextMs: T0 + 2 * MIN }]);
     });
 
+    it('a key is claimed once while its claim holds, on every replica; again once it has passed (a replayed request, issue 33)', async () => {
+      const store = await open();
+      const other = replicas ? await again() : store;
+      assert.equal(await store.oncall.claimOnce('slack:s1:abc', T0 + 300_000, T0), true);
+      assert.equal(await other.oncall.claimOnce('slack:s1:abc', T0 + 300_000, T0 + 1), false, 'the same request again');
+      assert.equal(await other.oncall.claimOnce('slack:s1:abd', T0 + 300_000, T0 + 1), true, 'another request');
+      const together = await Promise.all([store, other, store, other].map((s) => s.oncall.claimOnce('slack:s1:race', T0 + 300_000, T0 + 2)));
+      assert.deepEqual(together.filter((x) => x).length, 1, 'claimed at once from several places: one wins');
+      assert.equal(await store.oncall.claimOnce('slack:s1:abc', T0 + 600_000, T0 + 300_000), true, 'its claim passed');
+    });
+
     it('overrides, silences and heartbeats: added, listed, removed or expired, audited', async () => {
       const store = await open();
       await store.oncall.addOverride({ id: 'o1', agentId: 'agent-a', scheduleId: 'primary', personId: 'bob', fromMs: T0, toMs: T0 + MIN,
@@ -268,6 +279,52 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(rows.map((r) => r.seq - (rows[0]?.seq ?? 0)), [0, 1, 2, 3], 'each notice right after its override row');
       const claimed = await store.oncall.claimNotifications('r', T0 + 3, 1000, 10);
       assert.deepEqual(claimed.map((c) => c.notification.deliveryId).sort(), ['handoff.primary.o9-add.bob.dm', 'handoff.primary.o9-rm.alice.dm']);
+    });
+  });
+
+  describe(`${name}: a resolve that overtook its firing in triage wins (§17.3)`, () => {
+    const firing = async (store: Store, nowMs: number, status = 'firing'): Promise<string> => {
+      const r = await store.ingestEvent({ agentId: 'agent-a', sourceId: 'am', kind: 'alert', fingerprint: null,
+        payloadText: JSON.stringify({ status, groupKey: 'g', n: nowMs }) }, nowMs);
+      return r.outcome === 'accepted' ? r.event.id : assert.fail('accepted');
+    };
+    const guarded = (plan: PagePlan, eventId: string): PagePlan => ({ ...plan, firingEventId: eventId });
+
+    it('a plan for a firing received before a noted resolve of its key writes nothing (superseded); one received after it pages', async () => {
+      const store = await open();
+      const other = replicas ? await again() : store;
+      const [early, late, resolved, fresh] = [await firing(store, T0), await firing(store, T0 + 1), await firing(store, T0 + 2, 'resolved'),
+        await firing(store, T0 + 3)];
+      // The resolve is noted on one replica, the firings' plans come from another.
+      await store.oncall.noteResolve('agent-a', 'k-order', resolved, T0 + 10);
+      await store.oncall.noteResolve('agent-a', 'k-order', early, T0 + 11);
+      const head = await store.auditHead();
+      for (const eventId of [early, late]) {
+        assert.deepEqual(await other.oncall.applyPagePlan(guarded(openPlan('k-order', T0 + 20), eventId), T0 + 20),
+          { ok: false, reason: 'superseded', resolvedBy: resolved }, 'the later resolve is kept: an older one noted after it changes nothing');
+      }
+      assert.deepEqual(await store.auditHead(), head, 'nothing written');
+      assert.equal(await store.oncall.findPage('agent-a', 'k-order'), null);
+      assert.deepEqual(await other.oncall.applyPagePlan(guarded(openPlan('k-order-other', T0 + 20), early), T0 + 20), { ok: true },
+        'another key\'s resolve is not this one\'s');
+
+      const opened = guarded(openPlan('k-order', T0 + 30), fresh);
+      assert.deepEqual(await other.oncall.applyPagePlan(opened, T0 + 30), { ok: true }, 'a firing received after the resolve pages');
+      const join = planJoin(opened.page, { id: late, title: 'Disk full', severity: 'P1' }, T0 + 31, resolve) as PagePlan;
+      assert.deepEqual(await store.oncall.applyPagePlan(guarded(join, late), T0 + 31), { ok: false, reason: 'superseded', resolvedBy: resolved },
+        'nor does it join the new page');
+      assert.deepEqual((await store.oncall.getPage(opened.page.id))?.eventIds, [opened.page.eventIds[0]]);
+    });
+
+    it('a noted resolve goes with the events it orders (retention)', async () => {
+      const store = await open();
+      const early = await firing(store, T0);
+      const resolved = await firing(store, T0 + 1, 'resolved');
+      await store.oncall.noteResolve('agent-a', 'k-kept', resolved, T0 + 2);
+      await store.prune({ eventsBeforeMs: T0 + 2, deadLettersBeforeMs: null, fingerprintsBeforeMs: null, batch: 100 });
+      assert.equal((await store.oncall.applyPagePlan(guarded(openPlan('k-kept'), early), T0 + 3)).ok, false, 'kept while younger than retention');
+      await store.prune({ eventsBeforeMs: T0 + 3, deadLettersBeforeMs: null, fingerprintsBeforeMs: null, batch: 100 });
+      assert.deepEqual(await store.oncall.applyPagePlan(guarded(openPlan('k-kept'), early), T0 + 4), { ok: true });
     });
   });
 

@@ -16,6 +16,8 @@ import { InvalidCursorError } from '../../src/store/cursor.js';
 import type { ClaimedEvent, Completion, NewEvent, PageQuery, Store } from '../../src/store/store.js';
 import { oncallStoreContract } from './oncall-store-contract.js';
 import { reportStoreContract } from './report-store-contract.js';
+import { pageAnswerStoreContract } from './page-answer-store-contract.js';
+import { receiptStoreContract } from './receipt-store-contract.js';
 
 export interface OpenOptions {
   pageBudget?: number;
@@ -34,6 +36,8 @@ export interface ContractSubject {
   settings(): StoreSettings;
   /** Changes the stored data of audit row `seq` behind the store's back (to `dataText`, default `{"tampered":true}`). */
   tamperAudit(seq: number, dataText?: string): Promise<void>;
+  /** Deletes every row of every table but `keep`, behind the store's back, as someone with write access to the database could. */
+  emptyTablesBut(keep: readonly string[]): Promise<void>;
   /** Several replicas share this store, so the leader lease is contested (false: one process, always leader). */
   replicas: boolean;
 }
@@ -85,6 +89,8 @@ export function storeContract(name: string, subject: ContractSubject): void {
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
   oncallStoreContract(name, open, again, subject.replicas);
   reportStoreContract(name, open, (seq, dataText) => subject.tamperAudit(seq, dataText));
+  pageAnswerStoreContract(name, open, again);
+  receiptStoreContract(name, open, again);
 
   describe(`${name}: ingest and idempotency`, () => {
     it('a fingerprint repeated inside the window is a duplicate naming the first event; after it, accepted', async () => {
@@ -414,7 +420,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
   });
 
   describe(`${name}: the story of an event`, () => {
-    it('every row naming the event (eventId or eventIds), in seq order, each with its predecessor\'s hash; others left out', async () => {
+    it('every row naming the event (its eventId), in seq order, each with its predecessor\'s hash; others left out', async () => {
       const store = await open();
       const a = await accept(store, ev({ fingerprint: 'story-a' }), T0);
       const b = await accept(store, ev({ fingerprint: 'story-b' }), T0);
@@ -423,13 +429,14 @@ export function storeContract(name: string, subject: ContractSubject): void {
         { claim: cb!.claim, outcome: 'dead-lettered', deadLetter: { reason: 'delivery-failed', error: 'down', attempts: 3 }, audit: [] }], T0 + 2);
       const letters = await store.listDeadLetters(q(), {});
       await store.replayDeadLetters({ ids: [letters.items[0]!.id] }, 'admin', T0 + 3);
-      await store.appendAudit({ kind: 'page.opened', actor: 'svc', agentId: null, data: { eventIds: [a, b, 7] } }, T0 + 4);
-      await store.appendAudit({ kind: 'unrelated', actor: 'svc', agentId: null, data: { other: a } }, T0 + 5);
+      await store.appendAudit({ kind: 'page.opened', actor: 'svc', agentId: null, data: { eventId: a } }, T0 + 4);
+      await store.appendAudit({ kind: 'page.joined', actor: 'svc', agentId: null, data: { eventId: b } }, T0 + 4);
+      await store.appendAudit({ kind: 'unrelated', actor: 'svc', agentId: null, data: { other: a, eventIds: [a, b], eventId: 7 } }, T0 + 5);
 
       const storyA = await store.eventStory(a);
       assert.deepEqual(storyA.map((r) => r.kind), ['event.accepted', 'triage.decision', 'message.delivered', 'page.opened']);
       const storyB = await store.eventStory(b);
-      assert.deepEqual(storyB.map((r) => r.kind), ['event.accepted', 'event.dead-lettered', 'dlq.replayed', 'page.opened']);
+      assert.deepEqual(storyB.map((r) => r.kind), ['event.accepted', 'event.dead-lettered', 'dlq.replayed', 'page.joined']);
       // Each row as the chain holds it, and the hash of the row before it.
       const chain = await store.readAudit(0, 1000);
       for (const row of [...storyA, ...storyB]) {
@@ -451,14 +458,33 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.equal((await store.verifyAudit()).ok, true);
     });
 
-    it('a tampered row is still found (by the index, not its data), with the data as it is now', async () => {
+    it('what a story holds is what the hashed rows say: a row edited to name the event no more leaves it, and the chain no longer verifies', async () => {
       const store = await open();
       const a = await accept(store, ev(), T0);
+      await store.appendAudit({ kind: 'triage.decision', actor: 'svc', agentId: null, data: { eventId: a } }, T0 + 1);
       const [row] = await store.eventStory(a);
       await subject.tamperAudit(row!.seq);
-      const [after] = await store.eventStory(a);
-      assert.equal(after!.seq, row!.seq);
-      assert.notEqual(after!.dataText, row!.dataText);
+      assert.deepEqual((await store.eventStory(a)).map((r) => r.kind), ['triage.decision']);
+      const verdict = await store.verifyAudit();
+      assert.equal(verdict.ok, false);
+      assert.equal(verdict.firstBadSeq, row!.seq, 'the edit is found where it was made');
+    });
+
+    it('a story and a page\'s timeline are read from the hashed rows alone: every other table emptied, both are whole', async () => {
+      const store = await open();
+      const a = await accept(store, ev(), T0);
+      await store.appendAudit({ kind: 'page.opened', actor: 'svc', agentId: null, data: { pageId: 'pstory0001', eventId: a } }, T0 + 1);
+      await store.appendAudit({ kind: 'page.ack-refused', actor: 'slack:U1', agentId: null, data: { pageId: 'pstory0001', reason: 'unknown-user' } },
+        T0 + 2);
+      await store.appendAudit({ kind: 'page.acknowledged', actor: 'link:t1', agentId: null, data: { pageId: 'pstory0001', by: 'alice' } }, T0 + 3);
+      const story = (await store.eventStory(a)).map((r) => [r.seq, r.kind]);
+      const timeline = (await store.oncall.pageTimeline('pstory0001')).map((r) => [r.seq, r.kind]);
+      assert.deepEqual(story.map(([, kind]) => kind), ['event.accepted', 'page.opened', 'page.ack-refused', 'page.acknowledged']);
+      assert.deepEqual(timeline.map(([, kind]) => kind), ['page.opened', 'page.ack-refused', 'page.acknowledged']);
+      // An index table beside the chain (unhashed) could be edited to drop or add rows: there is none to edit.
+      await subject.emptyTablesBut(['audit']);
+      assert.deepEqual((await store.eventStory(a)).map((r) => [r.seq, r.kind]), story);
+      assert.deepEqual((await store.oncall.pageTimeline('pstory0001')).map((r) => [r.seq, r.kind]), timeline);
     });
   });
 

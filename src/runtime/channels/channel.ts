@@ -1,4 +1,4 @@
-/** Outbound channels (contract §9.5, §18): file, webhook, slack, teams, pagerduty, email. */
+/** Outbound channels (contract §9.5, §18, §21): file, webhook, slack, teams, pagerduty, email, ntfy, pushover, twilio, telegram. */
 import type { ChannelConfig } from '../../config/schema.js';
 import type { NotificationKind } from '../../oncall/page.js';
 
@@ -28,8 +28,9 @@ export interface OutboundMessage {
   links?: AckLinks;
   /**
    * What this channel reported (its delivery detail) for the message of this page it last posted to
-   * the same recipient — Slack's `channel` and `ts` — so a channel that updates its page messages in
-   * place (§18.1) edits that one. Absent before the page's first message there.
+   * the same recipient — Slack's `channel` and `ts`, Telegram's `chat_id` and `message_id` — so a
+   * channel that updates its page messages in place (§18.1, §21.5) edits that one. Absent before the
+   * page's first message there.
    */
   pageMessage?: Readonly<Record<string, string>>;
 }
@@ -46,10 +47,49 @@ export function textWithLinks(message: Pick<OutboundMessage, 'text' | 'links'>):
   return `${message.text}\n\nAcknowledge: ${message.links.ack}\nResolve: ${message.links.resolve}`;
 }
 
+/**
+ * A message that tells of a page's later state — its acknowledgement, its resolution (§21.1 status
+ * updates) — rather than asking someone to act: channels that ring a phone send it quietly.
+ */
+export function isStatusUpdate(message: Pick<OutboundMessage, 'status' | 'pageKind'>): boolean {
+  return message.status === 'resolved' || message.pageKind === 'acknowledged' || message.pageKind === 'resolved';
+}
+
 /** Result of one delivery attempt; the dispatcher owns retries and back-off. */
 export type DeliveryResult =
-  | { ok: true; detail: Record<string, string> }
+  | { ok: true; detail: Record<string, string>; receipt?: DeliveryReceipt }
   | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
+
+/**
+ * A message the vendor keeps repeating until someone answers it (Pushover's emergency priority,
+ * §21.3): the vendor's receipt for it, and when the vendor stops repeating it. Stored with the page
+ * and watched through the channel's `receipts`.
+ */
+export interface DeliveryReceipt {
+  id: string;
+  expiresAtMs: number;
+}
+
+/** What the vendor says of a receipt now (§21.3). */
+export type ReceiptStatus =
+  | { kind: 'pending' }
+  /** Answered on the vendor's side: the device that answered, when. */
+  | { kind: 'acknowledged'; device: string; atMs: number }
+  /** No longer repeated, and nobody answered. */
+  | { kind: 'expired' }
+  /** The vendor does not know the receipt (any more): nothing left to watch. */
+  | { kind: 'gone'; error: string }
+  /** Not known now (the vendor down, throttling, a network error): ask again later. */
+  | { kind: 'failed'; error: string; retryAfterMs?: number };
+
+/** The outcome of cancelling a receipt: `cancelled` and `gone` are final, `failed` is tried again. */
+export type ReceiptCancel = { kind: 'cancelled' } | { kind: 'gone'; error: string } | { kind: 'failed'; error: string; retryAfterMs?: number };
+
+/** How a channel whose messages carry receipts answers questions about them (its credentials stay inside it). */
+export interface ReceiptApi {
+  poll(receipt: string, signal: AbortSignal): Promise<ReceiptStatus>;
+  cancel(receipt: string, signal: AbortSignal): Promise<ReceiptCancel>;
+}
 
 /** A message arriving from the chat side (a mention, a DM reply). */
 export interface InboundMessage {
@@ -69,6 +109,10 @@ export interface Channel {
   readonly followsPageState?: boolean;
   /** The channel edits its page messages in place (§18.1): each send of a page is told its `pageMessage`. */
   readonly updatesPageMessages?: boolean;
+  /** The keys of its delivery detail that name such a page message (default Slack's `channel` and `ts`). */
+  readonly pageMessageKeys?: readonly string[];
+  /** The channel's messages may carry receipts (`DeliveryResult.receipt`): how to ask about them. */
+  readonly receipts?: ReceiptApi;
   /** Attempts before dead-lettering, when the channel sets its own. */
   readonly maxAttempts: number | undefined;
   /** One delivery attempt. Never throws: failures are results. */

@@ -4,12 +4,22 @@ import type { Clock } from '../../core/clock.js';
 import type { Channel } from './channel.js';
 import { createEmailChannel } from './email-channel.js';
 import { createFileChannel } from './file-channel.js';
+import { createNtfyChannel } from './ntfy-channel.js';
 import { createPagerdutyChannel } from './pagerduty-channel.js';
+import { createPushoverChannel } from './pushover-channel.js';
 import { createSlackChannel } from './slack-channel.js';
 import { createTeamsChannel } from './teams-channel.js';
+import { createTelegramChannel } from './telegram-channel.js';
+import { createTwilioChannel } from './twilio-channel.js';
 import { createWebhookChannel } from './webhook-channel.js';
 
-export function createChannel(config: ChannelConfig, deps: { clock: Clock }): Channel {
+export interface ChannelDeps {
+  clock: Clock;
+  /** The `type: twilio` source that serves this channel (§21.4), for a Twilio channel that has one. */
+  twilioSource?: { publicUrl: string };
+}
+
+export function createChannel(config: ChannelConfig, deps: ChannelDeps): Channel {
   switch (config.type) {
     case 'file':
       return createFileChannel(config, deps);
@@ -23,6 +33,14 @@ export function createChannel(config: ChannelConfig, deps: { clock: Clock }): Ch
       return createPagerdutyChannel(config, deps);
     case 'email':
       return createEmailChannel(config, deps);
+    case 'ntfy':
+      return createNtfyChannel(config, deps);
+    case 'pushover':
+      return createPushoverChannel(config, deps);
+    case 'twilio':
+      return createTwilioChannel(config, { clock: deps.clock, ...(deps.twilioSource === undefined ? {} : { source: deps.twilioSource }) });
+    case 'telegram':
+      return createTelegramChannel(config, deps);
     default: {
       // A new channel type in the schema without a case here fails to compile.
       const unknown: never = config;

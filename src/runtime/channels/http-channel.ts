@@ -3,7 +3,7 @@
  * §9.5, §18): one POST with a per-attempt deadline, the answer classified by the channel, timeouts and
  * network errors retried, every text that leaves redacted of the channel's secrets, the channel's
  * readiness following its last outcome. Also home of the HTTP helpers the Slack channel shares
- * (`postJson`, `parseRetryAfter`) and of `safeSnippet`.
+ * (`postJson`, `postText`, `parseRetryAfter`) and of `safeSnippet`.
  */
 import type { ChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
@@ -13,8 +13,6 @@ import { readBodyPrefix } from '../../core/read-body.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
 
 const ERROR_SNIPPET_CHARS = 200;
-/** A Retry-After beyond a day is a misconfigured server; the dispatcher caps lower anyway. */
-const MAX_RETRY_AFTER_MS = 86_400_000;
 
 export type HttpAttempt =
   | { kind: 'response'; status: number; headers: Headers; body: string }
@@ -28,20 +26,27 @@ export type HttpAttempt =
  * Redirects are not followed: a 3xx comes back as a response (a redirected POST would lose its
  * body or carry a bearer token to another host).
  */
-export async function postJson(url: string, body: unknown, options: {
+export function postJson(url: string, body: unknown, options: HttpOptions): Promise<HttpAttempt> {
+  return httpRequest(url, { method: 'POST', body: JSON.stringify(body) }, options);
+}
+
+export interface HttpOptions {
   headers: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
   maxBodyBytes: number;
   clock: Clock;
-}): Promise<HttpAttempt> {
+}
+
+/** One request with a text body (or none), as `postJson` sends its JSON: same deadline, no redirects, never throws. */
+export async function httpRequest(url: string, request: { method: 'GET' | 'POST'; body?: string }, options: HttpOptions): Promise<HttpAttempt> {
   if (options.signal.aborted) return { kind: 'aborted' };
   const deadline = startDeadline(options.timeoutMs, options.clock, options.signal);
   try {
     const res = await fetch(url, {
-      method: 'POST',
+      method: request.method,
       headers: options.headers,
-      body: JSON.stringify(body),
+      ...(request.body === undefined ? {} : { body: request.body }),
       signal: deadline.signal,
       redirect: 'manual',
     });
@@ -67,19 +72,17 @@ function networkErrorText(err: unknown): string {
   return String(source);
 }
 
-/**
- * `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, as milliseconds from `nowMs`.
- * Undefined when absent or unparseable.
- */
-export function parseRetryAfter(value: string | null, nowMs: number): number | undefined {
-  if (value === null) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Math.min(Number(v) * 1000, MAX_RETRY_AFTER_MS);
-  // An HTTP-date always names a weekday and GMT; Date.parse alone would also take "5" or "2 days".
-  if (!/GMT$/i.test(v)) return undefined;
-  const at = Date.parse(v);
-  if (Number.isNaN(at)) return undefined;
-  return Math.min(Math.max(0, at - nowMs), MAX_RETRY_AFTER_MS);
+// The one reading of Retry-After lives in core; the channels import it from here as before.
+export { parseRetryAfter } from '../../core/retry-after.js';
+
+/** A vendor's answer as a JSON object, or undefined when it is not one (an HTML error page, a truncated body). */
+export function parseJsonObject(body: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Collapses whitespace, removes each secret, caps the length: safe for logs and dead letters. */

@@ -23,7 +23,7 @@ import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
 import { textWithLinks } from './channel.js';
 import { pageBlocks } from './slack-blocks.js';
 import type { HttpAttempt } from './http-channel.js';
-import { parseRetryAfter, postJson, safeSnippet } from './http-channel.js';
+import { parseJsonObject, parseRetryAfter, postJson, safeSnippet } from './http-channel.js';
 
 /** Slack error codes a retry cannot fix: the configuration or the message must change. */
 const PERMANENT_ERRORS: ReadonlySet<string> = new Set([
@@ -216,15 +216,6 @@ function pageMessageRef(message: OutboundMessage): PageMessageRef | null {
 function stringField(data: Record<string, unknown>, key: string): string | undefined {
   const value = data[key];
   return typeof value === 'string' ? value : undefined;
-}
-
-function parseJsonObject(body: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(body);
-    return isRecord(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

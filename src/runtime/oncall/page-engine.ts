@@ -12,16 +12,17 @@ import type { Clock } from '../../core/clock.js';
 import type { LogFields } from '../../core/log.js';
 import type { OncallConfig, Override, Policy } from '../../oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../oncall/page.js';
-import { CHANNEL_TARGET, PAGE_ID_PATTERN } from '../../oncall/page.js';
+import { CHANNEL_TARGET, PAGE_ID_PATTERN, incarnationOf } from '../../oncall/page.js';
 import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
 import {
-  planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack,
+  ackRefusedEntry, planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
 } from '../../oncall/page-plan.js';
 import { incidentKey } from '../../oncall/incident-key.js';
 import { alertNameOf } from '../../oncall/label-name.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
 import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import { isHeartbeatOnly } from '../../oncall/heartbeat-match.js';
+import type { ApplyResult } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import { factLines, messageFacts } from '../providers/message-facts.js';
 import type { TriageDecision } from '../providers/provider.js';
@@ -76,8 +77,14 @@ export interface PageEngine {
   heartbeatOnly(event: Pick<TriagedEvent, 'agentId' | 'sourceId' | 'payload'>): boolean;
   /** A due page's timer fired (the timer loop claimed it). */
   fire(page: PageRecord): Promise<void>;
-  /** An operator's (or a channel button's) action on a page. */
-  act(pageId: string, action: PageAction, actor: Actor): Promise<ActionOutcome>;
+  /**
+   * An operator's (or a channel button's, or a link's) action on a page; with `incarnation`, only on
+   * that opening of the page (a link minted before the page resolved and reopened does not act on it).
+   * A refusal is audited `page.ack-refused` (on the page's timeline), whoever asked.
+   */
+  act(pageId: string, action: PageAction, actor: Actor, opts?: { incarnation?: number }): Promise<ActionOutcome>;
+  /** Audits a refusal a channel decided before acting (an unknown Slack user, a used or expired link): `page.ack-refused`, on the page's timeline. */
+  refuse(agentId: string, pageId: string, action: PageAction['kind'], actor: Actor, reason: string): Promise<void>;
   /** Opens (or joins, or reopens) the page of an incident key under a policy: a missed heartbeat's. */
   openFor(agentId: string, incidentKey: string, policyId: string, event: PageEvent, extraAudit?: PagePlan['audit']): Promise<PageRecord | null>;
   /** Resolves the open page of an incident key; false when none is open. */
@@ -137,13 +144,13 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     }
   };
 
-  /** Applies a plan; true when it committed. */
-  const apply = async (plan: PagePlan): Promise<boolean> => {
+  /** Applies a plan: committed, a conflict (plan again), or superseded by a resolve of its key. */
+  const apply = async (plan: PagePlan): Promise<ApplyResult> => {
     // Only an opening round goes straight to the sender: nothing of the page was sent before it, so
     // it cannot overtake an earlier message of the page still in the outbox.
     const sender = plan.expectedVersion === null ? deps.sender : undefined;
     const r = await store.oncall.applyPagePlan(plan, clock.now(), sender?.claim);
-    if (!r.ok) return false;
+    if (!r.ok) return r;
     observe(plan);
     const claimed = r.claimed ?? [];
     // Waits for the sends, not for their record: what the caller commits next (the event's completion)
@@ -151,38 +158,53 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     // and none of it under way while the channel writes the first message.
     if (claimed.length > 0) await sender?.handOff(claimed);
     if (plan.notifications.length > claimed.length) deps.onCommitted?.();
-    return true;
+    return r;
   };
 
-  /** Reads, plans and applies until the plan lands or there is nothing to do. */
+  /**
+   * Reads, plans and applies until the plan lands or there is nothing to do: the page as it is then,
+   * and, when a resolve of its key superseded the plan's firing event, that resolve's event.
+   */
   const retrying = async (read: () => Promise<PageRecord | null>, planFor: (page: PageRecord | null, resolve: ResolveTargets) => PagePlan | null,
-    agentId: string): Promise<PageRecord | null> => {
+    agentId: string): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
     for (let i = 0; i < MAX_CONFLICTS; i += 1) {
       // Both reads at once: they are on the path from an alert to its page's first message.
       const [page, resolve] = await Promise.all([read(), resolverFor(agentId)]);
       const plan = planFor(page, resolve);
-      if (plan === null) return page;
-      if (await apply(plan)) return plan.page;
+      if (plan === null) return { page };
+      const r = await apply(plan);
+      if (r.ok) return { page: plan.page };
+      if (r.reason === 'superseded') return { page, resolvedBy: r.resolvedBy };
     }
     throw new Error(`page of ${agentId} kept changing under ${MAX_CONFLICTS} plans; giving up this action`);
   };
 
-  const openFor: PageEngine['openFor'] = async (agentId, key, policyId, event, extraAudit = []) => {
+  /**
+   * Opens, reopens or joins the page of a key. With `firingEventId` (an alert's firing) the store
+   * refuses the plan when a resolve of the key was received after that event: `resolvedBy` says which.
+   */
+  const openOrJoin = async (agentId: string, key: string, policyId: string, event: PageEvent, extraAudit: PagePlan['audit'],
+    firingEventId?: string): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
     const config = deps.configs.get(agentId);
     const policy = config?.policies.find((p) => p.id === policyId);
-    if (config === undefined || policy === undefined) return null;
+    if (config === undefined || policy === undefined) return { page: null };
     const reopenWindowMs = config.incidents.reopenWindowMs;
+    const guarded = (plan: PagePlan | null): PagePlan | null => (plan === null || firingEventId === undefined ? plan : { ...plan, firingEventId });
     return retrying(() => store.oncall.findPage(agentId, key), (page, resolve) => {
       const nowMs = clock.now();
-      if (page !== null && page.state !== 'resolved') return planJoin(page, event, nowMs, resolve);
+      if (page !== null && page.state !== 'resolved') return guarded(planJoin(page, event, nowMs, resolve));
       if (page !== null && page.resolvedAtMs !== null && nowMs - page.resolvedAtMs <= reopenWindowMs) {
         if (page.eventIds.includes(event.id)) return null;
-        return planReopen(page, event, nowMs, resolve);
+        const plan = planReopen(page, event, nowMs, resolve);
+        return guarded({ ...plan, audit: [...extraAudit, ...plan.audit] });
       }
       const plan = planOpen({ pageId: newPageId(), agentId, incidentKey: key, policy, policySha256: policyHash(policy), event, nowMs, resolve });
-      return { ...plan, audit: [...extraAudit, ...plan.audit] };
+      return guarded({ ...plan, audit: [...extraAudit, ...plan.audit] });
     }, agentId);
   };
+
+  const openFor: PageEngine['openFor'] = async (agentId, key, policyId, event, extraAudit = []) =>
+    (await openOrJoin(agentId, key, policyId, event, extraAudit)).page;
 
   const resolveKey: PageEngine['resolveKey'] = async (agentId, key, actor, eventId) => {
     let resolved = false;
@@ -193,6 +215,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       return r.ok ? r.plan : null;
     }, agentId);
     return resolved;
+  };
+
+  const refuse = async (agentId: string | null, pageId: string, action: PageAction['kind'], actor: Actor, reason: string): Promise<void> => {
+    await store.appendAudit(ackRefusedEntry(agentId, pageId, action, actor, reason), clock.now());
   };
 
   const heartbeatOnly = (event: Pick<TriagedEvent, 'agentId' | 'sourceId' | 'payload'>): boolean => {
@@ -216,6 +242,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       }
       const key = incidentKey(config.incidents.key, event.payload, event.fingerprint ?? event.id);
       if (decision.status === 'resolved') {
+        // Remembered before the page is looked for: a firing of the key still in triage (events are
+        // triaged side by side) either opened its page first — found and resolved here — or, however
+        // late it ends, finds this resolve and opens nothing (§17.3).
+        await store.oncall.noteResolve(event.agentId, key, event.id, clock.now());
         await resolveKey(event.agentId, key, { actor: `agent:${event.agentId}`, by: 'source', via: 'source' }, event.id);
         return true;
       }
@@ -235,7 +265,11 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         if (once.notifications.length > 0) deps.onCommitted?.();
         return true;
       }
-      await openFor(event.agentId, key, route.policy, pageEvent);
+      const landed = await openOrJoin(event.agentId, key, route.policy, pageEvent, [], event.id);
+      if (landed.resolvedBy !== undefined) {
+        deps.log?.(event.agentId, 'page.firing-superseded', { eventId: event.id, incidentKey: key, resolvedBy: landed.resolvedBy });
+        await store.appendAudit(supersededEntry(event.agentId, event.id, key, landed.resolvedBy), clock.now());
+      }
       return true;
     },
 
@@ -244,11 +278,20 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         (page, resolve) => (page === null ? null : planTimer(page, clock.now(), resolve)), claimed.agentId);
     },
 
-    async act(pageId, action, actor) {
+    refuse,
+
+    async act(pageId, action, actor, opts = {}) {
       if (!PAGE_ID_PATTERN.test(pageId)) return { ok: false, reason: `no page ${pageId}` };
+      const refused = async (page: PageRecord | null, code: string, reason: string): Promise<ActionOutcome> => {
+        await refuse(page?.agentId ?? null, pageId, action.kind, actor, code);
+        return { ok: false, reason };
+      };
       for (let i = 0; i < MAX_CONFLICTS; i += 1) {
         const page = await store.oncall.getPage(pageId);
-        if (page === null) return { ok: false, reason: `no page ${pageId}` };
+        if (page === null) return refused(null, 'unknown-page', `no page ${pageId}`);
+        if (opts.incarnation !== undefined && incarnationOf(page) !== opts.incarnation) {
+          return refused(page, 'reopened', `page ${pageId} was resolved and reopened since`);
+        }
         const nowMs = clock.now();
         let result: ActionResult;
         const follows = (channelId: string): boolean => deps.followsPageState?.(page.agentId, channelId) ?? false;
@@ -256,11 +299,18 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         else if (action.kind === 'unack') result = planUnack(page, actor, nowMs, follows);
         else if (action.kind === 'resolve') result = planResolve(page, actor, action.note, null, nowMs);
         else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
-        if (!result.ok) return result;
+        if (!result.ok) return refused(page, refusalCode(page, action), result.reason);
         if (result.plan === null) return { ok: true, page, changed: false };
-        if (await apply(result.plan)) return { ok: true, page: result.plan.page, changed: true };
+        if ((await apply(result.plan)).ok) return { ok: true, page: result.plan.page, changed: true };
       }
-      return { ok: false, reason: `page ${pageId} kept changing; try again` };
+      return refused(await store.oncall.getPage(pageId), 'busy', `page ${pageId} kept changing; try again`);
     },
   };
+}
+
+/** Why the planner refused an action on a page, as a `page.ack-refused` row's `reason`. */
+function refusalCode(page: PageRecord, action: PageAction): string {
+  if (page.state === 'resolved') return 'resolved';
+  if (action.kind === 'unack') return 'not-acknowledged';
+  return action.kind === 'escalate' ? 'no-such-step' : 'refused';
 }

@@ -8,13 +8,12 @@
  * same due rows and the same outbox.
  */
 import type { Clock, TimerHandle } from '../../core/clock.js';
-import { isoTs } from '../../core/clock.js';
-import { formatDuration } from '../../core/duration.js';
 import type { OncallConfig } from '../../oncall/oncall-config.js';
 import { dueAtMs } from '../../oncall/page.js';
 import type { HeartbeatSeen, OpenPageCount } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import { watchHandoffs } from './handoff-watch.js';
+import { watchHeartbeats } from './heartbeat-watch.js';
 import type { PageEngine } from './page-engine.js';
 import type { NotifyPass } from './page-notifier.js';
 
@@ -47,7 +46,6 @@ export interface PageLoop {
   close(): Promise<void>;
 }
 
-export const HEARTBEAT_KEY_PREFIX = 'heartbeat:';
 /** Heartbeats are watched, and open pages counted, at most this often. */
 const WATCH_EVERY_MS = 1000;
 
@@ -77,34 +75,6 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
     }
   }
 
-  async function watchHeartbeats(): Promise<void> {
-    const rows = await store.oncall.listHeartbeats();
-    deps.heartbeatsSeen?.(rows);
-    const seen = new Map(rows.map((h) => [`${h.agentId}\u0000${h.heartbeatId}`, h.lastSeenMs]));
-    const nowMs = clock.now();
-    for (const [agentId, config] of deps.configs) {
-      for (const hb of config.heartbeats) {
-        const last = seen.get(`${agentId}\u0000${hb.id}`);
-        if (last === undefined) {
-          // Never seen: the watch starts now, so a fresh daemon gives the sender a full period.
-          await store.oncall.touchHeartbeats(agentId, [hb.id], nowMs);
-          continue;
-        }
-        deps.heartbeatAge?.(agentId, hb.id, Math.max(0, nowMs - last) / 1000);
-        const key = `${HEARTBEAT_KEY_PREFIX}${hb.id}`;
-        const page = await store.oncall.findPage(agentId, key);
-        const open = page !== null && page.state !== 'resolved';
-        if (open && last > page.openedAtMs) {
-          await engine.resolveKey(agentId, key, { actor: `source:${hb.source}`, by: 'source', via: 'source' }, null);
-        } else if (!open && nowMs > last + hb.everyMs + hb.graceMs && (page === null || page.openedAtMs < last)) {
-          const title = `Heartbeat ${hb.id} missing: nothing from ${hb.source} since ${isoTs(last)} (every ${formatDuration(hb.everyMs)}, grace ${formatDuration(hb.graceMs)})`;
-          await engine.openFor(agentId, key, hb.policy, { id: `${key}@${last}`, title, severity: 'P1' }, [{ kind: 'heartbeat.missed',
-            actor: `agent:${agentId}`, agentId, data: { heartbeat: hb.id, source: hb.source, lastSeen: isoTs(last) } }]);
-        }
-      }
-    }
-  }
-
   /**
    * One round: due timers, the watches when their time has come, one batch of the outbox; true when
    * that batch was full (look again at once). The notifications the round's own plans commit are in
@@ -117,7 +87,7 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
     await fireDue();
     if (clock.monotonic() - watchedAt >= WATCH_EVERY_MS) {
       watchedAt = clock.monotonic();
-      await watchHeartbeats();
+      await watchHeartbeats(deps, clock.now());
       await watchHandoffs(store, deps.configs, clock.now());
       if (deps.openPages) deps.openPages(await store.oncall.openPageCounts());
     }

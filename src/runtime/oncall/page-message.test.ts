@@ -30,4 +30,16 @@ describe('pageMessageOf', () => {
     const timeline = [delivered('slack-dm', 'alice', { channel: 'D1', ts: '1.000100' }), delivered('slack-dm', 'alice', { channel: 'D1', ts: '1.000400' })];
     assert.deepEqual(pageMessageOf(timeline, 'slack-dm', 'alice'), { channel: 'D1', ts: '1.000400' });
   });
+
+  it('a channel names its own keys (Telegram: chat_id and message_id); a reply recorded with the message it answers keeps that message', () => {
+    const keys = ['chat_id', 'message_id'];
+    const timeline = [
+      delivered('tg', 'alice', { chat_id: '123456789', message_id: '100' }),
+      delivered('tg', 'alice', { chat_id: '123456789', message_id: '100', reply_message_id: '101' }),
+      delivered('slack-dm', 'alice', { channel: 'D1', ts: '1.000100' }),
+    ];
+    assert.deepEqual(pageMessageOf(timeline, 'tg', 'alice', keys), { chat_id: '123456789', message_id: '100' });
+    assert.equal(pageMessageOf(timeline, 'slack-dm', 'alice', keys), null, 'Slack\'s detail has none of them');
+    assert.equal(pageMessageOf(timeline, 'tg', 'alice'), null, 'nor Telegram\'s of Slack\'s');
+  });
 });

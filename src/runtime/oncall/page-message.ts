@@ -1,20 +1,22 @@
 /**
- * Which message of a page a channel edits in place (contract §18.1), read from the page's own audit
- * trail: every delivery's `message.delivered` row holds the channel's delivery detail (Slack's
- * `channel` and `ts`), is committed with the outcome in one transaction and survives a restart, so the
- * message reference needs no table of its own. The page message is the latest top-level one the
- * channel delivered to that person; thread replies (a `thread_ts` in the detail) are not it.
+ * Which message of a page a channel edits in place (contract §18.1, §21.5), read from the page's own
+ * audit trail: every delivery's `message.delivered` row holds the channel's delivery detail (Slack's
+ * `channel` and `ts`, Telegram's `chat_id` and `message_id`: the channel's `keys`), is committed with
+ * the outcome in one transaction and survives a restart, so the message reference needs no table of
+ * its own. The page message is the latest top-level one the channel delivered to that person; thread
+ * replies (a `thread_ts` in the detail) are not it.
  */
 import type { ListedAuditRow } from '../../store/store.js';
 
-export function pageMessageOf(timeline: readonly ListedAuditRow[], channelId: string, person: string): Record<string, string> | null {
+export function pageMessageOf(timeline: readonly ListedAuditRow[], channelId: string, person: string,
+  keys: readonly string[] = ['channel', 'ts']): Record<string, string> | null {
   for (let i = timeline.length - 1; i >= 0; i -= 1) {
     const row = timeline[i];
     if (row === undefined || row.kind !== 'message.delivered' || row.dataText === null) continue;
     const data = parse(row.dataText);
     if (data === null || data.channelId !== channelId || data.person !== person) continue;
-    if (typeof data.channel !== 'string' || typeof data.ts !== 'string' || data.thread_ts !== undefined) continue;
-    return { channel: data.channel, ts: data.ts };
+    if (data.thread_ts !== undefined || !keys.every((k) => typeof data[k] === 'string')) continue;
+    return Object.fromEntries(keys.map((k) => [k, data[k] as string]));
   }
   return null;
 }

@@ -47,8 +47,8 @@ export interface PageNotifierDeps {
   /** How long a claimed notification stays with this sender (default 60 s). */
   leaseMs?: number;
   batch?: number;
-  /** A person's one-time links to a page (§18.6); absent or null when the agent has no ack source. */
-  links?: (agentId: string, pageId: string, person: string) => AckLinks | null;
+  /** A person's one-time links to a page's incarnation (§18.6); absent or null when the agent has no ack source. */
+  links?: (agentId: string, pageId: string, person: string, incarnation: number) => AckLinks | null;
   /** A hand-off that failed (its claims return to the outbox when their lease ends). */
   onError?: (err: unknown) => void;
 }
@@ -56,7 +56,7 @@ export interface PageNotifierDeps {
 /** Only a firing page's messages to a person carry links: a channel target is nobody's to answer. */
 function linksFor(deps: PageNotifierDeps, n: ClaimedNotification['notification']): AckLinks | null {
   if (deps.links === undefined || n.pageId === null || n.status !== 'firing' || n.kind === 'notify' || n.person === CHANNEL_TARGET) return null;
-  return deps.links(n.agentId, n.pageId, n.person);
+  return deps.links(n.agentId, n.pageId, n.person, n.incarnation ?? 0);
 }
 
 /** What one pass over the outbox did: how many notifications it claimed, and whether that was a whole batch (more may wait). */
@@ -121,7 +121,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     const links = linksFor(deps, n);
     if (links !== null) message.links = links;
     if (channel.updatesPageMessages === true && n.pageId !== null) {
-      const earlier = pageMessageOf(await store.oncall.pageTimeline(n.pageId), channel.id, n.person);
+      const earlier = pageMessageOf(await store.oncall.pageTimeline(n.pageId), channel.id, n.person, channel.pageMessageKeys);
       if (earlier !== null) message.pageMessage = earlier;
     }
     const result = await channel.send(message, signal);
@@ -130,7 +130,10 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       deps.channelOutcome(agent.id, channel.id, 'delivered');
       agent.log.write('info', 'page.delivered', { pageId: n.pageId, eventId: n.eventId, channelId: channel.id, to: n.to, deliveryId: n.deliveryId,
         attempt: c.attempt, outcome: 'delivered' });
-      return { ...base, outcome: 'delivered', audit: [{ kind: 'message.delivered', actor, agentId: agent.id, data: { eventId: n.eventId,
+      // A vendor's receipt (§21.3) is kept with the page, in the write that records this outcome.
+      const receipt = result.receipt === undefined || n.pageId === null ? {} : { receipt: { receipt: result.receipt.id, agentId: agent.id,
+        pageId: n.pageId, channelId: channel.id, person: n.person, deliveryId: n.deliveryId, sentAtMs: clock.now(), expiresAtMs: result.receipt.expiresAtMs } };
+      return { ...base, outcome: 'delivered', ...receipt, audit: [{ kind: 'message.delivered', actor, agentId: agent.id, data: { eventId: n.eventId,
         pageId: n.pageId, channelId: channel.id, channelType: channel.type, deliveryId: n.deliveryId, attempt: c.attempt, person: n.person,
         severity: n.severity, ...result.detail } }] };
     }

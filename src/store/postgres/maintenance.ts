@@ -106,5 +106,8 @@ export async function prune(pool: pg.Pool, policy: RetentionPolicy): Promise<{ e
     SELECT seq FROM events e WHERE ts_ms < $1 AND status IN (${FINISHED_EVENT_STATUSES_SQL})
       AND NOT EXISTS (SELECT 1 FROM dead_letters d WHERE d.event_id = e.id)
     ORDER BY ts_ms LIMIT $2) AND status IN (${FINISHED_EVENT_STATUSES_SQL})`, policy.eventsBeforeMs);
+  // An incident's last resolve goes with the events it orders (issue 33), as in the SQLite writer.
+  await run(`DELETE FROM incident_resolves WHERE (agent_id, incident_key) IN (
+    SELECT agent_id, incident_key FROM incident_resolves WHERE ts_ms < $1 ORDER BY ts_ms LIMIT $2)`, policy.eventsBeforeMs);
   return { events, deadLetters, fingerprints };
 }

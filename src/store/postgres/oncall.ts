@@ -24,16 +24,18 @@ import { isStaleNotification } from '../../oncall/page.js';
 import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome, SendCheck } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
-  silenceCreatedAudit, timelinePageOf,
+  silenceCreatedAudit,
 } from '../oncall-plans.js';
 import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
 import type { OncallStore } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
+import { timelineSql } from '../story-rows.js';
 import type { ChainTx } from './chain-tx.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
 import { readReportRows } from '../report-rows.js';
 import { postgresReportReads } from './report-reads.js';
+import { insertReceipts } from './receipts.js';
 
 /** Schema step of schema.ts: the same tables as SQLite's (sqlite/oncall-schema.ts). */
 export const PG_ONCALL_MIGRATION = `
@@ -89,17 +91,47 @@ export const PG_ONCALL_MIGRATION = `
   );
 `;
 
-async function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: number): Promise<void> {
-  const pageSeqs: Array<[string, number]> = [];
-  for (const e of entries) {
-    const row = tx.append(e, nowMs);
-    const pageId = timelinePageOf(e);
-    if (pageId !== null) pageSeqs.push([pageId, row.seq]);
-  }
-  if (pageSeqs.length > 0) {
-    await tx.client.query('INSERT INTO page_audit (page_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING',
-      [pageSeqs.map((p) => p[0]), pageSeqs.map((p) => p[1])]);
-  }
+/** Schema step 6 of schema.ts: where each vendor update feed is read from next (sqlite/oncall-schema.ts POLL_OFFSETS_TABLE). */
+export const PG_POLL_OFFSETS_TABLE = `
+  CREATE TABLE poll_offsets (feed text PRIMARY KEY, next_offset bigint NOT NULL, updated_ms bigint NOT NULL);
+`;
+
+/**
+ * Schema step of schema.ts (issue 33), as SQLite's migration 9 (sqlite/oncall-schema.ts): each incident
+ * key's latest resolve, in receive order (events.seq); requests answered once (claimOnce); stories and timelines read from the hashed rows
+ * (../story-rows.ts): audit_events and page_audit give way to indexes over `audit_ref(data, field)`,
+ * the text a row's data names as `eventId` or `pageId` (null when it names none, or is not JSON).
+ * jsonb refuses the \u0000 escape that text data may hold: it is read as U+FFFD for this purpose only
+ * (the stored text, and so the hash, are untouched).
+ */
+export const PG_ONCALL_INTEGRITY_MIGRATION = `
+  CREATE TABLE incident_resolves (
+    agent_id     text NOT NULL,
+    incident_key text NOT NULL,
+    event_seq    bigint NOT NULL,
+    event_id     text NOT NULL,
+    ts_ms        bigint NOT NULL,
+    PRIMARY KEY (agent_id, incident_key)
+  );
+  CREATE INDEX incident_resolves_ts ON incident_resolves (ts_ms);
+
+  DROP TRIGGER audit_events_fill ON audit;
+  DROP FUNCTION audit_events_fill();
+  DROP FUNCTION audit_event_ids(text);
+  DROP TABLE audit_events;
+  DROP TABLE page_audit;
+  CREATE FUNCTION audit_ref(data text, field text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT CASE WHEN jsonb_typeof(j -> field) = 'string' THEN j ->> field END FROM (SELECT replace(data, '\\u0000', '\\ufffd')::jsonb AS j) d
+  $$;
+  CREATE INDEX audit_event_ref ON audit (audit_ref(data, 'eventId')) WHERE audit_ref(data, 'eventId') IS NOT NULL;
+  CREATE INDEX audit_page_ref ON audit (audit_ref(data, 'pageId')) WHERE audit_ref(data, 'pageId') IS NOT NULL;
+  CREATE TABLE answer_once (key text PRIMARY KEY, until_ms bigint NOT NULL);
+  CREATE INDEX answer_once_until ON answer_once (until_ms);
+`;
+
+/** Appends rows in the caller's transaction (a page's timeline is the rows naming it: ../story-rows.ts). */
+function audit(tx: ChainTx, entries: readonly NewAuditEntry[], nowMs: number): void {
+  for (const e of entries) tx.append(e, nowMs);
 }
 
 /**
@@ -124,7 +156,7 @@ async function insertNotifications(client: pg.ClientBase, notifications: readonl
 
 /** A handoff told: its row and the lines to its person, in the caller's transaction. */
 async function tell(tx: ChainTx, notice: HandoffNotice, nowMs: number): Promise<void> {
-  await audit(tx, notice.audit, nowMs);
+  audit(tx, notice.audit, nowMs);
   await insertNotifications(tx.client, notice.notifications, nowMs);
 }
 
@@ -139,8 +171,17 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     // In the chain writer's batches, many plans to a transaction (page-writes.ts).
     applyPagePlan: (plan, nowMs, claim) => writer.applyPagePlan(plan, nowMs, claim),
 
+    // Under the chain head, as page plans are (their batch reads incident_resolves after the lock):
+    // a firing's plan either committed before this, or sees it.
+    noteResolve: (agentId, incidentKey, eventId, nowMs) => writer.solo(async (tx) => {
+      await tx.client.query(`INSERT INTO incident_resolves (agent_id, incident_key, event_seq, event_id, ts_ms)
+          SELECT $1, $2, seq, id, $3 FROM events WHERE id = $4
+        ON CONFLICT (agent_id, incident_key) DO UPDATE SET event_seq = excluded.event_seq, event_id = excluded.event_id, ts_ms = excluded.ts_ms
+        WHERE excluded.event_seq > incident_resolves.event_seq`, [agentId, incidentKey, nowMs, eventId]);
+    }),
+
     writeNotifications: (notifications, entries, nowMs) => writer.solo(async (tx) => {
-      await audit(tx, entries, nowMs);
+      audit(tx, entries, nowMs);
       await insertNotifications(tx.client, notifications, nowMs);
     }),
 
@@ -201,7 +242,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
         if (r === undefined) return 'lost';
         if (!isStaleNotification(r.kind, r.state)) return 'send';
         await tx.client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = $1`, [r.seq]);
-        await audit(tx, [noticeCancelledAudit({ deliveryId: ref.deliveryId, kind: r.kind, agentId: r.agent_id, pageId: r.page_id,
+        audit(tx, [noticeCancelledAudit({ deliveryId: ref.deliveryId, kind: r.kind, agentId: r.agent_id, pageId: r.page_id,
           pageState: r.state })], nowMs);
         return 'cancelled';
       });
@@ -226,7 +267,11 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       const applied = new Set(rows.map((r) => claimKey(r.delivery_id, r.owner, r.attempt)));
       // The rows in the outcomes' order, as one at a time wrote them.
       const entries = firsts.flatMap((o, i) => (applied.has(claimOf(o)) ? plans[i]?.audit ?? [] : []));
-      await audit(tx, entries, nowMs);
+      audit(tx, entries, nowMs);
+      await insertReceipts(tx.client, firsts.flatMap((o, i) => {
+        const receipt = plans[i]?.receipt ?? null;
+        return applied.has(claimOf(o)) && receipt !== null ? [receipt] : [];
+      }));
       return applied.size;
     }),
 
@@ -236,8 +281,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     listPages: (q, f) => keysetPage(pool, { table: 'pages', cols: 'seq, body', bytesColumn: 'body',
       filters: [['agent_id', f.agent], ['state', f.state], ['policy_id', f.policy]], map: (r) => JSON.parse(String(r.body)) as PageRecord }, q, budget),
     async pageTimeline(pageId) {
-      const { rows } = await pool.query<Record<string, unknown>>(
-        `SELECT ${AUDIT_COLS} FROM audit WHERE seq IN (SELECT seq FROM page_audit WHERE page_id = $1) ORDER BY seq`, [pageId]);
+      const { rows } = await pool.query<Record<string, unknown>>(timelineSql('postgres', AUDIT_COLS, '$1'), [pageId]);
       return rows.map(toListedAudit);
     },
     async openPageCounts() {
@@ -307,6 +351,22 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       await tell(tx, plan, nowMs);
       return true;
     }),
+
+    async pollOffset(feed) {
+      const { rows } = await pool.query<{ next_offset: string }>('SELECT next_offset FROM poll_offsets WHERE feed = $1', [feed]);
+      return rows[0] === undefined ? null : Number(rows[0].next_offset);
+    },
+    async savePollOffset(feed, offset, nowMs) {
+      await pool.query(`INSERT INTO poll_offsets (feed, next_offset, updated_ms) VALUES ($1, $2, $3)
+        ON CONFLICT (feed) DO UPDATE SET next_offset = excluded.next_offset, updated_ms = excluded.updated_ms`, [feed, offset, nowMs]);
+    },
+    // One statement each, no chain head: the key's row is what replicas claiming it at once contend for.
+    async claimOnce(key, untilMs, nowMs) {
+      await pool.query(`DELETE FROM answer_once WHERE key IN (SELECT key FROM answer_once WHERE until_ms <= $1 ORDER BY until_ms LIMIT 100)`, [nowMs]);
+      const { rowCount } = await pool.query(`INSERT INTO answer_once (key, until_ms) VALUES ($1, $2)
+        ON CONFLICT (key) DO UPDATE SET until_ms = excluded.until_ms WHERE answer_once.until_ms <= $3`, [key, untilMs, nowMs]);
+      return rowCount === 1;
+    },
 
     async listHeartbeats() {
       const { rows } = await pool.query<{ agent_id: string; heartbeat_id: string; last_seen_ms: number }>(

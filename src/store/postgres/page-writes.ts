@@ -3,13 +3,14 @@
  * head-holding transaction, as ingests do, instead of one transaction (and one hold of the chain
  * head) each. A plan's page row, audit rows and notifications still commit together or not at all.
  *
- * - Before the batch, two reads (pipelined with the head lock) get the rows its plans may collide
- *   with: the pages they name (locked) and the open pages of their incident keys. Every change to a
+ * - Before the batch, three reads (pipelined with the head lock) get the rows its plans may collide
+ *   with: the pages they name (locked), the open pages of their incident keys, and the resolves of
+ *   those keys received after a plan's firing event (noteResolve writes them under the same lock). Every change to a
  *   page's state, version or key is made under the head lock (claimDuePages only leases the timer),
  *   so what these reads saw holds until the commit.
- * - Each plan is judged on that read, as the one-plan transaction judged it row by row: a second open
- *   page for a key, an insert of an id already stored, or a version that moved on is a conflict and
- *   writes nothing. The writer puts no two plans of one page or one incident key in a batch
+ * - Each plan is judged on that read, as the one-plan transaction judged it row by row: a firing a
+ *   later resolve superseded writes nothing; a second open page for a key, an insert of an id already
+ *   stored, or a version that moved on is a conflict and writes nothing. The writer puts no two plans of one page or one incident key in a batch
  *   (`pageKeys`), so a plan never depends on another of its batch.
  * - The plans' rows go out in ONE statement (multi-row `unnest` writes), pipelined with the chain's
  *   rows and COMMIT; it returns which notifications the outbox did not hold yet (`claimed`).
@@ -20,7 +21,7 @@ import type pg from 'pg';
 import type { PageNotification, PagePlan } from '../../oncall/page.js';
 import { dueAtMs } from '../../oncall/page.js';
 import type { ApplyResult, ClaimOnCommit } from '../oncall-store.js';
-import { notificationRows, timelinePageOf } from '../oncall-plans.js';
+import { notificationRows } from '../oncall-plans.js';
 import type { ChainTx, Statement } from './chain-tx.js';
 
 export interface PageOp {
@@ -36,9 +37,13 @@ export interface KnownPages {
   byId: ReadonlyMap<string, KnownPage>;
   /** The open page of each `agentId\0incidentKey`. */
   openByKey: ReadonlyMap<string, string>;
+  /** For each plan's firing event received before a stored resolve of its key (`agentId\0incidentKey\0eventId`): that resolve's event. */
+  resolvedAfter: ReadonlyMap<string, string>;
 }
 
 const keyOf = (agentId: string, incidentKey: string): string => `${agentId}\u0000${incidentKey}`;
+const firingOf = (plan: PagePlan): string | null => (plan.firingEventId === undefined ? null
+  : `${keyOf(plan.page.agentId, plan.page.incidentKey)}\u0000${plan.firingEventId}`);
 
 /** The identities a plan writes under; a batch holds at most one plan per page and per incident key. */
 export function pageKeys(plan: PagePlan): [page: string, incident: string] {
@@ -54,21 +59,31 @@ export function pageKeys(plan: PagePlan): [page: string, incident: string] {
 export async function lookupPages(client: pg.ClientBase, ops: readonly PageOp[]): Promise<KnownPages> {
   const byId = new Map<string, KnownPage>();
   const openByKey = new Map<string, string>();
-  if (ops.length === 0) return { byId, openByKey };
+  const resolvedAfter = new Map<string, string>();
+  if (ops.length === 0) return { byId, openByKey, resolvedAfter };
   const pages = ops.map((o) => o.plan.page);
+  const firing = ops.filter((o) => o.plan.firingEventId !== undefined).map((o) => o.plan);
   type Row = { id: string; agent_id: string; incident_key: string; state: string; version: number };
-  const [named, open] = await Promise.all([
+  type Superseded = { agent_id: string; incident_key: string; event_id: string; resolved_by: string };
+  const [named, open, superseded] = await Promise.all([
     client.query<Row>('SELECT id, agent_id, incident_key, state, version FROM pages WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
       [pages.map((p) => p.id)]),
     client.query<Row>(`SELECT p.id, p.agent_id, p.incident_key, p.state, p.version FROM pages p
        JOIN unnest($1::text[], $2::text[]) AS k(agent_id, incident_key) ON p.agent_id = k.agent_id AND p.incident_key = k.incident_key
      WHERE p.state <> 'resolved'`, [pages.map((p) => p.agentId), pages.map((p) => p.incidentKey)]),
+    firing.length === 0 ? { rows: [] as Superseded[] } : client.query<Superseded>(
+      `SELECT k.agent_id, k.incident_key, k.event_id, r.event_id AS resolved_by
+       FROM unnest($1::text[], $2::text[], $3::text[]) AS k(agent_id, incident_key, event_id)
+       JOIN events e ON e.id = k.event_id
+       JOIN incident_resolves r ON r.agent_id = k.agent_id AND r.incident_key = k.incident_key AND r.event_seq > e.seq`,
+      [firing.map((p) => p.page.agentId), firing.map((p) => p.page.incidentKey), firing.map((p) => p.firingEventId)]),
   ]);
+  for (const r of superseded.rows) resolvedAfter.set(`${keyOf(r.agent_id, r.incident_key)}\u0000${r.event_id}`, r.resolved_by);
   for (const r of [...named.rows, ...open.rows]) {
     byId.set(r.id, { id: r.id, agentId: r.agent_id, incidentKey: r.incident_key, state: r.state, version: Number(r.version) });
     if (r.state !== 'resolved') openByKey.set(keyOf(r.agent_id, r.incident_key), r.id);
   }
-  return { byId, openByKey };
+  return { byId, openByKey, resolvedAfter };
 }
 
 /** How a plan ends once its batch committed: from the notifications the outbox took. */
@@ -97,7 +112,6 @@ interface OutboxRow { deliveryId: string; pageId: string | null; agentId: string
 export function createPageWrites(): PageWrites {
   const inserts: PageRow[] = [];
   const updates: Array<PageRow & { expected: number }> = [];
-  const timeline: Array<[pageId: string, seq: number]> = [];
   const outbox = new Map<string, OutboxRow>();
 
   const conflicts = (plan: PagePlan, known: KnownPages): boolean => {
@@ -112,16 +126,18 @@ export function createPageWrites(): PageWrites {
 
   return {
     add(tx, { plan, nowMs, claim }, known) {
+      const firing = firingOf(plan);
+      const resolvedBy = firing === null ? undefined : known.resolvedAfter.get(firing);
+      if (resolvedBy !== undefined) return () => ({ ok: false, reason: 'superseded', resolvedBy });
       if (conflicts(plan, known)) return () => CONFLICT;
       const { page } = plan;
       const row: PageRow = { id: page.id, tsMs: page.openedAtMs, agentId: page.agentId, incidentKey: page.incidentKey, state: page.state,
         policyId: page.policy.id, dueMs: dueAtMs(page), version: page.version, body: JSON.stringify(page) };
       const notes = notificationRows(plan.notifications, nowMs);
       // The audit rows last of what may throw: nothing of this plan is kept here until they are made.
-      const seqs = plan.audit.map((entry) => [timelinePageOf(entry), tx.append(entry, nowMs).seq] as const);
+      for (const entry of plan.audit) tx.append(entry, nowMs);
       if (plan.expectedVersion === null) inserts.push(row);
       else updates.push({ ...row, expected: plan.expectedVersion });
-      for (const [pageId, seq] of seqs) if (pageId !== null) timeline.push([pageId, seq]);
       const mine: PageNotification[] = [];
       notes.forEach((n, i) => {
         if (outbox.has(n.deliveryId)) return; // another plan of the batch writes it: it is that plan's
@@ -156,10 +172,6 @@ export function createPageWrites(): PageWrites {
         ctes.push(`UPDATE pages p SET state = u.state, due_ms = u.due_ms, timer_owner = NULL, timer_lease_ms = NULL, version = u.version, body = u.body
           FROM unnest(${pageCols(u)}, ${$(u.map((r) => r.expected), 'int')}) AS u(id, state, due_ms, version, body, expected)
           WHERE p.id = u.id AND p.version = u.expected`);
-      }
-      if (timeline.length > 0) {
-        ctes.push(`INSERT INTO page_audit (page_id, seq) SELECT * FROM unnest(${$(timeline.map((t) => t[0]), 'text')}, ${$(timeline.map((t) => t[1]), 'bigint')})
-          ON CONFLICT DO NOTHING`);
       }
       const n = [...outbox.values()];
       const notifications = n.length === 0 ? 'SELECT NULL::text AS delivery_id WHERE false' : `INSERT INTO page_notifications

@@ -63,8 +63,8 @@ export async function readAudit(pool: pg.Pool, afterSeq: number, limit: number):
 }
 
 /**
- * Store.eventStory: an index lookup in audit_events, each row with its predecessor's hash, then the
- * rows of the pages those rows name (page_audit), in one repeatable-read snapshot.
+ * Store.eventStory: the rows naming the event (an index search over their data, ../story-rows.ts), each
+ * with its predecessor's hash, then the rows of the pages those rows name, in one repeatable-read snapshot.
  */
 export async function eventStory(pool: pg.Pool, eventId: string): Promise<StoryRow[]> {
   const client = await pool.connect();
@@ -72,9 +72,9 @@ export async function eventStory(pool: pg.Pool, eventId: string): Promise<StoryR
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const read = async (from: string, id: string): Promise<StoryRow[]> =>
       (await client.query<Record<string, unknown>>(`SELECT ${STORY_COLS} ${from} LIMIT $2`, [id, STORY_ROW_LIMIT + 1])).rows.map(storyRowOf);
-    const own = await read(storyFrom('$1'), eventId);
+    const own = await read(storyFrom('postgres', '$1'), eventId);
     const pages: StoryRow[][] = [];
-    for (const pageId of pagesNamed(own)) pages.push(await read(pageStoryFrom('$1'), pageId));
+    for (const pageId of pagesNamed(own)) pages.push(await read(pageStoryFrom('postgres', '$1'), pageId));
     await client.query('COMMIT');
     return pages.length === 0 ? own : withPageRows(own, pages, STORY_ROW_LIMIT + 1);
   } catch (err) {

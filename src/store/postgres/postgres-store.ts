@@ -28,6 +28,7 @@ import {
 import { auditHead, eventStory, page, readAudit } from './pages.js';
 import { createPool, describePgError, redactUrl } from './pool.js';
 import { postgresOncall } from './oncall.js';
+import { postgresReceipts } from './receipts.js';
 import { migrate } from './schema.js';
 import { createPgTransfer } from './transfer.js';
 
@@ -133,6 +134,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
       'svc backup copies the embedded SQLite store; back a PostgreSQL store up with pg_dump (docs/replicas.md)')),
     transfer: createPgTransfer(pool, writer),
     oncall: postgresOncall(pool, writer, budget),
+    receipts: postgresReceipts(pool),
     close() {
       closing ??= (async () => {
         await verifier.close();

@@ -10,7 +10,8 @@
 import type pg from 'pg';
 import { GENESIS_HASH } from '../../audit/chain.js';
 import { RuntimeError } from '../../core/errors.js';
-import { PG_ONCALL_MIGRATION } from './oncall.js';
+import { PG_ONCALL_INTEGRITY_MIGRATION, PG_ONCALL_MIGRATION, PG_POLL_OFFSETS_TABLE } from './oncall.js';
+import { PG_RECEIPTS_MIGRATION } from './receipts.js';
 import { PG_REPORT_MIGRATION } from './report-reads.js';
 
 /** Key of the advisory lock migrations run under ("svc-mig" in ASCII). */
@@ -168,7 +169,13 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (agent_id, schedule_id)
   );
   `,
-  // 6: reports (contract §23): the page kinds' audit rows in seq order, the window's pages without their bodies.
+  // 6: where a Telegram bot's getUpdates goes on from (contract §21.5), kept by the leader that polls.
+  PG_POLL_OFFSETS_TABLE,
+  // 7: what pages' answers rest on (issue 33): each incident key's latest resolve, in receive order.
+  PG_ONCALL_INTEGRITY_MIGRATION,
+  // 8: receipts kept with their pages while the vendor repeats the message (contract §21.3, Pushover's emergency priority).
+  PG_RECEIPTS_MIGRATION,
+  // 9: reports (contract §23): the page kinds' audit rows in seq order, the window's pages without their bodies.
   PG_REPORT_MIGRATION,
 ];
 

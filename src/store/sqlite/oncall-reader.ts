@@ -7,6 +7,7 @@ import type { PageRecord } from '../../oncall/page.js';
 import type { HandoffTimer, HeartbeatSeen, OpenPageCount, PageFilter, SendRef, StoredOverride, StoredSilence } from '../oncall-store.js';
 import type { ListedAuditRow, Page, PageQuery } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
+import { timelineSql } from '../story-rows.js';
 import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
 import type { Pager } from './pages.js';
 
@@ -22,6 +23,7 @@ export interface OncallReader {
   listHandoffs(): HandoffTimer[];
   /** A notification still held by this claim (pending, same owner and attempt): its kind and its page's state as committed; null when not held. */
   heldNotification(ref: SendRef): { kind: string; state: string | null } | null;
+  pollOffset(feed: string): number | null;
 }
 
 /** Read from the index of open pages alone (schema migration 8), never their rows. */
@@ -47,8 +49,7 @@ export function createOncallReader(db: Database.Database, pager: Pager): OncallR
       filters: [['agent_id', f.agent], ['state', f.state], ['policy_id', f.policy]],
       map: (r) => JSON.parse(String(r.body)) as PageRecord,
     }, q),
-    pageTimeline: (pageId) => stmt(`SELECT ${AUDIT_COLS} FROM audit WHERE seq IN (SELECT seq FROM page_audit WHERE page_id = ?) ORDER BY seq`)
-      .all(pageId).map(toListedAudit),
+    pageTimeline: (pageId) => stmt(timelineSql('sqlite', AUDIT_COLS, '?')).all(pageId).map(toListedAudit),
     openPageCounts: () => stmt(OPEN_PAGE_COUNTS_SQL).all()
       .map((r) => ({ agentId: String(r.agent_id), state: r.state as OpenPageCount['state'], count: Number(r.n) })),
     listOverrides: (agentId, endsAfterMs) => stmt(`SELECT * FROM oncall_overrides WHERE to_ms > ? AND (? IS NULL OR agent_id = ?)
@@ -60,6 +61,10 @@ export function createOncallReader(db: Database.Database, pager: Pager): OncallR
       const r = stmt(`SELECT n.kind, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
         WHERE n.delivery_id = ? AND n.owner = ? AND n.attempt = ? AND n.status = 'pending'`).get(ref.deliveryId, ref.owner, ref.attempt);
       return r === undefined ? null : { kind: String(r.kind), state: typeof r.state === 'string' ? r.state : null };
+    },
+    pollOffset: (feed) => {
+      const r = stmt('SELECT next_offset FROM poll_offsets WHERE feed = ?').get(feed);
+      return r === undefined ? null : Number(r.next_offset);
     },
     listHandoffs: () => stmt('SELECT agent_id, schedule_id, next_ms FROM schedule_handoffs ORDER BY agent_id, schedule_id').all()
       .map((r) => ({ agentId: String(r.agent_id), scheduleId: String(r.schedule_id), nextMs: r.next_ms === null ? null : Number(r.next_ms) })),

@@ -82,7 +82,52 @@ export const ONCALL_MIGRATION = `
   );
 `;
 
+/** Migration 9: where each vendor update feed is read from next (a Telegram bot's getUpdates offset, §21.5). */
+export const POLL_OFFSETS_TABLE = `
+  CREATE TABLE poll_offsets (
+    feed        TEXT PRIMARY KEY,
+    next_offset INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL
+  ) WITHOUT ROWID;
+`;
+
 /** Migration 8: what openPageCounts reads (oncall-reader.ts), the open pages' agent and state only. */
 export const OPEN_PAGE_COUNTS_INDEX = `
   CREATE INDEX pages_open_state ON pages (agent_id, state) WHERE state <> 'resolved';
+`;
+
+/**
+ * Migration 9 (issue 33), what pages' answers and stories rest on:
+ * - the latest resolve of each incident key, by the receive order (events.seq) of the event that
+ *   resolved it, so a firing received before it cannot open a page after it however late its triage
+ *   ends (store.ts noteResolve, PagePlan.firingEventId);
+ * - an event's story and a page's timeline read from the hashed rows themselves (../story-rows.ts):
+ *   the unhashed tables audit_events and page_audit (and the trigger filling the first) give way to
+ *   indexes of the audit table over the `eventId` and `pageId` its rows' data name — the expressions
+ *   are namesRef's, which the queries use, so each lookup is an index search;
+ * - the requests already answered while a replay of them could still arrive (store.ts claimOnce: a
+ *   signed Slack click is valid for 300 s, and acting twice escalates twice).
+ */
+export const ONCALL_INTEGRITY_MIGRATION = `
+  CREATE TABLE incident_resolves (
+    agent_id     TEXT NOT NULL,
+    incident_key TEXT NOT NULL,
+    event_seq    INTEGER NOT NULL,
+    event_id     TEXT NOT NULL,
+    ts_ms        INTEGER NOT NULL,
+    PRIMARY KEY (agent_id, incident_key)
+  ) WITHOUT ROWID;
+  CREATE INDEX incident_resolves_ts ON incident_resolves (ts_ms);
+
+  DROP TRIGGER audit_events_fill;
+  DROP TABLE audit_events;
+  DROP TABLE page_audit;
+  CREATE INDEX audit_event_ref ON audit (json_extract(data, '$.eventId')) WHERE json_valid(data) AND json_type(data, '$.eventId') = 'text';
+  CREATE INDEX audit_page_ref ON audit (json_extract(data, '$.pageId')) WHERE json_valid(data) AND json_type(data, '$.pageId') = 'text';
+
+  CREATE TABLE answer_once (
+    key      TEXT PRIMARY KEY,
+    until_ms INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX answer_once_until ON answer_once (until_ms);
 `;

@@ -8,6 +8,7 @@ import type { WorkerCall } from './worker-client.js';
 export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<ReaderOps>): OncallStore {
   return {
     applyPagePlan: (plan, nowMs, claim) => write('applyPagePlan', plan, nowMs, claim),
+    noteResolve: (agentId, key, eventId, nowMs) => write('noteResolve', agentId, key, eventId, nowMs),
     writeNotifications: (notifications, audit, nowMs) => write('writeNotifications', notifications, audit, nowMs),
     claimDuePages: (owner, nowMs, leaseMs, limit) => write('claimDuePages', owner, nowMs, leaseMs, limit),
     claimNotifications: (owner, nowMs, leaseMs, limit) => write('claimNotifications', owner, nowMs, leaseMs, limit),
@@ -24,6 +25,7 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     addSilence: (silence, nowMs, via) => write('addSilence', silence, nowMs, via),
     expireSilence: (id, actor, nowMs, via) => write('expireSilence', id, actor, nowMs, via),
     touchHeartbeats: (agentId, ids, nowMs) => write('touchHeartbeats', agentId, ids, nowMs),
+    claimOnce: (key, untilMs, nowMs) => write('claimOnce', key, untilMs, nowMs),
     applyHandoffPlan: (plan, nowMs) => write('applyHandoffPlan', plan, nowMs),
     listHandoffs: () => read('listHandoffs'),
     getPage: (id) => read('getPage', id),
@@ -41,5 +43,7 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
       auditLines: (afterSeq, limit) => read('reportAuditLines', afterSeq, limit),
       eventPayloads: (ids) => read('reportEventPayloads', ids),
     }, window),
+    pollOffset: (feed) => read('pollOffset', feed),
+    savePollOffset: (feed, offset, nowMs) => write('savePollOffset', feed, offset, nowMs),
   };
 }

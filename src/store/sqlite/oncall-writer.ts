@@ -15,13 +15,15 @@ import type {
 } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
-  silenceCreatedAudit, timelinePageOf,
+  silenceCreatedAudit,
 } from '../oncall-plans.js';
 import type { ReplayVia } from '../store.js';
 import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
+import { receiptInserter } from './receipts.js';
 
 export interface OncallWriter {
   applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): ApplyResult;
+  noteResolve(agentId: string, incidentKey: string, eventId: string, nowMs: number): void;
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): void;
   claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): PageRecord[];
   claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
@@ -32,20 +34,28 @@ export interface OncallWriter {
   addSilence(silence: Silence, nowMs: number, via?: ReplayVia): void;
   expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia): StoredSilence | null;
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): void;
+  claimOnce(key: string, untilMs: number, nowMs: number): boolean;
   applyHandoffPlan(plan: HandoffPlan, nowMs: number): boolean;
+  savePollOffset(feed: string, offset: number, nowMs: number): void;
 }
 
 type Append = (entry: NewAuditEntry, nowMs: number) => AuditRow;
 
 export function createOncallWriter(db: Database.Database, appendAudit: Append): OncallWriter {
   const st = {
+    resolvedAfter: db.prepare<[string, string, string], { event_id: string }>(
+      `SELECT r.event_id FROM incident_resolves r JOIN events e ON e.id = ?
+       WHERE r.agent_id = ? AND r.incident_key = ? AND r.event_seq > e.seq`),
+    noteResolve: db.prepare<[string, string, number, string]>(
+      `INSERT INTO incident_resolves (agent_id, incident_key, event_seq, event_id, ts_ms) SELECT ?, ?, seq, id, ? FROM events WHERE id = ?
+       ON CONFLICT (agent_id, incident_key) DO UPDATE SET event_seq = excluded.event_seq, event_id = excluded.event_id, ts_ms = excluded.ts_ms
+       WHERE excluded.event_seq > incident_resolves.event_seq`),
     openOfKey: db.prepare<[string, string, string], { id: string }>(
       `SELECT id FROM pages WHERE agent_id = ? AND incident_key = ? AND state <> 'resolved' AND id <> ?`),
     insertPage: db.prepare<[string, number, string, string, string, string, number | null, number, string]>(
       `INSERT INTO pages (id, ts_ms, agent_id, incident_key, state, policy_id, due_ms, version, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     updatePage: db.prepare<[string, number | null, number, string, string, number]>(
       `UPDATE pages SET state = ?, due_ms = ?, timer_owner = NULL, timer_lease_ms = NULL, version = ?, body = ? WHERE id = ? AND version = ?`),
-    pageAudit: db.prepare<[string, number]>('INSERT OR IGNORE INTO page_audit (page_id, seq) VALUES (?, ?)'),
     insertNotification: db.prepare<[string, string | null, string, string, number, number, string]>(
       `INSERT OR IGNORE INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body)
        VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`),
@@ -79,17 +89,23 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       'INSERT OR IGNORE INTO schedule_handoffs (agent_id, schedule_id, next_ms) VALUES (?, ?, ?)'),
     moveHandoff: db.prepare<[number | null, string, string, number | null]>(
       'UPDATE schedule_handoffs SET next_ms = ? WHERE agent_id = ? AND schedule_id = ? AND next_ms IS ?'),
+    savePollOffset: db.prepare<[string, number, number]>(
+      `INSERT INTO poll_offsets (feed, next_offset, updated_ms) VALUES (?, ?, ?)
+       ON CONFLICT (feed) DO UPDATE SET next_offset = excluded.next_offset, updated_ms = excluded.updated_ms`),
+    // A key whose claim has passed is claimed anew; a live one is left as it is.
+    claimOnce: db.prepare<[string, number, number]>(`INSERT INTO answer_once (key, until_ms) VALUES (?, ?)
+      ON CONFLICT (key) DO UPDATE SET until_ms = excluded.until_ms WHERE answer_once.until_ms <= ?`),
+    dropPassed: db.prepare<[number]>(
+      'DELETE FROM answer_once WHERE key IN (SELECT key FROM answer_once WHERE until_ms <= ? ORDER BY until_ms LIMIT 100)'),
     touchHeartbeat: db.prepare<[string, string, number]>(
       `INSERT INTO heartbeats (agent_id, heartbeat_id, last_seen_ms) VALUES (?, ?, ?)
        ON CONFLICT (agent_id, heartbeat_id) DO UPDATE SET last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms)`),
   };
 
+  const keepReceipt = receiptInserter(db);
+  /** Appends rows (a page's timeline is the rows naming it: ../story-rows.ts). */
   const audit = (entries: readonly NewAuditEntry[], nowMs: number): void => {
-    for (const e of entries) {
-      const row = appendAudit(e, nowMs);
-      const pageId = timelinePageOf(e);
-      if (pageId !== null) st.pageAudit.run(pageId, row.seq);
-    }
+    for (const e of entries) appendAudit(e, nowMs);
   };
   /** Writes notifications into the outbox; returns those it added (a deliveryId already there is left as it is). */
   const insertNotifications = (notifications: readonly PageNotification[], nowMs: number): PageNotification[] => {
@@ -109,6 +125,10 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
   return {
     applyPagePlan(plan, nowMs, claim) {
       const { page } = plan;
+      if (plan.firingEventId !== undefined) {
+        const resolved = st.resolvedAfter.get(plan.firingEventId, page.agentId, page.incidentKey);
+        if (resolved !== undefined) return { ok: false, reason: 'superseded', resolvedBy: resolved.event_id };
+      }
       // One open page per incident key: an open (or a reopen) while another is open is a conflict to re-plan.
       if (page.state !== 'resolved' && st.openOfKey.get(page.agentId, page.incidentKey, page.id) !== undefined) {
         return { ok: false, reason: 'conflict' };
@@ -124,6 +144,10 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       if (claim === undefined) return { ok: true };
       for (const n of added) st.leaseNew.run(claim.owner, nowMs + claim.leaseMs, n.deliveryId);
       return { ok: true, claimed: added.map((notification) => ({ notification, owner: claim.owner, attempt: 1, queuedAtMs: nowMs })) };
+    },
+
+    noteResolve(agentId, incidentKey, eventId, nowMs) {
+      st.noteResolve.run(agentId, incidentKey, nowMs, eventId);
     },
 
     writeNotifications(notifications, entries, nowMs) {
@@ -165,6 +189,7 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
         const plan = planNotificationFinish(o, nowMs);
         if (st.finishNotification.run(plan.status, plan.notBeforeMs, plan.error, o.deliveryId, o.owner, o.attempt).changes !== 1) continue;
         audit(plan.audit, nowMs);
+        if (plan.receipt !== null) keepReceipt(plan.receipt);
         applied += 1;
       }
       return applied;
@@ -209,8 +234,17 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       return true;
     },
 
+    claimOnce(key, untilMs, nowMs) {
+      st.dropPassed.run(nowMs);
+      return st.claimOnce.run(key, untilMs, nowMs).changes === 1;
+    },
+
     touchHeartbeats(agentId, ids, nowMs) {
       for (const id of ids) st.touchHeartbeat.run(agentId, id, nowMs);
+    },
+
+    savePollOffset(feed, offset, nowMs) {
+      st.savePollOffset.run(feed, offset, nowMs);
     },
   };
 }

@@ -62,16 +62,16 @@ export function createReader(db: Database.Database, pageBudget?: number): Reader
     isEmpty: db.prepare<[], { n: number }>(`SELECT NOT EXISTS (SELECT 1 FROM events) AND NOT EXISTS (SELECT 1 FROM dead_letters)
       AND NOT EXISTS (SELECT 1 FROM audit) AS n`),
   };
-  // Prepared on first use: a read-only store of an older schema (no audit_events) still opens.
+  // Prepared on first use. A read-only store of an older schema (without the index) reads the same rows, by a scan.
   let story: Database.Statement<[string, number], Record<string, unknown>> | null = null;
   let pageStory: Database.Statement<[string, number], Record<string, unknown>> | null = null;
   // One read transaction: the event's rows and its pages' rows from one snapshot of the chain.
   const readStory = db.transaction((eventId: string): StoryRow[] => {
-    story ??= db.prepare(`SELECT ${STORY_COLS} ${storyFrom('?')} LIMIT ?`);
+    story ??= db.prepare(`SELECT ${STORY_COLS} ${storyFrom('sqlite', '?')} LIMIT ?`);
     const own = story.all(eventId, STORY_ROW_LIMIT + 1).map(storyRowOf);
     const pages = pagesNamed(own);
     if (pages.length === 0) return own;
-    pageStory ??= db.prepare(`SELECT ${STORY_COLS} ${pageStoryFrom('?')} LIMIT ?`);
+    pageStory ??= db.prepare(`SELECT ${STORY_COLS} ${pageStoryFrom('sqlite', '?')} LIMIT ?`);
     const statement = pageStory;
     return withPageRows(own, pages.map((id) => statement.all(id, STORY_ROW_LIMIT + 1).map(storyRowOf)), STORY_ROW_LIMIT + 1);
   });

@@ -6,7 +6,8 @@ import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'no
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { errorText, RuntimeError } from '../../core/errors.js';
-import { ONCALL_MIGRATION, OPEN_PAGE_COUNTS_INDEX } from './oncall-schema.js';
+import { ONCALL_INTEGRITY_MIGRATION, ONCALL_MIGRATION, OPEN_PAGE_COUNTS_INDEX, POLL_OFFSETS_TABLE } from './oncall-schema.js';
+import { RECEIPTS_MIGRATION } from './receipts.js';
 import { REPORT_MIGRATION } from './report-schema.js';
 import { SUPPRESSED_STATUS_MIGRATION } from './suppressed-migration.js';
 
@@ -131,7 +132,13 @@ const MIGRATIONS: readonly string[] = [
   // index of the open pages alone: the count read every open page's row, body and all (≈30 ms on the
   // reader thread at 10,000 open pages, the reads queued behind it waiting); now ≈1 ms of index.
   OPEN_PAGE_COUNTS_INDEX,
-  // 9: reports (contract §23): each page row's report line in an index, and the pages of a window without their bodies.
+  // 9: where a Telegram bot's getUpdates goes on from (contract §21.5), kept by the leader that polls.
+  POLL_OFFSETS_TABLE,
+  // 10: what pages' answers rest on (issue 33): each incident key's latest resolve, in receive order.
+  ONCALL_INTEGRITY_MIGRATION,
+  // 11: receipts kept with their pages while the vendor repeats the message (contract §21.3, Pushover's emergency priority).
+  RECEIPTS_MIGRATION,
+  // 12: reports (contract §23): each page row's report line in an index, and the pages of a window without their bodies.
   REPORT_MIGRATION,
 ];
 

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 import { accept, ev, q, storeContract } from '../../../test/support/store-contract.js';
+import { STORY_COLS, pageStoryFrom, storyFrom, timelineSql } from '../story-rows.js';
 import { OPEN_PAGE_COUNTS_SQL } from './oncall-reader.js';
 import { openDatabase } from './schema.js';
 import { openSqliteStore } from './sqlite-store.js';
@@ -39,6 +40,17 @@ storeContract('sqlite store', {
     const db = new Database(last);
     try {
       db.prepare('UPDATE audit SET data = ? WHERE seq = ?').run(dataText, seq);
+    } finally {
+      db.close();
+    }
+    return Promise.resolve();
+  },
+  emptyTablesBut: (keep) => {
+    const db = new Database(last);
+    try {
+      const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
+      db.pragma('foreign_keys = OFF');
+      for (const { name } of tables) if (!keep.includes(name)) db.exec(`DELETE FROM "${name}"`);
     } finally {
       db.close();
     }
@@ -80,6 +92,21 @@ describe('sqlite store: on-call reads', () => {
       db.close();
     }
   });
+
+  it('a story and a page\'s timeline are searches of the indexes over what the rows name, never a scan of the chain', () => {
+    const db = openDatabase(':memory:');
+    try {
+      const plan = (sql: string): string[] => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('x', 1) as Array<{ detail: string }>).map((r) => r.detail);
+      assert.deepEqual(plan(`SELECT ${STORY_COLS} ${storyFrom('sqlite', '?')} LIMIT ?`).filter((d) => d.includes(' a ')),
+        ['SEARCH a USING INDEX audit_event_ref (<expr>=?)']);
+      assert.deepEqual(plan(`SELECT ${STORY_COLS} ${pageStoryFrom('sqlite', '?')} LIMIT ?`).filter((d) => d.includes(' a ')),
+        ['SEARCH a USING INDEX audit_page_ref (<expr>=?)']);
+      assert.deepEqual((db.prepare(`EXPLAIN QUERY PLAN ${timelineSql('sqlite', 'seq', '?')}`).all('x') as Array<{ detail: string }>).map((r) => r.detail),
+        ['SEARCH audit USING INDEX audit_page_ref (<expr>=?)'], 'in seq order as the index keeps them');
+    } finally {
+      db.close();
+    }
+  });
 });
 
 describe('sqlite store: the file', () => {
@@ -112,20 +139,21 @@ describe('sqlite store: the file', () => {
       ALTER TABLE events DROP COLUMN due_ms; ALTER TABLE events DROP COLUMN delivery;
       DROP INDEX dead_letters_event; ALTER TABLE dead_letters DROP COLUMN replayed_ms; DROP TABLE write_probe;
       CREATE INDEX events_pending ON events (seq) WHERE status IN ('accepted', 'processing');
-      DROP TRIGGER audit_events_fill; DROP TABLE audit_events;
-      DROP TABLE pages; DROP TABLE page_audit; DROP TABLE page_notifications; DROP TABLE oncall_overrides; DROP TABLE silences;
-      DROP TABLE heartbeats; DROP TABLE schedule_handoffs;`);
+      DROP INDEX audit_event_ref; DROP INDEX audit_page_ref;
+      DROP TABLE pages; DROP TABLE page_notifications; DROP TABLE oncall_overrides; DROP TABLE silences;
+      DROP TABLE heartbeats; DROP TABLE schedule_handoffs; DROP TABLE incident_resolves; DROP TABLE answer_once; DROP TABLE poll_offsets; DROP TABLE page_receipts;
+      DROP INDEX audit_report; DROP INDEX pages_report;`);
     db.pragma('user_version = 2');
     db.close();
     const upgraded = await openSqliteStore({ path });
     const [claimed] = await upgraded.claimEvents({ owner: 'w', agentId: 'agent-a', limit: 5, maxBytes: 1e9, leaseMs: 1000, nowMs: T0 });
     assert.deepEqual([claimed?.event.id, claimed?.claim.attempt, claimed?.delivery], [id, 1, null]);
     assert.equal((await upgraded.verifyAudit()).ok, true);
-    // The story index is backfilled from the rows already there (version 4).
+    // The story is read from the rows already there.
     assert.deepEqual((await upgraded.eventStory(id)).map((r) => r.kind), ['event.accepted']);
     await upgraded.close();
     const check = new Database(path, { readonly: true });
-    assert.equal(check.pragma('user_version', { simple: true }), 8);
+    assert.equal(check.pragma('user_version', { simple: true }), 12);
     check.close();
   });
 
@@ -145,7 +173,11 @@ describe('sqlite store: the file', () => {
     // Back to what an svc of schema version 6 left: the narrow CHECK, and a newest event deleted (the counter is past every row).
     const db = new Database(path);
     db.pragma('foreign_keys = OFF');
-    db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs; DROP INDEX pages_open_state;
+    db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs; DROP INDEX pages_open_state; DROP TABLE incident_resolves; DROP TABLE answer_once; DROP TABLE poll_offsets; DROP TABLE page_receipts;
+      DROP INDEX audit_report; DROP INDEX pages_report; DROP INDEX audit_event_ref; DROP INDEX audit_page_ref;
+      CREATE TABLE audit_events (event_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (event_id, seq)) WITHOUT ROWID;
+      CREATE TRIGGER audit_events_fill AFTER INSERT ON audit BEGIN SELECT 1; END;
+      CREATE TABLE page_audit (page_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (page_id, seq)) WITHOUT ROWID;
       CREATE TABLE old AS SELECT * FROM events;
       DROP TABLE events;
       CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, ts_ms INTEGER NOT NULL, agent_id TEXT NOT NULL,
@@ -174,7 +206,7 @@ describe('sqlite store: the file', () => {
 
     const after = new Database(path);
     try {
-      assert.equal(after.pragma('user_version', { simple: true }), 8);
+      assert.equal(after.pragma('user_version', { simple: true }), 12);
       const rows = after.prepare('SELECT * FROM events ORDER BY seq').all() as Array<{ seq: number; status: string }>;
       assert.deepEqual(rows.slice(0, -1), rowsBefore, 'every column of every row as it was');
       assert.equal(rows.at(-1)?.seq, 4, 'a seq once handed out (3, deleted) is never handed out again');
@@ -186,7 +218,7 @@ describe('sqlite store: the file', () => {
       assert.throws(() => after.prepare(`INSERT INTO fingerprints (agent_id, source_id, fingerprint, event_id, seen_ms) VALUES ('a', 's', 'f', 'nope', 1)`).run(),
         /FOREIGN KEY constraint failed/, 'fingerprints still refer to the rebuilt events');
       assert.deepEqual((after.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger'`).all() as Array<{ name: string }>).map((x) => x.name),
-        ['audit_events_fill']);
+        [], 'no index table beside the chain: stories and timelines are read from its rows');
     } finally {
       after.close();
     }

@@ -16,6 +16,7 @@ import type { Store } from '../store.js';
 import type { StoreTransfer } from '../transfer.js';
 import { createSqliteChainVerifier } from './chain-verifier.js';
 import { sqliteOncall } from './oncall-store.js';
+import { sqliteReceipts } from './receipt-store.js';
 import { checkStoreFile, sideFilesLeftAsFound } from './schema.js';
 import type { ReaderOps } from './store-worker.js';
 import type { WorkerCall, WorkerClient } from './worker-client.js';
@@ -77,6 +78,7 @@ function readOnlyStore(path: string, pageBudget: number | undefined, verifier: R
     backup: (path) => read('backup', path),
     transfer: transferFrom(read),
     oncall: sqliteOncall(refuse, read),
+    receipts: sqliteReceipts(refuse, read),
     close() {
       closing ??= (async () => {
         await verifier.close();
@@ -148,6 +150,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Store> 
     },
     transfer: transferFrom(reader.call),
     oncall: sqliteOncall(writer.call, reader.call),
+    receipts: sqliteReceipts(writer.call, reader.call),
     close() {
       closing ??= (async () => {
         await verifier.close();

@@ -26,6 +26,8 @@ import { finishBackup, openDatabase, openReadOnly } from './schema.js';
 import { createWriter } from './writer.js';
 import { createOncallReader } from './oncall-reader.js';
 import { createOncallWriter } from './oncall-writer.js';
+import type { ReceiptReader, ReceiptWriter } from './receipts.js';
+import { createReceiptReader, createReceiptWriter } from './receipts.js';
 import { createPager } from './pages.js';
 import type { ReportReader } from './report-reader.js';
 import { createReportReader } from './report-reader.js';
@@ -45,8 +47,8 @@ export interface StoreWorkerData {
  * What each thread answers, as its handler table: worker-client.ts derives `call`'s names, arguments
  * and results from these, so a misspelt operation or a swapped argument does not compile.
  */
-export type WriterOps = Writer & OncallWriter & { close(): null };
-export type ReaderOps = Reader & OncallReader & ReportReader & { backup(path: string): Promise<{ bytes: number }>; close(): null };
+export type WriterOps = Writer & OncallWriter & ReceiptWriter & { close(): null };
+export type ReaderOps = Reader & OncallReader & ReceiptReader & ReportReader & { backup(path: string): Promise<{ bytes: number }>; close(): null };
 
 export interface StoreRequest {
   id: number;
@@ -69,7 +71,9 @@ export type StoreReady = { ready: true } | { ready: false; error: SerializedErro
  * again, so an acknowledged page's escalation is cancelled then); if it was sent meanwhile, the
  * channel de-duplicates by its deliveryId.
  */
-const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims', 'claimDuePages', 'claimNotifications', 'touchHeartbeats']);
+const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims', 'claimDuePages', 'claimNotifications', 'touchHeartbeats',
+  // A feed offset lost in a power cut reads its last updates again: the actions they carry change nothing twice.
+  'savePollOffset']);
 /** Operations that run on their own, outside a batch. */
 const SOLO_OPS = new Set(['prune', 'close']);
 
@@ -94,7 +98,8 @@ function handlerOf(table: object, op: string): ((...args: unknown[]) => unknown)
 
 function startWriter(db: Database.Database, windowMs: number, reply: (r: StoreReply | StoreReply[]) => void): (req: StoreRequest) => void {
   const writer = createWriter(db, { windowMs });
-  const handlers: Omit<WriterOps, 'close'> = { ...writer, ...createOncallWriter(db, (entry, nowMs) => writer.appendAudit(entry, nowMs)) };
+  const handlers: Omit<WriterOps, 'close'> = { ...writer, ...createOncallWriter(db, (entry, nowMs) => writer.appendAudit(entry, nowMs)),
+    ...createReceiptWriter(db) };
   let queue: StoreRequest[] = [];
   let scheduled = false;
   let durability: 'FULL' | 'NORMAL' = 'FULL';
@@ -251,7 +256,7 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
       return;
     }
     try {
-      reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)), ...createReportReader(db) };
+      reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)), ...createReceiptReader(db), ...createReportReader(db) };
       const handler = handlerOf(reader, r.op);
       if (handler === undefined) throw new Error(`unknown store operation ${r.op}`);
       const value = handler(...r.args);

@@ -88,6 +88,11 @@ export function createWriter(db: Database.Database, { windowMs }: { windowMs: nu
     // A dead-lettered event stays while its dead letter does (the letter points at it). Fingerprints
     // point at events younger than the idempotency window, far younger than any retention (at least
     // an hour, config/store.ts), and are pruned first.
+    // An incident's last resolve outlives the events it orders: a firing older than it was received
+    // before it, and goes with the same retention (issue 33).
+    pruneResolves: db.prepare<[number, number]>(
+      `DELETE FROM incident_resolves WHERE (agent_id, incident_key) IN (
+         SELECT agent_id, incident_key FROM incident_resolves WHERE ts_ms < ? ORDER BY ts_ms LIMIT ?)`),
     pruneEvents: db.prepare<[number, number]>(
       `DELETE FROM events WHERE seq IN (
          SELECT seq FROM events WHERE ts_ms < ? AND status IN (${FINISHED_EVENT_STATUSES_SQL})
@@ -201,6 +206,7 @@ export function createWriter(db: Database.Database, { windowMs }: { windowMs: nu
       const fingerprints = policy.fingerprintsBeforeMs === null ? 0 : st.pruneFingerprints.run(policy.fingerprintsBeforeMs, policy.batch).changes;
       const deadLetters = policy.deadLettersBeforeMs === null ? 0 : st.pruneDeadLetters.run(policy.deadLettersBeforeMs, policy.batch).changes;
       const events = policy.eventsBeforeMs === null ? 0 : st.pruneEvents.run(policy.eventsBeforeMs, policy.batch).changes;
+      if (policy.eventsBeforeMs !== null) st.pruneResolves.run(policy.eventsBeforeMs, policy.batch);
       return { events, deadLetters, fingerprints };
     },
   };
