@@ -142,7 +142,7 @@ describe('sqlite store: the file', () => {
       DROP INDEX audit_event_ref; DROP INDEX audit_page_ref;
       DROP TABLE pages; DROP TABLE page_notifications; DROP TABLE oncall_overrides; DROP TABLE silences;
       DROP TABLE heartbeats; DROP TABLE schedule_handoffs; DROP TABLE incident_resolves; DROP TABLE answer_once; DROP TABLE poll_offsets; DROP TABLE page_receipts;
-      DROP INDEX audit_report; DROP INDEX pages_report;`);
+      DROP INDEX audit_report;`);
     db.pragma('user_version = 2');
     db.close();
     const upgraded = await openSqliteStore({ path });
