@@ -8,8 +8,8 @@
  * open or queued: the daemon has no work of its own while it is measured.
  *
  * Same run, rounds taking turns: `svc report --json` against `svc pages --limit 1` (both the built
- * CLI, process start included), and `GET /ui/reports` against `GET /pages?limit=1` (one request each,
- * from this process; a single request at a time, so the client is not the bottleneck).
+ * CLI, process start included), and `GET /report` and `GET /ui/reports` against `GET /pages?limit=1`
+ * (one request each, from this process; a single request at a time, so the client is not the bottleneck).
  *
  *   npm run build && node --import tsx bench/report.ts [pages=100000] [sqlite|postgres] [rounds=7]
  */
@@ -141,17 +141,18 @@ try {
   // The control plane verifies the chain once when it starts (the story's watermark): wait that out.
   await fetch(`${d.cp}/audit?verify=1&limit=1`);
   const load = [loadavg()[0] ?? 0];
-  const rounds: Array<{ reportCli: number; pagesCli: number; ui: number; pagesHttp: number }> = [];
+  const rounds: Array<{ reportCli: number; pagesCli: number; reportHttp: number; ui: number; pagesHttp: number }> = [];
   let report: Report | null = null;
   for (let i = 0; i < ROUNDS; i++) {
     const pagesCli = timeCli(d, ['pages', '--limit', '1', '--json']).ms;
     const cli = timeCli(d, ['report', '--json']);
     report = JSON.parse(cli.out) as Report;
     const pagesHttp = await timeGet(`${d.cp}/pages?limit=1`);
+    const reportHttp = await timeGet(`${d.cp}/report`);
     const ui = await timeGet(`${d.cp}/ui/reports`);
-    if (ui.status !== 200 || pagesHttp.status !== 200) throw new Error(`HTTP ${ui.status} / ${pagesHttp.status}`);
-    rounds.push({ reportCli: cli.ms, pagesCli, ui: ui.ms, pagesHttp: pagesHttp.ms });
-    note(`round ${i + 1}: svc report --json ${Math.round(cli.ms)} ms (svc pages --limit 1 ${Math.round(pagesCli)} ms); /ui/reports ${Math.round(ui.ms)} ms `
+    if (ui.status !== 200 || reportHttp.status !== 200 || pagesHttp.status !== 200) throw new Error(`HTTP ${ui.status} / ${reportHttp.status} / ${pagesHttp.status}`);
+    rounds.push({ reportCli: cli.ms, pagesCli, reportHttp: reportHttp.ms, ui: ui.ms, pagesHttp: pagesHttp.ms });
+    note(`round ${i + 1}: svc report --json ${Math.round(cli.ms)} ms (svc pages --limit 1 ${Math.round(pagesCli)} ms); GET /report ${Math.round(reportHttp.ms)} ms; /ui/reports ${Math.round(ui.ms)} ms `
       + `(${ui.bytes} B; GET /pages?limit=1 ${Math.round(pagesHttp.ms)} ms)`);
   }
   load.push(loadavg()[0] ?? 0);
@@ -159,13 +160,13 @@ try {
   const result = {
     store: STORE, pages: PAGES, plans: planCount, reportedPages: report?.totals.pages, interruptions: report?.totals.interruptions.total,
     reportCliMs: Math.round(m('reportCli')), pagesCliMs: Math.round(m('pagesCli')), reportCliRatio: r3(m('reportCli') / m('pagesCli')),
-    uiMs: Math.round(m('ui')), pagesHttpMs: Math.round(m('pagesHttp')), uiRatio: r3(m('ui') / m('pagesHttp')),
+    reportHttpMs: Math.round(m('reportHttp')), uiMs: Math.round(m('ui')), pagesHttpMs: Math.round(m('pagesHttp')), uiRatio: r3(m('ui') / m('pagesHttp')),
     rounds: rounds.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Math.round(v)]))), load: load.map(r3),
   };
   if (report?.totals.pages !== PAGES) throw new Error(`the report counted ${report?.totals.pages} pages, not ${PAGES}`);
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.stdout.write(`report (${STORE}, ${PAGES} pages): svc report --json ${result.reportCliMs} ms median (target < 2000), ${result.reportCliRatio}× svc pages --limit 1 `
-    + `(${result.pagesCliMs} ms); /ui/reports ${result.uiMs} ms (target < 500), ${result.uiRatio}× GET /pages?limit=1 (${result.pagesHttpMs} ms); `
+    + `(${result.pagesCliMs} ms); GET /report ${result.reportHttpMs} ms; /ui/reports ${result.uiMs} ms (target < 500), ${result.uiRatio}× GET /pages?limit=1 (${result.pagesHttpMs} ms); `
     + `load average ${result.load.join(' → ')}\n`);
 } finally {
   await d.stop();

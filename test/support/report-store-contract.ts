@@ -111,7 +111,7 @@ export function reportStoreContract(name: string, openStore: () => Promise<Store
         ['FromCommon', 'FromFirst Alert', null, 'Tab here and there']);
     });
 
-    it('a round\'s own kind and a shadow round are read as written; a row whose data is not JSON is left out', async () => {
+    it('a round\'s own kind and a shadow round are read as written; a row whose data is not JSON is left out (SQLite; PostgreSQL refuses to hold one)', async () => {
       const store = await openStore();
       const a = await apply(store, open('agent-a', T0 + MIN, { alertname: 'X' }), T0 + MIN);
       await store.appendAudit({ kind: 'page.notified', actor: 'agent:agent-a', agentId: 'agent-a',
@@ -121,13 +121,18 @@ export function reportStoreContract(name: string, openStore: () => Promise<Store
       const damaged = await store.appendAudit({ kind: 'page.notified', actor: 'agent:agent-a', agentId: 'agent-a',
         data: { pageId: a.id, person: 'carol', channel: 'push' } }, T0 + 4 * MIN);
       await store.appendAudit({ kind: 'page.acknowledged', actor: 'cli:bob', agentId: 'agent-a', data: { pageId: a.id, by: 'bob', via: 'console' } }, T0 + 5 * MIN);
-      await tamper(damaged.seq, `{"pageId":"${a.id}","person":"carol",`);
+      // PostgreSQL refuses the damage itself (its indexes over what a row names read the data as JSON, issue 33): the row stays as written.
+      const refused = await tamper(damaged.seq, `{"pageId":"${a.id}","person":"carol",`).then(() => false, (err: unknown) => {
+        assert.match(String(err), /invalid input syntax for type json/);
+        return true;
+      });
       const { rows } = await store.oncall.reportRows(window());
       assert.deepEqual(rows.map((r) => [r.kind, r.person, r.round, r.shadow, r.via]), [
         ['page.notified', 'alice', null, false, null],
         ['page.notified', 'alice', null, false, null],
         ['page.notified', 'alice', 'status', true, null],
         ['page.notified', 'bob', null, false, null],
+        ...(refused ? [['page.notified', 'carol', null, false, null]] : []),
         ['page.acknowledged', null, null, false, 'console'],
       ]);
     });

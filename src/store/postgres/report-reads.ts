@@ -1,9 +1,10 @@
 /**
  * A report's reads on PostgreSQL (../report-rows.ts): each chunk is one text built by the database.
  * The line is built as the rows are read (an expression index cannot hand a value back here), from
- * `data` cast to json once per row. A chunk holding a row whose data PostgreSQL cannot read as JSON
- * (a damaged row; a `\u0000` that json text refuses) is read again as stored and its lines built in
- * JavaScript (`reportLineOf`), so the answer is SQLite's: the damaged row left out, the others kept.
+ * `data` cast to json once per row. A chunk holding a row whose fields PostgreSQL cannot read as text
+ * (a `\u0000` escape, which json text refuses; data that is not JSON at all cannot be written since the
+ * audit_ref indexes of issue 33) is read again as stored and its lines built in JavaScript
+ * (`reportLineOf`), so the answer is SQLite's.
  */
 import type pg from 'pg';
 import type { ReportReads } from '../report-rows.js';
