@@ -53,7 +53,8 @@ function plans(d: OncallBenchDaemon, nowMs: number): Step[] {
   if (config === null || policy === undefined) throw new Error('the bench daemon has no oncall.yaml');
   const resolve: ResolveTargets = (targets, atMs) => {
     const r = resolveAllTargets(config, targets, atMs, []);
-    return { nobodyOnCall: r.nobodyOnCall, recipients: r.recipients.map((x) => ({ person: x.personId ?? CHANNEL_TARGET, channel: x.channelId, to: x.address })) };
+    const recipients = r.recipients.map((x) => ({ person: x.personId ?? CHANNEL_TARGET, channel: x.channelId, to: x.address }));
+    return { nobodyOnCall: r.nobodyOnCall, recipients };
   };
   const sha = policySha256(policy);
   const alice: Actor = { actor: 'cli:alice', by: 'alice', via: 'cli' };
@@ -68,7 +69,10 @@ function plans(d: OncallBenchDaemon, nowMs: number): Step[] {
     const alertname = `Alert${Math.floor(ALERTS * (n % 997 / 997) ** 3)}`;
     const opened = planOpen({ pageId: `pbench${n.toString(36).padStart(8, '0')}`, agentId: AGENT, incidentKey: `bench/${n}`, policy, policySha256: sha,
       nowMs: at, resolve, event: { id: `bench-event-${n}`, title: `bench page ${n}`, severity: 'P1', alertname } });
-    const add = (atMs: number, plan: PagePlan): PageRecord => { steps.push({ atMs, pageId: opened.page.id, plan: { ...plan, notifications: [] } }); return plan.page; };
+    const add = (atMs: number, plan: PagePlan): PageRecord => {
+      steps.push({ atMs, pageId: opened.page.id, plan: { ...plan, notifications: [] } });
+      return plan.page;
+    };
     let page = add(at, opened);
     const kind = n % 10;
     if (kind === 0) {

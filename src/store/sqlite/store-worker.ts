@@ -256,7 +256,8 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
       return;
     }
     try {
-      reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)), ...createReceiptReader(db), ...createReportReader(db) };
+      reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)), ...createReceiptReader(db),
+        ...createReportReader(db) };
       const handler = handlerOf(reader, r.op);
       if (handler === undefined) throw new Error(`unknown store operation ${r.op}`);
       const value = handler(...r.args);
