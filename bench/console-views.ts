@@ -6,7 +6,11 @@
  * Then the first view through `svc console`'s proxy (the one-time link, its redirect, /ui/), and the
  * bytes of all static assets (at most 100 KB).
  *
- * Run: node --import tsx bench/console-views.ts
+ * Then the on-call sections (bench/lib/console-oncall.ts, real daemons, wrk in its own process): the
+ * views with 10,000 open pages vs 10 (§24.8: under 200 ms), and `/status` with the team console
+ * listening and people signed in vs without (§24.6: ratio ≥ 0.95).
+ *
+ * Run: npm run build && node --import tsx bench/console-views.ts [all|events|pages|team]
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,6 +28,10 @@ import { systemClock } from '../src/core/clock.js';
 import { createChainWatermark } from '../src/store/chain-watermark.js';
 import { encodeCursor } from '../src/store/cursor.js';
 import { openSqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { pagesSection, teamSection } from './lib/console-oncall.js';
+
+const SECTION = process.argv[2] ?? 'all';
+if (!['all', 'events', 'pages', 'team'].includes(SECTION)) throw new Error(`the section is all, events, pages or team, not ${SECTION}`);
 
 const SIZES = [1_000, 1_000_000];
 const REQUESTS = 200;
@@ -82,7 +90,8 @@ async function serve(rows: number): Promise<Target> {
   const store = await openSqliteStore({ path });
   const middle = fill(path, rows);
   const route = createUiRoute({ store, gate: createReadGate(DEFAULT_READS_AT_ONCE), watermark: createChainWatermark(store),
-    oncall: { configs: () => [], overrides: () => Promise.resolve([]), clock: systemClock }, snapshot: () => SNAPSHOT, agents: () => ['agent-0'], report: () => undefined,
+    oncall: { configs: () => [], overrides: () => Promise.resolve([]), clock: systemClock }, snapshot: () => SNAPSHOT, agents: () => ['agent-0'],
+    logPath: () => join(dir, 'agent-0.log'), jsonLinks: true, report: () => undefined,
     reports: { gate: createReadGate(1), sources: { store, configs: () => [], channelTypes: () => new Map<string, string>() } } });
   const server = createServer((req, res) => {
     const ac = new AbortController();
@@ -117,47 +126,51 @@ async function time(url: string, expect: string): Promise<number> {
   return performance.now() - t;
 }
 
-const targets = [await serve(SIZES[0]!), await serve(SIZES[1]!)] as [Target, Target];
-const p50: [Record<string, number>, Record<string, number>] = [{}, {}];
-const proxySamples: number[] = [];
-try {
-  for (const shape of SHAPES) {
-    const times: [number[], number[]] = [[], []];
-    for (let i = 0; i < WARMUP + REQUESTS; i++) {
-      for (const [k, t] of targets.entries()) {
-        const ms = await time(t.base + shape.path(t), shape.expect);
-        if (i >= WARMUP) times[k as 0 | 1].push(ms);
+if (SECTION === 'all' || SECTION === 'events') {
+  const targets = [await serve(SIZES[0]!), await serve(SIZES[1]!)] as [Target, Target];
+  const p50: [Record<string, number>, Record<string, number>] = [{}, {}];
+  const proxySamples: number[] = [];
+  try {
+    for (const shape of SHAPES) {
+      const times: [number[], number[]] = [[], []];
+      for (let i = 0; i < WARMUP + REQUESTS; i++) {
+        for (const [k, t] of targets.entries()) {
+          const ms = await time(t.base + shape.path(t), shape.expect);
+          if (i >= WARMUP) times[k as 0 | 1].push(ms);
+        }
       }
+      p50[0][shape.name] = median(times[0]);
+      p50[1][shape.name] = median(times[1]);
     }
-    p50[0][shape.name] = median(times[0]);
-    p50[1][shape.name] = median(times[1]);
+    // The first view through the proxy: the one-time link (session cookie, redirect) and /ui/, at 1M.
+    for (let i = 0; i < 20; i++) {
+      const proxy = await startConsoleProxy({ port: 0, upstreams: [{ name: 'local', base: targets[1].base, tokens: null, adminSocket: null }],
+        fleet: false, oidc: null, localIdentity: 'local:bench', actingAs: null, admin: () => Promise.resolve(null), clock: systemClock, report: () => undefined });
+      const t = performance.now();
+      const login = await fetch(proxy.link, { redirect: 'manual' });
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      const first = await fetch(`http://127.0.0.1:${proxy.port}${login.headers.get('location') ?? ''}`, { headers: { cookie } });
+      if (first.status !== 200 || !(await first.text()).includes('<h1>Now</h1>')) throw new Error(`proxy first view: ${first.status}`);
+      proxySamples.push(performance.now() - t);
+      await proxy.close();
+    }
+  } finally {
+    for (const t of targets) await t.close();
   }
-  // The first view through the proxy: the one-time link (session cookie, redirect) and /ui/, at 1M.
-  for (let i = 0; i < 20; i++) {
-    const proxy = await startConsoleProxy({ port: 0, upstreams: [{ name: 'local', base: targets[1].base, tokens: null, adminSocket: null }],
-      fleet: false, oidc: null, localIdentity: 'local:bench', admin: () => Promise.resolve(null), clock: systemClock, report: () => undefined });
-    const t = performance.now();
-    const login = await fetch(proxy.link, { redirect: 'manual' });
-    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const first = await fetch(`http://127.0.0.1:${proxy.port}${login.headers.get('location') ?? ''}`, { headers: { cookie } });
-    if (first.status !== 200 || !(await first.text()).includes('<h1>Now</h1>')) throw new Error(`proxy first view: ${first.status}`);
-    proxySamples.push(performance.now() - t);
-    await proxy.close();
-  }
-} finally {
-  for (const t of targets) await t.close();
-}
 
-const r3 = (x: number): number => Math.round(x * 1000) / 1000;
-const proxyFirstViewMs = median(proxySamples);
-const assetBytes = [...ASSETS.values()].reduce((n, a) => n + a.body.length, 0);
-const ratios = Object.fromEntries(SHAPES.map((s) => [s.name, Number((p50[1][s.name]! / p50[0][s.name]!).toFixed(2))]));
-console.log(JSON.stringify({
-  bench: 'console-views', sizes: SIZES, requestsPerShape: REQUESTS,
-  p50Ms: { [SIZES[0]!]: Object.fromEntries(Object.entries(p50[0]).map(([k, v]) => [k, r3(v)])),
-    [SIZES[1]!]: Object.fromEntries(Object.entries(p50[1]).map(([k, v]) => [k, r3(v)])) },
-  ratio1Mto1k: ratios, proxyFirstViewMs: r3(proxyFirstViewMs), assetBytes,
-}));
-console.log(`console views (median of ${REQUESTS}, sizes interleaved): `
-  + SHAPES.map((s) => `${s.name} ${p50[0][s.name]!.toFixed(2)} ms @1k vs ${p50[1][s.name]!.toFixed(2)} ms @1M (x${ratios[s.name]})`).join('; ')
-  + `; first view through svc console ${proxyFirstViewMs.toFixed(1)} ms; assets ${assetBytes} bytes`);
+  const r3 = (x: number): number => Math.round(x * 1000) / 1000;
+  const proxyFirstViewMs = median(proxySamples);
+  const assetBytes = [...ASSETS.values()].reduce((n, a) => n + a.body.length, 0);
+  const ratios = Object.fromEntries(SHAPES.map((s) => [s.name, Number((p50[1][s.name]! / p50[0][s.name]!).toFixed(2))]));
+  console.log(JSON.stringify({
+    bench: 'console-views', sizes: SIZES, requestsPerShape: REQUESTS,
+    p50Ms: { [SIZES[0]!]: Object.fromEntries(Object.entries(p50[0]).map(([k, v]) => [k, r3(v)])),
+      [SIZES[1]!]: Object.fromEntries(Object.entries(p50[1]).map(([k, v]) => [k, r3(v)])) },
+    ratio1Mto1k: ratios, proxyFirstViewMs: r3(proxyFirstViewMs), assetBytes,
+  }));
+  console.log(`console views (median of ${REQUESTS}, sizes interleaved): `
+    + SHAPES.map((s) => `${s.name} ${p50[0][s.name]!.toFixed(2)} ms @1k vs ${p50[1][s.name]!.toFixed(2)} ms @1M (x${ratios[s.name]})`).join('; ')
+    + `; first view through svc console ${proxyFirstViewMs.toFixed(1)} ms; assets ${assetBytes} bytes`);
+}
+if (SECTION === 'all' || SECTION === 'pages') await pagesSection({ sizes: [10, 10_000], seconds: 8, rounds: 3 });
+if (SECTION === 'all' || SECTION === 'team') await teamSection({ sessions: 50, seconds: 5, rounds: 12 });

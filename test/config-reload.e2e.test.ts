@@ -190,12 +190,16 @@ describe('config reload while alerts flow', () => {
   });
 });
 
-describe('svc reload and a person the store still names (issue 33.4)', () => {
+describe('svc reload and a person or channel the store still names (issue 33.4)', () => {
   let d: Daemon | undefined;
   after(async () => { await d?.stop(); });
+  const oncallDm = '  - { id: oncall-dm, type: file, direction: outbound, path: ./out/oncall-dm.jsonl }\n';
+  const room = '  - { id: room, type: file, direction: outbound, path: ./out/room.jsonl }\n';
 
-  it('dropping bob while a page can reach him and an override names him: refused naming both; restarted anyway, he is page.nobody-on-call and the override never wins', async () => {
-    d = await startDaemon({ files: { 'oncall.yaml': oncallYaml('1h', '1h') } });
+  it('dropping bob and the channel room while a page can reach them and an override names bob: refused naming all; restarted anyway, '
+    + 'each is page.nobody-on-call and the override never wins', async () => {
+    d = await startDaemon({ channelsYaml: `channels:\n${oncallDm}${room}`,
+      files: { 'oncall.yaml': oncallYaml('1h', '1h').replace('{ notify: [person:bob], after: 1h }', '{ notify: [person:bob, channel:room], after: 1h }') } });
     const a = d;
     const svc = (...args: string[]) => runSvc(args, { env: a.env, cwd: a.dir });
     assert.equal((await postAlert(a.url, a.secret, a.fixture, 'strand-1')).status, 202);
@@ -206,19 +210,21 @@ describe('svc reload and a person the store still names (issue 33.4)', () => {
     assert.equal(added.code, 0, added.stderr);
     const override = (JSON.parse(added.stdout) as { id: string }).id;
 
-    // The new file has no bob: step 2 of the open page (person:bob) and the override would reach nobody.
+    // The new files have no bob and no room: step 2 of the open page (person:bob, channel:room) and the override would reach nobody.
     const file = join(a.dir, 'oncall.yaml');
     writeFileSync(file, readFileSync(file, 'utf8').replace('  - { id: bob, contacts: { oncall-dm: bob } }\n', '')
-      .replace('{ notify: [person:bob], after: 1h }', '{ notify: [person:alice], after: 1h }'));
+      .replace('{ notify: [person:bob, channel:room], after: 1h }', '{ notify: [person:alice], after: 1h }'));
+    writeFileSync(join(a.dir, 'channels.yaml'), `channels:\n${oncallDm}`);
     const { title } = await (await fetch(`${a.cp}/pages/${page.id}`)).json() as { title: string };
     const refused = await svc('reload');
     assert.equal(refused.code, 1);
     assert.equal(refused.stderr, 'svc reload: refused; the running configuration stays.\n'
-      + 'the new oncall.yaml drops people or schedules the store still names:\n'
-      + `  agent oncall-escalator: open page ${page.id} ("${title.slice(0, 60)}", policy default) notifies person:bob, which the new oncall.yaml does not have\n`
+      + 'the new configuration drops people, schedules or channels the store still names:\n'
+      + `  agent oncall-escalator: open page ${page.id} ("${title.slice(0, 60)}", policy default) notifies person:bob, which the new oncall.yaml does not have, `
+      + 'and channel:room, which the new channels.yaml does not have\n'
       + `  agent oncall-escalator: override ${override} puts bob on call for primary until ${new Date(now + 3_600_000).toISOString()}, `
       + 'and the new oncall.yaml has no person bob\n'
-      + 'resolve those pages or remove those overrides (svc oncall override rm ID) first, or keep the person or schedule in oncall.yaml\n');
+      + 'resolve those pages or remove those overrides (svc oncall override rm ID) first, or keep the person, schedule or channel\n');
     assert.deepEqual(auditRows(a.home).filter((r) => r.kind === 'config.reload-refused').map((r) => r.data.reason), ['strands-state']);
     assert.match((await svc('oncall')).stdout, /^primary\s+bob\s+override\s/m, 'still bob: the running configuration stays');
 
@@ -231,11 +237,18 @@ describe('svc reload and a person the store still names (issue 33.4)', () => {
     assert.deepEqual(oncall.schedules[0]?.onCall.map((o) => [o.person, o.source]), [['alice', 'rotation']]);
     const escalated = await svc('escalate', page.id);
     assert.equal(escalated.code, 0, escalated.stderr);
-    const nobody = await waitFor('page.nobody-on-call for bob', () => auditRows(a.home).find((r) => r.kind === 'page.nobody-on-call'), 30_000);
-    assert.deepEqual(nobody.data, { pageId: page.id, person: 'bob', missing: true, step: 2, loop: 0 });
-    const warned = await waitFor('a warning in the agent log', () => readJsonLines(a.logFile).find((l) => l.event === 'page.nobody-on-call'), 30_000);
-    assert.equal(warned.level, 'warn');
-    assert.equal(warned.person, 'bob');
+    const nobody = await waitFor('page.nobody-on-call for bob and room', () => {
+      const rows = auditRows(a.home).filter((r) => r.kind === 'page.nobody-on-call');
+      return rows.length >= 2 ? rows : undefined;
+    }, 30_000);
+    assert.deepEqual(nobody.map((r) => r.data), [{ pageId: page.id, person: 'bob', missing: true, step: 2, loop: 0 },
+      { pageId: page.id, channel: 'room', missing: true, step: 2, loop: 0 }]);
+    const warned = await waitFor('a warning in the agent log for each', () => {
+      const lines = readJsonLines(a.logFile).filter((l) => l.event === 'page.nobody-on-call');
+      return lines.length >= 2 ? lines : undefined;
+    }, 30_000);
+    assert.deepEqual(warned.map((l) => [l.level, l.person ?? l.channel]), [['warn', 'bob'], ['warn', 'room']]);
+    assert.ok(!auditRows(a.home).some((r) => r.kind === 'message.failed'), 'no send to the dropped channel was even tried');
   });
 });
 

@@ -17,6 +17,7 @@ import type { RunningConsole } from './support/console.js';
 import { assertInert, postHostileAlert, startConsole, startDeadLetteringDaemon, XSS } from './support/console.js';
 import { startDaemon } from './support/daemon.js';
 import { oncallYaml } from './support/oncall-yaml.js';
+import { rawGet } from './support/http.js';
 import { auditRows } from './support/store.js';
 import { waitFor } from './support/wait.js';
 
@@ -32,19 +33,6 @@ function assertConsoleHeaders(h: Headers, where: string, html = true): void {
     assert.equal(h.get('content-type'), 'text/html; charset=utf-8', where);
     assert.equal(h.get('cache-control'), 'no-store', where);
   }
-}
-
-/** A raw request (fetch cannot send a foreign or a second Host header). */
-function rawGet(port: number, path: string, headers: Array<[string, string]>):
-  Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'GET', setHost: false, headers: headers.flat() as unknown as Record<string, string> }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 describe('console over HTTP and through svc console', () => {
@@ -120,7 +108,8 @@ describe('console over HTTP and through svc console', () => {
     // Positive evidence: the values are there, as text.
     assert.ok(event.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the alertname label, escaped');
     assert.ok(event.includes('&quot;&gt;&lt;img src=x onerror=alert(2)&gt;'), 'the team label, escaped');
-    assert.ok(event.includes('<td class="wrap">javascript:alert(3)</td>'), 'the runbook URL, as text and not a link');
+    assert.ok(event.includes('<td class="wrap"><span class="wrap">javascript:alert(3)</span></td>'), 'the runbook URL, as text and not a link');
+    assert.ok(event.includes('<li>Runbook: <span class="wrap">javascript:alert(3)</span></li>'), 'in the links above the facts too, as text');
     assert.ok(event.includes('invoice&lt;U+202E&gt;gnp.exe'), 'the RTL override, shown as its code point');
     assert.ok(event.includes('&#39; onmouseover=&#39;alert(4)'), 'a label name, escaped');
     assert.ok(event.includes('&quot;&gt;&lt;img src=x onerror=alert(6)&gt;'), 'the fingerprint, escaped');
@@ -136,7 +125,9 @@ describe('console over HTTP and through svc console', () => {
     assert.equal(story.verified, true);
     assert.ok(event.includes('role="status">Verified:'), 'the verdict');
     const list = await (await fetch(`${d.cp}/ui/events`)).text();
-    assert.ok(list.includes('&quot;&gt;&lt;img src=x onerror=alert(6)&gt;'), 'the fingerprint in the list');
+    // Titles name events (§24.8): the alert's summary, escaped, not its fingerprint.
+    assert.ok(list.includes('checkout-api 5xx ratio above 5% for 10 minutes</a>'), 'the summary names the event in the list');
+    assert.ok(!list.includes('onerror=alert(6)'), 'the fingerprint is not what names it');
     // The audit view says each row in the same sentence, escaped, its data one click away.
     const audit = await (await fetch(`${d.cp}/ui/audit?kind=event.accepted`)).text();
     assert.ok(audit.includes('<td class="wrap">accepted from alertmanager, fingerprint &quot;&gt;&lt;img src=x onerror=alert(6)&gt;'
@@ -247,6 +238,8 @@ describe('console over HTTP and through svc console', () => {
     const other = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
     const shown = await startConsole(d, ['--url', other]);
     try {
+      // stderr is its own pipe: the line may arrive after the link on stdout.
+      await waitFor('the read-only notice', () => shown.process.stderr().includes('svc console: read-only'), 30_000);
       assert.match(shown.process.stderr(), new RegExp(`svc console: read-only, no actions: ${other} is not the control plane of the daemon of \\$SVC_HOME `));
       const cookie = ((await fetch(shown.link, { redirect: 'manual' })).headers.get('set-cookie') ?? '').split(';')[0] ?? '';
       const dlq = await (await fetch(`${shown.origin}/ui/dlq`, { headers: { cookie } })).text();
@@ -323,7 +316,11 @@ describe('console pages and page actions through svc console', () => {
     }
     const now = await (await fetch(`${d.cp}/ui/`)).text();
     assert.match(now, /<tr><th scope="row">primary<\/th><td>[^<]+<\/td>\n<td>alice<\/td><td>rotation<\/td>/);
-    assert.ok(now.includes(`<a href="/ui/pages/${pageId}">${pageId}</a>`), 'the open page');
+    assert.ok(now.includes(`<a href="/ui/pages/${pageId}">&lt;script&gt;alert(1)&lt;/script&gt;`), 'the open page, named by its title');
+    assert.ok(now.includes(`<span class="mono note">${pageId}</span>`), 'its id beside');
+    // Who it pages now and next (§24.8): step 1 is alice's schedule, step 2 bob, an hour after it opened.
+    assert.match(now, /now: <strong>alice<\/strong> \(step 1 of 2\) · next: <strong>bob<\/strong> \(step 2\) at <time datetime="[^"]+Z">/);
+    assert.match(now, /<span class="state state-triggered">triggered<\/span>/);
     assert.doesNotMatch(now, /not configured/);
     const coverage = await (await fetch(`${d.cp}/ui/oncall`)).text();
     assert.match(coverage, /<h2>primary <span class="note">/);
@@ -331,11 +328,12 @@ describe('console pages and page actions through svc console', () => {
     assert.match(coverage, /Covered for the whole 14 days\./);
   });
 
-  it('an ack without the CSRF token is refused; with it the page is acknowledged and audited via: console', async () => {
+  it('an ack without the CSRF token is refused; without a person acting it asks who; as the person chosen it is acknowledged, audited via: console', async () => {
     const view = await (await fetch(`${proxy.origin}/ui/pages/${pageId}`, { headers: { cookie } })).text();
     const csrf = /name="csrf" value="([A-Za-z0-9_-]{43})"/.exec(view)?.[1] ?? '';
     assert.ok(csrf !== '', 'the page view through the proxy offers action forms');
-    assert.match(view, /<button type="submit">Acknowledge<\/button>/);
+    assert.match(view, /<button type="submit" name="action" value="ack">Acknowledge<\/button>/);
+    assert.match(view, /<label for="acting-as">Acting as<\/label> <select id="acting-as" name="as" required><option value="">choose a person<\/option>/);
     const acks = (): number => auditRows(d.home).filter((r) => r.kind === 'page.acknowledged').length;
     const post = (token: string | null) => fetch(`${proxy.origin}/actions/page`, {
       method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
@@ -343,7 +341,24 @@ describe('console pages and page actions through svc console', () => {
     });
     assert.equal((await post(null)).status, 403);
     assert.equal((await post('x'.repeat(43))).status, 403);
+    // Nobody chosen yet: the action asks who is acting (§24.6), never credits the OS user.
+    const unnamed = await post(csrf);
+    assert.equal(unnamed.status, 303);
+    assert.match(await (await fetch(`${proxy.origin}${unnamed.headers.get('location') ?? ''}`, { headers: { cookie } })).text(),
+      /role="alert">Not done: choose who is acting first \(&quot;Acting as&quot;, at the top of the page\); actions are credited to a person of oncall\.yaml<\/p>/);
     assert.equal(acks(), 0);
+    const choose = (as: string) => fetch(`${proxy.origin}/actions/acting-as`, {
+      method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf, as, back: `/ui/pages/${pageId}` }).toString(),
+    });
+    // A person the file does not have is refused by the daemon when it acts.
+    assert.equal((await choose('mallory')).headers.get('location'), `/ui/pages/${pageId}`);
+    const stranger = await post(csrf);
+    assert.match(decodeURIComponent(stranger.headers.get('location') ?? ''), /failed=no person mallory in agent oncall-escalator's oncall\.yaml/);
+    assert.equal(acks(), 0);
+    await choose('bob');
+    const chosen = await (await fetch(`${proxy.origin}/ui/pages/${pageId}`, { headers: { cookie } })).text();
+    assert.match(chosen, /<option value="bob" selected>bob<\/option>/);
     const done = await post(csrf);
     assert.equal(done.status, 303);
     assert.equal(done.headers.get('location'), `/ui/pages/${pageId}?done=ack`);
@@ -351,11 +366,11 @@ describe('console pages and page actions through svc console', () => {
     assert.equal(rows.length, 1, 'one ack: the refused ones did nothing');
     assert.equal(rows[0]?.actor, `local:${userInfo().username}`);
     assert.equal(rows[0]?.data.via, 'console');
-    assert.equal(rows[0]?.data.by, `local:${userInfo().username}`);
+    assert.equal(rows[0]?.data.by, 'bob');
     const after = await (await fetch(`${proxy.origin}/ui/pages/${pageId}?done=ack`, { headers: { cookie } })).text();
     assert.match(after, /role="status">Acknowledged\.<\/p>/);
-    assert.match(after, /<span class="chip">acknowledged<\/span>/);
-    assert.match(after, /<button type="submit">Unacknowledge<\/button>/);
+    assert.match(after, /<span class="state state-acknowledged">acknowledged<\/span>/);
+    assert.match(after, /<button type="submit" name="action" value="unack">Unacknowledge<\/button>/);
   });
 
   const me = `local:${userInfo().username}`;
@@ -365,7 +380,7 @@ describe('console pages and page actions through svc console', () => {
     body: new URLSearchParams(fields).toString(),
   });
   const shown = async (location: string | null): Promise<string> => (await fetch(`${proxy.origin}${location ?? ''}`, { headers: { cookie } })).text();
-  /** `2026-11-26 09:00`: the console's UTC time box. */
+  /** `2026-11-26 09:00`: a time typed without a zone, read in the form's zone (UTC as served). */
   const box = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
 
   it('overrides: added and removed through the console\'s forms, audited via: console; a CSRF-less post and bad input do nothing', async () => {
@@ -374,16 +389,21 @@ describe('console pages and page actions through svc console', () => {
     const view = await shown('/ui/oncall');
     const csrf = csrfOf(view);
     assert.match(view, /<form class="act" method="post" action="\/actions\/override" aria-label="Add an override to primary">/);
-    assert.match(view, /<input id="ov-[a-z0-9-]+-primary-from" name="from" required autocomplete="off" spellcheck="false" placeholder="2026-11-26 09:00" aria-describedby="time-hint">/);
-    assert.ok(view.includes('<p class="note" id="time-hint">Times are UTC, as YYYY-MM-DD HH:MM, unless you give ISO-8601 with a zone.</p>'));
+    assert.match(view, /<input id="ov-[a-z0-9-]+-primary-from" name="from" required autocomplete="off" spellcheck="false" placeholder="2026-11-26 09:00" value="" aria-describedby="time-hint">/);
+    // The form shows the zone its times are read in (§24.5); console.js puts the browser's there.
+    assert.match(view, /<input id="ov-[a-z0-9-]+-primary-tz" name="tz" required autocomplete="off" spellcheck="false" placeholder="" value="UTC" aria-describedby="time-hint">/);
+    assert.ok(view.includes('<p class="note" id="time-hint">Type times as YYYY-MM-DD HH:MM: they are read in the time zone the form shows (this browser&#39;s), '
+      + 'unless you give ISO-8601 with a zone.</p>'));
     assert.match(view, /<select id="ov-[a-z0-9-]+-primary-person" name="person" required><option value="alice">alice<\/option><option value="bob">bob<\/option><\/select>/);
     const overrideRows = (kind: string) => auditRows(d.home).filter((r) => r.kind === kind);
     const from = Date.now() + 3_600_000 - (Date.now() % 60_000);
-    const add = { op: 'add', agent: 'oncall-escalator', schedule: 'primary', person: 'bob', from: box(from), to: box(from + 7_200_000) };
+    const add = { op: 'add', form: 'ov-oncall-escalator-primary', agent: 'oncall-escalator', schedule: 'primary', person: 'bob', from: box(from),
+      to: box(from + 7_200_000) };
 
     assert.equal((await postForm('/actions/override', add)).status, 403, 'no CSRF token');
     for (const [fields, error] of [
-      [{ ...add, from: 'tomorrow' }, 'Not done: From: expected an ISO-8601 time with a zone (2026-11-25T09:00+01:00) or integer milliseconds'],
+      [{ ...add, from: 'tomorrow' }, 'Not done: From: expected ISO-8601 with a zone (2026-11-26T09:00Z, 2026-11-26T09:00+01:00) or integer milliseconds'],
+      [{ ...add, tz: 'Mars/Olympus' }, 'Not done: Time zone: not a time zone the tz database knows (such as UTC or Europe/Berlin)'],
       [{ ...add, to: add.from }, 'Not done: Until must be after From'],
       [{ ...add, person: 'mallory' }, 'Not done: no person mallory in agent oncall-escalator&#39;s oncall.yaml'],
     ] as const) {
@@ -393,6 +413,9 @@ describe('console pages and page actions through svc console', () => {
       const page = await shown(r.headers.get('location'));
       assert.ok(page.includes(`<p class="banner bad" role="alert">${error}</p>`), `${error}\n${page.slice(0, 400)}`);
       assert.doesNotMatch(page, /at [a-zA-Z]+ \(|node:internal/, 'no stack');
+      // A refused form keeps what was typed (§24.8).
+      assert.ok(page.includes(`name="from" required autocomplete="off" spellcheck="false" placeholder="2026-11-26 09:00" value="${fields.from}"`), 'From kept');
+      assert.ok(page.includes(`<option value="${fields.person}" selected>`) || fields.person === 'mallory', 'the person kept');
     }
     assert.equal(overrideRows('schedule.override.added').length, 0, 'nothing refused was added');
 
@@ -404,7 +427,7 @@ describe('console pages and page actions through svc console', () => {
     assert.equal(added[0]?.actor, me);
     const id = String(added[0]?.data.overrideId);
     assert.deepEqual(added[0]?.data, { overrideId: id, schedule: 'primary', person: 'bob', from: new Date(from).toISOString(),
-      to: new Date(from + 7_200_000).toISOString(), via: 'console' });
+      to: new Date(from + 7_200_000).toISOString(), via: 'console', by: 'bob' });
     const after = await shown('/ui/oncall?done=added');
     assert.match(after, /role="status">Override added\.<\/p>/);
     assert.ok(after.includes(`<button type="submit" aria-label="Remove override ${id}">Remove</button>`));
@@ -416,7 +439,7 @@ describe('console pages and page actions through svc console', () => {
     const rows = overrideRows('schedule.override.removed');
     assert.equal(rows.length, 1);
     assert.equal(rows[0]?.actor, me);
-    assert.deepEqual(rows[0]?.data, { overrideId: id, schedule: 'primary', person: 'bob', via: 'console' });
+    assert.deepEqual(rows[0]?.data, { overrideId: id, schedule: 'primary', person: 'bob', via: 'console', by: 'bob' });
     assert.doesNotMatch(await shown('/ui/oncall'), new RegExp(`Remove override ${id}`));
   });
 
@@ -430,7 +453,7 @@ describe('console pages and page actions through svc console', () => {
     const form = await shown('/ui/silences');
     const csrf = csrfOf(form);
     assert.ok(csrf !== '');
-    assert.ok(form.includes('<select id="si-agent" name="agent"><option value="">every agent</option><option value="oncall-escalator">oncall-escalator</option></select>'),
+    assert.ok(form.includes('<select id="si-agent" name="agent"><option value="" selected>every agent</option><option value="oncall-escalator">oncall-escalator</option></select>'),
       'the agent picker: every agent, or one with an oncall.yaml');
     const created = () => auditRows(d.home).filter((r) => r.kind === 'silence.created');
     const add = { op: 'add', matchers: 'alertname=DiskFull\r\n team=~db-.* \r\n', duration: '2h', reason: XSS.script };
@@ -458,6 +481,7 @@ describe('console pages and page actions through svc console', () => {
     assert.equal(rows[0]?.actor, me);
     assert.equal(rows[0]?.agentId, 'oncall-escalator');
     assert.equal(rows[0]?.data.via, 'console');
+    assert.equal(rows[0]?.data.by, 'bob');
     assert.equal(rows[0]?.data.reason, XSS.script);
     assert.deepEqual(rows[0]?.data.matchers, [{ label: 'alertname', op: '=', value: 'DiskFull' }, { label: 'team', op: '=~', value: 'db-.*' }]);
     const id = String(rows[0]?.data.silenceId);
@@ -474,7 +498,7 @@ describe('console pages and page actions through svc console', () => {
     const ended = auditRows(d.home).filter((r) => r.kind === 'silence.expired');
     assert.equal(ended.length, 1);
     assert.equal(ended[0]?.actor, me);
-    assert.deepEqual(ended[0]?.data, { silenceId: id, reason: 'manual', via: 'console' });
+    assert.deepEqual(ended[0]?.data, { silenceId: id, reason: 'manual', via: 'console', by: 'bob' });
     const later = await shown('/ui/silences');
     assert.match(later, /expired by hand/, 'recently expired silences stay listed');
     assert.doesNotMatch(later, new RegExp(`Expire silence ${id}`));

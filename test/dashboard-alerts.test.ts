@@ -516,7 +516,8 @@ describe('dashboards/svc-fleet.json', () => {
       const noValue = panel.fieldConfig?.defaults?.noValue;
       assert.ok(noValue !== undefined && noValue !== '', `"${panel.title}" has a noValue`);
       if (row === 'MCP health' || row === 'LLM' || row === 'Audit and SIEM export') assert.equal(noValue, 'not configured', panel.title);
-      if (row === 'On-call') assert.equal(noValue, 'no oncall.yaml', panel.title);
+      // Pushover's receipts need a pushover channel, not only an oncall.yaml.
+      if (row === 'On-call') assert.equal(noValue, panel.title === 'Pushover receipts' ? 'not configured' : 'no oncall.yaml', panel.title);
     }
   });
 });

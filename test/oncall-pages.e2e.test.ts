@@ -106,6 +106,11 @@ describe('pages e2e', () => {
     assert.equal(cli.code, 0, cli.stderr);
     assert.match(cli.stdout, new RegExp(`^page ${pageId} \\[P1\\] .*\nresolved \\(source\\), step 2 of policy default`));
     assert.match(cli.stdout, /acknowledged by bob via cli/);
+    // Times in the reader's zone, the zone printed with each (§24.5): --tz, else $TZ, else UTC.
+    assert.match(cli.stdout, /, opened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?Z\n.*times in UTC\n/);
+    const ny = await runSvc(['page', pageId, '--tz', 'America/New_York'], { env: a.env, cwd: a.dir });
+    assert.match(ny.stdout, /, opened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00\n.*times in America\/New_York\n/);
+    assert.match(ny.stdout, /^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00 {2}acknowledged by bob via cli/m);
 
     // The story of the alert that opened the page (§20.3) tells the page too, verified.
     const [opener] = queryStore<{ id: string }>(home, "SELECT id FROM events WHERE fingerprint = 'walk-1'");
@@ -124,6 +129,9 @@ describe('pages e2e', () => {
     await waitFor('a second page', () => queryStore<{ n: number }>(home, 'SELECT count(*) AS n FROM pages')[0]?.n === 2);
     const all = await runSvc(['pages'], { env: a.env, cwd: a.dir });
     assert.deepEqual([all.code, all.stdout.trimEnd().split('\n').length, all.stderr], [0, 3, '']);
+    const kolkata = await runSvc(['pages'], { env: { ...a.env, TZ: 'Asia/Kolkata' }, cwd: a.dir });
+    assert.equal(kolkata.code, 0, kolkata.stderr);
+    assert.match(kolkata.stdout, /\d\d:\d\d(:\d\d)?\+05:30/);
     const cut = await runSvc(['pages', '--limit', '1'], { env: a.env, cwd: a.dir });
     assert.deepEqual([cut.code, cut.stdout.trimEnd().split('\n').length, cut.stderr],
       [0, 2, 'svc pages: the newest 1 shown; there are more (--state triggered for the open ones, or --limit up to 1000)\n']);

@@ -24,7 +24,8 @@ describe('svc oncall against the running daemon', () => {
   before(async () => {
     agent = await scaffoldAgent(t);
     renameSync(join(agent.dir, 'oncall.example.yaml'), join(agent.dir, 'oncall.yaml'));
-    appendAgentYaml(agent.dir, `controlPlane:\n  bind: 127.0.0.1\n  port: ${agent.cpPort}`);
+    // publicUrl: calendar URLs point at the control plane itself (there is no team console here, §24.7).
+    appendAgentYaml(agent.dir, `controlPlane:\n  bind: 127.0.0.1\n  port: ${agent.cpPort}\n  publicUrl: http://127.0.0.1:${agent.cpPort}/`);
     env = { ...t.env, SVC_METRICS_PORT: '', USER: 'dana' };
     const up = await svc('up', '-d');
     assert.equal(up.code, 0, up.stderr);
@@ -39,13 +40,33 @@ describe('svc oncall against the running daemon', () => {
     const r = await svc('oncall', '--at', '2026-11-25T12:00:00Z');
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, [
-      'on call at 2026-11-25 12:00Z',
+      'on call at 2026-11-25 12:00Z (times in UTC)',
       'SCHEDULE  PERSON  SOURCE    UNTIL',
       'primary   alice   rotation  2026-11-30 08:00Z',
       '',
     ].join('\n'));
     const later = await svc('oncall', '--schedule', 'primary', '--at', String(Date.parse('2026-12-01T00:00:00Z')));
     assert.match(later.stdout, /^primary {3}bob {5}rotation {2}2026-12-07 08:00Z$/m);
+  });
+
+  it('--tz and $TZ (§24.5): times in that zone with the zone printed; a time typed without a zone is refused naming the form', async () => {
+    const berlin = await svc('oncall', '--at', '2026-11-25T12:00:00Z', '--tz', 'Europe/Berlin');
+    assert.equal(berlin.code, 0, berlin.stderr);
+    assert.equal(berlin.stdout, [
+      'on call at 2026-11-25 13:00+01:00 (times in Europe/Berlin)',
+      'SCHEDULE  PERSON  SOURCE    UNTIL',
+      'primary   alice   rotation  2026-11-30 09:00+01:00',
+      '',
+    ].join('\n'));
+    const fromEnv = await runSvc(['oncall', '--at', '2026-11-25T12:00:00Z'], { env: { ...env, TZ: 'America/New_York' }, cwd: agent.dir });
+    assert.equal(fromEnv.stdout.split('\n')[0], 'on call at 2026-11-25 07:00-05:00 (times in America/New_York)');
+    assert.match(fromEnv.stdout, /^primary {3}alice {3}rotation {2}2026-11-30 03:00-05:00$/m);
+    const zoneless = await svc('oncall', '--at', '2026-11-25T12:00');
+    assert.deepEqual([zoneless.code, zoneless.stderr], [2, 'svc oncall: --at: "2026-11-25T12:00" has no time zone; '
+      + 'write ISO-8601 with a zone (2026-11-26T09:00Z, 2026-11-26T09:00+01:00) or integer milliseconds\n']);
+    const unknown = await svc('oncall', '--tz', 'Mars/Olympus');
+    assert.deepEqual([unknown.code, unknown.stderr],
+      [2, 'svc oncall: --tz "Mars/Olympus" is not a time zone the tz database knows (such as UTC or Europe/Berlin)\n']);
   });
 
   it('--json: the GET /oncall document', async () => {
@@ -70,6 +91,55 @@ describe('svc oncall against the running daemon', () => {
     assert.match(r.stdout, /\r\nSUMMARY:On call: (Alice|Bob) Example \(primary\)\r\n/);
   });
 
+  it('export --from --days (§24.7): the shifts cut to exactly that window; --days outside 1..366 and a zoneless --from are usage errors', async () => {
+    const r = await svc('oncall', 'export', 'primary', '--from', '2026-11-25T12:00:00Z', '--days', '10');
+    assert.equal(r.code, 0, r.stderr);
+    // alice's week from the window's start, bob's from Monday 09:00 Berlin, alice's again cut at the window's end.
+    assert.deepEqual([...r.stdout.matchAll(/DTSTART:(\w+)\r\nDTEND:(\w+)/g)].map((m) => [m[1], m[2]]), [
+      ['20261125T120000Z', '20261130T080000Z'], ['20261130T080000Z', '20261205T120000Z'],
+    ]);
+    for (const [args, error] of [
+      [['--days', '0'], 'svc oncall export: --days must be a whole number of days, 1 to 366\n'],
+      [['--days', '367'], 'svc oncall export: --days must be a whole number of days, 1 to 366\n'],
+      [['--from', '2026-11-25 12:00'], 'svc oncall export: --from: "2026-11-25 12:00" has no time zone; '
+        + 'write ISO-8601 with a zone (2026-11-26T09:00Z, 2026-11-26T09:00+01:00) or integer milliseconds\n'],
+    ] as const) {
+      const bad = await svc('oncall', 'export', 'primary', ...args);
+      assert.deepEqual([bad.code, bad.stderr], [2, error]);
+    }
+  });
+
+  it('calendar-url (§24.7): a URL a calendar app polls without a token; a person\'s shows only their shifts; a wrong key is refused; issuing is audited; rotating the secret revokes', async () => {
+    const whole = await svc('oncall', 'calendar-url', 'primary');
+    assert.equal(whole.code, 0, whole.stderr);
+    const url = whole.stdout.trim();
+    assert.match(url, new RegExp(`^http://127\\.0\\.0\\.1:${agent.cpPort}/oncall/primary\\.ics\\?key=[A-Za-z0-9_-]{43}$`));
+    assert.match(whole.stderr, /anyone with this URL can read schedule primary/);
+    const bobs = await svc('oncall', 'calendar-url', 'primary', '--person', 'bob', '--json');
+    const issued = JSON.parse(bobs.stdout) as { url: string; person: string };
+    assert.equal(issued.person, 'bob');
+    assert.match(issued.url, /\?key=bob\.[A-Za-z0-9_-]{43}$/);
+    const all = await fetch(url);
+    assert.equal(all.status, 200);
+    assert.equal(all.headers.get('content-type'), 'text/calendar; charset=utf-8');
+    const summaries = (text: string): string[] => [...text.matchAll(/SUMMARY:On call: (\w+)/g)].map((m) => m[1] ?? '');
+    assert.deepEqual([...new Set(summaries(await all.text()))].sort(), ['Alice', 'Bob']);
+    const only = await (await fetch(issued.url)).text();
+    assert.ok(summaries(only).length > 0 && summaries(only).every((n) => n === 'Bob'), only);
+    const forged = await fetch(url.replace(/key=.*/, `key=${'A'.repeat(43)}`));
+    assert.deepEqual([forged.status, await forged.json()], [403, { error: 'invalid calendar key' }]);
+    const swapped = await fetch(issued.url.replace('key=bob.', 'key=alice.'));
+    assert.equal(swapped.status, 403, 'a person\'s key names that person only');
+    const rows = auditRows(t.home).filter((r) => r.kind === 'schedule.calendar.issued');
+    assert.deepEqual(rows.map((r) => [r.actor, r.data.schedule, r.data.person]), [['cli:dana', 'primary', null], ['cli:dana', 'primary', 'bob']]);
+    // Rotating the secret revokes every URL issued before, at once.
+    const rotated = await runSvc(['secret', 'set', 'oncall/calendar-key'], { env, cwd: agent.dir, input: 'f'.repeat(64) });
+    assert.equal(rotated.code, 0, rotated.stderr);
+    assert.equal((await fetch(url)).status, 403);
+    const missing = await svc('oncall', 'calendar-url', 'nope');
+    assert.deepEqual([missing.code, missing.stderr], [1, 'svc oncall calendar-url: no schedule nope\n']);
+  });
+
   it('override add: svc oncall and GET /oncall switch to the override; override rm: back to the rotation; both audited', async () => {
     const at = '2026-11-25T12:00:00Z';
     const added = await svc('oncall', 'override', 'add', '--schedule', 'primary', '--person', 'bob', '--from', '2026-11-25T10:00:00Z',
@@ -78,7 +148,7 @@ describe('svc oncall against the running daemon', () => {
     const { id } = JSON.parse(added.stdout) as { id: string };
     const during = await svc('oncall', '--at', at);
     assert.equal(during.stdout, [
-      'on call at 2026-11-25 12:00Z',
+      'on call at 2026-11-25 12:00Z (times in UTC)',
       'SCHEDULE  PERSON  SOURCE    UNTIL',
       'primary   bob     override  2026-11-25 14:00Z',
       '',
@@ -180,7 +250,7 @@ describe('svc oncall against the running daemon', () => {
   it('bad input: a usage error before any request; an unknown schedule exits 1 naming it', async () => {
     const bad = await svc('oncall', '--at', 'tomorrow');
     assert.equal(bad.code, 2);
-    assert.equal(bad.stderr, 'svc oncall: --at: expected an ISO-8601 time with a zone (2026-11-25T09:00+01:00) or integer milliseconds\n');
+    assert.equal(bad.stderr, 'svc oncall: --at: expected ISO-8601 with a zone (2026-11-26T09:00Z, 2026-11-26T09:00+01:00) or integer milliseconds\n');
     const none = await svc('oncall', '--schedule', 'nope');
     assert.equal(none.code, 1);
     assert.equal(none.stdout, 'no schedule nope\n');

@@ -258,7 +258,7 @@ describe('control-plane query fuzz (contract §5, §6, §11)', () => {
       writeFileSync(join(root, `${agent}.log`), Array.from({ length: 20 }, (_, i) =>
         JSON.stringify({ agentId: agent, ts: new Date(T0 + i * 1000).toISOString(), level: 'info', event: 'x', i })).join('\n').concat('\n'));
     }
-    const settings: ControlPlaneSettings = { enabled: true, bind: '127.0.0.1', port: 0, auth: null, allowRemote: false, maxConnections: 128 };
+    const settings: ControlPlaneSettings = { enabled: true, bind: '127.0.0.1', port: 0, auth: null, allowRemote: false, maxConnections: 128, publicUrl: null };
     const running = await startControlPlane({
       settings, store,
       metrics: createMetrics({ stats: createSourceStats(), agents: AGENTS.map((id) => ({ id, sources: ['am', 'grafana'] })) }),

@@ -12,7 +12,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { FakeSlack, SlackCall } from './support/fake-slack.js';
-import { startFakeSlack } from './support/fake-slack.js';
+import { actionIds, startFakeSlack } from './support/fake-slack.js';
 import { postAlert } from './support/http.js';
 import type { Report } from '../src/report/report.js';
 import { aliceOnlyYaml } from './support/oncall-yaml.js';
@@ -22,11 +22,6 @@ import { waitFor } from './support/wait.js';
 
 const TOKEN = 'xoxb-test-0000000000-secret-token';
 const ONCALL = aliceOnlyYaml('slack-dm: U0ALICE');
-
-const actionIds = (body: Record<string, unknown>): string[] => {
-  const blocks = body.blocks as Array<{ type: string; elements?: Array<{ action_id: string }> }>;
-  return blocks.flatMap((b) => b.elements?.map((e) => e.action_id) ?? []);
-};
 
 describe('slack page message updated in place e2e', () => {
   const t = tempEnv();

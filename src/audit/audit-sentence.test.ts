@@ -34,6 +34,7 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
     assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { schedule: 'primary' }), 'nobody on call in primary');
     assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { person: 'bob', missing: true }), 'nobody reached: person bob is not in oncall.yaml');
     assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { schedule: 'old', missing: true }), 'nobody reached: schedule old is not in oncall.yaml');
+    assert.equal(auditSentence('page.nobody-on-call', 'agent:ops', { channel: 'room', missing: true }), 'nobody reached: channel room is not in channels.yaml');
     assert.equal(auditSentence('page.call-failed', 'twilio:calls', { pageId: 'p1', person: 'alice', channel: 'phone', status: 'no-answer', callSid: 'CA1' }),
       'call to alice on phone not taken: no-answer (a failed try; the next step still comes)');
     assert.equal(auditSentence('page.ack-refused', 'telegram:42', { pageId: 'p1', via: 'telegram', user: '42', action: 'ack', reason: 'unknown-user' }),
@@ -47,6 +48,13 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
     assert.equal(auditSentence('silence.created', 'cli:ana', { silenceId: 's1', endsAt: '2026-11-26T11:00:00.000Z', reason: 'disk swap' }),
       'silence s1 until 2026-11-26T11:00:00.000Z by cli:ana: disk swap');
     assert.equal(auditSentence('silence.expired', 'local:ana', { silenceId: 's1', reason: 'manual', via: 'console' }), 'silence s1 expired by local:ana via console');
+    // Through a console as a person (§24.6): the person first, the door's identity beside.
+    assert.equal(auditSentence('silence.expired', 'local:root', { silenceId: 's1', reason: 'manual', via: 'console', by: 'ana' }),
+      'silence s1 expired by ana (local:root) via console');
+    assert.equal(auditSentence('schedule.override.removed', 'user:ana@example.com', { schedule: 'primary', person: 'bob', via: 'console', by: 'ana' }),
+      'override of bob in primary removed by ana (user:ana@example.com) via console');
+    assert.equal(auditSentence('schedule.calendar.issued', 'cli:ana', { schedule: 'primary', person: 'bob' }), 'calendar URL of primary (bob\'s shifts) issued to cli:ana');
+    assert.equal(auditSentence('schedule.calendar.issued', 'cli:ana', { schedule: 'primary', person: null }), 'calendar URL of primary issued to cli:ana');
   });
 
   it('tells a raised severity and a configuration reload in words', () => {

@@ -16,6 +16,8 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
   const d = data ?? {};
   const s = (key: string): string => field(d, key);
   const opt = (key: string, text: (v: string) => string): string => (present(d, key) ? text(s(key)) : '');
+  // Through a console as a person of oncall.yaml (§24.6): that person, then the door's identity.
+  const who = present(d, 'by') ? `${s('by')} (${actor})` : actor;
   const list = (key: string): string => (Array.isArray(d[key]) ? (d[key] as unknown[]).map(String).join(', ') : s(key));
   switch (kind) {
     case 'event.accepted': return `accepted from ${s('sourceId')}${opt('fingerprint', (v) => `, fingerprint ${v}`)}`;
@@ -37,7 +39,8 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
     case 'page.opened': return `${d.reopened === true ? 'reopened' : 'opened'} under policy ${s('policy')}`;
     case 'page.joined': return `joined by event ${s('eventId')} (${s('alerts')} alerts)`;
     case 'page.notified': return `notified ${s('person')} on ${s('channel')} (step ${s('step')})`;
-    case 'page.nobody-on-call': return typeof d.person === 'string' ? `nobody reached: person ${s('person')} is not in oncall.yaml`
+    case 'page.nobody-on-call': return typeof d.channel === 'string' ? `nobody reached: channel ${s('channel')} is not in channels.yaml`
+      : typeof d.person === 'string' ? `nobody reached: person ${s('person')} is not in oncall.yaml`
       : d.missing === true ? `nobody reached: schedule ${s('schedule')} is not in oncall.yaml` : `nobody on call in ${s('schedule')}`;
     case 'page.escalated': return `escalated to step ${s('to')} (${s('reason')}${opt('by', (v) => ` by ${v}`)})`;
     case 'page.acknowledged': return `acknowledged by ${s('by')} via ${s('via')}${opt('note', (v) => `: ${v}`)}`;
@@ -48,10 +51,11 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
     case 'page.resolved': return `resolved by ${s('by')} via ${s('via')}${opt('note', (v) => `: ${v}`)}`;
     case 'page.exhausted': return 'exhausted: nobody acknowledged';
     case 'heartbeat.missed': return `heartbeat ${s('heartbeat')} missed (last seen ${s('lastSeen')})`;
-    case 'schedule.override.added': return `override: ${s('person')} on call for ${s('schedule')} from ${s('from')} to ${s('to')}, by ${actor}${opt('via', (v) => ` via ${v}`)}`;
-    case 'schedule.override.removed': return `override of ${s('person')} in ${s('schedule')} removed by ${actor}${opt('via', (v) => ` via ${v}`)}`;
-    case 'silence.created': return `silence ${s('silenceId')} until ${s('endsAt')} by ${actor}${opt('via', (v) => ` via ${v}`)}: ${s('reason')}`;
-    case 'silence.expired': return `silence ${s('silenceId')} expired by ${actor}${opt('via', (v) => ` via ${v}`)}`;
+    case 'schedule.override.added': return `override: ${s('person')} on call for ${s('schedule')} from ${s('from')} to ${s('to')}, by ${who}${opt('via', (v) => ` via ${v}`)}`;
+    case 'schedule.override.removed': return `override of ${s('person')} in ${s('schedule')} removed by ${who}${opt('via', (v) => ` via ${v}`)}`;
+    case 'schedule.calendar.issued': return `calendar URL of ${s('schedule')}${opt('person', (v) => ` (${v}'s shifts)`)} issued to ${actor}`;
+    case 'silence.created': return `silence ${s('silenceId')} until ${s('endsAt')} by ${who}${opt('via', (v) => ` via ${v}`)}: ${s('reason')}`;
+    case 'silence.expired': return `silence ${s('silenceId')} expired by ${who}${opt('via', (v) => ` via ${v}`)}`;
     case 'config.reloaded': return `configuration reloaded by ${actor}`;
     case 'config.reload-refused': return `configuration reload refused (${s('reason')}): ${s('error')}`;
     default: return `${kind} by ${actor}`;

@@ -4,8 +4,8 @@
  */
 import type { CliContext } from './context.js';
 import { getJson } from './control-client.js';
-import { summaryOfTriage } from './event-summary.js';
-import type { EventSummary } from './event-summary.js';
+import { summaryOfTriage } from '../store/event-summary.js';
+import type { EventSummary } from '../store/event-summary.js';
 import { findByPrefix, pickOne } from './id-prefix.js';
 import { ownTarget } from './own-home.js';
 import type { EventItem } from './views.js';

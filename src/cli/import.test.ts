@@ -94,7 +94,7 @@ describe('svc import', () => {
       [['opsgenie', 'x', '--out', 'new.yaml', '--api', 'https://api.opsgenie.com'], {}, /--api URL and --token-env VAR go together/],
       [['opsgenie', 'x', '--out', 'new.yaml', '--api', 'https://api.opsgenie.com', '--token-env', 'OG_KEY'], { OG_KEY: '' }, /--token-env OG_KEY: the variable is not set/],
       [['opsgenie', 'x', '--out', 'new.yaml', '--channels', 'fax=f'], {}, /--channels: unknown contact kind "fax"/],
-      [['opsgenie', 'x', '--out', 'new.yaml', '--at', 'yesterday'], {}, /--at: expected an ISO-8601 time with a zone/],
+      [['opsgenie', 'x', '--out', 'new.yaml', '--at', 'yesterday'], {}, /--at: expected ISO-8601 with a zone/],
     ];
     for (const [args, env, message] of cases) {
       const r = await svcImport(args, env, cwd);

@@ -31,7 +31,7 @@ import { compareRendering } from '../import/verify-rendering.js';
 import { oncallYamlText } from '../import/write-oncall-yaml.js';
 import { outcomeSummary, reportText } from '../import/write-report.js';
 import type { CliContext } from './context.js';
-import { parseInstant } from './oncall-input.js';
+import { parseInstant } from '../oncall/oncall-input.js';
 import { printTable } from './style.js';
 
 export const REPORT_FILE = 'import-report.md';

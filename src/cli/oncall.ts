@@ -1,16 +1,19 @@
 /**
- * `svc oncall [--schedule S] [--agent A] [--at T] [--json]` and `svc oncall export S` (contract §17.6):
- * who is on call, with the source and until when, read from the control plane's `GET /oncall`; and a
- * schedule's next 28 days as iCalendar from `GET /oncall/<S>.ics`, written to standard output as served.
+ * `svc oncall [--schedule S] [--agent A] [--at T] [--tz Z] [--json]` and `svc oncall export S [--from T]
+ * [--days N]` (contract §17.6, §24.5, §24.7): who is on call, with the source and until when, read from
+ * the control plane's `GET /oncall`; and a schedule's next 28 days (or exactly the window asked for) as
+ * iCalendar from `GET /oncall/<S>.ics`, written to standard output as served.
  * (`svc oncall override add|ls|rm` go through the admin socket: page-commands.ts.)
  */
 import type { Command } from 'commander';
 import type { OncallView } from '../control-plane/routes/oncall-route.js';
-import { parseTimeParam } from '../control-plane/query.js';
 import { UsageError } from '../core/errors.js';
 import { ID_PATTERN } from '../config/schema.js';
 import type { CliContext } from './context.js';
 import { getJson, getText } from './control-client.js';
+import { displayZone, formatInZone } from './display-zone.js';
+import { MAX_EXPORT_DAYS } from '../oncall/icalendar.js';
+import { parseInstant } from '../oncall/oncall-input.js';
 import { ownTarget } from './own-home.js';
 import { printTable } from './style.js';
 import type { Column } from './table.js';
@@ -20,6 +23,8 @@ export interface OncallOptions {
   schedule?: string;
   agent?: string;
   at?: string;
+  /** Print times in this zone (default $TZ, else UTC; contract §24.5). */
+  tz?: string;
   json: boolean;
   url?: string;
   dir?: string;
@@ -39,12 +44,12 @@ export function shortTime(iso: string | null): string {
 /** ISO-8601 UTC without the zero milliseconds (`2026-11-25T17:00:00Z`): the on-call commands' JSON times. */
 export const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.000Z$/, 'Z');
 
-/** The table of `svc oncall`: one row per schedule; AGENT only when more than one agent has schedules. */
-export function printOncallTable(view: OncallView, ctx: CliContext): void {
+/** The table of `svc oncall`: one row per schedule; AGENT only when more than one agent has schedules; times in `zone`. */
+export function printOncallTable(view: OncallView, ctx: CliContext, zone = 'UTC'): void {
   const agents = new Set(view.schedules.map((s) => s.agentId));
   const rows = view.schedules.map((s) => {
     const on = s.onCall[0];
-    const cells = [s.id, on?.person ?? 'nobody', on?.source ?? '-', on ? shortTime(on.until) : shortTime(s.nextHandoff?.at ?? null)];
+    const cells = [s.id, on?.person ?? 'nobody', on?.source ?? '-', formatInZone(on ? on.until : s.nextHandoff?.at ?? null, zone)];
     return agents.size > 1 ? [s.agentId, ...cells] : cells;
   });
   const headers: Column[] = [idColumn('SCHEDULE'), { header: 'PERSON' }, { header: 'SOURCE', drop: 1 }, { header: 'UNTIL' }];
@@ -54,10 +59,11 @@ export function printOncallTable(view: OncallView, ctx: CliContext): void {
 export async function oncallCommand(opts: OncallOptions, ctx: CliContext): Promise<number> {
   idOption('svc oncall', '--schedule', opts.schedule);
   idOption('svc oncall', '--agent', opts.agent);
+  const zone = displayZone('svc oncall', opts.tz, ctx.env);
   const params = new URLSearchParams();
   if (opts.at !== undefined) {
-    const at = parseTimeParam('--at', opts.at);
-    if (!at.ok) throw new UsageError(`svc oncall: --at: expected an ISO-8601 time with a zone (2026-11-25T09:00+01:00) or integer milliseconds`);
+    const at = parseInstant('svc oncall: --at', opts.at);
+    if (!at.ok) throw new UsageError(at.error);
     params.set('at', String(at.value));
   }
   if (opts.agent !== undefined) params.set('agent', opts.agent);
@@ -71,15 +77,35 @@ export async function oncallCommand(opts: OncallOptions, ctx: CliContext): Promi
     ctx.stdout(opts.schedule === undefined ? 'no schedules: no agent has an oncall.yaml with schedules\n' : `no schedule ${opts.schedule}\n`);
     return opts.schedule === undefined ? 0 : 1;
   }
-  ctx.stdout(`on call at ${shortTime(view.at)}\n`);
-  printOncallTable(view, ctx);
+  ctx.stdout(`on call at ${formatInZone(view.at, zone)} (times in ${zone})\n`);
+  printOncallTable(view, ctx, zone);
   return 0;
 }
 
-export async function oncallExportCommand(schedule: string, opts: { agent?: string; url?: string; dir?: string }, ctx: CliContext): Promise<number> {
+export interface ExportOptions {
+  agent?: string;
+  /** The window's start (ISO-8601 with a zone, or ms; default now) and length in days (1..366; default 28). */
+  from?: string;
+  days?: string;
+  url?: string;
+  dir?: string;
+}
+
+export async function oncallExportCommand(schedule: string, opts: ExportOptions, ctx: CliContext): Promise<number> {
   idOption('svc oncall export', 'SCHEDULE', schedule);
   idOption('svc oncall export', '--agent', opts.agent);
   const params = new URLSearchParams(opts.agent === undefined ? {} : { agent: opts.agent });
+  if (opts.from !== undefined) {
+    const from = parseInstant('svc oncall export: --from', opts.from);
+    if (!from.ok) throw new UsageError(from.error);
+    params.set('from', String(from.value));
+  }
+  if (opts.days !== undefined) {
+    if (!/^\d{1,3}$/.test(opts.days) || Number(opts.days) < 1 || Number(opts.days) > MAX_EXPORT_DAYS) {
+      throw new UsageError(`svc oncall export: --days must be a whole number of days, 1 to ${MAX_EXPORT_DAYS}`);
+    }
+    params.set('days', opts.days);
+  }
   ctx.stdout(await getText(await ownTarget(ctx, opts), `/oncall/${schedule}.ics`, params, 'text/calendar'));
   return 0;
 }
@@ -92,6 +118,7 @@ export function registerOncall(program: Command, ctx: CliContext, setCode: (code
     .option('--schedule <id>', 'one schedule')
     .option('--agent <id>', 'one agent')
     .option('--at <time>', 'another instant: ISO-8601 with a zone, or integer ms (default now)')
+    .option('--tz <zone>', 'print times in this IANA zone (default $TZ, else UTC)')
     .option('--json', 'print {"at", "schedules": [...]} as JSON', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
@@ -102,12 +129,14 @@ export function registerOncall(program: Command, ctx: CliContext, setCode: (code
     });
   oncall
     .command('export')
-    .description("write a schedule's next 28 days to standard output as iCalendar (RFC 5545)")
+    .description("write a schedule's next 28 days (or --from T --days N, cut to exactly that window) to standard output as iCalendar (RFC 5545)")
     .argument('<schedule>', 'schedule id')
     .option('--agent <id>', 'the agent, when several have the schedule')
+    .option('--from <time>', 'the window\'s start: ISO-8601 with a zone, or integer ms (default now)')
+    .option('--days <n>', `the window's length in days, 1 to ${MAX_EXPORT_DAYS} (default 28)`)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
-    .action(async (schedule: string, opts: { agent?: string; url?: string; dir?: string }) => {
+    .action(async (schedule: string, opts: ExportOptions) => {
       setCode(await oncallExportCommand(schedule, opts, ctx));
     });
   return oncall;

@@ -1,6 +1,6 @@
 /**
- * Acting on pages and schedules (contract §17.5, §17.6): `svc ack|unack|resolve|escalate PAGE` and
- * `svc oncall override add|ls|rm`, through the running daemon's admin socket. A refusal (a resolved or
+ * Acting on pages and schedules (contract §17.5, §17.6, §24.7): `svc ack|unack|resolve|escalate PAGE`,
+ * `svc oncall override add|ls|rm` and `svc oncall calendar-url`, through the running daemon's admin socket. A refusal (a resolved or
  * unknown page) is exit 1 with the daemon's reason; bad arguments are exit 2 before anything is sent.
  */
 import { userInfo } from 'node:os';
@@ -11,7 +11,7 @@ import { OVERRIDE_ID_PATTERN, PAGE_ID_PATTERN } from '../daemon/admin-oncall-pro
 import type { AdminRequest, AdminResponse } from '../daemon/admin-protocol.js';
 import { adminRequest } from './admin-client.js';
 import type { CliContext } from './context.js';
-import { checkOverrideWindow } from './oncall-input.js';
+import { checkOverrideWindow } from '../oncall/oncall-input.js';
 import { idOption } from './oncall.js';
 import { printOverrides } from './override-table.js';
 
@@ -102,6 +102,29 @@ export function registerPageCommands(program: Command, ctx: CliContext, setCode:
       const answer = await send(ctx, 'svc oncall override ls', { op: 'override.ls', ...filter, user: osUser(ctx) });
       if (answer.op !== 'override.ls') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
       printOverrides(ctx, answer.overrides, filter, opts.json);
+      setCode(0);
+    });
+  oncall
+    .command('calendar-url')
+    .description('a URL a calendar app subscribes to without signing in: the schedule, or one person\'s shifts in it (audited)')
+    .argument('<schedule>', 'schedule id')
+    .option('--person <id>', 'only this person\'s shifts')
+    .option('--agent <id>', 'the agent, when several have the schedule')
+    .option('--json', 'print {"url", "agent", "schedule", "person"} as JSON', false)
+    .action(async (schedule: string, opts: { person?: string; agent?: string; json: boolean }) => {
+      idOption('svc oncall calendar-url', 'SCHEDULE', schedule);
+      idOption('svc oncall calendar-url', '--person', opts.person);
+      idOption('svc oncall calendar-url', '--agent', opts.agent);
+      const answer = await send(ctx, 'svc oncall calendar-url', { op: 'calendar.url', schedule, user: osUser(ctx),
+        ...(opts.person === undefined ? {} : { person: opts.person }), ...(opts.agent === undefined ? {} : { agent: opts.agent }) });
+      if (answer.op !== 'calendar.url') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
+      if (opts.json) {
+        ctx.stdout(`${JSON.stringify({ url: answer.url, agent: answer.agent, schedule: answer.schedule, person: answer.person })}\n`);
+      } else {
+        ctx.stdout(`${answer.url}\n`);
+        ctx.stderr(`svc oncall calendar-url: anyone with this URL can read ${answer.person === null ? `schedule ${answer.schedule}` : `${answer.person}'s shifts in ${answer.schedule}`}; `
+          + 'rotating $SVC_HOME/secrets/oncall/calendar-key revokes every URL issued\n');
+      }
       setCode(0);
     });
   override

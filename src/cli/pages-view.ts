@@ -9,6 +9,7 @@ import { PAGE_ID_PATTERN } from '../daemon/admin-oncall-protocol.js';
 import { PAGE_STATES } from '../oncall/page.js';
 import type { CliContext } from './context.js';
 import { getJson } from './control-client.js';
+import { displayZone, formatInZone } from './display-zone.js';
 import { ownTarget } from './own-home.js';
 import { printTable } from './style.js';
 import { idColumn } from './table.js';
@@ -19,18 +20,18 @@ interface PageView {
 }
 interface TimelineRow { seq: number; ts: string; kind: string; actor: string; data: Record<string, unknown> | null }
 
-const when = (iso: string | null): string => (iso === null ? '-' : iso.replace('T', ' ').replace(/\.\d{3}Z$/, 'Z'));
-
 function stateCell(p: PageView): string {
   if (p.state === 'acknowledged') return `acknowledged (${p.acknowledgedBy ?? '?'})`;
   if (p.state === 'resolved') return `resolved (${p.resolvedBy ?? '?'})`;
   return p.exhausted ? 'triggered, exhausted' : 'triggered';
 }
 
-/** One line of a page's story: when, and what happened (the one sentence rule, audit-sentence.ts). */
-function storyLine(r: TimelineRow): string {
-  return `${when(r.ts)}  ${auditSentence(r.kind, r.actor, r.data)}`;
+/** One line of a page's story: when (in `zone`), and what happened (the one sentence rule, audit-sentence.ts). */
+function storyLine(r: TimelineRow, zone: string): string {
+  return `${formatInZone(r.ts, zone)}  ${auditSentence(r.kind, r.actor, r.data)}`;
 }
+
+const TZ_HELP = 'print times in this IANA zone (default $TZ, else UTC)';
 
 export function registerPageViews(program: Command, ctx: CliContext, setCode: (code: number) => void): void {
   program
@@ -39,10 +40,12 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
     .option('--state <state>', `only pages in this state: ${PAGE_STATES.join(', ')}`)
     .option('--agent <id>', 'only this agent')
     .option('--limit <n>', 'at most this many (1..1000)', '100')
+    .option('--tz <zone>', TZ_HELP)
     .option('--json', 'print the answer as JSON', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
-    .action(async (opts: { state?: string; agent?: string; limit: string; json: boolean; url?: string; dir?: string }) => {
+    .action(async (opts: { state?: string; agent?: string; limit: string; tz?: string; json: boolean; url?: string; dir?: string }) => {
+      const zone = displayZone('svc pages', opts.tz, ctx.env);
       if (opts.state !== undefined && !(PAGE_STATES as readonly string[]).includes(opts.state)) {
         throw new UsageError(`svc pages: --state must be one of ${PAGE_STATES.join(', ')}`);
       }
@@ -54,7 +57,8 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
       else if (answer.items.length === 0) ctx.stdout('no pages\n');
       else {
         printTable(ctx, [idColumn('PAGE'), 'SEV', 'STATE', { header: 'STEP', drop: 2 }, { header: 'OPENED', drop: 3 }, { header: 'NEXT', drop: 1 }, 'TITLE'],
-          answer.items.map((p) => [p.id, p.severity, stateCell(p), `${p.step}${p.loop > 0 ? ` (pass ${p.loop + 1})` : ''}`, when(p.openedAt), when(p.nextEscalationAt), p.title]));
+          answer.items.map((p) => [p.id, p.severity, stateCell(p), `${p.step}${p.loop > 0 ? ` (pass ${p.loop + 1})` : ''}`,
+            formatInZone(p.openedAt, zone), formatInZone(p.nextEscalationAt, zone), p.title]));
         // Not silently cut: an open page older than the newest N must not vanish from the list unnoticed.
         if (answer.nextCursor !== null) {
           ctx.stderr(`svc pages: the newest ${answer.items.length} shown; there are more (--state triggered for the open ones, or --limit up to 1000)\n`);
@@ -66,10 +70,12 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
     .command('page')
     .description('one page and its timeline (GET /pages/<id>)')
     .argument('<page>', 'page id')
+    .option('--tz <zone>', TZ_HELP)
     .option('--json', 'print the answer as JSON', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')
-    .action(async (typed: string, opts: { json: boolean; url?: string; dir?: string }) => {
+    .action(async (typed: string, opts: { tz?: string; json: boolean; url?: string; dir?: string }) => {
+      const zone = displayZone('svc page', opts.tz, ctx.env);
       const id = typed.toLowerCase(); // as svc ack does: ids are lower case
       if (!PAGE_ID_PATTERN.test(id)) throw new UsageError(`svc page: "${typed.slice(0, 64)}" is not a page id (svc pages lists them)`);
       let p: PageView & { timeline: TimelineRow[] };
@@ -82,8 +88,9 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
       if (opts.json) {
         ctx.stdout(`${JSON.stringify(p)}\n`);
       } else {
-        ctx.stdout(`page ${p.id} [${p.severity}] ${p.title}\n${stateCell(p)}, step ${p.step} of policy ${p.policy}, opened ${when(p.openedAt)}`
-          + `${p.nextEscalationAt === null ? '' : `, next ${when(p.nextEscalationAt)}`}\n${p.eventIds.length} event(s)\n\n${p.timeline.map(storyLine).join('\n')}\n`);
+        ctx.stdout(`page ${p.id} [${p.severity}] ${p.title}\n${stateCell(p)}, step ${p.step} of policy ${p.policy}, opened ${formatInZone(p.openedAt, zone)}`
+          + `${p.nextEscalationAt === null ? '' : `, next ${formatInZone(p.nextEscalationAt, zone)}`}\n${p.eventIds.length} event(s); times in ${zone}\n\n`
+          + `${p.timeline.map((r) => storyLine(r, zone)).join('\n')}\n`);
       }
       setCode(0);
     });

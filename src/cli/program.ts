@@ -297,6 +297,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .option('--label <key=value>', 'with --fleet: only hosts with this label (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to sign in (default .)')
+    .option('--as <person>', 'the person of oncall.yaml acting in this console (default: each session chooses "Acting as")')
     .action(async (opts: ConsoleOptions) => {
       const { consoleCommand } = await import('./console/console-command.js');
       setCode(await consoleCommand(opts, ctx));

@@ -11,7 +11,7 @@ import type { SilenceView } from '../daemon/admin-oncall-protocol.js';
 import { formatSilenceMatcher, refusedMatchers } from '../oncall/silence-match.js';
 import type { CliContext } from './context.js';
 import { isoSecond } from './oncall.js';
-import { checkSilence } from './oncall-input.js';
+import { checkSilence } from '../oncall/oncall-input.js';
 import { osUser, send } from './page-commands.js';
 import { printTable } from './style.js';
 import { idColumn } from './table.js';

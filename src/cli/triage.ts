@@ -154,7 +154,7 @@ function recipientOf(channel: ChannelConfig): string {
   switch (channel.type) {
     case 'file': return channel.to;
     case 'webhook': return channel.to;
-    case 'slack': return channel.user;
+    case 'slack': return channel.conversation ?? channel.user ?? channel.id;
     case 'email': return channel.to;
     // The room the workflow posts to, the service the integration key belongs to.
     case 'teams': return channel.id;

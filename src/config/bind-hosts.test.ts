@@ -8,7 +8,8 @@ const agent = (binds: string[]): LoadedAgent => ({
   dir: '/srv/a', agent: { id: 'a1' }, channels: [], skills: [],
   sources: binds.map((bind, i) => ({ id: `s${i}`, bind })),
 } as unknown as LoadedAgent);
-const cp = (bind: string, enabled = true): ControlPlaneSettings => ({ bind, enabled, port: 9000, maxConnections: 1, auth: null, allowRemote: false });
+const cp = (bind: string, enabled = true): ControlPlaneSettings =>
+  ({ bind, enabled, port: 9000, maxConnections: 1, auth: null, allowRemote: false, publicUrl: null });
 
 describe('bindHostProblems', () => {
   const looked: string[] = [];
@@ -32,6 +33,12 @@ describe('bindHostProblems', () => {
     assert.deepEqual(await bindHostProblems([], cp('secret.invalid'), lookup),
       ['controlPlane.bind: does not resolve as a host (ENOTFOUND); give an IP address or a name this machine resolves']);
     assert.deepEqual(await bindHostProblems([], cp('secret.invalid', false), lookup), []);
+  });
+
+  it('checks the team console\'s bind (§24.6)', async () => {
+    const withConsole = { ...agent([]), agent: { id: 'a1', console: { bind: 'secret.invalid', port: 9470 } } } as unknown as LoadedAgent;
+    assert.deepEqual(await bindHostProblems([withConsole], cp('127.0.0.1'), lookup),
+      ['console.bind: does not resolve as a host (ENOTFOUND); give an IP address or a name this machine resolves']);
   });
 
   it('an error without a plain code is "lookup failed": its text might echo the name', async () => {

@@ -9,6 +9,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import type { ControlPlaneSettings } from './control-plane.js';
 import type { LoadedAgent } from './schema.js';
+import { teamConsole } from './settings.js';
 
 /** Resolves a host name; rejects with an error whose `code` says why (ENOTFOUND, EAI_AGAIN, …). */
 export type HostLookup = (host: string) => Promise<unknown>;
@@ -23,6 +24,8 @@ export async function bindHostProblems(agents: readonly LoadedAgent[], controlPl
     }
   }
   if (controlPlane.enabled) wanted.push({ host: controlPlane.bind, where: 'controlPlane.bind' });
+  const team = teamConsole(agents);
+  if (team !== null) wanted.push({ host: team.bind, where: 'console.bind' });
   const results = new Map<string, Promise<string | null>>();
   const resolve = (host: string): Promise<string | null> => {
     let result = results.get(host);

@@ -1,6 +1,6 @@
 /**
  * What a person's address looks like on each kind of channel (oncall.yaml `contacts`, contract §17,
- * §21), and whether a channel has a recipient of its own for messages that name no person. Checked by
+ * §21). Checked by
  * `svc check` with the contact's file:line:col, so a typo is found before the page that would have
  * gone nowhere. Channels not listed take any one-line text (a Slack user id, a label for a
  * single-target channel).
@@ -28,15 +28,4 @@ export const CONTACT_FORMS: Readonly<Partial<Record<ChannelConfig['type'], Conta
 export function contactProblem(channel: Pick<ChannelConfig, 'id' | 'type'>, address: string): string | null {
   const form = CONTACT_FORMS[channel.type];
   return form === undefined || form.pattern.test(address) ? null : `must be ${form.form} (channel ${channel.id} is type: ${channel.type})`;
-}
-
-/** The key that would name the channel's own recipient, when the channel has none set; null when it has one (or needs none). */
-export function missingOwnRecipient(channel: ChannelConfig): string | null {
-  switch (channel.type) {
-    case 'ntfy': return channel.topic === undefined ? 'topic' : null;
-    case 'pushover': return channel.user === undefined ? 'user' : null;
-    case 'twilio': return channel.to === undefined ? 'to' : null;
-    case 'telegram': return channel.chat === undefined ? 'chat' : null;
-    default: return null;
-  }
 }

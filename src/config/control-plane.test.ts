@@ -16,14 +16,14 @@ function agentWith(cp?: { bind: string; port: number }): LoadedAgent {
 
 describe('resolveControlPlane', () => {
   it('defaults to 127.0.0.1:9464', () => {
-    assert.deepEqual(resolveControlPlane([agentWith()], {}), { enabled: true, bind: '127.0.0.1', port: 9464, auth: null, allowRemote: false, maxConnections: 128 });
+    assert.deepEqual(resolveControlPlane([agentWith()], {}), { enabled: true, bind: '127.0.0.1', port: 9464, auth: null, allowRemote: false, maxConnections: 128, publicUrl: null });
   });
   it('takes the agent setting, and SVC_METRICS_PORT over it', () => {
     assert.equal(resolveControlPlane([agentWith({ bind: '127.0.0.1', port: 9500 })], {}).port, 9500);
     assert.equal(resolveControlPlane([agentWith({ bind: '127.0.0.1', port: 9500 })], { SVC_METRICS_PORT: '9600' }).port, 9600);
   });
   it('SVC_METRICS_PORT=0 disables the listener', () => {
-    assert.deepEqual(resolveControlPlane([agentWith()], { SVC_METRICS_PORT: '0' }), { enabled: false, bind: '127.0.0.1', port: 0, auth: null, allowRemote: false, maxConnections: 128 });
+    assert.deepEqual(resolveControlPlane([agentWith()], { SVC_METRICS_PORT: '0' }), { enabled: false, bind: '127.0.0.1', port: 0, auth: null, allowRemote: false, maxConnections: 128, publicUrl: null });
   });
   for (const bad of ['abc', '-1', '65536', '9464x', ' 9464', '1e3']) {
     it(`SVC_METRICS_PORT=${JSON.stringify(bad)} is a configuration error`, () => {

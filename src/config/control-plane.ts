@@ -31,6 +31,8 @@ export interface ControlPlaneSettings {
   auth: AuthSettings | null;
   /** Non-loopback Host headers reach the auth middleware only when auth is on (spec). */
   allowRemote: boolean;
+  /** How people reach it through a reverse proxy (controlPlane.publicUrl, §24.7); null: not said. */
+  publicUrl: string | null;
 }
 
 /**
@@ -73,7 +75,7 @@ export function resolveControlPlane(agents: readonly LoadedAgent[], env: NodeJS.
     throw new ConfigError(`${owner ? `${owner.dir}/agent.yaml: ` : ''}controlPlane.bind: not a loopback address; ${BIND_NEEDS_AUTH}`);
   }
   const maxConnections = configured?.maxConnections ?? DEFAULT_CONTROL_PLANE.maxConnections;
-  return { enabled: port !== 0, bind, port, auth, allowRemote: auth !== null, maxConnections };
+  return { enabled: port !== 0, bind, port, auth, allowRemote: auth !== null, maxConnections, publicUrl: configured?.publicUrl ?? null };
 }
 
 /** Resolves an enabled auth block; the schema has checked that the required keys are present. */

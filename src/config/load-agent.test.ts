@@ -27,13 +27,14 @@ const SOURCES = [
 const CHANNELS = 'channels:\n  - id: oncall-dm\n    type: file\n    direction: outbound\n    path: ./out/oncall-dm.jsonl\n';
 
 let n = 0;
-/** An agent directory with the template's files, any of them replaced. */
-function agentDir(files: { agent?: string; sources?: string; channels?: string; skill?: boolean } = {}): string {
+/** An agent directory with the template's files, any of them replaced; with `oncall`, an oncall.yaml too (only its being there is read here). */
+function agentDir(files: { agent?: string; sources?: string; channels?: string; skill?: boolean; oncall?: string } = {}): string {
   const dir = join(root, `agent${++n}`);
   mkdirSync(join(dir, 'skills'), { recursive: true });
   writeFileSync(join(dir, 'agent.yaml'), files.agent ?? AGENT);
   writeFileSync(join(dir, 'event-sources.yaml'), files.sources ?? SOURCES);
   writeFileSync(join(dir, 'channels.yaml'), files.channels ?? CHANNELS);
+  if (files.oncall !== undefined) writeFileSync(join(dir, 'oncall.yaml'), files.oncall);
   if (files.skill !== false) writeFileSync(join(dir, 'skills', 'triage.md'), '# Triage\nMap severity.\n');
   return dir;
 }
@@ -231,6 +232,23 @@ describe('loadAgents', () => {
     assert.equal(errorOf(() => loadAgents([a, b], ctx)),
       `${join(b, 'event-sources.yaml')}:2:9: sources.0.id: source id "alertmanager" is already served on port 8787 (${join(a, 'event-sources.yaml')}:2:9)`);
     assert.equal(loadAgents([a, c], ctx).length, 2);
+  });
+
+  it('console: (the team console, §24.6): loaded with its defaults; a literal client secret, a bad publicUrl or agents that disagree are refused at their positions', () => {
+    const block = (secret: string, url = 'https://svc.example.com'): string => `console:\n  port: 9470\n  publicUrl: ${url}\n  oidc:\n`
+      + `    issuer: https://id.example.com\n    clientId: svc-team\n    clientSecret: ${secret}\n`;
+    const env = { ...ctx, env: { ...ctx.env, TEAM_SECRET: 'from-the-environment' } };
+    const ok = loadAgentDir(agentDir({ agent: `id: a\nprovider: rules\n${block('${env:TEAM_SECRET}')}` }), env);
+    assert.deepEqual(ok.agent.console, { bind: '127.0.0.1', port: 9470, publicUrl: 'https://svc.example.com', maxConnections: 128,
+      oidc: { issuer: 'https://id.example.com', clientId: 'svc-team', clientSecret: 'from-the-environment', scopes: ['email', 'profile'] } });
+    const literal = agentDir({ agent: `id: a\nprovider: rules\n${block('hunter2-team-secret')}` });
+    const msg = errorOf(() => loadAgentDir(literal, env));
+    assert.equal(msg, `${join(literal, 'agent.yaml')}:9:19: console.oidc.clientSecret: must be a \${env:…}, \${file:…} or \${secret:…} reference, not a literal secret`);
+    const query = agentDir({ agent: `id: a\nprovider: rules\n${block('${env:TEAM_SECRET}', 'https://svc.example.com/?x=1')}` });
+    assert.equal(errorOf(() => loadAgentDir(query, env)), `${join(query, 'agent.yaml')}:5:14: console.publicUrl: must not carry a query or a fragment`);
+    const a = agentDir({ agent: `id: a\nprovider: rules\n${block('${env:TEAM_SECRET}')}` });
+    const b = agentDir({ agent: `id: b\nprovider: rules\n${block('${env:TEAM_SECRET}', 'https://other.example.com')}`, sources: SOURCES.replace('8787', '8791') });
+    assert.match(errorOf(() => loadAgents([a, b], env)), /console: differs from .+ in console\.publicUrl; agents that set console must agree$/);
   });
 
   it('controlPlane.auth.console.clientId: the console\'s public client is kept; a bad one or an unknown key is refused, naming it', () => {
@@ -522,6 +540,44 @@ describe('the slack source (contract §18.2)', () => {
   });
 });
 
+describe('a channel\'s own recipient: slack user or conversation (contract §18, §24.2)', () => {
+  const slack = (id: string, ...keys: string[]): string => [`  - id: ${id}`, '    type: slack', '    direction: outbound',
+    '    token: ${env:SLACK_BOT_TOKEN}', ...keys.map((k) => `    ${k}`), ''].join('\n');
+
+  it('conversation names a shared channel, no user needed; neither is needed once oncall.yaml is there', () => {
+    assert.deepEqual(loadAgentDir(agentDir({ channels: `${CHANNELS}${slack('slack-room', 'conversation: C0123ABC')}` }), ctx).channels[1],
+      { id: 'slack-room', type: 'slack', direction: 'outbound', token: 'xoxb-123', conversation: 'C0123ABC', apiUrl: 'https://slack.com/api',
+        timeoutMs: 10_000 });
+    assert.equal(loadAgentDir(agentDir({ channels: `${CHANNELS}${slack('slack-dm')}`, oncall: '' }), ctx).channels[1]?.id, 'slack-dm');
+  });
+
+  it('both user and conversation, or a channel name for an id: named where they are', () => {
+    const dir = agentDir({ channels: `${CHANNELS}${slack('both', 'user: U42', 'conversation: C0123ABC')}${slack('named', 'conversation: "#oncall"')}` });
+    const file = join(dir, 'channels.yaml');
+    assert.deepEqual(errorOf(() => loadAgentDir(dir, ctx)).split('\n'), [
+      `${file}:11:19: channels.1.conversation: set user (direct messages to one Slack user) or conversation (messages into a shared channel), `
+        + 'not both: people\'s direct messages come from their contacts in oncall.yaml',
+      `${file}:16:19: channels.2.conversation: must be a Slack conversation id such as C0123ABCDEF (in Slack: the channel's details, at the bottom `
+        + 'of About), not a name like #oncall',
+    ]);
+  });
+
+  it('neither, without oncall.yaml: every message would name no person, so it is refused — on each type whose recipient is optional', () => {
+    const BOT = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
+    const channels = `${CHANNELS}${slack('slack-dm')}  - { id: tg, type: telegram, direction: outbound, token: "\${env:TELEGRAM_BOT_TOKEN}" }\n`;
+    const dir = agentDir({ channels });
+    const withBot = { ...ctx, env: { ...ctx.env, TELEGRAM_BOT_TOKEN: BOT } };
+    const file = join(dir, 'channels.yaml');
+    assert.deepEqual(errorOf(() => loadAgentDir(dir, withBot)).split('\n'), [
+      `${file}:6:5: channels.1: channel slack-dm (type: slack) has no \`user\` or \`conversation\`: it sends only to people's contacts in oncall.yaml, `
+        + 'and this agent has no oncall.yaml: every message goes to the channel\'s own recipient, so set one',
+      `${file}:10:5: channels.2: channel tg (type: telegram) has no \`chat\`: it sends only to people's contacts in oncall.yaml, `
+        + 'and this agent has no oncall.yaml: every message goes to the channel\'s own recipient, so set one',
+    ]);
+    assert.deepEqual(loadAgentDir(agentDir({ channels, oncall: '' }), withBot).channels.map((c) => c.id), ['oncall-dm', 'slack-dm', 'tg']);
+  });
+});
+
 describe('twilio and telegram channels, the twilio source (contract §21.4, §21.5)', () => {
   const TOKEN = 'f0e1d2c3b4a5968778695a4b3c2d1e0f';
   const BOT = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
@@ -534,7 +590,7 @@ describe('twilio and telegram channels, the twilio source (contract §21.4, §21
 
   it('load with their defaults; the twilio sources are listed apart from the ingest sources', () => {
     const loaded = loadAgentDir(agentDir({ channels: `${CHANNELS}${twilio('sms', 'sms')}${twilio('phone', 'voice')}${TELEGRAM}`,
-      sources: `${SOURCES}${source('twilio-phone', 'phone', 8791)}` }), env);
+      sources: `${SOURCES}${source('twilio-phone', 'phone', 8791)}`, oncall: '' }), env);
     assert.deepEqual(loaded.sources.map((s) => s.id), ['alertmanager']);
     assert.deepEqual(loaded.twilioSources, [{ id: 'twilio-phone', type: 'twilio', port: 8791, bind: '127.0.0.1', publicUrl: 'https://svc.example.com/twilio',
       channel: 'phone', maxConnections: 512 }]);
@@ -546,16 +602,18 @@ describe('twilio and telegram channels, the twilio source (contract §21.4, §21
 
   it('a voice channel without its source, a source naming no twilio channel or one already served: each named where it is', () => {
     const dir = agentDir({ channels: `${CHANNELS}${twilio('phone', 'voice')}`,
-      sources: `${SOURCES}${source('t1', 'oncall-dm', 8791)}${source('t2', 'nope', 8792)}` });
+      sources: `${SOURCES}${source('t1', 'oncall-dm', 8791)}${source('t2', 'nope', 8792)}`, oncall: '' });
     assert.deepEqual(errorOf(() => loadAgentDir(dir, env)).split('\n'), [
       `${join(dir, 'event-sources.yaml')}:6:95: sources.1.channel: no type: twilio channel "oncall-dm" in channels.yaml (its twilio channels: phone)`,
       `${join(dir, 'event-sources.yaml')}:7:95: sources.2.channel: no type: twilio channel "nope" in channels.yaml (its twilio channels: phone)`,
       `${join(dir, 'channels.yaml')}:12:11: channels.1.mode: voice calls fetch their TwiML from a type: twilio source: add one to event-sources.yaml `
         + 'with channel: phone and a publicUrl Twilio can reach',
     ]);
-    const twice = agentDir({ channels: `${CHANNELS}${twilio('phone', 'voice')}`, sources: `${SOURCES}${source('t1', 'phone', 8791)}${source('t2', 'phone', 8792)}` });
+    const twice = agentDir({ channels: `${CHANNELS}${twilio('phone', 'voice')}`, sources: `${SOURCES}${source('t1', 'phone', 8791)}${source('t2', 'phone', 8792)}`,
+      oncall: '' });
     assert.match(errorOf(() => loadAgentDir(twice, env)), /sources\.2\.channel: channel "phone" is already served by .*event-sources\.yaml:6:5; one source per Twilio channel/);
-    const shared = errorOf(() => loadAgents([agentDir({ channels: `${CHANNELS}${twilio('phone', 'voice')}`, sources: `${SOURCES}${source('t1', 'phone', 8787)}` })], env));
+    const shared = errorOf(() => loadAgents([agentDir({ channels: `${CHANNELS}${twilio('phone', 'voice')}`, sources: `${SOURCES}${source('t1', 'phone', 8787)}`,
+      oncall: '' })], env));
     assert.match(shared, /sources\.1\.port: port 8787 is also used by .*; a twilio source needs a port of its own/);
   });
 

@@ -4,6 +4,7 @@
  * routes that would collide, daemon-wide settings that disagree (contract §2a). Every problem of every
  * directory is collected first, so one `svc up` names them all.
  */
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { isDeepStrictEqual } from 'node:util';
@@ -11,6 +12,7 @@ import { ConfigError } from '../core/errors.js';
 import { ed25519PrivateKey } from '../core/ed25519-key.js';
 import { BIND_NEEDS_AUTH, bindAllowed, metricsPortFromEnv } from './control-plane.js';
 import { findCommand } from './mcp-command.js';
+import { ONCALL_FILE, ownRecipientProblems } from './own-recipient.js';
 import { MAX_CONFIG_FILE_BYTES, readBoundedFile, readFailureText } from './read-bounded.js';
 import { DEFAULT_API_KEY_ENV, DEFAULT_BASE_URL, LLM_PROVIDERS, SECRET_KEYS, agentSchema, channelsFileSchema, llmSchema,
   sourcesFileSchema } from './schema.js';
@@ -121,7 +123,10 @@ function locateAgentDir(dir: string, ctx: LoadContext): Located {
       for (const i of found.slice(1)) problems.push(sourcesFile.problem(['sources', i, 'type'], `an agent has at most one ${type} source`));
     }
   }
-  if (channelsFile) problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'), ...teamsUrlProblems(channelsFile));
+  if (channelsFile) {
+    problems.push(...duplicateIds(channelsFile, ['channels'], channelsFile.value.channels, 'channel'), ...teamsUrlProblems(channelsFile),
+      ...ownRecipientProblems(channelsFile, existsSync(join(dir, ONCALL_FILE))));
+  }
   if (sourcesFile && channelsFile) problems.push(...twilioProblems(sourcesFile, channelsFile));
 
   if (problems.length > 0 || !agentFile || !agent || !sourcesFile || !channelsFile) throw new ConfigError(problems.join('\n'));
@@ -387,12 +392,12 @@ function crossAgentProblems(located: Located[]): string[] {
     });
   }
 
-  // controlPlane and audit configure the whole daemon: the agents that set them must agree (contract, preamble).
-  for (const key of ['controlPlane', 'audit', 'store'] as const) problems.push(...disagreements(located, key));
+  // controlPlane, the team console, audit and store configure the whole daemon: the agents that set them must agree (contract, preamble).
+  for (const key of ['controlPlane', 'console', 'audit', 'store'] as const) problems.push(...disagreements(located, key));
   return problems;
 }
 
-function disagreements(located: Located[], key: 'controlPlane' | 'audit' | 'store'): string[] {
+function disagreements(located: Located[], key: 'controlPlane' | 'console' | 'audit' | 'store'): string[] {
   const problems: string[] = [];
   let reference: Located | null = null;
   for (const l of located) {

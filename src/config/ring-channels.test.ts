@@ -38,6 +38,12 @@ describe('ntfy and pushover channels in channels.yaml', () => {
       '  - { id: push, type: ntfy, direction: outbound, server: "https://ntfy.example.com", token: "${env:NTFY_TOKEN}" }',
       '  - { id: po, type: pushover, direction: outbound, token: "${env:PUSHOVER_TOKEN}" }',
     ]);
+    // Without oncall.yaml every message names no person: a channel with no topic or user could send none.
+    assert.deepEqual(errorOf(dir).split('\n').map((line) => line.replace(/^.*channels\.yaml:/, '')), [
+      "2:5: channels.0: channel push (type: ntfy) has no `topic`: it sends only to people's contacts in oncall.yaml, and this agent has no oncall.yaml: every message goes to the channel's own recipient, so set one",
+      "3:5: channels.1: channel po (type: pushover) has no `user`: it sends only to people's contacts in oncall.yaml, and this agent has no oncall.yaml: every message goes to the channel's own recipient, so set one",
+    ]);
+    writeFileSync(join(dir, 'oncall.yaml'), '');
     assert.deepEqual(loadAgentDir(dir, ctx).channels, [
       { id: 'push', type: 'ntfy', direction: 'outbound', server: 'https://ntfy.example.com', token: NTFY_TOKEN, timeoutMs: 10_000 },
       { id: 'po', type: 'pushover', direction: 'outbound', token: APP_TOKEN, apiUrl: 'https://api.pushover.net/1', retry: 60, expire: 3600, timeoutMs: 10_000 },

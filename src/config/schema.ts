@@ -248,6 +248,34 @@ const connectionLimit = z.number().int().min(1).max(65_535);
 /** The control plane when agent.yaml says nothing (contract §3): loopback, the Prometheus exporter port, 128 connections. */
 export const DEFAULT_CONTROL_PLANE = { bind: LOOPBACK, port: 9464, maxConnections: 128 } as const;
 
+/** A public URL people reach a listener at: http(s), no query or fragment; paths are appended to it. */
+const publicUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL, e.g. https://svc.example.com' })
+  .refine((u) => !u.includes('?') && !u.includes('#'), 'must not carry a query or a fragment');
+
+/**
+ * The team console (contract §24.6): a listener of its own serving the console of §19 to the team,
+ * signed in with OpenID Connect (authorization code + PKCE, a confidential client with
+ * client_secret_basic, redirect `<publicUrl>/auth/callback`). Daemon-wide, like controlPlane.
+ */
+export const consoleSchema = z.strictObject({
+  bind: bindAddress.default(LOOPBACK),
+  /** 0: any free port (tests). */
+  port: z.number().int().min(0).max(65535),
+  /** How people reach it (a reverse proxy's URL); the sign-in redirect and calendar URLs start with it. */
+  publicUrl,
+  oidc: z.strictObject({
+    issuer: httpUrl,
+    clientId: z.string().regex(/^[\x21-\x7e]{1,256}$/, 'must be 1-256 visible ASCII characters'),
+    /** Only ever a `${secret:…}` (or `${env:…}`, `${file:…}`) reference (SECRET_KEYS). */
+    clientSecret: z.string().min(1).max(4096),
+    /** Asked besides `openid`; `email` lets people[].login name people by their address. */
+    scopes: z.array(scopeToken).max(32).default(['email', 'profile']),
+  }),
+  /** Connections held at once (contract §11.2). */
+  maxConnections: connectionLimit.default(128),
+});
+export type ConsoleConfig = z.infer<typeof consoleSchema>;
+
 export const agentSchema = z.strictObject({
   id,
   provider: z.enum(PROVIDERS),
@@ -269,8 +297,12 @@ export const agentSchema = z.strictObject({
       auth: authBlockSchema.optional(),
       /** Connections held at once (contract §11.2); past it new ones are closed at once. */
       maxConnections: connectionLimit.default(DEFAULT_CONTROL_PLANE.maxConnections),
+      /** How people reach the control plane (a reverse proxy's URL): calendar URLs start with it when there is no team console (§24.7). */
+      publicUrl: publicUrl.optional(),
     })
     .optional(),
+  /** The team console (contract §24.6); daemon-wide: agents that set it must agree. */
+  console: consoleSchema.optional(),
   dispatch: dispatchSchema.default({ maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 16 }),
   mcpServers: z.array(mcpServerSchema).default([]),
   rateLimits: rateLimitsSchema.default({ tools: {} }),
@@ -382,14 +414,32 @@ export const fileChannelSchema = z.strictObject({
   to: z.string().min(1).default('on-call'),
   ...retry,
 });
+/**
+ * A Slack conversation id (https://api.slack.com/types/conversation): `C…` a public channel (and, on
+ * newer workspaces, a private one), `G…` a private channel or a group DM, `D…` a direct message;
+ * upper-case letters and digits. Not a name like `#oncall`: names change and need not be unique.
+ */
+export const SLACK_CONVERSATION_ID = /^[CGD][A-Z0-9]{6,31}$/;
+/**
+ * Slack through a bot token (§9.5, §18.1). Its own recipient — who a message that names no person goes
+ * to — is `user` (a direct message) or `conversation` (posted into a shared channel, §24.2), not both;
+ * neither is needed when only people's contacts in oncall.yaml use it (config/own-recipient.ts).
+ */
 export const slackChannelSchema = z.strictObject({
   id,
   type: z.literal('slack'),
   direction,
   token: z.string().min(1),
-  user: z.string().min(1),
+  user: z.string().min(1).optional(),
+  conversation: z.string().regex(SLACK_CONVERSATION_ID,
+    'must be a Slack conversation id such as C0123ABCDEF (in Slack: the channel\'s details, at the bottom of About), not a name like #oncall').optional(),
   apiUrl: httpUrl.default('https://slack.com/api'),
   ...retry,
+}).superRefine((channel, ctx) => {
+  if (channel.user !== undefined && channel.conversation !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['conversation'], message: 'set user (direct messages to one Slack user) or conversation '
+      + '(messages into a shared channel), not both: people\'s direct messages come from their contacts in oncall.yaml' });
+  }
 });
 export const webhookChannelSchema = z.strictObject({
   id,
@@ -485,6 +535,7 @@ export const SECRET_KEYS: ReadonlyArray<{ file: string; path: RegExp }> = [
   { file: 'agent.yaml', path: /^audit\.export\.\d+\.token$/ },
   { file: 'agent.yaml', path: /^audit\.checkpoints\.key$/ },
   { file: 'agent.yaml', path: /^apiKey$/ },
+  { file: 'agent.yaml', path: /^console\.oidc\.clientSecret$/ },
 ];
 
 /** Everything `svc up` needs about one agent directory, references resolved, paths absolute. */

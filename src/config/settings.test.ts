@@ -22,7 +22,7 @@ const BAD_PORT = 'SVC_METRICS_PORT: invalid port "9464x" (expected an integer 0-
 describe('resolveSettings', () => {
   it('one object: control plane, store with its idempotency window, listeners and the waits', () => {
     const s = resolveSettings([agent('a', [source('am', '127.0.0.1', 9000)])], {}, '/home/svc');
-    assert.deepEqual(s.controlPlane, { enabled: true, bind: '127.0.0.1', port: 9464, auth: null, allowRemote: false, maxConnections: 128 });
+    assert.deepEqual(s.controlPlane, { enabled: true, bind: '127.0.0.1', port: 9464, auth: null, allowRemote: false, maxConnections: 128, publicUrl: null });
     assert.equal(s.store.kind, 'sqlite');
     assert.equal(s.store.kind === 'sqlite' ? s.store.path : '', '/home/svc/svc.db');
     assert.equal(s.store.idempotencyWindowMs, DEFAULT_IDEMPOTENCY_WINDOW_MS);

@@ -8,7 +8,7 @@
 import type { ControlPlaneSettings } from './control-plane.js';
 import { resolveControlPlane } from './control-plane.js';
 import { homePaths } from './paths.js';
-import type { LoadedAgent } from './schema.js';
+import type { ConsoleConfig, LoadedAgent } from './schema.js';
 import { answerSourcesOf } from './schema.js';
 import type { StoreSettings } from './store.js';
 import { resolveStore } from './store.js';
@@ -41,6 +41,13 @@ export interface DaemonSettings {
   mcpStartWaitMs: number;
   /** The ingest listeners, in the order of their first source. */
   listeners: IngestListener[];
+  /** The team console (contract §24.6), references resolved; null when no agent.yaml has a `console:` block. */
+  console: ConsoleConfig | null;
+}
+
+/** The team console's block (the loader has checked that the agents setting it agree). */
+export function teamConsole(agents: readonly LoadedAgent[]): ConsoleConfig | null {
+  return agents.find((a) => a.agent.console !== undefined)?.agent.console ?? null;
 }
 
 /** The ingest listeners the agents' sources make, grouped by bind and port, in order of first appearance. */
@@ -63,8 +70,10 @@ export function ingestListeners(agents: readonly LoadedAgent[]): IngestListener[
  * at them beside the ingest listeners.
  */
 export function answerListeners(agents: readonly LoadedAgent[]): Array<Omit<IngestListener, 'maxConnections'>> {
-  return agents.flatMap((a) => answerSourcesOf(a).map((s) =>
+  const sources = agents.flatMap((a) => answerSourcesOf(a).map((s) =>
     ({ key: `${s.bind}:${s.port}`, bind: s.bind, port: s.port, who: `${s.type} source ${s.id} of agent ${a.agent.id}` })));
+  const team = teamConsole(agents);
+  return team === null ? sources : [...sources, { key: `${team.bind}:${team.port}`, bind: team.bind, port: team.port, who: 'the team console (console:)' }];
 }
 
 /**
@@ -78,5 +87,6 @@ export function resolveSettings(agents: readonly LoadedAgent[], env: NodeJS.Proc
     drainTimeoutMs: DRAIN_TIMEOUT_MS,
     mcpStartWaitMs: MCP_START_WAIT_MS,
     listeners: ingestListeners(agents),
+    console: teamConsole(agents),
   };
 }

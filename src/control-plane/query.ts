@@ -1,20 +1,15 @@
 /** Query-string parsing shared by the routes: every parameter validated, errors name the parameter. */
+import { parseZonedInstant } from '../core/instant.js';
+
 export type QueryResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
-const ISO_TS = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** ISO-8601 timestamp (with zone) or integer milliseconds since the epoch. */
+/** ISO-8601 timestamp with a zone, or integer milliseconds since the epoch (core/instant.ts); a time without a zone is refused as such. */
 export function parseTimeParam(name: string, raw: string): QueryResult<number> {
-  if (/^\d{1,16}$/.test(raw)) return { ok: true, value: Number(raw) };
-  const m = ISO_TS.exec(raw);
-  if (m !== null) {
-    const ms = Date.parse(raw);
-    // Date.parse rolls an impossible day over (Feb 30 → Mar 1): refuse it instead.
-    const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-    if (Number.isFinite(ms) && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth) return { ok: true, value: ms };
-  }
-  return { ok: false, error: `invalid ${name}: expected an ISO-8601 timestamp or integer milliseconds` };
+  const parsed = parseZonedInstant(raw);
+  if (parsed.ok) return { ok: true, value: parsed.ms };
+  return { ok: false, error: parsed.reason === 'no-zone'
+    ? `invalid ${name}: no time zone; expected an ISO-8601 timestamp with a zone (Z or +01:00) or integer milliseconds`
+    : `invalid ${name}: expected an ISO-8601 timestamp or integer milliseconds` };
 }
 
 /** A parameter given more than once is ambiguous: refuse it rather than guess. */

@@ -30,6 +30,12 @@ export interface ControlPlaneOptions {
   guard: AuthGuard | null;
   /** Paths served without authentication (probes: /healthz, /readyz); the Host check still applies. */
   unauthenticated?: ReadonlySet<string>;
+  /**
+   * Requests that carry a credential of their own instead of a token (a calendar's subscription key,
+   * §24.7): served without the token check, and the route checks the credential. `url` is the request
+   * target, path and query.
+   */
+  keyed?: (path: string, url: string) => boolean;
   report: (line: string) => void;
   clock: Clock;
   /** Connections held at once (contract §11.2). */
@@ -102,7 +108,7 @@ export function createControlPlane(opts: ControlPlaneOptions): ControlPlane {
     if (host === 'remote' && !opts.allowRemote) return sendError(req, res, 403, 'remote control-plane disabled', {}, extra);
 
     let principal = NO_AUTH;
-    if (opts.guard && !opts.unauthenticated?.has(path)) {
+    if (opts.guard && !opts.unauthenticated?.has(path) && opts.keyed?.(path, req.url ?? '') !== true) {
       const outcome = await opts.guard(req, host);
       if (!outcome.ok) return sendError(req, res, outcome.status, outcome.body.error, { reason: outcome.body.reason }, { ...extra, ...outcome.headers });
       principal = outcome.principal;

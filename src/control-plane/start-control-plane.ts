@@ -5,11 +5,14 @@
 import { createAuthGuard } from './auth-guard.js';
 import type { ControlPlaneSettings } from '../config/control-plane.js';
 import type { Clock } from '../core/clock.js';
+import type { TailerRegistry } from '../logs/file-tailer.js';
 import { createTailerRegistry } from '../logs/file-tailer.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
+import type { ReadGate } from './read-gate.js';
 import { createReadGate, DEFAULT_READS_AT_ONCE } from './read-gate.js';
 import type { RouteHandler } from './route.js';
+import type { ChainWatermark } from '../store/chain-watermark.js';
 import { createChainWatermark } from '../store/chain-watermark.js';
 import { createAuditRoute } from './routes/audit-route.js';
 import { createCheckpointsRoute } from './routes/checkpoints-route.js';
@@ -18,9 +21,10 @@ import { createDlqRoute } from './routes/dlq-route.js';
 import { createEventsRoute } from './routes/events-route.js';
 import { createLogsRoute } from './routes/logs-route.js';
 import { createMetricsRoute } from './routes/metrics-route.js';
-import type { OncallRouteDeps } from './routes/oncall-route.js';
+import type { CalendarKeyCheck, OncallRouteDeps } from './routes/oncall-route.js';
 import { createOncallCalendarRoute, createOncallRoute } from './routes/oncall-route.js';
 import { createPageRoute, createPagesRoute, createSilencesRoute } from './routes/pages-route.js';
+import type { ReportSources } from '../report/read-report.js';
 import type { Reports } from './routes/report-route.js';
 import { createReportRoute } from './routes/report-route.js';
 import type { Readiness } from './routes/health-route.js';
@@ -45,13 +49,43 @@ export interface ControlPlaneDeps {
   report: (line: string) => void;
   /** `/oncall` and `/oncall/<schedule>.ics` (contract §17.9): the agents' schedules and the store's overrides. */
   oncall?: Omit<OncallRouteDeps, 'clock'>;
-  /** Each agent's channels, id → `type` (channels.yaml as loaded): which rounds wake someone, for `/report` (contract §23). */
-  channelTypes?: (agentId: string) => ReadonlyMap<string, string>;
+  /** The readers shared with the team console; the control plane makes (and closes) its own when absent. */
+  shared?: SharedReads;
+  /** Calendar keys (§24.7): `/oncall/<S>.ics?key=` is served without a token when the key is good. */
+  calendarKeys?: CalendarKeyCheck;
 }
 
 export interface RunningControlPlane {
   port(): number;
   close(): Promise<void>;
+}
+
+const NO_REPORT_SOURCES: Omit<ReportSources, 'store'> = { configs: () => [], channelTypes: () => new Map<string, string>() };
+
+/**
+ * What the control plane's readers share with the team console (daemon/console/), which serves the
+ * same views: one read gate for the store's reader, one chain watermark (the whole chain verified once,
+ * not once per listener), one log tailer per file.
+ */
+export interface SharedReads {
+  gate: ReadGate;
+  watermark: ChainWatermark;
+  tailers: TailerRegistry;
+  /** Reports (contract §23): one computed at a time, for GET /report and both consoles alike (each reads every page of its window). */
+  reports: Reports;
+  close(): void;
+}
+
+export function createSharedReads(store: Store, clock: Clock, reportSources: Omit<ReportSources, 'store'> = NO_REPORT_SOURCES): SharedReads {
+  const tailers = createTailerRegistry({ clock });
+  const gate = createReadGate(DEFAULT_READS_AT_ONCE);
+  // The whole chain is verified once, from the start, in the store's verify threads: the first story
+  // then need not wait for it (on a million rows that is the cost of one verify=1). A failure here
+  // (the store closing at shutdown) only means the first story verifies it instead.
+  const watermark = createChainWatermark(store);
+  void watermark.current().catch(() => undefined);
+  const reports: Reports = { gate: createReadGate(1), sources: { store, ...reportSources } };
+  return { gate, watermark, tailers, reports, close: () => tailers.close() };
 }
 
 export async function startControlPlane(deps: ControlPlaneDeps): Promise<RunningControlPlane | null> {
@@ -64,13 +98,9 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   const guard: AuthGuard | null = settings.auth && tokenVerifier
     ? createAuthGuard(settings.auth, tokenVerifier, { clock: deps.clock, report })
     : null;
-  const tailers = createTailerRegistry({ clock: deps.clock });
-  const reads = createReadGate(DEFAULT_READS_AT_ONCE);
-  // The whole chain is verified once, from the start, in the store's verify threads: the first story
-  // then need not wait for it (on a million rows that is the cost of one verify=1). A failure here
-  // (the store closing at shutdown) only means the first story verifies it instead.
-  const watermark = createChainWatermark(store);
-  void watermark.current().catch(() => undefined);
+  const shared = deps.shared ?? createSharedReads(store, deps.clock, { ...NO_REPORT_SOURCES, ...(deps.oncall === undefined ? {} : { configs: deps.oncall.configs }) });
+  const { tailers, watermark, gate: reads } = shared;
+  const closeShared = (): void => { if (deps.shared === undefined) shared.close(); };
   const routes = new Map<string, RouteHandler>([
     ['/metrics', createMetricsRoute(deps.metrics, { onError: (err) => report(`metrics collect failed: ${String(err)}`) })],
     ['/status', createStatusRoute(deps.snapshot)],
@@ -84,13 +114,11 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/readyz', createReadyzRoute(deps.readiness)],
   ]);
   const oncall: OncallRouteDeps = { configs: () => [], overrides: () => Promise.resolve([]), ...deps.oncall, clock: deps.clock };
-  // One report computed at a time, for GET /report and the console alike: each reads every page of its window.
-  const reports: Reports = { gate: createReadGate(1),
-    sources: { store, configs: oncall.configs, channelTypes: deps.channelTypes ?? (() => new Map<string, string>()) } };
-  routes.set('/ui/', createUiRoute({ store, gate: reads, watermark, oncall, reports, snapshot: deps.snapshot, agents: deps.agents, report }));
-  routes.set('/report', createReportRoute({ reports, clock: deps.clock, report }));
+  routes.set('/ui/', createUiRoute({ store, gate: reads, watermark, oncall, reports: shared.reports, snapshot: deps.snapshot, agents: deps.agents,
+    logPath: deps.logPath, jsonLinks: true, report }));
+  routes.set('/report', createReportRoute({ reports: shared.reports, clock: deps.clock, report }));
   routes.set('/oncall', createOncallRoute(oncall));
-  routes.set('/oncall/', createOncallCalendarRoute(oncall));
+  routes.set('/oncall/', createOncallCalendarRoute(oncall, deps.calendarKeys));
   routes.set('/pages', createPagesRoute({ store, report, clock: deps.clock }));
   routes.set('/pages/', createPageRoute({ store, report, clock: deps.clock }));
   routes.set('/silences', createSilencesRoute({ store, report, clock: deps.clock }));
@@ -102,6 +130,8 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     routes,
     guard,
     unauthenticated: new Set(['/healthz', '/readyz']),
+    // A calendar app polls its URL without a token (§24.7): the key in it is checked by the route.
+    ...(deps.calendarKeys === undefined ? {} : { keyed: (path: string, url: string) => path.startsWith('/oncall/') && /[?&]key=/.test(url) }),
     report,
     clock: deps.clock,
     maxConnections: settings.maxConnections,
@@ -110,7 +140,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   try {
     await server.start();
   } catch (err) {
-    tailers.close();
+    closeShared();
     tokenVerifier?.close();
     throw err;
   }
@@ -118,7 +148,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     port: () => server.port(),
     async close() {
       await server.close();
-      tailers.close();
+      closeShared();
       tokenVerifier?.close();
       },
   };

@@ -22,6 +22,10 @@ const viaConsole = {
 };
 const viaTogether = (r: { via?: 'console'; actor?: string }): boolean => (r.actor === undefined) === (r.via === undefined);
 const VIA_TOGETHER = 'actor and via go together';
+/** Through a console, the person of oncall.yaml who acts (contract §24.6): the audit row's data names them as `by`. */
+const asPerson = { as: person.optional() };
+const asThroughConsole = (r: { via?: 'console'; as?: string }): boolean => r.as === undefined || r.via !== undefined;
+const AS_THROUGH_CONSOLE = 'as names who acts through the console: give via and actor too';
 
 /** Page, override and silence ids as the store makes them (`p…`, `o…`, `s…`): the CLI and the console check them before sending. */
 export const PAGE_ID_PATTERN = /^[a-z0-9]{1,40}$/;
@@ -57,10 +61,12 @@ export const oncallRequestSchemas = [
     toMs: z.number().int().positive(),
     user,
     ...viaConsole,
-  }).refine((r) => r.toMs > r.fromMs, '--to must be after --from').refine(viaTogether, VIA_TOGETHER),
+    ...asPerson,
+  }).refine((r) => r.toMs > r.fromMs, '--to must be after --from').refine(viaTogether, VIA_TOGETHER).refine(asThroughConsole, AS_THROUGH_CONSOLE),
   /** The overrides in force now or starting later, soonest first; `schedule`/`agent` narrow them. */
   z.strictObject({ op: z.literal('override.ls'), schedule: id.optional(), agent: id.optional(), user }),
-  z.strictObject({ op: z.literal('override.rm'), id: z.string().regex(OVERRIDE_ID_PATTERN), user, ...viaConsole }).refine(viaTogether, VIA_TOGETHER),
+  z.strictObject({ op: z.literal('override.rm'), id: z.string().regex(OVERRIDE_ID_PATTERN), user, ...viaConsole, ...asPerson })
+    .refine(viaTogether, VIA_TOGETHER).refine(asThroughConsole, AS_THROUGH_CONSOLE),
   z.strictObject({
     op: z.literal('silence.add'),
     matchers: z.array(matcherText).min(1).max(20),
@@ -69,9 +75,13 @@ export const oncallRequestSchemas = [
     agent: id.optional(),
     user,
     ...viaConsole,
-  }).refine(viaTogether, VIA_TOGETHER),
+    ...asPerson,
+  }).refine(viaTogether, VIA_TOGETHER).refine(asThroughConsole, AS_THROUGH_CONSOLE),
   z.strictObject({ op: z.literal('silence.ls'), user }),
-  z.strictObject({ op: z.literal('silence.expire'), id: silenceId, user, ...viaConsole }).refine(viaTogether, VIA_TOGETHER),
+  z.strictObject({ op: z.literal('silence.expire'), id: silenceId, user, ...viaConsole, ...asPerson })
+    .refine(viaTogether, VIA_TOGETHER).refine(asThroughConsole, AS_THROUGH_CONSOLE),
+  /** `svc oncall calendar-url` (contract §24.7): a subscription URL for a schedule, or one person's shifts in it; audited. */
+  z.strictObject({ op: z.literal('calendar.url'), schedule: id, agent: id.optional(), person: person.optional(), user }),
 ] as const;
 
 /** A silence as the admin socket answers it (and the CLI prints it): as stored, with when it was expired by hand. */
@@ -97,4 +107,5 @@ export type OncallAdminResponse =
   | { ok: true; op: 'override.rm'; id: string }
   | { ok: true; op: 'silence.add'; silence: SilenceView }
   | { ok: true; op: 'silence.ls'; silences: SilenceView[] }
-  | { ok: true; op: 'silence.expire'; silence: SilenceView };
+  | { ok: true; op: 'silence.expire'; silence: SilenceView }
+  | { ok: true; op: 'calendar.url'; url: string; agent: string; schedule: string; person: string | null };

@@ -3,47 +3,32 @@
  * operator makes to a running daemon — replaying dead letters, taking a backup. The HTTP control plane
  * stays read-only. The file mode is the access check: only the daemon's user (and root) can connect.
  *
- * Protocol (admin-protocol.ts): one line of JSON in, one line of JSON out, then the connection closes.
- * Reads are bounded (64 KiB per request, 10 s to send it, 16 connections at once), and so are writes
- * (10 s for the answer to be read; close() destroys every connection): a malformed or oversized
- * request gets `{"ok":false,"error":…}` and nothing changes, and no client holds up shutdown.
+ * Protocol (admin-protocol.ts): one line of JSON in, one line of JSON out, then the connection closes;
+ * what each request does is admin-operations.ts. Reads are bounded (64 KiB per request, 10 s to send
+ * it, 16 connections at once), and so are writes (10 s for the answer to be read; close() destroys
+ * every connection): a malformed or oversized request gets `{"ok":false,"error":…}` and nothing
+ * changes, and no client holds up shutdown.
  */
 import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import type { Clock } from '../core/clock.js';
 import { errorText, RuntimeError } from '../core/errors.js';
-import type { ReplayResult, Store } from '../store/store.js';
-import type { AdminResponse, ParsedAdminRequest } from './admin-protocol.js';
-import { MAX_ANSWER_IDS, MAX_REQUEST_BYTES, adminRequestSchema } from './admin-protocol.js';
-import { backupStore } from './backup.js';
-import type { ReloadResult } from './config-reload.js';
-import type { AdminOncallDeps } from './admin-oncall.js';
-import { executeOncall } from './admin-oncall.js';
+import type { AdminResponse } from './admin-protocol.js';
+import { MAX_REQUEST_BYTES } from './admin-protocol.js';
+import type { AdminOperations, AdminOperationsDeps } from './admin-operations.js';
+import { createAdminOperations } from './admin-operations.js';
+
+export { ADMIN_ACTOR } from './admin-operations.js';
 
 const REQUEST_TIMEOUT_MS = 10_000;
-/** Dead letters per replay transaction: a few milliseconds of the writer each. */
-const REPLAY_CHUNK = 500;
 /** How long an answer may take to be read before its connection is dropped. */
 const ANSWER_TIMEOUT_MS = 10_000;
 const MAX_CONNECTIONS = 16;
-/** Who the audit rows of socket requests name (the socket's mode means: the daemon's own user). */
-export const ADMIN_ACTOR = 'admin-socket';
 
-export interface AdminSocketDeps {
+export interface AdminSocketDeps extends AdminOperationsDeps {
   path: string;
-  store: Store;
-  /** The store's file, so a backup can never be written over it (null: not a file store). */
-  storePath: string | null;
-  clock: Clock;
-  pid: number;
-  /** Replayed events are waiting: the dispatcher should look now, not at its next poll. */
-  wake(): void;
-  /** `svc reload` (config-reload.ts); absent: refused. */
-  reload?: () => Promise<ReloadResult>;
-  /** Pages and overrides (contract §17.5, §17.6); absent: those operations are refused. */
-  oncall?: Omit<AdminOncallDeps, 'store' | 'clock'>;
-  report(line: string): void;
+  /** The operations, when the daemon shares them with the team console; built from the deps otherwise. */
+  operations?: AdminOperations;
 }
 
 export interface AdminSocket {
@@ -64,70 +49,8 @@ function clearStale(path: string): void {
 }
 
 export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSocket> {
-  const { clock, store } = deps;
-
-  /**
-   * A replay in chunks of REPLAY_CHUNK letters, each its own store transaction with its audit rows,
-   * so `--all` of 30,000 letters never holds the writer (and ingest) for one long transaction; the
-   * dispatcher is woken after each chunk. The answer stays small: counts, and the first ids of each list.
-   */
-  async function replayInChunks(request: Extract<ParsedAdminRequest, { op: 'dlq.replay' }>): Promise<Extract<AdminResponse, { op: 'dlq.replay' }>> {
-    const answer = { ok: true as const, op: 'dlq.replay' as const, replayed: [] as string[], missing: [] as string[], replayedCount: 0, missingCount: 0 };
-    const take = (r: ReplayResult): void => {
-      answer.replayedCount += r.replayed.length;
-      answer.missingCount += r.missing.length;
-      answer.replayed.push(...r.replayed.slice(0, MAX_ANSWER_IDS - answer.replayed.length));
-      answer.missing.push(...r.missing.slice(0, MAX_ANSWER_IDS - answer.missing.length));
-      if (r.replayed.length > 0) deps.wake();
-    };
-    if (request.ids !== undefined) {
-      for (let i = 0; i < request.ids.length; i += REPLAY_CHUNK) {
-        take(await store.replayDeadLetters({ ids: request.ids.slice(i, i + REPLAY_CHUNK) }, request.actor ?? ADMIN_ACTOR, clock.now(), request.via));
-      }
-      return answer;
-    }
-    const filter = { ...(request.source !== undefined ? { sourceId: request.source } : {}),
-      ...(request.reason !== undefined ? { reason: request.reason } : {}) };
-    for (let afterSeq = 0; ;) {
-      const r = await store.replayDeadLetters({ ...filter, afterSeq, limit: REPLAY_CHUNK }, request.actor ?? ADMIN_ACTOR, clock.now(), request.via);
-      take(r);
-      if (r.lastSeq === undefined || r.replayed.length + r.missing.length < REPLAY_CHUNK) return answer;
-      afterSeq = r.lastSeq;
-    }
-  }
-
-  async function execute(request: ParsedAdminRequest): Promise<AdminResponse> {
-    switch (request.op) {
-      case 'ping':
-        return { ok: true, op: 'ping', pid: deps.pid };
-      case 'dlq.replay': {
-        const answer = await replayInChunks(request);
-        deps.report(`admin: replayed ${answer.replayedCount} dead letter(s)${answer.missingCount > 0 ? `, ${answer.missingCount} not found` : ''}`);
-        return answer;
-      }
-      case 'backup': {
-        const started = clock.monotonic();
-        const result = await backupStore(store, request.path, { force: request.force, storePath: deps.storePath });
-        await store.appendAudit({ kind: 'store.backup', actor: ADMIN_ACTOR, agentId: null,
-          data: { path: result.path, bytes: result.bytes, durationMs: Math.round(clock.monotonic() - started) } }, clock.now());
-        deps.report(`admin: backup of ${result.bytes} bytes written to ${result.path}`);
-        return { ok: true, op: 'backup', ...result };
-      }
-      case 'config.reload': {
-        if (deps.reload === undefined) return { ok: false, error: 'this daemon cannot reload its configuration: restart it' };
-        const result = await deps.reload();
-        return result.ok ? { ok: true, op: 'config.reload', files: result.files, agents: result.agents } : { ok: false, error: result.error };
-      }
-      case 'page.act':
-      case 'override.add':
-      case 'override.ls':
-      case 'override.rm':
-      case 'silence.add':
-      case 'silence.ls':
-      case 'silence.expire':
-        return executeOncall({ store, clock, engine: null, configs: new Map(), ...deps.oncall }, request);
-    }
-  }
+  const { clock } = deps;
+  const operations = deps.operations ?? createAdminOperations(deps);
 
   // Every open connection: close() destroys them all, so no client holds the daemon's shutdown —
   // not a silent one still sending its request, nor one that stopped reading its answer.
@@ -172,21 +95,14 @@ export async function startAdminSocket(deps: AdminSocketDeps): Promise<AdminSock
       buffered = Buffer.concat([buffered, take]);
       if (newline < 0) return;
       finish();
-      let request: ParsedAdminRequest;
+      let request: unknown;
       try {
-        const parsed = adminRequestSchema.safeParse(JSON.parse(buffered.toString('utf8')));
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          answer(socket, { ok: false, error: `bad request: ${issue ? `${issue.path.join('.') || '(request)'}: ${issue.message}` : 'invalid'}` });
-          return;
-        }
-        request = parsed.data;
+        request = JSON.parse(buffered.toString('utf8'));
       } catch {
         answer(socket, { ok: false, error: 'bad request: not JSON' });
         return;
       }
-      execute(request).then((response) => answer(socket, response), (err: unknown) => {
-        // Expected refusals (a path that exists, a closed store) carry their own text; it names no secret.
+      operations.run(request).then((response) => answer(socket, response), (err: unknown) => {
         answer(socket, { ok: false, error: errorText(err) });
       });
     });

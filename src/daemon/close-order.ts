@@ -6,8 +6,9 @@
 import { errorText } from '../core/errors.js';
 
 export const CLOSE_ORDER = [
-  // The only door for changes closes first, so no replay or backup starts while the rest drains.
+  // The doors for changes close first, so no replay, backup or console action starts while the rest drains.
   'admin socket',
+  'team console',
   'ingest',
   'dispatcher',
   'page listeners',
@@ -16,6 +17,8 @@ export const CLOSE_ORDER = [
   // Recorded while the store and the control plane are still open.
   'stop record',
   'control plane',
+  // The readers the control plane and the team console share (log tailers), once both are closed.
+  'shared reads',
   'channels',
   'mcp servers',
   'agent logs',

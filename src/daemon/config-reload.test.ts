@@ -18,7 +18,7 @@ function config(channels: unknown[], port = 8787): DaemonConfig {
   const agent = { dir, agent: { id: 'a', provider: 'rules', skills: [], mcpServers: [], rateLimits: { tools: {} }, rules: {} },
     sources: [{ id: 'alertmanager', bind: '127.0.0.1', port }], channels, skills: [] } as unknown as LoadedAgent;
   return { agents: [agent], oncall: new Map(), otlp: null, store: { kind: 'sqlite', path: '/x.db' } as unknown as StoreSettings,
-    controlPlane: { enabled: false, bind: '127.0.0.1', port: 0, maxConnections: 1, auth: null, allowRemote: false } };
+    controlPlane: { enabled: false, bind: '127.0.0.1', port: 0, maxConnections: 1, auth: null, allowRemote: false, publicUrl: null } };
 }
 
 describe('createConfigReload', () => {
@@ -63,20 +63,21 @@ describe('createConfigReload', () => {
     const audit: NewAuditEntry[] = [];
     const applied: DaemonConfig[] = [];
     let stranded = ['agent a: override o1 puts carol on call for primary until 2026-11-25T10:00:00.000Z, and the new oncall.yaml has no person carol'];
-    const asked: Array<ReadonlyMap<string, unknown>> = [];
+    const asked: DaemonConfig[] = [];
     const reload = createConfigReload({ initial: config([file]), load: () => config([file]), apply: (c) => { applied.push(c); },
       audit: (e) => { audit.push(e); return Promise.resolve(); }, report: () => undefined,
       stranded: (next) => { asked.push(next); return Promise.resolve(stranded); } });
     const refused = await reload.reload('admin-socket');
-    assert.deepEqual(refused, { ok: false, reason: 'strands-state', error: 'the new oncall.yaml drops people or schedules the store still names:\n'
+    assert.deepEqual(refused, { ok: false, reason: 'strands-state', error: 'the new configuration drops people, schedules or channels the store still names:\n'
       + '  agent a: override o1 puts carol on call for primary until 2026-11-25T10:00:00.000Z, and the new oncall.yaml has no person carol\n'
-      + 'resolve those pages or remove those overrides (svc oncall override rm ID) first, or keep the person or schedule in oncall.yaml' });
+      + 'resolve those pages or remove those overrides (svc oncall override rm ID) first, or keep the person, schedule or channel' });
     assert.equal(applied.length, 0);
     assert.deepEqual(audit.map((e) => [e.kind, (e.data as { reason?: string }).reason]), [['config.reload-refused', 'strands-state']]);
     stranded = [];
     assert.equal((await reload.reload('admin-socket')).ok, true);
     assert.equal(applied.length, 1);
     assert.equal(asked.length, 2);
+    assert.deepEqual(asked[0]?.agents.map((a) => a.channels), [[file]], 'asked with the new channels as well as the on-call files');
   });
 
   it('runs reloads one at a time, in the order asked', async () => {

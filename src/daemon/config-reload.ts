@@ -1,9 +1,9 @@
 /**
  * `svc reload` and SIGHUP: the configuration is loaded and validated whole, exactly as `svc up` loads
  * it; an invalid one, or one that changes what only a restart can (reload-plan.ts), is refused and the
- * running configuration keeps serving (audit `config.reload-refused`). So is an oncall.yaml that would
- * strand what the store still names — an open page's step to a person or schedule it drops, a live
- * override for a person it drops (oncall/stranded-state.ts, issue 33.4). A valid one is applied by the
+ * running configuration keeps serving (audit `config.reload-refused`). So are files that would strand
+ * what the store still names — an open page's step to a person or schedule oncall.yaml drops or a
+ * channel channels.yaml drops, a live override for a person it drops (oncall/stranded-state.ts, issue 33.4). A valid one is applied by the
  * caller's `apply` — new builds of the agents for events started from now on — and audited as
  * `config.reloaded` with the sha256 of every file that changed. Reloads run one at a time.
  */
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { LoadedAgent } from '../config/schema.js';
 import { errorText } from '../core/errors.js';
-import { ONCALL_FILE } from '../oncall/load-oncall.js';
+import { ONCALL_FILE } from '../config/own-recipient.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import { sha256 } from './config-summary.js';
 import type { AgentChanges, ReloadPlan, RunningConfig } from './reload-plan.js';
@@ -43,10 +43,10 @@ export interface ConfigReloadDeps {
   audit(entry: NewAuditEntry): Promise<void>;
   report(line: string): void;
   /**
-   * What the new on-call files would strand in the store, one line each (oncall/stranded-state.ts);
-   * empty: nothing. Absent: not checked (a daemon without pages).
+   * What the new on-call and channel files would strand in the store, one line each
+   * (oncall/stranded-state.ts); empty: nothing. Absent: not checked (a daemon without pages).
    */
-  stranded?(next: ReadonlyMap<string, OncallConfig>): Promise<string[]>;
+  stranded?(next: DaemonConfig): Promise<string[]>;
 }
 
 export interface ConfigReload {
@@ -78,10 +78,10 @@ export function createConfigReload(deps: ConfigReloadDeps): ConfigReload {
     if (plan.kind === 'restart') {
       return refuse('needs-restart', `${plan.keys.length === 1 ? 'this change needs' : 'these changes need'} a restart (svc down, then svc up): ${plan.keys.join('; ')}`);
     }
-    const stranded = (await deps.stranded?.(next.oncall)) ?? [];
+    const stranded = (await deps.stranded?.(next)) ?? [];
     if (stranded.length > 0) {
-      return refuse('strands-state', `the new oncall.yaml drops people or schedules the store still names:\n  ${stranded.join('\n  ')}\n`
-        + 'resolve those pages or remove those overrides (svc oncall override rm ID) first, or keep the person or schedule in oncall.yaml');
+      return refuse('strands-state', `the new configuration drops people, schedules or channels the store still names:\n  ${stranded.join('\n  ')}\n`
+        + 'resolve those pages or remove those overrides (svc oncall override rm ID) first, or keep the person, schedule or channel');
     }
     const nextDigests = configDigests(next.agents);
     const files: FileChange[] = [...new Set([...Object.keys(digests), ...Object.keys(nextDigests)])].sort()

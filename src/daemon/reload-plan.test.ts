@@ -19,7 +19,7 @@ function agent(id: string, over: { agent?: Record<string, unknown>; sources?: un
 function config(agents: LoadedAgent[], over: Partial<RunningConfig> = {}): RunningConfig {
   return {
     agents, oncallAgents: new Set(), otlp: null,
-    controlPlane: { enabled: true, bind: '127.0.0.1', port: 9464, maxConnections: 128, auth: null, allowRemote: false },
+    controlPlane: { enabled: true, bind: '127.0.0.1', port: 9464, maxConnections: 128, auth: null, allowRemote: false, publicUrl: null },
     store: { kind: 'sqlite', path: '/var/lib/svc/svc.db', leaseMs: 5000 } as unknown as StoreSettings,
     ...over,
   };

@@ -34,7 +34,7 @@ export type ReloadPlan =
   | { kind: 'apply'; agents: AgentChanges[] };
 
 /** agent.yaml keys a running daemon cannot change: its listeners, processes, store and exporters. */
-const AGENT_RESTART_KEYS = ['controlPlane', 'mcpServers', 'audit', 'store'] as const;
+const AGENT_RESTART_KEYS = ['controlPlane', 'console', 'mcpServers', 'audit', 'store'] as const;
 
 export function planReload(running: RunningConfig, next: RunningConfig): ReloadPlan {
   const restart: string[] = [];

@@ -1,7 +1,8 @@
 /**
  * The store's side of the reload check of issue 33.4: reads the open pages and live overrides and
- * asks the pure oncall/stranded-state.ts what a new set of oncall.yaml files would strand.
+ * asks the pure oncall/stranded-state.ts what a new set of oncall.yaml and channels.yaml files would strand.
  */
+import type { LoadedAgent } from '../config/schema.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { PageRecord } from '../oncall/page.js';
 import { strandedState } from '../oncall/stranded-state.js';
@@ -24,7 +25,9 @@ async function openPages(store: Store): Promise<PageRecord[]> {
 }
 
 /** One line per open page or live override the new files would strand; empty when none. */
-export async function strandedInStore(store: Store, next: ReadonlyMap<string, OncallConfig>, nowMs: number): Promise<string[]> {
+export async function strandedInStore(store: Store, next: { agents: readonly LoadedAgent[]; oncall: ReadonlyMap<string, OncallConfig> },
+  nowMs: number): Promise<string[]> {
   const [pages, overrides] = await Promise.all([openPages(store), store.oncall.listOverrides(null, nowMs)]);
-  return [...next].flatMap(([agentId, config]) => strandedState(agentId, config, pages, overrides));
+  return [...next.oncall].flatMap(([agentId, config]) => strandedState(agentId, { people: config.people, schedules: config.schedules,
+    channels: next.agents.find((a) => a.agent.id === agentId)?.channels.map((c) => c.id) ?? [] }, pages, overrides));
 }

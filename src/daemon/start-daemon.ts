@@ -9,7 +9,7 @@ import type { OtlpSettings } from '../config/otlp.js';
 import type { DaemonSettings } from '../config/settings.js';
 import { DEFAULT_DELIVERY_WINDOW_MS } from '../config/store.js';
 import type { LoadedAgent } from '../config/schema.js';
-import { startControlPlane } from '../control-plane/start-control-plane.js';
+import { createSharedReads, startControlPlane } from '../control-plane/start-control-plane.js';
 import { homePaths } from '../config/paths.js';
 import type { Clock } from '../core/clock.js';
 import { isoTs } from '../core/clock.js';
@@ -32,7 +32,11 @@ import type { AckLinkServer } from './ack-link-server.js';
 import { runOwner } from './replica-id.js';
 import { createStatusSnapshot } from './status-snapshot.js';
 import { storeIdentity } from './store-identity.js';
-import { ADMIN_ACTOR, startAdminSocket } from './admin-socket.js';
+import { ADMIN_ACTOR, createAdminOperations } from './admin-operations.js';
+import { startAdminSocket } from './admin-socket.js';
+import { calendarSecret } from './calendar-secret.js';
+import { startTeamConsole } from './console/start-team-console.js';
+import { checkCalendarKey } from '../oncall/calendar-key.js';
 import { createReadiness } from './readiness.js';
 import { createClosers } from './close-order.js';
 import type { AgentSet } from './agent-set.js';
@@ -248,15 +252,27 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const typesOf = (agents: readonly LoadedAgent[]): Map<string, ReadonlyMap<string, string>> =>
       new Map(agents.map((a) => [a.agent.id, new Map(a.channels.map((c) => [c.id, c.type]))]));
     let channelTypes = typesOf(deps.agents);
+    const oncallReads = { configs: () => [...pageConfigs].map(([agentId, config]) => ({ agentId, config })),
+      overrides: (agentId: string, endsAfterMs: number) => store.oncall.listOverrides(agentId, endsAfterMs) };
+    // The readers the control plane and the team console share: one gate, one chain watermark, one tailer per log file, one report at a time.
+    const shared = createSharedReads(store, clock, { configs: oncallReads.configs,
+      channelTypes: (agentId) => channelTypes.get(agentId) ?? new Map<string, string>() });
+    closers.add('shared reads', () => shared.close());
+    // Calendar subscription keys (§24.7): checked against the secret as it is now (rotating it revokes every URL).
+    const calendar = calendarSecret(deps.home);
+    const calendarKeys = { check: (agentId: string, scheduleId: string, key: string) => {
+      const secret = calendar.current();
+      return secret === null ? false as const : checkCalendarKey(secret, agentId, scheduleId, key);
+    } };
     const controlPlane = await startControlPlane({
       settings: settings.controlPlane, store, metrics, clock, report,
       agents: () => agentIds,
-      oncall: { configs: () => [...pageConfigs].map(([agentId, config]) => ({ agentId, config })),
-        overrides: (agentId, endsAfterMs) => store.oncall.listOverrides(agentId, endsAfterMs) },
-      channelTypes: (agentId) => channelTypes.get(agentId) ?? new Map<string, string>(),
+      oncall: oncallReads,
       logPath: (id) => paths.log(id),
       readiness,
       snapshot: () => snapshot(),
+      shared,
+      ...(settings.controlPlane.publicUrl === null ? {} : { calendarKeys }),
     });
     if (controlPlane) {
       closers.add('control plane', () => controlPlane.close());
@@ -323,15 +339,22 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       stranded: (next) => strandedInStore(runtimeStore, next, clock.now()),
     });
 
-    // The only door for changes (contract §13).
+    // What the doors for changes do (contract §13): the admin socket, and the team console in process.
+    const operations = createAdminOperations({ store: runtimeStore, storePath: settings.store.kind === 'sqlite' ? settings.store.path : null,
+      clock, pid: deps.pid, wake: () => dispatcher.wake(), report,
+      oncall: { engine: pages?.engine ?? null, configs: pageConfigs,
+        calendar: { publicUrl: () => settings.console?.publicUrl ?? settings.controlPlane.publicUrl, secret: calendar } },
+      // `svc reload` is what SIGHUP is, with an answer (`systemctl reload` runs it after a log rotation too).
+      reload: () => { reopenLogs(); return configReload.reload(ADMIN_ACTOR); } });
     if (deps.adminSocket !== false) {
-      const admin = await startAdminSocket({ path: paths.adminSocket, store: runtimeStore,
-        storePath: settings.store.kind === 'sqlite' ? settings.store.path : null,
-        clock, pid: deps.pid, wake: () => dispatcher.wake(), report, oncall: { engine: pages?.engine ?? null, configs: pageConfigs },
-        // `svc reload` is what SIGHUP is, with an answer (`systemctl reload` runs it after a log rotation too).
-        reload: () => { reopenLogs(); return configReload.reload(ADMIN_ACTOR); } });
+      const admin = await startAdminSocket({ path: paths.adminSocket, store: runtimeStore, storePath: null, clock, pid: deps.pid,
+        wake: () => dispatcher.wake(), report, operations });
       closers.add('admin socket', () => admin.close());
     }
+    // The team console (§24.6): its own listener; the control plane stays read-only.
+    const team = await startTeamConsole({ settings: settings.console, store, shared, oncall: { ...oncallReads, clock }, calendarKeys, operations,
+      snapshot: () => snapshot(), agents: () => agentIds, logPath: (id) => paths.log(id), listeners, clock, report });
+    if (team !== null) closers.add('team console', () => team.close());
 
     let closing: Promise<void> | null = null;
     return {

@@ -88,4 +88,22 @@ describe('iCalendar export', () => {
     const events = parse(calendarText({ agentId: 'a', schedule, people, shifts, nowMs: now }));
     assert.deepEqual(events.map((e) => e.SUMMARY), ['On call: Alice Example (s, override)', 'On call: bob (s, fallback)']);
   });
+
+  it('--from --days (§24.7): shifts cut to exactly the window; a person\'s key: their shifts only', () => {
+    const schedule: Schedule = { id: 'primary', timeZone: 'Europe/Berlin', fallback: null, allowGaps: false,
+      rotations: [{ people: ['alice', 'bob'], everyMs: 7 * 86_400_000, handoff: '2026-11-23T09:00', only: [], timeZone: 'Europe/Berlin' }] };
+    const now = Date.parse('2026-11-20T00:00:00Z');
+    // From Wednesday noon UTC, 10 days: alice's week cut at the start, bob's whole, alice's next cut at the end.
+    const from = Date.parse('2026-11-25T12:00:00Z');
+    const events = parse(exportCalendar('a', schedule, people, [], now, { window: { fromMs: from, days: 10 } }));
+    assert.deepEqual(events.map((e) => [e.DTSTART, e.DTEND]), [
+      ['20261125T120000Z', '20261130T080000Z'],
+      ['20261130T080000Z', '20261205T120000Z'],
+    ]);
+    const bobs = parse(exportCalendar('a', schedule, people, [], now, { window: { fromMs: from, days: 10 }, person: 'bob' }));
+    assert.deepEqual(bobs.map((e) => [e.DTSTART, e.DTEND, e.SUMMARY]), [['20261130T080000Z', '20261205T120000Z', 'On call: bob (primary)']]);
+    const year = parse(exportCalendar('a', schedule, people, [], now, { window: { fromMs: from, days: 366 } }));
+    assert.equal(year[0]?.DTSTART, '20261125T120000Z');
+    assert.equal(year.at(-1)?.DTEND, '20271126T120000Z');
+  });
 });

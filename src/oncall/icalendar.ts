@@ -15,6 +15,8 @@ import { UNTIL_HORIZON_MS, scheduleShifts } from './schedule.js';
 import { DAY_MS } from './zone-time.js';
 
 export const EXPORT_DAYS = 28;
+/** The longest window `svc oncall export --days` asks for (§24.7). */
+export const MAX_EXPORT_DAYS = 366;
 /** The media type of the answer (RFC 5545 §8.1). */
 export const CALENDAR_CONTENT_TYPE = 'text/calendar; charset=utf-8';
 const MAX_LINE_OCTETS = 75;
@@ -96,7 +98,22 @@ export function exportShifts(schedule: Schedule, overrides: readonly Override[],
   return scheduleShifts(schedule, overrides, nowMs - UNTIL_HORIZON_MS, end).filter((s) => s.endMs > nowMs);
 }
 
-/** `svc oncall export S` / `GET /oncall/<S>.ics`: the calendar of the next EXPORT_DAYS days. */
-export function exportCalendar(agentId: string, schedule: Schedule, people: readonly Person[], overrides: readonly Override[], nowMs: number): string {
-  return calendarText({ agentId, schedule, people, shifts: exportShifts(schedule, overrides, nowMs), nowMs });
+export interface ExportOptions {
+  /** A window (`svc oncall export --from --days`, §24.7): shifts are cut to exactly [fromMs, fromMs + days). */
+  window?: { fromMs: number; days: number };
+  /** One person's shifts only (a subscription key for them). */
+  person?: string | null;
+}
+
+/**
+ * `svc oncall export S` / `GET /oncall/<S>.ics`: the calendar of the next EXPORT_DAYS days (the shift
+ * on call now from its real start, so a subscription sees stable events), or of the window asked for.
+ */
+export function exportCalendar(agentId: string, schedule: Schedule, people: readonly Person[], overrides: readonly Override[], nowMs: number,
+  opts: ExportOptions = {}): string {
+  const all = opts.window === undefined ? exportShifts(schedule, overrides, nowMs)
+    : scheduleShifts(schedule, overrides, opts.window.fromMs, opts.window.fromMs + opts.window.days * DAY_MS);
+  const person = opts.person ?? null;
+  const shifts = person === null ? all : all.filter((s) => s.person === person);
+  return calendarText({ agentId, schedule, people, shifts, nowMs });
 }

@@ -304,3 +304,29 @@ describe('contacts on channels with a form of their own (§21.4, §21.5)', () =>
     ].join('\n'));
   });
 });
+
+describe('a channel: target needs the channel\'s own recipient (§17.2, §24.2)', () => {
+  it('a slack channel with a conversation takes channel: targets; one with neither user nor conversation is named at each target', () => {
+    const slack = [{ id: 'oncall-dm', type: 'file' }, { id: 'slack-room', type: 'slack', conversation: 'C0123ABC' }, { id: 'slack-dm', type: 'slack' }];
+    const text = [
+      'people:',
+      '  - { id: a, contacts: { slack-dm: U0ALICE, slack-room: U0ALICE } }',
+      'policies: [{ id: p, steps: [{ notify: [person:a, channel:slack-room], after: 1s }], onExhausted: [channel:slack-dm] }]',
+      'routes: [{ match: { severity: [P1] }, policy: p }, { match: { severity: [P2] }, notify: [channel:slack-dm] }]',
+      '',
+    ].join('\n');
+    let message = '';
+    try {
+      loadOncall({ dir: dirWith(text), channels: slack, sources }, ctx());
+    } catch (err) {
+      assert.ok(err instanceof ConfigError);
+      message = err.message.split('\n').map((l) => l.replace(/^[^:]*\/(oncall\.yaml)/, '$1')).join('\n');
+    }
+    const none = 'sends to the channel\'s own recipient, and slack channel slack-dm has none: set `user` or `conversation` on it in channels.yaml, '
+      + 'or notify people here';
+    assert.equal(message, [`oncall.yaml:3:99: policies.0.onExhausted.0: channel:slack-dm ${none}`,
+      `oncall.yaml:4:90: routes.1.notify.0: channel:slack-dm ${none}`].join('\n'));
+    const fixed = text.replaceAll('channel:slack-dm', 'channel:slack-room');
+    assert.deepEqual(loadOncall({ dir: dirWith(fixed), channels: slack, sources }, ctx())?.policies[0]?.onExhausted, [{ kind: 'channel', id: 'slack-room' }]);
+  });
+});

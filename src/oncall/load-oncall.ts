@@ -9,7 +9,8 @@
  */
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { contactProblem, missingOwnRecipient } from '../config/contact-forms.js';
+import { contactProblem } from '../config/contact-forms.js';
+import { ONCALL_FILE, hasOwnRecipient, recipientKeysText } from '../config/own-recipient.js';
 import type { ChannelConfig, LoadedAgent } from '../config/schema.js';
 import { answerSourcesOf } from '../config/schema.js';
 import { loadYamlFile } from '../config/yaml-file.js';
@@ -21,7 +22,6 @@ import { oncallFileSchema } from './oncall-schema.js';
 import { scheduleShifts } from './schedule.js';
 import { DAY_MS, formatNaive, isKnownZone, parseLocalDateTime, zoneTime } from './zone-time.js';
 
-export const ONCALL_FILE = 'oncall.yaml';
 /** How far ahead the coverage check looks (contract §17.1). */
 export const COVERAGE_DAYS = 14;
 
@@ -63,7 +63,7 @@ export function loadOncallForAgents(agents: readonly LoadedAgent[], ctx: OncallL
     try {
       const config = loadOncall(agent, ctx);
       if (config) found.set(agent.agent.id, config);
-      else problems.push(...pageSourceProblems(agent), ...ownRecipientProblems(agent));
+      else problems.push(...pageSourceProblems(agent));
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       problems.push(err.message);
@@ -82,18 +82,6 @@ function pageSourceProblems(agent: LoadedAgent): string[] {
   return answerSourcesOf(agent).flatMap((source) => [
     `${join(agent.dir, 'event-sources.yaml')}: source ${source.id} (type: ${source.type}) answers pages, but agent ${agent.agent.id} has no `
       + `${ONCALL_FILE} (${join(agent.dir, ONCALL_FILE)}): add one, or remove the source`]);
-}
-
-/**
- * Without an oncall.yaml every message goes to the channel's own recipient (§9.4): a channel that has
- * none (an ntfy channel without `topic`, a Pushover channel without `user`) could never deliver one.
- */
-function ownRecipientProblems(agent: LoadedAgent): string[] {
-  return agent.channels.flatMap((channel) => {
-    const key = missingOwnRecipient(channel);
-    return key === null ? [] : [`${join(agent.dir, 'channels.yaml')}: channel ${channel.id} (type: ${channel.type}) has no ${key}, and agent `
-      + `${agent.agent.id} has no ${ONCALL_FILE} naming people on it: set ${key}, or add ${ONCALL_FILE}`];
-  });
 }
 
 function duplicateIds(file: YamlFile<OncallConfig>, list: 'people' | 'schedules' | 'policies' | 'heartbeats', noun: string): string[] {
@@ -134,10 +122,10 @@ function referenceProblems(file: YamlFile<OncallConfig>, agent: OncallAgent): st
       if (t.kind === 'person' && !people.has(t.id)) unknown(at, 'person', t.id, ' (not in people)');
       if (t.kind === 'schedule' && !schedules.has(t.id)) unknown(at, 'schedule', t.id, ' (not in schedules)');
       if (t.kind === 'channel' && !channels.has(t.id)) unknown(at, 'channel', t.id, ` (channels.yaml has ${channelList})`);
-      const own = t.kind === 'channel' ? configOf(t.id) : undefined;
-      const key = own === undefined ? null : missingOwnRecipient(own);
-      if (own !== undefined && key !== null) {
-        problems.push(file.problem(at, `channel ${t.id} (type: ${own.type}) has no ${key} of its own to send to: name people instead, or set ${key} in channels.yaml`));
+      const channel = t.kind === 'channel' ? configOf(t.id) : undefined;
+      if (channel !== undefined && !hasOwnRecipient(channel)) {
+        problems.push(file.problem(at, `channel:${t.id} sends to the channel's own recipient, and ${channel.type} channel ${t.id} has none: `
+          + `set ${recipientKeysText(channel.type)} on it in channels.yaml, or notify people here`));
       }
     });
   };

@@ -22,7 +22,7 @@ export interface Recipient {
   to: string | null;
 }
 
-/** Who targets mean at an instant; `nobodyOnCall`, the person and schedule targets that reached nobody. */
+/** Who targets mean at an instant; `nobodyOnCall`, the targets that reached nobody. */
 export interface Resolved {
   recipients: Recipient[];
   nobodyOnCall: NobodyOnCall[];
@@ -30,8 +30,9 @@ export interface Resolved {
 
 /**
  * The `page.nobody-on-call` row's data for a target that reached nobody: `schedule` (nobody on call
- * there) or `person`, and `missing: true` when the file no longer has that person or schedule (a
- * page keeps the policy it opened under; a reload renamed or removed them, issue 33.4).
+ * there), `person` or `channel`, and `missing: true` when the files no longer have that person,
+ * schedule or channel (a page keeps the policy it opened under; a reload renamed or removed them, or
+ * a restart did, issue 33.4).
  */
 export function nobodyData(n: NobodyOnCall): Record<string, string | boolean> {
   return { [n.target.kind]: n.target.id, ...(n.known ? {} : { missing: true }) };

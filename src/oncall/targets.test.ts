@@ -60,6 +60,13 @@ describe('resolveTargets', () => {
 });
 
 describe('a person or override the file no longer has (issue 33.4)', () => {
+  it('a step to a channel the agent no longer has reaches nobody and says so, the others as before', () => {
+    const r = resolveAllTargets(config, [{ kind: 'channel', id: 'team-room' }, { kind: 'channel', id: 'oncall-dm' }], ALICE_WEEK, [],
+      (channelId) => channelId !== 'team-room');
+    assert.deepEqual(r, { recipients: [{ personId: null, channelId: 'oncall-dm', address: null }],
+      nobodyOnCall: [{ target: { kind: 'channel', id: 'team-room' }, known: false }] });
+  });
+
   it('a step to a person or schedule not in the file reaches nobody and says so: never silence', () => {
     const r = resolveAllTargets(config, [{ kind: 'person', id: 'carol' }, { kind: 'schedule', id: 'gone' }, { kind: 'person', id: 'bob' }], ALICE_WEEK, []);
     assert.deepEqual(r, {

@@ -7,7 +7,9 @@
  * - a person or schedule the file no longer has (an open page keeps the policy it opened under, §17.3;
  *   an override is stored, not in the file) reaches nobody, which is `page.nobody-on-call` too, never
  *   silence (issue 33.4); an override naming such a person never wins over the rotation;
- * - `channel:<id>` → the channel's own recipient: `personId` and `address` null (the channel knows it).
+ * - `channel:<id>` → the channel's own recipient: `personId` and `address` null (the channel knows it);
+ *   a channel the agent no longer has (channels.yaml dropped it, the page's policy still names it)
+ *   reaches nobody, `page.nobody-on-call` with `missing` like a person the file lacks.
  */
 import type { OncallConfig, Override, Route, Severity, Target } from './oncall-config.js';
 import { onCallAt, usableOverrides } from './schedule.js';
@@ -15,9 +17,9 @@ import type { Labels } from './label-name.js';
 import { alertLabels } from './label-name.js';
 import { labelsMatch } from './label-pattern.js';
 
-/** A person or schedule target that reached nobody; `known` false: the file no longer has it. */
+/** A target that reached nobody; `known` false: the file (oncall.yaml, or channels.yaml for a channel) no longer has it. */
 export interface NobodyOnCall {
-  target: Extract<Target, { kind: 'person' | 'schedule' }>;
+  target: Target;
   known: boolean;
 }
 
@@ -53,16 +55,20 @@ export function resolveTargets(config: OncallConfig, target: Target, instantMs: 
 
 /**
  * The recipients of a list of targets (a step, `onExhausted`), each person-and-channel once (the
- * deliveryId `<pageId>.<round>.<personId>.<channelId>` is unique in a round), plus the person and
- * schedule targets that reached nobody (a schedule with nobody on call; a person or schedule the
- * file no longer has).
+ * deliveryId `<pageId>.<round>.<personId>.<channelId>` is unique in a round), plus the targets that
+ * reached nobody (a schedule with nobody on call; a person or schedule the file no longer has; a
+ * channel the agent no longer has — `hasChannel`, default: every channel is there).
  */
 export function resolveAllTargets(config: OncallConfig, targets: readonly Target[], instantMs: number,
-  overrides: readonly Override[]): { recipients: Recipient[]; nobodyOnCall: NobodyOnCall[] } {
+  overrides: readonly Override[], hasChannel: (channelId: string) => boolean = () => true): { recipients: Recipient[]; nobodyOnCall: NobodyOnCall[] } {
   const seen = new Set<string>();
   const recipients: Recipient[] = [];
   const nobodyOnCall: NobodyOnCall[] = [];
   for (const target of targets) {
+    if (target.kind === 'channel' && !hasChannel(target.id)) {
+      nobodyOnCall.push({ target, known: false });
+      continue;
+    }
     const found = resolveTargets(config, target, instantMs, overrides);
     if (target.kind !== 'channel' && found.length === 0) {
       const known = target.kind === 'person' ? config.people.some((p) => p.id === target.id) : config.schedules.some((s) => s.id === target.id);

@@ -12,25 +12,25 @@ import type { PageNotification } from '../oncall/page.js';
 import type { NotificationOutcome, StoredOverride, StoredSilence } from './oncall-store.js';
 import type { PageReceipt } from './receipt-store.js';
 import { NOTICE_CANCELLED } from './oncall-store.js';
-import type { ReplayVia } from './store.js';
+import type { ActedThrough, ReplayVia } from './store.js';
 import { viaField } from './store.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The row `svc oncall override add` (or the console) writes with a new override. */
-export function overrideAddedAudit(o: StoredOverride, via?: ReplayVia): NewAuditEntry {
+export function overrideAddedAudit(o: StoredOverride, via?: ReplayVia | ActedThrough): NewAuditEntry {
   return { kind: 'schedule.override.added', actor: o.createdBy, agentId: o.agentId,
     data: { overrideId: o.id, schedule: o.scheduleId, person: o.personId, from: iso(o.fromMs), to: iso(o.toMs), ...viaField(via) } };
 }
 
 /** The row of an override removed: `o` is the override as it was stored. */
-export function overrideRemovedAudit(o: StoredOverride, actor: string, via?: ReplayVia): NewAuditEntry {
+export function overrideRemovedAudit(o: StoredOverride, actor: string, via?: ReplayVia | ActedThrough): NewAuditEntry {
   return { kind: 'schedule.override.removed', actor, agentId: o.agentId,
     data: { overrideId: o.id, schedule: o.scheduleId, person: o.personId, ...viaField(via) } };
 }
 
 /** The row of a new silence. */
-export function silenceCreatedAudit(s: Silence, via?: ReplayVia): NewAuditEntry {
+export function silenceCreatedAudit(s: Silence, via?: ReplayVia | ActedThrough): NewAuditEntry {
   return { kind: 'silence.created', actor: s.createdBy, agentId: s.agentId,
     data: { silenceId: s.id, matchers: s.matchers, startsAt: iso(s.startsAtMs), endsAt: iso(s.endsAtMs), reason: s.reason, ...viaField(via) } };
 }
@@ -45,7 +45,7 @@ export interface SilenceExpiryPlan {
  * A silence expired by hand (`svc silence expire`): it ends now unless it ended already (an earlier
  * end is kept, so a silence that was over stays over when it was), and says so on the chain.
  */
-export function planSilenceExpiry(stored: StoredSilence, actor: string, nowMs: number, via?: ReplayVia): SilenceExpiryPlan {
+export function planSilenceExpiry(stored: StoredSilence, actor: string, nowMs: number, via?: ReplayVia | ActedThrough): SilenceExpiryPlan {
   return {
     silence: { ...stored, expiredAtMs: nowMs, endsAtMs: Math.min(stored.endsAtMs, nowMs) },
     audit: [{ kind: 'silence.expired', actor, agentId: stored.agentId, data: { silenceId: stored.id, reason: 'manual', ...viaField(via) } }],

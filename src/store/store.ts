@@ -203,9 +203,17 @@ export interface RetentionPolicy {
 /** Through what an operator asked for a replay, an override or a silence (the console), recorded as `via` in its audit rows. */
 export type ReplayVia = 'console';
 
-/** The `via` field of an audit row's data: present only when the operator acted through the console. */
-export function viaField(via: ReplayVia | undefined): { via?: ReplayVia } {
-  return via === undefined ? {} : { via };
+/** Through the console, and as which person of oncall.yaml (contract §24.6): the audit row's data names them as `by`. */
+export interface ActedThrough {
+  via: ReplayVia;
+  by?: string;
+}
+
+/** The `via` (and `by`) fields of an audit row's data: present only when the operator acted through the console. */
+export function viaField(via: ReplayVia | ActedThrough | undefined): { via?: ReplayVia; by?: string } {
+  if (via === undefined) return {};
+  if (typeof via === 'string') return { via };
+  return via.by === undefined ? { via: via.via } : { via: via.via, by: via.by };
 }
 
 export interface DeadLetterSelection {
@@ -381,14 +389,14 @@ export interface OncallStore {
   openPageCounts(): Promise<OpenPageCount[]>;
 
   /** Stores an override; `told` (oncall/override-handoff.ts: it changed who is on call now) commits with it. */
-  addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia, told?: HandoffNotice): Promise<void>;
+  addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia | ActedThrough, told?: HandoffNotice): Promise<void>;
   /** Removes an override, and writes `told` with it; null (and nothing written) when there is none with that id. */
-  removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia, told?: HandoffNotice): Promise<StoredOverride | null>;
+  removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia | ActedThrough, told?: HandoffNotice): Promise<StoredOverride | null>;
   /** Overrides of the agent (all agents when null) that end after `endsAfterMs`. */
   listOverrides(agentId: string | null, endsAfterMs: number): Promise<StoredOverride[]>;
 
-  addSilence(silence: Silence, nowMs: number, via?: ReplayVia): Promise<void>;
-  expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia): Promise<StoredSilence | null>;
+  addSilence(silence: Silence, nowMs: number, via?: ReplayVia | ActedThrough): Promise<void>;
+  expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia | ActedThrough): Promise<StoredSilence | null>;
   /** Silences live at `nowMs` or ended after `endedAfterMs`. */
   listSilences(endedAfterMs: number): Promise<StoredSilence[]>;
 

@@ -67,3 +67,30 @@ export async function startConsole(d: Daemon, args: string[] = [], fixedPort?: n
     ?? (proc.stderr().includes('svc:') ? Promise.reject(new Error(proc.stderr())) : undefined), 60_000);
   return { port, origin: `http://127.0.0.1:${port}`, link, process: proc, stop: async () => { await proc.stop(); } };
 }
+
+/** The team console's OIDC client, as the IdP registers it and agent.yaml names it. */
+export const TEAM_CLIENT = { id: 'svc-team', secret: 'team-console-client-secret-0123456789' };
+
+export interface TeamConsoleDaemon {
+  daemon: Daemon;
+  /** The console's publicUrl, `http://127.0.0.1:<port>` (no proxy in front). */
+  origin: string;
+  port: number;
+}
+
+/**
+ * A daemon with a team console (§24.6) signing in at `issuer`: its port is chosen first, since the
+ * IdP must know the redirect `<origin>/auth/callback`; the client secret is a `${secret:}` reference.
+ * `oncall` is the oncall.yaml (people with `login:` are the ones who may act).
+ */
+export async function startTeamConsoleDaemon(issuer: string, port: number, oncall: string, opts: DaemonOptions = {}): Promise<TeamConsoleDaemon> {
+  const origin = `http://127.0.0.1:${port}`;
+  const daemon = await startDaemon({
+    ...opts,
+    secrets: { ...opts.secrets, 'console/oidc': TEAM_CLIENT.secret },
+    files: { ...opts.files, 'oncall.yaml': oncall },
+    agentYaml: `console:\n  bind: 127.0.0.1\n  port: ${port}\n  publicUrl: ${origin}\n  oidc:\n    issuer: ${issuer}\n    clientId: ${TEAM_CLIENT.id}\n`
+      + `    clientSecret: \${secret:console/oidc}\n${opts.agentYaml ?? ''}`,
+  });
+  return { daemon, origin, port };
+}

@@ -3,8 +3,9 @@
  * `chat.postMessage` and `chat.update` answer as Slack does (`{ok, channel, ts, …}`, JSON with a
  * charset); a request without the expected bot token gets Slack's `not_authed`. Every API call is
  * recorded with its parsed JSON body and its bytes. It also receives interactivity's `response_url`
- * posts at `/response`. Scripted answers (`postReplies`) and a rate-limited first update let a test
- * walk Slack's failures.
+ * posts at `/response`. Scripted answers (`postReplies`), a rate-limited first update and shared
+ * channels the bot was not invited to (`not_in_channel`, as Slack answers a bot posting there) let a
+ * test walk Slack's failures.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +29,11 @@ export interface FakeSlackOptions {
   dmChannel?: string;
   /** The first chat.update is answered 429 `ratelimited` with `Retry-After: 1`, as Slack's rate limit does. */
   rateLimitFirstUpdate?: boolean;
+  /**
+   * The shared conversations (`C…`, `G…`) the bot is a member of: a post into another is answered
+   * `not_in_channel`. Absent: the bot is in every one.
+   */
+  memberOf?: readonly string[];
 }
 
 export interface FakeSlack {
@@ -56,6 +62,8 @@ export async function startFakeSlack(token: string, opts: FakeSlackOptions = {})
     if (auth !== `Bearer ${token}`) return { status: 200, body: { ok: false, error: 'not_authed' } };
     if (method === 'conversations.open') return ok({ channel: { id: dmChannel } });
     if (method === 'chat.postMessage') {
+      const shared = typeof body.channel === 'string' && /^[CG]/.test(body.channel);
+      if (shared && opts.memberOf !== undefined && !opts.memberOf.includes(body.channel as string)) return { status: 200, body: { ok: false, error: 'not_in_channel' } };
       return postReplies.shift() ?? ok({ channel: body.channel, ts: `1700000000.${String(calls.length + 1).padStart(6, '0')}`, message: { text: body.text } });
     }
     if (method === 'chat.update') {
@@ -92,4 +100,10 @@ export async function startFakeSlack(token: string, opts: FakeSlackOptions = {})
       server.close(() => resolve());
     }),
   };
+}
+
+/** The `action_id`s of a Block Kit message's buttons, in order: what a person can press on it. */
+export function actionIds(body: Record<string, unknown>): string[] {
+  const blocks = (body.blocks ?? []) as Array<{ type: string; elements?: Array<{ action_id: string }> }>;
+  return blocks.flatMap((b) => b.elements?.map((e) => e.action_id) ?? []);
 }

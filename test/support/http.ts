@@ -1,5 +1,6 @@
 /** HTTP on loopback in tests: free ports, signed webhook posts, Prometheus text. */
 import { createHmac } from 'node:crypto';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import type { Clock } from '../../src/core/clock.js';
 
@@ -85,4 +86,17 @@ export function abortRecordingFetch(clock: Pick<Clock, 'monotonic'>): { fetch: t
       return fetch(input, init);
     },
   };
+}
+
+/** A raw GET (fetch cannot send a foreign or a second Host header): its status and headers. */
+export function rawGet(port: number, path: string, headers: Array<[string, string]>):
+  Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET', setHost: false, headers: headers.flat() as unknown as Record<string, string> }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -1,6 +1,9 @@
 /**
  * A real OpenID provider (`oidc-provider`) on loopback for the black-box auth tests: the strict
- * client-credentials grant, issuing RFC 9068 `at+jwt` access tokens for the control plane's audience.
+ * client-credentials grant, issuing RFC 9068 `at+jwt` access tokens for the control plane's audience;
+ * public code clients (`svc console`) and confidential ones authenticating with `client_secret_basic`
+ * (the team console, §24.6). Whoever signs in is `signInAs`'s account (alice by default), with the
+ * email `<account>@example.com` in the ID token when the `email` scope is asked.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -17,6 +20,8 @@ export interface Idp {
   clients: Record<string, string>;
   /** Requests seen, by path. */
   hits: Map<string, number>;
+  /** The account the next sign-ins log in as (no login form: logged in and consenting at once). */
+  signInAs(accountId: string): void;
   close(): Promise<void>;
 }
 
@@ -32,6 +37,8 @@ export interface IdpOptions {
   codeClients?: Record<string, string>;
   /** The code clients also get a refresh token with every sign-in (and may use the refresh_token grant). */
   refreshTokens?: boolean;
+  /** Confidential clients of the authorization-code flow with PKCE and `client_secret_basic` (the team console): client id → secret and redirect. */
+  confidentialClients?: Record<string, { secret: string; redirect: string }>;
 }
 
 /** Starts the IdP; `clients` maps client ids to secrets (client_secret_basic). */
@@ -59,9 +66,16 @@ export async function startIdp(clients: Record<string, string>, opts: IdpOptions
         client_id, grant_types: opts.refreshTokens ? ['authorization_code', 'refresh_token'] : ['authorization_code'], redirect_uris: [redirect], response_types: ['code' as const],
         token_endpoint_auth_method: 'none' as const, application_type: 'native' as const, scope: `openid ${SCOPE}`,
       })),
+      ...Object.entries(opts.confidentialClients ?? {}).map(([client_id, c]) => ({
+        client_id, client_secret: c.secret, grant_types: ['authorization_code'], redirect_uris: [c.redirect], response_types: ['code' as const],
+        token_endpoint_auth_method: 'client_secret_basic' as const, scope: 'openid email profile',
+      })),
     ],
+    // The scopes' claims go into the ID token too: what a relying party that reads only the ID token (the team console) sees.
+    conformIdTokenClaims: false,
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['preferred_username'] },
     ...(opts.refreshTokens ? { issueRefreshToken: () => true } : {}),
-    findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+    findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, email: `${id}@example.com`, email_verified: true, preferred_username: id }) }),
     jwks: { keys: [jwk] },
     scopes: [SCOPE],
     features: {
@@ -80,15 +94,16 @@ export async function startIdp(clients: Record<string, string>, opts: IdpOptions
     },
   });
   handler = provider.callback();
-  // The user interaction, without a form: alice logs in, then consents to what was asked.
+  let account = 'alice';
+  // The user interaction, without a form: the account logs in, then consents to what was asked.
   async function interact(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const details = await provider.interactionDetails(req, res);
     if (details.prompt.name === 'login') {
-      await provider.interactionFinished(req, res, { login: { accountId: 'alice' } }, { mergeWithLastSubmission: false });
+      await provider.interactionFinished(req, res, { login: { accountId: account } }, { mergeWithLastSubmission: false });
       return;
     }
-    const grant = new provider.Grant({ accountId: details.session?.accountId ?? 'alice', clientId: String(details.params.client_id) });
-    grant.addOIDCScope(`openid ${SCOPE}`);
+    const grant = new provider.Grant({ accountId: details.session?.accountId ?? account, clientId: String(details.params.client_id) });
+    grant.addOIDCScope(`openid ${SCOPE} ${typeof details.params.scope === 'string' ? details.params.scope : ''}`.trim());
     grant.addResourceScope(AUDIENCE, SCOPE);
     await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
   }
@@ -97,6 +112,7 @@ export async function startIdp(clients: Record<string, string>, opts: IdpOptions
     tokenEndpoint: `${issuer}/token`,
     clients,
     hits,
+    signInAs: (accountId) => { account = accountId; },
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
@@ -112,4 +128,39 @@ export async function fetchToken(idp: Idp, clientId: string): Promise<string> {
   const body = (await res.json()) as { access_token?: string; error?: string };
   if (!body.access_token) throw new Error(`token request failed: ${res.status} ${body.error ?? ''}`);
   return body.access_token;
+}
+
+/**
+ * A sign-in without a browser: follows the redirects from `start` (a relying party's login URL)
+ * through the IdP's interaction and back, keeping each origin's cookies as a browser would (paths
+ * aside); returns the cookies of `start`'s origin at the end (`name=value; …`) and where it ended.
+ */
+export async function signInWithoutBrowser(start: string): Promise<{ cookie: string; landed: string }> {
+  const jars = new Map<string, Map<string, string>>();
+  const jar = (url: URL): Map<string, string> => {
+    let j = jars.get(url.origin);
+    if (j === undefined) { j = new Map(); jars.set(url.origin, j); }
+    return j;
+  };
+  let url = new URL(start);
+  for (let hop = 0; hop < 20; hop++) {
+    const cookie = [...jar(url)].map(([k, v]) => `${k}=${v}`).join('; ');
+    const res = await fetch(url, { redirect: 'manual', headers: cookie === '' ? {} : { cookie } });
+    for (const set of res.headers.getSetCookie()) {
+      const [pair = ''] = set.split(';');
+      const eq = pair.indexOf('=');
+      if (eq > 0) {
+        const expired = /max-age=0|expires=thu, 01 jan 1970/i.test(set);
+        if (expired) jar(url).delete(pair.slice(0, eq).trim());
+        else jar(url).set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+      }
+    }
+    await res.body?.cancel();
+    const location = res.headers.get('location');
+    if (res.status < 300 || res.status >= 400 || location === null) {
+      return { cookie: [...jar(new URL(start))].map(([k, v]) => `${k}=${v}`).join('; '), landed: url.href };
+    }
+    url = new URL(location, url);
+  }
+  throw new Error(`no end to the redirects from ${start}`);
 }

@@ -263,6 +263,27 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(kinds, ['schedule.override.added', 'schedule.override.removed', 'silence.created', 'silence.expired']);
     });
 
+    it('through a console as a person (§24.6): each override and silence row says via console and by whom; without one, neither', async () => {
+      const store = await open();
+      const asAlice = { via: 'console' as const, by: 'alice' };
+      await store.oncall.addOverride({ id: 'o2', agentId: 'agent-a', scheduleId: 'primary', personId: 'bob', fromMs: T0, toMs: T0 + MIN,
+        createdAtMs: T0, createdBy: 'user:alice@example.com' }, T0, asAlice);
+      await store.oncall.removeOverride('o2', 'user:alice@example.com', T0, asAlice);
+      await store.oncall.addSilence({ id: 's2', agentId: null, matchers: [{ label: 'alertname', op: '=', value: 'Disk' }], startsAtMs: T0,
+        endsAtMs: T0 + MIN, reason: 'maintenance', createdBy: 'local:root' }, T0, asAlice);
+      await store.oncall.expireSilence('s2', 'local:root', T0 + 10, 'console');
+      const rows = (await store.listAudit(q({ limit: 100, order: 'asc' }), {})).items.map((r) => {
+        const data = JSON.parse(r.dataText ?? '{}') as { via?: string; by?: string };
+        return [r.kind, r.actor, data.via, data.by];
+      });
+      assert.deepEqual(rows, [
+        ['schedule.override.added', 'user:alice@example.com', 'console', 'alice'],
+        ['schedule.override.removed', 'user:alice@example.com', 'console', 'alice'],
+        ['silence.created', 'local:root', 'console', 'alice'],
+        ['silence.expired', 'local:root', 'console', undefined],
+      ]);
+    });
+
     it('an override that changes who is on call now commits with its handoff notice; a removal of none writes neither (§17.6)', async () => {
       const store = await open();
       const notice = (person: string, change: string) => ({

@@ -9,9 +9,10 @@
  *   source each host names; a host picker comes first and there are no actions.
  *
  * Sign-in: when the agent directory's (`--dir`, default `.`) `controlPlane.auth` is enabled and names
- * `console.clientId`, the operator signs in with OpenID Connect (oidc-sign-in.ts); otherwise the
+ * `console.clientId`, the operator signs in with OpenID Connect (auth/oidc-sign-in.ts); otherwise the
  * proxy sends what `svc ps` would send (SVC_TOKEN, or client credentials) and actions are audited as
- * `local:<os user>`.
+ * `local:<os user>`. On-call actions also name the person acting (§24.6): `--as PERSON`, or the
+ * "Acting as" choice each session makes — never the OS user.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -29,8 +30,9 @@ import { createTokenSource } from '../token-source.js';
 import { actionSocket } from './action-socket.js';
 import type { Upstream } from './console-proxy.js';
 import { startConsoleProxy } from './console-proxy.js';
-import type { OidcSignIn } from './oidc-sign-in.js';
-import { createOidcSignIn } from './oidc-sign-in.js';
+import type { OidcSignIn } from '../../auth/oidc-sign-in.js';
+import { createOidcSignIn } from '../../auth/oidc-sign-in.js';
+import { UsageError } from '../../core/errors.js';
 
 export interface ConsoleOptions {
   port?: string;
@@ -41,6 +43,8 @@ export interface ConsoleOptions {
   label: string[];
   url?: string;
   dir?: string;
+  /** The person of oncall.yaml acting (§24.6); without it each session chooses with "Acting as". */
+  as?: string;
 }
 
 const ADMIN_TIMEOUT_MS = 60_000;
@@ -55,7 +59,7 @@ function signInFor(ctx: CliContext, dir: string | undefined, port: () => number)
   // The redirect names the proxy's port, known once it listens.
   const lazy = (): OidcSignIn => {
     signIn ??= createOidcSignIn({
-      issuer: auth.issuer ?? '', clientId: auth.console?.clientId ?? '', audience: auth.audience ?? '', scopes: auth.scopes,
+      issuer: auth.issuer ?? '', clientId: auth.console?.clientId ?? '', clientSecret: null, resource: auth.audience ?? '', scopes: auth.scopes,
       redirectUri: `http://127.0.0.1:${port()}/callback`,
     });
     return signIn;
@@ -87,6 +91,9 @@ function openBrowser(url: string): void {
 
 export async function consoleCommand(opts: ConsoleOptions, ctx: CliContext): Promise<number> {
   const port = intFlag('--port', opts.port, 0, 65535) ?? 0;
+  if (opts.as !== undefined && !/^[a-z0-9][a-z0-9._-]{0,63}$/.test(opts.as)) {
+    throw new UsageError(`svc console: --as "${opts.as.slice(0, 64)}" is not a person id of oncall.yaml`);
+  }
   let bound = 0;
   const oidc = opts.fleet ? null : signInFor(ctx, opts.dir, () => bound);
   const local = opts.fleet ? null : localUpstream(ctx, opts, oidc !== null);
@@ -97,6 +104,7 @@ export async function consoleCommand(opts: ConsoleOptions, ctx: CliContext): Pro
   const proxy = await startConsoleProxy({
     port, upstreams, fleet: opts.fleet, oidc,
     localIdentity: `local:${userInfo().username.replace(/[^\x21-\x7e]/g, '?')}`,
+    actingAs: opts.as ?? null,
     admin: (socket, request) => adminRequest(socket, request, { clock: ctx.clock, timeoutMs: ADMIN_TIMEOUT_MS }),
     clock: ctx.clock,
     report: (line) => ctx.stderr(`${line}\n`),

@@ -21,19 +21,14 @@ import { CONSOLE_HEADERS, sendHtml } from '../../control-plane/ui/console-header
 import type { Html } from '../../control-plane/ui/html.js';
 import { html } from '../../control-plane/ui/html.js';
 import { layout } from '../../control-plane/ui/layout.js';
-import { CSRF_HEADER } from '../../control-plane/ui/ui-route.js';
-import { DLQ_REPLAY_ACTION } from '../../control-plane/ui/views/dlq-view.js';
-import { OVERRIDE_ACTION } from '../../control-plane/ui/views/oncall-view.js';
-import { PAGE_ACTION, PAGE_ACTIONS } from '../../control-plane/ui/views/page-view.js';
-import { SILENCE_ACTION } from '../../control-plane/ui/views/silences-view.js';
-import { OVERRIDE_ID_PATTERN, SILENCE_ID_PATTERN } from '../../daemon/admin-oncall-protocol.js';
-import { PAGE_ID_PATTERN } from '../../oncall/page.js';
+import type { OidcSignIn } from '../../auth/oidc-sign-in.js';
+import { ACTING_AS_HEADER, CSRF_HEADER } from '../../control-plane/ui/ui-route.js';
 import type { AdminRequest, AdminResponse } from '../../daemon/admin-protocol.js';
-import { checkOverrideWindow, checkSilence } from '../oncall-input.js';
+import { planConsoleAction } from '../../daemon/console/console-actions.js';
+import { sameSecret } from '../../daemon/console/console-cookies.js';
 import type { TokenSource } from '../token-source.js';
 import type { Session, Sessions } from './console-sessions.js';
-import { createSessions, sameSecret } from './console-sessions.js';
-import type { OidcSignIn } from './oidc-sign-in.js';
+import { createSessions } from './console-sessions.js';
 
 /** A control plane the proxy shows. */
 export interface Upstream {
@@ -55,6 +50,8 @@ export interface ConsoleProxyOptions {
   oidc: OidcSignIn | null;
   /** The identity of actions when there is no sign-in: `local:<os user>`. */
   localIdentity: string;
+  /** `--as`: the person of oncall.yaml acting in every session; null: each session chooses with "Acting as". */
+  actingAs: string | null;
   admin: (socket: string, request: AdminRequest) => Promise<AdminResponse | null>;
   clock: Clock;
   report: (line: string) => void;
@@ -67,17 +64,11 @@ export interface ConsoleProxy {
   close(): Promise<void>;
 }
 
-/** A console time box: `2026-11-26 09:00` (or with T, seconds) is UTC; anything else is read as the CLI reads it. */
-function utcUnlessZoned(raw: string): string {
-  const t = raw.trim();
-  return /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(t) ? `${t.replace(' ', 'T')}Z` : t;
-}
-
 /** Renew an access token this long before it ends, so no request carries one about to expire. */
 const REFRESH_BEFORE_MS = 60_000;
 
-/** Most bytes of an action form read. */
-const MAX_FORM_BYTES = 8 * 1024;
+/** Most bytes of an action form read: the largest (a silence, twenty matchers) is well under it. */
+const MAX_FORM_BYTES = 16 * 1024;
 const UPSTREAM_PATHS = /^\/(ui\/.*|logs)$/;
 const FORWARDED_REQUEST_HEADERS = ['accept', 'last-event-id', 'if-none-match'] as const;
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'cache-control', 'etag', 'content-length'] as const;
@@ -148,11 +139,7 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
         return page(req, res, 403, 'Refused', html`<p>The form's security token does not match this session: nothing was done. Reload the page and try again.</p>`);
       }
       if (url.pathname === '/hosts' && opts.fleet) return pickHost(req, res, form, session);
-      if (url.pathname === DLQ_REPLAY_ACTION) return replay(req, res, form, session);
-      if (url.pathname === PAGE_ACTION) return actOnPage(req, res, form, session);
-      if (url.pathname === OVERRIDE_ACTION) return actOnOverride(req, res, form, session);
-      if (url.pathname === SILENCE_ACTION) return actOnSilence(req, res, form, session);
-      return page(req, res, 404, 'Not found', html`<p>There is no such action.</p>`);
+      return act(req, res, url, form, session);
     }
     if (method !== 'GET' && method !== 'HEAD') {
       res.writeHead(405, { ...CONSOLE_HEADERS, allow: 'GET, HEAD, POST', 'content-length': '0' });
@@ -251,82 +238,24 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
     redirect(res, '/ui/');
   }
 
-  async function replay(req: IncomingMessage, res: ServerResponse, form: URLSearchParams, session: Session): Promise<void> {
-    const upstream = upstreamOf(session);
-    const id = form.get('id') ?? '';
-    if (upstream?.adminSocket == null) return page(req, res, 403, 'Refused', html`<p>Actions are offered only for a daemon on this machine.</p>`);
-    if (!/^[\x21-\x7e]{1,200}$/.test(id)) return page(req, res, 400, 'Replay', html`<p>That is not a dead-letter id.</p>`);
-    const answer = await opts.admin(upstream.adminSocket, { op: 'dlq.replay', ids: [id], via: 'console', actor: session.identity });
-    if (answer === null) return page(req, res, 503, 'Replay', html`<p>The daemon is not running (no admin socket); nothing was replayed.</p>`);
-    if (!answer.ok) return page(req, res, 400, 'Replay', html`<p>The daemon refused: ${answer.error}</p>`);
-    const replayed = answer.op === 'dlq.replay' ? answer.replayed.length : 0;
-    opts.report(`svc console: ${session.identity} replayed ${replayed} dead letter(s)`);
-    redirect(res, `/ui/dlq?replayed=${replayed}`);
-  }
-
-  async function actOnPage(req: IncomingMessage, res: ServerResponse, form: URLSearchParams, session: Session): Promise<void> {
-    const upstream = upstreamOf(session);
-    const id = form.get('id') ?? '';
-    const action = PAGE_ACTIONS.find((a) => a.action === form.get('action'))?.action;
-    if (upstream?.adminSocket == null) return page(req, res, 403, 'Refused', html`<p>Actions are offered only for a daemon on this machine.</p>`);
-    if (!PAGE_ID_PATTERN.test(id) || action === undefined) return page(req, res, 400, 'Page', html`<p>That is not a page and an action on it.</p>`);
-    const answer = await opts.admin(upstream.adminSocket, { op: 'page.act', page: id, action, user: 'console', via: 'console', actor: session.identity });
-    if (answer === null) return page(req, res, 503, 'Page', html`<p>The daemon is not running (no admin socket); nothing was done.</p>`);
-    if (!answer.ok) return redirect(res, `/ui/pages/${id}?failed=${encodeURIComponent(answer.error)}`);
-    opts.report(`svc console: ${session.identity} ${action} page ${id}`);
-    redirect(res, `/ui/pages/${id}?done=${action}`);
-  }
-
   /**
-   * Carries out an override or silence request through the admin socket and sends the browser back to
-   * `view` with the outcome: `?done=KEY`, or `?failed=` with what was wrong (the form's own error, or
-   * the daemon's refusal) shown above the form.
+   * An action form, planned as the team console plans it (daemon/console/console-actions.ts) and
+   * carried out through the daemon's admin socket; the browser goes back to the view with the outcome.
    */
-  async function oncallAction(req: IncomingMessage, res: ServerResponse, session: Session, view: string, done: string,
-    request: AdminRequest | { error: string }): Promise<void> {
-    const back = (query: string): void => redirect(res, `${view}?${query}`);
+  async function act(req: IncomingMessage, res: ServerResponse, url: URL, form: URLSearchParams, session: Session): Promise<void> {
     const upstream = upstreamOf(session);
     if (upstream?.adminSocket == null) return page(req, res, 403, 'Refused', html`<p>Actions are offered only for a daemon on this machine.</p>`);
-    if ('error' in request) return back(`failed=${encodeURIComponent(request.error)}`);
-    const answer = await opts.admin(upstream.adminSocket, request);
+    const plan = planConsoleAction(url.pathname, form, { actor: session.identity, person: opts.actingAs ?? session.actingAs });
+    if (plan.kind === 'not-found') return page(req, res, 404, 'Not found', html`<p>There is no such action.</p>`);
+    if (plan.kind === 'act-as') {
+      if (opts.actingAs === null) session.actingAs = plan.person;
+      return redirect(res, plan.location);
+    }
+    if (plan.kind === 'back') return redirect(res, plan.location);
+    const answer = await opts.admin(upstream.adminSocket, plan.request);
     if (answer === null) return page(req, res, 503, 'Not done', html`<p>The daemon is not running (no admin socket); nothing was done.</p>`);
-    if (!answer.ok) return back(`failed=${encodeURIComponent(answer.error)}`);
-    opts.report(`svc console: ${session.identity} ${request.op}`);
-    back(`done=${done}`);
-  }
-
-  async function actOnOverride(req: IncomingMessage, res: ServerResponse, form: URLSearchParams, session: Session): Promise<void> {
-    const who = { user: 'console', via: 'console' as const, actor: session.identity };
-    const op = form.get('op');
-    if (op === 'remove') {
-      const id = form.get('id') ?? '';
-      return oncallAction(req, res, session, '/ui/oncall', 'removed', OVERRIDE_ID_PATTERN.test(id)
-        ? { op: 'override.rm', id, ...who } : { error: 'that is not an override id' });
-    }
-    if (op !== 'add') return oncallAction(req, res, session, '/ui/oncall', 'added', { error: 'there is no such override action' });
-    const schedule = form.get('schedule') ?? '';
-    const person = form.get('person') ?? '';
-    const agent = form.get('agent') ?? '';
-    const window = checkOverrideWindow({ from: 'From', to: 'Until' }, utcUnlessZoned(form.get('from') ?? ''), utcUnlessZoned(form.get('to') ?? ''));
-    return oncallAction(req, res, session, '/ui/oncall', 'added', !window.ok ? { error: window.error }
-      : { op: 'override.add', schedule, person, ...(agent === '' ? {} : { agent }), ...window.value, ...who });
-  }
-
-  async function actOnSilence(req: IncomingMessage, res: ServerResponse, form: URLSearchParams, session: Session): Promise<void> {
-    const who = { user: 'console', via: 'console' as const, actor: session.identity };
-    const op = form.get('op');
-    if (op === 'expire') {
-      const id = form.get('id') ?? '';
-      return oncallAction(req, res, session, '/ui/silences', 'expired', SILENCE_ID_PATTERN.test(id)
-        ? { op: 'silence.expire', id, ...who } : { error: 'that is not a silence id' });
-    }
-    if (op !== 'add') return oncallAction(req, res, session, '/ui/silences', 'added', { error: 'there is no such silence action' });
-    const matchers = (form.get('matchers') ?? '').split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
-    const checked = checkSilence({ match: 'Matcher', duration: 'Duration', reason: 'Reason' },
-      { matchers, duration: (form.get('duration') ?? '').trim(), reason: form.get('reason') ?? '' });
-    const agent = form.get('agent') ?? '';
-    return oncallAction(req, res, session, '/ui/silences', 'added', !checked.ok ? { error: checked.error }
-      : { op: 'silence.add', ...checked.value, ...(agent === '' ? {} : { agent }), ...who });
+    if (answer.ok) opts.report(`svc console: ${session.identity}${session.actingAs === null && opts.actingAs === null ? '' : ` as ${opts.actingAs ?? session.actingAs ?? ''}`} ${plan.request.op}`);
+    redirect(res, plan.then(answer));
   }
 
   async function forward(req: IncomingMessage, res: ServerResponse, url: URL, upstream: Upstream, session: Session): Promise<void> {
@@ -337,7 +266,11 @@ export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<Cons
     }
     const token = session.accessToken ?? (upstream.tokens === null ? null : await upstream.tokens.token());
     if (token !== null) headers.authorization = `Bearer ${token}`;
-    if (upstream.adminSocket !== null) headers[CSRF_HEADER] = session.csrf;
+    if (upstream.adminSocket !== null) {
+      headers[CSRF_HEADER] = session.csrf;
+      const acting = opts.actingAs ?? session.actingAs;
+      if (acting !== null) headers[ACTING_AS_HEADER] = acting;
+    }
     const abort = new AbortController();
     res.once('close', () => abort.abort());
     const answer = await fetch(`${upstream.base}${url.pathname}${url.search}`, { method: req.method, headers, signal: abort.signal, redirect: 'manual' });

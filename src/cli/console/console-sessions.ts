@@ -3,15 +3,11 @@
  * HttpOnly, SameSite=Strict cookie, each with its own CSRF token for action forms. Everything lives in
  * memory: when `svc console` stops, every session and token is gone.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import type { PendingSignIn } from '../../auth/oidc-sign-in.js';
+import { cookieValues, sameSecret } from '../../daemon/console/console-cookies.js';
 
 export const SESSION_COOKIE = 'svc_console';
-
-/** What an OpenID Connect sign-in in progress needs when the IdP sends the browser back. */
-export interface PendingSignIn {
-  state: string;
-  codeVerifier: string;
-}
 
 export interface Session {
   id: string;
@@ -27,16 +23,11 @@ export interface Session {
   pending: PendingSignIn | null;
   /** The fleet host this session looks at (--fleet); null: the picker. */
   host: string | null;
+  /** The person of oncall.yaml this session acts as ("Acting as"); null: not chosen (on-call actions ask first). */
+  actingAs: string | null;
 }
 
 const token = (): string => randomBytes(32).toString('base64url');
-
-/** Constant-time comparison of two strings (different lengths are simply unequal). */
-export function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 export interface Sessions {
   /** The token of the one-time link (for the URL printed at start). */
@@ -59,15 +50,12 @@ export function createSessions(): Sessions {
       if (spent || !sameSecret(candidate, linkToken)) return null;
       spent = true;
       const session: Session = { id: token(), csrf: token(), identity, accessToken: null, tokenExpiresAtMs: null, refreshToken: null,
-        pending: null, host: null };
+        pending: null, host: null, actingAs: null };
       byId.set(session.id, session);
       return session;
     },
     fromCookie(header) {
-      if (header === undefined) return null;
-      for (const part of header.split(';')) {
-        const [name, value] = part.trim().split('=', 2);
-        if (name !== SESSION_COOKIE || value === undefined) continue;
+      for (const value of cookieValues(header, SESSION_COOKIE)) {
         for (const [id, session] of byId) if (sameSecret(value, id)) return session;
       }
       return null;

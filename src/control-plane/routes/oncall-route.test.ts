@@ -4,6 +4,7 @@ import { fakeClock } from '../../core/clock.js';
 import type { OncallConfig, Override } from '../../oncall/oncall-config.js';
 import type { ControlPlane } from '../server.js';
 import { createControlPlane } from '../server.js';
+import { calendarKey, checkCalendarKey } from '../../oncall/calendar-key.js';
 import { createOncallCalendarRoute, createOncallRoute } from './oncall-route.js';
 import type { OncallRouteDeps } from './oncall-route.js';
 import { testPerson } from '../../../test/support/oncall-config.js';
@@ -23,6 +24,9 @@ const config = (fallback: string | null): OncallConfig => ({
   heartbeats: [],
 });
 
+const SECRET = 'k'.repeat(64);
+const keys = { check: (agentId: string, scheduleId: string, key: string) => checkCalendarKey(SECRET, agentId, scheduleId, key) };
+
 describe('GET /oncall and /oncall/<schedule>.ics', () => {
   // Wednesday 2026-11-25 12:00 UTC = 13:00 in Berlin: alice's week, inside business hours.
   const clock = fakeClock(Date.parse('2026-11-25T12:00:00Z'));
@@ -40,7 +44,7 @@ describe('GET /oncall and /oncall/<schedule>.ics', () => {
   let base = '';
   before(async () => {
     server = createControlPlane({ bind: '127.0.0.1', port: 0, allowRemote: false, guard: null, report: () => {}, clock, maxConnections: 16,
-      routes: new Map([['/oncall', createOncallRoute(deps)], ['/oncall/', createOncallCalendarRoute(deps)]]) });
+      routes: new Map([['/oncall', createOncallRoute(deps)], ['/oncall/', createOncallCalendarRoute(deps, keys)]]) });
     await server.start();
     base = `http://127.0.0.1:${server.port()}`;
   });
@@ -122,5 +126,50 @@ describe('GET /oncall and /oncall/<schedule>.ics', () => {
     assert.equal((await fetch(`${base}/oncall/primary`)).status, 404);
     assert.equal((await fetch(`${base}/oncall/x/primary.ics`)).status, 404);
     assert.equal((await fetch(`${base}/oncall/%E0%A4%A.ics`)).status, 404);
+  });
+
+  it('from and days (§24.7): exactly that window; days out of 1..366 or a zoneless from is a 400 naming it', async () => {
+    const text = await (await fetch(`${base}/oncall/primary.ics?agent=esc&from=2026-11-30T00:00:00Z&days=1`)).text();
+    // Monday 30 November: bob's week, 09:00-18:00 Berlin.
+    assert.deepEqual([...text.matchAll(/DTSTART:(\w+)\r\nDTEND:(\w+)/g)].map((m) => [m[1], m[2]]), [['20261130T080000Z', '20261130T170000Z']]);
+    for (const [query, error] of [
+      ['days=0', 'invalid days: expected an integer 1..366'], ['days=367', 'invalid days: expected an integer 1..366'], ['days=1.5', 'invalid days: expected an integer 1..366'],
+      ['from=2026-11-30T00:00', 'invalid from: no time zone; expected an ISO-8601 timestamp with a zone (Z or +01:00) or integer milliseconds'],
+    ]) {
+      const res = await fetch(`${base}/oncall/primary.ics?agent=esc&${query}`);
+      assert.equal(res.status, 400, query);
+      assert.deepEqual(await res.json(), { error }, query);
+    }
+  });
+
+  it('a subscription key picks its agent and person; a wrong key, another schedule\'s or another agent\'s is 403', async () => {
+    const whole = await fetch(`${base}/oncall/primary.ics?key=${calendarKey(SECRET, 'other', 'primary', null)}`);
+    assert.equal(whole.status, 200, 'the key says which agent: no ?agent= needed');
+    assert.match(await whole.text(), /X-WR-CALNAME:On call: primary \(other\)/);
+    const bobs = await (await fetch(`${base}/oncall/primary.ics?key=${calendarKey(SECRET, 'esc', 'primary', 'bob')}`)).text();
+    const summaries = [...bobs.matchAll(/SUMMARY:(.*)\r\n/g)].map((m) => m[1]);
+    assert.ok(summaries.length > 0 && summaries.every((t) => t?.startsWith('On call: bob')), JSON.stringify(summaries));
+    for (const key of ['nope', calendarKey('x'.repeat(64), 'esc', 'primary', null), calendarKey(SECRET, 'esc', 'secondary', null)]) {
+      const res = await fetch(`${base}/oncall/primary.ics?key=${key}`);
+      assert.equal(res.status, 403);
+      assert.deepEqual(await res.json(), { error: 'invalid calendar key' });
+    }
+  });
+
+  it('a keyed calendar request passes the token check (the key is its credential); without a key the token is still required', async () => {
+    const refuse = () => Promise.resolve({ ok: false as const, status: 401, body: { error: 'missing bearer token', reason: 'missing-token' }, headers: {} });
+    const guarded = createControlPlane({ bind: '127.0.0.1', port: 0, allowRemote: false, guard: refuse, report: () => {}, clock, maxConnections: 16,
+      keyed: (path, url) => path.startsWith('/oncall/') && /[?&]key=/.test(url),
+      routes: new Map([['/oncall', createOncallRoute(deps)], ['/oncall/', createOncallCalendarRoute(deps, keys)]]) });
+    await guarded.start();
+    try {
+      const at = `http://127.0.0.1:${guarded.port()}`;
+      assert.equal((await fetch(`${at}/oncall/primary.ics?key=${calendarKey(SECRET, 'esc', 'primary', null)}`)).status, 200);
+      assert.equal((await fetch(`${at}/oncall/primary.ics?key=wrong`)).status, 403);
+      assert.equal((await fetch(`${at}/oncall/primary.ics?agent=esc`)).status, 401);
+      assert.equal((await fetch(`${at}/oncall?key=x`)).status, 401, 'only the calendars take a key');
+    } finally {
+      await guarded.close();
+    }
   });
 });

@@ -10,7 +10,7 @@
  */
 import type { Clock } from '../../core/clock.js';
 import { isoTs } from '../../core/clock.js';
-import { CALENDAR_CONTENT_TYPE, exportCalendar } from '../../oncall/icalendar.js';
+import { CALENDAR_CONTENT_TYPE, EXPORT_DAYS, MAX_EXPORT_DAYS, exportCalendar } from '../../oncall/icalendar.js';
 import type { OncallConfig, Override, Schedule } from '../../oncall/oncall-config.js';
 import { nextHandoff, usableOverrides, whoIsOnCall } from '../../oncall/schedule.js';
 import { JSON_HEADERS, sendError, sendJson } from '../http-json.js';
@@ -23,6 +23,14 @@ export interface OncallRouteDeps {
   /** The agent's overrides that end after `endsAfterMs` (the store's). */
   overrides: (agentId: string, endsAfterMs: number) => Promise<readonly Override[]>;
   clock: Clock;
+}
+
+/**
+ * Calendar subscription keys (§24.7, oncall/calendar-key.ts) as the route checks them: the person a
+ * key names for this agent's schedule (null: the whole schedule), or false. The daemon holds the secret.
+ */
+export interface CalendarKeyCheck {
+  check(agentId: string, scheduleId: string, key: string): { person: string | null } | false;
 }
 
 export interface OncallScheduleView {
@@ -106,13 +114,30 @@ export function createOncallRoute(deps: OncallRouteDeps): RouteHandler {
   };
 }
 
-/** `/oncall/<schedule>.ics`: the schedule's calendar; `agent` picks one when several agents have the id. */
-export function createOncallCalendarRoute(deps: OncallRouteDeps): RouteHandler {
+/**
+ * `/oncall/<schedule>.ics[?agent=A][&from=T][&days=N][&key=K]`: the schedule's calendar; `agent` picks
+ * one when several agents have the id. `from`/`days` (1..366) ask for exactly that window (`svc oncall
+ * export --from --days`). `key` is a calendar app's subscription key (§24.7): the listener served the
+ * request without a token because it carries one, so a wrong key is refused here (403) and a good one
+ * picks the agent and, for a person's key, their shifts.
+ */
+export function createOncallCalendarRoute(deps: OncallRouteDeps, keys?: CalendarKeyCheck): RouteHandler {
   return async (ctx) => {
-    const query = params(ctx, ['agent']);
+    const query = params(ctx, ['agent', 'from', 'days', 'key']);
     if (!query) return;
     const agent = filterParam(ctx, query, 'agent');
     if (agent === false) return;
+    const nowMs = deps.clock.now();
+    let window: { fromMs: number; days: number } | undefined;
+    const from = query.get('from');
+    const days = query.get('days');
+    if (from !== undefined || days !== undefined) {
+      const fromMs = from === undefined ? { ok: true as const, value: nowMs } : parseTimeParam('from', from);
+      if (!fromMs.ok) return sendError(ctx.req, ctx.res, 400, fromMs.error);
+      const n = days === undefined ? EXPORT_DAYS : /^\d{1,3}$/.test(days) ? Number(days) : NaN;
+      if (!(n >= 1 && n <= MAX_EXPORT_DAYS)) return sendError(ctx.req, ctx.res, 400, `invalid days: expected an integer 1..${MAX_EXPORT_DAYS}`);
+      window = { fromMs: fromMs.value, days: n };
+    }
     // One segment below /oncall/ (the route takes every path under it: control-plane/server.ts).
     const last = ctx.url.pathname.slice('/oncall/'.length);
     if (last.includes('/')) return sendError(ctx.req, ctx.res, 404, 'not found');
@@ -124,16 +149,30 @@ export function createOncallCalendarRoute(deps: OncallRouteDeps): RouteHandler {
     }
     if (!name.endsWith('.ics')) return sendError(ctx.req, ctx.res, 404, 'not found');
     const id = name.slice(0, -'.ics'.length);
-    const found = deps.configs().flatMap(({ agentId, config }) => config.schedules
+    let found = deps.configs().flatMap(({ agentId, config }) => config.schedules
       .filter((s) => s.id === id && (agent === null || agentId === agent)).map((schedule) => ({ agentId, config, schedule })));
+    let person: string | null = null;
+    const key = query.get('key');
+    if (key !== undefined) {
+      // The same answer for a wrong key and an unknown schedule: a key proves nothing about what exists.
+      const keyed = keys === undefined ? [] : found.flatMap((f) => {
+        const ok = keys.check(f.agentId, f.schedule.id, key);
+        return ok === false ? [] : [{ ...f, person: ok.person }];
+      });
+      const [match] = keyed;
+      if (match === undefined) return sendError(ctx.req, ctx.res, 403, 'invalid calendar key');
+      found = [match];
+      person = match.person;
+    }
     const shown = /^[a-z0-9][a-z0-9._-]{0,63}$/.test(id) ? `"${id}"` : 'of that name';
     if (found.length === 0) return sendError(ctx.req, ctx.res, 404, `no schedule ${shown}${agent === null ? '' : ` in agent "${agent}"`}`);
     if (found.length > 1) {
       return sendError(ctx.req, ctx.res, 400, `schedule ${shown} is in agents ${found.map((f) => f.agentId).join(', ')}: choose one with ?agent=`);
     }
     const { agentId, config, schedule } = found[0] as (typeof found)[number];
-    const nowMs = deps.clock.now();
-    const text = exportCalendar(agentId, schedule, config.people, usableOverrides(config, await deps.overrides(agentId, nowMs)), nowMs);
+    // Overrides that end after the window starts (a window may begin in the past).
+    const overrides = usableOverrides(config, await deps.overrides(agentId, Math.min(nowMs, window?.fromMs ?? nowMs)));
+    const text = exportCalendar(agentId, schedule, config.people, overrides, nowMs, { ...(window === undefined ? {} : { window }), person });
     ctx.res.writeHead(200, { ...JSON_HEADERS, 'content-type': CALENDAR_CONTENT_TYPE, 'content-length': String(Buffer.byteLength(text)) });
     ctx.res.end(ctx.req.method === 'HEAD' ? undefined : text);
   };

@@ -6,7 +6,7 @@
 import type { Html } from './html.js';
 import { html } from './html.js';
 
-/** The navigation, in order. A new view (pages, on-call) is one row here and one route. */
+/** The navigation, in order. A new view (pages, on-call, reports) is one row here and one route in ui-route.ts. */
 export const NAV: ReadonlyArray<{ path: string; label: string }> = [
   { path: '/ui/', label: 'Now' },
   { path: '/ui/pages', label: 'Pages' },
@@ -26,6 +26,8 @@ export interface PageParts {
   /** The NAV path this view belongs to (marked `aria-current="page"`). */
   section: string;
   body: Html;
+  /** Who is looking, in the banner: the team console's signed-in person, or "Acting as" (ui-route.ts). */
+  bar?: Html;
 }
 
 export function layout(parts: PageParts): string {
@@ -47,9 +49,11 @@ export function layout(parts: PageParts): string {
 <nav aria-label="Views"><ul>
 ${NAV.map((n) => html`<li><a href="${n.path}"${n.path === parts.section ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}
 </ul></nav>
+${parts.bar ?? ''}
 </header>
 <main id="main" tabindex="-1">
 <h1>${parts.title}</h1>
+<p class="note zone" id="zone-note">Times in UTC</p>
 ${parts.body}
 </main>
 </body>

@@ -7,6 +7,8 @@ import { fakeClock } from '../../core/clock.js';
 import type { OutboundMessage } from './channel.js';
 import { createSlackChannel } from './slack-channel.js';
 import { slackChannelSchema } from '../../config/schema.js';
+import type { FakeSlack } from '../../../test/support/fake-slack.js';
+import { startFakeSlack } from '../../../test/support/fake-slack.js';
 import { waitFor } from '../../../test/support/wait.js';
 
 const TOKEN = 'xoxb-0000000000-1111111111-SeCrEtToKeNvAlUe';
@@ -253,5 +255,82 @@ describe('slack channel without a server', () => {
     assert.equal(result.retryable, true);
     assert.match(result.error, /ECONNREFUSED/);
     assert.equal(result.error.includes(TOKEN), false);
+  });
+});
+
+describe('slack channel with a shared conversation (§24.2), against the shared fake Slack', () => {
+  const ROOM = 'C0ROOM12345';
+  let slack: FakeSlack;
+  before(async () => { slack = await startFakeSlack(TOKEN, { dmChannel: 'D0ALICE', memberOf: [ROOM] }); });
+  after(() => slack.close());
+  beforeEach(() => { slack.calls.length = 0; });
+
+  const roomChannel = (keys: Record<string, string> = { conversation: ROOM }) => createSlackChannel(slackChannelSchema.parse({ id: 'slack-room',
+    type: 'slack', direction: 'outbound', token: TOKEN, apiUrl: slack.apiUrl, ...keys }), { clock: fakeClock(Date.parse('2026-11-21T03:12:00.000Z')) });
+  /** A message of page p0123456789ab to the channel's own recipient (a `channel:slack-room` target): no `to`. */
+  const toRoom: OutboundMessage = { ...message, pageId: 'p0123456789ab', pageKind: 'escalation', deliveryId: 'p0123456789ab.3.-.slack-room' };
+  const sent = (): Array<[string, Record<string, unknown>]> => slack.calls.map((c) => [c.method, c.body]);
+  const TEXT = '[P1] FIRING: HighLatency on api-1\n- p99 &gt; 2s &amp; rising';
+  const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
+  const buttons = (...ids: string[]) => ({ type: 'actions', block_id: 'svc_page', elements: ids.map((id) => ({
+    svc_ack: { type: 'button', text: { type: 'plain_text', text: 'Acknowledge' }, action_id: 'svc_ack', value: 'p0123456789ab', style: 'primary' },
+    svc_resolve: { type: 'button', text: { type: 'plain_text', text: 'Resolve' }, action_id: 'svc_resolve', value: 'p0123456789ab' },
+    svc_escalate: { type: 'button', text: { type: 'plain_text', text: 'Escalate' }, action_id: 'svc_escalate', value: 'p0123456789ab', style: 'danger' },
+  })[id]) });
+
+  it('a message that names no person is posted into the conversation itself: no conversations.open, no user needed', async () => {
+    const result = await roomChannel().send(toRoom, signal());
+    assert.deepEqual(result, { ok: true, detail: { channel: ROOM, ts: '1700000000.000001' } });
+    assert.deepEqual(sent(), [['chat.postMessage', { channel: ROOM, text: TEXT, unfurl_links: false,
+      blocks: [section(TEXT), buttons('svc_ack', 'svc_resolve', 'svc_escalate')] }]]);
+    assert.equal(slack.calls[0]?.auth, `Bearer ${TOKEN}`);
+    assert.equal(slack.calls[0]?.contentType, 'application/json; charset=utf-8');
+  });
+
+  it('the page changing: its message edited in place, and the change told in its thread for the room to see', async () => {
+    const earlier = { ...toRoom, pageMessage: { channel: ROOM, ts: '1700000000.000001' } };
+    const acked = await roomChannel().send({ ...earlier, pageKind: 'acknowledged', text: 'Page p0123456789ab was acknowledged by alice.' }, signal());
+    assert.deepEqual(acked, { ok: true, detail: { channel: ROOM, ts: '1700000000.000001', reply_ts: '1700000000.000002' } });
+    assert.deepEqual(sent(), [
+      ['chat.update', { channel: ROOM, ts: '1700000000.000001', text: 'Page p0123456789ab was acknowledged by alice.',
+        blocks: [section('Page p0123456789ab was acknowledged by alice.'), buttons('svc_resolve', 'svc_escalate')] }],
+      ['chat.postMessage', { channel: ROOM, thread_ts: '1700000000.000001', text: 'Page p0123456789ab was acknowledged by alice.', unfurl_links: false }],
+    ]);
+    slack.calls.length = 0;
+    const joined = await roomChannel().send({ ...earlier, pageKind: 'join', text: '2 alerts now on page p0123456789ab' }, signal());
+    assert.deepEqual(joined, { ok: true, detail: { channel: ROOM, ts: '1700000000.000001', thread_ts: '1700000000.000001' } });
+    assert.deepEqual(sent(), [['chat.postMessage', { channel: ROOM, thread_ts: '1700000000.000001', text: '2 alerts now on page p0123456789ab',
+      unfurl_links: false }]]);
+    slack.calls.length = 0;
+    assert.equal((await roomChannel().send({ ...earlier, pageKind: 'resolved', status: 'resolved', text: 'RESOLVED' }, signal())).ok, true);
+    assert.deepEqual(sent(), [
+      ['chat.update', { channel: ROOM, ts: '1700000000.000001', text: 'RESOLVED', blocks: [section('RESOLVED')] }],
+      ['chat.postMessage', { channel: ROOM, thread_ts: '1700000000.000001', text: 'RESOLVED', unfurl_links: false }],
+    ]);
+  });
+
+  it('a person\'s contact on the same channel is still their direct message, edited without a thread reply', async () => {
+    const channel = roomChannel();
+    const dm = await channel.send({ ...toRoom, to: 'U0ALICE', deliveryId: 'p0123456789ab.1.alice.slack-room' }, signal());
+    assert.deepEqual(dm, { ok: true, detail: { channel: 'D0ALICE', ts: '1700000000.000002' } });
+    assert.deepEqual(sent().map(([m, b]) => [m, b.users ?? b.channel]), [['conversations.open', 'U0ALICE'], ['chat.postMessage', 'D0ALICE']]);
+    slack.calls.length = 0;
+    await channel.send({ ...toRoom, to: 'U0ALICE', pageKind: 'acknowledged', text: 'acked', pageMessage: { channel: 'D0ALICE', ts: '1700000000.000002' } },
+      signal());
+    assert.deepEqual(sent().map(([m]) => m), ['chat.update']);
+  });
+
+  it('a conversation the app was not invited to: not retried, and the dead letter says to invite it', async () => {
+    const result = await roomChannel({ conversation: 'C0ELSEWHERE1' }).send(toRoom, signal());
+    assert.deepEqual(result, { ok: false, retryable: false,
+      error: 'slack chat.postMessage: not_in_channel (is the Slack app in C0ELSEWHERE1? invite it there: /invite @<app name>)' });
+  });
+
+  it('without user or conversation, a message that names no person fails at once, nothing sent; a person\'s still goes', async () => {
+    const channel = roomChannel({});
+    assert.deepEqual(await channel.send(toRoom, signal()), { ok: false, retryable: false,
+      error: 'slack channel slack-room has no `user` or `conversation`: it sends only to people\'s contacts' });
+    assert.equal((await channel.send({ ...toRoom, to: 'U0ALICE' }, signal())).ok, true);
+    assert.deepEqual(sent().map(([m]) => m), ['conversations.open', 'chat.postMessage'], 'only the person\'s message reached Slack');
   });
 });

@@ -1,6 +1,9 @@
 /**
- * `slack` channel (contract §9.5): a direct message to the on-call user through the Slack Web API
- * with a bot token (scopes `im:write` and `chat:write`).
+ * `slack` channel (contract §9.5): messages through the Slack Web API with a bot token. A message to a
+ * person (their contact, oncall.yaml) is a direct message to their Slack user (scopes `im:write` and
+ * `chat:write`); one that names no person goes to the channel's own recipient — the `user`'s direct
+ * message, or with `conversation` (§24.2) that shared channel itself, which the bot must have been
+ * invited to (`chat:write`; no conversations.open):
  *
  *   POST {apiUrl}/conversations.open  {"users": "<user>"}                 → channel.id (cached per user)
  *   POST {apiUrl}/chat.postMessage    {"channel", "text", "unfurl_links": false}
@@ -8,7 +11,8 @@
  * A page's message (§18.1) is edited in place as the page changes — `chat.update {"channel", "ts",
  * "text", "blocks"}` on the `channel` and `ts` of its first post, which the notifier finds in the
  * page's delivery records and hands over as `pageMessage` — and joining alerts are thread replies
- * (`chat.postMessage` with `thread_ts`).
+ * (`chat.postMessage` with `thread_ts`). In a shared conversation a status change is a thread reply
+ * too, besides the edit: an edit notifies nobody, and the room should see who took the page.
  *
  * Slack answers API errors with HTTP 200 and `{"ok": false, "error": "<code>"}`
  * (https://api.slack.com/web#responses); rate limits with HTTP 429, `Retry-After: <seconds>` and
@@ -36,6 +40,8 @@ const AUTH_ERRORS: ReadonlySet<string> = new Set([
 ]);
 /** Errors after which a cached DM channel id may be stale. */
 const STALE_CHANNEL_ERRORS: ReadonlySet<string> = new Set(['channel_not_found', 'is_archived', 'not_in_channel']);
+/** Page changes that a shared conversation also hears as a thread reply (a direct message is only edited). */
+const STATUS_KINDS: ReadonlySet<string> = new Set(['acknowledged', 'unacknowledged', 'resolved']);
 /** Errors that say a page's earlier message can no longer be edited or replied to: a new message takes its place. */
 const GONE_ERRORS: ReadonlySet<string> = new Set(['message_not_found', 'cant_update_message', 'edit_window_closed', 'thread_not_found']);
 /** Slack's JSON answers are small; anything bigger is not Slack. */
@@ -109,11 +115,13 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
   /**
    * A page that already has a message here (§18.1): a join is a thread reply under it; any other
    * change edits it in place (`chat.update`: new text, the buttons of the new state), and an
-   * escalation that pages the person again is also a thread reply, since an edit notifies nobody.
-   * Null when the message is gone (deleted, too old to edit): the caller posts a new one.
+   * escalation that pages the person again is also a thread reply, since an edit notifies nobody — as
+   * is, in a shared conversation (§24.2), a status change. Null when the message is gone (deleted, too
+   * old to edit): the caller posts a new one.
    */
-  async function tellPageMessage(message: OutboundMessage, earlier: PageMessageRef, text: string, blocks: ReturnType<typeof pageBlocks>,
-    signal: AbortSignal, timedOut: () => boolean): Promise<{ ok: true; detail: Record<string, string> } | (Call & { ok: false }) | null> {
+  async function tellPageMessage(message: OutboundMessage, earlier: PageMessageRef, shared: boolean, text: string,
+    blocks: ReturnType<typeof pageBlocks>, signal: AbortSignal,
+    timedOut: () => boolean): Promise<{ ok: true; detail: Record<string, string> } | (Call & { ok: false }) | null> {
     const reply = async (): Promise<Call> => call('chat.postMessage',
       { channel: earlier.channel, thread_ts: earlier.ts, text, unfurl_links: false }, signal, timedOut);
     if (message.pageKind === 'join') {
@@ -124,7 +132,8 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
     const updated = await call('chat.update',
       { channel: earlier.channel, ts: earlier.ts, text, ...(blocks === null ? {} : { blocks }) }, signal, timedOut);
     if (!updated.ok) return updated.slackError !== undefined && GONE_ERRORS.has(updated.slackError) ? null : updated;
-    if (message.pageKind !== 'escalation') return { ok: true, detail: { ...earlier } };
+    const alsoReply = message.pageKind === 'escalation' || (shared && STATUS_KINDS.has(message.pageKind ?? ''));
+    if (!alsoReply) return { ok: true, detail: { ...earlier } };
     const replied = await reply();
     if (!replied.ok) return replied;
     return { ok: true, detail: { ...earlier, reply_ts: stringField(replied.data, 'ts') ?? '' } };
@@ -147,24 +156,26 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
     try {
       const text = escapeSlackText(textWithLinks(message));
       const blocks = pageBlocks(message, text);
+      const to = destinationOf(message, config);
+      if (to === null) {
+        return { ok: false, retryable: false, error: `slack channel ${config.id} has no \`user\` or \`conversation\`: it sends only to people's contacts` };
+      }
       const earlier = pageMessageRef(message);
       if (earlier !== null) {
-        const told = await tellPageMessage(message, earlier, text, blocks, attempt.signal, isTimedOut);
+        const told = await tellPageMessage(message, earlier, 'conversation' in to, text, blocks, attempt.signal, isTimedOut);
         if (told !== null) {
           if (!told.ok) return settle(told);
           healthy = true;
           return { ok: true, detail: told.detail };
         }
       }
-      // A page's message goes to the person's Slack user (oncall.yaml contacts); others to the channel's own.
-      const user = message.to ?? config.user;
-      const dm = await openDm(user, attempt.signal, isTimedOut);
+      const dm = 'conversation' in to ? { ok: true as const, id: to.conversation } : await openDm(to.user, attempt.signal, isTimedOut);
       if (!dm.ok) return settle(dm);
       const posted = await call('chat.postMessage',
         { channel: dm.id, text, ...(blocks === null ? {} : { blocks }), unfurl_links: false }, attempt.signal, isTimedOut);
       if (!posted.ok) {
-        if (posted.slackError !== undefined && STALE_CHANNEL_ERRORS.has(posted.slackError)) dmChannels.delete(user);
-        return settle(posted);
+        if ('user' in to && posted.slackError !== undefined && STALE_CHANNEL_ERRORS.has(posted.slackError)) dmChannels.delete(to.user);
+        return settle('conversation' in to ? withInviteHint(posted, to.conversation) : posted);
       }
       healthy = true;
       return { ok: true, detail: { channel: stringField(posted.data, 'channel') ?? dm.id, ts: stringField(posted.data, 'ts') ?? '' } };
@@ -205,12 +216,30 @@ export function escapeSlackText(text: string): string {
 
 interface PageMessageRef { channel: string; ts: string }
 
+/**
+ * Where a message goes: a person's direct message (their contact, `to`); a message that names no
+ * person to the channel's own recipient — its shared `conversation` (§24.2) or its `user`'s direct
+ * message; null when it has neither (it sends only to people's contacts, config/own-recipient.ts).
+ */
+function destinationOf(message: OutboundMessage, config: SlackChannelConfig): { user: string } | { conversation: string } | null {
+  if (message.to !== undefined) return { user: message.to };
+  if (config.conversation !== undefined) return { conversation: config.conversation };
+  return config.user === undefined ? null : { user: config.user };
+}
+
 /** The page's earlier message on this channel, when the notifier found one with Slack's `channel` and `ts`. */
 function pageMessageRef(message: OutboundMessage): PageMessageRef | null {
   const channel = message.pageMessage?.channel;
   const ts = message.pageMessage?.ts;
   if (message.pageId === undefined || channel === undefined || ts === undefined || channel === '' || ts === '') return null;
   return { channel, ts };
+}
+
+/** A bot posts only where it was invited (a private channel it is not in does not exist for it): the dead letter says so. */
+function withInviteHint(failed: Call & { ok: false }, conversation: string): Call & { ok: false } {
+  const r = failed.result;
+  if (r.ok || (failed.slackError !== 'not_in_channel' && failed.slackError !== 'channel_not_found')) return failed;
+  return { ...failed, result: { ...r, error: `${r.error} (is the Slack app in ${conversation}? invite it there: /invite @<app name>)` } };
 }
 
 function stringField(data: Record<string, unknown>, key: string): string | undefined {

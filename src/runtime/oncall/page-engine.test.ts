@@ -127,3 +127,27 @@ describe('page engine: a refused answer is audited on the page\'s timeline, whoe
     assert.deepEqual((await store.eventStory('e1')).filter((r) => r.kind === 'page.ack-refused').length, 3, 'in the story of the page\'s event too');
   });
 });
+
+describe('page engine: a channel the agent no longer has (issue 33.4)', () => {
+  it('a step to a channel channels.yaml dropped reaches nobody, audited page.nobody-on-call with missing and a warning, never a send', async () => {
+    const store = await shared.fresh();
+    const clock = fakeClock(T0);
+    const logged: Array<{ event: string; fields: LogFields; level: string | undefined }> = [];
+    const config = pagingConfig();
+    const policy = config.policies[0];
+    assert.ok(policy !== undefined);
+    const withRoom: OncallConfig = { ...config, policies: [{ ...policy, steps: [{ notify: [{ kind: 'person', id: 'alice' }, { kind: 'channel', id: 'room' }],
+      afterMs: 3_600_000 }] }] };
+    const engine = createPageEngine({ store, clock, configs: new Map([['agent-a', withRoom]]), hasChannel: (_agent, channelId) => channelId === 'dm',
+      log: (_agent, event, fields, level) => logged.push({ event, fields, level }) });
+    const page = await engine.openFor('agent-a', 'k', 'default', { id: 'e1', title: 'Disk full', severity: 'P1' });
+    assert.ok(page !== null);
+    const timeline = (await store.oncall.pageTimeline(page.id)).map((r) => ({ kind: r.kind, data: JSON.parse(r.dataText ?? 'null') as Record<string, unknown> }));
+    assert.deepEqual(timeline.filter((r) => r.kind === 'page.nobody-on-call').map((r) => r.data),
+      [{ pageId: page.id, channel: 'room', missing: true, step: 1, loop: 0 }]);
+    assert.deepEqual(timeline.filter((r) => r.kind === 'page.notified').map((r) => [r.data.person, r.data.channel]), [['alice', 'dm']],
+      'alice paged; nothing queued for the missing channel');
+    assert.deepEqual(logged.filter((l) => l.event === 'page.nobody-on-call').map((l) => [l.level, l.fields.channel, l.fields.missing]),
+      [['warn', 'room', true]]);
+  });
+});

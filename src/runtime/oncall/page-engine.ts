@@ -48,6 +48,8 @@ export interface PageEngineDeps {
   metrics?: PageEngineMetrics;
   /** Whether an agent's channel follows its pages' state (acknowledged, unacknowledged) — PagerDuty (§18.4) and Slack (§18.1) do. */
   followsPageState?: (agentId: string, channelId: string) => boolean;
+  /** Whether the agent has the channel now: a stored policy may name one channels.yaml since dropped (reached nobody, audited). Default: yes. */
+  hasChannel?: (agentId: string, channelId: string) => boolean;
   /** New notifications were committed: the notifier should look now. */
   onCommitted?: () => void;
   /** A line for the agent's log (what the engine decided without writing anything; `warn` for a page that reached nobody). */
@@ -122,7 +124,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     const overrides: Override[] = await store.oncall.listOverrides(agentId, clock.now());
     return (targets, atMs) => {
       if (config === undefined) return { recipients: [], nobodyOnCall: [] };
-      const r = resolveAllTargets(config, targets, atMs, overrides);
+      const r = resolveAllTargets(config, targets, atMs, overrides, (channelId) => deps.hasChannel?.(agentId, channelId) ?? true);
       return { nobodyOnCall: r.nobodyOnCall,
         recipients: r.recipients.map((x) => ({ person: x.personId ?? CHANNEL_TARGET, channel: x.channelId, to: x.address })) };
     };

@@ -17,7 +17,7 @@ import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
   silenceCreatedAudit,
 } from '../oncall-plans.js';
-import type { ReplayVia } from '../store.js';
+import type { ActedThrough, ReplayVia } from '../store.js';
 import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
 import { receiptInserter } from './receipts.js';
 
@@ -29,10 +29,10 @@ export interface OncallWriter {
   claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
   confirmSend(ref: SendRef, nowMs: number): SendCheck;
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): number;
-  addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia, told?: HandoffNotice): void;
-  removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia, told?: HandoffNotice): StoredOverride | null;
-  addSilence(silence: Silence, nowMs: number, via?: ReplayVia): void;
-  expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia): StoredSilence | null;
+  addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia | ActedThrough, told?: HandoffNotice): void;
+  removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia | ActedThrough, told?: HandoffNotice): StoredOverride | null;
+  addSilence(silence: Silence, nowMs: number, via?: ReplayVia | ActedThrough): void;
+  expireSilence(id: string, actor: string, nowMs: number, via?: ReplayVia | ActedThrough): StoredSilence | null;
   touchHeartbeats(agentId: string, heartbeatIds: readonly string[], nowMs: number): void;
   claimOnce(key: string, untilMs: number, nowMs: number): boolean;
   applyHandoffPlan(plan: HandoffPlan, nowMs: number): boolean;

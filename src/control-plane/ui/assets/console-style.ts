@@ -1,16 +1,18 @@
 /**
  * The console's style sheet, served as /ui/assets/console.css (a module so the build ships it; no
  * inline style anywhere). Light and dark follow the operating system; colours meet WCAG AA contrast;
- * focus is always visible; tables scroll inside their own region on a 360 px phone.
+ * focus is always visible; tables scroll inside their own region on a phone, except the lists whose
+ * titles must stay in view (pages, events: `table.cards`), whose rows become cards there (§24.8).
+ * Triggered, acknowledged and resolved pages each have a colour of their own beside the word.
  */
 export const CONSOLE_CSS = `
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1a1a1a; --muted: #4d4d4d; --line: #c8c8c8; --head: #f0f0f0;
   --link: #0b57a4; --focus: #b35900; --bad-bg: #fde7e7; --bad: #8a1010; --ok-bg: #e5f4e8; --ok: #145c24; --chip: #ececec;
-  --bar: #2c6bb0; --bar-off: #a86200; --bar-sleep: #6a3fb5; --bar-flap: #b42318; }
+  --warn-bg: #fff1d6; --warn: #6b4400; --bar: #2c6bb0; --bar-off: #a86200; --bar-sleep: #6a3fb5; --bar-flap: #b42318; }
 @media (prefers-color-scheme: dark) {
   :root { --bg: #111417; --fg: #e8e8e8; --muted: #b8b8b8; --line: #3d444b; --head: #1d2226;
     --link: #8cc4ff; --focus: #ffb35c; --bad-bg: #3b1212; --bad: #ffb4b4; --ok-bg: #10311a; --ok: #a6e7b5; --chip: #272d33;
-    --bar: #6ea8f0; --bar-off: #f0a948; --bar-sleep: #b69af5; --bar-flap: #ff8a80; }
+    --warn-bg: #3a2a05; --warn: #ffd68a; --bar: #6ea8f0; --bar-off: #f0a948; --bar-sleep: #b69af5; --bar-flap: #ff8a80; }
 }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
@@ -24,7 +26,8 @@ nav ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap
 nav a { display: inline-block; padding: .35rem .1rem; text-decoration: none; }
 nav a[aria-current="page"] { font-weight: 700; text-decoration: underline; text-underline-offset: .3em; }
 main { padding: 0 1rem 2rem; max-width: 90rem; }
-h1 { font-size: 1.5rem; margin: 1rem 0 .5rem; }
+h1 { font-size: 1.5rem; margin: 1rem 0 .25rem; overflow-wrap: anywhere; }
+.zone { margin: 0 0 .5rem; font-size: .85rem; }
 h2 { font-size: 1.2rem; margin: 1.5rem 0 .5rem; }
 .scroll { overflow-x: auto; border: 1px solid var(--line); max-width: 100%; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
@@ -49,6 +52,20 @@ tr.gap th, tr.gap td { background: var(--bad-bg); color: var(--bad); }
 .banner.bad { background: var(--bad-bg); color: var(--bad); border-color: var(--bad); }
 .banner.ok { background: var(--ok-bg); color: var(--ok); border-color: var(--ok); }
 .chip { display: inline-block; background: var(--chip); border-radius: 3px; padding: 0 .4rem; }
+.state { display: inline-block; border-radius: 3px; padding: 0 .45rem; font-weight: 700; border: 1px solid; white-space: nowrap; }
+.state-triggered { background: var(--bad-bg); color: var(--bad); border-color: var(--bad); }
+.state-acknowledged { background: var(--warn-bg); color: var(--warn); border-color: var(--warn); }
+.state-resolved { background: var(--ok-bg); color: var(--ok); border-color: var(--ok); font-weight: 400; }
+.sev { font-weight: 700; }
+.lead { font-size: 1.05rem; display: flex; flex-wrap: wrap; gap: .25rem .6rem; align-items: baseline; }
+th.title { font-weight: 600; overflow-wrap: anywhere; min-width: 12rem; }
+th.title .note { font-weight: 400; white-space: nowrap; }
+ul.facts-list, ul.events { padding-left: 1.2rem; margin: .5rem 0; }
+ul.facts-list li, ul.events li { overflow-wrap: anywhere; margin: .15rem 0; }
+ul.facts-list li.sub { margin-left: 1rem; }
+.wrap { overflow-wrap: anywhere; }
+form.who { display: flex; flex-wrap: wrap; gap: .25rem .5rem; align-items: center; margin: 0; font-size: .9rem; }
+form.actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: 1rem 0; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; margin: .5rem 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
@@ -65,5 +82,13 @@ ul.legend { list-style: none; padding: 0; margin: 0 0 .4rem; display: flex; flex
 .bar-off { fill: var(--bar-off); }
 .bar-sleep { fill: var(--bar-sleep); }
 .bar-flapping { fill: var(--bar-flap); }
-@media (max-width: 40rem) { main { padding: 0 .5rem 2rem; } th, td { padding: .3rem .4rem; } }
+@media (max-width: 40rem) {
+  main { padding: 0 .5rem 2rem; } th, td { padding: .3rem .4rem; }
+  table.cards thead { position: absolute; left: -10000px; }
+  table.cards, table.cards tbody, table.cards tr, table.cards th, table.cards td { display: block; width: auto; min-width: 0; }
+  table.cards tr { border-bottom: 2px solid var(--line); padding: .35rem 0; }
+  table.cards th, table.cards td { border: 0; padding: .1rem .4rem; }
+  table.cards td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); }
+  .scroll:has(table.cards) { overflow-x: visible; }
+}
 `;

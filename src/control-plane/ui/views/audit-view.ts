@@ -47,7 +47,7 @@ ${Object.entries(keep).filter(([k]) => k !== 'cursor').map(([k, v]) => html`<inp
 <input type="hidden" name="verify" value="1">
 <button type="submit">Verify the whole chain</button>
 </form>
-${table('Audit rows', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'Agent', 'What', 'Hash'], rows, 'No audit rows match.')}
+${table('Audit rows', ['Seq', 'Time', 'Kind', 'Actor', 'Agent', 'What', 'Hash'], rows, 'No audit rows match.')}
 ${pager('/ui/audit', p, page.nextCursor, page.query.page.cursor === null)}`,
   };
 };

@@ -5,7 +5,6 @@
  * pages; otherwise it says that on-call is not configured.
  */
 import type { StatusSnapshot } from '../../routes/status-route.js';
-import { isoTs } from '../../../core/clock.js';
 import type { PageRecord } from '../../../oncall/page.js';
 import { takeTurn } from '../../read-gate.js';
 import { usableOverrides } from '../../../oncall/schedule.js';
@@ -13,8 +12,8 @@ import { scheduleView } from '../../routes/oncall-route.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { NOT_CONFIGURED } from './oncall-view.js';
-import { PAGE_COLUMNS, pageRow } from './pages-view.js';
-import { table } from './parts.js';
+import { PAGE_COLUMNS, pageRow, pagedOf } from './page-parts.js';
+import { table, timeCell, timeText } from './parts.js';
 import type { View } from './view-types.js';
 
 /** Open pages shown on Now, per state; the rest are a link away. */
@@ -31,7 +30,7 @@ async function onCall(deps: Parameters<View>[0], signal: AbortSignal): Promise<H
       const v = scheduleView(agentId, schedule, overrides, nowMs);
       const who = v.onCall[0];
       rows.push(html`<tr><th scope="row">${v.id}</th><td>${agentId}</td>
-<td>${who === undefined ? html`<strong>nobody</strong>` : who.person}</td><td>${who?.source ?? '—'}</td><td class="mono">${who?.until ?? '—'}</td></tr>`);
+<td>${who === undefined ? html`<strong>nobody</strong>` : who.person}</td><td>${who?.source ?? '—'}</td>${timeCell(who?.until ?? null)}</tr>`);
     }
   }
   const leave = await takeTurn(deps.gate, signal);
@@ -45,10 +44,11 @@ async function onCall(deps: Parameters<View>[0], signal: AbortSignal): Promise<H
   } finally {
     leave();
   }
-  return html`${table('Who is on call', ['Schedule', 'Agent', 'Person', 'Source', 'Until (UTC)'], rows, 'No schedules.')}
-<p class="note">As of ${isoTs(nowMs)}. <a href="/ui/oncall">Coverage, 14 days</a></p>
+  const paged = await pagedOf(deps, open);
+  return html`${table('Who is on call', ['Schedule', 'Agent', 'Person', 'Source', 'Until'], rows, 'No schedules.')}
+<p class="note">As of ${timeText(nowMs)}. <a href="/ui/oncall">Coverage, 14 days</a></p>
 <h2>Open pages</h2>
-${table('Open pages', PAGE_COLUMNS, open.map(pageRow), 'No open pages.')}
+${table('Open pages', PAGE_COLUMNS, open.map((p) => pageRow(p, paged.get(p.id) ?? null)), 'No open pages.', { cards: true })}
 <p class="note"><a href="/ui/pages">All pages</a></p>`;
 }
 
@@ -67,7 +67,7 @@ export const nowView: View = async (deps, req) => {
   return {
     status: 200, title: 'Now', section: '/ui/',
     body: html`<div id="live" data-refresh="5">
-<p class="note">Daemon pid ${status.pid}, up since <time datetime="${status.startedAt}">${status.startedAt}</time>; store ${status.store.kind}.</p>
+<p class="note">Daemon pid ${status.pid}, up since ${timeText(status.startedAt)}; store ${status.store.kind}.</p>
 <h2>On call</h2>
 ${oncall}
 <h2>Agents</h2>

@@ -6,15 +6,16 @@
 import { isoTs } from '../../../core/clock.js';
 import type { PageRecord } from '../../../oncall/page.js';
 import { PAGE_ID_PATTERN } from '../../../oncall/page.js';
+import { summaryOfPayload } from '../../../store/event-summary.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { csrfField } from './dlq-view.js';
-import { stateChip } from './pages-view.js';
-import { auditWhatCell, banner, table, timeCell } from './parts.js';
+import { pagedOf, pagedText, stateChip } from './page-parts.js';
+import { auditWhatCell, factList, outcomeBanner, table, timeCell, timeText } from './parts.js';
 import { recordView } from './record-view.js';
-import type { View } from './view-types.js';
+import type { UiDeps, View } from './view-types.js';
 
-/** Where the proxy takes a page action (cli/console); the action is a form field. */
+/** Where the console takes a page action (the proxy, or the team console); the action is the pressed button. */
 export const PAGE_ACTION = '/actions/page';
 /** The actions the console offers, as `svc` names them, and when each applies. */
 export const PAGE_ACTIONS = [
@@ -28,15 +29,32 @@ const OUTCOMES: Record<string, string> = {
   ack: 'Acknowledged.', unack: 'Unacknowledged: the page is triggered again.', escalate: 'Escalated to the next step.', resolve: 'Resolved.',
 };
 
-function actions(p: PageRecord, csrf: string | null): Html {
+/** Events named on a page by their titles (an index lookup each); the rest by id. */
+const TITLED_EVENTS = 10;
+
+function actions(p: PageRecord, csrf: string | null, actingAs: string | null): Html {
   if (csrf === null) {
-    return html`<p class="note">Acknowledge, resolve and escalate are offered through <code>svc console</code> on the daemon's machine, or with <code>svc ack ${p.id}</code>.</p>`;
+    return html`<p class="note">Acknowledge, resolve and escalate are offered through <code>svc console</code> on the daemon's machine, the team console
+to people of oncall.yaml, or with <code>svc ack ${p.id}</code>.</p>`;
   }
   const offered = PAGE_ACTIONS.filter((a) => a.when(p));
   if (offered.length === 0) return html``;
-  return html`<div class="actions">${offered.map((a) => html`<form class="inline" method="post" action="${PAGE_ACTION}">${csrfField(csrf)}
-<input type="hidden" name="id" value="${p.id}"><input type="hidden" name="action" value="${a.action}">
-<button type="submit">${a.label}</button></form>`)}</div>`;
+  // One form, one button per action: the pressed button's value is the action.
+  return html`<form class="actions" method="post" action="${PAGE_ACTION}" aria-label="Act on this page">${csrfField(csrf)}
+<input type="hidden" name="form" value="page"><input type="hidden" name="id" value="${p.id}">
+${offered.map((a) => html`<button type="submit" name="action" value="${a.action}">${a.label}</button>`)}
+${actingAs === null ? html`<span class="note">Choose who is acting above first.</span>` : html`<span class="note">as ${actingAs}</span>`}</form>`;
+}
+
+async function eventLinks(deps: UiDeps, ids: readonly string[]): Promise<Html[]> {
+  const out: Html[] = [];
+  for (const [i, id] of ids.entries()) {
+    const event = i < TITLED_EVENTS ? await deps.store.getEvent(id) : null;
+    let title: string | null;
+    try { title = event?.payloadText ? summaryOfPayload(JSON.parse(event.payloadText)).title : null; } catch { title = null; }
+    out.push(html`<li><a href="/ui/events/${encodeURIComponent(id)}" class="wrap">${title ?? `event ${id.slice(0, 8)}`}</a>${event === null ? '' : html` · ${timeText(event.ts)}`}</li>`);
+  }
+  return out;
 }
 
 export const pageView: View = recordView({ prefix: '/ui/pages/', pattern: PAGE_ID_PATTERN, noun: 'page', section: '/ui/pages',
@@ -44,33 +62,31 @@ export const pageView: View = recordView({ prefix: '/ui/pages/', pattern: PAGE_I
     const p = await deps.store.oncall.getPage(id);
     if (p === null) return notFound;
     const timeline = await deps.store.oncall.pageTimeline(id);
-    const done = req.url.searchParams.get('done');
-    const failed = req.url.searchParams.get('failed');
-    const outcome = failed !== null ? banner(false, `Not done: ${failed}`)
-      : done !== null && OUTCOMES[done] !== undefined ? banner(true, OUTCOMES[done]) : '';
+    const paged = (await pagedOf(deps, [p])).get(p.id) ?? null;
     const rows = timeline.map((r) => html`<tr><th scope="row">${r.seq}</th>${timeCell(r.ts)}<td>${r.kind}</td><td class="wrap">${r.actor}</td>
   ${auditWhatCell(r.kind, r.actor, r.dataText)}</tr>`);
     const next = p.state === 'triggered' ? p.nextEscalationAtMs : p.state === 'acknowledged' ? p.ackTimeoutAtMs : null;
     return {
-      status: 200, title: `Page ${p.id}`, section: '/ui/pages',
-      body: html`${outcome}
-  <p class="lead">${p.title}</p>
-  ${actions(p, req.csrf)}
+      status: 200, title: p.title, section: '/ui/pages',
+      body: html`${outcomeBanner(req.url, OUTCOMES)}
+  <p class="lead">${stateChip(p)} <span class="sev">${p.severity}</span> <span class="wrap">${pagedText(p, paged)}</span></p>
+  ${factList(p.facts ?? [])}
+  ${actions(p, req.csrf, req.actingAs)}
   <dl class="facts">
-  <dt>State</dt><dd>${stateChip(p)}</dd>
-  <dt>Severity</dt><dd>${p.severity}</dd>
+  <dt>Page</dt><dd class="mono">${p.id}</dd>
   <dt>Agent</dt><dd>${p.agentId}</dd>
   <dt>Incident key</dt><dd class="mono">${p.incidentKey}</dd>
-  <dt>Policy</dt><dd>${p.policy.id} (step ${p.step}, loop ${p.loop})</dd>
-  <dt>Opened</dt><dd><time datetime="${isoTs(p.openedAtMs)}">${isoTs(p.openedAtMs)}</time></dd>
-  <dt>Acknowledged</dt><dd>${p.acknowledgedAtMs === null ? '—' : `${isoTs(p.acknowledgedAtMs)} by ${p.acknowledgedBy ?? '?'}`}</dd>
-  <dt>Resolved</dt><dd>${p.resolvedAtMs === null ? '—' : `${isoTs(p.resolvedAtMs)} by ${p.resolvedBy ?? '?'}`}</dd>
-  <dt>${p.state === 'acknowledged' ? 'Back to triggered' : 'Next escalation'}</dt><dd>${next === null ? '—' : isoTs(next)}</dd>
-  <dt>Events</dt><dd>${p.eventIds.map((e, i) => html`${i > 0 ? ', ' : ''}<a class="mono" href="/ui/events/${encodeURIComponent(e)}">${e.slice(0, 8)}</a>`)}</dd>
+  <dt>Policy</dt><dd>${p.policy.id} (step ${p.step} of ${p.policy.steps.length}, loop ${p.loop})</dd>
+  <dt>Opened</dt><dd>${timeText(isoTs(p.openedAtMs))}</dd>
+  <dt>Acknowledged</dt><dd>${p.acknowledgedAtMs === null ? '—' : html`${timeText(p.acknowledgedAtMs)} by ${p.acknowledgedBy ?? '?'}`}</dd>
+  <dt>Resolved</dt><dd>${p.resolvedAtMs === null ? '—' : html`${timeText(p.resolvedAtMs)} by ${p.resolvedBy ?? '?'}`}</dd>
+  <dt>${p.state === 'acknowledged' ? 'Back to triggered' : 'Next escalation'}</dt><dd>${timeText(next)}</dd>
   </dl>
+  <h2>Events</h2>
+  <ul class="events">${await eventLinks(deps, p.eventIds)}</ul>
   <h2>Timeline</h2>
-  ${table('Timeline of this page', ['Seq', 'Time (UTC)', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.')}
-  <p class="note"><a href="/pages/${p.id}">This page as JSON</a></p>`,
+  ${table('Timeline of this page', ['Seq', 'Time', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.')}
+  ${deps.jsonLinks ? html`<p class="note"><a href="/pages/${p.id}">This page as JSON</a></p>` : ''}`,
     };
   },
 });

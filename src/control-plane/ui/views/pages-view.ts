@@ -3,7 +3,6 @@
  * way: the same query parser and spec (pages-route.ts), a turn at the read gate, the store's keyset
  * page. The state filter is a select of the page states.
  */
-import { isoTs } from '../../../core/clock.js';
 import type { PageRecord } from '../../../oncall/page.js';
 import { PAGE_STATES } from '../../../oncall/page.js';
 import { InvalidCursorError } from '../../../store/cursor.js';
@@ -13,22 +12,10 @@ import { takeTurn } from '../../read-gate.js';
 import { PAGES_VIEW } from '../../routes/pages-route.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
-import { banner, filterForm, pager, table, timeCell } from './parts.js';
+import { PAGE_COLUMNS, pageRow, pagedOf } from './page-parts.js';
+import { banner, filterForm, pager, table } from './parts.js';
 import { CONSOLE_PAGE_LIMIT } from './read-page.js';
 import type { View } from './view-types.js';
-
-/** A page's state as a chip; a triggered page that ran out of steps says so. */
-export function stateChip(p: PageRecord): Html {
-  return html`<span class="chip">${p.state}${p.exhausted ? ' (exhausted)' : ''}</span>`;
-}
-
-export function pageRow(p: PageRecord): Html {
-  return html`<tr><th scope="row" class="mono"><a href="/ui/pages/${p.id}">${p.id}</a></th>${timeCell(isoTs(p.openedAtMs))}
-<td>${stateChip(p)}</td><td>${p.severity}</td><td class="wrap">${p.title}</td><td>${p.agentId}</td><td>${p.policy.id}</td>
-<td>${p.acknowledgedBy ?? '—'}</td></tr>`;
-}
-
-export const PAGE_COLUMNS = ['Page', 'Opened (UTC)', 'State', 'Severity', 'Title', 'Agent', 'Policy', 'Acknowledged by'];
 
 export const pagesView: View = async (deps, req) => {
   const params: Record<string, string> = {};
@@ -62,11 +49,12 @@ export const pagesView: View = async (deps, req) => {
     leave();
   }
   const first = parsed.value.page.cursor === null;
+  const paged = await pagedOf(deps, page.items);
   return {
     status: 200, title: 'Pages', section: '/ui/pages',
     body: html`${form}
 <div id="live"${first ? html` data-refresh="5"` : ''}>
-${table('Pages', PAGE_COLUMNS, page.items.map(pageRow), 'No pages match.')}
+${table('Pages', PAGE_COLUMNS, page.items.map((p) => pageRow(p, paged.get(p.id) ?? null)), 'No pages match.', { cards: true })}
 </div>
 ${pager('/ui/pages', params, page.nextCursor, first)}`,
   };

@@ -5,11 +5,13 @@ import { hrefOf, html } from '../html.js';
 
 /**
  * A table in a region that scrolls on its own on a narrow screen (focusable, so a keyboard can scroll
- * it too). Column headers are `th scope="col"`; a row's first cell may be a `th scope="row"`.
+ * it too). Column headers are `th scope="col"`; a row's first cell may be a `th scope="row"`. With
+ * `cards`, each row becomes a card on a phone instead (its cells labelled by `data-label`): what must
+ * not be scrolled away — a page's or an event's title — stays in view (§24.8).
  */
-export function table(label: string, columns: readonly string[], rows: readonly Html[], empty: string): Html {
+export function table(label: string, columns: readonly string[], rows: readonly Html[], empty: string, opts: { cards?: boolean } = {}): Html {
   if (rows.length === 0) return html`<p class="note">${empty}</p>`;
-  return html`<div class="scroll" role="region" aria-label="${label}" tabindex="0"><table>
+  return html`<div class="scroll" role="region" aria-label="${label}" tabindex="0"><table${opts.cards === true ? html` class="cards"` : ''}>
 <caption class="skip">${label}</caption>
 <thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
 <tbody>
@@ -52,10 +54,44 @@ export function pager(path: string, params: Record<string, string | undefined>, 
   return html`<nav class="pager" aria-label="Pages">${links}</nav>`;
 }
 
-/** A time as the operator reads it, with the exact value for machines. */
-export function timeCell(ts: string | null): Html {
+/**
+ * A time as a person reads it (contract §24.5): the UTC instant in `datetime`, shown as UTC
+ * (`2026-11-25 17:00Z`, seconds when there are some) until the console's script shows it in the
+ * browser's zone with its offset. `ts` is ISO-8601 or milliseconds.
+ */
+export function timeText(ts: string | number | null): Html {
+  if (ts === null) return html`—`;
+  const iso = typeof ts === 'number' ? new Date(ts).toISOString() : ts;
+  const shown = iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z').replace(/:00Z$/, 'Z');
+  return html`<time datetime="${iso}">${shown}</time>`;
+}
+
+/** A table cell of timeText. */
+export function timeCell(ts: string | number | null): Html {
   if (ts === null) return html`<td>—</td>`;
-  return html`<td class="mono"><time datetime="${ts}">${ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time></td>`;
+  return html`<td class="mono">${timeText(ts)}</td>`;
+}
+
+/** A URL that may be a link: http or https only (a `javascript:` or `data:` URL from a label stays text). */
+export const LINKABLE = /^https?:\/\/[^\s"<>]{1,2000}$/;
+
+/** `url` as a link when it is http(s), else as text (§24.8: runbook and source links are links). */
+export function linkOrText(url: string): Html {
+  return LINKABLE.test(url) ? html`<a href="${url}" rel="noreferrer" class="wrap">${url}</a>` : html`<span class="wrap">${url}</span>`;
+}
+
+/**
+ * A page's fact lines (runbook, source and Alertmanager links, oncall/page.ts `facts`) as a list whose
+ * `Label: URL` lines are links.
+ */
+export function factList(lines: readonly string[]): Html {
+  if (lines.length === 0) return html``;
+  return html`<ul class="facts-list">${lines.map((line) => {
+    const m = /^(\s*)(?:- )?([^:]{1,40}): (\S+)$/.exec(line);
+    return m !== null && LINKABLE.test(m[3] ?? '')
+      ? html`<li${(m[1] ?? '') === '' ? '' : html` class="sub"`}>${m[2]}: ${linkOrText(m[3] ?? '')}</li>`
+      : html`<li class="wrap">${line.trim()}</li>`;
+  })}</ul>`;
 }
 
 /** A banner of an outcome: `role="status"` for good news, `role="alert"` for bad. */
@@ -72,31 +108,60 @@ export interface ActionField {
   placeholder?: string;
   /** The id of an element that says how to fill it in (`aria-describedby`). */
   describedBy?: string;
+  /** What the box holds when the page opens (the refused form's value wins). */
+  value?: string;
+}
+
+/** Where "Acting as" posts (the proxy's or the team console's session; `svc console` without --as). */
+export const ACTING_AS_ACTION = '/actions/acting-as';
+/** The query of a refused form: the error, which form, and what was typed in it (never the CSRF token). */
+const TYPED = 'typed.';
+
+/** `failed=…&form=ID&typed.NAME=…`: how the consoles send a refused form back to its view (§24.8: it keeps what was typed). */
+export function refusedQuery(formId: string, error: string, values: Readonly<Record<string, string>>): string {
+  const q = new URLSearchParams({ failed: error.slice(0, 500) });
+  if (/^[A-Za-z0-9._-]{1,140}$/.test(formId)) {
+    q.set('form', formId);
+    for (const [k, v] of Object.entries(values)) q.set(`${TYPED}${k}`, v);
+  }
+  return q.toString();
+}
+
+/** The values typed into form `formId` before it was refused, or {} when this answer is not that form's. */
+export function typedValues(url: URL, formId: string): Record<string, string> {
+  if (url.searchParams.get('form') !== formId || url.searchParams.get('failed') === null) return {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) if (k.startsWith(TYPED)) out[k.slice(TYPED.length)] = v.slice(0, 2000);
+  return out;
 }
 
 /**
- * A POST form to the proxy (`svc console`): the session's CSRF token, fixed hidden fields, every field
- * labelled and required. `id` makes the fields' ids unique on the page.
+ * A POST form to the console's own listener (the proxy, or the team console): the session's CSRF
+ * token, its own id (`form`, so a refusal can bring its values back), fixed hidden fields, every field
+ * labelled and required; `typed` fills the fields with what was typed before a refusal.
  */
 export function actionForm(id: string, action: string, label: string, csrf: string, hidden: Record<string, string>,
-  fields: readonly ActionField[], submit: string): Html {
+  fields: readonly ActionField[], submit: string, typed: Readonly<Record<string, string>> = {}): Html {
+  const valueOf = (f: ActionField): string => typed[f.name] ?? f.value ?? '';
   return html`<form class="act" method="post" action="${action}" aria-label="${label}">
-<input type="hidden" name="csrf" value="${csrf}">${Object.entries(hidden).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
+<input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="form" value="${id}">${Object.entries(hidden).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
 ${fields.map((f) => html`<label for="${id}-${f.name}">${f.label}
 ${f.options
     ? html`<select id="${id}-${f.name}" name="${f.name}"${f.options.some((o) => typeof o !== 'string' && o.value === '') ? '' : ' required'}>${
-      f.options.map((o) => (typeof o === 'string'
-      ? html`<option value="${o}">${o}</option>` : html`<option value="${o.value}">${o.label}</option>`))}</select>`
+      f.options.map((o) => {
+        const { value, label: shown } = typeof o === 'string' ? { value: o, label: o } : o;
+        return html`<option value="${value}"${value === valueOf(f) ? html` selected` : ''}>${shown}</option>`;
+      })}</select>`
     : f.multiline === true
-      ? html`<textarea id="${id}-${f.name}" name="${f.name}" rows="2" required spellcheck="false" placeholder="${f.placeholder ?? ''}"></textarea>`
-      : html`<input id="${id}-${f.name}" name="${f.name}" required autocomplete="off" spellcheck="false" placeholder="${f.placeholder ?? ''}"${
+      ? html`<textarea id="${id}-${f.name}" name="${f.name}" rows="2" required spellcheck="false" placeholder="${f.placeholder ?? ''}">${valueOf(f)}</textarea>`
+      : html`<input id="${id}-${f.name}" name="${f.name}" required autocomplete="off" spellcheck="false" placeholder="${f.placeholder ?? ''}" value="${valueOf(f)}"${
         f.describedBy === undefined ? '' : html` aria-describedby="${f.describedBy}"`}>`}
 </label>`)}
 <button type="submit">${submit}</button>
 </form>`;
 }
 
-/** The banner of an action's outcome, from the proxy's redirect (`?done=KEY` or `?failed=TEXT`). */
+/** The banner of an action's outcome, from the console's redirect (`?done=KEY` or `?failed=TEXT`). */
 export function outcomeBanner(url: URL, outcomes: Readonly<Record<string, string>>): Html | '' {
   const failed = url.searchParams.get('failed');
   if (failed !== null) return banner(false, `Not done: ${failed.slice(0, 500)}`);

@@ -38,12 +38,13 @@ describe('/ui/reports', () => {
     }
     const reports = { gate: createReadGate(1), sources: { store, configs: () => [{ agentId: 'esc', config }], channelTypes: () => new Map([['push', 'ntfy']]) } };
     deps = { store, gate: createReadGate(4), watermark: createChainWatermark(store), snapshot: () => '{}', agents: () => ['esc'], reports,
+      logPath: () => '/nonexistent', jsonLinks: true,
       oncall: { configs: reports.sources.configs, overrides: () => Promise.resolve([]), clock } };
   });
   after(() => shared.close());
 
   const view = async (query: string) => {
-    const answer = await reportsView(deps, { url: new URL(`http://x/ui/reports${query}`), signal: new AbortController().signal, csrf: null });
+    const answer = await reportsView(deps, { url: new URL(`http://x/ui/reports${query}`), signal: new AbortController().signal, csrf: null, actingAs: null });
     assert.notEqual(answer.status, 0);
     return answer as Exclude<typeof answer, { status: 0 }>;
   };

@@ -20,6 +20,10 @@ export interface UiDeps {
   reports: Reports;
   /** The running agents (the log view's choices). */
   agents: () => readonly string[];
+  /** An agent's log file (the log view opens with its last records). */
+  logPath: (agentId: string) => string;
+  /** The JSON views are on this listener (the control plane): views link to them. The team console has none. */
+  jsonLinks: boolean;
 }
 
 export interface UiRequest {
@@ -30,6 +34,11 @@ export interface UiRequest {
    * machine: action forms are shown (they post to the proxy, which alone carries actions out).
    */
   csrf: string | null;
+  /**
+   * The person of oncall.yaml acting through the console (the team console's signed-in person, `svc
+   * console --as`, or the session's "Acting as"); null: not known (on-call actions then ask first).
+   */
+  actingAs: string | null;
 }
 
 export type ViewAnswer =

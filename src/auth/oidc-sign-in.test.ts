@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
-import { MAX_DOCUMENT_BYTES } from '../../auth/key-set.js';
-import { startIdp } from '../../../test/support/idp.js';
+import { startIdp } from '../../test/support/idp.js';
+import { MAX_DOCUMENT_BYTES } from './key-set.js';
 import { createOidcSignIn } from './oidc-sign-in.js';
 
-const settings = (issuer: string) => ({ issuer, clientId: 'svc-console', audience: 'urn:svc:control-plane', scopes: ['control:read'],
+const settings = (issuer: string) => ({ issuer, clientId: 'svc-console', clientSecret: null, resource: 'urn:svc:control-plane', scopes: ['control:read'],
   redirectUri: 'http://127.0.0.1:9/callback' });
 
 /** A loopback "IdP" whose discovery answer is `body(issuer)` (then the end), or an endless stream when `body` is null. */
@@ -42,7 +42,7 @@ async function hostileIdp(body: ((issuer: string) => string) | null):
   return { issuer, sent: () => sent, closed, close: () => { server.closeAllConnections(); return new Promise((r) => server.close(() => r())); } };
 }
 
-describe('svc console OIDC sign-in reads the IdP with a cap', () => {
+describe('OIDC sign-in reads the IdP with a cap', () => {
   const closers: Array<() => Promise<void>> = [];
   after(async () => { for (const c of closers) await c(); });
 

@@ -1,23 +1,44 @@
 /**
- * Signs the operator in for `svc console` when the control plane requires tokens (contract §19.3):
- * OpenID Connect authorization code with PKCE (S256), a public client (`controlPlane.auth.console.
- * clientId`), redirect `http://127.0.0.1:<port>/callback`, the control plane's audience asked as the
- * token's resource (RFC 8707). `openid-client` does the protocol (discovery, state, code exchange, ID
- * token validation). Tokens stay in the proxy's memory; nothing is written anywhere.
+ * Signs a person in with OpenID Connect, authorization code with PKCE (S256): `openid-client` does the
+ * protocol (discovery, state, code exchange, ID token validation). Two callers:
+ *
+ * - `svc console` when the control plane requires tokens (contract §19.3): a public client
+ *   (`controlPlane.auth.console.clientId`), redirect `http://127.0.0.1:<port>/callback`, the control
+ *   plane's audience asked as the token's resource (RFC 8707); the access token goes upstream;
+ * - the team console (§24.6): a confidential client authenticating with `client_secret_basic`,
+ *   redirect `<publicUrl>/auth/callback`; only who signed in matters (the ID token's claims).
+ *
+ * Tokens stay in the caller's memory; nothing is written anywhere.
  */
 import * as oidc from 'openid-client';
-import { MAX_RESPONSE_BYTES } from '../../auth/client-credentials.js';
-import { MAX_DOCUMENT_BYTES } from '../../auth/key-set.js';
-import { isLoopbackBind } from '../../core/loopback.js';
-import { readBodyText } from '../../core/read-body.js';
-import type { PendingSignIn } from './console-sessions.js';
+import { isLoopbackBind } from '../core/loopback.js';
+import { readBodyText } from '../core/read-body.js';
+import { MAX_RESPONSE_BYTES } from './client-credentials.js';
+import { MAX_DOCUMENT_BYTES } from './key-set.js';
+
+/** What an OpenID Connect sign-in in progress needs when the IdP sends the browser back. */
+export interface PendingSignIn {
+  state: string;
+  codeVerifier: string;
+}
 
 export interface OidcSettings {
   issuer: string;
   clientId: string;
-  audience: string;
+  /** A confidential client's secret, sent as `client_secret_basic`; null for a public client. */
+  clientSecret: string | null;
+  /** The resource (RFC 8707) the access token is for; null: none asked. */
+  resource: string | null;
+  /** Asked besides `openid`. */
   scopes: readonly string[];
   redirectUri: string;
+}
+
+/** Who signed in, from the ID token: what a console maps to a person of oncall.yaml (`people[].login`). */
+export interface SignedInClaims {
+  sub: string;
+  email: string | null;
+  preferredUsername: string | null;
 }
 
 export interface SignedIn {
@@ -27,6 +48,7 @@ export interface SignedIn {
   refreshToken: string | null;
   /** `user:<preferred_username | email | sub>` as the audit chain names the operator. */
   identity: string;
+  claims: SignedInClaims;
 }
 
 export interface OidcSignIn {
@@ -35,8 +57,11 @@ export interface OidcSignIn {
   /** Exchanges the callback's code (state and PKCE checked) for tokens. */
   finish(callbackUrl: URL, pending: PendingSignIn, nowMs: number): Promise<SignedIn>;
   /** A new access token for a refresh token (the identity is the sign-in's: a refresh may carry no ID token). */
-  refresh(refreshToken: string, nowMs: number): Promise<Omit<SignedIn, 'identity'>>;
+  refresh(refreshToken: string, nowMs: number): Promise<Omit<SignedIn, 'identity' | 'claims'>>;
 }
+
+/** Visible ASCII, at most 256 characters, or null. */
+const claim = (v: unknown): string | null => (typeof v === 'string' && /^[\x21-\x7e]{1,256}$/.test(v) ? v : null);
 
 /** Visible ASCII only, at most 190 characters: an identity fits the admin socket's actor. */
 function identityOf(claims: Record<string, unknown> | undefined): string {
@@ -46,7 +71,7 @@ function identityOf(claims: Record<string, unknown> | undefined): string {
 }
 
 function held(tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers, nowMs: number, previousRefresh: string | null):
-  Omit<SignedIn, 'identity'> {
+  Omit<SignedIn, 'identity' | 'claims'> {
   const expiresIn = tokens.expiresIn();
   return {
     accessToken: tokens.access_token,
@@ -78,7 +103,8 @@ export function createOidcSignIn(settings: OidcSettings): OidcSignIn {
   // Plain HTTP only to an IdP on this machine (a test or a local IdP); anything else must be HTTPS.
   const insecureOk = issuer.protocol === 'http:' && isLoopbackBind(issuer.hostname.replace(/^\[|\]$/g, ''));
   const configuration = (): Promise<oidc.Configuration> => {
-    config ??= oidc.discovery(issuer, settings.clientId, undefined, oidc.None(),
+    const auth = settings.clientSecret === null ? oidc.None() : oidc.ClientSecretBasic(settings.clientSecret);
+    config ??= oidc.discovery(issuer, settings.clientId, undefined, auth,
       { [oidc.customFetch]: cappedFetch, ...(insecureOk ? { execute: [oidc.allowInsecureRequests] } : {}) })
       .then((c) => {
         // Discovery's own request went through it; so do the token endpoint and the key set later.
@@ -95,7 +121,7 @@ export function createOidcSignIn(settings: OidcSettings): OidcSignIn {
       const codeVerifier = oidc.randomPKCECodeVerifier();
       const state = oidc.randomState();
       const url = oidc.buildAuthorizationUrl(c, {
-        redirect_uri: settings.redirectUri, scope, state, resource: settings.audience,
+        redirect_uri: settings.redirectUri, scope, state, ...(settings.resource === null ? {} : { resource: settings.resource }),
         code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: 'S256',
       });
       return { url: url.href, pending: { state, codeVerifier } };
@@ -103,13 +129,17 @@ export function createOidcSignIn(settings: OidcSettings): OidcSignIn {
     async finish(callbackUrl, pending, nowMs) {
       const c = await configuration();
       const tokens = await oidc.authorizationCodeGrant(c, callbackUrl, { pkceCodeVerifier: pending.codeVerifier, expectedState: pending.state },
-        { resource: settings.audience });
-      return { ...held(tokens, nowMs, null), identity: identityOf(tokens.claims()) };
+        settings.resource === null ? {} : { resource: settings.resource });
+      const idClaims = tokens.claims();
+      const sub = claim(idClaims?.sub);
+      if (sub === null) throw new Error('the ID token carries no usable sub claim');
+      return { ...held(tokens, nowMs, null), identity: identityOf(idClaims),
+        claims: { sub, email: claim(idClaims?.email), preferredUsername: claim(idClaims?.preferred_username) } };
     },
     async refresh(refreshToken, nowMs) {
       const c = await configuration();
       // The IdP may rotate the refresh token; when it does not, the one we had stays good.
-      return held(await oidc.refreshTokenGrant(c, refreshToken, { resource: settings.audience }), nowMs, refreshToken);
+      return held(await oidc.refreshTokenGrant(c, refreshToken, settings.resource === null ? {} : { resource: settings.resource }), nowMs, refreshToken);
     },
   };
 }
