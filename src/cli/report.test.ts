@@ -10,7 +10,7 @@ const flags = { since: '30d', json: false, csv: false };
 it('svc report: the flags become GET /report\'s query; --since is 30 days back by default, until now', () => {
   assert.equal(reportParams(flags, { clock }).toString(), `since=${Date.parse('2026-10-30T12:00:00Z')}&until=${Date.parse('2026-11-29T12:00:00Z')}`);
   assert.equal(reportParams({ ...flags, since: '2026-11-01T00:00:00Z', until: '2026-11-08T00:00:00Z', by: 'schedule', agent: 'esc' }, { clock }).toString(),
-    'since=2026-11-01T00%3A00%3A00Z&until=2026-11-08T00%3A00%3A00Z&agent=esc&by=schedule');
+    'since=2026-11-01T00%3A00%3A00.000Z&until=2026-11-08T00%3A00%3A00.000Z&agent=esc&by=schedule', 'instants as the one parser of typed times writes them');
 });
 
 it('svc report: bad input is a usage error (exit 2) naming the flag, before any request', () => {
