@@ -98,7 +98,8 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   const guard: AuthGuard | null = settings.auth && tokenVerifier
     ? createAuthGuard(settings.auth, tokenVerifier, { clock: deps.clock, report })
     : null;
-  const shared = deps.shared ?? createSharedReads(store, deps.clock, { ...NO_REPORT_SOURCES, ...(deps.oncall === undefined ? {} : { configs: deps.oncall.configs }) });
+  const shared = deps.shared
+    ?? createSharedReads(store, deps.clock, { ...NO_REPORT_SOURCES, ...(deps.oncall === undefined ? {} : { configs: deps.oncall.configs }) });
   const { tailers, watermark, gate: reads } = shared;
   const closeShared = (): void => { if (deps.shared === undefined) shared.close(); };
   const routes = new Map<string, RouteHandler>([
