@@ -93,6 +93,9 @@ export const METRIC_FAMILIES = [
     help: 'Audit seq of the last row the SIEM exporter had acknowledged (0 before the first).' },
   { name: 'svc_audit_export_chain_behind_total', type: 'counter', labels: ['exporter'], unit: 'alarms',
     help: 'Times the SIEM exporter found the audit chain no longer holding rows it had sent (head behind its cursor, or sent rows changed) and sent again from where they agree (count).' },
+  // Signed checkpoints (contract §20.2)
+  { name: 'svc_audit_checkpoint_contradicted', type: 'gauge', labels: [], unit: 'boolean',
+    help: 'Whether the audit chain contradicts the newest signed checkpoint (its tail deleted, or rewritten under it): 1 while it does, and no checkpoint is signed; 0 not.' },
   // Rate limits
   { name: 'svc_provider_rate_limit_waits', type: 'counter', labels: ['agent'], unit: 'waits',
     help: 'Provider calls of the agent that waited for the provider rate limit (count).' },

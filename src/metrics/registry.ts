@@ -56,6 +56,7 @@ export interface AuditMetrics {
   exportFailures: Counter<'exporter'>;
   exportLastSeq: Gauge<'exporter'>;
   exportChainBehind: Counter<'exporter'>;
+  checkpointContradicted: Gauge<never>;
 }
 
 export interface RateLimitMetrics {
@@ -242,6 +243,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     exportFailures: counter('svc_audit_export_failures_total'),
     exportLastSeq: gauge('svc_audit_export_last_seq'),
     exportChainBehind: counter('svc_audit_export_chain_behind_total'),
+    checkpointContradicted: gauge('svc_audit_checkpoint_contradicted'),
   };
   const rateLimit: RateLimitMetrics = {
     providerWaits: counter('svc_provider_rate_limit_waits'),

@@ -284,9 +284,11 @@ export interface Store {
   /**
    * Verifies the whole chain up to its head when the run starts (contract §5), without stalling the
    * caller, judging the rows as committed when the call is made (§20.1): a call never shares a run
-   * that began before it; calls made during a run share the next one.
+   * that began before it; calls made during a run share the next one. With `afterSeq`, the rows after
+   * it (the first must link to row `afterSeq` as stored; the story of an event checks from its first
+   * row, §20.3): `checked` counts those rows, a run shared with a wider call may check more.
    */
-  verifyAudit(): Promise<VerifyResult>;
+  verifyAudit(afterSeq?: number): Promise<VerifyResult>;
 
   listEvents(query: PageQuery, filter: EventFilter): Promise<Page<EventRecord>>;
   listDeadLetters(query: PageQuery, filter: DeadLetterFilter): Promise<Page<DeadLetterRecord>>;

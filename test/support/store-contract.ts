@@ -406,6 +406,19 @@ export function storeContract(name: string, subject: ContractSubject): void {
       assert.deepEqual({ ok: v.ok, firstBadSeq: v.firstBadSeq, problem: v.problem }, { ok: false, firstBadSeq: 17, problem: 'hash-mismatch' });
     });
 
+    it('verification of the rows after a seq checks those only, and finds a tampered one among them', async () => {
+      const store = await open();
+      for (let i = 0; i < 40; i++) await store.appendAudit({ kind: 'w', actor: 'svc', agentId: null, data: { i } }, T0 + i);
+      await subject.tamperAudit(17);
+      const after = await store.verifyAudit(20);
+      assert.deepEqual({ ok: after.ok, checked: after.checked, headSeq: after.headSeq }, { ok: true, checked: 20, headSeq: 40 });
+      const from = await store.verifyAudit(10);
+      assert.deepEqual({ ok: from.ok, firstBadSeq: from.firstBadSeq, problem: from.problem }, { ok: false, firstBadSeq: 17, problem: 'hash-mismatch' });
+      await subject.tamperAudit(33);
+      const later = await store.verifyAudit(20);
+      assert.deepEqual({ ok: later.ok, firstBadSeq: later.firstBadSeq, problem: later.problem }, { ok: false, firstBadSeq: 33, problem: 'hash-mismatch' });
+    });
+
     it('timestamps never go backwards in seq order, even when the clock does', async () => {
       const store = await open();
       await store.appendAudit({ kind: 'w', actor: 'svc', agentId: null, data: {} }, T0 + 5000);

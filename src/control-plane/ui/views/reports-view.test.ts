@@ -37,7 +37,7 @@ describe('/ui/reports', () => {
       await store.oncall.applyPagePlan(done.plan, at + after);
     }
     const reports = { gate: createReadGate(1), sources: { store, configs: () => [{ agentId: 'esc', config }], channelTypes: () => new Map([['push', 'ntfy']]) } };
-    deps = { store, gate: createReadGate(4), watermark: createChainWatermark(store), snapshot: () => '{}', agents: () => ['esc'], reports,
+    deps = { store, gate: createReadGate(4), watermark: createChainWatermark(store, clock), snapshot: () => '{}', agents: () => ['esc'], reports,
       logPath: () => '/nonexistent', jsonLinks: true,
       oncall: { configs: reports.sources.configs, overrides: () => Promise.resolve([]), clock } };
   });
