@@ -234,7 +234,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     let stopping = false;
     const listenerCount = settings.listeners.length;
-    const readiness = createReadiness({ store, clock, report, stopping: () => stopping,
+    const readiness = createReadiness({ store, clock, report, stopping: () => stopping, pagerProblems: () => pages?.problems() ?? [],
       notListening: () => (ingest.ports().length < listenerCount ? [`${listenerCount - ingest.ports().length} of ${listenerCount} ingest listener(s)`] : []) });
     metrics.daemon.readiness(async () => (await readiness()).ready);
     const storeId = await storeIdentity(store);

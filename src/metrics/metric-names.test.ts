@@ -45,6 +45,8 @@ describe('metric names', () => {
       // contract §17.11
       'svc_pages_open', 'svc_page_ack_seconds', 'svc_page_escalations_total', 'svc_pages_exhausted_total', 'svc_page_timer_lag_seconds',
       'svc_heartbeat_age_seconds', 'svc_events_suppressed_total',
+      // issue 33: an unreadable page or outbox row is set aside, and counted
+      'svc_page_rows_quarantined_total',
       // contract §21.3
       'svc_pushover_receipts_watched', 'svc_pushover_receipt_requests_total',
     ].sort());

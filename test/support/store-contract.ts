@@ -36,6 +36,8 @@ export interface ContractSubject {
   settings(): StoreSettings;
   /** Changes the stored data of audit row `seq` behind the store's back (to `dataText`, default `{"tampered":true}`). */
   tamperAudit(seq: number, dataText?: string): Promise<void>;
+  /** Overwrites the body of a page (by id) or an outbox row (by deliveryId) behind the store's back, as a hand edit or a damaged disk would. */
+  damageOncall(table: 'pages' | 'page_notifications', key: string, body: string): Promise<void>;
   /** Deletes every row of every table but `keep`, behind the store's back, as someone with write access to the database could. */
   emptyTablesBut(keep: readonly string[]): Promise<void>;
   /** Several replicas share this store, so the leader lease is contested (false: one process, always leader). */
@@ -87,7 +89,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
   const open = async (opts?: OpenOptions): Promise<Store> => { const s = await subject.open(opts); opened.push(s); return s; };
   const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
-  oncallStoreContract(name, open, again, subject.replicas);
+  oncallStoreContract(name, open, again, subject.replicas, (table, key, body) => subject.damageOncall(table, key, body));
   reportStoreContract(name, open, (seq, dataText) => subject.tamperAudit(seq, dataText));
   pageAnswerStoreContract(name, open, again);
   receiptStoreContract(name, open, again);

@@ -131,3 +131,14 @@ export const ONCALL_INTEGRITY_MIGRATION = `
   ) WITHOUT ROWID;
   CREATE INDEX answer_once_until ON answer_once (until_ms);
 `;
+
+/**
+ * Migration 12: the outbox knows each row's channel (rows written before have none: they are read
+ * from their body), and a page's pending notifications are indexed in order. A claim of the outbox
+ * passes over the channels its sender has no room for in SQL, and reads each page's pending rows to
+ * keep one page's messages to a channel in order (store/outbox-order.ts).
+ */
+export const OUTBOX_ORDER_INDEX = `
+  ALTER TABLE page_notifications ADD COLUMN channel_id TEXT;
+  CREATE INDEX page_notifications_page_pending ON page_notifications (page_id, seq) WHERE status = 'pending';
+`;

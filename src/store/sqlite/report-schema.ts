@@ -1,5 +1,5 @@
 /**
- * Migration 12 (contract §23): what a report reads, without reading a row's JSON. `audit_report` holds,
+ * Migration 13 (contract §23): what a report reads, without reading a row's JSON. `audit_report` holds,
  * for every audit row of the page kinds whose data is JSON, that row's report line
  * (../report-rows.ts `reportLineSql`) in seq order: a report walks it and never parses `data` (at
  * 100,000 pages the scan went from ≈21 s to ≈1.3 s on a loaded host). `pages_report` covers the
