@@ -18,10 +18,12 @@ const LAYERS = {
   ingest: ['core', 'config', 'logs', 'metrics', 'store', 'oncall'],
   runtime: ['core', 'config', 'audit', 'logs', 'metrics', 'store', 'oncall'],
   export: ['core', 'config', 'audit', 'metrics', 'store'],
-  'control-plane': ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'store', 'oncall'],
+  // Reports (contract §23): a read model, pure aggregation over what the store reads.
+  report: ['core', 'config', 'oncall', 'store'],
+  'control-plane': ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'store', 'oncall', 'report'],
   // The composition root: the one place that knows every part.
-  daemon: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'oncall', 'store', 'ingest', 'runtime', 'export', 'control-plane'],
-  cli: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'oncall', 'import', 'store', 'ingest', 'runtime', 'export', 'control-plane', 'daemon'],
+  daemon: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'oncall', 'store', 'ingest', 'runtime', 'export', 'report', 'control-plane'],
+  cli: ['core', 'config', 'audit', 'auth', 'logs', 'metrics', 'oncall', 'import', 'store', 'ingest', 'runtime', 'export', 'report', 'control-plane', 'daemon'],
 };
 
 const alt = (names) => names.map((n) => n.replace(/[-]/g, '\\-')).join('|');

@@ -90,7 +90,9 @@ async function serve(rows: number): Promise<Target> {
   const store = await openSqliteStore({ path });
   const middle = fill(path, rows);
   const route = createUiRoute({ store, gate: createReadGate(DEFAULT_READS_AT_ONCE), watermark: createChainWatermark(store, systemClock),
-    oncall: { configs: () => [], overrides: () => Promise.resolve([]), clock: systemClock }, snapshot: () => SNAPSHOT, agents: () => ['agent-0'], logPath: () => join(dir, 'agent-0.log'), jsonLinks: true, report: () => undefined });
+    oncall: { configs: () => [], overrides: () => Promise.resolve([]), clock: systemClock }, snapshot: () => SNAPSHOT, agents: () => ['agent-0'],
+    logPath: () => join(dir, 'agent-0.log'), jsonLinks: true, report: () => undefined,
+    reports: { gate: createReadGate(1), sources: { store, configs: () => [], channelTypes: () => new Map<string, string>() } } });
   const server = createServer((req, res) => {
     const ac = new AbortController();
     res.on('close', () => ac.abort());

@@ -52,9 +52,9 @@ describe('the on-call views in a browser', () => {
     await d?.stop();
   });
 
-  it('now with on-call, pages, one page and coverage load clean and pass axe-core', async () => {
+  it('now with on-call, pages, one page, coverage and reports load clean and pass axe-core', async () => {
     for (const [name, path] of [['now-oncall', '/ui/'], ['pages', '/ui/pages'], ['page', `/ui/pages/${pageId}`], ['oncall', '/ui/oncall'],
-      ['silences', '/ui/silences']] as const) {
+      ['silences', '/ui/silences'], ['reports', '/ui/reports?by=person']] as const) {
       const w = await browser.openPage(DESKTOP);
       const answer = await w.page.goto(`${d.cp}${path}`);
       assert.equal(answer?.status(), 200, path);

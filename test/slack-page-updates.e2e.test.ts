@@ -4,7 +4,8 @@
  * The page is posted with Acknowledge / Resolve / Escalate; the daemon restarts; `svc ack` then edits
  * that same message (same channel and ts, found in the store after the restart) without its
  * Acknowledge button, after waiting out a 429; a joining alert is a thread reply under it; resolving
- * edits it once more, without buttons.
+ * edits it once more, without buttons. Then `svc report` (contract §23) counts that page: two rounds
+ * woke alice on Slack, the ack's and the resolve's notices did not; the console shows the same.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { after, describe, it } from 'node:test';
 import type { FakeSlack, SlackCall } from './support/fake-slack.js';
 import { actionIds, startFakeSlack } from './support/fake-slack.js';
 import { postAlert } from './support/http.js';
+import type { Report } from '../src/report/report.js';
 import { aliceOnlyYaml } from './support/oncall-yaml.js';
 import { auditRows, queryStore } from './support/store.js';
 import { runSvc, scaffoldAgent, tempEnv } from './support/svc.js';
@@ -39,7 +41,8 @@ describe('slack page message updated in place e2e', () => {
     writeFileSync(join(a.dir, 'oncall.yaml'), ONCALL);
     appendFileSync(join(a.dir, 'channels.yaml'), ['  - id: slack-dm', '    type: slack', '    direction: outbound',
       '    token: ${env:SLACK_BOT_TOKEN}', '    user: U0ONCALL', `    apiUrl: ${apiUrl}`, ''].join('\n'));
-    const env = { ...t.env, SLACK_BOT_TOKEN: TOKEN };
+    // The control plane on: `svc report` and the console read it at the end.
+    const env = { ...t.env, SLACK_BOT_TOKEN: TOKEN, SVC_METRICS_PORT: String(a.cpPort) };
     const up = async (): Promise<void> => {
       const started = await runSvc(['up', '-d'], { env, cwd: a.dir });
       assert.equal(started.code, 0, started.stderr);
@@ -93,5 +96,30 @@ describe('slack page message updated in place e2e', () => {
     assert.match(String(resolved.body.text), /^RESOLVED \[P1\] /);
     assert.equal(posts().length, 2);
     assert.equal(queryStore<{ state: string }>(t.home, 'SELECT state FROM pages WHERE id = ?', pageId)[0]?.state, 'resolved');
+
+    // What the pager cost (contract §23): the opening and the join reached alice on Slack, a channel that wakes — two
+    // interruptions; the ack's and the resolve's notices to her are status updates, not page rounds.
+    const json = await runSvc(['report', '--json', '--by', 'person'], { env, cwd: a.dir });
+    assert.equal(json.code, 0, json.stderr);
+    const report = JSON.parse(json.stdout) as Report;
+    const { totals } = report;
+    assert.deepEqual([totals.pages, totals.acknowledged, totals.resolved, totals.timeToAckSeconds.count, totals.interruptions.total], [1, 1, 1, 1, 2]);
+    assert.equal(totals.interruptions.business + totals.interruptions.offHours + totals.interruptions.sleep, 2);
+    assert.deepEqual(report.groups.map((g) => [g.key, g.pages, g.interruptions.total]), [['alice', 1, 2]]);
+    const alertname = (JSON.parse(a.fixture) as { commonLabels: { alertname: string } }).commonLabels.alertname;
+    assert.deepEqual(report.alerts, [{ alertname, pages: 1, flapping: 0 }], 'the page counted under its alert name');
+    // The console draws the same numbers (the same read).
+    const ui = await (await fetch(`${a.cp}/ui/reports?by=person`)).text();
+    assert.ok(ui.includes(`<dt>Pages</dt><dd>1 (acknowledged 1, resolved 1)</dd>`));
+    assert.ok(ui.includes(`<td class="num">2 (${totals.interruptions.business} business · ${totals.interruptions.offHours} off hours · ${totals.interruptions.sleep} sleep)</td>`));
+    const csv = await runSvc(['report', '--csv', '--by', 'alert'], { env, cwd: a.dir });
+    assert.equal(csv.code, 0, csv.stderr);
+    assert.deepEqual(csv.stdout.split('\r\n').map((l) => l.split(',').slice(0, 4)).slice(1, 3), [['total', '', '', '1'], ['alert', alertname, '', '1']]);
+    for (const [args, flag] of [[['--since', 'nonsense'], '--since'], [['--since', '2026-11-20T00:00:00Z', '--until', '2026-11-19T00:00:00Z'], '--until'],
+      [['--by', 'color'], '--by']] as const) {
+      const bad = await runSvc(['report', ...args], { env, cwd: a.dir });
+      assert.equal(bad.code, 2, `${args.join(' ')}: ${bad.stderr}`);
+      assert.ok(bad.stderr.includes(flag), `the error names ${flag}: ${bad.stderr}`);
+    }
   });
 });

@@ -13,6 +13,7 @@ import { initCommand } from './init.js';
 import { registerPageCommands } from './page-commands.js';
 import { registerSilenceCommands } from './silence-commands.js';
 import { registerPageViews } from './pages-view.js';
+import { registerReport } from './report.js';
 import { registerShadow } from './shadow/shadow-command.js';
 import type { LogsOptions } from './logs.js';
 import { logsCommand } from './logs.js';
@@ -285,6 +286,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
   registerPageCommands(program, ctx, setCode);
   registerSilenceCommands(program, ctx, setCode);
   registerPageViews(program, ctx, setCode);
+  registerReport(program, ctx, setCode);
   registerShadow(program, ctx, setCode);
 
   program

@@ -25,6 +25,9 @@ import { createMetricsRoute } from './routes/metrics-route.js';
 import type { CalendarKeyCheck, OncallRouteDeps } from './routes/oncall-route.js';
 import { createOncallCalendarRoute, createOncallRoute } from './routes/oncall-route.js';
 import { createPageRoute, createPagesRoute, createSilencesRoute } from './routes/pages-route.js';
+import type { ReportSources } from '../report/read-report.js';
+import type { Reports } from './routes/report-route.js';
+import { createReportRoute } from './routes/report-route.js';
 import type { Readiness } from './routes/health-route.js';
 import { createHealthzRoute, createReadyzRoute } from './routes/health-route.js';
 import { createShadowRoute } from './routes/shadow-route.js';
@@ -63,6 +66,8 @@ export interface RunningControlPlane {
   close(): Promise<void>;
 }
 
+const NO_REPORT_SOURCES: Omit<ReportSources, 'store'> = { configs: () => [], channelTypes: () => new Map<string, string>() };
+
 /**
  * What the control plane's readers share with the team console (daemon/console/), which serves the
  * same views: one read gate for the store's reader, one chain watermark (the whole chain verified once,
@@ -72,10 +77,12 @@ export interface SharedReads {
   gate: ReadGate;
   watermark: ChainWatermark;
   tailers: TailerRegistry;
+  /** Reports (contract §23): one computed at a time, for GET /report and both consoles alike (each reads every page of its window). */
+  reports: Reports;
   close(): void;
 }
 
-export function createSharedReads(store: Store, clock: Clock): SharedReads {
+export function createSharedReads(store: Store, clock: Clock, reportSources: Omit<ReportSources, 'store'> = NO_REPORT_SOURCES): SharedReads {
   const tailers = createTailerRegistry({ clock });
   const gate = createReadGate(DEFAULT_READS_AT_ONCE);
   // The whole chain is verified once, from the start, in the store's verify threads: the first story
@@ -83,7 +90,8 @@ export function createSharedReads(store: Store, clock: Clock): SharedReads {
   // (the store closing at shutdown) only means the first story verifies it instead.
   const watermark = createChainWatermark(store, clock);
   void watermark.current().catch(() => undefined);
-  return { gate, watermark, tailers, close: () => tailers.close() };
+  const reports: Reports = { gate: createReadGate(1), sources: { store, ...reportSources } };
+  return { gate, watermark, tailers, reports, close: () => tailers.close() };
 }
 
 export async function startControlPlane(deps: ControlPlaneDeps): Promise<RunningControlPlane | null> {
@@ -96,7 +104,8 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
   const guard: AuthGuard | null = settings.auth && tokenVerifier
     ? createAuthGuard(settings.auth, tokenVerifier, { clock: deps.clock, report })
     : null;
-  const shared = deps.shared ?? createSharedReads(store, deps.clock);
+  const shared = deps.shared
+    ?? createSharedReads(store, deps.clock, { ...NO_REPORT_SOURCES, ...(deps.oncall === undefined ? {} : { configs: deps.oncall.configs }) });
   const { tailers, watermark, gate: reads } = shared;
   const closeShared = (): void => { if (deps.shared === undefined) shared.close(); };
   const routes = new Map<string, RouteHandler>([
@@ -112,8 +121,9 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/readyz', createReadyzRoute(deps.readiness)],
   ]);
   const oncall: OncallRouteDeps = { configs: () => [], overrides: () => Promise.resolve([]), ...deps.oncall, clock: deps.clock };
-  routes.set('/ui/', createUiRoute({ store, gate: reads, watermark, oncall, snapshot: deps.snapshot, agents: deps.agents, logPath: deps.logPath,
-    jsonLinks: true, report, ...(deps.shadowAgents ? { shadow: deps.shadowAgents } : {}) }));
+  routes.set('/ui/', createUiRoute({ store, gate: reads, watermark, oncall, reports: shared.reports, snapshot: deps.snapshot, agents: deps.agents,
+    logPath: deps.logPath, jsonLinks: true, report, ...(deps.shadowAgents ? { shadow: deps.shadowAgents } : {}) }));
+  routes.set('/report', createReportRoute({ reports: shared.reports, clock: deps.clock, report }));
   routes.set('/oncall', createOncallRoute(oncall));
   routes.set('/oncall/', createOncallCalendarRoute(oncall, deps.calendarKeys));
   routes.set('/pages', createPagesRoute({ store, report, clock: deps.clock }));

@@ -260,11 +260,16 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       listeners: () => listeners.list(),
       controlPlane: () => ({ ...settings.controlPlane, port: controlPlane?.port() ?? settings.controlPlane.port }) });
     let snapshot = statusOf(deps.agents, agentSet);
-    // The readers the control plane and the team console share: one gate, one chain watermark, one tailer per log file.
-    const shared = createSharedReads(store, clock);
-    closers.add('shared reads', () => shared.close());
+    // Reports ask each agent's channels' types (contract §23: which rounds wake someone); a reload swaps them.
+    const typesOf = (agents: readonly LoadedAgent[]): Map<string, ReadonlyMap<string, string>> =>
+      new Map(agents.map((a) => [a.agent.id, new Map(a.channels.map((c) => [c.id, c.type]))]));
+    let channelTypes = typesOf(deps.agents);
     const oncallReads = { configs: () => [...pageConfigs].map(([agentId, config]) => ({ agentId, config })),
       overrides: (agentId: string, endsAfterMs: number) => store.oncall.listOverrides(agentId, endsAfterMs) };
+    // The readers the control plane and the team console share: one gate, one chain watermark, one tailer per log file, one report at a time.
+    const shared = createSharedReads(store, clock, { configs: oncallReads.configs,
+      channelTypes: (agentId) => channelTypes.get(agentId) ?? new Map<string, string>() });
+    closers.add('shared reads', () => shared.close());
     // Calendar subscription keys (§24.7): checked against the secret as it is now (rotating it revokes every URL).
     const calendar = calendarSecret(deps.home);
     const calendarKeys = { check: (agentId: string, scheduleId: string, key: string) => {
@@ -327,6 +332,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         for (const channel of set.channels) allChannels.add(channel);
         agentSet = set;
         snapshot = statusOf(next.agents, set);
+        channelTypes = typesOf(next.agents);
         // Links in messages from now on start with the ack source's new publicUrl (the listener stays).
         for (const loaded of next.agents) ackServers.get(loaded.agent.id)?.usePublicUrl(loaded.ackSource?.publicUrl);
         const retired = old.channels.filter((c) => !set.channels.includes(c));

@@ -29,3 +29,20 @@ export function payloadStatus(payload: unknown): string | null {
   const status = (payload as { status?: unknown } | null)?.status;
   return typeof status === 'string' ? status : null;
 }
+
+/** Longest alert name kept (a label value may be long; a report shows a name). */
+export const ALERT_NAME_MAX = 200;
+
+/**
+ * The alert name of a payload (contract §23: the noisiest alerts): Alertmanager's `commonLabels`, else
+ * its first alert's labels, else a plain payload's own `labels`; controls, format characters and lone
+ * surrogates become spaces, at most ALERT_NAME_MAX code points; null when there is none.
+ */
+export function alertNameOf(payload: unknown): string | null {
+  const plain = labelsOf((payload as { labels?: unknown } | null)?.labels);
+  const raw = payloadLabels(payload, 'commonLabels').alertname ?? alertLabels(payload)[0]?.alertname ?? plain.alertname;
+  if (raw === undefined) return null;
+  // Whole code points: a cut never leaves half a surrogate pair, which no JSON reader takes back.
+  const name = [...raw.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu, ' ').trim()].slice(0, ALERT_NAME_MAX).join('').trim();
+  return name === '' ? null : name;
+}

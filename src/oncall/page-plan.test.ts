@@ -104,6 +104,19 @@ describe('page planner on fake time', () => {
     assert.equal(planReopen(closed, event('e4'), clock.now(), resolve).page.facts, undefined);
   });
 
+  it('page.opened names the event\'s alert (a report counts pages per alert name, §23) when it has one, opening and reopening', () => {
+    const at = Date.UTC(2026, 10, 25, 3, 0, 0);
+    const opened = planOpen({ pageId: 'p0000name', agentId: 'ops', incidentKey: 'k', policy: policy(), policySha256: 'sha-a', nowMs: at, resolve,
+      event: { ...event('e1'), alertname: 'DiskFull' } });
+    assert.deepEqual(opened.audit[0]?.data, { pageId: 'p0000name', incidentKey: 'k', policy: 'default', policySha256: 'sha-a', eventId: 'e1', alertname: 'DiskFull' });
+    const resolved = planResolve(opened.page, cli, null, null, at + MIN);
+    assert.ok(resolved.ok && resolved.plan !== null);
+    const reopened = planReopen(resolved.plan.page, { ...event('e2'), alertname: 'DiskFull' }, at + 2 * MIN, resolve);
+    assert.equal(reopened.audit[0]?.data.alertname, 'DiskFull');
+    const unnamed = planOpen({ pageId: 'p0000none', agentId: 'ops', incidentKey: 'k2', policy: policy(), policySha256: 'sha-a', nowMs: at, resolve, event: event('e3') });
+    assert.equal('alertname' in (unnamed.audit[0]?.data ?? {}), false, 'no name: no field');
+  });
+
   it('escalates to the next step after `after` without an ack, each round with its own deliveryIds', () => {
     const h = harness();
     h.runTimers(5 * MIN - 1);

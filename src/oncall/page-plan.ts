@@ -45,7 +45,12 @@ export interface PageEvent {
   severity: Severity;
   /** The event's own links, one per line (runtime/providers/message-facts.ts); none: omit or empty. */
   facts?: string[];
+  /** The event's alert name (label-name.ts `alertNameOf`), written on page.opened for reports (§23); none: omit. */
+  alertname?: string;
 }
+
+/** page.opened's `alertname` when the event has one: a report counts pages per alert name without reading payloads. */
+const alertnameOf = (event: PageEvent): { alertname?: string } => (event.alertname === undefined ? {} : { alertname: event.alertname });
 
 /** Who acted, for audit rows: `actor` is the chain's actor, `by`/`via` the page's fields. */
 export interface Actor {
@@ -141,7 +146,7 @@ export function planOpen(input: OpenInput): PagePlan {
     ...(input.event.facts !== undefined && input.event.facts.length > 0 ? { facts: input.event.facts } : {}), notified: [], version: 1,
   };
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId),
-    { incidentKey: page.incidentKey, policy: policy.id, policySha256: page.policySha256, eventId: input.event.id })];
+    { incidentKey: page.incidentKey, policy: policy.id, policySha256: page.policySha256, eventId: input.event.id, ...alertnameOf(input.event) })];
   const notes = notifyRound(page, first.notify, 'escalation', pageText.opened(page), input.event.id, nowMs, input.resolve, audit);
   return plan(null, page, audit, notes);
 }
@@ -161,7 +166,7 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
   else delete page.facts;
   if (!page.eventIds.includes(event.id)) page.eventIds.push(event.id);
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId), { incidentKey: page.incidentKey,
-    policy: page.policy.id, policySha256: page.policySha256, eventId: event.id, reopened: true })];
+    policy: page.policy.id, policySha256: page.policySha256, eventId: event.id, reopened: true, ...alertnameOf(event) })];
   const notes = notifyRound(page, first.notify, 'escalation', pageText.reopened(page), event.id, nowMs, resolve, audit);
   return plan(before, page, audit, notes);
 }

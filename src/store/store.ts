@@ -20,6 +20,7 @@ import type {
   ApplyResult, ChannelRoom, ClaimOnCommit, DueClaim, HandoffTimer, HeartbeatSeen, NotificationClaim, NotificationOutcome, OpenPageCount, PageFilter,
   Quarantined, SendHold, SendRef, StoredOverride, StoredPage, StoredSilence,
 } from './oncall-store.js';
+import type { ReportRows, ReportWindow } from './report-rows.js';
 import type { ReceiptStore } from './receipt-store.js';
 import type { StoreTransfer } from './transfer.js';
 
@@ -431,6 +432,12 @@ export interface OncallStore {
    * timer is no longer at `expectedNextMs` — another replica or an earlier run told this handoff.
    */
   applyHandoffPlan(plan: HandoffPlan, nowMs: number): Promise<boolean>;
+
+  /**
+   * What a report (contract §23) reads: the pages opened in the window and their audit rows of the
+   * page kinds, read in bounded chunks (report-rows.ts `readReportRows`, the one rule for both stores).
+   */
+  reportRows(window: ReportWindow): Promise<ReportRows>;
 
   /**
    * Claims `key` until `untilMs`: true the first time, false while an earlier claim of it holds (a

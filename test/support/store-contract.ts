@@ -15,6 +15,7 @@ import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../../src/config/store.js';
 import { InvalidCursorError } from '../../src/store/cursor.js';
 import type { ClaimedEvent, Completion, NewEvent, PageQuery, Store } from '../../src/store/store.js';
 import { oncallStoreContract } from './oncall-store-contract.js';
+import { reportStoreContract } from './report-store-contract.js';
 import { pageAnswerStoreContract } from './page-answer-store-contract.js';
 import { receiptStoreContract } from './receipt-store-contract.js';
 
@@ -33,8 +34,8 @@ export interface ContractSubject {
   openAgain(): Promise<Store>;
   /** What `openStore` takes to reach the store last opened, from another process. */
   settings(): StoreSettings;
-  /** Changes the stored data of audit row `seq` behind the store's back (to `{"tampered":true}`). */
-  tamperAudit(seq: number): Promise<void>;
+  /** Changes the stored data of audit row `seq` behind the store's back (to `dataText`, default `{"tampered":true}`). */
+  tamperAudit(seq: number, dataText?: string): Promise<void>;
   /** Overwrites the body of a page (by id) or an outbox row (by deliveryId) behind the store's back, as a hand edit or a damaged disk would. */
   damageOncall(table: 'pages' | 'page_notifications', key: string, body: string): Promise<void>;
   /** Deletes every row of every table but `keep`, behind the store's back, as someone with write access to the database could. */
@@ -89,6 +90,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
   const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
   oncallStoreContract(name, open, again, subject.replicas, (table, key, body) => subject.damageOncall(table, key, body));
+  reportStoreContract(name, open, (seq, dataText) => subject.tamperAudit(seq, dataText));
   pageAnswerStoreContract(name, open, again);
   receiptStoreContract(name, open, again);
 

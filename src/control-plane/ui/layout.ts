@@ -12,6 +12,7 @@ export const NAV: ReadonlyArray<{ path: string; label: string }> = [
   { path: '/ui/pages', label: 'Pages' },
   { path: '/ui/oncall', label: 'On call' },
   { path: '/ui/silences', label: 'Silences' },
+  { path: '/ui/reports', label: 'Reports' },
   { path: '/ui/events', label: 'Events' },
   { path: '/ui/dlq', label: 'Dead letters' },
   { path: '/ui/audit', label: 'Audit' },

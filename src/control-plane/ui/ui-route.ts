@@ -28,6 +28,7 @@ import { nowView } from './views/now-view.js';
 import { oncallView } from './views/oncall-view.js';
 import { pageView } from './views/page-view.js';
 import { pagesView } from './views/pages-view.js';
+import { reportsView } from './views/reports-view.js';
 import { silencesView } from './views/silences-view.js';
 import { ACTING_AS_ACTION } from './views/parts.js';
 import type { UiDeps, View } from './views/view-types.js';
@@ -84,6 +85,7 @@ const VIEWS = new Map<string, View>([
   ['/ui/pages', pagesView],
   ['/ui/oncall', oncallView],
   ['/ui/silences', silencesView],
+  ['/ui/reports', reportsView],
   ['/ui/events', eventsView],
   ['/ui/dlq', dlqView],
   ['/ui/audit', auditView],

@@ -42,7 +42,8 @@ export async function startTeamConsole(deps: StartTeamConsoleDeps): Promise<Team
   const signIn = createOidcSignIn({ issuer: settings.oidc.issuer, clientId: settings.oidc.clientId, clientSecret: settings.oidc.clientSecret,
     resource: null, scopes: settings.oidc.scopes, redirectUri: `${base}/auth/callback` });
   const uiDeps = { store: deps.store, gate: deps.shared.gate, watermark: deps.shared.watermark, oncall: deps.oncall, snapshot: deps.snapshot,
-    agents: deps.agents, logPath: deps.logPath, jsonLinks: false, shadow: deps.shadowAgents, report };
+    agents: deps.agents, logPath: deps.logPath, jsonLinks: false, shadow: deps.shadowAgents,
+    reports: deps.shared.reports, report };
   const team = createTeamConsole({
     settings,
     routes: {

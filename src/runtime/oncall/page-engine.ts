@@ -18,6 +18,7 @@ import {
   ackRefusedEntry, asShadow, planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
 } from '../../oncall/page-plan.js';
 import { incidentKey } from '../../oncall/incident-key.js';
+import { alertNameOf } from '../../oncall/label-name.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
 import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import { isHeartbeatOnly } from '../../oncall/heartbeat-match.js';
@@ -282,8 +283,9 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       if (route === null) return true;
       // The page's messages carry the event's own links whoever triaged it (issue 26.6).
       const facts = messageFacts(event.payload);
+      const alertname = alertNameOf(event.payload);
       const pageEvent: PageEvent = { id: event.id, title: decision.title, severity: decision.severity,
-        ...(facts === null ? {} : { facts: factLines(facts) }) };
+        ...(facts === null ? {} : { facts: factLines(facts) }), ...(alertname === null ? {} : { alertname }) };
       if ('notify' in route) {
         const once = planNotifyOnce(event.agentId, { ...pageEvent, status: decision.status, text: decision.text }, route.notify, clock.now(),
           await resolverFor(event.agentId));

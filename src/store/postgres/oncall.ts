@@ -35,6 +35,8 @@ import { timelineSql } from '../story-rows.js';
 import type { ChainTx } from './chain-tx.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
+import { readReportRows } from '../report-rows.js';
+import { postgresReportReads } from './report-reads.js';
 import { insertReceipts } from './receipts.js';
 
 /** Schema step 9 of schema.ts: each outbox row's channel, and a page's pending notifications in order, as SQLite's migration 12. */
@@ -194,6 +196,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     const { rows } = await pool.query<Record<string, unknown>>(sql, params);
     return rows[0] === undefined ? null : toStoredPage(rows[0]);
   };
+  const reportReads = postgresReportReads(pool);
   const holds = createSemaphore(MAX_SEND_HOLDS);
   async function holdSend(ref: SendRef, nowMs: number): Promise<SendHold> {
     const held = `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
@@ -253,6 +256,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
   }
 
   return {
+    reportRows: (window) => readReportRows(reportReads, window),
     // In the chain writer's batches, many plans to a transaction (page-writes.ts).
     applyPagePlan: (plan, nowMs, claim) => writer.applyPagePlan(plan, nowMs, claim),
 

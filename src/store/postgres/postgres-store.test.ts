@@ -26,7 +26,7 @@ storeContract('postgres store', {
   open: async (opts) => openPostgresStore({ url: await freshDb(), ...opts }),
   openAgain: () => openPostgresStore({ url: cluster.url(lastDb) }),
   settings: () => ({ kind: 'postgres', url: cluster.url(lastDb), leaseMs: 60_000, retention: { eventsMs: null, deadLettersMs: null } }),
-  tamperAudit: async (seq) => { await cluster.query(lastDb, `UPDATE audit SET data = '{"tampered":true}' WHERE seq = $1`, [seq]); },
+  tamperAudit: async (seq, dataText = '{"tampered":true}') => { await cluster.query(lastDb, 'UPDATE audit SET data = $2 WHERE seq = $1', [seq, dataText]); },
   damageOncall: async (table, key, body) => {
     await cluster.query(lastDb, `UPDATE ${table} SET body = $1 WHERE ${table === 'pages' ? 'id' : 'delivery_id'} = $2`, [body, key]);
   },

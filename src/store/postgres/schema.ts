@@ -12,6 +12,7 @@ import { GENESIS_HASH } from '../../audit/chain.js';
 import { RuntimeError } from '../../core/errors.js';
 import { PG_ONCALL_INTEGRITY_MIGRATION, PG_ONCALL_MIGRATION, PG_OUTBOX_ORDER_INDEX, PG_POLL_OFFSETS_TABLE } from './oncall.js';
 import { PG_RECEIPTS_MIGRATION } from './receipts.js';
+import { PG_REPORT_MIGRATION } from './report-reads.js';
 
 /** Key of the advisory lock migrations run under ("svc-mig" in ASCII). */
 export const MIGRATION_LOCK = 0x7376632d6d6967n;
@@ -176,6 +177,8 @@ export const MIGRATIONS: readonly string[] = [
   PG_RECEIPTS_MIGRATION,
   // 9: each outbox row's channel, and a page's pending notifications in order, read by each claim of the outbox (store/outbox-order.ts).
   PG_OUTBOX_ORDER_INDEX,
+  // 10: reports (contract §23): the page kinds' audit rows in seq order, the window's pages without their bodies.
+  PG_REPORT_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

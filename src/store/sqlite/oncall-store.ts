@@ -5,6 +5,7 @@
  * look and the wire.
  */
 import { isStaleNotification } from '../../oncall/page.js';
+import { readReportRows } from '../report-rows.js';
 import type { SendHold } from '../oncall-store.js';
 import type { OncallStore } from '../store.js';
 import { createPageFence } from './page-fence.js';
@@ -55,6 +56,13 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     listOverrides: (agentId, endsAfterMs) => read('listOverrides', agentId, endsAfterMs),
     listSilences: (endedAfterMs) => read('listSilences', endedAfterMs),
     listHeartbeats: () => read('listHeartbeats'),
+    // Each chunk is a call of its own: other reads take their turn on the reader thread between them.
+    reportRows: (window) => readReportRows({
+      pageLines: (w) => read('reportPageLines', w),
+      firstSeqSince: (sinceMs) => read('reportFirstSeq', sinceMs),
+      auditLines: (afterSeq, limit) => read('reportAuditLines', afterSeq, limit),
+      eventPayloads: (ids) => read('reportEventPayloads', ids),
+    }, window),
     pollOffset: (feed) => read('pollOffset', feed),
     savePollOffset: (feed, offset, nowMs) => write('savePollOffset', feed, offset, nowMs),
   };

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { errorText, RuntimeError } from '../../core/errors.js';
 import { ONCALL_INTEGRITY_MIGRATION, ONCALL_MIGRATION, OPEN_PAGE_COUNTS_INDEX, OUTBOX_ORDER_INDEX, POLL_OFFSETS_TABLE } from './oncall-schema.js';
 import { RECEIPTS_MIGRATION } from './receipts.js';
+import { REPORT_MIGRATION } from './report-schema.js';
 import { SUPPRESSED_STATUS_MIGRATION } from './suppressed-migration.js';
 
 /** One entry per schema version; `PRAGMA user_version` records how many have been applied. */
@@ -139,6 +140,8 @@ const MIGRATIONS: readonly string[] = [
   RECEIPTS_MIGRATION,
   // 12: each outbox row's channel, and a page's pending notifications in order, read by each claim of the outbox (store/outbox-order.ts).
   OUTBOX_ORDER_INDEX,
+  // 13: reports (contract §23): each page row's report line in an index, and the pages of a window without their bodies.
+  REPORT_MIGRATION,
 ];
 
 /**

@@ -29,6 +29,8 @@ import { createOncallWriter } from './oncall-writer.js';
 import type { ReceiptReader, ReceiptWriter } from './receipts.js';
 import { createReceiptReader, createReceiptWriter } from './receipts.js';
 import { createPager } from './pages.js';
+import type { ReportReader } from './report-reader.js';
+import { createReportReader } from './report-reader.js';
 
 export type StoreRole = 'writer' | 'reader';
 
@@ -46,7 +48,7 @@ export interface StoreWorkerData {
  * and results from these, so a misspelt operation or a swapped argument does not compile.
  */
 export type WriterOps = Writer & OncallWriter & ReceiptWriter & { close(): null };
-export type ReaderOps = Reader & OncallReader & ReceiptReader & { backup(path: string): Promise<{ bytes: number }>; close(): null };
+export type ReaderOps = Reader & OncallReader & ReceiptReader & ReportReader & { backup(path: string): Promise<{ bytes: number }>; close(): null };
 
 export interface StoreRequest {
   id: number;
@@ -254,7 +256,8 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
       return;
     }
     try {
-      reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)), ...createReceiptReader(db) };
+      reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)), ...createReceiptReader(db),
+        ...createReportReader(db) };
       const handler = handlerOf(reader, r.op);
       if (handler === undefined) throw new Error(`unknown store operation ${r.op}`);
       const value = handler(...r.args);

@@ -8,11 +8,11 @@
 export const CONSOLE_CSS = `
 :root { color-scheme: light dark; --bg: #ffffff; --fg: #1a1a1a; --muted: #4d4d4d; --line: #c8c8c8; --head: #f0f0f0;
   --link: #0b57a4; --focus: #b35900; --bad-bg: #fde7e7; --bad: #8a1010; --ok-bg: #e5f4e8; --ok: #145c24; --chip: #ececec;
-  --warn-bg: #fff1d6; --warn: #6b4400; }
+  --warn-bg: #fff1d6; --warn: #6b4400; --bar: #2c6bb0; --bar-off: #a86200; --bar-sleep: #6a3fb5; --bar-flap: #b42318; }
 @media (prefers-color-scheme: dark) {
   :root { --bg: #111417; --fg: #e8e8e8; --muted: #b8b8b8; --line: #3d444b; --head: #1d2226;
     --link: #8cc4ff; --focus: #ffb35c; --bad-bg: #3b1212; --bad: #ffb4b4; --ok-bg: #10311a; --ok: #a6e7b5; --chip: #272d33;
-    --warn-bg: #3a2a05; --warn: #ffd68a; }
+    --warn-bg: #3a2a05; --warn: #ffd68a; --bar: #6ea8f0; --bar-off: #f0a948; --bar-sleep: #b69af5; --bar-flap: #ff8a80; }
 }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; }
@@ -72,6 +72,17 @@ dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 ol.log { list-style: none; padding: 0; margin: 0; border: 1px solid var(--line); max-height: 70vh; overflow-y: auto; }
 ol.log li { padding: .2rem .5rem; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+figure.chart { margin: 1.25rem 0; }
+figure.chart figcaption { font-weight: 600; margin-bottom: .35rem; }
+table.bars td.bar { width: 55%; min-width: 6rem; vertical-align: middle; }
+table.bars td.num { white-space: nowrap; }
+svg.bar { display: block; width: 100%; height: 1rem; }
+svg.swatch { width: .8rem; height: .8rem; vertical-align: -.05rem; }
+ul.legend { list-style: none; padding: 0; margin: 0 0 .4rem; display: flex; flex-wrap: wrap; gap: .2rem 1rem; font-size: .85rem; }
+.bar-time, .bar-business, .bar-hours, .bar-pages { fill: var(--bar); }
+.bar-off { fill: var(--bar-off); }
+.bar-sleep { fill: var(--bar-sleep); }
+.bar-flapping { fill: var(--bar-flap); }
 @media (max-width: 40rem) {
   main { padding: 0 .5rem 2rem; } th, td { padding: .3rem .4rem; }
   table.cards thead { position: absolute; left: -10000px; }

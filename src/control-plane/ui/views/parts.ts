@@ -23,8 +23,8 @@ export interface FilterField {
   name: string;
   label: string;
   value: string | undefined;
-  /** A select with these options instead of a text box. */
-  options?: readonly string[];
+  /** A select with these options (a value, or a value and what it shows; '' shows "any") instead of a text box. */
+  options?: ReadonlyArray<string | { value: string; label: string }>;
 }
 
 /** A GET form over the view's own path: every field labelled; empty fields are ignored by the view. */
@@ -32,7 +32,10 @@ export function filterForm(path: string, label: string, fields: readonly FilterF
   return html`<form class="filters" method="get" action="${path}" aria-label="${label}">
 ${fields.map((f) => html`<label for="f-${f.name}">${f.label}
 ${f.options
-    ? html`<select id="f-${f.name}" name="${f.name}">${f.options.map((o) => html`<option value="${o}"${o === (f.value ?? '') ? html` selected` : ''}>${o === '' ? 'any' : o}</option>`)}</select>`
+    ? html`<select id="f-${f.name}" name="${f.name}">${f.options.map((given) => {
+      const o = typeof given === 'string' ? { value: given, label: given === '' ? 'any' : given } : given;
+      return html`<option value="${o.value}"${o.value === (f.value ?? '') ? html` selected` : ''}>${o.label}</option>`;
+    })}</select>`
     : html`<input id="f-${f.name}" name="${f.name}" value="${f.value ?? ''}" autocomplete="off" spellcheck="false">`}
 </label>`)}
 ${Object.entries(hidden).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}

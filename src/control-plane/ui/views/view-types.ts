@@ -3,6 +3,7 @@ import type { ChainWatermark } from '../../../store/chain-watermark.js';
 import type { Store } from '../../../store/store.js';
 import type { ReadGate } from '../../read-gate.js';
 import type { OncallRouteDeps } from '../../routes/oncall-route.js';
+import type { Reports } from '../../routes/report-route.js';
 import type { Html } from '../html.js';
 
 export interface UiDeps {
@@ -15,6 +16,8 @@ export interface UiDeps {
   snapshot: () => string;
   /** On-call schedules and overrides, as GET /oncall reads them (no agent with oncall.yaml: none). */
   oncall: OncallRouteDeps;
+  /** Reports (contract §23), read as GET /report reads them. */
+  reports: Reports;
   /** The running agents (the log view's choices). */
   agents: () => readonly string[];
   /** The agents in a shadow run (contract §22.3): every view says so in a banner. */

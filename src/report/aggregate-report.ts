@@ -1,0 +1,194 @@
+/**
+ * The report (contract §23): one pure computation from what the store read (store/report-rows.ts) and
+ * the loaded oncall.yaml and channels of each agent. GET /report, `svc report` and the console's
+ * `/ui/reports` all show what this returns.
+ *
+ * Groups (`by`): a person's pages are those with a page round to them (any channel), and their
+ * interruptions their own; a schedule's pages are those whose policy (as loaded) names it in a step,
+ * and its interruptions those of its pages to whoever was on call in it at that moment; a policy's and
+ * an alert name's pages are those opened under it, with all their interruptions.
+ */
+import { channelWakes } from '../config/channel-wakes.js';
+import { isoTs } from '../core/clock.js';
+import type { OncallConfig, Override } from '../oncall/oncall-config.js';
+import { personZone } from '../oncall/person-zone.js';
+import type { ReportRows } from '../store/report-rows.js';
+import type { Coverage } from './hours-on-call.js';
+import { coverage } from './hours-on-call.js';
+import type { InterruptionBucket } from './interruptions.js';
+import { addInterruption, bucketAt, noInterruptions } from './interruptions.js';
+import type { PageFacts } from './page-facts.js';
+import { pageFacts } from './page-facts.js';
+import { distribution } from './percentiles.js';
+import type { Interruptions, NoisyAlert, PersonLoad, Report, ReportGroup, ReportMetrics } from './report.js';
+import type { ReportQuery } from './report-query.js';
+
+/** Most groups a report lists (by alert name there may be one per page). */
+export const MAX_GROUPS = 500;
+/** The noisiest alert names listed. */
+export const NOISY_ALERTS = 20;
+
+/** An agent as a report sees it: its oncall.yaml, its channels' types (channels.yaml), its stored overrides. */
+export interface ReportAgent {
+  agentId: string;
+  config: OncallConfig;
+  /** Channel id → `type`. */
+  channelTypes: ReadonlyMap<string, string>;
+  overrides: readonly Override[];
+}
+
+export interface ReportInput {
+  query: ReportQuery;
+  rows: ReportRows;
+  /** The agents with an oncall.yaml (those of `query.agent` only, when it is set). */
+  agents: readonly ReportAgent[];
+}
+
+interface Interruption {
+  person: string;
+  bucket: InterruptionBucket;
+  tsMs: number;
+}
+
+interface Tally {
+  pages: number;
+  ackMs: number[];
+  resolveMs: number[];
+  timeout: number;
+  manual: number;
+  exhausted: number;
+  flapping: number;
+  interruptions: Interruptions;
+}
+
+const tally = (): Tally => ({ pages: 0, ackMs: [], resolveMs: [], timeout: 0, manual: 0, exhausted: 0, flapping: 0, interruptions: noInterruptions() });
+
+function addPage(t: Tally, f: PageFacts): void {
+  t.pages += 1;
+  if (f.ackMs !== null) t.ackMs.push(f.ackMs);
+  if (f.resolveMs !== null) t.resolveMs.push(f.resolveMs);
+  t.timeout += f.escalations.timeout;
+  t.manual += f.escalations.manual;
+  if (f.exhausted) t.exhausted += 1;
+  if (f.flapping) t.flapping += 1;
+}
+
+function metrics(t: Tally): ReportMetrics {
+  return { pages: t.pages, acknowledged: t.ackMs.length, resolved: t.resolveMs.length, timeToAckSeconds: distribution(t.ackMs),
+    timeToResolveSeconds: distribution(t.resolveMs), escalations: { timeout: t.timeout, manual: t.manual }, exhausted: t.exhausted,
+    flapping: t.flapping, interruptions: t.interruptions };
+}
+
+const hours = (h: number | undefined): number => Math.round((h ?? 0) * 100) / 100;
+
+interface Group { key: string | null; agentId: string | null; hoursOnCall: number | null; tally: Tally }
+
+/** Groups by a key within an agent (or none): created on first use, or seeded so a quiet one is listed too. */
+function groupsOf(): { get(agentId: string | null, key: string | null, hoursOnCall?: number | null): Group; all(): Group[] } {
+  const groups = new Map<string, Group>();
+  return {
+    get(agentId, key, hoursOnCall = null) {
+      const id = `${agentId ?? ''}\u0000${key ?? ''}\u0000${key === null ? 'null' : ''}`;
+      let g = groups.get(id);
+      if (g === undefined) groups.set(id, g = { key, agentId, hoursOnCall, tally: tally() });
+      return g;
+    },
+    all: () => [...groups.values()],
+  };
+}
+
+const byLoad = (a: { pages: number; interruptions: Interruptions; key: string | null; agentId: string | null },
+  b: typeof a): number => b.pages - a.pages || b.interruptions.total - a.interruptions.total
+  || (a.agentId ?? '').localeCompare(b.agentId ?? '') || (a.key ?? '\uffff').localeCompare(b.key ?? '\uffff');
+
+export function aggregateReport(input: ReportInput): Report {
+  const { query } = input;
+  const facts = pageFacts(input.rows);
+  const agents = new Map(input.agents.map((a) => [a.agentId, a]));
+  const lastRoundMs = input.rows.rows.reduce((max, r) => Math.max(max, r.tsMs), query.untilMs);
+  const covers = new Map<string, Coverage>(input.agents.map((a) => [a.agentId,
+    coverage(a.config, a.overrides, query.sinceMs, query.untilMs, lastRoundMs + 1)]));
+
+  // Who was woken, when: a page round to a person on a channel whose type wakes.
+  const woken = new Map<PageFacts, Interruption[]>();
+  for (const f of facts.values()) {
+    const agent = agents.get(f.page.agentId);
+    woken.set(f, agent === undefined ? [] : f.rounds.filter((r) => channelWakes(agent.channelTypes.get(r.channel)))
+      .map((r) => ({ person: r.person, tsMs: r.tsMs, bucket: bucketAt(r.tsMs, personZone(agent.config, r.person)) })));
+  }
+
+  const totals = tally();
+  const people = groupsOf();
+  for (const a of input.agents) for (const p of a.config.people) people.get(a.agentId, p.id);
+  const alerts = new Map<string | null, NoisyAlert>();
+  for (const [f, list] of woken) {
+    addPage(totals, f);
+    for (const i of list) {
+      addInterruption(totals.interruptions, i.bucket);
+      addInterruption(people.get(f.page.agentId, i.person).tally.interruptions, i.bucket);
+    }
+    const alert = alerts.get(f.page.alertname) ?? { alertname: f.page.alertname, pages: 0, flapping: 0 };
+    alert.pages += 1;
+    if (f.flapping) alert.flapping += 1;
+    alerts.set(f.page.alertname, alert);
+  }
+
+  const groups = query.by === null ? [] : groupBy(query.by, input.agents, covers, woken);
+  const listed = groups.slice(0, MAX_GROUPS);
+  return {
+    since: isoTs(query.sinceMs),
+    until: isoTs(query.untilMs),
+    agent: query.agent,
+    by: query.by,
+    totals: metrics(totals),
+    groups: listed,
+    groupsLeftOut: groups.length - listed.length,
+    people: people.all().map((g): PersonLoad => {
+      const agent = agents.get(g.agentId as string);
+      const person = g.key as string;
+      return { agentId: g.agentId as string, person, name: agent?.config.people.find((p) => p.id === person)?.name ?? null,
+        timeZone: agent === undefined ? 'UTC' : personZone(agent.config, person), interruptions: g.tally.interruptions,
+        hoursOnCall: hours(covers.get(g.agentId as string)?.personHours.get(person)) };
+    }).sort((a, b) => b.interruptions.total - a.interruptions.total || b.interruptions.sleep - a.interruptions.sleep
+      || b.hoursOnCall - a.hoursOnCall || a.agentId.localeCompare(b.agentId) || a.person.localeCompare(b.person)),
+    alerts: [...alerts.values()].sort((a, b) => b.pages - a.pages || b.flapping - a.flapping
+      || (a.alertname ?? '\uffff').localeCompare(b.alertname ?? '\uffff')).slice(0, NOISY_ALERTS),
+  };
+}
+
+/** The groups of `by`, each with its pages' metrics; the busiest first. */
+function groupBy(by: NonNullable<ReportQuery['by']>, agents: readonly ReportAgent[], covers: ReadonlyMap<string, Coverage>,
+  woken: ReadonlyMap<PageFacts, Interruption[]>): ReportGroup[] {
+  const groups = groupsOf();
+  const configOf = new Map(agents.map((a) => [a.agentId, a.config]));
+  for (const a of agents) {
+    const cover = covers.get(a.agentId);
+    if (by === 'person') for (const p of a.config.people) groups.get(a.agentId, p.id, hours(cover?.personHours.get(p.id)));
+    if (by === 'schedule') for (const s of a.config.schedules) groups.get(a.agentId, s.id, hours(cover?.scheduleHours.get(s.id)));
+    if (by === 'policy') for (const p of a.config.policies) groups.get(a.agentId, p.id);
+  }
+  for (const [f, list] of woken) {
+    const agentId = f.page.agentId;
+    if (by === 'policy' || by === 'alert') {
+      const g = by === 'policy' ? groups.get(agentId, f.page.policy) : groups.get(null, f.page.alertname);
+      addPage(g.tally, f);
+      for (const i of list) addInterruption(g.tally.interruptions, i.bucket);
+    } else if (by === 'person') {
+      for (const person of new Set(f.rounds.map((r) => r.person))) {
+        const g = groups.get(agentId, person, hours(covers.get(agentId)?.personHours.get(person)));
+        addPage(g.tally, f);
+        for (const i of list) if (i.person === person) addInterruption(g.tally.interruptions, i.bucket);
+      }
+    } else {
+      const policy = configOf.get(agentId)?.policies.find((p) => p.id === f.page.policy);
+      const named = new Set(policy?.steps.flatMap((s) => s.notify.filter((t) => t.kind === 'schedule').map((t) => t.id)) ?? []);
+      for (const scheduleId of named) {
+        const g = groups.get(agentId, scheduleId, hours(covers.get(agentId)?.scheduleHours.get(scheduleId)));
+        addPage(g.tally, f);
+        for (const i of list) if (covers.get(agentId)?.onCallAt(scheduleId, i.tsMs) === i.person) addInterruption(g.tally.interruptions, i.bucket);
+      }
+    }
+  }
+  return groups.all().map((g): ReportGroup => ({ key: g.key, agentId: g.agentId, ...metrics(g.tally), hoursOnCall: by === 'person' || by === 'schedule'
+    ? g.hoursOnCall ?? 0 : null })).sort(byLoad);
+}

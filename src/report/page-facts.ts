@@ -1,0 +1,102 @@
+/**
+ * What happened to each page of a report's window, folded from its audit rows in seq order (contract
+ * §23): when it was first acknowledged and first resolved, its escalations, whether it was exhausted or
+ * flapped, and the page rounds that reached a person.
+ *
+ * A page round is a `page.notified` row that is not a status update. A row that says what its round
+ * was for (data `kind`) is a status update when that is one of STATUS_UPDATE_KINDS. Rows written before
+ * rounds said so are told apart by where they stand: the rows of one plan are consecutive in the chain
+ * (both stores append a plan's rows together), so the `page.notified` rows right after a
+ * `page.acknowledged`, a `page.resolved` or a manual `page.unacknowledged` of the same page — seq
+ * following seq — are that change's notices (page-plan.ts planAck, planResolve, planUnack); the rounds
+ * of an ack timeout (reason `ack-timeout`) page again and count. Shadow rounds (§22.3) reached nobody.
+ */
+import type { NotificationKind } from '../oncall/page.js';
+import { CHANNEL_TARGET } from '../oncall/page.js';
+import type { ReportAuditRow, ReportPage, ReportRows } from '../store/report-rows.js';
+
+/** Resolved by the source this soon after opening, never acknowledged before: flapping (§23.1). */
+export const FLAPPING_MS = 5 * 60_000;
+
+/** What a round that tells of a state change says it is for (page.ts NotificationKind). */
+export const STATUS_UPDATE_KINDS: readonly NotificationKind[] = ['acknowledged', 'unacknowledged', 'resolved'];
+
+/** A page round that reached a person, on any channel (which ones wake is the aggregation's question). */
+export interface Round {
+  person: string;
+  channel: string;
+  tsMs: number;
+}
+
+export interface PageFacts {
+  page: ReportPage;
+  /** Opening → first acknowledgement, ms; null when never acknowledged. */
+  ackMs: number | null;
+  /** Opening → first resolve, ms; null when not resolved. */
+  resolveMs: number | null;
+  escalations: { timeout: number; manual: number };
+  exhausted: boolean;
+  flapping: boolean;
+  rounds: Round[];
+}
+
+interface Folding extends PageFacts {
+  /** The seq a status notice of the state change just seen would have; -1 after any other row. */
+  noticeSeq: number;
+}
+
+function isStateChange(row: ReportAuditRow): boolean {
+  return row.kind === 'page.acknowledged' || row.kind === 'page.resolved' || (row.kind === 'page.unacknowledged' && row.reason === 'manual');
+}
+
+function isStatusUpdate(row: ReportAuditRow, page: Folding): boolean {
+  if (row.round !== null) return (STATUS_UPDATE_KINDS as readonly string[]).includes(row.round);
+  return row.seq === page.noticeSeq;
+}
+
+function fold(f: Folding, row: ReportAuditRow): void {
+  const sinceOpen = row.tsMs - f.page.openedAtMs;
+  switch (row.kind) {
+    case 'page.notified': {
+      const notice = isStatusUpdate(row, f);
+      f.noticeSeq = row.seq === f.noticeSeq ? row.seq + 1 : -1;
+      if (!notice && !row.shadow && row.person !== null && row.person !== CHANNEL_TARGET && row.channel !== null) {
+        f.rounds.push({ person: row.person, channel: row.channel, tsMs: row.tsMs });
+      }
+      return;
+    }
+    case 'page.acknowledged':
+      f.ackMs ??= sinceOpen;
+      break;
+    case 'page.resolved':
+      if (f.resolveMs === null) {
+        f.resolveMs = sinceOpen;
+        f.flapping = row.via === 'source' && f.ackMs === null && sinceOpen <= FLAPPING_MS;
+      }
+      break;
+    case 'page.escalated':
+      if (row.reason === 'timeout') f.escalations.timeout += 1;
+      else if (row.reason === 'manual') f.escalations.manual += 1;
+      break;
+    case 'page.exhausted':
+      f.exhausted = true;
+      break;
+    case 'page.unacknowledged':
+      break;
+  }
+  f.noticeSeq = isStateChange(row) ? row.seq + 1 : -1;
+}
+
+/** Each page of the window with what its rows say (rows in seq order, as the store reads them). */
+export function pageFacts(input: ReportRows): Map<string, PageFacts> {
+  const facts = new Map<string, Folding>();
+  for (const page of input.pages) {
+    facts.set(page.id, { page, ackMs: null, resolveMs: null, escalations: { timeout: 0, manual: 0 }, exhausted: false, flapping: false, rounds: [],
+      noticeSeq: -1 });
+  }
+  for (const row of input.rows) {
+    const f = facts.get(row.pageId);
+    if (f !== undefined) fold(f, row);
+  }
+  return facts;
+}
