@@ -62,6 +62,7 @@ export function startPages(deps: PagesDeps): Pages {
   const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics, sender: notifier,
     log: (agentId, event, fields, level = 'info') => byId.get(agentId)?.log.write(level, event, fields),
     followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true,
+    rings: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.rings === true,
     hasChannel: (agentId, channelId) => byId.get(agentId)?.channels.some((c) => c.id === channelId) === true });
   const loop = createPageLoop({ store, clock, owner: deps.owner, engine, notify: notifier.pass, configs, onError,
     timerLag: (s) => oncallMetrics.timerLag(s), heartbeatAge: (agent, hb, s) => oncallMetrics.heartbeatAge(agent, hb, s),

@@ -151,6 +151,7 @@ export function createNtfyChannel(config: NtfyChannelConfig, deps: { clock: Cloc
     id: config.id,
     type: 'ntfy',
     direction: 'outbound',
+    rings: true,
     maxAttempts: config.maxAttempts,
     send: (message, signal) => send(message, signal).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `ntfy: internal error: ${safeSnippet(errorText(err), secrets)}` })),

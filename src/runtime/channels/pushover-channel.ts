@@ -81,6 +81,7 @@ export function createPushoverChannel(config: PushoverChannelConfig, deps: { clo
     id: config.id,
     type: 'pushover',
     direction: 'outbound',
+    rings: true,
     maxAttempts: config.maxAttempts,
     receipts: {
       poll: (receipt, signal) => guarded(' receipt', () => receipts.poll(receipt, signal), (error) => ({ kind: 'failed', error })),
