@@ -1,77 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fakeClock } from '../core/clock.js';
-import type { Policy, Target } from './oncall-config.js';
-import type { PagePlan, PageRecord } from './page.js';
+import type { ResolveTargets } from './page-plan.js';
 import { dueAtMs, isStaleNotification } from './page.js';
-import type { Actor, ResolveTargets } from './page-plan.js';
+import { MIN, cli, event, harness, policy, resolve } from '../../test/support/page-harness.js';
 import type { StatusRoute } from './status-updates.js';
 import { planAck, planEscalate, planJoin, planOpen, planReopen, planResolve, planTimer, planUnack } from './page-plan.js';
-
-const MIN = 60_000;
-
-const policy = (over: Partial<Policy> = {}): Policy => ({
-  id: 'default',
-  steps: [
-    { notify: [{ kind: 'schedule', id: 'primary' }], afterMs: 5 * MIN },
-    { notify: [{ kind: 'person', id: 'carol' }], afterMs: 10 * MIN },
-  ],
-  repeat: 0, ackTimeoutMs: 0, onExhausted: [{ kind: 'channel', id: 'team-room' }], ...over,
-});
-
-/** alice is on call for `primary`; people have one contact on `dm`; `empty` has nobody on call. */
-const resolve: ResolveTargets = (targets: readonly Target[]) => {
-  const out: ReturnType<ResolveTargets> = { recipients: [], nobodyOnCall: [] };
-  for (const t of targets) {
-    if (t.kind === 'channel') out.recipients.push({ person: '-', channel: t.id, to: null });
-    else if (t.kind === 'person') out.recipients.push({ person: t.id, channel: 'dm', to: t.id });
-    else if (t.id === 'primary') out.recipients.push({ person: 'alice', channel: 'dm', to: 'alice' });
-    else out.nobodyOnCall.push({ target: t, known: true });
-  }
-  return out;
-};
-
-const cli: Actor = { actor: 'cli:ops', by: 'bob', via: 'cli' };
-const event = (id: string) => ({ id, title: 'Disk full on db-1', severity: 'P1' as const });
-
-/**
- * A page on fake time: plans are applied as a store would (only to the version they were planned
- * from), and `runTimers` fires the page's due timer whenever the clock passes it.
- */
-function harness(p: Policy = policy()) {
-  const clock = fakeClock(Date.UTC(2026, 10, 25, 3, 0, 0));
-  const plans: PagePlan[] = [];
-  let page: PageRecord | null = null;
-  const apply = (plan: PagePlan | null): PagePlan | null => {
-    if (plan === null) return null;
-    assert.equal(plan.expectedVersion, page === null ? null : page.version, 'planned from the stored version');
-    // What a store keeps is JSON: the page must survive the round trip unchanged.
-    page = JSON.parse(JSON.stringify(plan.page)) as PageRecord;
-    plans.push(plan);
-    return plan;
-  };
-  apply(planOpen({ pageId: 'p0000test', agentId: 'ops', incidentKey: 'disk/db-1', policy: p, policySha256: 'sha-a', event: event('e1'),
-    nowMs: clock.now(), resolve }));
-  const h = {
-    clock, plans,
-    get page(): PageRecord { return page as PageRecord; },
-    apply,
-    /** Moves time on by `ms`, firing the page's timer each time it falls due. */
-    runTimers(ms: number): void {
-      const end = clock.now() + ms;
-      for (;;) {
-        const due = dueAtMs(h.page);
-        if (due === null || due > end) break;
-        clock.set(Math.max(clock.now(), due));
-        apply(planTimer(h.page, clock.now(), resolve));
-      }
-      clock.set(end);
-    },
-    sent: (): string[] => plans.flatMap((x) => x.notifications.map((n) => n.deliveryId)),
-    kinds: (): string[] => plans.flatMap((x) => x.audit.map((a) => a.kind)),
-  };
-  return h;
-}
 
 describe('page planner on fake time', () => {
   it('opens at step 1, notifies the one on call with round 1, and audits page.opened and page.notified', () => {
