@@ -68,15 +68,20 @@ describe('pages e2e', () => {
       const found = lines(a).filter((l) => l.status === 'resolved');
       return found.length === 2 ? found : false;
     });
-    assert.deepEqual(resolvedLines.map((l) => l.deliveryId).sort(), [`${pageId}.3.alice.oncall-dm`, `${pageId}.3.bob.oncall-dm`]);
-    // Nothing else went out: two steps, two resolution notices, each deliveryId once.
-    assert.deepEqual(lines(a).map((l) => l.deliveryId), [first.deliveryId, second.deliveryId, ...resolvedLines.map((l) => l.deliveryId)]);
+    assert.deepEqual(resolvedLines.map((l) => l.deliveryId).sort(), [`${pageId}.4.alice.oncall-dm`, `${pageId}.4.bob.oncall-dm`]);
+    // Everyone paged heard the ack too (§24.1), in round 3.
+    const ackLines = lines(a).filter((l) => String(l.deliveryId).startsWith(`${pageId}.3.`));
+    assert.deepEqual(ackLines.map((l) => [l.deliveryId, l.pageKind]).sort(),
+      [[`${pageId}.3.alice.oncall-dm`, 'acknowledged'], [`${pageId}.3.bob.oncall-dm`, 'acknowledged']]);
+    // Nothing else went out: two steps, two ack notices, two resolution notices, each deliveryId once.
+    assert.deepEqual(lines(a).map((l) => l.deliveryId).sort(), [first.deliveryId, second.deliveryId, ...ackLines.map((l) => l.deliveryId),
+      ...resolvedLines.map((l) => l.deliveryId)].sort());
 
     const state = queryStore<{ state: string }>(home, 'SELECT state FROM pages WHERE id = ?', pageId);
     assert.deepEqual(state, [{ state: 'resolved' }]);
     const kinds = auditRows(home).filter((r) => r.data.pageId === pageId).map((r) => r.kind);
     assert.deepEqual(kinds.filter((k) => k.startsWith('page.')), ['page.opened', 'page.notified', 'page.escalated', 'page.notified',
-      'page.acknowledged', 'page.resolved', 'page.notified', 'page.notified']);
+      'page.acknowledged', 'page.notified', 'page.notified', 'page.resolved', 'page.notified', 'page.notified']);
     const acked = auditRows(home).find((r) => r.kind === 'page.acknowledged');
     assert.deepEqual(acked?.data, { pageId, by: 'bob', via: 'cli', step: 2, loop: 0, note: 'on it' });
 

@@ -9,7 +9,7 @@
  *   and start nothing. Steps of people an escalation climbed past stay until an ack or a resolve.
  */
 import type { NotifyRule } from './oncall-config.js';
-import type { Notified, PersonalStep } from './page.js';
+import type { Notified, PageRecord, PersonalStep } from './page.js';
 import { CHANNEL_TARGET } from './page.js';
 
 /** Each person's rules, as the files said when the round was planned; absent or empty: every contact at once. */
@@ -50,4 +50,36 @@ export function namedPeople(recipients: readonly Notified[]): string[] {
 /** Pending steps after a round that named `named` and planned `fresh`: those people's old steps give way to their new ones. */
 export function restartSteps(pending: readonly PersonalStep[], named: readonly string[], fresh: readonly PersonalStep[]): PersonalStep[] {
   return [...pending.filter((s) => !named.includes(s.person)), ...fresh].sort((a, b) => a.atMs - b.atMs);
+}
+
+/** A personal step as `GET /pages/<id>` and `svc page` show it: sent (when) or to come (when due). */
+export interface PersonalStepView {
+  person: string;
+  rule: number;
+  channels: string[];
+  /** When it was sent, or when it is due (ISO 8601). */
+  at: string;
+  state: 'sent' | 'pending';
+}
+
+/**
+ * A page's personal steps, sent ones first (from its `page.notified` rows that name a rule, one per
+ * round and person) then the ones to come (its stored steps), each in time order.
+ */
+export function personalStepsView(page: Pick<PageRecord, 'personalSteps'>, timeline: readonly { ts: string; kind: string; data: unknown }[],
+  iso: (ms: number) => string): PersonalStepView[] {
+  // One step is one round: its rows share the round of their deliveryIds (`<pageId>.<round>.<person>.<channel>`).
+  const sent = new Map<string, PersonalStepView>();
+  for (const row of timeline) {
+    if (row.kind !== 'page.notified' || row.data === null || typeof row.data !== 'object') continue;
+    const d = row.data as { rule?: unknown; person?: unknown; channel?: unknown; deliveryId?: unknown };
+    if (typeof d.rule !== 'number' || typeof d.person !== 'string' || typeof d.channel !== 'string') continue;
+    const key = `${typeof d.deliveryId === 'string' ? d.deliveryId.split('.')[1] : row.ts}\u0000${d.person}`;
+    const step = sent.get(key);
+    if (step === undefined) sent.set(key, { person: d.person, rule: d.rule, channels: [d.channel], at: row.ts, state: 'sent' });
+    else step.channels.push(d.channel);
+  }
+  const pending = (page.personalSteps ?? []).map((s): PersonalStepView => ({ person: s.person, rule: s.rule,
+    channels: s.contacts.map((c) => c.channel), at: iso(s.atMs), state: 'pending' }));
+  return [...sent.values(), ...pending];
 }
