@@ -235,7 +235,7 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(claimed?.personalSteps?.map((st) => st.rule), [1, 2], 'the steps came back with the row');
       const other = replicas ? await again() : restarted;
       assert.deepEqual(await other.oncall.claimDuePages('r2', T0 + 2_001, 10_000, 10), [], 'held by r1');
-      const fired = planTimer(claimed as PageRecord, T0 + 2_000, withRules) as PagePlan;
+      const fired = planTimer(claimed, T0 + 2_000, withRules) as PagePlan;
       assert.deepEqual(await restarted.oncall.applyPagePlan(fired, T0 + 2_000), { ok: true });
       assert.deepEqual(await other.oncall.applyPagePlan(fired, T0 + 2_000), { ok: false, reason: 'conflict' }, 'a second firing is fenced');
       const notified = (await restarted.oncall.pageTimeline(plan.page.id)).filter((r) => r.kind === 'page.notified')
