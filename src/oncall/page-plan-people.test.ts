@@ -6,6 +6,7 @@ import { dueAtMs, isStaleNotification } from './page.js';
 import type { ResolveTargets } from './page-plan.js';
 import { planAck, planEscalate, planJoin, planNotifyOnce, planResolve, planTimer, planUnack } from './page-plan.js';
 import type { StatusRoute } from './status-updates.js';
+import { personalStepsView } from './personal-steps.js';
 import { MIN, cli, event, harness, policy } from '../../test/support/page-harness.js';
 
 /** alice: push first, an SMS after 2 minutes, a call after 5; carol: no rules (every contact at once); team-room: a channel target. */
@@ -109,6 +110,17 @@ describe('personal notification rules (§21.1) in the page planner, on fake time
     assert.deepEqual(h.page.personalSteps, before, 'the steps to come are as they were');
     const once = planNotifyOnce('ops', { ...event('e9'), status: 'firing', text: 'disk' }, [{ kind: 'person', id: 'alice' }], 0, people);
     assert.deepEqual(once.notifications.map((n) => n.deliveryId), ['e9.notify.alice.push', 'e9.notify.alice.slack']);
+  });
+
+  it('the page\'s steps as GET /pages/<id> shows them: sent (one per round and person, with its channels) and to come', () => {
+    const h = harness(slow, people);
+    h.runTimers(2 * MIN);
+    const iso = (ms: number): string => new Date(ms).toISOString();
+    const timeline = h.plans.flatMap((p, i) => p.audit.map((a) => ({ ts: iso(h.page.openedAtMs + i), kind: a.kind, data: a.data })));
+    assert.deepEqual(personalStepsView(h.page, timeline, iso), [
+      { person: 'alice', rule: 1, channels: ['sms'], at: iso(h.page.openedAtMs + 1), state: 'sent' },
+      { person: 'alice', rule: 2, channels: ['phone'], at: iso(h.page.openedAtMs + 5 * MIN), state: 'pending' },
+    ]);
   });
 
   it('a step survives a restart: a stored row (JSON) fires it; a row stored before steps existed loads as before', () => {
