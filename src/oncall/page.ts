@@ -123,9 +123,10 @@ export function dueAtMs(page: Pick<PageRecord, 'nextEscalationAtMs' | 'ackTimeou
  * person's later rule, §21.1) go out only while the page is triggered: an acknowledgement that
  * commits first cancels them (§17.4).
  */
-export type NotificationKind = 'escalation' | 'join' | 'resolved' | 'notify' | 'acknowledged' | 'unacknowledged'
+export const NOTIFICATION_KINDS = ['escalation', 'join', 'resolved', 'notify', 'acknowledged', 'unacknowledged',
   /** A person's shift started (§17.6 `schedule.handoff`): no page, never stale. */
-  | 'handoff';
+  'handoff'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**
  * Whether a notification no longer tells the truth when it is claimed, given its page's state then:

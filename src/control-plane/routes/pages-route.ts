@@ -10,7 +10,8 @@ import type { PageRecord } from '../../oncall/page.js';
 import { PAGE_ID_PATTERN, PAGE_STATES } from '../../oncall/page.js';
 import { personalStepsView } from '../../oncall/personal-steps.js';
 import { InvalidCursorError } from '../../store/cursor.js';
-import type { PageFilter } from '../../store/oncall-store.js';
+import type { PageFilter, StoredPage } from '../../store/oncall-store.js';
+import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import { sendError, sendJson } from '../http-json.js';
 import type { ViewSpec } from '../page-query.js';
@@ -24,8 +25,17 @@ export const RECENTLY_MS = 24 * 3_600_000;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoTs(ms));
 
-/** A page as §17.9 shows it. */
-export function pageJson(p: PageRecord): Record<string, unknown> {
+/**
+ * A page as §17.9 shows it. A page stored damaged (its body unreadable) is listed with what its
+ * columns say, `corrupt: true` and the other fields null, as /events lists a damaged event (§11.5).
+ */
+export function pageJson(stored: StoredPage): Record<string, unknown> {
+  if (isDamagedPage(stored)) {
+    return { id: stored.id, agentId: stored.agentId, incidentKey: stored.incidentKey, state: stored.state, exhausted: null, policy: stored.policy,
+      policySha256: null, step: null, loop: null, openedAt: isoTs(stored.openedAtMs), acknowledgedAt: null,
+      acknowledgedBy: null, resolvedAt: null, resolvedBy: null, nextEscalationAt: null, eventIds: null, title: null, severity: null, corrupt: true };
+  }
+  const p: PageRecord = stored;
   const nextEscalation = p.state === 'triggered' ? p.nextEscalationAtMs : p.state === 'acknowledged' ? p.ackTimeoutAtMs : null;
   return { id: p.id, agentId: p.agentId, incidentKey: p.incidentKey, state: p.state, exhausted: p.exhausted, policy: p.policy.id,
     policySha256: p.policySha256, step: p.step, loop: p.loop, openedAt: isoTs(p.openedAtMs), acknowledgedAt: iso(p.acknowledgedAtMs),
@@ -66,7 +76,7 @@ export function createPageRoute(deps: PagesRouteDeps): RouteHandler {
       const timeline = (await deps.store.oncall.pageTimeline(id)).map((r) => ({ seq: r.seq, ts: r.ts, kind: r.kind, actor: r.actor,
         data: r.dataText === null ? null : JSON.parse(r.dataText) as unknown }));
       // People's own rules (§21.1): the steps sent and those to come, beside the timeline they are read from.
-      sendJson(req, res, 200, { ...pageJson(page), personalSteps: personalStepsView(page, timeline, isoTs), timeline });
+      sendJson(req, res, 200, { ...pageJson(page), personalSteps: personalStepsView(isDamagedPage(page) ? {} : page, timeline, isoTs), timeline });
     } catch (err) {
       deps.report(`control plane: GET /pages/<id> failed: ${errorText(err)}`);
       if (!res.headersSent) sendError(req, res, 500, 'internal error');
