@@ -220,8 +220,11 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const plan = openPlan('k4');
       await store.oncall.applyPagePlan(plan, T0);
       await store.oncall.applyPagePlan(must(planAck(plan.page, cli, null, T0 + 1)), T0 + 1);
-      assert.deepEqual((await store.oncall.claimNotifications('r1', T0 + 2, 30_000, 10)).claimed.map((c) => [c.notification.kind, c.notification.deliveryId]),
+      const told = (await store.oncall.claimNotifications('r1', T0 + 2, 30_000, 10)).claimed;
+      assert.deepEqual(told.map((c) => [c.notification.kind, c.notification.deliveryId]),
         [['acknowledged', `${plan.page.id}.2.alice.dm`]], 'the opening notice was cancelled; the ack is told (§24.1)');
+      assert.equal(await store.oncall.finishNotifications(told.map((c) => ({ deliveryId: c.notification.deliveryId, owner: c.owner, attempt: c.attempt,
+        outcome: 'delivered' as const, audit: [] })), T0 + 2), 1);
       const acked = await store.oncall.getPage(plan.page.id) as PageRecord;
       await store.oncall.applyPagePlan(must(planResolve(acked, cli, null, null, T0 + 3)), T0 + 3);
       const claimed = (await store.oncall.claimNotifications('r1', T0 + 4, 30_000, 10)).claimed;
