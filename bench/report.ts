@@ -22,6 +22,7 @@ import type { PagePlan, PageRecord } from '../src/oncall/page.js';
 import { CHANNEL_TARGET } from '../src/oncall/page.js';
 import type { Actor, ResolveTargets } from '../src/oncall/page-plan.js';
 import { planAck, planOpen, planResolve, planTimer } from '../src/oncall/page-plan.js';
+import type { StatusRoute } from '../src/oncall/status-updates.js';
 import { policySha256 } from '../src/oncall/policy-hash.js';
 import { resolveAllTargets } from '../src/oncall/targets.js';
 import type { Report } from '../src/report/report.js';
@@ -59,7 +60,8 @@ function plans(d: OncallBenchDaemon, nowMs: number): Step[] {
   const sha = policySha256(policy);
   const alice: Actor = { actor: 'cli:alice', by: 'alice', via: 'cli' };
   const source: Actor = { actor: `agent:${AGENT}`, by: 'source', via: 'source' };
-  const follows = (channel: string): boolean => channel === 'slack-dm';
+  // Slack follows the page's state; nothing here rings or lists its own status-update contacts.
+  const follows: StatusRoute = { follows: (channel) => channel === 'slack-dm', rings: () => false, listed: () => null };
   const must = (r: ReturnType<typeof planAck>): PagePlan => { if (!r.ok || r.plan === null) throw new Error('not planned'); return r.plan; };
   const steps: Step[] = [];
   const start = nowMs - 29 * DAY;

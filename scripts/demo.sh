@@ -108,13 +108,17 @@ echo "Its Acknowledge button posts the form; the link acts once:"
 echo "POST $link"
 browse POST "$link"
 run page "$page" | sed -n '1,3p'
+echo "Everyone paged hears of the ack:"
+wait_for_message alice '"pageKind":"acknowledged"'
+wait_for_message bob '"pageKind":"acknowledged"'
+messages_from 3
 
 step "7. The alert resolves: Alertmanager's resolved notification closes the page, and everyone is told"
 printf '$ svc webhook send fixtures/mock-alert-resolved.json\n'
 svc webhook send fixtures/mock-alert-resolved.json
 wait_for_message alice resolved
 wait_for_message bob resolved
-messages_from 3
+messages_from 5
 
 step "8. The story of the alert, from the hash-chained audit trail, and the chain verified"
 run explain "$event"

@@ -127,10 +127,12 @@ describe('ack links e2e', () => {
     assert.equal(late.status, 410);
     assert.match(await late.text(), new RegExp(`<p>Page ${pageId} is already resolved; this link no longer acts\\.</p>`));
 
-    // Positive evidence the escalation stopped: the resolution round follows step 1 (and the join) directly, bob never paged.
+    // Positive evidence the escalation stopped: after step 1 (and the join) only alice's status notices (§24.1: the ack, the unack,
+    // the resolution) went out, bob never paged.
     await waitFor('alice told of the resolution', () => lines().some((l) => l.status === 'resolved'));
-    assert.deepEqual(lines().map((l) => l.deliveryId), [first.deliveryId, `${pageId}.2.alice.oncall-dm`, `${pageId}.3.alice.oncall-dm`]);
-    assert.equal(lines()[2]?.links, undefined, 'a resolution notice carries no links');
+    assert.deepEqual(lines().map((l) => [l.deliveryId, l.pageKind]), [[first.deliveryId, 'escalation'], [`${pageId}.2.alice.oncall-dm`, 'join'],
+      [`${pageId}.3.alice.oncall-dm`, 'acknowledged'], [`${pageId}.4.alice.oncall-dm`, 'unacknowledged'], [`${pageId}.5.alice.oncall-dm`, 'resolved']]);
+    assert.equal(lines()[4]?.links, undefined, 'a resolution notice carries no links');
     assert.equal(auditRows(t.home).filter((r) => r.kind === 'page.escalated' && r.data.pageId === pageId).length, 0);
     const resolvedRow = auditRows(t.home).find((r) => r.kind === 'page.resolved');
     assert.equal(resolvedRow?.data.via, 'link');
@@ -139,7 +141,7 @@ describe('ack links e2e', () => {
     const oldGet = await fetch(links.ack);
     assert.equal(oldGet.status, 410, 'resolved: the old links no longer act');
     assert.equal((await postAlert(a.url, a.secret, a.fixture, 'links-2')).status, 202);
-    const reopened = await waitFor('the reopened page paged alice', () => lines().find((l) => l.deliveryId === `${pageId}.4.alice.oncall-dm`));
+    const reopened = await waitFor('the reopened page paged alice', () => lines().find((l) => l.deliveryId === `${pageId}.6.alice.oncall-dm`));
     assert.equal(pageState(pageId), 'triggered');
     const fresh = reopened.links as { ack: string; resolve: string };
     assert.notEqual(fresh.ack, links.ack);

@@ -53,6 +53,8 @@ describe('npm run demo (scripts/demo.sh, on the built CLI)', () => {
       `-> to bob:\n   [P1] HighErrorRate on checkout-api-7f9c:8080\n   Page ${pageId} escalated: nobody acknowledged the previous step (step 2 of 2).`,
       `HTTP 200: Acknowledge page ${pageId}? HighErrorRate on checkout-api-7f9c:8080 As bob. Acknowledge`,
       `HTTP 200: Acknowledged Page ${pageId} is acknowledged by bob; its escalation has stopped.`,
+      'Everyone paged hears of the ack:\n-> to ',
+      `Page ${pageId} was acknowledged by bob.`,
       `-> to alice:\n   RESOLVED [P1] HighErrorRate on checkout-api-7f9c:8080`,
       `-> to bob:\n   RESOLVED [P1] HighErrorRate on checkout-api-7f9c:8080`,
       'acknowledged by bob via link',
@@ -66,10 +68,11 @@ describe('npm run demo (scripts/demo.sh, on the built CLI)', () => {
       assert.ok(found >= 0, `${JSON.stringify(part)} after offset ${at} of:\n${out}`);
       at = found + part.length;
     }
-    // What the people got: alice at step 1, bob at step 2, then the resolution to both — no later step.
+    // What the people got: alice at step 1, bob at step 2, the ack told to both (§24.1), then the resolution to both — no later step.
     const lines = readJsonLines(join(dir, 'demo', 'pager', 'out', 'oncall-dm.jsonl'));
-    assert.deepEqual(lines.map((l) => l.deliveryId),
-      [`${pageId}.1.alice.oncall-dm`, `${pageId}.2.bob.oncall-dm`, `${pageId}.3.alice.oncall-dm`, `${pageId}.3.bob.oncall-dm`]);
+    assert.deepEqual(lines.map((l) => [l.deliveryId, l.pageKind]), [[`${pageId}.1.alice.oncall-dm`, 'escalation'], [`${pageId}.2.bob.oncall-dm`, 'escalation'],
+      [`${pageId}.3.alice.oncall-dm`, 'acknowledged'], [`${pageId}.3.bob.oncall-dm`, 'acknowledged'],
+      [`${pageId}.4.alice.oncall-dm`, 'resolved'], [`${pageId}.4.bob.oncall-dm`, 'resolved']]);
     assert.match(readFileSync(join(dir, 'demo', 'pager', 'alertmanager.yml'), 'utf8'), new RegExp(`url: http://127\\.0\\.0\\.1:${port}/webhooks/alertmanager`));
   });
 });

@@ -10,7 +10,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { postAlert } from './support/http.js';
-import { oncallYaml, resolvedBody } from './support/oncall-yaml.js';
+import { fileChannels, oncallYaml, personalRulesYaml, resolvedBody } from './support/oncall-yaml.js';
 import { auditRows, queryStore, readJsonLines } from './support/store.js';
 import type { Daemon } from './support/daemon.js';
 import { startDaemon } from './support/daemon.js';
@@ -68,15 +68,20 @@ describe('pages e2e', () => {
       const found = lines(a).filter((l) => l.status === 'resolved');
       return found.length === 2 ? found : false;
     });
-    assert.deepEqual(resolvedLines.map((l) => l.deliveryId).sort(), [`${pageId}.3.alice.oncall-dm`, `${pageId}.3.bob.oncall-dm`]);
-    // Nothing else went out: two steps, two resolution notices, each deliveryId once.
-    assert.deepEqual(lines(a).map((l) => l.deliveryId), [first.deliveryId, second.deliveryId, ...resolvedLines.map((l) => l.deliveryId)]);
+    assert.deepEqual(resolvedLines.map((l) => l.deliveryId).sort(), [`${pageId}.4.alice.oncall-dm`, `${pageId}.4.bob.oncall-dm`]);
+    // Everyone paged heard the ack too (§24.1), in round 3.
+    const ackLines = lines(a).filter((l) => String(l.deliveryId).startsWith(`${pageId}.3.`));
+    assert.deepEqual(ackLines.map((l) => [l.deliveryId, l.pageKind]).sort(),
+      [[`${pageId}.3.alice.oncall-dm`, 'acknowledged'], [`${pageId}.3.bob.oncall-dm`, 'acknowledged']]);
+    // Nothing else went out: two steps, two ack notices, two resolution notices, each deliveryId once.
+    assert.deepEqual(lines(a).map((l) => l.deliveryId).sort(), [first.deliveryId, second.deliveryId, ...ackLines.map((l) => l.deliveryId),
+      ...resolvedLines.map((l) => l.deliveryId)].sort());
 
     const state = queryStore<{ state: string }>(home, 'SELECT state FROM pages WHERE id = ?', pageId);
     assert.deepEqual(state, [{ state: 'resolved' }]);
     const kinds = auditRows(home).filter((r) => r.data.pageId === pageId).map((r) => r.kind);
     assert.deepEqual(kinds.filter((k) => k.startsWith('page.')), ['page.opened', 'page.notified', 'page.escalated', 'page.notified',
-      'page.acknowledged', 'page.resolved', 'page.notified', 'page.notified']);
+      'page.acknowledged', 'page.notified', 'page.notified', 'page.resolved', 'page.notified', 'page.notified']);
     const acked = auditRows(home).find((r) => r.kind === 'page.acknowledged');
     assert.deepEqual(acked?.data, { pageId, by: 'bob', via: 'cli', step: 2, loop: 0, note: 'on it' });
 
@@ -163,5 +168,39 @@ describe('pages e2e', () => {
     const bobSteps = lines(a).filter((l) => l.to === 'bob' && l.status !== 'resolved');
     assert.deepEqual(bobSteps.map((l) => l.deliveryId), [`${pageId}.2.bob.oncall-dm`], 'step 2 fired exactly once');
     assert.equal(auditRows(t.home).filter((r) => r.kind === 'page.escalated' && r.data.pageId === pageId).length, 1);
+  });
+
+  it('personal rules (§21.1): the first rule at once, the next as a round of its own 2 s later, an ack before the third cancels it and is told', async () => {
+    const a = await startDaemon({ channelsYaml: fileChannels(['push', 'sms', 'phone']), files: { 'oncall.yaml': personalRulesYaml('2s') } });
+    daemons.push(a);
+    const out = (id: string): Line[] => readJsonLines(join(a.dir, 'out', `${id}.jsonl`));
+    assert.equal((await postAlert(a.url, a.secret, a.fixture, 'rules-1')).status, 202);
+    const first = await waitFor('rule 0: push at once', () => out('push')[0]);
+    const pageId = String(first.pageId);
+    assert.equal(first.deliveryId, `${pageId}.1.alice.push`);
+    const sms = await waitFor('rule 1: sms as round 2', () => out('sms')[0]);
+    assert.deepEqual([sms.deliveryId, sms.pageId], [`${pageId}.2.alice.sms`, pageId]);
+    const notified = auditRows(a.home).filter((r) => r.kind === 'page.notified' && r.data.pageId === pageId).map((r) => [r.data.deliveryId, r.data.rule]);
+    assert.deepEqual(notified, [[`${pageId}.1.alice.push`, undefined], [`${pageId}.2.alice.sms`, 1]]);
+    type Steps = { personalSteps: Array<{ person: string; rule: number; channels: string[]; state: string }> };
+    const before = await (await fetch(`${a.cp}/pages/${pageId}`)).json() as Steps;
+    assert.deepEqual(before.personalSteps.map((st) => [st.person, st.rule, st.channels, st.state]),
+      [['alice', 1, ['sms'], 'sent'], ['alice', 2, ['phone'], 'pending']]);
+    const shown = await runSvc(['page', pageId], { env: a.env, cwd: a.dir });
+    assert.match(shown.stdout, /\npersonal steps:\n {2}sent .*alice, rule 1: sms\n {2}due {2}.*alice, rule 2: phone\n/);
+
+    const ack = await runSvc(['ack', pageId, '--as', 'alice'], { env: a.env, cwd: a.dir });
+    assert.equal(ack.code, 0, ack.stderr);
+    const after = await (await fetch(`${a.cp}/pages/${pageId}`)).json() as Steps & { nextEscalationAt: string | null };
+    assert.deepEqual(after.personalSteps.map((st) => [st.rule, st.state]), [[1, 'sent']], 'the call to come went with the ack');
+    // The ack is told on the contacts the page used (file channels ring nobody): positive evidence the engine ran after it.
+    const told = await waitFor('the ack told on push and sms', () => {
+      const lines = [...out('push'), ...out('sms')].filter((l) => l.pageKind === 'acknowledged');
+      return lines.length === 2 ? lines : false;
+    });
+    assert.deepEqual(told.map((l) => l.deliveryId).sort(), [`${pageId}.3.alice.push`, `${pageId}.3.alice.sms`]);
+    assert.deepEqual(out('phone'), [], 'the third rule never went out');
+    const due = queryStore<{ due_ms: number | null }>(a.home, 'SELECT due_ms FROM pages WHERE id = ?', pageId);
+    assert.deepEqual(due, [{ due_ms: null }], 'no timer left on the page');
   });
 });

@@ -118,12 +118,12 @@ describe('slack interactivity e2e', () => {
     await waitFor('the ack round delivered to Slack', () => auditRows(t.home).some((r) => r.kind === 'message.delivered' && r.data.deliveryId === `${pageId}.2.alice.slack-dm`));
 
     // The escalation stopped: resolve, and the resolution round follows step 1 and the ack directly (bob never
-    // paged; round 2 told alice's Slack message of the ack, §18.1, and the file channel does not follow state).
+    // paged; round 2 told alice of the ack on both her contacts, §24.1 — her Slack message edited in place, §18.1).
     const resolveBody = click('U0ALICE', pageId, 'svc_resolve');
     assert.equal((await send(resolveBody, now(), sign(resolveBody, now()))).status, 200);
     assert.equal(pageState(pageId), 'resolved');
     await waitFor('alice told of the resolution', () => lines().some((l) => l.status === 'resolved'));
-    assert.deepEqual(lines().map((l) => l.deliveryId), [first.deliveryId, `${pageId}.3.alice.oncall-dm`]);
+    assert.deepEqual(lines().map((l) => l.deliveryId), [first.deliveryId, `${pageId}.2.alice.oncall-dm`, `${pageId}.3.alice.oncall-dm`]);
     assert.equal(auditRows(t.home).filter((r) => r.kind === 'page.escalated').length, 0);
   });
 

@@ -27,6 +27,10 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
     assert.equal(auditSentence('page.opened', 'agent:ops', { policy: 'default', reopened: true }), 'reopened under policy default');
     assert.equal(auditSentence('page.notified', 'agent:ops', { step: 1, loop: 0, person: 'alice', channel: 'oncall-dm', deliveryId: 'x' }),
       'notified alice on oncall-dm (step 1)');
+    assert.equal(auditSentence('page.notified', 'agent:ops', { step: 1, loop: 0, person: 'alice', channel: 'sms', deliveryId: 'x', rule: 1 }),
+      'notified alice on sms (step 1, personal rule 1)');
+    assert.equal(auditSentence('page.repeated', 'agent:ops', { pageId: 'p1', eventId: 'e7', alerts: 2 }),
+      'event e7 repeated alerts already on the page: nobody notified');
     assert.equal(auditSentence('page.acknowledged', 'slack:U123', { by: 'alice', via: 'slack', step: 1, loop: 0 }), 'acknowledged by alice via slack');
     assert.equal(auditSentence('page.acknowledged', 'cli:bob', { by: 'bob', via: 'cli', note: 'on it' }), 'acknowledged by bob via cli: on it');
     assert.equal(auditSentence('page.unacknowledged', 'agent:ops', { reason: 'ack-timeout', acknowledgedBy: 'alice' }),

@@ -39,7 +39,8 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
     case 'dlq.replayed': return `replayed by ${actor}${opt('via', (v) => ` via ${v}`)}, letter ${s('deadLetterId')}`;
     case 'page.opened': return `${d.reopened === true ? 'reopened' : 'opened'} under policy ${s('policy')}`;
     case 'page.joined': return `joined by event ${s('eventId')} (${s('alerts')} alerts)`;
-    case 'page.notified': return `notified ${s('person')} on ${s('channel')} (step ${s('step')})`;
+    case 'page.notified': return `notified ${s('person')} on ${s('channel')} (step ${s('step')}${opt('rule', (v) => `, personal rule ${v}`)})`;
+    case 'page.repeated': return `event ${s('eventId')} repeated alerts already on the page: nobody notified`;
     case 'page.nobody-on-call': return typeof d.channel === 'string' ? `nobody reached: channel ${s('channel')} is not in channels.yaml`
       : typeof d.person === 'string' ? `nobody reached: person ${s('person')} is not in oncall.yaml`
       : d.missing === true ? `nobody reached: schedule ${s('schedule')} is not in oncall.yaml` : `nobody on call in ${s('schedule')}`;

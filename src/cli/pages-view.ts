@@ -21,6 +21,15 @@ interface PageView {
   corrupt?: true;
 }
 interface TimelineRow { seq: number; ts: string; kind: string; actor: string; data: Record<string, unknown> | null }
+/** A person's own rule (§21.1) sent or to come; absent from answers of daemons older than the field. */
+interface StepView { person: string; rule: number; channels: string[]; at: string; state: 'sent' | 'pending' }
+
+/** The page's personal steps, one line each (who, which rule, where, sent or due when); none: nothing. */
+function stepLines(steps: readonly StepView[] | undefined, zone: string): string {
+  if (steps === undefined || steps.length === 0) return '';
+  const lines = steps.map((st) => `  ${st.state === 'sent' ? 'sent' : 'due '} ${formatInZone(st.at, zone)}  ${st.person}, rule ${st.rule}: ${st.channels.join(', ')}`);
+  return `personal steps:\n${lines.join('\n')}\n\n`;
+}
 
 function stateCell(p: PageView): string {
   if (p.corrupt === true) return `${p.state}, stored damaged`;
@@ -82,9 +91,9 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
       const zone = displayZone('svc page', opts.tz, ctx.env);
       const id = typed.toLowerCase(); // as svc ack does: ids are lower case
       if (!PAGE_ID_PATTERN.test(id)) throw new UsageError(`svc page: "${typed.slice(0, 64)}" is not a page id (svc pages lists them)`);
-      let p: PageView & { timeline: TimelineRow[] };
+      let p: PageView & { timeline: TimelineRow[]; personalSteps?: StepView[] };
       try {
-        p = await getJson(await ownTarget(ctx, opts), `/pages/${id}`) as PageView & { timeline: TimelineRow[] };
+        p = await getJson(await ownTarget(ctx, opts), `/pages/${id}`) as PageView & { timeline: TimelineRow[]; personalSteps?: StepView[] };
       } catch (err) {
         if (err instanceof HttpError && err.status === 404) throw new RuntimeError('ENOTFOUND', `svc page: no page ${id} (svc pages lists them)`);
         throw err;
@@ -97,7 +106,7 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
       } else {
         ctx.stdout(`page ${p.id} [${p.severity}] ${p.title}\n${stateCell(p)}, step ${p.step} of policy ${p.policy}, opened ${formatInZone(p.openedAt, zone)}`
           + `${p.nextEscalationAt === null ? '' : `, next ${formatInZone(p.nextEscalationAt, zone)}`}\n${p.eventIds.length} event(s); times in ${zone}\n\n`
-          + `${p.timeline.map((r) => storyLine(r, zone)).join('\n')}\n`);
+          + stepLines(p.personalSteps, zone) + `${p.timeline.map((r) => storyLine(r, zone)).join('\n')}\n`);
       }
       setCode(0);
     });

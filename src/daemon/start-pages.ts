@@ -69,6 +69,7 @@ export function startPages(deps: PagesDeps): Pages {
     log: (agentId, event, fields, level = 'info') => byId.get(agentId)?.log.write(level, event, fields), onQuarantined: quarantined,
     shadow: (agentId) => byId.get(agentId)?.shadow === true,
     followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true,
+    rings: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.rings === true,
     hasChannel: (agentId, channelId) => byId.get(agentId)?.channels.some((c) => c.id === channelId) === true });
   const loop = createPageLoop({ store, clock, owner: deps.owner, engine, configs, onError, onQuarantined: (q) => {
     byId.get(q.agentId ?? '')?.log.write('error', 'page.quarantined', { pageId: q.id, reason: q.reason });

@@ -1,76 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fakeClock } from '../core/clock.js';
-import type { Policy, Target } from './oncall-config.js';
-import type { PagePlan, PageRecord } from './page.js';
+import type { ResolveTargets } from './page-plan.js';
 import { dueAtMs, isStaleNotification } from './page.js';
-import type { Actor, ResolveTargets } from './page-plan.js';
+import { MIN, cli, event, harness, policy, resolve } from '../../test/support/page-harness.js';
+import type { StatusRoute } from './status-updates.js';
 import { planAck, planEscalate, planJoin, planOpen, planReopen, planResolve, planTimer, planUnack } from './page-plan.js';
-
-const MIN = 60_000;
-
-const policy = (over: Partial<Policy> = {}): Policy => ({
-  id: 'default',
-  steps: [
-    { notify: [{ kind: 'schedule', id: 'primary' }], afterMs: 5 * MIN },
-    { notify: [{ kind: 'person', id: 'carol' }], afterMs: 10 * MIN },
-  ],
-  repeat: 0, ackTimeoutMs: 0, onExhausted: [{ kind: 'channel', id: 'team-room' }], ...over,
-});
-
-/** alice is on call for `primary`; people have one contact on `dm`; `empty` has nobody on call. */
-const resolve: ResolveTargets = (targets: readonly Target[]) => {
-  const out: ReturnType<ResolveTargets> = { recipients: [], nobodyOnCall: [] };
-  for (const t of targets) {
-    if (t.kind === 'channel') out.recipients.push({ person: '-', channel: t.id, to: null });
-    else if (t.kind === 'person') out.recipients.push({ person: t.id, channel: 'dm', to: t.id });
-    else if (t.id === 'primary') out.recipients.push({ person: 'alice', channel: 'dm', to: 'alice' });
-    else out.nobodyOnCall.push({ target: t, known: true });
-  }
-  return out;
-};
-
-const cli: Actor = { actor: 'cli:ops', by: 'bob', via: 'cli' };
-const event = (id: string) => ({ id, title: 'Disk full on db-1', severity: 'P1' as const });
-
-/**
- * A page on fake time: plans are applied as a store would (only to the version they were planned
- * from), and `runTimers` fires the page's due timer whenever the clock passes it.
- */
-function harness(p: Policy = policy()) {
-  const clock = fakeClock(Date.UTC(2026, 10, 25, 3, 0, 0));
-  const plans: PagePlan[] = [];
-  let page: PageRecord | null = null;
-  const apply = (plan: PagePlan | null): PagePlan | null => {
-    if (plan === null) return null;
-    assert.equal(plan.expectedVersion, page === null ? null : page.version, 'planned from the stored version');
-    // What a store keeps is JSON: the page must survive the round trip unchanged.
-    page = JSON.parse(JSON.stringify(plan.page)) as PageRecord;
-    plans.push(plan);
-    return plan;
-  };
-  apply(planOpen({ pageId: 'p0000test', agentId: 'ops', incidentKey: 'disk/db-1', policy: p, policySha256: 'sha-a', event: event('e1'),
-    nowMs: clock.now(), resolve }));
-  const h = {
-    clock, plans,
-    get page(): PageRecord { return page as PageRecord; },
-    apply,
-    /** Moves time on by `ms`, firing the page's timer each time it falls due. */
-    runTimers(ms: number): void {
-      const end = clock.now() + ms;
-      for (;;) {
-        const due = dueAtMs(h.page);
-        if (due === null || due > end) break;
-        clock.set(Math.max(clock.now(), due));
-        apply(planTimer(h.page, clock.now(), resolve));
-      }
-      clock.set(end);
-    },
-    sent: (): string[] => plans.flatMap((x) => x.notifications.map((n) => n.deliveryId)),
-    kinds: (): string[] => plans.flatMap((x) => x.audit.map((a) => a.kind)),
-  };
-  return h;
-}
 
 describe('page planner on fake time', () => {
   it('opens at step 1, notifies the one on call with round 1, and audits page.opened and page.notified', () => {
@@ -154,28 +89,31 @@ describe('page planner on fake time', () => {
     assert.deepEqual(h.plans.at(-1)?.audit[0]?.data, { pageId: 'p0000test', by: 'bob', via: 'cli', step: 1, loop: 0, note: 'looking' });
     assert.equal(dueAtMs(h.page), null);
     assert.equal(planTimer(h.page, h.clock.now() + 365 * 24 * 60 * MIN, resolve), null, 'even a late timer plans nothing');
-    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm']);
+    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm', 'p0000test.2.alice.dm'], 'the first page and the ack told to alice; no step after it');
     const again = planAck(h.page, cli, null, h.clock.now());
     assert.deepEqual(again, { ok: true, plan: null }, 'acking twice writes nothing');
   });
 
-  it('channels that follow the page state hear ack and unack, in a new round; the others do not', () => {
+  it('everyone notified hears ack and unack in a new round, on the contacts the page used; a channel that rings only when listed', () => {
     const h = harness();
-    const follows = (channel: string): boolean => channel === 'dm';
-    const acked = planAck(h.page, cli, null, h.clock.now(), follows);
+    const acked = planAck(h.page, cli, null, h.clock.now());
     assert.ok(acked.ok && acked.plan);
     assert.deepEqual(acked.plan.notifications.map((n) => [n.deliveryId, n.kind, n.status, n.text]), [
       ['p0000test.2.alice.dm', 'acknowledged', 'firing', '[P1] Disk full on db-1\nPage p0000test was acknowledged by bob.'],
     ]);
     h.apply(acked.plan);
-    const unacked = planUnack(h.page, cli, h.clock.now(), follows);
+    const unacked = planUnack(h.page, cli, h.clock.now());
     assert.ok(unacked.ok && unacked.plan);
     assert.deepEqual(unacked.plan.notifications.map((n) => [n.deliveryId, n.kind]), [['p0000test.3.alice.dm', 'unacknowledged']]);
     const h2 = harness();
-    const quiet = planAck(h2.page, cli, null, h2.clock.now());
+    const rings: StatusRoute = { follows: () => false, rings: (c) => c === 'dm', listed: () => null };
+    const quiet = planAck(h2.page, cli, null, h2.clock.now(), rings);
     assert.ok(quiet.ok && quiet.plan);
-    assert.deepEqual(quiet.plan.notifications, []);
-    assert.equal(quiet.plan.page.round, 1, 'no follower, no new round');
+    assert.deepEqual(quiet.plan.notifications, [], 'dm rings and alice listed nothing');
+    assert.equal(quiet.plan.page.round, 1, 'nobody to tell, no new round');
+    const follows: StatusRoute = { ...rings, follows: (c) => c === 'dm' };
+    const told = planAck(h2.page, cli, null, h2.clock.now(), follows);
+    assert.deepEqual(told.ok && told.plan?.notifications.map((n) => n.deliveryId), ['p0000test.2.alice.dm'], 'a channel following the page state always hears it');
   });
 
   it('a state notification the page has since left is stale when claimed', () => {
@@ -202,7 +140,7 @@ describe('page planner on fake time', () => {
     assert.equal(h.page.acknowledgedBy, null);
     const last = h.plans.at(-1);
     assert.deepEqual(last?.audit[0]?.data, { pageId: 'p0000test', reason: 'ack-timeout', acknowledgedBy: 'bob' });
-    assert.deepEqual(last?.notifications.map((n) => n.deliveryId), ['p0000test.3.carol.dm']);
+    assert.deepEqual(last?.notifications.map((n) => n.deliveryId), ['p0000test.4.carol.dm'], 'round 3 told carol of the ack');
     assert.equal(h.page.nextEscalationAtMs, h.clock.now() + 10 * MIN, 'escalation resumes from the current step');
   });
 
@@ -296,7 +234,7 @@ describe('page planner on fake time', () => {
     h.apply(up.plan);
     assert.deepEqual([h.page.state, h.page.step], ['triggered', 2]);
     assert.deepEqual(up.plan?.audit[0]?.data, { pageId: 'p0000test', from: 1, to: 2, fromLoop: 0, loop: 0, reason: 'manual', by: 'bob' });
-    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm', 'p0000test.2.carol.dm']);
+    assert.deepEqual(h.sent(), ['p0000test.1.alice.dm', 'p0000test.2.alice.dm', 'p0000test.3.carol.dm'], 'the page, its ack, the step');
   });
 
   it('a resolved page that fires again reopens at step 1 under its own policy, rounds going on', () => {

@@ -8,9 +8,14 @@
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Policy, Severity, Target } from './oncall-config.js';
 import type { NobodyOnCall } from './targets.js';
-import type { NotificationKind, PageNotification, PagePlan, PageRecord } from './page.js';
-import { incarnationOf } from './page.js';
+import type { NotificationKind, PageNotification, PagePlan, PageRecord, PersonalStep } from './page.js';
+import { alertCount, incarnationOf } from './page.js';
 import { pageText } from './page-text.js';
+import type { RulesOf } from './personal-steps.js';
+import { firstRuleOnly, laterSteps, namedPeople, restartSteps } from './personal-steps.js';
+import type { StatusRoute } from './status-updates.js';
+import { PLAIN_STATUS_ROUTE, statusRecipients } from './status-updates.js';
+import { newAlerts, rememberAlerts } from './alert-identity.js';
 
 /** A join notice goes out at most once a minute per page; later joins are counted into the next (§17.3). */
 export const JOIN_NOTICE_GAP_MS = 60_000;
@@ -26,6 +31,8 @@ export interface Recipient {
 export interface Resolved {
   recipients: Recipient[];
   nobodyOnCall: NobodyOnCall[];
+  /** The personal rules (§21.1) of the people among `recipients`; absent: every contact at once. */
+  rules?: RulesOf;
 }
 
 /**
@@ -47,6 +54,8 @@ export interface PageEvent {
   facts?: string[];
   /** The event's alert name (label-name.ts `alertNameOf`), written on page.opened for reports (§23); none: omit. */
   alertname?: string;
+  /** The identities of its firing alerts (oncall/alert-identity.ts); none: a payload without alerts. */
+  alerts?: string[];
 }
 
 /** page.opened's `alertname` when the event has one: a report counts pages per alert name without reading payloads. */
@@ -97,31 +106,60 @@ function stepOf(page: PageRecord): Policy['steps'][number] {
 /**
  * One notification round: `round` goes up by one, every recipient gets a notification with the new
  * round in its deliveryId and a `page.notified` row; a schedule with nobody on call gets a
- * `page.nobody-on-call` row (and the step still counts as sent).
+ * `page.nobody-on-call` row (and the step still counts as sent). People with personal rules get their
+ * first rule's contacts now; a round that `pages` also makes their later rules steps of the page
+ * (personal-steps.ts), a join notice does not.
  */
 function notifyRound(page: PageRecord, targets: readonly Target[], kind: NotificationKind, text: string, eventId: string,
-  nowMs: number, resolve: ResolveTargets, audit: NewAuditEntry[]): PageNotification[] {
+  nowMs: number, resolve: ResolveTargets, audit: NewAuditEntry[], pages = kind === 'escalation'): PageNotification[] {
   const resolved = resolve(targets, nowMs);
   page.round += 1;
   const actor = engineActor(page.agentId);
   for (const nobody of resolved.nobodyOnCall) {
     audit.push(entry(page, 'page.nobody-on-call', actor, { ...nobodyData(nobody), step: page.step, loop: page.loop }));
   }
-  return resolved.recipients.map((r) => send(page, r, kind, text, eventId, audit));
+  const rulesOf = resolved.rules ?? ((): undefined => undefined);
+  if (pages) {
+    setSteps(page, restartSteps(page.personalSteps ?? [], namedPeople(resolved.recipients),
+      laterSteps(resolved.recipients, rulesOf, nowMs, text)));
+  }
+  return firstRuleOnly(resolved.recipients, rulesOf).map((r) => send(page, r, kind, text, eventId, audit));
 }
 
-function send(page: PageRecord, r: Recipient, kind: NotificationKind, text: string, eventId: string, audit: NewAuditEntry[]): PageNotification {
+/** A person's later rule fires: a round of its own to its contacts, each `page.notified` row naming the rule. */
+function fireStep(page: PageRecord, step: PersonalStep, audit: NewAuditEntry[]): PageNotification[] {
+  page.round += 1;
+  return step.contacts.map((c) => send(page, { person: step.person, channel: c.channel, to: c.to }, 'escalation', step.text, lastEvent(page),
+    audit, { rule: step.rule }));
+}
+
+function setSteps(page: PageRecord, steps: PersonalStep[]): void {
+  if (steps.length > 0) page.personalSteps = steps;
+  else delete page.personalSteps;
+}
+
+/**
+ * One notification: its `page.notified` row (with `rule` for a person's later rule), and the recipient
+ * remembered as notified — except for a status update (`tell: 'status'`), which notifies nobody new.
+ */
+function send(page: PageRecord, r: Recipient, kind: NotificationKind, text: string, eventId: string, audit: NewAuditEntry[],
+  opts: { rule?: number; status?: boolean } = {}): PageNotification {
   const deliveryId = pageDeliveryId(page.id, page.round, r);
+  const rule = opts.rule === undefined ? {} : { rule: opts.rule };
   audit.push(entry(page, 'page.notified', engineActor(page.agentId),
-    { step: page.step, loop: page.loop, person: r.person, channel: r.channel, deliveryId }));
-  if (!page.notified.some((n) => n.person === r.person && n.channel === r.channel)) page.notified.push({ ...r });
+    { step: page.step, loop: page.loop, person: r.person, channel: r.channel, deliveryId, ...rule }));
+  if (opts.status !== true && !page.notified.some((n) => n.person === r.person && n.channel === r.channel)) page.notified.push({ ...r });
   const incarnation = incarnationOf(page);
   return { deliveryId, pageId: page.id, agentId: page.agentId, kind, eventId, channelId: r.channel, person: r.person, to: r.to,
-    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text, ...(incarnation === 0 ? {} : { incarnation }) };
+    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text, ...(incarnation === 0 ? {} : { incarnation }),
+    ...rule };
 }
 
 function copy(page: PageRecord): PageRecord {
-  return { ...page, eventIds: [...page.eventIds], notified: page.notified.map((n) => ({ ...n })), version: page.version + 1 };
+  const out: PageRecord = { ...page, eventIds: [...page.eventIds], notified: page.notified.map((n) => ({ ...n })), version: page.version + 1 };
+  if (page.personalSteps !== undefined) out.personalSteps = page.personalSteps.map((st) => ({ ...st, contacts: st.contacts.map((c) => ({ ...c })) }));
+  if (page.alerts !== undefined) out.alerts = [...page.alerts];
+  return out;
 }
 
 function plan(before: PageRecord | null, page: PageRecord, audit: NewAuditEntry[], notifications: PageNotification[]): PagePlan {
@@ -144,6 +182,7 @@ export function planOpen(input: OpenInput): PagePlan {
     nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0, joinNoticeAtMs: null, lastJoinNoticeAtMs: null,
     eventIds: [input.event.id], title: input.event.title, severity: input.event.severity,
     ...(input.event.facts !== undefined && input.event.facts.length > 0 ? { facts: input.event.facts } : {}), notified: [], version: 1,
+    ...(input.event.alerts !== undefined && input.event.alerts.length > 0 ? { alerts: rememberAlerts([], input.event.alerts) } : {}),
   };
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId),
     { incidentKey: page.incidentKey, policy: policy.id, policySha256: page.policySha256, eventId: input.event.id, ...alertnameOf(input.event) })];
@@ -165,6 +204,7 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
   if (event.facts !== undefined && event.facts.length > 0) page.facts = event.facts;
   else delete page.facts;
   if (!page.eventIds.includes(event.id)) page.eventIds.push(event.id);
+  if (event.alerts !== undefined && event.alerts.length > 0) page.alerts = rememberAlerts(page.alerts, newAlerts(page.alerts, event.alerts));
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId), { incidentKey: page.incidentKey,
     policy: page.policy.id, policySha256: page.policySha256, eventId: event.id, reopened: true, ...alertnameOf(event) })];
   const notes = notifyRound(page, first.notify, 'escalation', pageText.reopened(page), event.id, nowMs, resolve, audit);
@@ -175,14 +215,22 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
  * Another event of an open page's incident joins it: no second page, and the current step's targets
  * hear of it — at once when the last join notice is a minute old, else counted into the next notice
  * (a timer at a minute after the last). An event already on the page (a re-triage after a crash)
- * changes nothing: null.
+ * changes nothing: null. An event whose firing alerts the page has all heard of (§24.4: Alertmanager
+ * repeating a still-firing group) is a repeat: `page.repeated`, nobody notified, nothing counted.
  */
 export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, resolve: ResolveTargets): PagePlan | null {
   if (before.state === 'resolved') throw new RangeError(`page ${before.id} is resolved: reopen it instead`);
   if (before.eventIds.includes(event.id)) return null;
   const page = copy(before);
+  const incoming = event.alerts ?? [];
+  const fresh = newAlerts(page.alerts, incoming);
+  if (incoming.length > 0 && fresh.length === 0) {
+    return plan(before, page, [entry(page, 'page.repeated', engineActor(page.agentId), { eventId: event.id, alerts: incoming.length })], []);
+  }
   page.eventIds.push(event.id);
-  const audit: NewAuditEntry[] = [entry(page, 'page.joined', engineActor(page.agentId), { eventId: event.id, alerts: page.eventIds.length })];
+  if (fresh.length > 0) page.alerts = rememberAlerts(page.alerts, fresh);
+  const audit: NewAuditEntry[] = [entry(page, 'page.joined', engineActor(page.agentId), { eventId: event.id, alerts: alertCount(page),
+    ...(fresh.length > 0 ? { newAlerts: fresh.length } : {}) })];
   if (page.lastJoinNoticeAtMs !== null && nowMs < page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS) {
     page.pendingJoins += 1;
     page.joinNoticeAtMs = page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS;
@@ -195,7 +243,7 @@ function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, au
   page.pendingJoins = 0;
   page.joinNoticeAtMs = null;
   page.lastJoinNoticeAtMs = nowMs;
-  return notifyRound(page, stepOf(page).notify, 'join', pageText.joined(page), lastEvent(page), nowMs, resolve, audit);
+  return notifyRound(page, stepOf(page).notify, 'join', pageText.joined(page), lastEvent(page), nowMs, resolve, audit, false);
 }
 
 /**
@@ -209,6 +257,13 @@ export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTar
   const audit: NewAuditEntry[] = [];
   const notes: PageNotification[] = [];
   let acted = false;
+  // People's later rules that are due, each its own round (§21.1); only a triggered page has any.
+  const due = page.state === 'triggered' ? (page.personalSteps ?? []).filter((st) => st.atMs <= nowMs) : [];
+  if (due.length > 0) {
+    setSteps(page, (page.personalSteps ?? []).filter((st) => st.atMs > nowMs));
+    for (const st of due) notes.push(...fireStep(page, st, audit));
+    acted = true;
+  }
   if (page.joinNoticeAtMs !== null && page.joinNoticeAtMs <= nowMs) {
     notes.push(...joinNotice(page, nowMs, resolve, audit));
     acted = true;
@@ -272,34 +327,35 @@ function refuseResolved(page: PageRecord): ActionResult | null {
   return page.state === 'resolved' ? { ok: false, reason: `page ${page.id} is already resolved` } : null;
 }
 
-/** Which of a page's channels keep a vendor's incident in step with the page (they declare it, §18.4). */
-export type FollowsPageState = (channelId: string) => boolean;
-
-/** A state change reaches the recipients already notified on channels that follow the page's state, in a new round. */
-function tellFollowers(page: PageRecord, kind: 'acknowledged' | 'unacknowledged', text: string, follows: FollowsPageState,
+/**
+ * A state change (ack, unack, resolve) reaches everyone already notified, in a new round, on the
+ * contacts status-updates.ts picks for them; none: no round.
+ */
+function tellStatus(page: PageRecord, kind: 'acknowledged' | 'unacknowledged' | 'resolved', text: string, eventId: string, route: StatusRoute,
   audit: NewAuditEntry[]): PageNotification[] {
-  const followers = page.notified.filter((n) => follows(n.channel));
-  if (followers.length === 0) return [];
+  const to = statusRecipients(page.notified, route);
+  if (to.length === 0) return [];
   page.round += 1;
-  return followers.map((n) => send(page, n, kind, text, lastEvent(page), audit));
+  return to.map((n) => send(page, n, kind, text, eventId, audit, { status: true }));
 }
 
-/** triggered → acknowledged: every escalation stops; the ack timeout (if any) starts. Acking twice changes nothing. */
-export function planAck(before: PageRecord, actor: Actor, note: string | null, nowMs: number, follows: FollowsPageState = () => false): ActionResult {
+/** triggered → acknowledged: every escalation and personal step stops; the ack timeout (if any) starts. Acking twice changes nothing. */
+export function planAck(before: PageRecord, actor: Actor, note: string | null, nowMs: number, route: StatusRoute = PLAIN_STATUS_ROUTE): ActionResult {
   const refused = refuseResolved(before);
   if (refused) return refused;
   if (before.state === 'acknowledged') return { ok: true, plan: null };
   const page = copy(before);
   Object.assign(page, { state: 'acknowledged', acknowledgedAtMs: nowMs, acknowledgedBy: actor.by, nextEscalationAtMs: null,
     ackTimeoutAtMs: page.policy.ackTimeoutMs > 0 ? nowMs + page.policy.ackTimeoutMs : null });
+  setSteps(page, []);
   const audit = [entry(page, 'page.acknowledged', actor.actor, { by: actor.by, via: actor.via, step: page.step, loop: page.loop,
     ...(note === null ? {} : { note }), ...(actor.device === undefined ? {} : { device: actor.device }) })];
-  const notes = tellFollowers(page, 'acknowledged', pageText.acknowledged(page), follows, audit);
+  const notes = tellStatus(page, 'acknowledged', pageText.acknowledged(page), lastEvent(page), route, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
 /** acknowledged → triggered: escalation resumes from the current step, its `after` from now. */
-export function planUnack(before: PageRecord, actor: Actor, nowMs: number, follows: FollowsPageState = () => false): ActionResult {
+export function planUnack(before: PageRecord, actor: Actor, nowMs: number, route: StatusRoute = PLAIN_STATUS_ROUTE): ActionResult {
   const refused = refuseResolved(before);
   if (refused) return refused;
   if (before.state !== 'acknowledged') return { ok: false, reason: `page ${before.id} is not acknowledged` };
@@ -307,23 +363,23 @@ export function planUnack(before: PageRecord, actor: Actor, nowMs: number, follo
   Object.assign(page, { state: 'triggered', acknowledgedAtMs: null, acknowledgedBy: null, ackTimeoutAtMs: null,
     nextEscalationAtMs: page.exhausted ? null : nowMs + stepOf(page).afterMs });
   const audit = [entry(page, 'page.unacknowledged', actor.actor, { reason: 'manual', by: actor.by, acknowledgedBy: before.acknowledgedBy })];
-  const notes = tellFollowers(page, 'unacknowledged', pageText.unacknowledged(page), follows, audit);
+  const notes = tellStatus(page, 'unacknowledged', pageText.unacknowledged(page), lastEvent(page), route, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
-/** → resolved: every timer stops and everyone who was notified hears of it, once. */
-export function planResolve(before: PageRecord, actor: Actor, note: string | null, eventId: string | null, nowMs: number): ActionResult {
+/** → resolved: every timer (personal steps too) stops and everyone who was notified hears of it, once. */
+export function planResolve(before: PageRecord, actor: Actor, note: string | null, eventId: string | null, nowMs: number,
+  route: StatusRoute = PLAIN_STATUS_ROUTE): ActionResult {
   const refused = refuseResolved(before);
   if (refused) return refused;
   const page = copy(before);
   if (eventId !== null && !page.eventIds.includes(eventId)) page.eventIds.push(eventId);
   Object.assign(page, { state: 'resolved', resolvedAtMs: nowMs, resolvedBy: actor.by, nextEscalationAtMs: null, ackTimeoutAtMs: null,
     joinNoticeAtMs: null, pendingJoins: 0 });
+  setSteps(page, []);
   const audit = [entry(page, 'page.resolved', actor.actor, { by: actor.by, via: actor.via, ...(eventId === null ? {} : { eventId }),
     ...(note === null ? {} : { note }) })];
-  page.round += 1;
-  const text = pageText.resolved(page);
-  const notes = page.notified.map((n) => send(page, n, 'resolved', text, eventId ?? lastEvent(page), audit));
+  const notes = tellStatus(page, 'resolved', pageText.resolved(page), eventId ?? lastEvent(page), route, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
@@ -365,13 +421,13 @@ export function supersededEntry(agentId: string, eventId: string, incidentKey: s
   return { kind: 'event.superseded', actor: engineActor(agentId), agentId, data: { eventId, incidentKey, resolvedBy } };
 }
 
-/** A route with `notify:` sends once and opens no page (§17.3): one notification per recipient. */
+/** A route with `notify:` sends once and opens no page (§17.3): one notification per recipient, people's first rule only (§21.1). */
 export function planNotifyOnce(agentId: string, event: PageEvent & { status: 'firing' | 'resolved'; text: string }, targets: readonly Target[],
   nowMs: number, resolve: ResolveTargets): { audit: NewAuditEntry[]; notifications: PageNotification[] } {
   const resolved = resolve(targets, nowMs);
   const audit: NewAuditEntry[] = resolved.nobodyOnCall.map((nobody) => ({ kind: 'page.nobody-on-call', actor: engineActor(agentId), agentId,
     data: { eventId: event.id, ...nobodyData(nobody) } }));
-  const notifications = resolved.recipients.map((r): PageNotification => ({ deliveryId: `${event.id}.notify.${r.person}.${r.channel}`,
+  const notifications = firstRuleOnly(resolved.recipients, resolved.rules ?? ((): undefined => undefined)).map((r): PageNotification => ({ deliveryId: `${event.id}.notify.${r.person}.${r.channel}`,
     pageId: null, agentId, kind: 'notify', eventId: event.id, channelId: r.channel, person: r.person, to: r.to, severity: event.severity,
     status: event.status, title: event.title, text: event.text }));
   return { audit, notifications };

@@ -4,8 +4,9 @@
  */
 import { formatDuration } from '../core/duration.js';
 import type { PageRecord } from './page.js';
+import { alertCount } from './page.js';
 
-type P = Pick<PageRecord, 'id' | 'title' | 'severity' | 'step' | 'loop' | 'policy' | 'eventIds' | 'pendingJoins' | 'resolvedBy' | 'facts'>;
+type P = Pick<PageRecord, 'id' | 'title' | 'severity' | 'step' | 'loop' | 'policy' | 'eventIds' | 'pendingJoins' | 'resolvedBy' | 'facts' | 'alerts'>;
 
 const head = (p: P): string => `[${p.severity}] ${p.title}`;
 /** The event's runbook and source links (when it has any) above what to type: what the person needs to act. */
@@ -20,7 +21,7 @@ export const pageText = {
   opened: (p: P): string => `${head(p)}\nPage ${p.id} opened (${where(p)}).\n${toAct(p)}`,
   /** A resolved page whose incident fired again inside the reopen window: the same id, said to be the same page. */
   reopened: (p: P): string => `${head(p)}\nPage ${p.id} reopened: it fired again after it was resolved (${where(p)}).\n${toAct(p)}`,
-  joined: (p: P): string => `${head(p)}\n${p.eventIds.length} alerts now on page ${p.id} (${where(p)}).\n${toAct(p)}`,
+  joined: (p: P): string => `${head(p)}\n${alertCount(p)} alerts now on page ${p.id} (${where(p)}).\n${toAct(p)}`,
   escalated: (p: P, reason: 'timeout' | 'manual'): string => {
     const why = reason === 'manual' ? 'escalated by hand' : 'nobody acknowledged the previous step';
     return `${head(p)}\nPage ${p.id} escalated: ${why} (${where(p)}).\n${toAct(p)}`;

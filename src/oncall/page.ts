@@ -67,7 +67,38 @@ export interface PageRecord {
    */
   reopens?: number;
   reopenedAtMs?: number;
+  /**
+   * People's later notification rules still to come (§21.1), earliest first: durable timers of the
+   * page, cancelled by an ack or a resolve. Absent: none (and on pages stored before they existed).
+   */
+  personalSteps?: PersonalStep[];
+  /**
+   * The identities (`<fingerprint>@<startsAt>`) of the firing alerts the page has heard of (§24.4), at
+   * most MAX_PAGE_ALERTS, the newest kept: a delivery naming only these is a repeat, not news. Absent on
+   * pages stored before it existed and for payloads without alerts (every delivery then joins).
+   */
+  alerts?: string[];
   version: number;
+}
+
+/** One later rule of a person's `notify` (§21.1), due at `atMs`: its own round when it fires. */
+export interface PersonalStep {
+  person: string;
+  /** The rule's index in the person's `notify` (1 and up: rule 0 goes out in the round that named them). */
+  rule: number;
+  atMs: number;
+  /** The rule's contacts with their addresses as they were when the round named the person. */
+  contacts: { channel: string; to: string | null }[];
+  /** What the round that named the person said: the step says it again on other contacts. */
+  text: string;
+}
+
+/** At most this many alert identities are remembered per page (the newest): past them an old alert that repeats counts as new again. */
+export const MAX_PAGE_ALERTS = 1000;
+
+/** How many distinct alerts the page has heard of: its remembered alerts, else (older pages, payloads without alerts) its events. */
+export function alertCount(page: Pick<PageRecord, 'alerts' | 'eventIds'>): number {
+  return page.alerts !== undefined && page.alerts.length > 0 ? page.alerts.length : page.eventIds.length;
 }
 
 /** Which opening of the page this is: 0 until it is first reopened. */
@@ -81,14 +112,16 @@ export function incarnationOpenedAtMs(page: Pick<PageRecord, 'openedAtMs' | 'reo
 }
 
 /** The earliest of a page's timers: the one the store's timer queue orders by. */
-export function dueAtMs(page: Pick<PageRecord, 'nextEscalationAtMs' | 'ackTimeoutAtMs' | 'joinNoticeAtMs'>): number | null {
-  const times = [page.nextEscalationAtMs, page.ackTimeoutAtMs, page.joinNoticeAtMs].filter((t): t is number => t !== null);
+export function dueAtMs(page: Pick<PageRecord, 'nextEscalationAtMs' | 'ackTimeoutAtMs' | 'joinNoticeAtMs' | 'personalSteps'>): number | null {
+  const times = [page.nextEscalationAtMs, page.ackTimeoutAtMs, page.joinNoticeAtMs, ...(page.personalSteps ?? []).map((s) => s.atMs)]
+    .filter((t): t is number => t !== null);
   return times.length === 0 ? null : Math.min(...times);
 }
 
 /**
- * What a notification is for. `escalation` ones (opening, a step, an ack timeout, exhaustion) go out
- * only while the page is triggered: an acknowledgement that commits first cancels them (§17.4).
+ * What a notification is for. `escalation` ones (opening, a step, an ack timeout, exhaustion, a
+ * person's later rule, §21.1) go out only while the page is triggered: an acknowledgement that
+ * commits first cancels them (§17.4).
  */
 export const NOTIFICATION_KINDS = ['escalation', 'join', 'resolved', 'notify', 'acknowledged', 'unacknowledged',
   /** A person's shift started (§17.6 `schedule.handoff`): no page, never stale. */
@@ -128,6 +161,8 @@ export interface PageNotification {
   text: string;
   /** The page's incarnation when the notification was planned (its ack links are bound to it); absent: its first opening. */
   incarnation?: number;
+  /** A person's later rule this notification is (§21.1): its index in their `notify`; absent: the round's own. */
+  rule?: number;
 }
 
 /**

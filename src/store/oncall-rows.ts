@@ -59,6 +59,10 @@ const pageSchema = z.looseObject({
   severity,
   facts: z.array(z.string()).optional(),
   notified: z.array(z.looseObject({ person: z.string(), channel: z.string(), to: z.string().nullable() })),
+  // People's later rules (§21.1) and the alerts heard of (§24.4): absent on pages stored before them.
+  personalSteps: z.array(z.looseObject({ person: z.string(), rule: ms.min(1), atMs: ms, text: z.string(),
+    contacts: z.array(z.looseObject({ channel: z.string(), to: z.string().nullable() })) })).optional(),
+  alerts: z.array(z.string()).optional(),
   version: ms.min(0),
 }).refine((p) => p.step <= p.policy.steps.length, { message: 'step past the last step of its policy', path: ['step'] });
 
@@ -75,6 +79,7 @@ const notificationSchema = z.looseObject({
   status: z.enum(['firing', 'resolved']),
   title: z.string(),
   text: z.string(),
+  rule: ms.min(1).optional(),
 });
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Policy } from '../../src/oncall/oncall-config.js';
+import type { NotifyRule, Policy } from '../../src/oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../src/oncall/page.js';
 import type { Actor, ResolveTargets } from '../../src/oncall/page-plan.js';
 import { planAck, planJoin, planOpen, planResolve, planTimer } from '../../src/oncall/page-plan.js';
@@ -75,7 +75,7 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       await store.oncall.applyPagePlan(joined, T0 + 1000);
       await store.oncall.applyPagePlan(must(planAck(joined.page, cli, null, T0 + 2000)), T0 + 2000);
       const kinds = async (eventId: string) => (await store.eventStory(eventId)).map((r) => r.kind);
-      const whole = ['page.opened', 'page.notified', 'page.joined', 'page.notified', 'page.acknowledged'];
+      const whole = ['page.opened', 'page.notified', 'page.joined', 'page.notified', 'page.acknowledged', 'page.notified'];
       assert.deepEqual(await kinds(plan.page.eventIds[0]!), whole);
       assert.deepEqual(await kinds('e-story-join'), whole);
       assert.deepEqual(await kinds('elsewhere'), ['page.opened'], 'another page\'s rows stay out');
@@ -220,11 +220,15 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const plan = openPlan('k4');
       await store.oncall.applyPagePlan(plan, T0);
       await store.oncall.applyPagePlan(must(planAck(plan.page, cli, null, T0 + 1)), T0 + 1);
-      assert.deepEqual((await store.oncall.claimNotifications('r1', T0 + 2, 30_000, 10)).claimed, [], 'the opening notice was cancelled');
+      const told = (await store.oncall.claimNotifications('r1', T0 + 2, 30_000, 10)).claimed;
+      assert.deepEqual(told.map((c) => [c.notification.kind, c.notification.deliveryId]),
+        [['acknowledged', `${plan.page.id}.2.alice.dm`]], 'the opening notice was cancelled; the ack is told (§24.1)');
+      assert.equal(await store.oncall.finishNotifications(told.map((c) => ({ deliveryId: c.notification.deliveryId, owner: c.owner, attempt: c.attempt,
+        outcome: 'delivered' as const, audit: [] })), T0 + 2), 1);
       const acked = await store.oncall.getPage(plan.page.id) as PageRecord;
       await store.oncall.applyPagePlan(must(planResolve(acked, cli, null, null, T0 + 3)), T0 + 3);
       const claimed = (await store.oncall.claimNotifications('r1', T0 + 4, 30_000, 10)).claimed;
-      assert.deepEqual(claimed.map((c) => [c.notification.kind, c.notification.deliveryId]), [['resolved', `${plan.page.id}.2.alice.dm`]]);
+      assert.deepEqual(claimed.map((c) => [c.notification.kind, c.notification.deliveryId]), [['resolved', `${plan.page.id}.3.alice.dm`]]);
     });
 
     it('the last look before a send: an ack committed since the claim cancels the escalation, audited; a lost claim is lost', async () => {
@@ -243,7 +247,55 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const rows = (await store.listAudit(q({ order: 'asc' }), { kind: 'page.notice-cancelled' })).items;
       assert.deepEqual(rows.map((r) => JSON.parse(r.dataText ?? 'null') as unknown),
         [{ pageId: plan.page.id, deliveryId: ref.deliveryId, notice: 'escalation', pageState: 'acknowledged' }]);
-      assert.deepEqual((await store.oncall.claimNotifications('r1', T0 + 99 * MIN, 30_000, 10)).claimed, []);
+      assert.deepEqual((await store.oncall.claimNotifications('r1', T0 + 99 * MIN, 30_000, 10)).claimed.map((c) => c.notification.kind), ['acknowledged'],
+        'only the ack\'s own notice is left');
+    });
+
+    it('a personal step (§21.1) is a timer of the page: it survives a restart, fires once on one replica, and an ack stops the next', async () => {
+      const store = await open();
+      const rules = (): NotifyRule[] => [{ afterMs: 0, via: ['dm'] }, { afterMs: 2_000, via: ['sms'] }, { afterMs: 4_000, via: ['phone'] }];
+      const withRules: ResolveTargets = (targets) => ({ nobodyOnCall: [], rules,
+        recipients: targets.flatMap((t) => ['dm', 'sms', 'phone'].map((channel) => ({ person: t.id, channel, to: `${t.id}@${channel}` }))) });
+      n += 1;
+      const plan = planOpen({ pageId: `ptest${String(n).padStart(6, '0')}`, agentId: 'agent-a', incidentKey: 'k-rules', policy, policySha256: 'abc',
+        nowMs: T0, resolve: withRules, event: { id: `event-${n}`, title: 'Disk full', severity: 'P1' } });
+      await store.oncall.applyPagePlan(plan, T0);
+      assert.deepEqual(plan.notifications.map((x) => x.deliveryId), [`${plan.page.id}.1.alice.dm`]);
+      // A second handle on the same database reads only what was stored: what a restarted daemon finds.
+      const restarted = await again();
+      assert.deepEqual((await restarted.oncall.claimDuePages('r1', T0 + 1_999, 10_000, 10)).pages, [], 'not due yet');
+      const [claimed] = (await restarted.oncall.claimDuePages('r1', T0 + 2_000, 10_000, 10)).pages;
+      assert.deepEqual(claimed?.personalSteps?.map((st) => st.rule), [1, 2], 'the steps came back with the row');
+      const other = replicas ? await again() : restarted;
+      assert.deepEqual((await other.oncall.claimDuePages('r2', T0 + 2_001, 10_000, 10)).pages, [], 'held by r1');
+      const fired = planTimer(claimed, T0 + 2_000, withRules) as PagePlan;
+      assert.deepEqual(await restarted.oncall.applyPagePlan(fired, T0 + 2_000), { ok: true });
+      assert.deepEqual(await other.oncall.applyPagePlan(fired, T0 + 2_000), { ok: false, reason: 'conflict' }, 'a second firing is fenced');
+      const notified = (await restarted.oncall.pageTimeline(plan.page.id)).filter((r) => r.kind === 'page.notified')
+        .map((r) => JSON.parse(r.dataText ?? 'null') as { rule?: number; deliveryId: string });
+      assert.deepEqual(notified.map((r) => [r.deliveryId, r.rule]), [[`${plan.page.id}.1.alice.dm`, undefined], [`${plan.page.id}.2.alice.sms`, 1]]);
+      const page = await restarted.oncall.getPage(plan.page.id) as PageRecord;
+      await restarted.oncall.applyPagePlan(must(planAck(page, cli, null, T0 + 3_000)), T0 + 3_000);
+      const acked = await restarted.oncall.getPage(plan.page.id) as PageRecord;
+      assert.equal(acked.personalSteps, undefined);
+      assert.deepEqual((await other.oncall.claimDuePages('r2', T0 + 99 * MIN, 10_000, 10)).pages, [], 'the ack took the step to come with it');
+    });
+
+    it('a delivery of alerts already on the open page is a repeat (§24.4): page.repeated, no notification, the page remembers its alerts', async () => {
+      const store = await open();
+      n += 1;
+      const plan = planOpen({ pageId: `ptest${String(n).padStart(6, '0')}`, agentId: 'agent-a', incidentKey: 'k-repeat', policy, policySha256: 'abc',
+        nowMs: T0, resolve, event: { id: `event-${n}`, title: 'Disk full', severity: 'P1', alerts: ['fp1@2026-01-01T00:00:00Z'] } });
+      await store.oncall.applyPagePlan(plan, T0);
+      const stored = await store.oncall.getPage(plan.page.id) as PageRecord;
+      assert.deepEqual(stored.alerts, ['fp1@2026-01-01T00:00:00Z']);
+      const repeat = planJoin(stored, { id: 'e-repeat', title: 'Disk full', severity: 'P1', alerts: ['fp1@2026-01-01T00:00:00Z'] }, T0 + 4 * 60 * MIN,
+        resolve) as PagePlan;
+      assert.deepEqual(await store.oncall.applyPagePlan(repeat, T0 + 4 * 60 * MIN), { ok: true });
+      assert.deepEqual((await store.oncall.pageTimeline(plan.page.id)).map((r) => r.kind), ['page.opened', 'page.notified', 'page.repeated']);
+      const [first] = (await store.oncall.claimNotifications('r1', T0 + 4 * 60 * MIN, 30_000, 10)).claimed;
+      assert.equal(first?.notification.deliveryId, `${plan.page.id}.1.alice.dm`);
+      assert.deepEqual((await store.oncall.claimNotifications('r1', T0 + 4 * 60 * MIN, 30_000, 10)).claimed, [], 'the opening notice only: the repeat sent nothing');
     });
 
     it('a schedule handoff timer moves once from the due time it was planned from, however many replicas race', async () => {

@@ -61,3 +61,17 @@ export function resolvedBody(fixture: string): string {
   }
   return JSON.stringify(body);
 }
+
+/**
+ * alice alone, with personal rules (§21.1): `push` at once, `sms` after `smsAfter`, `phone` after an
+ * hour — each a file channel of its own (fileChannels). One step an hour long.
+ */
+export function personalRulesYaml(smsAfter: string): string {
+  return skeleton(['{ id: alice, contacts: { push: alice, sms: alice, phone: alice }, notify: [{ after: 0m, via: [push] }, '
+    + `{ after: ${smsAfter}, via: [sms] }, { after: 1h, via: [phone] }] }`], ['{ notify: [schedule:primary], after: 1h }']);
+}
+
+/** channels.yaml with one outbound file channel per id, writing `./out/<id>.jsonl`. */
+export function fileChannels(ids: readonly string[]): string {
+  return `channels:\n${ids.map((id) => `  - { id: ${id}, type: file, direction: outbound, path: ./out/${id}.jsonl, to: on-call }`).join('\n')}\n`;
+}

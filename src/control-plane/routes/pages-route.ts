@@ -8,6 +8,7 @@ import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
 import type { PageRecord } from '../../oncall/page.js';
 import { PAGE_ID_PATTERN, PAGE_STATES } from '../../oncall/page.js';
+import { personalStepsView } from '../../oncall/personal-steps.js';
 import { InvalidCursorError } from '../../store/cursor.js';
 import type { PageFilter, StoredPage } from '../../store/oncall-store.js';
 import { isDamagedPage } from '../../store/oncall-store.js';
@@ -74,7 +75,8 @@ export function createPageRoute(deps: PagesRouteDeps): RouteHandler {
       if (page === null) return sendError(req, res, 404, 'no such page');
       const timeline = (await deps.store.oncall.pageTimeline(id)).map((r) => ({ seq: r.seq, ts: r.ts, kind: r.kind, actor: r.actor,
         data: r.dataText === null ? null : JSON.parse(r.dataText) as unknown }));
-      sendJson(req, res, 200, { ...pageJson(page), timeline });
+      // People's own rules (§21.1): the steps sent and those to come, beside the timeline they are read from.
+      sendJson(req, res, 200, { ...pageJson(page), personalSteps: personalStepsView(isDamagedPage(page) ? {} : page, timeline, isoTs), timeline });
     } catch (err) {
       deps.report(`control plane: GET /pages/<id> failed: ${errorText(err)}`);
       if (!res.headersSent) sendError(req, res, 500, 'internal error');

@@ -145,6 +145,11 @@ export interface Channel {
    * (PagerDuty §18.4, Slack §18.1).
    */
   readonly followsPageState?: boolean;
+  /**
+   * The channel rings a phone or pops over (ntfy, Pushover, a Twilio call): a person hears a page's
+   * status updates there only when their `statusUpdates` lists it (§21.1).
+   */
+  readonly rings?: boolean;
   /** The channel edits its page messages in place (§18.1): each send of a page is told its `pageMessage`. */
   readonly updatesPageMessages?: boolean;
   /** The keys of its delivery detail that name such a page message (default Slack's `channel` and `ts`). */

@@ -156,6 +156,7 @@ export function createNtfyChannel(config: NtfyChannelConfig, deps: { clock: Cloc
     id: config.id,
     type: 'ntfy',
     direction: 'outbound',
+    rings: true,
     maxAttempts: config.maxAttempts,
     send: (message, signal, gate) => send(message, signal, gate).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `ntfy: internal error: ${safeSnippet(errorText(err), secrets)}` })),

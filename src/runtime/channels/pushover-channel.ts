@@ -86,6 +86,7 @@ export function createPushoverChannel(config: PushoverChannelConfig, deps: { clo
     id: config.id,
     type: 'pushover',
     direction: 'outbound',
+    rings: true,
     maxAttempts: config.maxAttempts,
     receipts: {
       poll: (receipt, signal) => guarded(' receipt', () => receipts.poll(receipt, signal), (error) => ({ kind: 'failed', error })),

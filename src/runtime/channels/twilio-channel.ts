@@ -109,6 +109,8 @@ export function createTwilioChannel(config: TwilioChannelConfig, deps: TwilioCha
     id: config.id,
     type: 'twilio',
     direction: 'outbound',
+    // A call rings; an SMS is read when the person looks (§21.1: voice is the Twilio channel that rings).
+    rings: config.mode === 'voice',
     maxAttempts: config.maxAttempts,
     send: (message, signal, gate) => send(message, signal, gate).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `twilio: internal error: ${safeSnippet(errorText(err), secrets)}` })),

@@ -22,6 +22,8 @@ import { alertNameOf } from '../../oncall/label-name.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
 import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import { isHeartbeatOnly } from '../../oncall/heartbeat-match.js';
+import { alertIdentities } from '../../oncall/alert-identity.js';
+import type { StatusRoute } from '../../oncall/status-updates.js';
 import type { ApplyResult, Quarantined, StoredPage } from '../../store/oncall-store.js';
 import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
@@ -49,6 +51,8 @@ export interface PageEngineDeps {
   metrics?: PageEngineMetrics;
   /** Whether an agent's channel follows its pages' state (acknowledged, unacknowledged) — PagerDuty (§18.4) and Slack (§18.1) do. */
   followsPageState?: (agentId: string, channelId: string) => boolean;
+  /** Whether an agent's channel rings a phone (ntfy, Pushover, Twilio voice): no status updates there unless a person lists it (§21.1). */
+  rings?: (agentId: string, channelId: string) => boolean;
   /** Whether the agent has the channel now: a stored policy may name one channels.yaml since dropped (reached nobody, audited). Default: yes. */
   hasChannel?: (agentId: string, channelId: string) => boolean;
   /** New notifications were committed: the notifier should look now. */
@@ -127,13 +131,25 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
   const resolverFor = async (agentId: string): Promise<ResolveTargets> => {
     const config = deps.configs.get(agentId);
     const overrides: Override[] = await store.oncall.listOverrides(agentId, clock.now());
+    const rules = (person: string): OncallConfig['people'][number]['notify'] | undefined => config?.people.find((p) => p.id === person)?.notify;
     return (targets, atMs) => {
       if (config === undefined) return { recipients: [], nobodyOnCall: [] };
       const r = resolveAllTargets(config, targets, atMs, overrides, (channelId) => deps.hasChannel?.(agentId, channelId) ?? true);
-      return { nobodyOnCall: r.nobodyOnCall,
+      return { nobodyOnCall: r.nobodyOnCall, rules,
         recipients: r.recipients.map((x) => ({ person: x.personId ?? CHANNEL_TARGET, channel: x.channelId, to: x.address })) };
     };
   };
+
+  /** How a state change of the agent's pages reaches the people notified (oncall/status-updates.ts). */
+  const statusRoute = (agentId: string): StatusRoute => ({
+    follows: (channelId) => deps.followsPageState?.(agentId, channelId) ?? false,
+    rings: (channelId) => deps.rings?.(agentId, channelId) ?? false,
+    listed: (person) => {
+      const p = deps.configs.get(agentId)?.people.find((x) => x.id === person);
+      if (p?.statusUpdates == null) return null;
+      return p.statusUpdates.flatMap((channel) => (p.contacts[channel] === undefined ? [] : [{ channel, to: p.contacts[channel] ?? null }]));
+    },
+  });
 
   /** A target that reached nobody is audited and, so that someone looks, a warning in the agent's log (issue 33.4). */
   const warnNobody = (agentId: string, audit: PagePlan['audit']): void => {
@@ -239,7 +255,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     let resolved = false;
     await retrying(() => store.oncall.findPage(agentId, key), (page) => {
       if (page === null || page.state === 'resolved') return null;
-      const r = planResolve(page, actor, null, eventId, clock.now());
+      const r = planResolve(page, actor, null, eventId, clock.now(), statusRoute(agentId));
       resolved = r.ok && r.plan !== null;
       return r.ok ? r.plan : null;
     }, agentId);
@@ -284,8 +300,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       // The page's messages carry the event's own links whoever triaged it (issue 26.6).
       const facts = messageFacts(event.payload);
       const alertname = alertNameOf(event.payload);
+      const alerts = alertIdentities(event.payload);
       const pageEvent: PageEvent = { id: event.id, title: decision.title, severity: decision.severity,
-        ...(facts === null ? {} : { facts: factLines(facts) }), ...(alertname === null ? {} : { alertname }) };
+        ...(facts === null ? {} : { facts: factLines(facts) }), ...(alertname === null ? {} : { alertname }),
+        ...(alerts.length === 0 ? {} : { alerts }) };
       if ('notify' in route) {
         const once = planNotifyOnce(event.agentId, { ...pageEvent, status: decision.status, text: decision.text }, route.notify, clock.now(),
           await resolverFor(event.agentId));
@@ -328,10 +346,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         }
         const nowMs = clock.now();
         let result: ActionResult;
-        const follows = (channelId: string): boolean => deps.followsPageState?.(page.agentId, channelId) ?? false;
-        if (action.kind === 'ack') result = planAck(page, actor, action.note, nowMs, follows);
-        else if (action.kind === 'unack') result = planUnack(page, actor, nowMs, follows);
-        else if (action.kind === 'resolve') result = planResolve(page, actor, action.note, null, nowMs);
+        const route = statusRoute(page.agentId);
+        if (action.kind === 'ack') result = planAck(page, actor, action.note, nowMs, route);
+        else if (action.kind === 'unack') result = planUnack(page, actor, nowMs, route);
+        else if (action.kind === 'resolve') result = planResolve(page, actor, action.note, null, nowMs, route);
         else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
         if (!result.ok) return refused(page, refusalCode(page, action), result.reason);
         if (result.plan === null) return { ok: true, page, changed: false };

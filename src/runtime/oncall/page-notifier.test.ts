@@ -101,16 +101,17 @@ describe('page notifier: nothing of an escalation after the acknowledgement comm
     assert.deepEqual(rows.map((r) => JSON.parse(r.dataText ?? 'null') as unknown), [{ pageId: s.page.id, deliveryId: `${s.page.id}.1.alice.oncall-dm`,
       notice: 'escalation', pageState: 'acknowledged' }]);
     assert.deepEqual((await s.store.oncall.pageTimeline(s.page.id)).map((r) => r.kind),
-      ['page.opened', 'page.notified', 'page.acknowledged', 'page.notice-cancelled']);
+      ['page.opened', 'page.notified', 'page.acknowledged', 'page.notified', 'page.notice-cancelled'], 'the ack is told to alice (§24.1)');
     s.clock.advance(120_000);
-    assert.equal((await s.notify()).claimed, 0, 'cancelled for good: never handed out again');
+    assert.equal((await s.notify()).claimed, 1, 'the escalation cancelled for good: only the ack\'s notice is handed out');
+    assert.deepEqual(s.lines().map((l) => l.deliveryId), [`${s.page.id}.2.alice.oncall-dm`]);
 
     const acked = await s.store.oncall.getPage(s.page.id) as PageRecord;
     const resolved = planResolve(acked, cli, null, null, s.clock.now());
     assert.ok(resolved.ok && resolved.plan !== null);
     await s.store.oncall.applyPagePlan(resolved.plan, s.clock.now());
     await s.notify();
-    assert.deepEqual(s.lines().map((l) => [l.to, l.status, l.deliveryId]), [['alice', 'resolved', `${s.page.id}.2.alice.oncall-dm`]]);
+    assert.deepEqual(s.lines().slice(1).map((l) => [l.to, l.status, l.deliveryId]), [['alice', 'resolved', `${s.page.id}.3.alice.oncall-dm`]]);
     await s.close();
   });
 });
