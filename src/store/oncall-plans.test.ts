@@ -66,7 +66,7 @@ test('a delivery that left a vendor receipt (§21.3) keeps it with the page, in 
 test('new notifications are outbox rows claimable from now, carrying the whole notification', () => {
   const n = { deliveryId: 'p1.1.bob.slack', pageId: 'p1', agentId: 'ops', kind: 'escalation', eventId: 'e1', channelId: 'slack', person: 'bob',
     to: 'U1', severity: 'P1', status: 'firing', title: 'DiskFull', text: 'disk full' } satisfies PageNotification;
-  assert.deepEqual(notificationRows([n], T0), [{ deliveryId: 'p1.1.bob.slack', pageId: 'p1', agentId: 'ops', kind: 'escalation', createdMs: T0,
+  assert.deepEqual(notificationRows([n], T0), [{ deliveryId: 'p1.1.bob.slack', pageId: 'p1', agentId: 'ops', channelId: 'slack', kind: 'escalation', createdMs: T0,
     notBeforeMs: T0, body: JSON.stringify(n) }]);
   assert.deepEqual(JSON.parse(notificationRows([n], T0)[0]?.body ?? 'null'), n);
 });
