@@ -129,7 +129,7 @@ describe('personal notification rules (§21.1) in the page planner, on fake time
     const fired = planTimer(stored, stored.openedAtMs + 2 * MIN, people);
     assert.deepEqual(ruleRows(fired), [['alice', 'sms', 1, 'p0000test.2.alice.sms']]);
     assert.equal(planTimer(fired?.page ?? stored, stored.openedAtMs + 2 * MIN, people), null, 'fired once: the next plan finds nothing due');
-    const { personalSteps: _steps, alerts: _alerts, ...old } = stored;
+    const { personalSteps: _steps, alertIds: _alerts, ...old } = stored;
     assert.equal(dueAtMs(old), old.nextEscalationAtMs);
     assert.equal(planTimer(old, old.openedAtMs + MIN, people), null);
   });
@@ -172,7 +172,7 @@ describe('status updates (§21.1, §24.1): everyone notified hears the ack, the 
 describe('repeats are not news (§24.4)', () => {
   it('a delivery of alerts already on the page refreshes it without notifying anyone; a new alert joins and the count is of distinct alerts', () => {
     const h = harness(slow, people, event('e1', ['a@t1']));
-    assert.deepEqual(h.page.alerts, ['a@t1']);
+    assert.deepEqual(h.page.alertIds, ['a@t1']);
     h.runTimers(3 * MIN);
     const repeat = planJoin(h.page, event('e2', ['a@t1']), h.clock.now(), people);
     assert.deepEqual(repeat?.audit.map((a) => [a.kind, a.data.eventId]), [['page.repeated', 'e2']]);
@@ -193,8 +193,8 @@ describe('repeats are not news (§24.4)', () => {
     assert.equal(planJoin(h.page, event('e2'), h.clock.now(), people)?.audit[0]?.kind, 'page.joined');
     const many = Array.from({ length: 1200 }, (_, i) => `f${i}@t`);
     const big = planJoin(h.page, event('e3', many), h.clock.now(), people);
-    assert.equal(big?.page.alerts?.length, 1000);
-    assert.equal(big?.page.alerts?.at(-1), 'f1199@t');
-    assert.equal(big?.page.alerts?.includes('a@t1'), false, 'the oldest gave way');
+    assert.equal(big?.page.alertIds?.length, 1000);
+    assert.equal(big?.page.alertIds?.at(-1), 'f1199@t');
+    assert.equal(big?.page.alertIds?.includes('a@t1'), false, 'the oldest gave way');
   });
 });

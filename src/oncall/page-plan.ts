@@ -55,7 +55,7 @@ export interface PageEvent {
   /** The event's alert name (label-name.ts `alertNameOf`), written on page.opened for reports (§23); none: omit. */
   alertname?: string;
   /** The identities of its firing alerts (oncall/alert-identity.ts); none: a payload without alerts. */
-  alerts?: string[];
+  alertIds?: string[];
 }
 
 /** page.opened's `alertname` when the event has one: a report counts pages per alert name without reading payloads. */
@@ -158,7 +158,7 @@ function send(page: PageRecord, r: Recipient, kind: NotificationKind, text: stri
 function copy(page: PageRecord): PageRecord {
   const out: PageRecord = { ...page, eventIds: [...page.eventIds], notified: page.notified.map((n) => ({ ...n })), version: page.version + 1 };
   if (page.personalSteps !== undefined) out.personalSteps = page.personalSteps.map((st) => ({ ...st, contacts: st.contacts.map((c) => ({ ...c })) }));
-  if (page.alerts !== undefined) out.alerts = [...page.alerts];
+  if (page.alertIds !== undefined) out.alertIds = [...page.alertIds];
   return out;
 }
 
@@ -182,7 +182,7 @@ export function planOpen(input: OpenInput): PagePlan {
     nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0, joinNoticeAtMs: null, lastJoinNoticeAtMs: null,
     eventIds: [input.event.id], title: input.event.title, severity: input.event.severity,
     ...(input.event.facts !== undefined && input.event.facts.length > 0 ? { facts: input.event.facts } : {}), notified: [], version: 1,
-    ...(input.event.alerts !== undefined && input.event.alerts.length > 0 ? { alerts: rememberAlerts([], input.event.alerts) } : {}),
+    ...(input.event.alertIds !== undefined && input.event.alertIds.length > 0 ? { alertIds: rememberAlerts([], input.event.alertIds) } : {}),
   };
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId),
     { incidentKey: page.incidentKey, policy: policy.id, policySha256: page.policySha256, eventId: input.event.id, ...alertnameOf(input.event) })];
@@ -204,7 +204,7 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
   if (event.facts !== undefined && event.facts.length > 0) page.facts = event.facts;
   else delete page.facts;
   if (!page.eventIds.includes(event.id)) page.eventIds.push(event.id);
-  if (event.alerts !== undefined && event.alerts.length > 0) page.alerts = rememberAlerts(page.alerts, newAlerts(page.alerts, event.alerts));
+  if (event.alertIds !== undefined && event.alertIds.length > 0) page.alertIds = rememberAlerts(page.alertIds, newAlerts(page.alertIds, event.alertIds));
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId), { incidentKey: page.incidentKey,
     policy: page.policy.id, policySha256: page.policySha256, eventId: event.id, reopened: true, ...alertnameOf(event) })];
   const notes = notifyRound(page, first.notify, 'escalation', pageText.reopened(page), event.id, nowMs, resolve, audit);
@@ -222,13 +222,13 @@ export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, re
   if (before.state === 'resolved') throw new RangeError(`page ${before.id} is resolved: reopen it instead`);
   if (before.eventIds.includes(event.id)) return null;
   const page = copy(before);
-  const incoming = event.alerts ?? [];
-  const fresh = newAlerts(page.alerts, incoming);
+  const incoming = event.alertIds ?? [];
+  const fresh = newAlerts(page.alertIds, incoming);
   if (incoming.length > 0 && fresh.length === 0) {
     return plan(before, page, [entry(page, 'page.repeated', engineActor(page.agentId), { eventId: event.id, alerts: incoming.length })], []);
   }
   page.eventIds.push(event.id);
-  if (fresh.length > 0) page.alerts = rememberAlerts(page.alerts, fresh);
+  if (fresh.length > 0) page.alertIds = rememberAlerts(page.alertIds, fresh);
   const audit: NewAuditEntry[] = [entry(page, 'page.joined', engineActor(page.agentId), { eventId: event.id, alerts: alertCount(page),
     ...(fresh.length > 0 ? { newAlerts: fresh.length } : {}) })];
   if (page.lastJoinNoticeAtMs !== null && nowMs < page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS) {

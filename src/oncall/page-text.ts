@@ -6,7 +6,7 @@ import { formatDuration } from '../core/duration.js';
 import type { PageRecord } from './page.js';
 import { alertCount } from './page.js';
 
-type P = Pick<PageRecord, 'id' | 'title' | 'severity' | 'step' | 'loop' | 'policy' | 'eventIds' | 'pendingJoins' | 'resolvedBy' | 'facts' | 'alerts'>;
+type P = Pick<PageRecord, 'id' | 'title' | 'severity' | 'step' | 'loop' | 'policy' | 'eventIds' | 'pendingJoins' | 'resolvedBy' | 'facts' | 'alertIds'>;
 
 const head = (p: P): string => `[${p.severity}] ${p.title}`;
 /** The event's runbook and source links (when it has any) above what to type: what the person needs to act. */

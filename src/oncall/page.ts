@@ -77,7 +77,7 @@ export interface PageRecord {
    * most MAX_PAGE_ALERTS, the newest kept: a delivery naming only these is a repeat, not news. Absent on
    * pages stored before it existed and for payloads without alerts (every delivery then joins).
    */
-  alerts?: string[];
+  alertIds?: string[];
   version: number;
 }
 
@@ -97,8 +97,8 @@ export interface PersonalStep {
 export const MAX_PAGE_ALERTS = 1000;
 
 /** How many distinct alerts the page has heard of: its remembered alerts, else (older pages, payloads without alerts) its events. */
-export function alertCount(page: Pick<PageRecord, 'alerts' | 'eventIds'>): number {
-  return page.alerts !== undefined && page.alerts.length > 0 ? page.alerts.length : page.eventIds.length;
+export function alertCount(page: Pick<PageRecord, 'alertIds' | 'eventIds'>): number {
+  return page.alertIds !== undefined && page.alertIds.length > 0 ? page.alertIds.length : page.eventIds.length;
 }
 
 /** Which opening of the page this is: 0 until it is first reopened. */

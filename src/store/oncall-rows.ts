@@ -62,7 +62,7 @@ const pageSchema = z.looseObject({
   // People's later rules (§21.1) and the alerts heard of (§24.4): absent on pages stored before them.
   personalSteps: z.array(z.looseObject({ person: z.string(), rule: ms.min(1), atMs: ms, text: z.string(),
     contacts: z.array(z.looseObject({ channel: z.string(), to: z.string().nullable() })) })).optional(),
-  alerts: z.array(z.string()).optional(),
+  alertIds: z.array(z.string()).optional(),
   version: ms.min(0),
 }).refine((p) => p.step <= p.policy.steps.length, { message: 'step past the last step of its policy', path: ['step'] });
 

@@ -285,11 +285,11 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const store = await open();
       n += 1;
       const plan = planOpen({ pageId: `ptest${String(n).padStart(6, '0')}`, agentId: 'agent-a', incidentKey: 'k-repeat', policy, policySha256: 'abc',
-        nowMs: T0, resolve, event: { id: `event-${n}`, title: 'Disk full', severity: 'P1', alerts: ['fp1@2026-01-01T00:00:00Z'] } });
+        nowMs: T0, resolve, event: { id: `event-${n}`, title: 'Disk full', severity: 'P1', alertIds: ['fp1@2026-01-01T00:00:00Z'] } });
       await store.oncall.applyPagePlan(plan, T0);
       const stored = await store.oncall.getPage(plan.page.id) as PageRecord;
-      assert.deepEqual(stored.alerts, ['fp1@2026-01-01T00:00:00Z']);
-      const repeat = planJoin(stored, { id: 'e-repeat', title: 'Disk full', severity: 'P1', alerts: ['fp1@2026-01-01T00:00:00Z'] }, T0 + 4 * 60 * MIN,
+      assert.deepEqual(stored.alertIds, ['fp1@2026-01-01T00:00:00Z']);
+      const repeat = planJoin(stored, { id: 'e-repeat', title: 'Disk full', severity: 'P1', alertIds: ['fp1@2026-01-01T00:00:00Z'] }, T0 + 4 * 60 * MIN,
         resolve) as PagePlan;
       assert.deepEqual(await store.oncall.applyPagePlan(repeat, T0 + 4 * 60 * MIN), { ok: true });
       assert.deepEqual((await store.oncall.pageTimeline(plan.page.id)).map((r) => r.kind), ['page.opened', 'page.notified', 'page.repeated']);

@@ -35,8 +35,8 @@ export const resolve: ResolveTargets = (targets: readonly Target[]) => {
 };
 
 export const cli: Actor = { actor: 'cli:ops', by: 'bob', via: 'cli' };
-export const event = (id: string, alerts?: string[]): PageEvent => ({ id, title: 'Disk full on db-1', severity: 'P1' as const,
-  ...(alerts === undefined ? {} : { alerts }) });
+export const event = (id: string, alertIds?: string[]): PageEvent => ({ id, title: 'Disk full on db-1', severity: 'P1' as const,
+  ...(alertIds === undefined ? {} : { alertIds }) });
 
 /**
  * A page on fake time: plans are applied as a store would (only to the version they were planned

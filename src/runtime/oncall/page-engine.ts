@@ -300,10 +300,10 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       // The page's messages carry the event's own links whoever triaged it (issue 26.6).
       const facts = messageFacts(event.payload);
       const alertname = alertNameOf(event.payload);
-      const alerts = alertIdentities(event.payload);
+      const alertIds = alertIdentities(event.payload);
       const pageEvent: PageEvent = { id: event.id, title: decision.title, severity: decision.severity,
         ...(facts === null ? {} : { facts: factLines(facts) }), ...(alertname === null ? {} : { alertname }),
-        ...(alerts.length === 0 ? {} : { alerts }) };
+        ...(alertIds.length === 0 ? {} : { alertIds }) };
       if ('notify' in route) {
         const once = planNotifyOnce(event.agentId, { ...pageEvent, status: decision.status, text: decision.text }, route.notify, clock.now(),
           await resolverFor(event.agentId));
