@@ -9,8 +9,13 @@ import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Policy, Severity, Target } from './oncall-config.js';
 import type { NobodyOnCall } from './targets.js';
 import type { NotificationKind, PageNotification, PagePlan, PageRecord } from './page.js';
-import { incarnationOf } from './page.js';
-import { pageText } from './page-text.js';
+import { CHANNEL_TARGET, incarnationOf } from './page.js';
+import type { PageAlerts } from './page-alert.js';
+import type { Happened, PageMessage } from './page-message-model.js';
+import { pageMessage } from './page-message-model.js';
+import { pageMessageText } from './page-text.js';
+import type { NamesAt } from './paged-now.js';
+import { pagedNowBy } from './paged-now.js';
 
 /** A join notice goes out at most once a minute per page; later joins are counted into the next (§17.3). */
 export const JOIN_NOTICE_GAP_MS = 60_000;
@@ -45,6 +50,8 @@ export interface PageEvent {
   severity: Severity;
   /** The event's own links, one per line (runtime/providers/message-facts.ts); none: omit or empty. */
   facts?: string[];
+  /** What its alerts say (summary, instance, links) for the page's messages (§24.1). */
+  alerts?: PageAlerts;
 }
 
 /** Who acted, for audit rows: `actor` is the chain's actor, `by`/`via` the page's fields. */
@@ -72,11 +79,6 @@ export function pageDeliveryId(pageId: string, round: number, recipient: Recipie
   return `${pageId}.${round}.${recipient.person}.${recipient.channel}`;
 }
 
-/** Whether a deliveryId is one of the page's first round (its opening): the message a mail thread starts from. */
-export function isOpeningDelivery(deliveryId: string, pageId: string): boolean {
-  return deliveryId.startsWith(`${pageId}.1.`);
-}
-
 const engineActor = (agentId: string): string => `agent:${agentId}`;
 
 function entry(page: PageRecord, kind: string, actor: string, data: Record<string, unknown>): NewAuditEntry {
@@ -94,25 +96,36 @@ function stepOf(page: PageRecord): Policy['steps'][number] {
  * round in its deliveryId and a `page.notified` row; a schedule with nobody on call gets a
  * `page.nobody-on-call` row (and the step still counts as sent).
  */
-function notifyRound(page: PageRecord, targets: readonly Target[], kind: NotificationKind, text: string, eventId: string,
+function notifyRound(page: PageRecord, targets: readonly Target[], kind: NotificationKind, happened: Happened, eventId: string,
   nowMs: number, resolve: ResolveTargets, audit: NewAuditEntry[]): PageNotification[] {
   const resolved = resolve(targets, nowMs);
+  const message = pageMessage(page, happened, pagedNowBy(page, namesBy(resolve), nowMs), nowMs);
   page.round += 1;
   const actor = engineActor(page.agentId);
   for (const nobody of resolved.nobodyOnCall) {
     audit.push(entry(page, 'page.nobody-on-call', actor, { ...nobodyData(nobody), step: page.step, loop: page.loop }));
   }
-  return resolved.recipients.map((r) => send(page, r, kind, text, eventId, audit));
+  return resolved.recipients.map((r) => send(page, r, kind, message, eventId, audit));
 }
 
-function send(page: PageRecord, r: Recipient, kind: NotificationKind, text: string, eventId: string, audit: NewAuditEntry[]): PageNotification {
+/** Who targets name at an instant, in the words of paged-now.ts, as the resolver that sends the round sees them. */
+function namesBy(resolve: ResolveTargets): NamesAt {
+  return (targets, atMs) => {
+    const { recipients, nobodyOnCall } = resolve(targets, atMs);
+    return [...recipients.map((r) => (r.person === CHANNEL_TARGET ? `channel ${r.channel}` : r.person)),
+      ...nobodyOnCall.filter((n) => n.target.kind === 'schedule').map((n) => `nobody on call in ${n.target.id}`)];
+  };
+}
+
+function send(page: PageRecord, r: Recipient, kind: NotificationKind, message: PageMessage, eventId: string, audit: NewAuditEntry[]): PageNotification {
   const deliveryId = pageDeliveryId(page.id, page.round, r);
   audit.push(entry(page, 'page.notified', engineActor(page.agentId),
     { step: page.step, loop: page.loop, person: r.person, channel: r.channel, deliveryId }));
   if (!page.notified.some((n) => n.person === r.person && n.channel === r.channel)) page.notified.push({ ...r });
   const incarnation = incarnationOf(page);
   return { deliveryId, pageId: page.id, agentId: page.agentId, kind, eventId, channelId: r.channel, person: r.person, to: r.to,
-    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text, ...(incarnation === 0 ? {} : { incarnation }) };
+    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text: pageMessageText(message, 'UTC', null), message,
+    ...(incarnation === 0 ? {} : { incarnation }) };
 }
 
 function copy(page: PageRecord): PageRecord {
@@ -138,11 +151,12 @@ export function planOpen(input: OpenInput): PagePlan {
     acknowledgedAtMs: null, acknowledgedBy: null, resolvedAtMs: null, resolvedBy: null,
     nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0, joinNoticeAtMs: null, lastJoinNoticeAtMs: null,
     eventIds: [input.event.id], title: input.event.title, severity: input.event.severity,
-    ...(input.event.facts !== undefined && input.event.facts.length > 0 ? { facts: input.event.facts } : {}), notified: [], version: 1,
+    ...(input.event.facts !== undefined && input.event.facts.length > 0 ? { facts: input.event.facts } : {}),
+    ...(input.event.alerts === undefined ? {} : { alerts: input.event.alerts }), notified: [], version: 1,
   };
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId),
     { incidentKey: page.incidentKey, policy: policy.id, policySha256: page.policySha256, eventId: input.event.id })];
-  const notes = notifyRound(page, first.notify, 'escalation', pageText.opened(page), input.event.id, nowMs, input.resolve, audit);
+  const notes = notifyRound(page, first.notify, 'escalation', { kind: 'opened' }, input.event.id, nowMs, input.resolve, audit);
   return plan(null, page, audit, notes);
 }
 
@@ -159,10 +173,12 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
   // The event that reopens the page is what the person is woken for now: its links, not the old ones.
   if (event.facts !== undefined && event.facts.length > 0) page.facts = event.facts;
   else delete page.facts;
+  if (event.alerts !== undefined) page.alerts = event.alerts;
+  else delete page.alerts;
   if (!page.eventIds.includes(event.id)) page.eventIds.push(event.id);
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId), { incidentKey: page.incidentKey,
     policy: page.policy.id, policySha256: page.policySha256, eventId: event.id, reopened: true })];
-  const notes = notifyRound(page, first.notify, 'escalation', pageText.reopened(page), event.id, nowMs, resolve, audit);
+  const notes = notifyRound(page, first.notify, 'escalation', { kind: 'reopened' }, event.id, nowMs, resolve, audit);
   return plan(before, page, audit, notes);
 }
 
@@ -190,7 +206,7 @@ function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, au
   page.pendingJoins = 0;
   page.joinNoticeAtMs = null;
   page.lastJoinNoticeAtMs = nowMs;
-  return notifyRound(page, stepOf(page).notify, 'join', pageText.joined(page), lastEvent(page), nowMs, resolve, audit);
+  return notifyRound(page, stepOf(page).notify, 'join', { kind: 'joined' }, lastEvent(page), nowMs, resolve, audit);
 }
 
 /**
@@ -212,7 +228,7 @@ export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTar
     audit.push(entry(page, 'page.unacknowledged', engineActor(page.agentId), { reason: 'ack-timeout', acknowledgedBy: page.acknowledgedBy }));
     Object.assign(page, { state: 'triggered', ackTimeoutAtMs: null, acknowledgedAtMs: null, acknowledgedBy: null });
     page.nextEscalationAtMs = nowMs + stepOf(page).afterMs;
-    notes.push(...notifyRound(page, stepOf(page).notify, 'escalation', pageText.ackTimedOut(page), lastEvent(page), nowMs, resolve, audit));
+    notes.push(...notifyRound(page, stepOf(page).notify, 'escalation', { kind: 'ack-timeout' }, lastEvent(page), nowMs, resolve, audit));
     acted = true;
   } else if (page.state === 'triggered' && page.nextEscalationAtMs !== null && page.nextEscalationAtMs <= nowMs) {
     notes.push(...advance(page, null, { actor: engineActor(page.agentId), by: 'timeout', via: 'source' }, nowMs, resolve, audit));
@@ -242,13 +258,13 @@ function advance(page: PageRecord, toStep: number | null, actor: Actor, nowMs: n
     page.nextEscalationAtMs = null;
     audit.push(entry(page, 'page.exhausted', engineActor(page.agentId), { step: page.step, loop: page.loop, policy: page.policy.id }));
     if (page.policy.onExhausted.length === 0) return [];
-    return notifyRound(page, page.policy.onExhausted, 'escalation', pageText.exhausted(page), lastEvent(page), nowMs, resolve, audit);
+    return notifyRound(page, page.policy.onExhausted, 'escalation', { kind: 'exhausted' }, lastEvent(page), nowMs, resolve, audit);
   }
   page.exhausted = false;
   audit.push(entry(page, 'page.escalated', actor.actor, { from: from.step, to: page.step, fromLoop: from.loop, loop: page.loop, reason,
     ...(reason === 'manual' ? { by: actor.by } : {}) }));
   page.nextEscalationAtMs = nowMs + stepOf(page).afterMs;
-  return notifyRound(page, stepOf(page).notify, 'escalation', pageText.escalated(page, reason), lastEvent(page), nowMs, resolve, audit);
+  return notifyRound(page, stepOf(page).notify, 'escalation', { kind: 'escalated', manual: reason === 'manual' }, lastEvent(page), nowMs, resolve, audit);
 }
 
 export type ActionResult = { ok: true; plan: PagePlan | null } | { ok: false; reason: string };
@@ -261,12 +277,13 @@ function refuseResolved(page: PageRecord): ActionResult | null {
 export type FollowsPageState = (channelId: string) => boolean;
 
 /** A state change reaches the recipients already notified on channels that follow the page's state, in a new round. */
-function tellFollowers(page: PageRecord, kind: 'acknowledged' | 'unacknowledged', text: string, follows: FollowsPageState,
+function tellFollowers(page: PageRecord, kind: 'acknowledged' | 'unacknowledged', nowMs: number, follows: FollowsPageState,
   audit: NewAuditEntry[]): PageNotification[] {
   const followers = page.notified.filter((n) => follows(n.channel));
   if (followers.length === 0) return [];
   page.round += 1;
-  return followers.map((n) => send(page, n, kind, text, lastEvent(page), audit));
+  const message = pageMessage(page, { kind }, null, nowMs);
+  return followers.map((n) => send(page, n, kind, message, lastEvent(page), audit));
 }
 
 /** triggered → acknowledged: every escalation stops; the ack timeout (if any) starts. Acking twice changes nothing. */
@@ -279,7 +296,7 @@ export function planAck(before: PageRecord, actor: Actor, note: string | null, n
     ackTimeoutAtMs: page.policy.ackTimeoutMs > 0 ? nowMs + page.policy.ackTimeoutMs : null });
   const audit = [entry(page, 'page.acknowledged', actor.actor, { by: actor.by, via: actor.via, step: page.step, loop: page.loop,
     ...(note === null ? {} : { note }), ...(actor.device === undefined ? {} : { device: actor.device }) })];
-  const notes = tellFollowers(page, 'acknowledged', pageText.acknowledged(page), follows, audit);
+  const notes = tellFollowers(page, 'acknowledged', nowMs, follows, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
@@ -292,7 +309,7 @@ export function planUnack(before: PageRecord, actor: Actor, nowMs: number, follo
   Object.assign(page, { state: 'triggered', acknowledgedAtMs: null, acknowledgedBy: null, ackTimeoutAtMs: null,
     nextEscalationAtMs: page.exhausted ? null : nowMs + stepOf(page).afterMs });
   const audit = [entry(page, 'page.unacknowledged', actor.actor, { reason: 'manual', by: actor.by, acknowledgedBy: before.acknowledgedBy })];
-  const notes = tellFollowers(page, 'unacknowledged', pageText.unacknowledged(page), follows, audit);
+  const notes = tellFollowers(page, 'unacknowledged', nowMs, follows, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
@@ -307,8 +324,8 @@ export function planResolve(before: PageRecord, actor: Actor, note: string | nul
   const audit = [entry(page, 'page.resolved', actor.actor, { by: actor.by, via: actor.via, ...(eventId === null ? {} : { eventId }),
     ...(note === null ? {} : { note }) })];
   page.round += 1;
-  const text = pageText.resolved(page);
-  const notes = page.notified.map((n) => send(page, n, 'resolved', text, eventId ?? lastEvent(page), audit));
+  const message = pageMessage(page, { kind: 'resolved' }, null, nowMs);
+  const notes = page.notified.map((n) => send(page, n, 'resolved', message, eventId ?? lastEvent(page), audit));
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 

@@ -7,6 +7,8 @@
  */
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Policy, Severity } from './oncall-config.js';
+import type { PageAlerts } from './page-alert.js';
+import type { PageMessage } from './page-message-model.js';
 
 export const PAGE_STATES = ['triggered', 'acknowledged', 'resolved'] as const;
 export type PageState = (typeof PAGE_STATES)[number];
@@ -59,6 +61,8 @@ export interface PageRecord {
    * before it existed, and for payloads that carry none.
    */
   facts?: string[];
+  /** What the page's alerts say (§24.1: summary, instance, links), for its messages; absent on pages stored before. */
+  alerts?: PageAlerts;
   notified: Notified[];
   /**
    * Times the page was reopened (§17 `reopenWindow`) and when it last was; absent on a page never
@@ -124,7 +128,10 @@ export interface PageNotification {
   severity: Severity;
   status: 'firing' | 'resolved';
   title: string;
+  /** The message as text (in UTC, with the `svc ack` line): what a notification stored before `message` existed sends. */
   text: string;
+  /** What the message says (§24.1), rendered for its recipient when sent; absent on rows stored before it existed. */
+  message?: PageMessage;
   /** The page's incarnation when the notification was planned (its ack links are bound to it); absent: its first opening. */
   incarnation?: number;
 }

@@ -160,7 +160,7 @@ describe('email channel refuses to send in clear', () => {
 describe('composeEmail', () => {
   it('adds ack and resolve links when the message has them', () => {
     const mail = composeEmail({ ...opening, links: { ack: 'https://svc.example.com/ack/t1', resolve: 'https://svc.example.com/ack/t2' } },
-      'mail', 'svc@ops.example.com');
+      'svc@ops.example.com');
     assert.equal(mail.text, [
       '[P1] HighLatency on api-1', 'Page p3k9x2mfq opened (step 1 of 2).', 'Acknowledge: svc ack p3k9x2mfq', '',
       'Acknowledge: https://svc.example.com/ack/t1', 'Resolve: https://svc.example.com/ack/t2', '', '-- ', 'svc agent oncall, page p3k9x2mfq', '',
@@ -169,7 +169,7 @@ describe('composeEmail', () => {
 
   it('a message outside a page has its own Message-ID and RESOLVED in the subject', () => {
     const { pageId: _p, to: _t, ...plain } = opening;
-    const mail = composeEmail({ ...plain, status: 'resolved', deliveryId: 'evt-7.dm' }, 'mail', 'svc@ops.example.com');
+    const mail = composeEmail({ ...plain, status: 'resolved', deliveryId: 'evt-7.dm' }, 'svc@ops.example.com');
     assert.deepEqual({ subject: mail.subject, messageId: mail.messageId, inReplyTo: mail.inReplyTo },
       { subject: 'RESOLVED [P1] HighLatency on api-1', messageId: '<evt-7.dm@ops.example.com>', inReplyTo: undefined });
   });

@@ -24,7 +24,7 @@ import type { Clock } from '../../core/clock.js';
 import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
-import { textWithLinks } from './channel.js';
+import { messageText, textWithLinks } from './channel.js';
 import { pageBlocks } from './slack-blocks.js';
 import type { HttpAttempt } from './http-channel.js';
 import { parseJsonObject, parseRetryAfter, postJson, safeSnippet } from './http-channel.js';
@@ -154,7 +154,8 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
       return failed.result;
     };
     try {
-      const text = escapeSlackText(textWithLinks(message));
+      // A page message's buttons are its one way to act (§24.1): no link or command line beside them.
+      const text = escapeSlackText(message.pageId === undefined ? textWithLinks(message) : messageText(message, { buttons: true }));
       const blocks = pageBlocks(message, text);
       const to = destinationOf(message, config);
       if (to === null) {

@@ -23,7 +23,7 @@ import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import { isHeartbeatOnly } from '../../oncall/heartbeat-match.js';
 import type { ApplyResult } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
-import { factLines, messageFacts } from '../providers/message-facts.js';
+import { factLines, messageFacts, pageAlertsOf } from '../providers/message-facts.js';
 import type { TriageDecision } from '../providers/provider.js';
 import type { PageNotifier } from './page-notifier.js';
 
@@ -256,7 +256,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       // The page's messages carry the event's own links whoever triaged it (issue 26.6).
       const facts = messageFacts(event.payload);
       const pageEvent: PageEvent = { id: event.id, title: decision.title, severity: decision.severity,
-        ...(facts === null ? {} : { facts: factLines(facts) }) };
+        ...(facts === null ? {} : { facts: factLines(facts), alerts: pageAlertsOf(facts) }) };
       if ('notify' in route) {
         const once = planNotifyOnce(event.agentId, { ...pageEvent, status: decision.status, text: decision.text }, route.notify, clock.now(),
           await resolverFor(event.agentId));

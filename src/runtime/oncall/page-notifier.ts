@@ -28,6 +28,7 @@ import type { AckLinks, Channel, OutboundMessage } from '../channels/channel.js'
 import { decideNoticeRetry } from '../dispatch/delivery-state.js';
 import type { ChannelOutcome } from '../dispatch/handle-event.js';
 import { pageMessageOf } from './page-message.js';
+import { pageMessageText } from '../../oncall/page-text.js';
 
 export interface NotifierAgent {
   id: string;
@@ -49,6 +50,8 @@ export interface PageNotifierDeps {
   batch?: number;
   /** A person's one-time links to a page's incarnation (§18.6); absent or null when the agent has no ack source. */
   links?: (agentId: string, pageId: string, person: string, incarnation: number) => AckLinks | null;
+  /** The zone a person of an agent reads times in (§24.5: oncall/person-zone.ts; `-`, a channel's own recipient); default UTC. */
+  zone?: (agentId: string, person: string) => string;
   /** A hand-off that failed (its claims return to the outbox when their lease ends). */
   onError?: (err: unknown) => void;
 }
@@ -120,6 +123,11 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
       ...(n.pageId === null ? {} : { pageId: n.pageId, pageKind: n.kind }) };
     const links = linksFor(deps, n);
     if (links !== null) message.links = links;
+    if (n.message !== undefined) {
+      // Rendered for its reader now: their zone, their links (a row stored before `message` sends its stored text).
+      const zone = deps.zone?.(n.agentId, n.person) ?? 'UTC';
+      Object.assign(message, { page: n.message, zone, text: pageMessageText(n.message, zone, links) });
+    }
     if (channel.updatesPageMessages === true && n.pageId !== null) {
       const earlier = pageMessageOf(await store.oncall.pageTimeline(n.pageId), channel.id, n.person, channel.pageMessageKeys);
       if (earlier !== null) message.pageMessage = earlier;
