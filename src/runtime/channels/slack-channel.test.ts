@@ -86,9 +86,13 @@ describe('slack channel against a local Slack Web API', () => {
   after(() => new Promise<void>((resolve) => { stub.server.closeAllConnections(); stub.server.close(() => resolve()); }));
   beforeEach(() => { stub.seen.length = 0; stub.setMode('ok'); });
 
-  it('a page message with links carries both below its text (§18.6)', async () => {
+  it('a page message with links shows its buttons only: no link line beside them (§24.1); a message of no page keeps its links', async () => {
     const links = { ack: 'https://svc.example.com/ack/v1.a.b', resolve: 'https://svc.example.com/ack/v1.c.d' };
     assert.equal((await channelFor(port).send({ ...message, pageId: 'p0123456789ab', links }, signal())).ok, true);
+    assert.equal((stub.seen.find((x) => x.method === 'chat.postMessage')?.body as { text: string }).text,
+      '[P1] FIRING: HighLatency on api-1\n- p99 &gt; 2s &amp; rising');
+    stub.seen.length = 0;
+    assert.equal((await channelFor(port).send({ ...message, links }, signal())).ok, true);
     assert.equal((stub.seen.find((x) => x.method === 'chat.postMessage')?.body as { text: string }).text,
       '[P1] FIRING: HighLatency on api-1\n- p99 &gt; 2s &amp; rising\n\nAcknowledge: https://svc.example.com/ack/v1.a.b\nResolve: https://svc.example.com/ack/v1.c.d');
   });
@@ -113,7 +117,7 @@ describe('slack channel against a local Slack Web API', () => {
       'a message of no page is text');
   });
 
-  it('a page message edited in place: acknowledged drops Acknowledge, resolved drops every button (§18.1)', async () => {
+  it('a page message edited in place: acknowledged keeps only Resolve, resolved drops every button (§18.1, §24.1)', async () => {
     const channel = channelFor(port);
     const page: OutboundMessage = { ...message, pageId: 'p0123456789ab', to: USER, pageMessage: { channel: 'D123', ts: '1700000000.000100' } };
     const acked = await channel.send({ ...page, pageKind: 'acknowledged', text: 'Page p0123456789ab was acknowledged by alice.' }, signal());
@@ -123,7 +127,6 @@ describe('slack channel against a local Slack Web API', () => {
       { type: 'section', text: { type: 'mrkdwn', text: 'Page p0123456789ab was acknowledged by alice.' } },
       { type: 'actions', block_id: 'svc_page', elements: [
         { type: 'button', text: { type: 'plain_text', text: 'Resolve' }, action_id: 'svc_resolve', value: 'p0123456789ab' },
-        { type: 'button', text: { type: 'plain_text', text: 'Escalate' }, action_id: 'svc_escalate', value: 'p0123456789ab', style: 'danger' },
       ] },
     ] });
     stub.seen.length = 0;
@@ -293,7 +296,7 @@ describe('slack channel with a shared conversation (§24.2), against the shared 
     assert.deepEqual(acked, { ok: true, detail: { channel: ROOM, ts: '1700000000.000001', reply_ts: '1700000000.000002' } });
     assert.deepEqual(sent(), [
       ['chat.update', { channel: ROOM, ts: '1700000000.000001', text: 'Page p0123456789ab was acknowledged by alice.',
-        blocks: [section('Page p0123456789ab was acknowledged by alice.'), buttons('svc_resolve', 'svc_escalate')] }],
+        blocks: [section('Page p0123456789ab was acknowledged by alice.'), buttons('svc_resolve')] }],
       ['chat.postMessage', { channel: ROOM, thread_ts: '1700000000.000001', text: 'Page p0123456789ab was acknowledged by alice.', unfurl_links: false }],
     ]);
     slack.calls.length = 0;

@@ -48,7 +48,7 @@ describe('telegram channel (§21.5)', () => {
     assert.equal(tg.messages.get(id)?.text, opened.text, 'Telegram shows every character as written');
   });
 
-  it('the page changes: acknowledged edits the message in place (Resolve, Escalate); a join replies to it; resolved leaves no buttons', async () => {
+  it('the page changes: acknowledged edits the message in place (only Resolve, §24.1); a join replies to it; resolved leaves no buttons', async () => {
     const first = await channel.send(opened, signal);
     assert.ok(first.ok);
     const pageMessage = first.detail;
@@ -56,7 +56,7 @@ describe('telegram channel (§21.5)', () => {
     const acked = await channel.send({ ...opened, pageKind: 'acknowledged', text: `[P1] Disk full\nPage ${PAGE} was acknowledged by alice.`, pageMessage }, signal);
     assert.deepEqual(acked, { ok: true, detail: pageMessage });
     assert.equal(tg.calls.at(-1)?.method, 'editMessageText');
-    assert.deepEqual(buttons(tg.messages.get(id)?.replyMarkup), [`svc:resolve:${PAGE}`, `svc:escalate:${PAGE}`]);
+    assert.deepEqual(buttons(tg.messages.get(id)?.replyMarkup), [`svc:resolve:${PAGE}`]);
     assert.equal(tg.messages.get(id)?.text, `[P1] Disk full\nPage ${PAGE} was acknowledged by alice.`);
 
     const joined = await channel.send({ ...opened, pageKind: 'join', text: `[P1] Disk full\n2 alerts now on page ${PAGE}.`, pageMessage }, signal);

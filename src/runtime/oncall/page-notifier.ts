@@ -22,6 +22,7 @@ import type { SignalScope } from '../../core/deadline.js';
 import { signalScope } from '../../core/deadline.js';
 import type { AgentLog } from '../../logs/agent-log.js';
 import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome } from '../../store/oncall-store.js';
+import type { PageNotification } from '../../oncall/page.js';
 import { CHANNEL_TARGET } from '../../oncall/page.js';
 import type { Store } from '../../store/store.js';
 import type { AckLinks, Channel, OutboundMessage } from '../channels/channel.js';
@@ -57,9 +58,22 @@ export interface PageNotifierDeps {
 }
 
 /** Only a firing page's messages to a person carry links: a channel target is nobody's to answer. */
-function linksFor(deps: PageNotifierDeps, n: ClaimedNotification['notification']): AckLinks | null {
+function linksFor(deps: PageNotifierDeps, n: PageNotification): AckLinks | null {
   if (deps.links === undefined || n.pageId === null || n.status !== 'firing' || n.kind === 'notify' || n.person === CHANNEL_TARGET) return null;
   return deps.links(n.agentId, n.pageId, n.person, n.incarnation ?? 0);
+}
+
+/**
+ * The message a notification becomes for its channel: a page message (§24.1) rendered for its reader
+ * now — their zone (§24.5), their links; a row stored before `message` existed sends its stored text.
+ */
+export function outboundOf(n: PageNotification, attempt: number, links: AckLinks | null, zone: string): OutboundMessage {
+  const message: OutboundMessage = { eventId: n.eventId, agentId: n.agentId, severity: n.severity, status: n.status, title: n.title,
+    text: n.text, triagedBy: 'oncall', deliveryId: n.deliveryId, attempt, ...(n.to === null ? {} : { to: n.to }),
+    ...(n.pageId === null ? {} : { pageId: n.pageId, pageKind: n.kind }) };
+  if (links !== null) message.links = links;
+  if (n.message !== undefined) Object.assign(message, { page: n.message, zone, text: pageMessageText(n.message, zone, links) });
+  return message;
 }
 
 /** What one pass over the outbox did: how many notifications it claimed, and whether that was a whole batch (more may wait). */
@@ -118,16 +132,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     if (agent === undefined || channel === undefined) {
       return { ...base, outcome: 'failed', error: `channel ${n.channelId} of agent ${n.agentId} is not configured`, audit: [] };
     }
-    const message: OutboundMessage = { eventId: n.eventId, agentId: n.agentId, severity: n.severity, status: n.status, title: n.title,
-      text: n.text, triagedBy: 'oncall', deliveryId: n.deliveryId, attempt: c.attempt, ...(n.to === null ? {} : { to: n.to }),
-      ...(n.pageId === null ? {} : { pageId: n.pageId, pageKind: n.kind }) };
-    const links = linksFor(deps, n);
-    if (links !== null) message.links = links;
-    if (n.message !== undefined) {
-      // Rendered for its reader now: their zone, their links (a row stored before `message` sends its stored text).
-      const zone = deps.zone?.(n.agentId, n.person) ?? 'UTC';
-      Object.assign(message, { page: n.message, zone, text: pageMessageText(n.message, zone, links) });
-    }
+    const message = outboundOf(n, c.attempt, linksFor(deps, n), deps.zone?.(n.agentId, n.person) ?? 'UTC');
     if (channel.updatesPageMessages === true && n.pageId !== null) {
       const earlier = pageMessageOf(await store.oncall.pageTimeline(n.pageId), channel.id, n.person, channel.pageMessageKeys);
       if (earlier !== null) message.pageMessage = earlier;
