@@ -82,7 +82,7 @@ describe('page planner on fake time', () => {
     assert.deepEqual(h.plans[0]?.audit[1]?.data, { pageId: 'p0000test', step: 1, loop: 0, person: 'alice', channel: 'dm', deliveryId: 'p0000test.1.alice.dm' });
     // §24.1: what happened, who is paged now and next (in UTC when stored; the notifier renders it in the reader's zone), one way to act.
     assert.equal(h.plans[0]?.notifications[0]?.text, '[P1] Disk full on db-1\nPage p0000test opened.\n'
-      + 'Paged: step 1 of 2: alice · next: carol at 03:05 UTC (in 5m)\nsvc ack p0000test');
+      + 'Paged: step 1 of 2: alice; next: carol at 03:05 UTC (in 5m)\nsvc ack p0000test');
     assert.deepEqual(h.plans[0]?.notifications[0]?.message?.paged, { step: 1, steps: 2, now: ['alice'], pass: null,
       next: { step: 2, who: ['carol'], atMs: Date.UTC(2026, 10, 25, 3, 5) } });
   });
@@ -93,7 +93,7 @@ describe('page planner on fake time', () => {
     const opened = planOpen({ pageId: 'p0000test', agentId: 'ops', incidentKey: 'disk/db-1', policy: policy(), policySha256: 'sha-a',
       event: { ...event('e1'), facts }, nowMs: clock.now(), resolve });
     assert.equal(opened.notifications[0]?.text, '[P1] Disk full on db-1\nRunbook: https://rb.example/disk\nSource: http://prom.example/graph\n'
-      + 'Page p0000test opened.\nPaged: step 1 of 2: alice · next: carol at 03:05 UTC (in 5m)\nsvc ack p0000test');
+      + 'Page p0000test opened.\nPaged: step 1 of 2: alice; next: carol at 03:05 UTC (in 5m)\nsvc ack p0000test');
     const escalated = planTimer(opened.page, clock.now() + 5 * MIN, resolve);
     assert.match(escalated?.notifications[0]?.text ?? '', /\nRunbook: https:\/\/rb\.example\/disk\nSource: http:\/\/prom\.example\/graph\nPage p0000test escalated: .*\n.*\nsvc ack p0000test$/);
     // Telling someone it was resolved still says what it was (§24.1) but asks nothing of them: nobody paged, nothing to type.

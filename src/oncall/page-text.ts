@@ -11,7 +11,7 @@
  *   Runbook: https://runbooks.example.com/checkout
  *   Source: http://prometheus:9090/graph?g0.expr=…
  *   Page p7xq2m4k9a opened.
- *   Paged: step 1 of 2: alice · next: bob at 03:10 CET (in 5m)
+ *   Paged: step 1 of 2: alice; next: bob at 03:10 CET (in 5m)
  *   svc ack p7xq2m4k9a
  */
 import type { PageAction, PageMessage } from './page-message-model.js';
@@ -88,7 +88,7 @@ export function alertLines(m: PageMessage): string[] {
   return lines;
 }
 
-/** `step 1 of 3: alice · next: bob at 03:10 CET (in 5m)`; null when nobody is paged any more. */
+/** `step 1 of 3: alice; next: bob at 03:10 CET (in 5m)`; null when nobody is paged any more. */
 export function pagedLine(m: PageMessage, zone: string): string | null {
   const p = m.paged;
   if (p === null) return null;
@@ -96,7 +96,7 @@ export function pagedLine(m: PageMessage, zone: string): string | null {
   const now = `step ${p.step} of ${p.steps}${pass}: ${p.now.length === 0 ? 'nobody' : p.now.join(', ')}`;
   if (p.next === null) return now;
   const who = p.next.who.length === 0 ? `step ${p.next.step}` : p.next.who.join(', ');
-  return `${now} · next: ${who} at ${clockAt(p.next.atMs, zone, m.atMs)} (in ${roughly(p.next.atMs - m.atMs)})`;
+  return `${now}; next: ${who} at ${clockAt(p.next.atMs, zone, m.atMs)} (in ${roughly(p.next.atMs - m.atMs)})`;
 }
 
 /** The lines of the message above the way to act, for a reader in `zone`. */
@@ -117,13 +117,13 @@ export function actLinks(m: Pick<PageMessage, 'actions'>, links: ActLinks): Arra
 }
 
 /**
- * The one line to act by for a channel without buttons: the person's links (`Acknowledge: <url> ·
+ * The one line to act by for a channel without buttons: the person's links (`Acknowledge: <url> |
  * Resolve: <url>`), else the command (`svc ack <page>`; `svc resolve <page>` once acknowledged);
  * null when nothing is left to do.
  */
 export function actLine(m: Pick<PageMessage, 'actions' | 'pageId'>, links: ActLinks | null): string | null {
   if (links !== null) {
-    const line = actLinks(m, links).map((l) => `${LABEL[l.action]}: ${l.url}`).join(' · ');
+    const line = actLinks(m, links).map((l) => `${LABEL[l.action]}: ${l.url}`).join(' | ');
     return line === '' ? null : line;
   }
   if (m.actions.includes('ack')) return `svc ack ${m.pageId}`;

@@ -45,7 +45,8 @@ export const EMAIL_PAGE_MESSAGE_KEYS = ['thread'] as const;
 
 /** Subject, identifiers and body of one message (pure). */
 export function composeEmail(message: OutboundMessage, from: string): EmailMessage {
-  const head = `[${message.severity}] ${message.title}`;
+  // A title is someone else's text: one line, so nothing in it can start a header of its own (nodemailer encodes the rest).
+  const head = `[${message.severity}] ${message.title.replace(/\s+/g, ' ').trim()}`;
   // A page message's text ends with its one way to act (links, or the command); an older row gets its links below.
   const lines = [textWithLinks(message)];
   lines.push('', '-- ', message.pageId === undefined

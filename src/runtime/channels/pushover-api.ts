@@ -53,7 +53,7 @@ export function pushoverForm(message: OutboundMessage, config: PushoverChannelCo
   const asUrl = first !== undefined && first.url.length <= PUSHOVER_LIMITS.url ? first : undefined;
   const below = acts.filter((a) => a !== asUrl).map((a) => `${actionLabel(a.action)}: ${a.url}`);
   const oldRow = message.page === undefined;
-  const tail = below.length === 0 ? '' : oldRow ? `\n\n${below.join('\n')}` : `\n${below.join(' · ')}`;
+  const tail = below.length === 0 ? '' : oldRow ? `\n\n${below.join('\n')}` : `\n${below.join(' | ')}`;
   // Without links, the page message's own line to act by (`svc ack <page>`) stays in its text.
   const body = oldRow ? message.text : messageText(message, { buttons: message.links !== undefined, title: true });
   const text = `${cutChars(body, PUSHOVER_LIMITS.message - [...tail].length)}${tail}`;
