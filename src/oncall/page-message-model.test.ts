@@ -12,8 +12,8 @@ const policy: Policy = { id: 'default', repeat: 1, ackTimeoutMs: 30 * MIN, onExh
   { notify: [{ kind: 'person', id: 'alice' }], afterMs: 5 * MIN },
   { notify: [{ kind: 'person', id: 'bob' }], afterMs: 10 * MIN },
 ] };
-const page = {
-  id: 'p7xq2m4k9a', title: 'CheckoutErrors (2 alerts)', severity: 'P1' as const, policy, eventIds: ['e1'], loop: 0,
+const page: Parameters<typeof pageMessage>[0] = {
+  id: 'p7xq2m4k9a', title: 'CheckoutErrors (2 alerts)', severity: 'P1', policy, eventIds: ['e1'], loop: 0, state: 'triggered',
   acknowledgedBy: null, resolvedBy: null,
   alerts: { more: 3, alertmanagerUrl: 'http://am:9093', alerts: [
     { name: 'CheckoutErrors on api-1', summary: 'Checkout 5xx ratio 12%', instance: 'api-1', runbookUrl: 'https://rb/c' },
@@ -42,20 +42,26 @@ describe('the page message model (§24.1)', () => {
   });
 
   it('one alert: its summary, then its instance and links on lines of their own', () => {
-    const one = msg({ kind: 'opened' }, { title: 'CheckoutErrors on api-1', alerts: { more: 0, alerts: [page.alerts.alerts[0] ?? { name: '' }] } });
+    const one = msg({ kind: 'opened' }, { title: 'CheckoutErrors on api-1', alerts: { more: 0, alerts: [page.alerts?.alerts[0] ?? { name: '' }] } });
     assert.deepEqual(pageLines(one, 'UTC').slice(0, 4), ['[P1] CheckoutErrors on api-1', 'Checkout 5xx ratio 12%', 'Instance: api-1', 'Runbook: https://rb/c']);
   });
 
   it('only the actions that still make sense: acknowledged → resolve; resolved → none; nobody is paged any more', () => {
-    const acked = msg({ kind: 'acknowledged' }, { acknowledgedBy: 'alice' });
+    const acked = msg({ kind: 'acknowledged' }, { state: 'acknowledged', acknowledgedBy: 'alice' });
     assert.deepEqual([acked.actions, acked.paged, acked.said], [['resolve'], null, 'Page p7xq2m4k9a acknowledged by alice.']);
     assert.equal(actLine(acked, null), 'svc resolve p7xq2m4k9a');
     assert.equal(actLine(acked, { ack: 'https://a/1', resolve: 'https://a/2' }), 'Resolve: https://a/2');
-    const resolved = msg({ kind: 'resolved' }, { resolvedBy: 'source' });
+    const resolved = msg({ kind: 'resolved' }, { state: 'resolved', resolvedBy: 'source' });
     assert.deepEqual([resolved.actions, resolved.paged], [[], null]);
     assert.equal(actLine(resolved, { ack: 'https://a/1', resolve: 'https://a/2' }), null);
     assert.equal(pageLines(resolved, 'UTC')[0], 'RESOLVED [P1] CheckoutErrors (2 alerts)');
     assert.equal(actLine(msg({ kind: 'opened' }), { ack: 'https://a/1', resolve: 'https://a/2' }), 'Acknowledge: https://a/1 | Resolve: https://a/2');
+  });
+
+  it('an alert joining an acknowledged page pages nobody: no Paged line, only Resolve', () => {
+    const joined = msg({ kind: 'joined' }, { state: 'acknowledged', acknowledgedBy: 'alice', eventIds: ['e1', 'e2'] });
+    assert.deepEqual([joined.paged, joined.actions, pageMessageText(joined, 'UTC', null).split('\n').slice(-2)],
+      [null, ['resolve'], ['2 alerts now on page p7xq2m4k9a.', 'svc resolve p7xq2m4k9a']]);
   });
 
   it('says what happened in words for each happening', () => {

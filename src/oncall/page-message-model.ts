@@ -63,6 +63,7 @@ interface P {
   policy: Pick<Policy, 'id' | 'repeat' | 'ackTimeoutMs'>;
   eventIds: readonly string[];
   loop: number;
+  state: 'triggered' | 'acknowledged' | 'resolved';
   acknowledgedBy: string | null;
   resolvedBy: string | null;
   alerts?: PageAlerts;
@@ -85,10 +86,10 @@ function saidOf(p: P, happened: Happened): string {
   }
 }
 
-/** The actions that still make sense once this has happened (§24.1): an acknowledged page can only be resolved; a resolved one, nothing. */
-export function actionsAfter(happened: PageHappening): PageAction[] {
-  if (happened === 'resolved') return [];
-  if (happened === 'acknowledged') return ['resolve'];
+/** The actions that still make sense in a page's state (§24.1): an acknowledged page can only be resolved; a resolved one, nothing. */
+export function actionsIn(state: P['state']): PageAction[] {
+  if (state === 'resolved') return [];
+  if (state === 'acknowledged') return ['resolve'];
   return ['ack', 'resolve', 'escalate'];
 }
 
@@ -96,7 +97,8 @@ export function actionsAfter(happened: PageHappening): PageAction[] {
 export function pageMessage(page: P, happened: Happened, paged: PagedNow | null, nowMs: number): PageMessage {
   const stored = page.alerts;
   const kind = happened.kind;
-  const stillPaging = kind !== 'acknowledged' && kind !== 'resolved' && paged !== null;
+  // A join to an acknowledged page tells of the alert, not of anyone paged (§24.1: only what still makes sense).
+  const stillPaging = page.state === 'triggered' && paged !== null;
   return {
     pageId: page.id, severity: page.severity, title: page.title,
     alerts: stored?.alerts ?? [], moreAlerts: stored?.more ?? 0,
@@ -104,6 +106,6 @@ export function pageMessage(page: P, happened: Happened, paged: PagedNow | null,
     ...(stored === undefined && page.facts !== undefined && page.facts.length > 0 ? { factLines: page.facts } : {}),
     happened: kind, said: saidOf(page, happened),
     paged: stillPaging ? { ...paged, pass: page.policy.repeat > 0 ? { now: page.loop + 1, of: page.policy.repeat + 1 } : null } : null,
-    atMs: nowMs, actions: actionsAfter(kind),
+    atMs: nowMs, actions: actionsIn(page.state),
   };
 }

@@ -2,7 +2,7 @@
 import type { ChannelConfig } from '../../config/schema.js';
 import type { NotificationKind } from '../../oncall/page.js';
 import type { PageAction, PageMessage } from '../../oncall/page-message-model.js';
-import { actionsAfter } from '../../oncall/page-message-model.js';
+import { actionsIn } from '../../oncall/page-message-model.js';
 import { actLine, actLinks, pageLines } from '../../oncall/page-text.js';
 
 export type Severity = 'P1' | 'P2' | 'P3';
@@ -83,8 +83,8 @@ export function linkActions(message: Pick<OutboundMessage, 'links' | 'page'>): A
 /** What a person can still do about the message's page (§24.1): the model's actions, or for a row stored before it, by its kind. */
 export function pageActions(message: Pick<OutboundMessage, 'page' | 'status' | 'pageKind'>): PageAction[] {
   if (message.page !== undefined) return message.page.actions;
-  if (message.status === 'resolved') return [];
-  return actionsAfter(message.pageKind === 'acknowledged' || message.pageKind === 'resolved' ? message.pageKind : 'opened');
+  if (message.status === 'resolved' || message.pageKind === 'resolved') return [];
+  return actionsIn(message.pageKind === 'acknowledged' ? 'acknowledged' : 'triggered');
 }
 
 /**
