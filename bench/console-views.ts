@@ -89,7 +89,7 @@ async function serve(rows: number): Promise<Target> {
   const path = join(dir, 'svc.db');
   const store = await openSqliteStore({ path });
   const middle = fill(path, rows);
-  const route = createUiRoute({ store, gate: createReadGate(DEFAULT_READS_AT_ONCE), watermark: createChainWatermark(store),
+  const route = createUiRoute({ store, gate: createReadGate(DEFAULT_READS_AT_ONCE), watermark: createChainWatermark(store, systemClock),
     oncall: { configs: () => [], overrides: () => Promise.resolve([]), clock: systemClock }, snapshot: () => SNAPSHOT, agents: () => ['agent-0'], logPath: () => join(dir, 'agent-0.log'), jsonLinks: true, report: () => undefined });
   const server = createServer((req, res) => {
     const ac = new AbortController();

@@ -12,7 +12,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
@@ -145,7 +145,29 @@ describe('an audit trail you can prove (contract §20)', () => {
     assert.match(human.stdout, /dead-lettered: delivery-failed after 1 attempt\(s\), letter /);
     assert.match(human.stdout, new RegExp(`replayed by admin-socket, letter ${letter.id}`));
     assert.match(human.stdout, /delivered to pager, delivery [^,]+, attempt \d/);
-    assert.match(lines[lines.length - 1]!, /^verified: every row hashes and links, and the chain is intact through seq \d+$/);
+    // The verdict, then what was checked and when: the story's rows to the head now, the rows before earlier.
+    const verdictAt = lines.findIndex((l) => l.startsWith('verified: '));
+    assert.match(lines[verdictAt]!, /^verified: every row hashes and links; the chain is intact through seq \d+$/);
+    assert.match(lines[verdictAt + 1]!, new RegExp(`^checked at \\S+Z: seq ${accepted.seq} to \\d+ \\(the head\\)$`));
+    assert.match(lines[verdictAt + 2]!, new RegExp(`^before seq ${accepted.seq}: verified whole at \\S+Z, then as appended$`));
+    assert.equal(lines.length, verdictAt + 3);
+  });
+
+  it('a later row changed in place under the running daemon: the story is not called intact; put back, it is', async () => {
+    // A row after the delivered event's story (the dead-lettered event's), changed with sqlite3 while the
+    // daemon runs: the chain was verified whole long before, so only a check at the time of the story sees it.
+    const later = queryStore<{ seq: number }>(daemon.home, "SELECT seq FROM audit WHERE kind = 'event.accepted' AND data LIKE ?", `%${events.dead}%`)[0]!;
+    const sql = (statement: string): string => execFileSync('sqlite3', ['-cmd', '.timeout 10000', file('svc.db'), statement], { encoding: 'utf8' });
+    const original = sql(`SELECT data FROM audit WHERE seq = ${later.seq}`).trim();
+    sql(`UPDATE audit SET data = replace(data, 'story-dead', 'story-edited') WHERE seq = ${later.seq}`);
+    const r = await svc('explain', events.delivered, '--json');
+    assert.equal(r.code, 1, r.stdout);
+    const s = JSON.parse(r.stdout) as StoryAnswer;
+    assert.equal(s.verified, false);
+    assert.deepEqual(s.verification.problems, [], 'the story\'s own rows are intact');
+    assert.deepEqual((s.verification as { chainProblem?: unknown }).chainProblem, { seq: later.seq, kind: 'hash-mismatch' });
+    sql(`UPDATE audit SET data = '${original.replace(/'/g, "''")}' WHERE seq = ${later.seq}`);
+    assert.equal((await svc('explain', events.delivered)).code, 0);
   });
 
   it('unknown ids are 404 (svc explain exit 1), malformed ids 400 (svc explain exit 2)', async () => {
@@ -318,4 +340,51 @@ describe('an audit trail you can prove (contract §20)', () => {
     assert.equal(torn.code, 0, torn.stdout);
     assert.match(torn.stdout, /\(a torn last line was skipped\)/);
   });
+
+  it('a daemon started on a chain that lost its tail keeps paging, signs nothing over it, and keeps saying so', async () => {
+    // cut.db is the stopped store with its last five rows deleted (above); checkpoints.jsonl still names them.
+    const signedBefore = readFileSync(file('checkpoints.jsonl'), 'utf8');
+    const newest = JSON.parse(signedBefore.trim().split('\n').pop()!) as Checkpoint;
+    for (const side of ['-wal', '-shm']) rmSync(file(`svc.db${side}`), { force: true });
+    copyFileSync(file('cut.db'), file('svc.db'));
+    const up = await svc('up', '-d');
+    assert.equal(up.code, 0, up.stderr);
+    stopped = false;
+    interface Status { checkpoints: { alarm: { source: string; kind: string; seq: number; headSeq: number; since: string; message: string } | null } | null }
+    const status = async (): Promise<Status> => (await fetch(`${daemon.cp}/status`)).json() as Promise<Status>;
+    const alarm = (await status()).checkpoints?.alarm;
+    assert.ok(alarm, 'the alarm is up from the start');
+    assert.equal(alarm.source, 'file');
+    assert.equal(alarm.seq, newest.seq);
+    assert.ok(['missing-row', 'hash-differs'].includes(alarm.kind), alarm.kind);
+    assert.match(await (await fetch(`${daemon.cp}/metrics`)).text(), /^svc_audit_checkpoint_contradicted 1$/m);
+    assert.match(readFileSync(file('up.log'), 'utf8'), /audit\.checkpoint\.contradicted/);
+
+    // The pager is not switched off: an alert is triaged and delivered.
+    const res = await postAlert(daemon.url, daemon.secret, daemon.fixture, 'after-the-cut');
+    assert.equal(res.status, 202);
+    const eventId = String(res.json?.eventId);
+    const delivered = await waitFor('delivered', () => queryStore<{ seq: number }>(daemon.home,
+      "SELECT seq FROM audit WHERE kind = 'message.delivered' AND data LIKE ?", `%${eventId}%`)[0]);
+    // The checkpointer looked again after those rows (everySeconds 1: a checkpoint was due) and still refused.
+    await waitFor('a look after the alert', async () => ((await status()).checkpoints?.alarm?.headSeq ?? 0) >= delivered.seq, 30_000);
+    assert.equal(readFileSync(file('checkpoints.jsonl'), 'utf8'), signedBefore, 'nothing signed over the contradicted chain');
+    const recorded = await waitFor('the contradiction at the SIEM', () => siem.exchanges.flatMap((e) =>
+      (JSON.parse(e.body) as { rows: Array<{ kind: string; data: Record<string, unknown> }> }).rows).find((r) => r.kind === 'audit.checkpoint.contradicted'), 30_000);
+    assert.equal(recorded.data.seq, newest.seq);
+
+    // svc audit --verify keeps reporting it: the chain verifies on its own, the checkpoint does not hold.
+    const verify = await svc('audit', '--verify');
+    assert.equal(verify.code, 1, verify.stdout);
+    assert.match(verify.stdout, new RegExp(`^chain ok: \\d+ rows checked, head seq \\d+ [0-9a-f]{64}; checkpoint CONTRADICTED: ${file('checkpoints.jsonl')}: `
+      + `(the checkpoint signed at ${newest.ts} covers seq ${newest.seq}, but the chain ends at seq \\d+|seq ${newest.seq} has hash [0-9a-f]{64} in the chain)`));
+    const json = JSON.parse((await svc('audit', '--verify', '--json')).stdout) as { verify: { ok: boolean; checkpoints: { ok: boolean } } };
+    assert.deepEqual([json.verify.ok, json.verify.checkpoints.ok], [true, false]);
+
+    // A clean stop signs the head, but not over this chain.
+    assert.equal((await svc('down')).code, 0);
+    stopped = true;
+    assert.equal(readFileSync(file('checkpoints.jsonl'), 'utf8'), signedBefore);
+  });
 });
+

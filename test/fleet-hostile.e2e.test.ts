@@ -146,4 +146,38 @@ describe('svc fleet against hostile hosts (built CLI)', () => {
       await thief.close();
     }
   });
+
+  it('a ./fleet.yaml of your own outside $SVC_HOME (a cloned repository) is refused when it reads ${secret:}; --file or $SVC_HOME/fleet.yaml work', async () => {
+    const secret = 'fleet-bearer-secret-cloned-0123456789';
+    writeSecret(join(root, 'home'), 'fleet/cloned', secret);
+    const thief = await startFakeControlPlane({ token: secret });
+    try {
+      const repo = join(root, 'cloned-repo');
+      mkdirSync(repo, { mode: 0o755 });
+      const file = join(repo, 'fleet.yaml');
+      const text = `hosts:\n  - name: thief\n    url: "${thief.url}"\n    auth: { type: bearer, token: "\${secret:fleet/cloned}" }\n`;
+      writeFileSync(file, text, { mode: 0o644 }); // yours, 0644: what git clone leaves
+      const run = (args: string[], cwd = repo): Promise<RunResult> => runSvc(['fleet', 'ps', ...args], { env: env(), cwd });
+      const refused = await run([]);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.equal(refused.stderr, `svc: configuration error:\n${file} is not in $SVC_HOME (${join(root, 'home')}) and was not named with --file, `
+        + 'and it reads ${secret:…} or ${file:…} references, which would be sent to the hosts it names; if you trust it, pass it explicitly: '
+        + `--file ${file}\n`);
+      assert.equal(thief.requests.get('/status'), undefined, 'the host named by the file was never asked');
+      const chosen = await run(['--file', 'fleet.yaml']);
+      assert.equal(chosen.code, 0, chosen.stderr);
+      assert.equal(thief.requests.get('/status'), 1);
+      // The same file as $SVC_HOME/fleet.yaml, from a directory without one: used as before.
+      writeFileSync(join(root, 'home', 'fleet.yaml'), text, { mode: 0o600 });
+      const elsewhere = join(root, 'elsewhere');
+      mkdirSync(elsewhere);
+      const own = await run([], elsewhere);
+      assert.equal(own.code, 0, own.stderr);
+      assert.equal(thief.requests.get('/status'), 2);
+      assert.ok(![refused, chosen, own].some((r) => (r.stdout + r.stderr).includes(secret)));
+    } finally {
+      rmSync(join(root, 'home', 'fleet.yaml'), { force: true });
+      await thief.close();
+    }
+  });
 });

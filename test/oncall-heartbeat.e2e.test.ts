@@ -37,7 +37,9 @@ describe('heartbeats e2e', () => {
     assert.equal((await postAlert(a.url, a.secret, JSON.stringify(critical), 'wd-only')).status, 202);
     const skipped = await waitFor('the engine said the delivery is a heartbeat only', () => readJsonLines(a.logFile)
       .find((l) => l.event === 'page.heartbeat-only'));
-    const triaged = auditRows(a.home).find((r) => r.kind === 'triage.decision' && r.data.eventId === skipped.eventId);
+    // The decision's audit row commits with the event's completion, which may land after the engine's log line.
+    const triaged = await waitFor('the triage decision is in the chain', () => auditRows(a.home)
+      .find((r) => r.kind === 'triage.decision' && r.data.eventId === skipped.eventId));
     assert.deepEqual([triaged?.data.severity, triaged?.data.notify], ['P1', true]);
     assert.equal(auditRows(a.home).filter((r) => r.kind === 'page.opened').length, 0);
 

@@ -1,10 +1,15 @@
 /**
  * Pages on two PostgreSQL replicas (contract §17.4, §16): every due timer fires on exactly one
  * replica, and a replica SIGKILLed while pages wait for their next step loses no step — the other
- * fires each one, once.
+ * fires each one, once. Acknowledgements on one replica racing escalations on the other: no
+ * escalation line is written after its page's ack returned (issue 33: the last look is held until
+ * the line is written, and an ack waits for it).
  */
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { adminRequest } from '../src/cli/admin-client.js';
+import { homePaths } from '../src/config/paths.js';
+import { systemClock } from '../src/core/clock.js';
 import { postAlert } from './support/http.js';
 import { alertInGroup, oncallYaml } from './support/oncall-yaml.js';
 import type { PgCluster } from './support/postgres.js';
@@ -52,5 +57,43 @@ describe('pages on replicas', () => {
     const res = await fetch(`${b.cp}/audit?kind=page.escalated&limit=1000`);
     const escalated = (await res.json() as { items: Array<{ data: { pageId: string } }> }).items;
     assert.deepEqual(escalated.map((r) => r.data.pageId).sort(), [...pageIds].sort(), 'one page.escalated row per page: each timer fired once');
+  });
+
+  it('acknowledgements on one replica racing escalations on the other: no escalation line after its ack returned', async () => {
+    const replicas = await startReplicas(2, { dbUrl: await cluster.createDatabase('ack_race'), files: { 'oncall.yaml': oncallYaml('3s', '1h') } });
+    running.push(...replicas);
+    const [a, b] = replicas as [Replica, Replica];
+    const RACED = 16;
+    for (let i = 0; i < RACED; i++) {
+      assert.equal((await postAlert(a.url, a.secret, alertInGroup(a.fixture, `race${i}`), `race-${i}`)).status, 202);
+    }
+    const firsts = await waitFor('every page notified its first step', () => {
+      const first = linesOf(replicas).filter((l) => l.to === 'alice' && String(l.title).length > 0);
+      return new Set(first.map((l) => l.pageId)).size === RACED ? first : false;
+    }, 60_000);
+    const pageIds = [...new Set(firsts.map((l) => String(l.pageId)))];
+    // Each page's step 2 falls due 3 s after it opened, on whichever replica claims it; replica b acks
+    // each page around that moment, from 60 ms before to 90 ms after, so some acks land before the
+    // timer, some while its escalation is on its way to the file, some after.
+    const openedAt = new Map(firsts.map((l) => [String(l.pageId), Date.parse(String(l.ts))]));
+    const escalationsOf = (pageId: string): string[] => linesOf(replicas).filter((l) => l.pageId === pageId && l.to === 'bob')
+      .map((l) => String(l.deliveryId));
+    const seenAtAck = new Map<string, string[]>();
+    await Promise.all(pageIds.map(async (pageId, i) => {
+      const at = (openedAt.get(pageId) ?? 0) + 3_000 + ((i % 6) - 2) * 30;
+      await new Promise((r) => { setTimeout(r, Math.max(0, at - Date.now())); });
+      const answer = await adminRequest(homePaths(b.home).adminSocket, { op: 'page.act', page: pageId, action: 'ack', user: 'test', as: 'alice' },
+        { clock: systemClock, timeoutMs: 30_000 });
+      assert.ok(answer?.ok === true, JSON.stringify(answer));
+      // The ack has committed: what the wire carries of the page's escalation is all it ever will.
+      seenAtAck.set(pageId, escalationsOf(pageId));
+    }));
+    // Until the outbox has nothing left: every notice sent, or cancelled (at its claim, or at its last look).
+    await waitFor('the outbox drained', async () => Number((await cluster.query<{ n: string }>('ack_race',
+      `SELECT count(*) AS n FROM page_notifications WHERE status = 'pending'`))[0]?.n) === 0, 30_000);
+    const stopped = ((await (await fetch(`${b.cp}/audit?kind=page.notice-cancelled&limit=1000`)).json()) as { items: unknown[] }).items.length;
+    const sent = pageIds.filter((id) => seenAtAck.get(id)?.length).length;
+    process.stderr.write(`ack race: ${sent} escalation(s) written before their ack, ${stopped} stopped at the last look\n`);
+    for (const pageId of pageIds) assert.deepEqual(escalationsOf(pageId), seenAtAck.get(pageId), `no escalation line of ${pageId} after its ack returned`);
   });
 });

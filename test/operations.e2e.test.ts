@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
+import { createConnection, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -246,6 +246,25 @@ describe('operating the daemon (contract §13)', () => {
     const logs = await svc(['logs', '--json']);
     assert.equal(logs.code, 0, logs.stderr);
     assert.ok(logs.stdout.split('\n').filter(Boolean).some((l) => (JSON.parse(l) as Record<string, unknown>).eventId === eventId));
+  });
+
+  it('svc down does not wait on admin clients that stopped reading or never finish asking; "stopped" only once the pid is gone', async () => {
+    // One asks for a large answer (1,000 ids of 60 characters) and never reads it; one never finishes its request.
+    const ids = Array.from({ length: 1000 }, (_, i) => `missing-${String(i).padStart(52, '0')}`);
+    const unread = createConnection({ path: join(t.home, 'admin.sock') });
+    unread.pause();
+    unread.write(`${JSON.stringify({ op: 'dlq.replay', ids })}\n`);
+    const silent = createConnection({ path: join(t.home, 'admin.sock') });
+    silent.write('{"op":"pi');
+    for (const c of [unread, silent]) c.on('error', () => undefined);
+    await waitFor('the replay answered', () => readFileSync(join(t.home, 'up.log'), 'utf8').includes('1000 not found'));
+    const down = await svc(['down']);
+    const alive = pidAlive(pid);
+    unread.destroy();
+    silent.destroy();
+    assert.equal(down.code, 0, down.stderr);
+    assert.equal(down.stdout, `svc down: stopped (pid ${pid})\n`);
+    assert.equal(alive, false, 'svc down said stopped while the daemon still ran');
   });
 
   it('with the daemon stopped: svc backup opens the store itself, and the stopped store verifies unchanged', async () => {

@@ -50,6 +50,8 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
     case 'page.call-failed': return `call to ${s('person')} on ${s('channel')} not taken: ${s('status')} (a failed try; the next step still comes)`;
     case 'page.resolved': return `resolved by ${s('by')} via ${s('via')}${opt('note', (v) => `: ${v}`)}`;
     case 'page.exhausted': return 'exhausted: nobody acknowledged';
+    case 'page.quarantined': return `stored damaged, set aside: ${s('reason')}`;
+    case 'notification.quarantined': return `notice ${s('deliveryId')} stored damaged, set aside: ${s('reason')}`;
     case 'heartbeat.missed': return `heartbeat ${s('heartbeat')} missed (last seen ${s('lastSeen')})`;
     case 'schedule.override.added': return `override: ${s('person')} on call for ${s('schedule')} from ${s('from')} to ${s('to')}, by ${who}${opt('via', (v) => ` via ${v}`)}`;
     case 'schedule.override.removed': return `override of ${s('person')} in ${s('schedule')} removed by ${who}${opt('via', (v) => ` via ${v}`)}`;

@@ -200,13 +200,16 @@ export function createSegmentVerifier(afterSeq: number, recheck: (seq: number) =
 /**
  * Whole-chain result from consecutive slices (in seq order, together covering every row up to the
  * head), identical to feeding all rows to `createChainVerifier`. `head` is the chain's last row.
+ * `from`: the row before the first slice — genesis (seq 0) for the whole chain; for the rows after
+ * some seq, that row's seq and stored hash, which the first row checked must link to.
  */
-export function mergeSegments(segments: readonly SegmentResult[], head: { seq: number; hash: string } | null): VerifyResult {
+export function mergeSegments(segments: readonly SegmentResult[], head: { seq: number; hash: string } | null,
+  from: { seq: number; hash: string } = { seq: 0, hash: GENESIS_HASH }): VerifyResult {
   const headSeq = head?.seq ?? 0;
   const headHash = head?.hash ?? null;
   let checked = 0;
-  let lastSeq = 0;
-  let lastHash = GENESIS_HASH;
+  let lastSeq = from.seq;
+  let lastHash = from.hash;
   const bad = (problem: AuditProblem, firstBadSeq: number, rows: number): VerifyResult =>
     ({ ok: false, checked: checked + rows, headSeq, headHash, firstBadSeq, problem });
   for (const s of segments) {

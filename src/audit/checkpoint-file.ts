@@ -112,3 +112,46 @@ export function readCheckpointFile(path: string): CheckpointFileRead {
   }
   return parseCheckpointFile(text);
 }
+
+/** Bytes read from the end of the file to find its newest checkpoint (a line is ~250 bytes). */
+const TAIL_BYTES = 64 * 1024;
+
+/**
+ * The newest checkpoint of the file — its last line that is one, a torn or malformed tail skipped —
+ * read from the file's last 64 KiB only, so the daemon can look before every signing at no cost that
+ * grows with the file. Null when the file is absent or holds none there.
+ */
+export function readNewestCheckpoint(path: string): Checkpoint | null {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  let text: string;
+  let fromStart: boolean;
+  try {
+    const size = fstatSync(fd).size;
+    const start = Math.max(0, size - TAIL_BYTES);
+    fromStart = start === 0;
+    const buffer = Buffer.alloc(size - start);
+    const n = readSync(fd, buffer, 0, buffer.length, start);
+    text = buffer.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+  const lines = text.split('\n');
+  // A read that began mid-file: its first piece is the end of a line, not one.
+  for (let i = lines.length - 1; i >= (fromStart ? 0 : 1); i--) {
+    const raw = lines[i] as string;
+    if (raw.trim() === '') continue;
+    try {
+      const parsed = parseCheckpoint(JSON.parse(raw));
+      if (parsed.ok) return parsed.checkpoint;
+    } catch {
+      // not JSON: a torn tail, or something else; an older line may be a checkpoint
+    }
+  }
+  return null;
+}

@@ -33,7 +33,7 @@ export function runningPid(pidFile: string): number | null {
   }
   const pid = Number.parseInt(text.trim(), 10);
   if (!Number.isInteger(pid) || pid <= 0) return null;
-  return isSvcProcess(pid) ? pid : null;
+  return svcProcessAlive(pid) ? pid : null;
 }
 
 /**
@@ -56,7 +56,8 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-function isSvcProcess(pid: number): boolean {
+/** Whether `pid` runs and is an svc process (a recycled pid belongs to some other program). */
+export function svcProcessAlive(pid: number): boolean {
   if (!processAlive(pid)) return false;
   try {
     // A recycled pid belongs to some other program: the file is stale.
@@ -94,6 +95,19 @@ export function releasePidFile(pidFile: string, pid: number): void {
   } catch {
     // already gone
   }
+}
+
+/** up-state.json as written by writeState, or null when it is absent or not one (a pid and a state at least). */
+export function readState(stateFile: string): UpState | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(stateFile, 'utf8'));
+  } catch {
+    return null;
+  }
+  const v = value as Partial<UpState> | null;
+  if (typeof v !== 'object' || v === null || !Number.isSafeInteger(v.pid) || (v.pid ?? 0) <= 0 || typeof v.state !== 'string') return null;
+  return v as UpState;
 }
 
 export function writeState(stateFile: string, state: UpState): void {

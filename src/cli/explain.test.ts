@@ -64,7 +64,8 @@ describe('svc explain: the timeline on an 80-column terminal', () => {
     const row = (seq: number, kind: string, data: Record<string, unknown>) => ({ seq, ts: '2026-11-25T03:12:09.481Z', kind, actor: 'agent:oncall-escalator',
       hash: 'a'.repeat(64), data });
     printStory({ eventId: EVENT, verified: true, truncated: false,
-      verification: { problems: [], chainIntactThroughSeq: 12, chainProblem: null },
+      verification: { problems: [], chainIntactThroughSeq: 1_000_012, chainProblem: null, checkedFromSeq: 1_000_011,
+        checkedAt: '2026-11-25T03:12:10.002Z', fullCheckAt: '2026-11-25T03:00:00.000Z' },
       rows: [row(11, 'message.delivered', { eventId: EVENT, channelId: 'oncall-dm', channelType: 'file', deliveryId: `${EVENT}.oncall-dm`, attempt: 2 }),
         row(12, 'message.failed', { eventId: EVENT, channelId: 'team-room', deliveryId: `${EVENT}.team-room`, attempts: 5,
           error: 'channel team-room: HTTP 400 The request content is not valid.' })] }, { ...h.ctx, columns: () => 80 });
@@ -77,7 +78,10 @@ describe('svc explain: the timeline on an 80-column terminal', () => {
       + '2026-11-25T03:12:09.481Z  12   delivery to team-room failed (attempt 5): channel\n'
       + '                               team-room: HTTP 400 The request content is not\n'
       + '                               valid.\n'
-      + 'verified: every row hashes and links, and the chain is intact through seq 12\n');
+      + 'verified: every row hashes and links; the chain is intact through seq 1000012\n'
+      // What was checked, and when: the story's rows to the head as it was asked for, the rows before earlier.
+      + 'checked at 2026-11-25T03:12:10.002Z: seq 1000011 to 1000012 (the head)\n'
+      + 'before seq 1000011: verified whole at 2026-11-25T03:00:00.000Z, then as appended\n');
     for (const line of h.out().split('\n')) assert.ok(line.length <= 80, `${line.length}: ${line}`);
   });
 });

@@ -20,7 +20,9 @@ export interface ExplainOptions {
 interface StoryAnswer {
   eventId: string;
   verified: boolean;
-  verification: { problems: Array<{ seq: number; problem: string }>; chainIntactThroughSeq: number; chainProblem: { seq: number; kind: string } | null };
+  verification: { problems: Array<{ seq: number; problem: string }>; chainIntactThroughSeq: number; chainProblem: { seq: number; kind: string } | null;
+    /** Absent from a daemon of an older svc. */
+    checkedFromSeq?: number; checkedAt?: string; fullCheckAt?: string | null };
   truncated: boolean;
   rows: Array<{ seq: number; ts: string; kind: string; actor: string; hash: string; data: Record<string, unknown> | null }>;
 }
@@ -33,11 +35,23 @@ export function printStory(story: StoryAnswer, ctx: CliContext): void {
   if (story.truncated) ctx.stdout(`(only the first ${story.rows.length} rows; --json for all fields)\n`);
   const v = story.verification;
   const verdict = story.verified
-    ? `verified: every row hashes and links, and the chain is intact through seq ${v.chainIntactThroughSeq}`
+    ? `verified: every row hashes and links; the chain is intact through seq ${v.chainIntactThroughSeq}`
     : `NOT verified: ${[...v.problems.map((p) => `seq ${p.seq} ${p.problem}`),
       ...(v.chainProblem ? [`chain broken at seq ${v.chainProblem.seq} (${v.chainProblem.kind})`] : [])].join(', ') || 'the chain is not verified up to these rows'}`;
   ctx.stdout(verdict, story.verified ? 'green' : 'red');
   ctx.stdout('\n');
+  if (story.verified) ctx.stdout(checkedText(story.verification));
+}
+
+/**
+ * What was checked, and when (each line under 80 columns): the rows from the story's first to the head
+ * when it was asked for, those before it earlier. Nothing from a daemon of an older svc.
+ */
+function checkedText(v: StoryAnswer['verification']): string {
+  if (v.checkedFromSeq === undefined || v.checkedAt === undefined) return '';
+  const now = `checked at ${v.checkedAt}: seq ${v.checkedFromSeq} to ${v.chainIntactThroughSeq} (the head)\n`;
+  if (v.checkedFromSeq <= 1) return now;
+  return `${now}before seq ${v.checkedFromSeq}: ${v.fullCheckAt ? `verified whole at ${v.fullCheckAt}, then as appended` : 'not verified yet'}\n`;
 }
 
 export async function explainCommand(eventId: string, opts: ExplainOptions, ctx: CliContext): Promise<number> {

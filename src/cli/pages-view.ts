@@ -17,10 +17,13 @@ import { idColumn } from './table.js';
 interface PageView {
   id: string; agentId: string; state: string; exhausted: boolean; policy: string; step: number; loop: number; openedAt: string;
   acknowledgedBy: string | null; resolvedBy: string | null; nextEscalationAt: string | null; title: string; severity: string; eventIds: string[];
+  /** Stored damaged: its unreadable fields are null (GET /pages, §11.5). */
+  corrupt?: true;
 }
 interface TimelineRow { seq: number; ts: string; kind: string; actor: string; data: Record<string, unknown> | null }
 
 function stateCell(p: PageView): string {
+  if (p.corrupt === true) return `${p.state}, stored damaged`;
   if (p.state === 'acknowledged') return `acknowledged (${p.acknowledgedBy ?? '?'})`;
   if (p.state === 'resolved') return `resolved (${p.resolvedBy ?? '?'})`;
   return p.exhausted ? 'triggered, exhausted' : 'triggered';
@@ -57,8 +60,9 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
       else if (answer.items.length === 0) ctx.stdout('no pages\n');
       else {
         printTable(ctx, [idColumn('PAGE'), 'SEV', 'STATE', { header: 'STEP', drop: 2 }, { header: 'OPENED', drop: 3 }, { header: 'NEXT', drop: 1 }, 'TITLE'],
-          answer.items.map((p) => [p.id, p.severity, stateCell(p), `${p.step}${p.loop > 0 ? ` (pass ${p.loop + 1})` : ''}`,
-            formatInZone(p.openedAt, zone), formatInZone(p.nextEscalationAt, zone), p.title]));
+          answer.items.map((p) => (p.corrupt === true ? [p.id, '-', stateCell(p), '-', formatInZone(p.openedAt, zone), '-', '(unreadable)']
+            : [p.id, p.severity, stateCell(p), `${p.step}${p.loop > 0 ? ` (pass ${p.loop + 1})` : ''}`,
+              formatInZone(p.openedAt, zone), formatInZone(p.nextEscalationAt, zone), p.title])));
         // Not silently cut: an open page older than the newest N must not vanish from the list unnoticed.
         if (answer.nextCursor !== null) {
           ctx.stderr(`svc pages: the newest ${answer.items.length} shown; there are more (--state triggered for the open ones, or --limit up to 1000)\n`);
@@ -87,6 +91,9 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
       }
       if (opts.json) {
         ctx.stdout(`${JSON.stringify(p)}\n`);
+      } else if (p.corrupt === true) {
+        ctx.stdout(`page ${p.id} is stored damaged and was set aside (${p.state}, policy ${p.policy}, opened ${formatInZone(p.openedAt, zone)})\n`
+          + `times in ${zone}\n\n${p.timeline.map((r) => storyLine(r, zone)).join('\n')}\n`);
       } else {
         ctx.stdout(`page ${p.id} [${p.severity}] ${p.title}\n${stateCell(p)}, step ${p.step} of policy ${p.policy}, opened ${formatInZone(p.openedAt, zone)}`
           + `${p.nextEscalationAt === null ? '' : `, next ${formatInZone(p.nextEscalationAt, zone)}`}\n${p.eventIds.length} event(s); times in ${zone}\n\n`

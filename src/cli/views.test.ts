@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatTable } from './table.js';
-import { auditView, dlqView, eventsView } from './views.js';
+import { auditView, dlqView, eventsView, verifyLine, verifyPassed } from './views.js';
 import type { DeadLetterItem, EventItem } from './views.js';
 
 const alert = {
@@ -80,5 +80,23 @@ describe('svc audit as a person sees it', () => {
       '1650  2026-11-25T18:21:51…  message.delivered  agent:oncall-e…  f5309fb7d9ad4b36',
       '',
     ].join('\n'));
+  });
+});
+
+describe('svc audit --verify as a person sees it', () => {
+  const chain = { ok: true, checked: 18, headSeq: 18, headHash: 'a'.repeat(64), firstBadSeq: null, problem: null };
+  it('the chain alone; the newest checkpoint holding; a checkpoint the chain contradicts fails though the chain verifies', () => {
+    assert.equal(verifyLine(chain), `chain ok: 18 rows checked, head seq 18 ${'a'.repeat(64)}`);
+    assert.equal(verifyPassed(chain), true);
+    const none = { ...chain, checkpoints: { ok: true, checked: [], contradiction: null } };
+    assert.equal(verifyLine(none), verifyLine(chain), 'nothing signed yet: nothing said');
+    const holds = { ...chain, checkpoints: { ok: true, checked: [{ source: 'file' as const, seq: 17 }, { source: 'store' as const, seq: 15 }], contradiction: null } };
+    assert.equal(verifyLine(holds), `chain ok: 18 rows checked, head seq 18 ${'a'.repeat(64)}; the newest checkpoint holds (seq 17)`);
+    assert.equal(verifyPassed(holds), true);
+    const message = '/h/checkpoints.jsonl: the checkpoint signed at 2026-11-25T15:49:00.615Z covers seq 20, but the chain ends at seq 18: rows after seq 18 were deleted';
+    const cut = { ...chain, checkpoints: { ok: false, checked: [{ source: 'file' as const, seq: 20 }], contradiction: { source: 'file' as const,
+      kind: 'missing-row' as const, seq: 20, hash: 'b'.repeat(64), chainHash: null, signedAt: '2026-11-25T15:49:00.615Z', headSeq: 18, message } } };
+    assert.equal(verifyLine(cut), `chain ok: 18 rows checked, head seq 18 ${'a'.repeat(64)}; checkpoint CONTRADICTED: ${message}`);
+    assert.equal(verifyPassed(cut), false);
   });
 });

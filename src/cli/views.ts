@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { VerifyResult } from '../audit/chain.js';
+import type { NewestCheckpointsVerdict } from '../audit/check-checkpoints.js';
 import type { AuditRow } from '../audit/audit-row.js';
 import type { Clock } from '../core/clock.js';
 import type { DeadLetterRecord } from '../store/store.js';
@@ -119,11 +120,23 @@ export function viewParams<T>(view: CliView<T>, opts: ViewOptions, clock: Clock)
   return p;
 }
 
+/** The `verify` of `verify=1`: the chain's own verdict, and the checkpoint verdict a daemon adds (contract §20.2). */
+export type VerifyAnswer = VerifyResult & { checkpoints?: NewestCheckpointsVerdict };
+
+/** Whether a `verify` answer passes: the chain intact, and no signed checkpoint contradicted. */
+export function verifyPassed(verify: VerifyAnswer): boolean {
+  return verify.ok && verify.checkpoints?.ok !== false;
+}
+
 /** The result of `verify=1` as one line. */
-export function verifyLine(verify: VerifyResult): string {
-  return verify.ok
+export function verifyLine(verify: VerifyAnswer): string {
+  const chain = verify.ok
     ? `chain ok: ${verify.checked} rows checked, head seq ${verify.headSeq} ${verify.headHash ?? ''}`.trimEnd()
     : `chain BROKEN at seq ${verify.firstBadSeq ?? '?'}: ${verify.problem ?? 'unknown'} (${verify.checked} rows checked)`;
+  const cp = verify.checkpoints;
+  if (cp === undefined || cp.checked.length === 0) return chain;
+  if (cp.contradiction !== null) return `${chain}; checkpoint CONTRADICTED: ${cp.contradiction.message}`;
+  return `${chain}; the newest checkpoint holds (seq ${Math.max(...cp.checked.map((c) => c.seq))})`;
 }
 
 /** The largest page the listener serves (contract §5). */
@@ -144,7 +157,7 @@ async function viewCommand<T>(view: CliView<T>, opts: ViewOptions, ctx: CliConte
   const target = await ownTarget(ctx, opts);
   const page = await getAllPages<T>(target, view.path, params, limit === undefined ? {} : { maxItems: limit });
   const listed = limit === undefined ? page.items : page.items.slice(0, limit);
-  const verify = page.verify as VerifyResult | undefined;
+  const verify = page.verify as VerifyAnswer | undefined;
   if (opts.json) {
     ctx.stdout(JSON.stringify(verify ? { items: listed, verify } : { items: listed }) + '\n');
   } else {
@@ -153,11 +166,11 @@ async function viewCommand<T>(view: CliView<T>, opts: ViewOptions, ctx: CliConte
       printTable(ctx, view.columns, items.map((item) => view.row(item)));
     }
     if (verify) {
-      ctx.stdout(verifyLine(verify), verify.ok ? 'green' : 'red');
+      ctx.stdout(verifyLine(verify), verifyPassed(verify) ? 'green' : 'red');
       ctx.stdout('\n');
     }
   }
-  return verify && !verify.ok ? 1 : 0;
+  return verify && !verifyPassed(verify) ? 1 : 0;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../core/errors.js';
-import { DEFAULT_HOST_TIMEOUT_MS, loadFleetFile, locateFleetFile } from './fleet.js';
+import { DEFAULT_HOST_TIMEOUT_MS, loadFleetFile, locateFleetFile, untrustedReason } from './fleet.js';
 import { writeSecret } from './secrets.js';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-fleet-config-'));
@@ -98,5 +98,27 @@ describe('fleet.yaml', () => {
     writeFileSync(join(cwd, 'fleet.yaml'), '');
     assert.equal(locateFleetFile(undefined, cwd, env), join(cwd, 'fleet.yaml'));
     assert.equal(locateFleetFile('other.yaml', cwd, env), join(cwd, 'other.yaml'));
+  });
+
+  it('which files are trusted with secrets when found without --file: only $SVC_HOME/fleet.yaml', () => {
+    const uid = process.getuid?.() ?? 0;
+    const repo = join(root, 'cloned-repo');
+    mkdirSync(repo, { recursive: true });
+    // Yours, 0644, but in a directory that is not $SVC_HOME: a repository just cloned, say.
+    const cloned = join(repo, 'fleet.yaml');
+    writeFileSync(cloned, 'hosts: []\n', { mode: 0o644 });
+    assert.equal(untrustedReason(cloned, uid, home), `is not in $SVC_HOME (${home}) and was not named with --file`);
+    chmodSync(cloned, 0o664);
+    assert.equal(untrustedReason(cloned, uid, home), 'is writable by group or others');
+    const own = join(home, 'fleet.yaml');
+    writeFileSync(own, 'hosts: []\n', { mode: 0o644 });
+    assert.equal(untrustedReason(own, uid, home), null);
+    // The working directory reached through a link to $SVC_HOME: the same file, compared by real path.
+    const linked = join(root, 'home-link');
+    symlinkSync(home, linked);
+    assert.equal(untrustedReason(join(linked, 'fleet.yaml'), uid, home), null);
+    // A ./fleet.yaml that is a link to the home's own file is that file.
+    symlinkSync(own, join(root, 'linked-fleet.yaml'));
+    assert.equal(untrustedReason(join(root, 'linked-fleet.yaml'), uid, home), null);
   });
 });

@@ -5,7 +5,7 @@
  * `${secret:…}`, a bearer token must come from such a reference, and `clientSecretRef` is a bare
  * reference (`secret:PATH`) like `controlPlane.auth.clientSecretRef`. No message quotes a resolved value.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
@@ -108,16 +108,28 @@ export function locateFleetFile(explicit: string | undefined, cwd: string, env: 
 }
 
 /**
- * Why a fleet file must not be trusted with this user's secrets, or null: a `./fleet.yaml` that
- * someone else owns, or that group or others may write, was put there by someone else as far as svc
- * can tell (a shared directory, a cloned repository), and the hosts it names would receive whatever
- * `${secret:…}` or `${file:…}` it points at.
+ * Why a `./fleet.yaml` found without `--file` must not be trusted with this user's secrets, or null.
+ * The hosts a fleet file names receive whatever `${secret:…}` or `${file:…}` it points at, and a
+ * file in the working directory may come from anywhere: someone else's (another owner, or writable
+ * by group or others: a shared directory), or a repository just cloned — owned by you, yet written by
+ * whoever wrote the repository. Only `$SVC_HOME/fleet.yaml` is the operator's own by place; any other
+ * file must be named with `--file` to be trusted with them.
  */
-export function untrustedReason(file: string, uid: number): string | null {
+export function untrustedReason(file: string, uid: number, home: string): string | null {
   const st = statSync(file);
   if (st.uid !== uid) return `is owned by uid ${st.uid}, not by you (uid ${uid})`;
   if ((st.mode & 0o022) !== 0) return 'is writable by group or others';
+  if (!insideHome(file, home)) return `is not in $SVC_HOME (${home}) and was not named with --file`;
   return null;
+}
+
+/** Whether `file` is `$SVC_HOME/fleet.yaml` itself, compared by real path (links, `..`). */
+function insideHome(file: string, home: string): boolean {
+  try {
+    return realpathSync(file) === realpathSync(join(home, FLEET_FILE));
+  } catch {
+    return false; // no such file in the home: this one is elsewhere
+  }
 }
 
 export interface FleetLoadContext {

@@ -8,6 +8,7 @@ import type { Clock } from '../core/clock.js';
 import type { TailerRegistry } from '../logs/file-tailer.js';
 import { createTailerRegistry } from '../logs/file-tailer.js';
 import type { Metrics } from '../metrics/registry.js';
+import type { NewestCheckpointsVerdict } from '../audit/check-checkpoints.js';
 import type { Store } from '../store/store.js';
 import type { ReadGate } from './read-gate.js';
 import { createReadGate, DEFAULT_READS_AT_ONCE } from './read-gate.js';
@@ -46,6 +47,8 @@ export interface ControlPlaneDeps {
   report: (line: string) => void;
   /** `/oncall` and `/oncall/<schedule>.ics` (contract §17.9): the agents' schedules and the store's overrides. */
   oncall?: Omit<OncallRouteDeps, 'clock'>;
+  /** `verify=1`: the chain held to the newest signed checkpoints (contract §20.2). */
+  checkpoints?: () => Promise<NewestCheckpointsVerdict>;
   /** The readers shared with the team console; the control plane makes (and closes) its own when absent. */
   shared?: SharedReads;
   /** Calendar keys (§24.7): `/oncall/<S>.ics?key=` is served without a token when the key is good. */
@@ -75,7 +78,7 @@ export function createSharedReads(store: Store, clock: Clock): SharedReads {
   // The whole chain is verified once, from the start, in the store's verify threads: the first story
   // then need not wait for it (on a million rows that is the cost of one verify=1). A failure here
   // (the store closing at shutdown) only means the first story verifies it instead.
-  const watermark = createChainWatermark(store);
+  const watermark = createChainWatermark(store, clock);
   void watermark.current().catch(() => undefined);
   return { gate, watermark, tailers, close: () => tailers.close() };
 }
@@ -98,7 +101,7 @@ export async function startControlPlane(deps: ControlPlaneDeps): Promise<Running
     ['/status', createStatusRoute(deps.snapshot)],
     ['/events', createEventsRoute({ store, report, gate: reads })],
     ['/dlq', createDlqRoute({ store, report, gate: reads })],
-    ['/audit', createAuditRoute({ store, report, gate: reads })],
+    ['/audit', createAuditRoute({ store, report, gate: reads, ...(deps.checkpoints ? { checkpoints: deps.checkpoints } : {}) })],
     ['/audit/checkpoints', createCheckpointsRoute({ store, report, gate: reads })],
     ['/events/', createStoryRoute({ store, watermark, report, gate: reads })],
     ['/logs', createLogsRoute({ agents: deps.agents, logPath: deps.logPath, tailers, clock: deps.clock })],

@@ -23,6 +23,7 @@ import { incarnationOf } from '../oncall/page.js';
 import type { Actor } from '../oncall/page-plan.js';
 import type { AckLinks } from '../runtime/channels/channel.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
+import { isDamagedPage } from '../store/oncall-store.js';
 import type { Store } from '../store/store.js';
 import { ACK_PAGE_HEADERS, confirmPage, messagePage } from './ack-link-page.js';
 import { createSourceListener } from './source-listener.js';
@@ -92,6 +93,7 @@ export function createAckLinkServer(deps: AckLinkServerDeps): AckLinkServer {
     if (claims.agentId !== deps.agentId) return refused(403, 'Link not valid', 'This link is not valid.', 'foreign');
     const page = await deps.store.oncall.getPage(claims.pageId);
     if (page === null || page.agentId !== claims.agentId) return refused(403, 'Link not valid', 'This link is not valid.', 'foreign');
+    if (isDamagedPage(page)) return refused(409, 'Nothing changed', `Page ${page.id} is stored damaged and was set aside.`, 'damaged');
     if (incarnationOf(page) !== claims.incarnation) {
       return refused(410, 'Page reopened', `Page ${page.id} was resolved and has opened again since this link was sent; use the newest message.`, 'reopened');
     }

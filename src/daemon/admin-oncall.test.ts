@@ -41,7 +41,7 @@ async function setUp(name: string) {
 const rows = async (store: Store) => (await store.listAudit({ limit: 100, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, {})).items
   .filter((r) => r.kind.startsWith('schedule.')).map((r) => ({ seq: r.seq, kind: r.kind, data: JSON.parse(r.dataText ?? '{}') as Record<string, unknown> }));
 // Claimed for good (a lease longer than the test): each call lists only the notices written since the last.
-const told = async (store: Store, nowMs: number) => (await store.oncall.claimNotifications('test', nowMs, 30 * 24 * HOUR, 100))
+const told = async (store: Store, nowMs: number) => (await store.oncall.claimNotifications('test', nowMs, 30 * 24 * HOUR, 100)).claimed
   .map((c) => [c.notification.deliveryId, c.notification.to, c.notification.text]);
 const timer = async (store: Store) => (await store.oncall.listHandoffs())[0]?.nextMs;
 

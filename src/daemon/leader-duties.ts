@@ -17,7 +17,7 @@ import { errorText } from '../core/errors.js';
 import type { Log } from '../core/log.js';
 import { ed25519PrivateKey } from '../core/ed25519-key.js';
 import type { AuditExport } from '../export/audit-export.js';
-import type { Checkpointer } from '../export/checkpointer.js';
+import type { Checkpointer, CheckpointerStatus } from '../export/checkpointer.js';
 import { startCheckpointer } from '../export/checkpointer.js';
 import { createAuditExport } from '../export/audit-export.js';
 import type { AuditMetrics } from '../metrics/registry.js';
@@ -40,6 +40,8 @@ export interface LeaderDuties {
   notify(): void;
   /** The exporters' state for /status; null when none is configured or another replica leads. */
   exportStatus(): { exporters: ReturnType<AuditExport['status']>; backpressure: { active: boolean; backlogRows: number } } | null;
+  /** The checkpointer's state for /status; null when checkpoints are not configured or another replica leads. */
+  checkpointStatus(): CheckpointerStatus | null;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,8 @@ export async function startLeaderDuties(deps: {
   let exporting: AuditExport | null = null;
   let retention: Retention | null = null;
   let checkpointer: Promise<Checkpointer | null> | null = null;
+  /** The checkpointer once started (for its status); null before, after, or when it failed to start. */
+  let signer: Checkpointer | null = null;
   const checkpoints = deps.audit?.checkpoints;
   // Parsed once: the loader checked it is an Ed25519 PEM key.
   const checkpointKey = checkpoints ? ed25519PrivateKey(checkpoints.key) : null;
@@ -78,12 +82,21 @@ export async function startLeaderDuties(deps: {
       exporting.start();
     }
     if (checkpoints && checkpointKey) {
-      checkpointer = startCheckpointer({ store, clock, key: checkpointKey, everyRows: checkpoints.everyRows,
-        everySeconds: checkpoints.everySeconds, filePath: deps.checkpointsPath, log: deps.log, onCheckpoint: () => exporting?.notify() })
-        .catch((err: unknown) => {
+      const starting = startCheckpointer({ store, clock, key: checkpointKey, everyRows: checkpoints.everyRows,
+        everySeconds: checkpoints.everySeconds, filePath: deps.checkpointsPath, log: deps.log,
+        onCheckpoint: () => exporting?.notify(),
+        onAlarm: (alarm) => {
+          deps.auditMetrics.checkpointContradicted.set(alarm === null ? 0 : 1);
+          if (alarm !== null) exporting?.notify(); // its audit row is on the way to the SIEM
+        } })
+        .then((started) => {
+          if (checkpointer === starting) signer = started;
+          return started;
+        }, (err: unknown) => {
           report(`audit checkpoints did not start: ${errorText(err)}`);
           return null;
         });
+      checkpointer = starting;
     }
     for (const duty of added.keys()) added.set(duty, duty.start());
     retention = startRetention({ store, clock, retention: deps.retention, windowMs: deps.windowMs,
@@ -95,6 +108,7 @@ export async function startLeaderDuties(deps: {
     retention = null;
     const signing = checkpointer;
     checkpointer = null;
+    signer = null;
     await (await signing)?.close(final);
     const stopping = exporting;
     exporting = null;
@@ -139,6 +153,7 @@ export async function startLeaderDuties(deps: {
       whenOpen: (signal) => exporting?.gate.whenOpen(signal) ?? Promise.resolve(),
     },
     notify: () => exporting?.notify(),
+    checkpointStatus: () => signer?.status() ?? null,
     exportStatus: () => (exporting === null ? null : {
       exporters: exporting.status(),
       backpressure: { active: exporting.gate.active(), backlogRows: exporting.backlog().rows },

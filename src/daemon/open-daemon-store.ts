@@ -28,7 +28,8 @@ export async function openDaemonStore(deps: { settings: DaemonSettings; clock: C
   const store = await openStore(deps.settings.store, { clock: deps.clock, onError: (message) => deps.report(`store: ${message}`) });
   try {
     const replicaId = loadReplicaId(deps.replicaIdPath);
-    const released = await store.releaseClaims(`${replicaId}/`);
+    // Events, page notices and page timers held by a previous run of this replica: no longer waited out.
+    const released = await store.releaseClaims(`${replicaId}/`) + await store.oncall.releaseClaims(`${replicaId}/`);
     return { store, replicaId, released, close: () => store.close() };
   } catch (err) {
     await store.close();

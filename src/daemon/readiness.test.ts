@@ -10,10 +10,12 @@ import { createReadiness } from './readiness.js';
 
 function setup() {
   const clock = fakeClock(Date.UTC(2026, 0, 1));
-  const state = { probe: (): Promise<void> => Promise.resolve(), probes: 0, down: [] as string[], stopping: false, reports: [] as string[] };
+  const state = { probe: (): Promise<void> => Promise.resolve(), probes: 0, down: [] as string[], stopping: false, reports: [] as string[],
+    pager: [] as string[] };
   const readiness = createReadiness({
     store: { probeWrite: () => { state.probes += 1; return state.probe(); } },
     clock, notListening: () => state.down, stopping: () => state.stopping, report: (l) => state.reports.push(l),
+    pagerProblems: () => state.pager,
   });
   return { clock, state, readiness };
 }
@@ -52,6 +54,16 @@ describe('readiness', () => {
     state.down = ['127.0.0.1:8787'];
     state.stopping = true;
     assert.deepEqual(await readiness(), { ready: false, reasons: ['stopping', 'ingest-not-listening'] });
+  });
+
+  it('a pager whose loops fail or stall is not ready, though the store takes writes (pages would not escalate)', async () => {
+    const { readiness, state, clock } = setup();
+    state.pager = ['page timers: 5 passes failed in a row (last: SQLITE_ERROR: no such table: pages)'];
+    assert.deepEqual(await readiness(), { ready: false, reasons: ['pages-stalled'] });
+    assert.deepEqual(state.reports, ['readiness: not ready (pages-stalled; page timers: 5 passes failed in a row (last: SQLITE_ERROR: no such table: pages))']);
+    state.pager = [];
+    clock.advance(1_000);
+    assert.deepEqual(await readiness(), { ready: true, reasons: [] });
   });
 
   it('concurrent probes share one write, and a result is reused for a second', async () => {

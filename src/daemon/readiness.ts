@@ -1,7 +1,8 @@
 /**
  * What `/readyz` answers (contract §13): ready when the store can be written (a real write:
- * `store.probeWrite`, within 2 s) and every ingest listener is listening, and the daemon is not
- * stopping. Concurrent probes share one check, and a result is reused for a second, so a prober's
+ * `store.probeWrite`, within 2 s), every ingest listener is listening, the pager's loops do their work
+ * (`pages-stalled`: the timer loop or the sender keeps failing, or has completed no pass for a
+ * minute — pages would not escalate), and the daemon is not stopping. Concurrent probes share one check, and a result is reused for a second, so a prober's
  * flood costs at most one store write a second. Changes of state are reported once, with the detail
  * the HTTP answer leaves out.
  */
@@ -11,7 +12,7 @@ import { errorText } from '../core/errors.js';
 import type { Readiness } from '../control-plane/routes/health-route.js';
 import type { Store } from '../store/store.js';
 
-export const NOT_READY_REASONS = ['store-not-writable', 'ingest-not-listening', 'stopping'] as const;
+export const NOT_READY_REASONS = ['store-not-writable', 'ingest-not-listening', 'pages-stalled', 'stopping'] as const;
 export type NotReadyCode = (typeof NOT_READY_REASONS)[number];
 
 const PROBE_TIMEOUT_MS = 2_000;
@@ -22,6 +23,8 @@ export interface ReadinessDeps {
   clock: Clock;
   /** Ingest listeners that should be up but are not (empty: all listen). */
   notListening(): string[];
+  /** What is wrong with the pager's loops (timers, sends); empty when they work or there are no pages. */
+  pagerProblems?(): string[];
   stopping(): boolean;
   report(line: string): void;
   timeoutMs?: number;
@@ -55,6 +58,11 @@ export function createReadiness(deps: ReadinessDeps): () => Promise<Readiness> {
     if (down.length > 0) {
       reasons.push('ingest-not-listening');
       details.push(`not listening: ${down.join(', ')}`);
+    }
+    const pager = deps.pagerProblems?.() ?? [];
+    if (pager.length > 0) {
+      reasons.push('pages-stalled');
+      details.push(...pager);
     }
     const ready = reasons.length === 0;
     if (ready !== wasReady) {

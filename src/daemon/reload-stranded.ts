@@ -7,6 +7,7 @@ import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { PageRecord } from '../oncall/page.js';
 import { strandedState } from '../oncall/stranded-state.js';
 import type { Store } from '../store/store.js';
+import { isDamagedPage } from '../store/oncall-store.js';
 
 /** Pages read per request; open pages are few (each is an incident someone is paged for). */
 const PAGE_BATCH = 500;
@@ -17,7 +18,8 @@ async function openPages(store: Store): Promise<PageRecord[]> {
     let cursor: string | null = null;
     do {
       const page = await store.oncall.listPages({ limit: PAGE_BATCH, cursor, order: 'asc', sinceMs: null, untilMs: null }, { state });
-      out.push(...page.items);
+      // A page stored damaged was set aside (resolved): it strands nothing.
+      out.push(...page.items.filter((p): p is PageRecord => !isDamagedPage(p)));
       cursor = page.nextCursor;
     } while (cursor !== null);
   }

@@ -3,19 +3,25 @@
  * (§18.6), Slack interactivity (§18.2) and Twilio's callbacks (§21.4): one HTTP server with the webhook listener's limits
  * (core/listener-limits.ts), its connections capped, bound where the source says. A handler that
  * throws is reported and, when nothing was answered yet, answered by `unavailable`; else the
- * connection is cut.
+ * connection is cut. Closing never waits on a peer: a browser that stopped reading its answer, or one
+ * still trickling its request, is cut after CLOSE_GRACE_MS, so the daemon's shutdown stays bounded.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Clock } from '../core/clock.js';
+import { systemClock } from '../core/clock.js';
 import { RuntimeError } from '../core/errors.js';
 import { capConnections, listenerOptions } from '../core/listener-limits.js';
+
+/** How long close() lets answers under way finish before it cuts their connections. */
+export const CLOSE_GRACE_MS = 2_000;
 
 export interface SourceListener {
   start(): Promise<void>;
   /** The bound port: the source's, or the one the system chose for port 0. */
   port(): number;
-  /** Stops listening; idle connections close at once, busy ones after their answer. */
+  /** Stops listening; idle connections close at once, busy ones after their answer or CLOSE_GRACE_MS, whichever comes first. */
   close(): Promise<void>;
 }
 
@@ -26,6 +32,8 @@ export interface SourceListenerSpec {
   onError(err: unknown): void;
   /** The answer to a request whose handler failed before answering. */
   unavailable(res: ServerResponse): void;
+  /** Times the close grace (default: the system clock). */
+  clock?: Clock;
 }
 
 /** A request's body as UTF-8 text, or null (the rest unread) once it passes `maxBytes`. */
@@ -42,6 +50,7 @@ export async function readRequestBody(req: IncomingMessage, maxBytes: number): P
 
 export function createSourceListener(spec: SourceListenerSpec): SourceListener {
   const { source } = spec;
+  const clock = spec.clock ?? systemClock;
   let server: Server | null = null;
   let boundPort = source.port;
   return {
@@ -73,8 +82,13 @@ export function createSourceListener(spec: SourceListenerSpec): SourceListener {
       const s = server;
       server = null;
       if (s === null) return;
+      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
       s.closeIdleConnections();
-      await new Promise<void>((resolve) => s.close(() => resolve()));
+      const grace = new AbortController();
+      const graceOver = clock.sleep(CLOSE_GRACE_MS, grace.signal).then(() => true, () => false);
+      if (await Promise.race([closed.then(() => false), graceOver])) s.closeAllConnections();
+      grace.abort(); // releases the grace timer when every connection went in time
+      await closed;
     },
   };
 }

@@ -37,6 +37,7 @@ import { startAdminSocket } from './admin-socket.js';
 import { calendarSecret } from './calendar-secret.js';
 import { startTeamConsole } from './console/start-team-console.js';
 import { checkCalendarKey } from '../oncall/calendar-key.js';
+import { checkNewestCheckpoints } from '../export/newest-checkpoints.js';
 import { createReadiness } from './readiness.js';
 import { createClosers } from './close-order.js';
 import type { AgentSet } from './agent-set.js';
@@ -233,7 +234,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
     let stopping = false;
     const listenerCount = settings.listeners.length;
-    const readiness = createReadiness({ store, clock, report, stopping: () => stopping,
+    const readiness = createReadiness({ store, clock, report, stopping: () => stopping, pagerProblems: () => pages?.problems() ?? [],
       notListening: () => (ingest.ports().length < listenerCount ? [`${listenerCount - ingest.ports().length} of ${listenerCount} ingest listener(s)`] : []) });
     metrics.daemon.readiness(async () => (await readiness()).ready);
     const storeId = await storeIdentity(store);
@@ -243,6 +244,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       stopping: () => stopping,
       mcpServers: (agentId) => mcp.ofAgent(agentId).map((s) => s.status()),
       auditExport: () => duties.exportStatus(),
+      checkpoints: () => duties.checkpointStatus(),
       logWriteFailures: (agentId) => logs.failures(agentId),
       oncall: (agentId) => pages?.status(agentId) ?? null,
       listeners: () => listeners.list(),
@@ -266,6 +268,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       logPath: (id) => paths.log(id),
       readiness,
       snapshot: () => snapshot(),
+      checkpoints: () => checkNewestCheckpoints(store, paths.checkpoints),
       shared,
       ...(settings.controlPlane.publicUrl === null ? {} : { calendarKeys }),
     });

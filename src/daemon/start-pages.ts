@@ -17,7 +17,7 @@ import { createPageEngine } from '../runtime/oncall/page-engine.js';
 import { createPageLoop } from '../runtime/oncall/page-loop.js';
 import { createPageNotifier } from '../runtime/oncall/page-notifier.js';
 import { personZone } from '../oncall/person-zone.js';
-import type { HeartbeatSeen, OpenPageCount } from '../store/oncall-store.js';
+import type { HeartbeatSeen, OpenPageCount, Quarantined } from '../store/oncall-store.js';
 import type { Store } from '../store/store.js';
 
 export interface PagesDeps {
@@ -45,6 +45,8 @@ export interface Pages {
    * Settles when the sends already under way (which may hold the old build's channels) have finished.
    */
   replaceAgent(agent: DispatchAgent): Promise<void>;
+  /** What keeps pages from escalating or their messages from going (readiness); empty when all is well. */
+  problems(): string[];
   start(): void;
   close(): Promise<void>;
 }
@@ -53,22 +55,29 @@ export function startPages(deps: PagesDeps): Pages {
   const { store, clock, configs, report } = deps;
   const onError = (err: unknown): void => report(`page engine error: ${errorText(err)}`);
   const oncallMetrics = deps.metrics.oncall;
-  let wake = (): void => undefined;
   let openCounts: OpenPageCount[] = [];
   let seen: HeartbeatSeen[] = [];
   const byId = new Map(deps.agents.map((a) => [a.id, a]));
+  // A row set aside (store/oncall-rows.ts): the store audited it; here it is logged and counted, never retried.
+  const quarantined = (q: Quarantined): void => {
+    oncallMetrics.quarantined(q.kind);
+    report(`page engine: set aside ${q.kind} ${q.id}${q.agentId === null ? '' : ` of agent ${q.agentId}`}: ${q.reason}`);
+  };
   const notifier = createPageNotifier({ store, clock, owner: deps.owner, agents: byId, onError, deliveryWindowMs: deps.deliveryWindowMs,
     channelOutcome: (agent, channel, outcome) => deps.metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
-    links: (agentId, pageId, person, incarnation) => deps.links?.get(agentId)?.links(pageId, person, incarnation) ?? null,
+    links: (agentId, pageId, person, incarnation) => deps.links?.get(agentId)?.links(pageId, person, incarnation) ?? null, onQuarantined: quarantined,
     zone: (agentId, person) => {
       const config = configs.get(agentId);
       return config === undefined ? 'UTC' : personZone(config, person);
     } });
-  const engine = createPageEngine({ store, clock, configs, onCommitted: () => wake(), metrics: oncallMetrics, sender: notifier,
-    log: (agentId, event, fields, level = 'info') => byId.get(agentId)?.log.write(level, event, fields),
+  const engine = createPageEngine({ store, clock, configs, onCommitted: () => notifier.wake(), metrics: oncallMetrics, sender: notifier,
+    log: (agentId, event, fields, level = 'info') => byId.get(agentId)?.log.write(level, event, fields), onQuarantined: quarantined,
     followsPageState: (agentId, channelId) => byId.get(agentId)?.channels.find((c) => c.id === channelId)?.followsPageState === true,
     hasChannel: (agentId, channelId) => byId.get(agentId)?.channels.some((c) => c.id === channelId) === true });
-  const loop = createPageLoop({ store, clock, owner: deps.owner, engine, notify: notifier.pass, configs, onError,
+  const loop = createPageLoop({ store, clock, owner: deps.owner, engine, configs, onError, onQuarantined: (q) => {
+    byId.get(q.agentId ?? '')?.log.write('error', 'page.quarantined', { pageId: q.id, reason: q.reason });
+    quarantined(q);
+  },
     timerLag: (s) => oncallMetrics.timerLag(s), heartbeatAge: (agent, hb, s) => oncallMetrics.heartbeatAge(agent, hb, s),
     heartbeatsSeen: (rows) => { seen = rows; },
     openPages: (counts) => {
@@ -79,7 +88,6 @@ export function startPages(deps: PagesDeps): Pages {
         }
       }
     } });
-  wake = () => loop.wake();
   for (const agent of deps.agents) if (configs.has(agent.id)) agent.pages = engine;
 
   return {
@@ -94,7 +102,7 @@ export function startPages(deps: PagesDeps): Pages {
         return;
       }
       const ids = heartbeatsMatching(heartbeats, sourceId, payload).map((h) => h.id);
-      if (ids.length > 0) store.oncall.touchHeartbeats(agentId, ids, clock.now()).then(() => wake(), onError);
+      if (ids.length > 0) store.oncall.touchHeartbeats(agentId, ids, clock.now()).catch(onError);
     },
     status(agentId) {
       const config = configs.get(agentId);
@@ -107,7 +115,11 @@ export function startPages(deps: PagesDeps): Pages {
       if (configs.has(agent.id)) agent.pages = engine;
       return notifier.settled();
     },
-    start: () => loop.start(),
+    problems: () => [loop.problem(), notifier.problem()].filter((p): p is string => p !== null),
+    start: () => {
+      loop.start();
+      notifier.start();
+    },
     async close() {
       await loop.close();
       await notifier.close();

@@ -29,6 +29,7 @@ describe('status document', () => {
     let leader = false;
     let mcp: McpServerStatus[] = [];
     let exportState: StatusSnapshot['audit'] = null;
+    let checkpoints: StatusSnapshot['checkpoints'] = null;
     const alphaOncall = { pagesOpen: 2, schedules: ['primary'], heartbeats: [{ id: 'watchdog', lastSeen: '2026-11-23T09:59:00.000Z', state: 'ok' as const }] };
     let publicUrl = 'http://127.0.0.1:8790/ack';
     const listeners = (): StatusSnapshot['listeners'] => [
@@ -44,6 +45,7 @@ describe('status document', () => {
       stopping: () => stopping,
       mcpServers: (id) => (id === 'alpha' ? mcp : []),
       auditExport: () => exportState,
+      checkpoints: () => checkpoints,
       logWriteFailures: (id) => (id === 'alpha' ? 3 : 0),
       oncall: (id) => (id === 'alpha' ? alphaOncall : null),
       listeners,
@@ -69,6 +71,7 @@ describe('status document', () => {
       listeners: listeners(),
       store: { kind: 'sqlite', id: '2f0675af99f7f934a1b2c3d4e5f60718', replica: 'host-a', leader: false, retention: { events: '2d', deadLetters: null } },
       audit: null,
+      checkpoints: null,
     };
     assert.deepEqual(first, expected);
 
@@ -84,6 +87,9 @@ describe('status document', () => {
     mcp = [{ id: 'runbooks', state: 'running', circuit: 'closed', restarts: 1, pid: 99, tools: ['lookup'] }];
     publicUrl = 'https://svc.example.com/ack';
     exportState = { exporters: [{ id: 'siem', type: 'http', lastSeq: 10, failures: 0, lastError: null, alarm: null }], backpressure: { active: false, backlogRows: 0 } };
+    checkpoints = { lastSeq: 40, lastTs: '2026-11-23T10:00:30.000Z', alarm: { source: 'file', kind: 'missing-row', seq: 52, hash: 'a'.repeat(64),
+      chainHash: null, signedAt: '2026-11-23T09:00:00.000Z', headSeq: 48, since: '2026-11-23T10:01:00.000Z',
+      message: 'the checkpoint signed at 2026-11-23T09:00:00.000Z covers seq 52, but the chain ends at seq 48: rows after seq 48 were deleted' } };
 
     const second = JSON.parse(text()) as StatusSnapshot;
     assert.equal(second.uptimeSeconds, 61);
@@ -93,6 +99,7 @@ describe('status document', () => {
     assert.deepEqual(second.agents[0]?.mcpServers, mcp);
     assert.equal(second.store.leader, true);
     assert.deepEqual(second.audit, exportState);
+    assert.deepEqual(second.checkpoints, checkpoints);
     assert.equal(second.listeners?.[1]?.url, 'https://svc.example.com/ack', 'listeners are read at call time');
   });
 });

@@ -25,6 +25,8 @@ export interface SnapshotDeps {
   mcpServers: (agentId: string) => McpServerStatus[];
   /** SIEM export state, or null when no exporter is configured. */
   auditExport: () => StatusSnapshot['audit'];
+  /** The checkpointer's state, or null when checkpoints are off or another replica signs them. */
+  checkpoints?: () => StatusSnapshot['checkpoints'];
   /** Lines the agent's log file could not take (disk full…): the log never fails the work (contract §11.6). */
   logWriteFailures: (agentId: string) => number;
   /** Every listener the daemon opened (listener-registry.ts), read at call time. */
@@ -81,7 +83,9 @@ export function createStatusSnapshot(deps: SnapshotDeps): () => string {
     const controlPlane: StatusSnapshot['controlPlane'] = { bind: cp.bind, port: cp.port,
       auth: { enabled: cp.auth !== null, provider: cp.auth?.provider ?? null } };
     const audit: StatusSnapshot['audit'] = deps.auditExport();
-    return `${out}],"controlPlane":${json(controlPlane)},"listeners":${json(deps.listeners())}${store}${deps.store.leader() ? 'true' : 'false'}${retention},"audit":${json(audit)}}`;
+    const checkpoints: StatusSnapshot['checkpoints'] = deps.checkpoints?.() ?? null;
+    return `${out}],"controlPlane":${json(controlPlane)},"listeners":${json(deps.listeners())}${store}${deps.store.leader() ? 'true' : 'false'}${retention},"audit":${json(audit)}`
+      + `,"checkpoints":${json(checkpoints)}}`;
   };
 }
 

@@ -80,7 +80,7 @@ describe('telegram button presses (§21.5)', () => {
     const query = tg.press({ userId: ALICE, chatId: ALICE, messageId: 100, data: `svc:ack:${page.id}` });
     await advanceUntil(clock, 'the press answered', () => answers().some((a) => a.callback_query_id === query), 10);
     assert.deepEqual(answers().find((a) => a.callback_query_id === query), { callback_query_id: query, text: 'Acknowledged.' });
-    const now = await store.oncall.getPage(page.id);
+    const now = await store.oncall.getPage(page.id) as PageRecord | null;
     assert.deepEqual([now?.state, now?.acknowledgedBy], ['acknowledged', 'alice']);
     const rows = (await store.oncall.pageTimeline(page.id)).filter((r) => r.kind === 'page.acknowledged');
     assert.deepEqual(rows.map((r) => [r.actor, JSON.parse(r.dataText ?? '{}').via]), [[`telegram:${ALICE}`, 'telegram']]);

@@ -33,6 +33,7 @@ import { REPLY_DIGITS, parseSmsReply, smsReplyCode } from '../oncall/sms-reply.j
 import { SMS_SEPTETS, cutGsm7, toGsm7 } from '../runtime/channels/gsm7.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
 import type { Store } from '../store/store.js';
+import { isDamagedPage } from '../store/oncall-store.js';
 import { createSourceListener, readRequestBody } from './source-listener.js';
 import type { SourceListener } from './source-listener.js';
 import { verifyTwilioSignature } from './twilio-signature.js';
@@ -117,6 +118,7 @@ export function createTwilioSourceServer(deps: TwilioSourceDeps): TwilioSourceSe
       do {
         const listed = await deps.store.oncall.listPages({ limit: 500, cursor, order: 'desc', sinceMs: null, untilMs: null }, { agent: agentId, state });
         for (const page of listed.items) {
+          if (isDamagedPage(page)) continue;
           const told = page.notified.find((n) => n.channel === channelId && n.to === number);
           if (told !== undefined) found.push({ page, person: told.person });
         }
@@ -164,7 +166,7 @@ export function createTwilioSourceServer(deps: TwilioSourceDeps): TwilioSourceSe
     if (claims.pageId === null || claims.note !== null) return voice(tellOnly(claims));
     const page = await deps.store.oncall.getPage(claims.pageId);
     const personId = personOfDelivery(claims.deliveryId, claims.pageId, channelId);
-    if (page === null || page.agentId !== agentId) return voice(unknownCall());
+    if (page === null || isDamagedPage(page) || page.agentId !== agentId) return voice(unknownCall());
     const digits = params.get('Digits');
     if (digits === null || digits === '') return voice(prompt(claims, page, n, voiceUrl));
     const action = REPLY_DIGITS[digits];

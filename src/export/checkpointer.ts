@@ -11,6 +11,7 @@
  * run: on the replica holding the leader lease (daemon/leader-duties.ts).
  */
 import type { KeyObject } from 'node:crypto';
+import type { CheckpointContradiction } from '../audit/check-checkpoints.js';
 import type { Checkpoint } from '../audit/checkpoint.js';
 import { CHECKPOINT_KIND, checkpointDue, signCheckpoint } from '../audit/checkpoint.js';
 import { appendCheckpointLine, repairCheckpointFile } from '../audit/checkpoint-file.js';
@@ -19,6 +20,23 @@ import { isoTs } from '../core/clock.js';
 import { errorText } from '../core/errors.js';
 import type { Store } from '../store/store.js';
 import type { ExportLog } from './backpressure.js';
+import { checkNewestCheckpoints } from './newest-checkpoints.js';
+
+/** Kind of the audit row that records a contradiction found (once per contradiction and start). */
+export const CONTRADICTED_KIND = 'audit.checkpoint.contradicted';
+
+/** A contradiction the checkpointer found, and since when it refuses to sign. */
+export interface CheckpointAlarm extends CheckpointContradiction {
+  since: string;
+}
+
+export interface CheckpointerStatus {
+  /** The seq and time of the last checkpoint this leader knows of (0 and null before the first). */
+  lastSeq: number;
+  lastTs: string | null;
+  /** Set while the chain contradicts a checkpoint: nothing is signed. */
+  alarm: CheckpointAlarm | null;
+}
 
 /** Longest wait between two looks at the head. */
 const MAX_LOOK_MS = 1000;
@@ -34,6 +52,8 @@ export interface CheckpointerDeps {
   log: ExportLog;
   /** A checkpoint row was appended (wakes the exporters). */
   onCheckpoint?(cp: Checkpoint): void;
+  /** The alarm was raised (or changed), or cleared (null). */
+  onAlarm?(alarm: CheckpointAlarm | null): void;
 }
 
 export interface Checkpointer {
@@ -44,6 +64,7 @@ export interface Checkpointer {
    * the tail a stopped daemon leaves — `runtime.stopped` included — is covered.
    */
   close(final: boolean): Promise<void>;
+  status(): CheckpointerStatus;
 }
 
 export async function startCheckpointer(deps: CheckpointerDeps): Promise<Checkpointer> {
@@ -55,6 +76,7 @@ export async function startCheckpointer(deps: CheckpointerDeps): Promise<Checkpo
   let lastSignedSeq = typeof signed === 'number' ? signed : 0;
   let lastRowSeq = last?.seq ?? 0;
   let lastMs: number | null = last === undefined ? null : Date.parse(last.ts);
+  let alarm: CheckpointAlarm | null = null;
   /**
    * Rows the last checkpoint does not cover, its own row aside. Counted from the seq it signed, not
    * from its row: rows appended while it was being written (between the signing and its row) count.
@@ -65,12 +87,44 @@ export async function startCheckpointer(deps: CheckpointerDeps): Promise<Checkpo
   let timer: TimerHandle | null = null;
   let closed = false;
 
+  /** Whether the chain still holds the newest checkpoints; raises, keeps or clears the alarm. */
+  const consistent = async (): Promise<boolean> => {
+    const { contradiction } = await checkNewestCheckpoints(store, deps.filePath);
+    if (contradiction === null) {
+      if (alarm !== null) {
+        log('info', 'audit.checkpoint.resumed', { seq: alarm.seq, source: alarm.source, since: alarm.since });
+        alarm = null;
+        deps.onAlarm?.(null);
+      }
+      return true;
+    }
+    // One checkpoint contradicted is one alarm: as the chain grows again past a deleted tail, "missing"
+    // becomes "another hash" — the details follow, the alarm is not raised again.
+    if (alarm !== null && alarm.source === contradiction.source && alarm.seq === contradiction.seq && alarm.hash === contradiction.hash) {
+      alarm = { ...contradiction, since: alarm.since };
+    } else {
+      const now = clock.now();
+      alarm = { ...contradiction, since: isoTs(now) };
+      log('error', CONTRADICTED_KIND, { source: contradiction.source, kind: contradiction.kind, seq: contradiction.seq,
+        headSeq: contradiction.headSeq, message: `${contradiction.message}; no checkpoint is signed over this chain` });
+      deps.onAlarm?.(alarm);
+      // In the chain too, so the SIEM hears of it; the row is not signed over either.
+      await store.appendAudit({ kind: CONTRADICTED_KIND, actor: 'svc', agentId: null, data: { source: contradiction.source,
+        kind: contradiction.kind, seq: contradiction.seq, hash: contradiction.hash, chainHash: contradiction.chainHash,
+        signedAt: contradiction.signedAt, headSeq: contradiction.headSeq } }, now);
+    }
+    return false;
+  };
+
   const once = async (force: boolean): Promise<void> => {
     const head = await store.auditHead();
     if (head === null) return;
     const now = clock.now();
     const rowsSince = uncovered(head.seq);
-    if (!(force ? rowsSince > 0 : checkpointDue(cadence, rowsSince, lastMs === null ? null : now - lastMs))) return;
+    // Under an alarm, looked at on every tick: signing resumes as soon as the chain holds again.
+    const due = force ? rowsSince > 0 : checkpointDue(cadence, rowsSince, lastMs === null ? null : now - lastMs);
+    if (!due && alarm === null) return;
+    if (!(await consistent()) || !due) return;
     const cp = signCheckpoint({ seq: head.seq, hash: head.hash, ts: isoTs(now) }, deps.key);
     await appendCheckpointLine(deps.filePath, cp);
     const row = await store.appendAudit({ kind: CHECKPOINT_KIND, actor: 'svc', agentId: null, data: { ...cp } }, now);
@@ -89,10 +143,13 @@ export async function startCheckpointer(deps: CheckpointerDeps): Promise<Checkpo
     if (closed) return;
     timer = clock.setTimer(() => { void tick().finally(arm); }, Math.min(MAX_LOOK_MS, cadence.everyMs));
   };
+  // At start, before anything is signed: a daemon started on a contradicted chain says so at once.
+  await consistent().catch((err: unknown) => { log('error', 'audit.checkpoint.failed', { error: errorText(err) }); });
   arm();
 
   return {
     tick: () => tick(),
+    status: () => ({ lastSeq: lastSignedSeq, lastTs: lastMs === null ? null : isoTs(lastMs), alarm }),
     async close(final) {
       closed = true;
       if (timer !== null) clock.clearTimer(timer);

@@ -33,6 +33,8 @@ describe('metric names', () => {
       'svc_audit_batch_interval_ms', 'svc_audit_batch_rows',
       'svc_audit_export_acked_total', 'svc_audit_export_failures_total', 'svc_audit_export_last_seq',
       'svc_audit_export_chain_behind_total',
+      // contract §20.2: a chain that contradicts its newest checkpoint
+      'svc_audit_checkpoint_contradicted',
       'svc_provider_rate_limit_waits', 'svc_provider_rate_limit_wait_ms', 'svc_tool_rate_limit_waits_total',
       // contract §14.4
       'svc_llm_requests_total', 'svc_llm_tokens_total', 'svc_llm_request_duration_seconds',
@@ -43,6 +45,8 @@ describe('metric names', () => {
       // contract §17.11
       'svc_pages_open', 'svc_page_ack_seconds', 'svc_page_escalations_total', 'svc_pages_exhausted_total', 'svc_page_timer_lag_seconds',
       'svc_heartbeat_age_seconds', 'svc_events_suppressed_total',
+      // issue 33: an unreadable page or outbox row is set aside, and counted
+      'svc_page_rows_quarantined_total',
       // contract §21.3
       'svc_pushover_receipts_watched', 'svc_pushover_receipt_requests_total',
     ].sort());

@@ -17,6 +17,8 @@ export type MetricType = (typeof METRIC_TYPES)[number];
 export const SOURCE_DLQ_KINDS = ['dispatch'] as const;
 export type SourceDlqKind = (typeof SOURCE_DLQ_KINDS)[number];
 
+/** Values of the `kind` label of svc_page_rows_quarantined_total. */
+export const QUARANTINED_ROW_KINDS = ['page', 'notification'] as const;
 /** Values of the `kind` and `outcome` labels of svc_pushover_receipt_requests_total. */
 export const RECEIPT_REQUEST_KINDS = ['poll', 'cancel'] as const;
 export const RECEIPT_REQUEST_OUTCOMES = ['ok', 'failed'] as const;
@@ -60,7 +62,7 @@ export const METRIC_FAMILIES = [
   { name: 'svc_build_info', type: 'gauge', labels: ['version', 'node'], unit: 'info',
     help: 'Always 1: the svc version and the Node.js version of this daemon in the labels.' },
   { name: 'svc_ready', type: 'gauge', labels: [], unit: 'boolean',
-    help: 'Whether /readyz answers 200 at this scrape (the store can be written and every source listens): 1 ready, 0 not.' },
+    help: 'Whether /readyz answers 200 at this scrape (the store can be written, every source listens, the pager\'s loops work): 1 ready, 0 not.' },
   // MCP server supervision
   { name: 'mcp_server_restarts_total', type: 'counter', labels: ['server_id'], unit: 'restarts',
     help: 'Restarts of the MCP server process by its supervisor (count).' },
@@ -93,6 +95,9 @@ export const METRIC_FAMILIES = [
     help: 'Audit seq of the last row the SIEM exporter had acknowledged (0 before the first).' },
   { name: 'svc_audit_export_chain_behind_total', type: 'counter', labels: ['exporter'], unit: 'alarms',
     help: 'Times the SIEM exporter found the audit chain no longer holding rows it had sent (head behind its cursor, or sent rows changed) and sent again from where they agree (count).' },
+  // Signed checkpoints (contract §20.2)
+  { name: 'svc_audit_checkpoint_contradicted', type: 'gauge', labels: [], unit: 'boolean',
+    help: 'Whether the audit chain contradicts the newest signed checkpoint (its tail deleted, or rewritten under it): 1 while it does, and no checkpoint is signed; 0 not.' },
   // Rate limits
   { name: 'svc_provider_rate_limit_waits', type: 'counter', labels: ['agent'], unit: 'waits',
     help: 'Provider calls of the agent that waited for the provider rate limit (count).' },
@@ -140,6 +145,8 @@ export const METRIC_FAMILIES = [
     help: 'Time since a delivery last refreshed the heartbeat, in seconds.' },
   { name: 'svc_events_suppressed_total', type: 'counter', labels: ['agent'], unit: 'events',
     help: 'Events whose alerts all matched a live silence: audited as event.suppressed, nobody paged (count).' },
+  { name: 'svc_page_rows_quarantined_total', type: 'counter', labels: ['kind'], unit: 'rows',
+    help: 'Stored rows the pager set aside because they cannot be decoded, kind page or notification: audited, never retried (count).' },
   // Pushover receipts (contract §21.3), watched by the leader
   { name: 'svc_pushover_receipts_watched', type: 'gauge', labels: [], unit: 'receipts',
     help: 'Pushover emergency receipts this replica watches as the leader: asked about while their page is triggered, or to be cancelled (receipts).' },

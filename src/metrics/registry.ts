@@ -15,7 +15,7 @@ import type { PrometheusContentType } from 'prom-client';
 import type { SourceCounters, SourceStats } from './source-stats.js';
 import type { FamilyNamesOf, LabelsOf, MetricFamily, MetricName, SourceDlqKind } from './metric-names.js';
 import { CHANNEL_OUTCOMES, LLM_TOKEN_DIRECTIONS, METRIC_FAMILIES, PROCESS_METRIC_FAMILIES, PROCESS_METRIC_PREFIX,
-  PROCESS_METRICS_LEFT_OUT, RECEIPT_REQUEST_KINDS, RECEIPT_REQUEST_OUTCOMES } from './metric-names.js';
+  PROCESS_METRICS_LEFT_OUT, QUARANTINED_ROW_KINDS, RECEIPT_REQUEST_KINDS, RECEIPT_REQUEST_OUTCOMES } from './metric-names.js';
 
 export interface MetricsDeps {
   stats: SourceStats;
@@ -56,6 +56,7 @@ export interface AuditMetrics {
   exportFailures: Counter<'exporter'>;
   exportLastSeq: Gauge<'exporter'>;
   exportChainBehind: Counter<'exporter'>;
+  checkpointContradicted: Gauge<never>;
 }
 
 export interface RateLimitMetrics {
@@ -93,6 +94,8 @@ export interface OncallMetrics {
   exhausted(agent: string): void;
   timerLag(seconds: number): void;
   heartbeatAge(agent: string, heartbeat: string, seconds: number): void;
+  /** A stored page or outbox row set aside because it cannot be decoded (svc_page_rows_quarantined_total). */
+  quarantined(kind: (typeof QUARANTINED_ROW_KINDS)[number]): void;
 }
 
 /** Pushover receipts the leader watches (contract §21.3). */
@@ -242,6 +245,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     exportFailures: counter('svc_audit_export_failures_total'),
     exportLastSeq: gauge('svc_audit_export_last_seq'),
     exportChainBehind: counter('svc_audit_export_chain_behind_total'),
+    checkpointContradicted: gauge('svc_audit_checkpoint_contradicted'),
   };
   const rateLimit: RateLimitMetrics = {
     providerWaits: counter('svc_provider_rate_limit_waits'),
@@ -281,13 +285,17 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const exhaustedPages = counter('svc_pages_exhausted_total');
   const timerLag = histogram('svc_page_timer_lag_seconds');
   const heartbeatAge = gauge('svc_heartbeat_age_seconds');
+  const suppressed = counter('svc_events_suppressed_total');
+  const quarantinedRows = counter('svc_page_rows_quarantined_total');
+  for (const kind of QUARANTINED_ROW_KINDS) quarantinedRows.inc({ kind }, 0);
   const oncall: OncallMetrics = {
-    pagesOpen, suppressed: counter('svc_events_suppressed_total'),
+    pagesOpen, suppressed,
     acknowledged: (agent, seconds) => ackSeconds.observe({ agent }, seconds),
     escalated: (agent, policy, reason) => escalations.inc({ agent, policy, reason }),
     exhausted: (agent) => exhaustedPages.inc({ agent }),
     timerLag: (seconds) => timerLag.observe(seconds),
     heartbeatAge: (agent, heartbeat, seconds) => heartbeatAge.set({ agent, heartbeat }, seconds),
+    quarantined: (kind) => quarantinedRows.inc({ kind }),
   };
   const receiptsWatched = gauge('svc_pushover_receipts_watched');
   const receiptRequests = counter('svc_pushover_receipt_requests_total');

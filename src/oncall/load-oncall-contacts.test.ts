@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import type { ChannelConfig, LoadedAgent } from '../config/schema.js';
+import type { ChannelConfig } from '../config/schema.js';
 import { ntfyChannelSchema, pushoverChannelSchema } from '../config/schema.js';
 import { ConfigError } from '../core/errors.js';
-import { loadOncall, loadOncallForAgents } from './load-oncall.js';
+import { loadOncall } from './load-oncall.js';
 
 const root = mkdtempSync(join(tmpdir(), 'svc-oncall-contacts-'));
 after(() => rmSync(root, { recursive: true, force: true }));

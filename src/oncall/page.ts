@@ -94,9 +94,10 @@ export function dueAtMs(page: Pick<PageRecord, 'nextEscalationAtMs' | 'ackTimeou
  * What a notification is for. `escalation` ones (opening, a step, an ack timeout, exhaustion) go out
  * only while the page is triggered: an acknowledgement that commits first cancels them (§17.4).
  */
-export type NotificationKind = 'escalation' | 'join' | 'resolved' | 'notify' | 'acknowledged' | 'unacknowledged'
+export const NOTIFICATION_KINDS = ['escalation', 'join', 'resolved', 'notify', 'acknowledged', 'unacknowledged',
   /** A person's shift started (§17.6 `schedule.handoff`): no page, never stale. */
-  | 'handoff';
+  'handoff'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**
  * Whether a notification no longer tells the truth when it is claimed, given its page's state then:

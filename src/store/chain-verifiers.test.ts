@@ -197,12 +197,12 @@ let workerVerifier: AuditChainVerifier | null = null;
 after(async () => { await workerVerifier?.close(); });
 
 /** Both verifiers' answers for the shared store's file, which must agree. */
-async function verifyBoth(store: Store): Promise<VerifyResult> {
+async function verifyBoth(store: Store, afterSeq?: number): Promise<VerifyResult> {
   workerVerifier ??= createSqliteChainVerifier({ path: shared.path, threads: 2, segmentRows: 7, chunkRows: 3 });
   const slow = readVerifier(store, 4);
   try {
-    const a = await workerVerifier.verify();
-    const b = await slow.verify();
+    const a = await workerVerifier.verify(afterSeq);
+    const b = await slow.verify(afterSeq);
     assert.deepEqual(a, b);
     return a;
   } finally {
@@ -264,6 +264,23 @@ describe('audit chain verifiers on a SQLite file', () => {
     });
   }
 
+  it('the rows after a seq (the story of an event, §20.3): what is before it is not read, its link to that row is', async () => {
+    const { store, path } = await seedStore(30);
+    const head = (await store.listAudit({ limit: 1, cursor: null, order: 'desc', sinceMs: null, untilMs: null }, {})).items[0]!;
+    const result = (checked: number, problem: { seq: number; kind: string } | null = null) => ({ ok: problem === null, checked, headSeq: 30,
+      headHash: head.hash, firstBadSeq: problem?.seq ?? null, problem: problem?.kind ?? null });
+    assert.deepEqual(await verifyBoth(store, 20), result(10));
+    assert.deepEqual(await verifyBoth(store, 30), result(0), 'nothing after the head');
+    sql(path, `UPDATE audit SET data = '{"forged":true}' WHERE seq = 12`);
+    assert.deepEqual(await verifyBoth(store, 20), result(10), 'a row before it is not its business');
+    assert.deepEqual(await verifyBoth(store, 8), result(4, { seq: 12, kind: 'hash-mismatch' }));
+    sql(path, `UPDATE audit SET hash = ? WHERE seq = 20`, 'e'.repeat(64));
+    assert.deepEqual(await verifyBoth(store, 20), result(1, { seq: 21, kind: 'prev-link-mismatch' }), 'the first row checked must link to it');
+    sql(path, 'DELETE FROM audit WHERE seq = 25');
+    assert.deepEqual(await verifyBoth(store, 25), result(0, { seq: 25, kind: 'seq-gap' }), 'the row it starts after is gone');
+    await store.close();
+  });
+
   it('equal but non-canonical data text still verifies (the reference path decides)', async () => {
     const { store, path } = await seedStore(10);
     sql(path, `UPDATE audit SET data = '{ "fingerprint" : null, "eventId" : "e-1" }' WHERE seq = 1`);
@@ -291,6 +308,12 @@ describe('audit chain verifiers: single flight and lifecycle', () => {
     const [a, b, c] = await Promise.all([first, f(), f()]);
     assert.deepEqual([a, b, c, runs], [1, 2, 2, 2]);
     assert.equal(await f(), 3);
+    // Callers waiting for the next run share one from the lowest seq they asked for: never fewer rows.
+    const from: number[] = [];
+    const g = sharedRuns(async (afterSeq) => { from.push(afterSeq); await new Promise((r) => setTimeout(r, 20)); return afterSeq; });
+    const all = g();
+    assert.deepEqual(await Promise.all([all, g(12), g(5), g(9)]), [0, 5, 5, 5]);
+    assert.deepEqual(from, [0, 5]);
     const failing = sharedRuns(() => Promise.reject(new Error('boom')));
     const failed = failing();
     const after = failing();

@@ -1,18 +1,32 @@
 /**
- * How far the chain is known to be intact, kept up to date cheaply for the story of an event
- * (contract §20.3). The first call verifies the whole chain once (Store.verifyAudit, off the event
- * loop); every later call checks only the rows appended since — seq, link and hash, as the verifier
- * does — and moves the watermark to the head. So "the chain is intact up to its head" costs the new
- * rows, not the chain. A row rewritten below the watermark after it passed is not seen here: the
- * story re-checks its own rows and their links, and `verify=1` / `svc audit --verify` re-read all.
- * A broken chain is verified whole again on the next call (a restore may have repaired it).
+ * What the story of an event (contract §20.3) may claim about the chain, and what it costs to check.
+ *
+ * - `tail(fromSeq)`: every row from `fromSeq` to the head, checked when asked — seq, link and hash,
+ *   the first row's link to the row before it included. A story checks from its first row, so a row
+ *   of the story, or any later row, changed in place is seen by the next story, whenever it happened.
+ *   The cost is the rows after the event, not the chain: a few for a recent event — read and hashed
+ *   here, in one read of at most SMALL_TAIL_ROWS (a hop to the verify threads, which run at a lower
+ *   priority, costs more than that on a busy host) — up to the whole chain for the first event, which
+ *   the store's verifier checks (Store.verifyAudit(afterSeq): SQLite's verify threads, off the event
+ *   loop).
+ * - `current()`: the rows before the story — how far the chain is known intact, as checked earlier: the
+ *   whole chain verified once (at the first call, off the event loop; `fullCheckAt` says when), then
+ *   each row appended since, once. A row before the story rewritten after it was checked is not seen
+ *   here; `verify=1` / `svc audit --verify` re-read all, and checkpoints catch a re-hashed tail.
+ *   A broken chain is verified whole again on the next call (a restore may have repaired it).
  */
 import type { AuditProblem } from '../audit/chain.js';
 import { GENESIS_HASH, storedRowHashMatches } from '../audit/chain.js';
+import type { StoredAuditRow } from '../audit/audit-row.js';
+import type { Clock } from '../core/clock.js';
+import { isoTs } from '../core/clock.js';
+import { createReadChainVerifier } from './read-chain-verifier.js';
 import type { Store } from './store.js';
 
 /** Rows read per step while catching up. */
 const STEP_ROWS = 2000;
+/** Longest tail checked on the event loop: one read, ~10 ms of hashing at most. */
+export const SMALL_TAIL_ROWS = 2000;
 
 export interface WatermarkState {
   ok: boolean;
@@ -20,23 +34,51 @@ export interface WatermarkState {
   seq: number;
   /** The first problem found; null while intact. */
   problem: { seq: number; kind: AuditProblem } | null;
+  /** When the whole chain was last verified (ISO-8601); null before the first verification ended. */
+  fullCheckAt: string | null;
+}
+
+/** Rows `fromSeq`..head as they are when the check ran. */
+export interface TailCheck {
+  ok: boolean;
+  /** First seq checked (its link to the row before it included). */
+  fromSeq: number;
+  /** The head when the check began: the last seq checked when ok. */
+  throughSeq: number;
+  /** When the check began (ISO-8601). */
+  checkedAt: string;
+  problem: { seq: number; kind: AuditProblem } | null;
 }
 
 export interface ChainWatermark {
   /** Catches up with the head as it is now (concurrent calls share one run) and says where it stands. */
   current(): Promise<WatermarkState>;
+  /** Checks rows `fromSeq` through the head, now. */
+  tail(fromSeq: number): Promise<TailCheck>;
 }
 
-export function createChainWatermark(store: Store): ChainWatermark {
+/** The verifier's per-row rule: seq, then link, then hash. */
+function rowProblem(row: StoredAuditRow, prevSeq: number, prevHash: string): AuditProblem | null {
+  if (row.seq !== prevSeq + 1) return 'seq-gap';
+  if (row.prevHash !== prevHash) return 'prev-link-mismatch';
+  return storedRowHashMatches(row) ? null : 'hash-mismatch';
+}
+
+/** `smallTailRows`: SMALL_TAIL_ROWS unless a test asks for another bound. */
+export function createChainWatermark(store: Store, clock: Clock, options: { smallTailRows?: number } = {}): ChainWatermark {
+  const smallTailRows = options.smallTailRows ?? SMALL_TAIL_ROWS;
   let seq = 0;
   let hash = GENESIS_HASH;
   let seeded = false;
   let problem: WatermarkState['problem'] = null;
+  let fullCheckAt: string | null = null;
   let running: Promise<WatermarkState> | null = null;
 
   const seed = async (): Promise<void> => {
+    const startedAt = clock.now();
     const v = await store.verifyAudit();
     seeded = true;
+    fullCheckAt = isoTs(startedAt);
     if (v.ok) {
       seq = v.headSeq;
       hash = v.headHash ?? GENESIS_HASH;
@@ -50,8 +92,7 @@ export function createChainWatermark(store: Store): ChainWatermark {
     for (;;) {
       const rows = await store.readAudit(seq, STEP_ROWS);
       for (const row of rows) {
-        const kind: AuditProblem | null = row.seq !== seq + 1 ? 'seq-gap' : row.prevHash !== hash ? 'prev-link-mismatch'
-          : storedRowHashMatches(row) ? null : 'hash-mismatch';
+        const kind = rowProblem(row, seq, hash);
         if (kind !== null) {
           problem = { seq: kind === 'seq-gap' ? seq + 1 : row.seq, kind };
           return;
@@ -66,7 +107,19 @@ export function createChainWatermark(store: Store): ChainWatermark {
   const run = async (): Promise<WatermarkState> => {
     if (!seeded || problem !== null) await seed();
     if (problem === null) await catchUp();
-    return { ok: problem === null, seq, problem };
+    return { ok: problem === null, seq, problem, fullCheckAt };
+  };
+
+  // The same checks as the store's verifier, through the store's reads, on the event loop.
+  const nearHead = createReadChainVerifier({ head: () => store.auditHead(), read: (afterSeq, limit) => store.readAudit(afterSeq, limit),
+    clock, chunkRows: smallTailRows });
+
+  const tail = async (fromSeq: number): Promise<TailCheck> => {
+    const checkedAt = isoTs(clock.now());
+    const headSeq = (await store.auditHead())?.seq ?? 0;
+    const v = headSeq - fromSeq < smallTailRows ? await nearHead.verify(fromSeq - 1) : await store.verifyAudit(fromSeq - 1);
+    return { ok: v.ok, fromSeq, throughSeq: v.headSeq, checkedAt,
+      problem: v.ok ? null : { seq: v.firstBadSeq ?? 0, kind: v.problem ?? 'hash-mismatch' } };
   };
 
   return {
@@ -74,5 +127,6 @@ export function createChainWatermark(store: Store): ChainWatermark {
       running ??= run().finally(() => { running = null; });
       return running;
     },
+    tail,
   };
 }

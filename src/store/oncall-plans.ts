@@ -9,9 +9,9 @@
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Silence } from '../oncall/oncall-config.js';
 import type { PageNotification } from '../oncall/page.js';
-import type { NotificationOutcome, StoredOverride, StoredSilence } from './oncall-store.js';
+import type { NotificationOutcome, Quarantined, StoredOverride, StoredSilence } from './oncall-store.js';
 import type { PageReceipt } from './receipt-store.js';
-import { NOTICE_CANCELLED } from './oncall-store.js';
+import { NOTICE_CANCELLED, NOTIFICATION_QUARANTINED, PAGE_QUARANTINED } from './oncall-store.js';
 import type { ActedThrough, ReplayVia } from './store.js';
 import { viaField } from './store.js';
 
@@ -67,6 +67,21 @@ export function noticeCancelledAudit(held: HeldNotice): NewAuditEntry {
     data: { pageId: held.pageId, deliveryId: held.deliveryId, notice: held.kind, pageState: held.pageState } };
 }
 
+/**
+ * The row of a row set aside (quarantined) because it cannot be decoded: which row and why, never its
+ * content. `agentId` only when the row's own column names one.
+ */
+export function quarantinedAudit(q: Quarantined): NewAuditEntry {
+  const agentId = q.agentId === null || q.agentId === '' ? null : q.agentId;
+  if (q.kind === 'page') {
+    return { kind: PAGE_QUARANTINED, actor: 'svc', agentId, data: { pageId: q.id, reason: q.reason } };
+  }
+  return { kind: NOTIFICATION_QUARANTINED, actor: 'svc', agentId, data: { deliveryId: q.id, pageId: q.pageId, reason: q.reason } };
+}
+
+/** The error a quarantined notification is given up with (the outbox row's `error`). */
+export const quarantinedError = (reason: string): string => `quarantined: ${reason}`;
+
 /** What a sender's outcome sets on its notification (only while its claim holds) and the rows that go with it. */
 export interface NotificationFinish {
   status: 'sent' | 'failed' | 'pending';
@@ -91,6 +106,7 @@ export interface NotificationRow {
   deliveryId: string;
   pageId: string | null;
   agentId: string;
+  channelId: string;
   kind: string;
   createdMs: number;
   notBeforeMs: number;
@@ -98,6 +114,6 @@ export interface NotificationRow {
 }
 
 export function notificationRows(notifications: readonly PageNotification[], nowMs: number): NotificationRow[] {
-  return notifications.map((n) => ({ deliveryId: n.deliveryId, pageId: n.pageId, agentId: n.agentId, kind: n.kind, createdMs: nowMs,
+  return notifications.map((n) => ({ deliveryId: n.deliveryId, pageId: n.pageId, agentId: n.agentId, channelId: n.channelId, kind: n.kind, createdMs: nowMs,
     notBeforeMs: nowMs, body: JSON.stringify(n) }));
 }

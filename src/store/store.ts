@@ -15,10 +15,10 @@ import type { VerifyResult } from '../audit/chain.js';
 import type { AuditRow, NewAuditEntry, StoredAuditRow } from '../audit/audit-row.js';
 import type { Silence } from '../oncall/oncall-config.js';
 import type { HandoffNotice, HandoffPlan } from '../oncall/handoff-plan.js';
-import type { PageNotification, PagePlan, PageRecord } from '../oncall/page.js';
+import type { PageNotification, PagePlan } from '../oncall/page.js';
 import type {
-  ApplyResult, ClaimOnCommit, ClaimedNotification, HandoffTimer, HeartbeatSeen, NotificationOutcome, OpenPageCount, PageFilter, SendCheck,
-  SendRef, StoredOverride, StoredSilence,
+  ApplyResult, ChannelRoom, ClaimOnCommit, DueClaim, HandoffTimer, HeartbeatSeen, NotificationClaim, NotificationOutcome, OpenPageCount, PageFilter,
+  Quarantined, SendHold, SendRef, StoredOverride, StoredPage, StoredSilence,
 } from './oncall-store.js';
 import type { ReceiptStore } from './receipt-store.js';
 import type { StoreTransfer } from './transfer.js';
@@ -283,9 +283,11 @@ export interface Store {
   /**
    * Verifies the whole chain up to its head when the run starts (contract §5), without stalling the
    * caller, judging the rows as committed when the call is made (§20.1): a call never shares a run
-   * that began before it; calls made during a run share the next one.
+   * that began before it; calls made during a run share the next one. With `afterSeq`, the rows after
+   * it (the first must link to row `afterSeq` as stored; the story of an event checks from its first
+   * row, §20.3): `checked` counts those rows, a run shared with a wider call may check more.
    */
-  verifyAudit(): Promise<VerifyResult>;
+  verifyAudit(afterSeq?: number): Promise<VerifyResult>;
 
   listEvents(query: PageQuery, filter: EventFilter): Promise<Page<EventRecord>>;
   listDeadLetters(query: PageQuery, filter: DeadLetterFilter): Promise<Page<DeadLetterRecord>>;
@@ -357,32 +359,54 @@ export interface OncallStore {
   noteResolve(agentId: string, incidentKey: string, eventId: string, nowMs: number): Promise<void>;
   /** Writes notifications that belong to no page (a route's `notify:`) with their audit rows. */
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): Promise<void>;
-  getPage(id: string): Promise<PageRecord | null>;
+  /** A page as stored; a damaged row comes back as what its columns say, marked corrupt (never thrown). */
+  getPage(id: string): Promise<StoredPage | null>;
   /** The open page of an incident key, else the one resolved last; null when the key never paged. */
-  findPage(agentId: string, incidentKey: string): Promise<PageRecord | null>;
+  findPage(agentId: string, incidentKey: string): Promise<StoredPage | null>;
   /**
    * Claims up to `limit` pages whose due time has come and whose timer nobody holds, for `owner`
    * until `nowMs + leaseMs` (one replica at a time: `FOR UPDATE SKIP LOCKED` on PostgreSQL). A claim
-   * is not the fence: the plan applied afterwards is (its page version).
+   * is not the fence: the plan applied afterwards is (its page version). A due page whose body cannot
+   * be decoded is quarantined in the same transaction (`quarantinePage`) and returned as such, never
+   * thrown: the rest of the batch fires.
    */
-  claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<PageRecord[]>;
+  claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<DueClaim>;
+  /**
+   * Sets a damaged page aside: its timer stopped and its incident key freed (the row counts as closed,
+   * so the next alert of the key opens a new page), the row kept as found, a `page.quarantined` row
+   * written. Null when the row decodes after all, or was set aside already.
+   */
+  quarantinePage(id: string, nowMs: number): Promise<Quarantined | null>;
   /**
    * Hands out notifications that are due, for `owner` until `nowMs + leaseMs`. In the same
    * transaction, an escalation notification of a page no longer triggered (acknowledged or resolved)
    * is cancelled instead — that transaction is the hand-off to a channel, so nothing of a page's
-   * escalation is handed over after its acknowledgement committed (§17.4).
+   * escalation is handed over after its acknowledgement committed (§17.4). One page's messages to one
+   * channel go in order: a notification waits while an earlier one of its page to its channel is
+   * pending (in flight, or waiting for a retry) — until that one is delivered, given up, or cancelled.
+   * A row whose body cannot be decoded is given up in the same transaction (`notification.quarantined`).
+   * With `room`, no channel gets more than the sender can take of it: the rest of that channel's rows
+   * are left where they are, and the claim reads further down the outbox for the others.
    */
-  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): Promise<ClaimedNotification[]>;
+  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number, room?: ChannelRoom): Promise<NotificationClaim>;
   /**
-   * The last look before a claimed notification goes to its channel, in one transaction with the page
-   * read as committed: an acknowledgement (or resolution) that committed since the claim cancels an
-   * escalation here, audited as `page.notice-cancelled` (on the page's timeline). Called just before
-   * each send, so an ack racing a batch stops every message of it not yet handed over (§17.4).
+   * The last look before a claimed notification goes on the wire, held: read with the page as
+   * committed, an acknowledgement (or resolution) that committed since the claim cancels an escalation
+   * here, audited as `page.notice-cancelled` (on the page's timeline); with `send`, no change of the
+   * page's state commits until the hold is released. Taken by the channel just before it commits the
+   * message to the wire (oncall-store.ts SendHold), so an ack racing a send either stops it or comes
+   * after it (§17.4).
    */
-  confirmSend(ref: SendRef, nowMs: number): Promise<SendCheck>;
+  holdSend(ref: SendRef, nowMs: number): Promise<SendHold>;
+  /**
+   * Gives back every notification claim and timer lease whose owner starts with `ownerPrefix` (a
+   * previous run of this replica): they are handed out again at once, not after their lease — a page's
+   * later messages to a channel wait for its earlier one. Returns how many.
+   */
+  releaseClaims(ownerPrefix: string): Promise<number>;
   /** Records outcomes while the claim still holds (same owner and attempt); returns how many applied. */
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): Promise<number>;
-  listPages(query: PageQuery, filter: PageFilter): Promise<Page<PageRecord>>;
+  listPages(query: PageQuery, filter: PageFilter): Promise<Page<StoredPage>>;
   /** The page's audit rows in seq order (§17.9 timeline): every row whose data names it as `pageId` (story-rows.ts). */
   pageTimeline(pageId: string): Promise<ListedAuditRow[]>;
   openPageCounts(): Promise<OpenPageCount[]>;

@@ -71,7 +71,7 @@ export function fakeStatus(agents: string[]): Record<string, unknown> {
     version: 1, pid: 4242, startedAt: '2030-01-01T00:00:00.000Z', uptimeSeconds: 60,
     agents: agents.map((id) => ({ id, state: 'running', provider: 'rules', channels: [], mcpServers: [],
       sources: [{ id: 'alertmanager', type: 'webhook', summary: '', received: 3, processed: 2, dlq: 1, inflight: 0 }] })),
-    controlPlane: { bind: '127.0.0.1', port: 0, auth: { enabled: false, provider: null } }, store: { kind: 'sqlite' }, audit: null,
+    controlPlane: { bind: '127.0.0.1', port: 0, auth: { enabled: false, provider: null } }, store: { kind: 'sqlite' }, audit: null, checkpoints: null,
   };
 }
 

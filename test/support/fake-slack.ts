@@ -5,7 +5,7 @@
  * recorded with its parsed JSON body and its bytes. It also receives interactivity's `response_url`
  * posts at `/response`. Scripted answers (`postReplies`), a rate-limited first update and shared
  * channels the bot was not invited to (`not_in_channel`, as Slack answers a bot posting there) let a
- * test walk Slack's failures.
+ * test walk Slack's failures; `holdOpen` makes conversations.open a slow first call.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,6 +48,10 @@ export interface FakeSlack {
   readonly postReplies: SlackReply[];
   /** The JSON bodies posted to `<base>/response`. */
   readonly responses: Array<Record<string, unknown>>;
+  /** While set, conversations.open is answered only once it settles (a slow first call). */
+  holdOpen: Promise<void> | null;
+  /** conversations.open calls waiting for `holdOpen` now. */
+  readonly opensWaiting: number;
   close(): Promise<void>;
 }
 
@@ -57,6 +61,8 @@ export async function startFakeSlack(token: string, opts: FakeSlackOptions = {})
   const responses: Array<Record<string, unknown>> = [];
   const dmChannel = opts.dmChannel ?? 'D0ONCALL';
   let updates = 0;
+  let opensWaiting = 0;
+  const state: { holdOpen: Promise<void> | null } = { holdOpen: null };
   const answer = (method: string, auth: string | undefined, body: Record<string, unknown>): SlackReply => {
     const ok = (reply: Record<string, unknown>): SlackReply => ({ status: 200, body: { ok: true, ...reply } });
     if (auth !== `Bearer ${token}`) return { status: 200, body: { ok: false, error: 'not_authed' } };
@@ -87,14 +93,22 @@ export async function startFakeSlack(token: string, opts: FakeSlackOptions = {})
       const method = (req.url ?? '').replace(/^\/api\//, '');
       const reply = answer(method, req.headers.authorization, body);
       calls.push({ method, auth: req.headers.authorization, contentType: req.headers['content-type'], body, raw, reply });
-      res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
-      res.end(JSON.stringify(reply.body));
+      const held = method === 'conversations.open' ? state.holdOpen : null;
+      if (held !== null) opensWaiting += 1;
+      void (held ?? Promise.resolve()).then(() => {
+        if (held !== null) opensWaiting -= 1;
+        res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
+        res.end(JSON.stringify(reply.body));
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     apiUrl: `${base}/api`, base, calls, dmChannel, postReplies, responses,
+    get holdOpen() { return state.holdOpen; },
+    set holdOpen(p: Promise<void> | null) { state.holdOpen = p; },
+    get opensWaiting() { return opensWaiting; },
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());

@@ -10,6 +10,9 @@ import type { Policy } from '../../src/oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../src/oncall/page.js';
 import type { Actor, ResolveTargets } from '../../src/oncall/page-plan.js';
 import { planAck, planJoin, planOpen, planResolve, planTimer } from '../../src/oncall/page-plan.js';
+import type { SendCheck, SendRef } from '../../src/store/oncall-store.js';
+import { isDamagedPage } from '../../src/store/oncall-store.js';
+import type { ClaimedNotification } from '../../src/store/oncall-store.js';
 import type { PageQuery, Store } from '../../src/store/store.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -31,13 +34,24 @@ export function openPlan(key = 'disk/db-1', nowMs = T0, agentId = 'agent-a'): Pa
     event: { id: `event-${n}`, title: 'Disk full', severity: 'P1' } });
 }
 
+/** The last look, released at once: what it answered. */
+async function lastLook(store: Store, ref: SendRef, nowMs: number): Promise<SendCheck> {
+  const hold = await store.oncall.holdSend(ref, nowMs);
+  if (hold.check === 'send') await hold.release();
+  return hold.check;
+}
+
 function must<T>(r: { ok: true; plan: T | null } | { ok: false; reason: string }): T {
   assert.ok(r.ok, 'planned');
   assert.ok(r.ok && r.plan !== null);
   return r.plan;
 }
 
-export function oncallStoreContract(name: string, open: () => Promise<Store>, again: () => Promise<Store>, replicas: boolean): void {
+/** Overwrites a page's or an outbox row's body behind the store's back (ContractSubject.damageOncall). */
+export type DamageOncall = (table: 'pages' | 'page_notifications', key: string, body: string) => Promise<void>;
+
+export function oncallStoreContract(name: string, open: () => Promise<Store>, again: () => Promise<Store>, replicas: boolean,
+  damage: DamageOncall): void {
   describe(`${name}: on-call pages`, () => {
     it('persists a plan with its audit rows and notifications, and reads the page back', async () => {
       const store = await open();
@@ -107,7 +121,7 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
         assert.equal(await store.oncall.getPage(p.page.id), null);
         assert.deepEqual(await store.oncall.pageTimeline(p.page.id), [], 'no audit row of a plan that did not commit');
       }
-      const claimed = await store.oncall.claimNotifications('r1', T0 + 2, 30_000, 100);
+      const claimed = (await store.oncall.claimNotifications('r1', T0 + 2, 30_000, 100)).claimed;
       assert.deepEqual(claimed.map((c) => c.notification.pageId).sort(), [stored, ...good].map((p) => p.page.id).sort(),
         'the outbox holds the committed plans\' rounds only');
       assert.equal((await store.verifyAudit()).ok, true, 'the chain is whole');
@@ -117,13 +131,13 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const store = await open();
       const plan = openPlan('k2');
       await store.oncall.applyPagePlan(plan, T0);
-      assert.deepEqual(await store.oncall.claimDuePages('r1', T0 + MIN - 1, 10_000, 10), [], 'not due yet');
-      const [claimed] = await store.oncall.claimDuePages('r1', T0 + MIN, 10_000, 10);
+      assert.deepEqual((await store.oncall.claimDuePages('r1', T0 + MIN - 1, 10_000, 10)).pages, [], 'not due yet');
+      const [claimed] = (await store.oncall.claimDuePages('r1', T0 + MIN, 10_000, 10)).pages;
       assert.equal(claimed?.id, plan.page.id);
       const other = replicas ? await again() : store;
-      assert.deepEqual(await other.oncall.claimDuePages('r2', T0 + MIN + 1, 10_000, 10), [], 'held by r1');
+      assert.deepEqual((await other.oncall.claimDuePages('r2', T0 + MIN + 1, 10_000, 10)).pages, [], 'held by r1');
       // r1 stalls past its lease; r2 claims it and escalates; r1's late plan is fenced.
-      const [stolen] = await other.oncall.claimDuePages('r2', T0 + MIN + 10_000, 10_000, 10);
+      const [stolen] = (await other.oncall.claimDuePages('r2', T0 + MIN + 10_000, 10_000, 10)).pages;
       assert.equal(stolen?.id, plan.page.id);
       assert.deepEqual(await other.oncall.applyPagePlan(planTimer(stolen, T0 + MIN + 10_000, resolve) as PagePlan, T0 + MIN + 10_000), { ok: true });
       assert.deepEqual(await store.oncall.applyPagePlan(planTimer(claimed, T0 + MIN, resolve) as PagePlan, T0 + MIN),
@@ -136,12 +150,12 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const store = await open();
       const plan = openPlan('k3');
       await store.oncall.applyPagePlan(plan, T0);
-      const [c1] = await store.oncall.claimNotifications('r1', T0, 30_000, 10);
+      const [c1] = (await store.oncall.claimNotifications('r1', T0, 30_000, 10)).claimed;
       assert.equal(c1?.notification.deliveryId, `${plan.page.id}.1.alice.dm`);
       assert.equal(c1?.attempt, 1);
       assert.equal(c1?.queuedAtMs, T0, 'when it was queued: its delivery window starts there');
-      assert.deepEqual(await store.oncall.claimNotifications('r2', T0 + 1, 30_000, 10), [], 'leased to r1');
-      const [c2] = await store.oncall.claimNotifications('r2', T0 + 30_000, 30_000, 10);
+      assert.deepEqual((await store.oncall.claimNotifications('r2', T0 + 1, 30_000, 10)).claimed, [], 'leased to r1');
+      const [c2] = (await store.oncall.claimNotifications('r2', T0 + 30_000, 30_000, 10)).claimed;
       assert.equal(c2?.attempt, 2, 'r1 went quiet: handed out again with the same deliveryId');
       assert.equal(c2?.queuedAtMs, T0, 'still when it was queued, not when it was claimed again');
       assert.equal(c2?.notification.deliveryId, c1?.notification.deliveryId);
@@ -149,21 +163,21 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
         outcome: 'delivered' as const, audit: [{ kind: 'message.delivered', actor: 'agent:agent-a', agentId: 'agent-a', data: { deliveryId: c?.notification.deliveryId } }] });
       assert.equal(await store.oncall.finishNotifications([delivered(c1)], T0 + 30_001), 0, 'a stale holder is fenced');
       assert.equal(await store.oncall.finishNotifications([delivered(c2)], T0 + 30_001), 1);
-      assert.deepEqual(await store.oncall.claimNotifications('r3', T0 + 99 * MIN, 30_000, 10), [], 'sent: never handed out again');
+      assert.deepEqual((await store.oncall.claimNotifications('r3', T0 + 99 * MIN, 30_000, 10)).claimed, [], 'sent: never handed out again');
     });
 
     it('a notification waiting for its next round is held by nobody: due at its retry time for any sender, still queued when it was written', async () => {
       const store = await open();
       const plan = openPlan('k7');
       await store.oncall.applyPagePlan(plan, T0);
-      const [c1] = await store.oncall.claimNotifications('r1', T0 + 5, 60_000, 10);
+      const [c1] = (await store.oncall.claimNotifications('r1', T0 + 5, 60_000, 10)).claimed;
       assert.ok(c1 !== undefined);
       const retry = { deliveryId: c1.notification.deliveryId, owner: 'r1', attempt: c1.attempt, outcome: 'retry' as const, retryAtMs: T0 + 10_000,
         error: 'channel dm: HTTP 503', audit: [] };
       assert.equal(await store.oncall.finishNotifications([retry], T0 + 6), 1);
       const other = replicas ? await again() : store;
-      assert.deepEqual(await other.oncall.claimNotifications('r2', T0 + 9_999, 60_000, 10), [], 'not due before its retry time');
-      const [c2] = await other.oncall.claimNotifications('r2', T0 + 10_000, 60_000, 10);
+      assert.deepEqual((await other.oncall.claimNotifications('r2', T0 + 9_999, 60_000, 10)).claimed, [], 'not due before its retry time');
+      const [c2] = (await other.oncall.claimNotifications('r2', T0 + 10_000, 60_000, 10)).claimed;
       assert.deepEqual([c2?.notification.deliveryId, c2?.attempt, c2?.queuedAtMs], [c1.notification.deliveryId, 2, T0],
         'due at its retry time, r1\'s lease (to +60 s) gone with the outcome');
     });
@@ -174,10 +188,10 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const applied = await store.oncall.applyPagePlan(plan, T0, { owner: 'r1', leaseMs: 30_000 });
       const deliveryId = `${plan.page.id}.1.alice.dm`;
       assert.deepEqual(applied, { ok: true, claimed: [{ notification: plan.notifications[0], owner: 'r1', attempt: 1, queuedAtMs: T0 }] });
-      assert.equal(await store.oncall.confirmSend({ deliveryId, owner: 'r1', attempt: 1 }, T0 + 1), 'send', 'the claim holds');
+      assert.equal(await lastLook(store, { deliveryId, pageId: plan.page.id, owner: 'r1', attempt: 1 }, T0 + 1), 'send', 'the claim holds');
       const other = replicas ? await again() : store;
-      assert.deepEqual(await other.oncall.claimNotifications('r2', T0 + 29_999, 30_000, 10), [], 'leased to r1');
-      const [later] = await other.oncall.claimNotifications('r2', T0 + 30_000, 30_000, 10);
+      assert.deepEqual((await other.oncall.claimNotifications('r2', T0 + 29_999, 30_000, 10)).claimed, [], 'leased to r1');
+      const [later] = (await other.oncall.claimNotifications('r2', T0 + 30_000, 30_000, 10)).claimed;
       assert.deepEqual([later?.notification.deliveryId, later?.attempt, later?.queuedAtMs], [deliveryId, 2, T0],
         'r1 never sent it: the outbox hands it out again, queued when the plan wrote it');
       // A round the outbox already holds (the same deliveryId) is not claimed twice.
@@ -185,15 +199,31 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(await store.oncall.applyPagePlan(again2, T0, { owner: 'r3', leaseMs: 30_000 }), { ok: true, claimed: [] });
     });
 
+    it('releaseClaims gives back a previous run\'s notice claims and timer leases at once, and no one else\'s', async () => {
+      const store = await open();
+      const mine = openPlan('k-release-1');
+      const theirs = openPlan('k-release-2');
+      await store.oncall.applyPagePlan(mine, T0, { owner: 'replica-1/run-1', leaseMs: 120_000 });
+      await store.oncall.applyPagePlan(theirs, T0, { owner: 'replica-2/run-1', leaseMs: 120_000 });
+      assert.equal((await store.oncall.claimDuePages('replica-1/run-1', T0 + MIN, 60_000, 1)).pages.length, 1);
+      assert.equal((await store.oncall.claimDuePages('replica-2/run-1', T0 + MIN, 60_000, 1)).pages.length, 1);
+      assert.equal(await store.oncall.releaseClaims('replica-1/'), 2, 'one notice, one timer');
+      const other = replicas ? await again() : store;
+      assert.deepEqual((await other.oncall.claimNotifications('replica-1/run-2', T0 + MIN + 1, 60_000, 10)).claimed
+        .map((c) => [c.notification.deliveryId, c.attempt]), [[mine.notifications[0]!.deliveryId, 2]], 'handed out again, attempt 2');
+      assert.equal((await other.oncall.claimDuePages('replica-1/run-2', T0 + MIN + 1, 60_000, 10)).pages.length, 1,
+        'the released timer; the other is still replica-2\'s');
+    });
+
     it('an escalation notification is not handed out once the acknowledgement committed; the resolved notice is', async () => {
       const store = await open();
       const plan = openPlan('k4');
       await store.oncall.applyPagePlan(plan, T0);
       await store.oncall.applyPagePlan(must(planAck(plan.page, cli, null, T0 + 1)), T0 + 1);
-      assert.deepEqual(await store.oncall.claimNotifications('r1', T0 + 2, 30_000, 10), [], 'the opening notice was cancelled');
+      assert.deepEqual((await store.oncall.claimNotifications('r1', T0 + 2, 30_000, 10)).claimed, [], 'the opening notice was cancelled');
       const acked = await store.oncall.getPage(plan.page.id) as PageRecord;
       await store.oncall.applyPagePlan(must(planResolve(acked, cli, null, null, T0 + 3)), T0 + 3);
-      const claimed = await store.oncall.claimNotifications('r1', T0 + 4, 30_000, 10);
+      const claimed = (await store.oncall.claimNotifications('r1', T0 + 4, 30_000, 10)).claimed;
       assert.deepEqual(claimed.map((c) => [c.notification.kind, c.notification.deliveryId]), [['resolved', `${plan.page.id}.2.alice.dm`]]);
     });
 
@@ -201,19 +231,19 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const store = await open();
       const plan = openPlan('k5');
       await store.oncall.applyPagePlan(plan, T0);
-      const [c] = await store.oncall.claimNotifications('r1', T0 + 1, 30_000, 10);
+      const [c] = (await store.oncall.claimNotifications('r1', T0 + 1, 30_000, 10)).claimed;
       assert.ok(c !== undefined);
-      const ref = { deliveryId: c.notification.deliveryId, owner: 'r1', attempt: c.attempt };
-      assert.equal(await store.oncall.confirmSend(ref, T0 + 2), 'send', 'still triggered: it goes');
-      assert.equal(await store.oncall.confirmSend({ ...ref, owner: 'r2' }, T0 + 2), 'lost');
+      const ref = { deliveryId: c.notification.deliveryId, pageId: plan.page.id, owner: 'r1', attempt: c.attempt };
+      assert.equal(await lastLook(store, ref, T0 + 2), 'send', 'still triggered: it goes');
+      assert.equal(await lastLook(store, { ...ref, owner: 'r2' }, T0 + 2), 'lost');
       await store.oncall.applyPagePlan(must(planAck(plan.page, cli, null, T0 + 3)), T0 + 3);
       const other = replicas ? await again() : store;
-      assert.equal(await other.oncall.confirmSend(ref, T0 + 4), 'cancelled');
-      assert.equal(await store.oncall.confirmSend(ref, T0 + 5), 'lost', 'cancelled once: nothing left to send');
+      assert.equal(await lastLook(other, ref, T0 + 4), 'cancelled');
+      assert.equal(await lastLook(store, ref, T0 + 5), 'lost', 'cancelled once: nothing left to send');
       const rows = (await store.listAudit(q({ order: 'asc' }), { kind: 'page.notice-cancelled' })).items;
       assert.deepEqual(rows.map((r) => JSON.parse(r.dataText ?? 'null') as unknown),
         [{ pageId: plan.page.id, deliveryId: ref.deliveryId, notice: 'escalation', pageState: 'acknowledged' }]);
-      assert.deepEqual(await store.oncall.claimNotifications('r1', T0 + 99 * MIN, 30_000, 10), []);
+      assert.deepEqual((await store.oncall.claimNotifications('r1', T0 + 99 * MIN, 30_000, 10)).claimed, []);
     });
 
     it('a schedule handoff timer moves once from the due time it was planned from, however many replicas race', async () => {
@@ -229,7 +259,7 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const won = await Promise.all(handles.map((h, i) => h.oncall.applyHandoffPlan(told(i), T0 + MIN)));
       assert.equal(won.filter((w) => w).length, 1, `exactly one replica tells the handoff: ${JSON.stringify(won)}`);
       assert.equal((await store.listAudit(q(), { kind: 'schedule.handoff' })).items.length, 1);
-      assert.equal((await store.oncall.claimNotifications('r', T0 + MIN, 1000, 10)).length, 1);
+      assert.equal(((await store.oncall.claimNotifications('r', T0 + MIN, 1000, 10)).claimed).length, 1);
       assert.deepEqual(await store.oncall.listHandoffs(), [{ agentId: 'agent-a', scheduleId: 'primary', nextMs: T0 + 2 * MIN }]);
     });
 
@@ -298,8 +328,163 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(rows.map((r) => [r.kind, (JSON.parse(r.dataText ?? '{}') as { person?: string }).person]), [
         ['schedule.override.added', 'bob'], ['schedule.handoff', 'bob'], ['schedule.override.removed', 'bob'], ['schedule.handoff', 'alice']]);
       assert.deepEqual(rows.map((r) => r.seq - (rows[0]?.seq ?? 0)), [0, 1, 2, 3], 'each notice right after its override row');
-      const claimed = await store.oncall.claimNotifications('r', T0 + 3, 1000, 10);
+      const claimed = (await store.oncall.claimNotifications('r', T0 + 3, 1000, 10)).claimed;
       assert.deepEqual(claimed.map((c) => c.notification.deliveryId).sort(), ['handoff.primary.o9-add.bob.dm', 'handoff.primary.o9-rm.alice.dm']);
+    });
+  });
+
+  describe(`${name}: a row that cannot be decoded is set aside; one page's sends to a channel go in order`, () => {
+    const kinds = async (store: Store, kind: string) => (await store.listAudit(q({ order: 'asc' }), { kind })).items
+      .map((r) => JSON.parse(r.dataText ?? 'null') as Record<string, unknown>);
+
+    it('a due page whose body was cut short: the rest of the batch is claimed, it is quarantined once, listed corrupt, its key freed', async () => {
+      const store = await open();
+      const plans = ['q-1', 'q-2', 'q-3'].map((k) => openPlan(k));
+      for (const p of plans) assert.deepEqual(await store.oncall.applyPagePlan(p, T0), { ok: true });
+      const bad = plans[1]!.page;
+      const body = JSON.stringify(bad);
+      await damage('pages', bad.id, body.slice(0, Math.floor(body.length / 2)));
+      const claim = await store.oncall.claimDuePages('r1', T0 + MIN, 10_000, 10);
+      assert.deepEqual(claim.pages.map((p) => p.id).sort(), [plans[0]!.page.id, plans[2]!.page.id].sort(), 'the readable ones fire');
+      assert.deepEqual(claim.quarantined, [{ kind: 'page', id: bad.id, agentId: 'agent-a', pageId: bad.id,
+        reason: `body is not JSON (${Math.floor(body.length / 2)} characters)` }]);
+      const other = replicas ? await again() : store;
+      assert.deepEqual(await other.oncall.claimDuePages('r2', T0 + MIN + 1, 10_000, 10), { pages: [], quarantined: [] },
+        'the damaged one is never handed out again (the readable ones are r1\'s until their lease ends)');
+      assert.deepEqual(await kinds(store, 'page.quarantined'), [{ pageId: bad.id, reason: claim.quarantined[0]?.reason }], 'audited once, no body in it');
+      assert.deepEqual((await store.oncall.pageTimeline(bad.id)).map((r) => r.kind), ['page.opened', 'page.notified', 'page.quarantined']);
+      const stored = await store.oncall.getPage(bad.id);
+      assert.ok(stored !== null && isDamagedPage(stored), 'read back as damaged, not thrown');
+      assert.deepEqual({ ...stored, reason: '' }, { corrupt: true, id: bad.id, agentId: 'agent-a', incidentKey: 'q-2', state: 'resolved',
+        policy: 'default', openedAtMs: T0, reason: '' }, 'what its columns say; set aside, it counts as closed');
+      const listed = (await store.oncall.listPages(q(), {})).items;
+      assert.equal(listed.length, 3, 'listed with the others');
+      assert.equal(listed.filter((p) => isDamagedPage(p)).length, 1);
+      assert.equal(await store.oncall.quarantinePage(bad.id, T0 + 2 * MIN), null, 'set aside once');
+      assert.deepEqual(await store.oncall.applyPagePlan(openPlan('q-2', T0 + 2 * MIN), T0 + 2 * MIN), { ok: true }, 'its incident key opens a new page');
+      assert.equal((await store.verifyAudit()).ok, true);
+    });
+
+    it('a damaged page found by its incident key (no timer due) is set aside on request; a body of another page is damage too', async () => {
+      const store = await open();
+      const a = openPlan('k-found');
+      const b = openPlan('k-other');
+      await store.oncall.applyPagePlan(a, T0);
+      await store.oncall.applyPagePlan(b, T0);
+      await damage('pages', a.page.id, JSON.stringify(b.page));
+      const found = await store.oncall.findPage('agent-a', 'k-found');
+      assert.ok(found !== null && isDamagedPage(found));
+      assert.match(found.reason, /another page/);
+      assert.deepEqual(await store.oncall.applyPagePlan(openPlan('k-found'), T0 + 1), { ok: false, reason: 'conflict' }, 'open: the key is taken');
+      const q1 = await store.oncall.quarantinePage(a.page.id, T0 + 2);
+      assert.equal(q1?.id, a.page.id);
+      assert.equal(await store.oncall.quarantinePage(b.page.id, T0 + 2), null, 'a readable page is not set aside');
+      assert.deepEqual(await store.oncall.applyPagePlan(openPlan('k-found'), T0 + 3), { ok: true }, 'set aside: the key is free');
+      assert.deepEqual(await store.oncall.getPage(b.page.id), b.page, 'the page whose body it held is untouched');
+    });
+
+    it('an outbox row whose body is not a notification: given up, audited on its page, never handed out; the batch goes on', async () => {
+      const store = await open();
+      const plans = ['n-1', 'n-2', 'n-3'].map((k) => openPlan(k));
+      for (const p of plans) await store.oncall.applyPagePlan(p, T0);
+      const badId = plans[1]!.notifications[0]!.deliveryId;
+      await damage('page_notifications', badId, '{"deliveryId":');
+      const claim = await store.oncall.claimNotifications('r1', T0 + 1, 30_000, 10);
+      assert.deepEqual(claim.claimed.map((c) => c.notification.deliveryId).sort(),
+        [plans[0]!.notifications[0]!.deliveryId, plans[2]!.notifications[0]!.deliveryId].sort());
+      assert.deepEqual(claim.quarantined, [{ kind: 'notification', id: badId, agentId: 'agent-a', pageId: plans[1]!.page.id,
+        reason: 'body is not JSON (14 characters)' }]);
+      const other = replicas ? await again() : store;
+      assert.deepEqual(await other.oncall.claimNotifications('r2', T0 + 2, 30_000, 10), { claimed: [], quarantined: [] },
+        'given up: never handed out again (the others are r1\'s)');
+      assert.deepEqual(await kinds(store, 'notification.quarantined'), [{ deliveryId: badId, pageId: plans[1]!.page.id, reason: claim.quarantined[0]?.reason }]);
+      assert.deepEqual((await store.oncall.pageTimeline(plans[1]!.page.id)).map((r) => r.kind), ['page.opened', 'page.notified', 'notification.quarantined']);
+    });
+
+    it('a page\'s later message to a channel waits until its earlier one there is delivered or given up; to another channel it goes', async () => {
+      const store = await open();
+      const twoChannels: ResolveTargets = (targets) => ({ nobodyOnCall: [],
+        recipients: targets.flatMap((t) => [{ person: t.id, channel: 'dm', to: t.id }, { person: t.id, channel: 'pd', to: t.id }]) });
+      const opened = planOpen({ pageId: 'pordered00001', agentId: 'agent-a', incidentKey: 'ordered', policy, policySha256: 'abc', nowMs: T0,
+        resolve: twoChannels, event: { id: 'e-ordered', title: 'Disk full', severity: 'P1' } });
+      await store.oncall.applyPagePlan(opened, T0);
+      const id = (round: number, channel: string): string => `pordered00001.${round}.alice.${channel}`;
+      const ids = (c: { claimed: ClaimedNotification[] }): string[] => c.claimed.map((x) => x.notification.deliveryId).sort();
+      // Round 1 to dm is under way (claimed); round 1 to pd fails and waits for its retry.
+      const first = (await store.oncall.claimNotifications('r1', T0 + 1, 30_000, 10)).claimed;
+      assert.deepEqual(first.map((c) => c.notification.deliveryId).sort(), [id(1, 'dm'), id(1, 'pd')]);
+      const attemptOf = (channel: string): number => first.find((c) => c.notification.channelId === channel)?.attempt ?? 0;
+      assert.equal(await store.oncall.finishNotifications([{ deliveryId: id(1, 'pd'), owner: 'r1', attempt: attemptOf('pd'), outcome: 'retry',
+        retryAtMs: T0 + 10 * MIN, error: 'channel pd: HTTP 503', audit: [] }], T0 + 2), 1);
+      // Round 2: another alert joins (the page stays triggered: round 1 is still true, and still to be sent).
+      const joined = planJoin(opened.page, { id: 'e-ordered-2', title: 'Disk full', severity: 'P1' }, T0 + 3, twoChannels) as PagePlan;
+      await store.oncall.applyPagePlan(joined, T0 + 3);
+      const other = replicas ? await again() : store;
+      assert.deepEqual(await other.oncall.claimNotifications('r2', T0 + 4, 30_000, 10), { claimed: [], quarantined: [] },
+        'round 2 waits on both channels: dm\'s round 1 is under way, pd\'s waits for its retry');
+      assert.equal(await store.oncall.finishNotifications([{ deliveryId: id(1, 'dm'), owner: 'r1', attempt: attemptOf('dm'), outcome: 'delivered',
+        audit: [] }], T0 + 5), 1);
+      const dm2 = await other.oncall.claimNotifications('r2', T0 + 6, 30_000, 10);
+      assert.deepEqual(ids(dm2), [id(2, 'dm')], 'dm\'s round 1 delivered: its round 2 goes; pd\'s still waits');
+      assert.equal(await other.oncall.finishNotifications([{ deliveryId: id(2, 'dm'), owner: 'r2', attempt: 1, outcome: 'delivered', audit: [] }], T0 + 7), 1);
+      // pd's round 1 is due again and handed out; its round 2 waits until that one is given up.
+      const pd1 = await other.oncall.claimNotifications('r2', T0 + 10 * MIN, 30_000, 10);
+      assert.deepEqual(ids(pd1), [id(1, 'pd')]);
+      assert.deepEqual(await store.oncall.claimNotifications('r1', T0 + 10 * MIN + 1, 30_000, 10), { claimed: [], quarantined: [] });
+      assert.equal(await other.oncall.finishNotifications([{ deliveryId: id(1, 'pd'), owner: 'r2', attempt: pd1.claimed[0]!.attempt, outcome: 'failed',
+        error: 'channel pd: HTTP 400', audit: [] }], T0 + 10 * MIN + 2), 1);
+      assert.deepEqual(ids(await store.oncall.claimNotifications('r1', T0 + 10 * MIN + 3, 30_000, 10)), [id(2, 'pd')], 'given up: round 2 goes');
+    });
+
+    it('a claim gives no channel more than the sender\'s room for it: the rest wait where they are, the other channels\' rows behind them go', async () => {
+      const store = await open();
+      const twoChannels: ResolveTargets = (targets) => ({ nobodyOnCall: [],
+        recipients: targets.flatMap((t) => [{ person: t.id, channel: 'pd', to: t.id }, { person: t.id, channel: 'dm', to: t.id }]) });
+      const pages = [1, 2, 3].map((i) => planOpen({ pageId: `pbusy0000000${i}`, agentId: 'agent-a', incidentKey: `busy-${i}`, policy, policySha256: 'abc',
+        nowMs: T0, resolve: twoChannels, event: { id: `e-busy-${i}`, title: 'Disk full', severity: 'P1' } }));
+      for (const p of pages) await store.oncall.applyPagePlan(p, T0);
+      // pd has one send under way already; room for two per channel.
+      const claim = await store.oncall.claimNotifications('r1', T0 + 1, 30_000, 3, { max: 2, busy: [{ agentId: 'agent-a', channelId: 'pd', count: 1 }] });
+      assert.deepEqual(claim.claimed.map((c) => c.notification.deliveryId), [`${pages[0]!.page.id}.1.alice.pd`, `${pages[0]!.page.id}.1.alice.dm`,
+        `${pages[1]!.page.id}.1.alice.dm`], 'one more to pd, then dm, read past the pd rows in front of them');
+      const other = replicas ? await again() : store;
+      assert.deepEqual((await other.oncall.claimNotifications('r2', T0 + 2, 30_000, 10)).claimed.map((c) => c.notification.deliveryId).sort(),
+        [`${pages[1]!.page.id}.1.alice.pd`, `${pages[2]!.page.id}.1.alice.dm`, `${pages[2]!.page.id}.1.alice.pd`].sort(),
+        'the rest were left as they were, for a sender that has room');
+    });
+
+    it('PagerDuty never gets resolve before trigger: a resolve notice waits while the page\'s opening is still being sent', async () => {
+      const store = await open();
+      const plan = openPlan('k-pd');
+      await store.oncall.applyPagePlan(plan, T0, { owner: 'r1', leaseMs: 30_000 });
+      const resolved = must(planResolve(plan.page, cli, null, null, T0 + 1));
+      await store.oncall.applyPagePlan(resolved, T0 + 1);
+      const other = replicas ? await again() : store;
+      assert.deepEqual(await other.oncall.claimNotifications('r2', T0 + 2, 30_000, 10), { claimed: [], quarantined: [] },
+        'the opening (stale now, but in flight on r1) holds the resolve back');
+      assert.equal(await store.oncall.finishNotifications([{ deliveryId: plan.notifications[0]!.deliveryId, owner: 'r1', attempt: 1,
+        outcome: 'delivered', audit: [] }], T0 + 3), 1);
+      assert.deepEqual((await other.oncall.claimNotifications('r2', T0 + 4, 30_000, 10)).claimed.map((c) => c.notification.kind), ['resolved']);
+    });
+
+    it('the last look, held: an acknowledgement of the page commits only once the send under its look is released', async () => {
+      const store = await open();
+      const plan = openPlan('k-fence');
+      const applied = await store.oncall.applyPagePlan(plan, T0, { owner: 'r1', leaseMs: 30_000 });
+      assert.ok(applied.ok && applied.claimed?.length === 1);
+      const ref = { deliveryId: plan.notifications[0]!.deliveryId, pageId: plan.page.id, owner: 'r1', attempt: 1 };
+      const hold = await store.oncall.holdSend(ref, T0 + 1);
+      assert.equal(hold.check, 'send');
+      const other = replicas ? await again() : store;
+      let acked = false;
+      const ack = other.oncall.applyPagePlan(must(planAck(plan.page, cli, null, T0 + 2)), T0 + 2).then((r) => { acked = true; return r; });
+      // What the wire carries while the look is held: the page is still triggered, for every reader.
+      for (let i = 0; i < 5; i++) assert.equal((await other.oncall.getPage(plan.page.id) as PageRecord).state, 'triggered');
+      assert.equal(acked, false, 'the ack has not committed');
+      if (hold.check === 'send') await hold.release();
+      assert.deepEqual(await ack, { ok: true });
+      assert.equal((await store.oncall.getPage(plan.page.id) as PageRecord).state, 'acknowledged');
+      assert.equal(await lastLook(store, ref, T0 + 3), 'cancelled', 'a look after the ack stops the escalation');
     });
   });
 
@@ -334,7 +519,7 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       const join = planJoin(opened.page, { id: late, title: 'Disk full', severity: 'P1' }, T0 + 31, resolve) as PagePlan;
       assert.deepEqual(await store.oncall.applyPagePlan(guarded(join, late), T0 + 31), { ok: false, reason: 'superseded', resolvedBy: resolved },
         'nor does it join the new page');
-      assert.deepEqual((await store.oncall.getPage(opened.page.id))?.eventIds, [opened.page.eventIds[0]]);
+      assert.deepEqual((await store.oncall.getPage(opened.page.id) as PageRecord | null)?.eventIds, [opened.page.eventIds[0]]);
     });
 
     it('a noted resolve goes with the events it orders (retention)', async () => {

@@ -35,6 +35,8 @@ export interface ContractSubject {
   settings(): StoreSettings;
   /** Changes the stored data of audit row `seq` behind the store's back (to `{"tampered":true}`). */
   tamperAudit(seq: number): Promise<void>;
+  /** Overwrites the body of a page (by id) or an outbox row (by deliveryId) behind the store's back, as a hand edit or a damaged disk would. */
+  damageOncall(table: 'pages' | 'page_notifications', key: string, body: string): Promise<void>;
   /** Deletes every row of every table but `keep`, behind the store's back, as someone with write access to the database could. */
   emptyTablesBut(keep: readonly string[]): Promise<void>;
   /** Several replicas share this store, so the leader lease is contested (false: one process, always leader). */
@@ -86,7 +88,7 @@ export function storeContract(name: string, subject: ContractSubject): void {
   const open = async (opts?: OpenOptions): Promise<Store> => { const s = await subject.open(opts); opened.push(s); return s; };
   const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
   after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
-  oncallStoreContract(name, open, again, subject.replicas);
+  oncallStoreContract(name, open, again, subject.replicas, (table, key, body) => subject.damageOncall(table, key, body));
   pageAnswerStoreContract(name, open, again);
   receiptStoreContract(name, open, again);
 
@@ -402,6 +404,19 @@ export function storeContract(name: string, subject: ContractSubject): void {
       await subject.tamperAudit(17);
       const v = await store.verifyAudit();
       assert.deepEqual({ ok: v.ok, firstBadSeq: v.firstBadSeq, problem: v.problem }, { ok: false, firstBadSeq: 17, problem: 'hash-mismatch' });
+    });
+
+    it('verification of the rows after a seq checks those only, and finds a tampered one among them', async () => {
+      const store = await open();
+      for (let i = 0; i < 40; i++) await store.appendAudit({ kind: 'w', actor: 'svc', agentId: null, data: { i } }, T0 + i);
+      await subject.tamperAudit(17);
+      const after = await store.verifyAudit(20);
+      assert.deepEqual({ ok: after.ok, checked: after.checked, headSeq: after.headSeq }, { ok: true, checked: 20, headSeq: 40 });
+      const from = await store.verifyAudit(10);
+      assert.deepEqual({ ok: from.ok, firstBadSeq: from.firstBadSeq, problem: from.problem }, { ok: false, firstBadSeq: 17, problem: 'hash-mismatch' });
+      await subject.tamperAudit(33);
+      const later = await store.verifyAudit(20);
+      assert.deepEqual({ ok: later.ok, firstBadSeq: later.firstBadSeq, problem: later.problem }, { ok: false, firstBadSeq: 33, problem: 'hash-mismatch' });
     });
 
     it('timestamps never go backwards in seq order, even when the clock does', async () => {

@@ -16,6 +16,17 @@ export function queryStore<T>(home: string, sql: string, ...params: unknown[]): 
   }
 }
 
+/** Writes to the daemon's SQLite store behind its back, as an operator with the sqlite3 shell would (WAL: beside the running daemon). */
+export function editStore(home: string, sql: string, ...params: unknown[]): number {
+  const db = new Database(join(home, 'svc.db'), { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 10000');
+    return db.prepare(sql).run(...params).changes;
+  } finally {
+    db.close();
+  }
+}
+
 export function readJsonLines(path: string): Array<Record<string, unknown>> {
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8').split('\n').filter((l) => l.length > 0).map((l) => JSON.parse(l) as Record<string, unknown>);

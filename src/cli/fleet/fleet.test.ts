@@ -57,7 +57,10 @@ describe('svc fleet (in-process, stand-in control planes)', () => {
   const outputs: string[] = [];
   const fleet = async (...args: string[]): Promise<{ code: number; out: string; err: string }> => {
     const h = cliHarness(env(), root);
-    const code = await runCli(['fleet', ...args], h.ctx);
+    // Named with --file: a ./fleet.yaml outside $SVC_HOME that reads ${secret:…} is not used otherwise
+    // (config/fleet.ts untrustedReason); a test's own --file comes later and wins.
+    const [verb = '', ...rest] = args;
+    const code = await runCli(['fleet', verb, '--file', 'fleet.yaml', ...rest], h.ctx);
     outputs.push(h.out(), h.err());
     return { code, out: h.out(), err: h.err() };
   };
@@ -169,7 +172,7 @@ describe('svc fleet (in-process, stand-in control planes)', () => {
 
   it('a wrong bearer token is a short reason, not a token', async () => {
     const h = cliHarness({ ...env(), B_TOKEN: 'not-the-right-token' }, root);
-    assert.equal(await runCli(['fleet', 'dlq', '--host', 'b'], h.ctx), 1);
+    assert.equal(await runCli(['fleet', 'dlq', '--file', 'fleet.yaml', '--host', 'b'], h.ctx), 1);
     assert.equal(h.err(), '0/1 hosts answered\nb: HTTP 401 (bad-signature)\n');
     assert.ok(!h.out().includes('not-the-right-token') && !h.err().includes('not-the-right-token'));
   });
@@ -219,7 +222,7 @@ describe('svc fleet (in-process, stand-in control planes)', () => {
 
   it('logs -f: follows every host until interrupted; the hosts whose stream is open answered', async () => {
     const h = cliHarness(env(), root);
-    const done = runCli(['fleet', 'logs', '-f', '--json', '--since', '0', '--host', 'a', '--host', 'c', '--host', 'dead'], h.ctx);
+    const done = runCli(['fleet', 'logs', '--file', 'fleet.yaml', '-f', '--json', '--since', '0', '--host', 'a', '--host', 'c', '--host', 'dead'], h.ctx);
     await waitFor('both live hosts replayed', () => h.out().includes('"c3"') && h.out().includes('"a2"'));
     await waitFor('the dead host reported', () => h.err().includes('svc fleet: dead: connection refused; reconnecting'));
     h.interrupt();

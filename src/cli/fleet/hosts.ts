@@ -28,11 +28,12 @@ export interface HostTarget {
 
 export function fleetTargets(opts: FleetOptions, ctx: CliContext): HostTarget[] {
   const file = locateFleetFile(opts.file, ctx.cwd, ctx.env);
+  const home = svcHome(ctx.env);
   // Only a ./fleet.yaml found without --file is judged: one named on the command line was chosen.
   const implicitHere = opts.file === undefined && file === resolve(ctx.cwd, FLEET_FILE);
   const uid = process.getuid?.();
-  const untrusted = implicitHere && uid !== undefined ? untrustedReason(file, uid) : null;
-  const fleet = loadFleetFile(file, { env: ctx.env, home: svcHome(ctx.env), untrusted });
+  const untrusted = implicitHere && uid !== undefined ? untrustedReason(file, uid, home) : null;
+  const fleet = loadFleetFile(file, { env: ctx.env, home, untrusted });
   return selectHosts(fleet.hosts, opts).map((host) => ({
     host,
     target: { base: host.base, tokens: tokensFor(host, ctx), clock: ctx.clock, timeoutMs: host.timeoutMs },

@@ -7,13 +7,13 @@
  * in the view's order, which always hold the first N of the merge. `--page-size` is the rows asked per
  * request (default 1000, the listener's maximum: fewer round trips per host).
  */
-import type { VerifyResult } from '../../audit/chain.js';
 import type { CliContext } from '../context.js';
 import type { ControlTarget } from '../control-client.js';
 import { getAllPages, getJson } from '../control-client.js';
 import { printTable } from '../style.js';
 import type { CliView, ViewOptions } from '../views.js';
-import { verifyLine, viewParams } from '../views.js';
+import type { VerifyAnswer } from '../views.js';
+import { verifyLine, verifyPassed, viewParams } from '../views.js';
 import { FLEET_CONCURRENCY, fanOut } from './fan-out.js';
 import { createSemaphore } from '../../core/semaphore.js';
 import type { FleetOptions } from './hosts.js';
@@ -61,15 +61,15 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
       return { ...page, store };
     }));
 
-  const reports: Array<HostReport & { verify?: VerifyResult | null }> = [];
+  const reports: Array<HostReport & { verify?: VerifyAnswer | null }> = [];
   const perHost: Array<{ host: string; items: T[] }> = [];
   const storeOf = new Map<string, string | null>();
   settled.forEach((s, i) => {
     const name = targets[i]?.host.name ?? '?';
-    const report: HostReport & { verify?: VerifyResult | null } = s.ok
+    const report: HostReport & { verify?: VerifyAnswer | null } = s.ok
       ? { name, ok: true, error: null }
       : { name, ok: false, error: failureBrief(s.error) };
-    if (view.verify && opts.verify) report.verify = s.ok ? (s.value.verify as VerifyResult | undefined) ?? null : null;
+    if (view.verify && opts.verify) report.verify = s.ok ? (s.value.verify as VerifyAnswer | undefined) ?? null : null;
     reports.push(report);
     if (s.ok) {
       perHost.push({ host: name, items: limit === undefined ? s.value.items : s.value.items.slice(0, limit) });
@@ -87,6 +87,6 @@ export async function fleetViewCommand<T extends { ts: string }>(view: CliView<T
   }
   ctx.stderr(completenessText(reports));
   // A host that answered without a verification (a listener that ignores verify=1) has not verified its chain.
-  const verified = reports.every((r) => r.verify === undefined || !r.ok || r.verify?.ok === true);
+  const verified = reports.every((r) => r.verify === undefined || !r.ok || (r.verify !== null && verifyPassed(r.verify)));
   return isComplete(reports) && verified ? 0 : 1;
 }

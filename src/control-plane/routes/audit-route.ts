@@ -1,10 +1,13 @@
 /**
  * GET /audit (contract §5): the audit chain, oldest first by default. `verify=1` adds
- * `"verify": {ok, checked, headSeq, headHash, firstBadSeq, problem}` for the WHOLE chain, not just
- * the page. The store verifies off the request path (Store.verifyAudit: worker threads for SQLite)
+ * `"verify": {ok, checked, headSeq, headHash, firstBadSeq, problem, checkpoints}` for the WHOLE chain,
+ * not just the page; `checkpoints` holds the chain to the newest checkpoints signed (contract §20.2:
+ * `{ok, checked, contradiction}`), so a deleted or re-hashed tail, which verifies on its own, is still
+ * reported — `ok` stays the chain's own verdict. The store verifies off the request path (Store.verifyAudit: worker threads for SQLite)
  * and shares one run between concurrent requests, so N clients asking at once read the chain once
  * and other routes keep answering meanwhile.
  */
+import type { NewestCheckpointsVerdict } from '../../audit/check-checkpoints.js';
 import type { Store } from '../../store/store.js';
 import { AUDIT_VIEW } from '../page-query.js';
 import { createReadGate, DEFAULT_READS_AT_ONCE } from '../read-gate.js';
@@ -19,6 +22,8 @@ export interface AuditRouteDeps {
   report?: Report;
   /** Page reads served at once, shared by the views (default: one gate of its own). */
   gate?: ReadGate;
+  /** The chain held to the newest checkpoints (export/newest-checkpoints.ts); absent: not reported. */
+  checkpoints?: () => Promise<NewestCheckpointsVerdict>;
 }
 
 export function createAuditRoute(deps: AuditRouteDeps): RouteHandler {
@@ -31,10 +36,11 @@ export function createAuditRoute(deps: AuditRouteDeps): RouteHandler {
     extend: async (query) => {
       if (!query.verify) return {};
       const v = await deps.store.verifyAudit();
+      const checkpoints = deps.checkpoints ? await deps.checkpoints() : undefined;
       return {
         verify: {
           ok: v.ok, checked: v.checked, headSeq: v.headSeq, headHash: v.headHash,
-          firstBadSeq: v.firstBadSeq, problem: v.problem,
+          firstBadSeq: v.firstBadSeq, problem: v.problem, ...(checkpoints ? { checkpoints } : {}),
         },
       };
     },

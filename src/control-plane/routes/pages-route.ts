@@ -9,7 +9,8 @@ import { errorText } from '../../core/errors.js';
 import type { PageRecord } from '../../oncall/page.js';
 import { PAGE_ID_PATTERN, PAGE_STATES } from '../../oncall/page.js';
 import { InvalidCursorError } from '../../store/cursor.js';
-import type { PageFilter } from '../../store/oncall-store.js';
+import type { PageFilter, StoredPage } from '../../store/oncall-store.js';
+import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import { sendError, sendJson } from '../http-json.js';
 import type { ViewSpec } from '../page-query.js';
@@ -23,8 +24,17 @@ export const RECENTLY_MS = 24 * 3_600_000;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : isoTs(ms));
 
-/** A page as §17.9 shows it. */
-export function pageJson(p: PageRecord): Record<string, unknown> {
+/**
+ * A page as §17.9 shows it. A page stored damaged (its body unreadable) is listed with what its
+ * columns say, `corrupt: true` and the other fields null, as /events lists a damaged event (§11.5).
+ */
+export function pageJson(stored: StoredPage): Record<string, unknown> {
+  if (isDamagedPage(stored)) {
+    return { id: stored.id, agentId: stored.agentId, incidentKey: stored.incidentKey, state: stored.state, exhausted: null, policy: stored.policy,
+      policySha256: null, step: null, loop: null, openedAt: isoTs(stored.openedAtMs), acknowledgedAt: null,
+      acknowledgedBy: null, resolvedAt: null, resolvedBy: null, nextEscalationAt: null, eventIds: null, title: null, severity: null, corrupt: true };
+  }
+  const p: PageRecord = stored;
   const nextEscalation = p.state === 'triggered' ? p.nextEscalationAtMs : p.state === 'acknowledged' ? p.ackTimeoutAtMs : null;
   return { id: p.id, agentId: p.agentId, incidentKey: p.incidentKey, state: p.state, exhausted: p.exhausted, policy: p.policy.id,
     policySha256: p.policySha256, step: p.step, loop: p.loop, openedAt: isoTs(p.openedAtMs), acknowledgedAt: iso(p.acknowledgedAtMs),

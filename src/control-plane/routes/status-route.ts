@@ -1,4 +1,5 @@
 /** GET /status: the live snapshot of the `up` process (contract §7). */
+import type { CheckpointContradiction } from '../../audit/check-checkpoints.js';
 import type { OncallStatus } from '../../oncall/oncall-status.js';
 import { sendJsonText } from '../http-json.js';
 import type { RouteHandler } from '../route.js';
@@ -55,6 +56,12 @@ export interface StatusSnapshot {
     exporters: Array<{ id: string; type: string; lastSeq: number; failures: number; lastError: string | null; alarm: string | null }>;
     backpressure: { active: boolean; backlogRows: number };
   } | null;
+  /**
+   * Signed checkpoints (contract §20.2) on the replica that signs them; null when `audit.checkpoints`
+   * is not set or another replica leads. `alarm`: the chain contradicts a checkpoint (since when, and
+   * how), and nothing is signed until it holds again.
+   */
+  checkpoints: { lastSeq: number; lastTs: string | null; alarm: (CheckpointContradiction & { since: string }) | null } | null;
 }
 
 /** `snapshot`: the document as JSON text, in the shape of {@link StatusSnapshot}. */

@@ -1,13 +1,13 @@
 /**
  * GET /events/<id>/story (contract §20.3): every audit row that concerns the event, in seq order,
- * with `verified` (control-plane/event-story.ts). One index lookup in the store and the chain's
- * watermark brought up to the head: the answer costs the same at a thousand rows as at a million.
- * A malformed id is a 400, an id no row names a 404. No query parameters.
+ * with `verified` (control-plane/event-story.ts). One index lookup in the store, then the chain checked
+ * from the story's first row to the head, now: the answer costs the rows after the event, not the
+ * chain. A malformed id is a 400, an id no row names a 404. No query parameters.
  */
 import { errorText } from '../../core/errors.js';
 import type { ChainWatermark } from '../../store/chain-watermark.js';
 import type { Store } from '../../store/store.js';
-import { EVENT_ID_PATTERN, storyJson } from '../event-story.js';
+import { checkStoryChain, EVENT_ID_PATTERN, storyJson } from '../event-story.js';
 import { sendError, sendJsonText } from '../http-json.js';
 import { paramLabel } from '../query.js';
 import type { ReadGate } from '../read-gate.js';
@@ -48,13 +48,13 @@ export function createStoryRoute(deps: StoryRouteDeps): RouteHandler {
     res.once('close', leave);
     let text: string;
     try {
-      // Rows first, then the watermark: it then reaches at least the story's last row.
+      // Rows first, then the chain: the check then reaches at least the story's last row.
       const rows = await deps.store.eventStory(id);
       if (rows.length === 0) {
         sendError(req, res, 404, `no audit row concerns event ${id}`);
         return;
       }
-      text = storyJson(id, rows, await deps.watermark.current());
+      text = storyJson(id, rows, await checkStoryChain(rows, deps.watermark));
     } catch (err) {
       deps.report(`control plane: GET /events/<id>/story failed: ${errorText(err)}`);
       if (!res.headersSent) sendError(req, res, 500, 'internal error');

@@ -101,6 +101,41 @@ export type DeliveryResult =
   | { ok: false; retryable: boolean; error: string; retryAfterMs?: number };
 
 /**
+ * The last look before the wire (contract §17.4), given with a page's notification. The channel calls
+ * `enter` just before the first byte that commits the message — the write of a file's line, an HTTP
+ * request's bytes on a socket already connected — and `leave` as soon as those bytes are with the
+ * kernel, or given up; a message sent in parts (Slack's or Telegram's edit, then its thread reply)
+ * looks again before each. Everything slow before (connecting, opening a Slack DM) comes first. `enter`
+ * false: the page moved on (acknowledged, resolved) — nothing is sent and the channel returns
+ * `NOT_SENT`. Between the two no change of the page commits: an acknowledgement waits for `leave`.
+ */
+export interface WireGate {
+  enter(): Promise<boolean>;
+  leave(): void;
+}
+
+/** What a channel answers when its gate said no. */
+export const NOT_SENT: DeliveryResult = { ok: false, retryable: false, error: 'not sent: the page moved on before the message went out' };
+
+/**
+ * Runs `write` (the bytes that commit the message) inside the gate; without a gate it just runs.
+ * False when the gate said no (nothing written).
+ */
+export async function throughGate(gate: WireGate | undefined, write: () => Promise<void>): Promise<boolean> {
+  if (gate === undefined) {
+    await write();
+    return true;
+  }
+  if (!await gate.enter()) return false;
+  try {
+    await write();
+  } finally {
+    gate.leave();
+  }
+  return true;
+}
+
+/**
  * A message the vendor keeps repeating until someone answers it (Pushover's emergency priority,
  * §21.3): the vendor's receipt for it, and when the vendor stops repeating it. Stored with the page
  * and watched through the channel's `receipts`.
@@ -155,8 +190,11 @@ export interface Channel {
   readonly receipts?: ReceiptApi;
   /** Attempts before dead-lettering, when the channel sets its own. */
   readonly maxAttempts: number | undefined;
-  /** One delivery attempt. Never throws: failures are results. */
-  send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult>;
+  /**
+   * One delivery attempt. Never throws: failures are results. With `gate` (a page's notification),
+   * the channel takes the last look just before it commits the message to the wire (WireGate).
+   */
+  send(message: OutboundMessage, signal: AbortSignal, gate?: WireGate): Promise<DeliveryResult>;
   /** Outbound channels ignore inbound messages (spec: "inbound mentions are ignored"). */
   receive(message: InboundMessage): { handled: false; reason: 'outbound-only' };
   ready(): boolean;

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { emailChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
-import type { OutboundMessage } from './channel.js';
+import type { OutboundMessage, WireGate } from './channel.js';
+import { NOT_SENT } from './channel.js';
 import { composeEmail, createEmailChannel } from './email-channel.js';
 import type { TestCert, TestSmtpServer } from '../../../test/support/smtp.js';
 import { mailBody, mailHeaders, mailText, selfSignedCert, startSmtpServer } from '../../../test/support/smtp.js';
@@ -69,6 +70,24 @@ describe('email channel against a real SMTP server with STARTTLS and AUTH', () =
     ].join('\n'));
     assert.ok(result.ok && result.detail.messageId === '<p3k9x2mfq.1.alice.mail@ops.example.com>');
     assert.ok(result.ok && result.detail.thread === '<p3k9x2mfq.1.alice.mail@ops.example.com>', 'the first mail starts the thread');
+  });
+
+  it('a page message takes its last look once the envelope is taken; a look that says no delivers nothing', async () => {
+    const c = channel();
+    let left = 0;
+    const looked: number[] = [];
+    const gate = (go: boolean): WireGate => ({
+      enter: () => { looked.push(server.mails.length); return Promise.resolve(go); },
+      leave: () => { left += 1; },
+    });
+    assert.deepEqual(await c.send(opening, signal, gate(false)), NOT_SENT);
+    assert.equal(c.ready(), true, 'not a failure of the channel');
+    assert.equal((await c.send(escalated, signal, gate(true))).ok, true);
+    await c.close();
+    assert.deepEqual(looked, [0, 0], 'each look before its message reached the server');
+    assert.deepEqual(server.mails.map((m) => mailHeaders(m.raw).get('message-id')), ['<p3k9x2mfq.2.alice.mail@ops.example.com>'],
+      'the refused one never arrived; the next did');
+    assert.equal(left, 1);
   });
 
   it('threads a person\'s later mails of a page under their first one (its thread handed back as pageMessage)', async () => {

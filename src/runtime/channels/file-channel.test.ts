@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
-import type { OutboundMessage } from './channel.js';
+import type { OutboundMessage, WireGate } from './channel.js';
+import { NOT_SENT } from './channel.js';
 import { createChannel } from './create-channel.js';
 import { createFileChannel } from './file-channel.js';
 
@@ -120,5 +122,21 @@ describe('file channel', () => {
     assert.deepEqual(channel.receive({ from: 'x', text: 'y' }), { handled: false, reason: 'outbound-only' });
     await channel.close();
     assert.equal(channel.ready(), false);
+  });
+
+  it('a page message takes its last look right before its line is written, and leaves once it is in the file', async () => {
+    const path = join(dir, 'gated.jsonl');
+    const channel = channelAt(path);
+    const inFile = (): number => (existsSync(path) ? readFileSync(path, 'utf8') : '').split('\n').filter((l) => l !== '').length;
+    const seen: string[] = [];
+    const gate = (go: boolean): WireGate => ({
+      enter: () => { seen.push(`enter with ${inFile()} line(s)`); return Promise.resolve(go); },
+      leave: () => { seen.push(`left with ${inFile()} line(s)`); },
+    });
+    assert.deepEqual(await channel.send(message(1), new AbortController().signal, gate(false)), NOT_SENT);
+    assert.equal(inFile(), 0, 'a look that says no writes nothing');
+    assert.equal((await channel.send(message(2), new AbortController().signal, gate(true))).ok, true);
+    assert.deepEqual(seen, ['enter with 0 line(s)', 'enter with 0 line(s)', 'left with 1 line(s)']);
+    await channel.close();
   });
 });

@@ -21,7 +21,8 @@ import type { Clock } from '../../core/clock.js';
 import { isoTs } from '../../core/clock.js';
 import { withDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
-import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
+import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
+import { NOT_SENT, throughGate } from './channel.js';
 
 /** A file-channel line (contract §2a: at least ts, channel, to, text, eventId, severity); the webhook channel POSTs the same. */
 export type OutboundRecord = {
@@ -166,14 +167,17 @@ export function createFileChannel(config: FileChannelConfig, deps: { clock: Cloc
     }
   }
 
-  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
+  async function send(message: OutboundMessage, signal: AbortSignal, gate?: WireGate): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     if (signal.aborted) return { ok: false, retryable: true, error: 'aborted' };
     if (message.attempt > 1 && await alreadyWritten(message.deliveryId)) {
       return { ok: true, detail: { path: config.path, duplicate: 'true' } };
     }
     const line = `${JSON.stringify(outboundRecord(config.id, config.to, message, clock))}\n`;
-    const outcome = await withDeadline(config.timeoutMs, clock, signal, () => append(line, message.deliveryId));
+    // The last look (a page's message, §17.4) right before the line is handed to the writer; the gate
+    // is left once the write that carries it returned: the line is in the kernel, in the file.
+    const outcome = await withDeadline(config.timeoutMs, clock, signal, () => throughGate(gate, () => append(line, message.deliveryId)));
+    if (outcome.ok && !outcome.value) return NOT_SENT;
     if (outcome.ok) {
       healthy = true;
       return { ok: true, detail: { path: config.path } };
@@ -191,7 +195,7 @@ export function createFileChannel(config: FileChannelConfig, deps: { clock: Cloc
     type: 'file',
     direction: 'outbound',
     maxAttempts: config.maxAttempts,
-    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
+    send: (message, signal, gate) => send(message, signal, gate).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `write failed: ${errorText(err)}` })),
     receive: () => ({ handled: false, reason: 'outbound-only' }),
     reopen: () => { reopenRequested = true; },

@@ -1,76 +1,19 @@
 /**
  * The one send shell of the channels that POST JSON to a vendor (webhook, Teams, PagerDuty; contract
- * §9.5, §18): one POST with a per-attempt deadline, the answer classified by the channel, timeouts and
- * network errors retried, every text that leaves redacted of the channel's secrets, the channel's
- * readiness following its last outcome. Also home of the HTTP helpers the Slack channel shares
- * (`postJson`, `postText`, `parseRetryAfter`) and of `safeSnippet`.
+ * §9.5, §18): one POST (http-client.ts, with the last look of a page's message right before the wire)
+ * with a per-attempt deadline, the answer classified by the channel, timeouts and network errors
+ * retried, every text that leaves redacted of the channel's secrets, the channel's readiness following
+ * its last outcome. Also home of the helpers every channel shares (`parseJsonObject`, `safeSnippet`).
  */
 import type { ChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
-import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
-import { readBodyPrefix } from '../../core/read-body.js';
-import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
+import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
+import { NOT_SENT } from './channel.js';
+import type { HttpAttempt } from './http-client.js';
+import { postJson } from './http-client.js';
 
 const ERROR_SNIPPET_CHARS = 200;
-
-export type HttpAttempt =
-  | { kind: 'response'; status: number; headers: Headers; body: string }
-  | { kind: 'timeout' }
-  | { kind: 'aborted' }
-  | { kind: 'network'; error: string };
-
-/**
- * One POST of `body` as JSON. Never throws. The deadline (`timeoutMs`) covers connecting, the
- * response head and reading at most `maxBodyBytes` of the body; `signal` cancels it all.
- * Redirects are not followed: a 3xx comes back as a response (a redirected POST would lose its
- * body or carry a bearer token to another host).
- */
-export function postJson(url: string, body: unknown, options: HttpOptions): Promise<HttpAttempt> {
-  return httpRequest(url, { method: 'POST', body: JSON.stringify(body) }, options);
-}
-
-export interface HttpOptions {
-  headers: Record<string, string>;
-  timeoutMs: number;
-  signal: AbortSignal;
-  maxBodyBytes: number;
-  clock: Clock;
-}
-
-/** One request with a text body (or none), as `postJson` sends its JSON: same deadline, no redirects, never throws. */
-export async function httpRequest(url: string, request: { method: 'GET' | 'POST'; body?: string }, options: HttpOptions): Promise<HttpAttempt> {
-  if (options.signal.aborted) return { kind: 'aborted' };
-  const deadline = startDeadline(options.timeoutMs, options.clock, options.signal);
-  try {
-    const res = await fetch(url, {
-      method: request.method,
-      headers: options.headers,
-      ...(request.body === undefined ? {} : { body: request.body }),
-      signal: deadline.signal,
-      redirect: 'manual',
-    });
-    const text = await readBodyPrefix(res, options.maxBodyBytes);
-    return { kind: 'response', status: res.status, headers: res.headers, body: text };
-  } catch (err) {
-    if (deadline.why() === 'timeout') return { kind: 'timeout' };
-    if (options.signal.aborted) return { kind: 'aborted' };
-    return { kind: 'network', error: networkErrorText(err) };
-  } finally {
-    deadline.dispose();
-  }
-}
-
-/** undici reports "fetch failed" and hides the reason in `cause` (ECONNREFUSED, ENOTFOUND, …). */
-function networkErrorText(err: unknown): string {
-  const cause = err instanceof Error ? err.cause : undefined;
-  const source = cause instanceof Error ? cause : err;
-  if (source instanceof Error) {
-    const code = (source as NodeJS.ErrnoException).code;
-    return code && !source.message.includes(code) ? `${code}: ${source.message}` : source.message;
-  }
-  return String(source);
-}
 
 // The one reading of Retry-After lives in core; the channels import it from here as before.
 export { parseRetryAfter } from '../../core/retry-after.js';
@@ -128,6 +71,8 @@ export function createHttpChannel(spec: HttpChannelSpec, deps: { clock: Clock })
         return { ok: false, retryable: true, error: `${spec.errorPrefix}timed out after ${spec.timeoutMs} ms` };
       case 'aborted':
         return { ok: false, retryable: true, error: 'aborted' };
+      case 'cancelled':
+        return NOT_SENT;
       case 'network':
         return { ok: false, retryable: true, error: `${spec.errorPrefix}network error: ${safeSnippet(attempt.error, spec.secrets)}` };
       case 'response':
@@ -135,14 +80,14 @@ export function createHttpChannel(spec: HttpChannelSpec, deps: { clock: Clock })
     }
   }
 
-  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
+  async function send(message: OutboundMessage, signal: AbortSignal, gate?: WireGate): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     const attempt = await postJson(spec.url, spec.body(message), {
       headers: { 'Content-Type': 'application/json', 'Idempotency-Key': message.deliveryId },
-      timeoutMs: spec.timeoutMs, signal, maxBodyBytes: spec.maxResponseBytes, clock: deps.clock,
+      timeoutMs: spec.timeoutMs, signal, maxBodyBytes: spec.maxResponseBytes, clock: deps.clock, ...(gate === undefined ? {} : { gate }),
     });
     const result = toResult(attempt);
-    if (attempt.kind !== 'aborted') healthy = result.ok || !result.retryable;
+    if (attempt.kind !== 'aborted' && attempt.kind !== 'cancelled') healthy = result.ok || !result.retryable;
     return result;
   }
 
@@ -152,7 +97,7 @@ export function createHttpChannel(spec: HttpChannelSpec, deps: { clock: Clock })
     direction: 'outbound',
     ...(spec.followsPageState === true ? { followsPageState: true } : {}),
     maxAttempts: spec.maxAttempts,
-    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
+    send: (message, signal, gate) => send(message, signal, gate).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `internal error: ${safeSnippet(errorText(err), spec.secrets)}` })),
     receive: () => ({ handled: false, reason: 'outbound-only' }),
     ready: () => !closed && healthy,

@@ -24,12 +24,13 @@
 import type { NtfyChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
-import type { Channel, DeliveryResult, OutboundMessage, Severity } from './channel.js';
-import { isStatusUpdate, linkActions, messageText } from './channel.js';
+import type { Channel, DeliveryResult, OutboundMessage, Severity, WireGate } from './channel.js';
+import { NOT_SENT, isStatusUpdate, linkActions, messageText } from './channel.js';
 import { actionLabel } from '../../oncall/page-text.js';
 import { cutChars, cutUtf8, oneLine } from './cut-text.js';
-import type { HttpAttempt } from './http-channel.js';
-import { httpRequest, parseRetryAfter, safeSnippet } from './http-channel.js';
+import { parseRetryAfter, safeSnippet } from './http-channel.js';
+import type { HttpAttempt } from './http-client.js';
+import { httpRequest } from './http-client.js';
 
 /** ntfy's message limit: a longer body is stored as an attachment (docs: Limitations). */
 export const NTFY_MAX_BODY_BYTES = 4096;
@@ -131,22 +132,26 @@ export function createNtfyChannel(config: NtfyChannelConfig, deps: { clock: Cloc
     switch (attempt.kind) {
       case 'timeout': return { ok: false, retryable: true, error: `ntfy: timed out after ${config.timeoutMs} ms` };
       case 'aborted': return { ok: false, retryable: true, error: 'aborted' };
+      case 'cancelled': return NOT_SENT;
       case 'network': return { ok: false, retryable: true, error: `ntfy: network error: ${safeSnippet(attempt.error, secrets)}` };
       case 'response': return classifyNtfy(attempt.status, attempt.headers, attempt.body, deps.clock.now(), secrets);
     }
   };
 
-  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
+  async function send(message: OutboundMessage, signal: AbortSignal, gate?: WireGate): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     const request = ntfyRequest(message, config);
     if (request === null) {
       return { ok: false, retryable: false, error: `ntfy: the message names no person and channel ${config.id} has no topic of its own` };
     }
     const attempt = await httpRequest(request.url, { method: 'POST', body: request.body },
-      { headers: request.headers, timeoutMs: config.timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock });
+      { headers: request.headers, timeoutMs: config.timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock,
+        ...(gate === undefined ? {} : { gate }) });
     const result = toResult(attempt);
     // A refused token (401, 403) or an unwell server leaves the channel not ready until a message goes through.
-    if (attempt.kind !== 'aborted') healthy = result.ok || (!result.retryable && !(attempt.kind === 'response' && (attempt.status === 401 || attempt.status === 403)));
+    if (attempt.kind !== 'aborted' && attempt.kind !== 'cancelled') {
+      healthy = result.ok || (!result.retryable && !(attempt.kind === 'response' && (attempt.status === 401 || attempt.status === 403)));
+    }
     return result;
   }
 
@@ -155,7 +160,7 @@ export function createNtfyChannel(config: NtfyChannelConfig, deps: { clock: Cloc
     type: 'ntfy',
     direction: 'outbound',
     maxAttempts: config.maxAttempts,
-    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
+    send: (message, signal, gate) => send(message, signal, gate).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `ntfy: internal error: ${safeSnippet(errorText(err), secrets)}` })),
     receive: () => ({ handled: false, reason: 'outbound-only' }),
     ready: () => !closed && healthy,

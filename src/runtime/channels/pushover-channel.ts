@@ -11,9 +11,11 @@
 import type { PushoverChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
-import type { Channel, DeliveryResult, OutboundMessage, ReceiptApi } from './channel.js';
-import type { HttpAttempt } from './http-channel.js';
-import { httpRequest, safeSnippet } from './http-channel.js';
+import type { Channel, DeliveryResult, OutboundMessage, ReceiptApi, WireGate } from './channel.js';
+import { NOT_SENT } from './channel.js';
+import { safeSnippet } from './http-channel.js';
+import type { HttpAttempt } from './http-client.js';
+import { httpRequest } from './http-client.js';
 import { createKeepAliveClient } from './keep-alive-client.js';
 import { classifyCancel, classifyMessage, classifyReceipt, isReceiptId, pushoverForm } from './pushover-api.js';
 
@@ -31,13 +33,13 @@ export function createPushoverChannel(config: PushoverChannelConfig, deps: { clo
   const asks = createKeepAliveClient({ maxSockets: MAX_CONNECTIONS, timeoutMs: config.timeoutMs, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock });
 
   /** A timeout, an abort or a network error, said without the URL (the receipt poll's carries the token). */
-  const unanswered = (attempt: Exclude<HttpAttempt, { kind: 'response' }>): string => {
+  const unanswered = (attempt: Exclude<HttpAttempt, { kind: 'response' | 'cancelled' }>): string => {
     if (attempt.kind === 'timeout') return `pushover: timed out after ${config.timeoutMs} ms`;
     if (attempt.kind === 'aborted') return 'aborted';
     return `pushover: network error: ${safeSnippet(attempt.error, secrets)}`;
   };
 
-  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
+  async function send(message: OutboundMessage, signal: AbortSignal, gate?: WireGate): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     const form = pushoverForm(message, config);
     if (form === null) {
@@ -45,7 +47,8 @@ export function createPushoverChannel(config: PushoverChannelConfig, deps: { clo
     }
     const sentAtMs = deps.clock.now();
     const attempt = await httpRequest(`${apiUrl}/messages.json`, { method: 'POST', body: new URLSearchParams(form).toString() },
-      { headers: FORM, timeoutMs: config.timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock });
+      { headers: FORM, timeoutMs: config.timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock, ...(gate === undefined ? {} : { gate }) });
+    if (attempt.kind === 'cancelled') return NOT_SENT;
     if (attempt.kind !== 'response') {
       if (attempt.kind !== 'aborted') healthy = false;
       return { ok: false, retryable: true, error: unanswered(attempt) };
@@ -62,6 +65,7 @@ export function createPushoverChannel(config: PushoverChannelConfig, deps: { clo
       if (!isReceiptId(receipt)) return { kind: 'gone', error: 'pushover receipt: not a receipt id' };
       const attempt = await asks.request(`${apiUrl}/receipts/${receipt}.json?${new URLSearchParams({ token: config.token }).toString()}`,
         { method: 'GET' }, signal);
+      if (attempt.kind === 'cancelled') return { kind: 'failed', error: 'pushover receipt: not sent' };
       if (attempt.kind !== 'response') return { kind: 'failed', error: unanswered(attempt) };
       return classifyReceipt(attempt.status, attempt.headers, attempt.body, deps.clock.now(), secrets);
     },
@@ -69,6 +73,7 @@ export function createPushoverChannel(config: PushoverChannelConfig, deps: { clo
       if (!isReceiptId(receipt)) return { kind: 'gone', error: 'pushover cancel: not a receipt id' };
       const attempt = await asks.request(`${apiUrl}/receipts/${receipt}/cancel.json`,
         { method: 'POST', headers: FORM, body: new URLSearchParams({ token: config.token }).toString() }, signal);
+      if (attempt.kind === 'cancelled') return { kind: 'failed', error: 'pushover cancel: not sent' };
       if (attempt.kind !== 'response') return { kind: 'failed', error: unanswered(attempt) };
       return classifyCancel(attempt.status, attempt.headers, attempt.body, deps.clock.now(), secrets);
     },
@@ -86,7 +91,7 @@ export function createPushoverChannel(config: PushoverChannelConfig, deps: { clo
       poll: (receipt, signal) => guarded(' receipt', () => receipts.poll(receipt, signal), (error) => ({ kind: 'failed', error })),
       cancel: (receipt, signal) => guarded(' cancel', () => receipts.cancel(receipt, signal), (error) => ({ kind: 'failed', error })),
     },
-    send: (message, signal) => guarded('', () => send(message, signal), (error) => ({ ok: false, retryable: true, error })),
+    send: (message, signal, gate) => guarded('', () => send(message, signal, gate), (error) => ({ ok: false, retryable: true, error })),
     receive: () => ({ handled: false, reason: 'outbound-only' }),
     ready: () => !closed && healthy,
     close: () => {

@@ -4,7 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { fakeClock } from '../../core/clock.js';
-import type { OutboundMessage } from './channel.js';
+import type { OutboundMessage, WireGate } from './channel.js';
+import { NOT_SENT } from './channel.js';
 import { createSlackChannel } from './slack-channel.js';
 import { slackChannelSchema } from '../../config/schema.js';
 import type { FakeSlack } from '../../../test/support/fake-slack.js';
@@ -195,6 +196,24 @@ describe('slack channel against a local Slack Web API', () => {
     const result = await channelFor(port).send({ ...message, pageId: 'p0123456789ab', to: 'U0OTHER' }, signal());
     assert.equal(result.ok, false);
     assert.deepEqual(stub.seen.map((x) => x.body), [{ users: 'U0OTHER' }]);
+  });
+
+  it('a page message takes its last look after opening the DM, right before the post; a look that says no posts nothing', async () => {
+    const looks: string[][] = [];
+    let left = 0;
+    const gate = (go: boolean): WireGate => ({
+      enter: () => { looks.push(stub.seen.map((x) => x.method)); return Promise.resolve(go); },
+      leave: () => { left += 1; },
+    });
+    const channel = channelFor(port);
+    assert.deepEqual(await channel.send({ ...message, pageId: 'p0123456789ab' }, signal(), gate(false)), NOT_SENT);
+    assert.deepEqual(looks, [['conversations.open']], 'looked once the DM was open');
+    assert.deepEqual(stub.seen.map((x) => x.method), ['conversations.open'], 'and posted nothing');
+    assert.equal(left, 0, 'a look that said no holds nothing to leave');
+    assert.equal(channel.ready(), true, 'not a failure of the channel');
+    assert.equal((await channel.send({ ...message, pageId: 'p0123456789ab' }, signal(), gate(true))).ok, true);
+    assert.deepEqual(stub.seen.map((x) => x.method), ['conversations.open', 'chat.postMessage']);
+    assert.equal(left, 1, 'left once the post was written');
   });
 
   it('opens the DM, posts the message, reports channel and ts, caches the DM id', async () => {

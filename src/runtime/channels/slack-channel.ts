@@ -8,6 +8,10 @@
  *   POST {apiUrl}/conversations.open  {"users": "<user>"}                 → channel.id (cached per user)
  *   POST {apiUrl}/chat.postMessage    {"channel", "text", "unfurl_links": false}
  *
+ * A page's message takes its last look (WireGate, §17.4) right before the call that shows it —
+ * `chat.postMessage` or `chat.update` — never before `conversations.open`: a slow first call cannot
+ * carry an escalation past an acknowledgement.
+ *
  * A page's message (§18.1) is edited in place as the page changes — `chat.update {"channel", "ts",
  * "text", "blocks"}` on the `channel` and `ts` of its first post, which the notifier finds in the
  * page's delivery records and hands over as `pageMessage` — and joining alerts are thread replies
@@ -23,11 +27,12 @@ import type { SlackChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
-import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
-import { messageText, textWithLinks } from './channel.js';
+import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
+import { NOT_SENT, messageText, textWithLinks } from './channel.js';
 import { pageBlocks } from './slack-blocks.js';
-import type { HttpAttempt } from './http-channel.js';
-import { parseJsonObject, parseRetryAfter, postJson, safeSnippet } from './http-channel.js';
+import { parseJsonObject, parseRetryAfter, safeSnippet } from './http-channel.js';
+import type { HttpAttempt } from './http-client.js';
+import { postJson } from './http-client.js';
 
 /** Slack error codes a retry cannot fix: the configuration or the message must change. */
 const PERMANENT_ERRORS: ReadonlySet<string> = new Set([
@@ -56,14 +61,16 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
   let closed = false;
   let healthy = true;
 
+  /** One Web API call; `gate`: a call that shows a page's message, behind its last look. */
   async function call(method: string, body: Record<string, unknown>, signal: AbortSignal,
-    timedOut: () => boolean): Promise<Call> {
+    timedOut: () => boolean, gate?: WireGate): Promise<Call> {
     const attempt = await postJson(`${apiUrl}/${method}`, body, {
       headers: { 'Authorization': `Bearer ${config.token}`, 'Content-Type': 'application/json; charset=utf-8' },
       timeoutMs: config.timeoutMs,
       signal,
       maxBodyBytes: MAX_RESPONSE_BYTES,
       clock: deps.clock,
+      ...(gate === undefined ? {} : { gate }),
     });
     return interpret(method, attempt, timedOut());
   }
@@ -80,6 +87,7 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
       return fail(true, `timed out after ${config.timeoutMs} ms`);
     }
     if (attempt.kind === 'aborted') return fail(true, 'aborted');
+    if (attempt.kind === 'cancelled') return { ok: false, result: NOT_SENT };
     if (attempt.kind === 'network') return fail(true, `network error: ${attempt.error}`);
 
     const { status, headers } = attempt;
@@ -120,17 +128,17 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
    * old to edit): the caller posts a new one.
    */
   async function tellPageMessage(message: OutboundMessage, earlier: PageMessageRef, shared: boolean, text: string,
-    blocks: ReturnType<typeof pageBlocks>, signal: AbortSignal,
-    timedOut: () => boolean): Promise<{ ok: true; detail: Record<string, string> } | (Call & { ok: false }) | null> {
+    blocks: ReturnType<typeof pageBlocks>, signal: AbortSignal, timedOut: () => boolean,
+    gate?: WireGate): Promise<{ ok: true; detail: Record<string, string> } | (Call & { ok: false }) | null> {
     const reply = async (): Promise<Call> => call('chat.postMessage',
-      { channel: earlier.channel, thread_ts: earlier.ts, text, unfurl_links: false }, signal, timedOut);
+      { channel: earlier.channel, thread_ts: earlier.ts, text, unfurl_links: false }, signal, timedOut, gate);
     if (message.pageKind === 'join') {
       const replied = await reply();
       if (!replied.ok) return replied.slackError !== undefined && GONE_ERRORS.has(replied.slackError) ? null : replied;
       return { ok: true, detail: { channel: earlier.channel, ts: stringField(replied.data, 'ts') ?? '', thread_ts: earlier.ts } };
     }
     const updated = await call('chat.update',
-      { channel: earlier.channel, ts: earlier.ts, text, ...(blocks === null ? {} : { blocks }) }, signal, timedOut);
+      { channel: earlier.channel, ts: earlier.ts, text, ...(blocks === null ? {} : { blocks }) }, signal, timedOut, gate);
     if (!updated.ok) return updated.slackError !== undefined && GONE_ERRORS.has(updated.slackError) ? null : updated;
     const alsoReply = message.pageKind === 'escalation' || (shared && STATUS_KINDS.has(message.pageKind ?? ''));
     if (!alsoReply) return { ok: true, detail: { ...earlier } };
@@ -139,14 +147,14 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
     return { ok: true, detail: { ...earlier, reply_ts: stringField(replied.data, 'ts') ?? '' } };
   }
 
-  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
+  async function send(message: OutboundMessage, signal: AbortSignal, gate?: WireGate): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     if (signal.aborted) return { ok: false, retryable: true, error: 'aborted' };
     // One deadline for the whole attempt (open + post), on top of the caller's signal.
     const attempt = startDeadline(config.timeoutMs, deps.clock, signal);
     const isTimedOut = (): boolean => attempt.why() === 'timeout';
     const settle = (failed: Call & { ok: false }): DeliveryResult => {
-      if (!signal.aborted) {
+      if (!signal.aborted && failed.result !== NOT_SENT) {
         const authError = failed.slackError !== undefined && AUTH_ERRORS.has(failed.slackError);
         const r = failed.result;
         healthy = !authError && (r.ok || !r.retryable);
@@ -163,7 +171,7 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
       }
       const earlier = pageMessageRef(message);
       if (earlier !== null) {
-        const told = await tellPageMessage(message, earlier, 'conversation' in to, text, blocks, attempt.signal, isTimedOut);
+        const told = await tellPageMessage(message, earlier, 'conversation' in to, text, blocks, attempt.signal, isTimedOut, gate);
         if (told !== null) {
           if (!told.ok) return settle(told);
           healthy = true;
@@ -173,7 +181,7 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
       const dm = 'conversation' in to ? { ok: true as const, id: to.conversation } : await openDm(to.user, attempt.signal, isTimedOut);
       if (!dm.ok) return settle(dm);
       const posted = await call('chat.postMessage',
-        { channel: dm.id, text, ...(blocks === null ? {} : { blocks }), unfurl_links: false }, attempt.signal, isTimedOut);
+        { channel: dm.id, text, ...(blocks === null ? {} : { blocks }), unfurl_links: false }, attempt.signal, isTimedOut, gate);
       if (!posted.ok) {
         if ('user' in to && posted.slackError !== undefined && STALE_CHANNEL_ERRORS.has(posted.slackError)) dmChannels.delete(to.user);
         return settle('conversation' in to ? withInviteHint(posted, to.conversation) : posted);
@@ -193,7 +201,7 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
     // Acknowledged and unacknowledged reach Slack too, so the page message shows who took it (§18.1).
     followsPageState: true,
     updatesPageMessages: true,
-    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
+    send: (message, signal, gate) => send(message, signal, gate).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `slack: internal error: ${safeSnippet(errorText(err), secrets)}` })),
     receive: () => ({ handled: false, reason: 'outbound-only' }),
     /** False after an auth error, a timeout, a network error or a 5xx, until a message goes through. */

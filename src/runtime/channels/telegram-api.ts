@@ -6,8 +6,10 @@
  * every URL: nothing that leaves this file carries it (safeSnippet).
  */
 import type { Clock } from '../../core/clock.js';
-import type { HttpAttempt } from './http-channel.js';
-import { parseJsonObject, parseRetryAfter, postJson, safeSnippet } from './http-channel.js';
+import type { WireGate } from './channel.js';
+import { parseJsonObject, parseRetryAfter, safeSnippet } from './http-channel.js';
+import type { HttpAttempt } from './http-client.js';
+import { postJson } from './http-client.js';
 
 /** Telegram's answers are small, a getUpdates batch of 100 updates included; more is not Telegram. */
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
@@ -16,11 +18,16 @@ export type TelegramAnswer =
   | { ok: true; result: unknown }
   | { ok: false; retryable: boolean; error: string; retryAfterMs?: number;
     /** Telegram's `error_code` and `description`, when it answered with them. */
-    code?: number; description?: string };
+    code?: number; description?: string;
+    /** The gate said no (a page's message whose page moved on): nothing was sent. */
+    notSent?: true };
 
 export interface TelegramApi {
-  /** Never throws; `timeoutMs` covers the whole call (a long poll passes its own). */
-  call(method: string, body: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<TelegramAnswer>;
+  /**
+   * Never throws; `timeoutMs` covers the whole call (a long poll passes its own). `gate`: a call that
+   * shows a page's message, behind its last look (channel.ts WireGate).
+   */
+  call(method: string, body: Record<string, unknown>, signal: AbortSignal, timeoutMs: number, gate?: WireGate): Promise<TelegramAnswer>;
   /** Texts that must never leave in a result or a log line. */
   readonly secrets: readonly string[];
 }
@@ -34,6 +41,7 @@ export function telegramApi(config: { token: string; apiUrl: string }, clock: Cl
       ({ ok: false, retryable, error: `telegram ${method}: ${safeSnippet(error, secrets)}`, ...extra });
     if (attempt.kind === 'timeout') return fail(true, `timed out after ${timeoutMs} ms`);
     if (attempt.kind === 'aborted') return fail(true, 'aborted');
+    if (attempt.kind === 'cancelled') return { ok: false, retryable: false, error: `telegram ${method}: not sent`, notSent: true };
     if (attempt.kind === 'network') return fail(true, `network error: ${attempt.error}`);
     const data = parseJsonObject(attempt.body);
     if (data?.ok === true && 'result' in data) return { ok: true, result: data.result };
@@ -54,9 +62,9 @@ export function telegramApi(config: { token: string; apiUrl: string }, clock: Cl
 
   return {
     secrets,
-    async call(method, body, signal, timeoutMs) {
+    async call(method, body, signal, timeoutMs, gate) {
       const attempt = await postJson(`${apiUrl}/bot${config.token}/${method}`, body, {
-        headers: { 'Content-Type': 'application/json' }, timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock,
+        headers: { 'Content-Type': 'application/json' }, timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock, ...(gate === undefined ? {} : { gate }),
       });
       return interpret(method, attempt, timeoutMs);
     },

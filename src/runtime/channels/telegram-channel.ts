@@ -21,8 +21,8 @@
 import type { TelegramChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
-import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
-import { messageText, textWithLinks } from './channel.js';
+import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
+import { NOT_SENT, messageText, textWithLinks } from './channel.js';
 import { safeSnippet } from './http-channel.js';
 import type { TelegramAnswer } from './telegram-api.js';
 import { telegramApi } from './telegram-api.js';
@@ -56,21 +56,21 @@ export function createTelegramChannel(config: TelegramChannelConfig, deps: { clo
   let healthy = true;
 
   async function tellEarlier(message: OutboundMessage, earlier: PageMessageRef, text: string, keyboard: InlineKeyboard | null,
-    signal: AbortSignal): Promise<{ ok: true; detail: Record<string, string> } | Failed | null> {
+    signal: AbortSignal, gate?: WireGate): Promise<{ ok: true; detail: Record<string, string> } | Failed | null> {
     const chat = Number(earlier.chat_id);
     const reply = (): Promise<TelegramAnswer> => api.call('sendMessage', { chat_id: chat, text, link_preview_options: { is_disabled: true },
-      reply_parameters: { message_id: Number(earlier.message_id), allow_sending_without_reply: true } }, signal, config.timeoutMs);
+      reply_parameters: { message_id: Number(earlier.message_id), allow_sending_without_reply: true } }, signal, config.timeoutMs, gate);
     const replied = (answer: TelegramAnswer): { ok: true; detail: Record<string, string> } | Failed =>
       (answer.ok ? { ok: true, detail: { ...earlier, reply_message_id: messageIdOf(answer.result) } } : answer);
     if (message.pageKind === 'join') return replied(await reply());
     const edited = await api.call('editMessageText', { chat_id: chat, message_id: Number(earlier.message_id), text,
-      link_preview_options: { is_disabled: true }, reply_markup: keyboard ?? { inline_keyboard: [] } }, signal, config.timeoutMs);
+      link_preview_options: { is_disabled: true }, reply_markup: keyboard ?? { inline_keyboard: [] } }, signal, config.timeoutMs, gate);
     if (!edited.ok && !NOT_MODIFIED.test(edited.description ?? '')) return GONE.test(edited.description ?? '') ? null : edited;
     if (message.pageKind !== 'escalation') return { ok: true, detail: { ...earlier } };
     return replied(await reply());
   }
 
-  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
+  async function send(message: OutboundMessage, signal: AbortSignal, gate?: WireGate): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     const chat = message.to ?? config.chat;
     if (chat === undefined) return { ok: false, retryable: false, error: `telegram channel ${config.id} has no \`chat\`: it sends only to people's contacts` };
@@ -79,11 +79,11 @@ export function createTelegramChannel(config: TelegramChannelConfig, deps: { clo
     const keyboard = pageKeyboard(message);
     const earlier = pageMessageRef(message);
     if (earlier !== null) {
-      const told = await tellEarlier(message, earlier, text, keyboard, signal);
+      const told = await tellEarlier(message, earlier, text, keyboard, signal, gate);
       if (told !== null) return settle(told, signal);
     }
     const posted = await api.call('sendMessage', { chat_id: Number(chat), text, link_preview_options: { is_disabled: true },
-      ...(keyboard === null || keyboard.inline_keyboard.length === 0 ? {} : { reply_markup: keyboard }) }, signal, config.timeoutMs);
+      ...(keyboard === null || keyboard.inline_keyboard.length === 0 ? {} : { reply_markup: keyboard }) }, signal, config.timeoutMs, gate);
     if (!posted.ok) return settle(posted, signal);
     return settle({ ok: true, detail: { chat_id: chatIdOf(posted.result) ?? chat, message_id: messageIdOf(posted.result) } }, signal);
   }
@@ -94,6 +94,7 @@ export function createTelegramChannel(config: TelegramChannelConfig, deps: { clo
       healthy = true;
       return outcome;
     }
+    if (outcome.notSent === true) return NOT_SENT;
     if (!signal.aborted) healthy = outcome.code !== 401 && outcome.code !== 404 && !outcome.retryable;
     const { ok, retryable, error, retryAfterMs } = outcome;
     return retryAfterMs === undefined ? { ok, retryable, error } : { ok, retryable, error, retryAfterMs };
@@ -109,7 +110,7 @@ export function createTelegramChannel(config: TelegramChannelConfig, deps: { clo
     updatesPageMessages: true,
     pageMessageKeys: TELEGRAM_PAGE_MESSAGE_KEYS,
     // Each call has `timeoutMs` of its own: an edit and its reply take at most twice that.
-    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
+    send: (message, signal, gate) => send(message, signal, gate).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `telegram: internal error: ${safeSnippet(errorText(err), api.secrets)}` })),
     receive: () => ({ handled: false, reason: 'outbound-only' }),
     ready: () => !closed && healthy,

@@ -22,9 +22,11 @@ import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
 import { mintCallToken } from '../../oncall/call-token.js';
 import { smsReplyCode } from '../../oncall/sms-reply.js';
-import type { Channel, DeliveryResult, OutboundMessage } from './channel.js';
-import type { HttpAttempt } from './http-channel.js';
-import { httpRequest, parseJsonObject, parseRetryAfter, safeSnippet } from './http-channel.js';
+import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
+import { NOT_SENT } from './channel.js';
+import { parseJsonObject, parseRetryAfter, safeSnippet } from './http-channel.js';
+import type { HttpAttempt } from './http-client.js';
+import { httpRequest } from './http-client.js';
 import { asksForAnswer, callClaims, smsText } from './twilio-text.js';
 
 /** Twilio's answers are a resource or an error object; more is not Twilio's. */
@@ -52,6 +54,7 @@ export function createTwilioChannel(config: TwilioChannelConfig, deps: TwilioCha
     };
     if (attempt.kind === 'timeout') return fail(true, `timed out after ${config.timeoutMs} ms`);
     if (attempt.kind === 'aborted') return fail(true, 'aborted');
+    if (attempt.kind === 'cancelled') return NOT_SENT;
     if (attempt.kind === 'network') return fail(true, `network error: ${attempt.error}`);
     const { status } = attempt;
     const data = parseJsonObject(attempt.body);
@@ -82,7 +85,7 @@ export function createTwilioChannel(config: TwilioChannelConfig, deps: TwilioCha
       form: { To: to, From: config.from, Url: `${publicUrl}/voice/${token}`, StatusCallback: `${publicUrl}/status/${token}` } };
   }
 
-  async function send(message: OutboundMessage, signal: AbortSignal): Promise<DeliveryResult> {
+  async function send(message: OutboundMessage, signal: AbortSignal, gate?: WireGate): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     const to = message.to ?? config.to;
     if (to === undefined) {
@@ -92,10 +95,10 @@ export function createTwilioChannel(config: TwilioChannelConfig, deps: TwilioCha
     if ('ok' in req) return req;
     const attempt = await httpRequest(req.url, { method: 'POST', body: new URLSearchParams(req.form).toString() }, {
       headers: { 'Authorization': `Basic ${credentials}`, 'Content-Type': 'application/x-www-form-urlencoded', 'Accept': 'application/json' },
-      timeoutMs: config.timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock,
+      timeoutMs: config.timeoutMs, signal, maxBodyBytes: MAX_RESPONSE_BYTES, clock: deps.clock, ...(gate === undefined ? {} : { gate }),
     });
     const result = classify(req.what, attempt);
-    if (attempt.kind !== 'aborted') {
+    if (attempt.kind !== 'aborted' && attempt.kind !== 'cancelled') {
       const authFailed = attempt.kind === 'response' && (attempt.status === 401 || attempt.status === 403);
       healthy = !authFailed && (result.ok || !result.retryable);
     }
@@ -107,7 +110,7 @@ export function createTwilioChannel(config: TwilioChannelConfig, deps: TwilioCha
     type: 'twilio',
     direction: 'outbound',
     maxAttempts: config.maxAttempts,
-    send: (message, signal) => send(message, signal).catch((err: unknown) => ({
+    send: (message, signal, gate) => send(message, signal, gate).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `twilio: internal error: ${safeSnippet(errorText(err), secrets)}` })),
     receive: () => ({ handled: false, reason: 'outbound-only' }),
     /** False after bad credentials, a timeout, a network error or a 5xx, until a message goes through. */

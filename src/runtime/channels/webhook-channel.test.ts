@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { webhookChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
-import type { OutboundMessage } from './channel.js';
+import type { OutboundMessage, WireGate } from './channel.js';
+import { NOT_SENT } from './channel.js';
 import { parseRetryAfter } from './http-channel.js';
 import { createWebhookChannel } from './webhook-channel.js';
 import { waitFor } from '../../../test/support/wait.js';
@@ -159,3 +161,47 @@ describe('parseRetryAfter', () => {
     assert.equal(parseRetryAfter('99999999999', NOW), 86_400_000, 'capped at a day');
   });
 });
+
+describe('webhook channel: the last look of a page message comes after connecting, right before the request', () => {
+  it('the look comes with the connection open and no byte of the request sent; a look that says no closes it unsent', async () => {
+    // A raw TCP receiver: what arrives on each connection, byte for byte.
+    const conns: Array<{ bytes: number; closed: boolean }> = [];
+    const server = createNetServer((socket) => {
+      const c = { bytes: 0, closed: false };
+      conns.push(c);
+      socket.on('data', (chunk: Buffer) => {
+        c.bytes += chunk.length;
+        if (chunk.toString('latin1').includes('\r\n\r\n{')) socket.end('HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n');
+      });
+      socket.on('close', () => { c.closed = true; });
+    });
+    const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+    try {
+      const channel = createWebhookChannel(webhookChannelSchema.parse({ id: 'hook', type: 'webhook', direction: 'outbound',
+        url: `http://127.0.0.1:${port}/hook`, timeoutMs: 5000 }), { clock: fakeClock(NOW) });
+      const looks: string[] = [];
+      let left = 0;
+      const gate = (go: boolean): WireGate => ({
+        enter: async () => {
+          await waitFor('the receiver to see the connection', () => conns.length > 0);
+          looks.push(`${conns.length} connection(s), ${conns.reduce((n, c) => n + c.bytes, 0)} byte(s)`);
+          return go;
+        },
+        leave: () => { left += 1; },
+      });
+      const page = { ...message, pageId: 'p0123456789ab' };
+      assert.deepEqual(await channel.send(page, new AbortController().signal, gate(false)), NOT_SENT);
+      await waitFor('the unsent connection closed', () => conns[0]?.closed === true);
+      assert.deepEqual(conns, [{ bytes: 0, closed: true }], 'the receiver got a connection and not one byte');
+      assert.equal(left, 0);
+      const sent = await channel.send(page, new AbortController().signal, gate(true));
+      assert.deepEqual(sent, { ok: true, detail: { httpStatus: '204' } });
+      assert.deepEqual(looks, ['1 connection(s), 0 byte(s)', '2 connection(s), 0 byte(s)'], 'each look with the connection made, nothing sent yet');
+      assert.equal(left, 1, 'left once the request was written');
+      await channel.close();
+    } finally {
+      server.close();
+    }
+  });
+});
+

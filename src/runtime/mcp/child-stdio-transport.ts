@@ -10,6 +10,13 @@
  * launcher such as `npx`/`uvx` could leave the real server behind.
  *
  * The child leads its own process group (`detached`), and SIGTERM/SIGKILL go to the whole group.
+ *
+ * What the server sends that the daemon did not ask for is noise, counted for the supervisor's flood
+ * budget (flood-budget.ts): every stdout line but the answer to a request it sent — a line that is not
+ * JSON-RPC, a blank line, a notification, a request of the server's own, an answer to no pending
+ * request — and the bytes of a dropped over-long line. Answers are bounded by what the daemon sends;
+ * noise only by the budget. Once `mute` aborts (the server floods), nothing more is read: its pipes
+ * are cut, so a flood costs a bounded number of lines, not a core for as long as it lasts.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -25,6 +32,8 @@ const PIPES_GRACE_MS = 1_000;
 
 export interface ChildStdioTransport extends Transport {
   pid(): number | null;
+  /** Lines read from the server's stdout so far (every line framed: asked for or not, blank, malformed). */
+  stdoutLines(): number;
   /** Resolves once the child has exited and its pipes are closed (also after a failed spawn, or if it never started). */
   readonly exited: Promise<ChildExit>;
   /** SIGTERM to the process group, SIGKILL after killGraceMs; resolves on exit. Idempotent. */
@@ -40,31 +49,65 @@ export interface ChildStdioOptions {
   killGraceMs: number;
   clock: Clock;
   onStderr: (chunk: Buffer, pid: number | null) => void;
-  /** Bytes of stdout lines over MAX_MESSAGE_BYTES, dropped as they stream (the supervisor's flood budget). */
-  onDropped: (bytes: number) => void;
+  /**
+   * Noise on stdout, for the supervisor's flood budget: `lines` lines not asked for, or bytes of a line
+   * over MAX_MESSAGE_BYTES dropped as it streams (`lines` 1 when such a line begins, then 0).
+   */
+  onNoise: (bytes: number, lines: number) => void;
+  /** Aborted when the server floods: stop reading it (its pipes are cut; it is killed next). */
+  mute?: AbortSignal;
 }
 
 /** Largest JSON-RPC message accepted from the server (the SDK's default, 10 MiB); a longer line is dropped. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/**
+ * Ids of requests sent and still unanswered that are remembered (the SDK cancels, and says so, a
+ * request that times out: far fewer are ever pending); past this the oldest is forgotten, and its
+ * late answer counts as noise.
+ */
+const MAX_AWAITED = 10_000;
 
 export function createChildStdioTransport(options: ChildStdioOptions): ChildStdioTransport {
+  /** Ids of the requests sent and not yet answered or cancelled: their answers are the only lines asked for. */
+  const awaited = new Set<string | number>();
+  let lines = 0;
+  const muted = (): boolean => options.mute?.aborted === true;
   const framer = createLineFramer({
     maxLineBytes: MAX_MESSAGE_BYTES,
-    onLine(line) {
-      let message: JSONRPCMessage;
-      try {
-        message = deserializeMessage(line);
-      } catch (error) {
-        transport.onerror?.(error as Error); // a line that is not JSON-RPC: skipped
-        return;
+    onLine(line, bytes) {
+      lines += 1;
+      let message: JSONRPCMessage | null = null;
+      let error: Error | null = null;
+      if (line !== '') {
+        try {
+          message = deserializeMessage(line);
+        } catch (err) {
+          error = err as Error;
+        }
       }
-      transport.onmessage?.(message);
+      // Counted before it is handled: the line that makes a flood is the last one handled.
+      if (message === null || !answersAwaited(message)) options.onNoise(bytes, 1);
+      if (muted()) return;
+      if (error !== null) transport.onerror?.(error); // a line that is not JSON-RPC: skipped
+      else if (message !== null) transport.onmessage?.(message);
     },
     onDropped(bytes, first) {
       if (first) transport.onerror?.(new Error(`a message over ${MAX_MESSAGE_BYTES} bytes was dropped`));
-      options.onDropped(bytes);
+      options.onNoise(bytes, first ? 1 : 0);
     },
   });
+  /** An answer (no method) to a request this side sent and that is still pending; it is pending no more. */
+  const answersAwaited = (message: JSONRPCMessage): boolean =>
+    'id' in message && !('method' in message) && message.id !== undefined && awaited.delete(message.id);
+  const remember = (message: JSONRPCMessage): void => {
+    if ('method' in message && 'id' in message) {
+      awaited.add(message.id);
+      if (awaited.size > MAX_AWAITED) awaited.delete(awaited.values().next().value as string | number);
+    } else if ('method' in message && message.method === 'notifications/cancelled') {
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') awaited.delete(id);
+    }
+  };
   let child: ChildProcess | null = null;
   let pid: number | null = null;
   let exitInfo: ChildExit | null = null;
@@ -82,8 +125,17 @@ export function createChildStdioTransport(options: ChildStdioOptions): ChildStdi
     }
   };
 
+  /** Cuts the pipes the server writes to: it blocks or fails on its next write, and is killed next. */
+  const stopReading = (): void => {
+    framer.stop();
+    child?.stdout?.destroy();
+    child?.stderr?.destroy();
+  };
+  options.mute?.addEventListener('abort', stopReading, { once: true });
+
   const transport: ChildStdioTransport = {
     pid: () => (exitInfo ? null : pid),
+    stdoutLines: () => lines,
     exited,
 
     start() {
@@ -95,6 +147,7 @@ export function createChildStdioTransport(options: ChildStdioOptions): ChildStdi
         child = proc;
         proc.once('spawn', () => {
           pid = proc.pid ?? null;
+          if (muted()) stopReading();
           resolve();
         });
         proc.on('error', (error) => {
@@ -115,6 +168,7 @@ export function createChildStdioTransport(options: ChildStdioOptions): ChildStdi
         });
         proc.once('close', (code, signal) => {
           pipesGrace.abort();
+          options.mute?.removeEventListener('abort', stopReading);
           exitInfo = { code, signal };
           framer.clear();
           resolveExited(exitInfo);
@@ -133,6 +187,7 @@ export function createChildStdioTransport(options: ChildStdioOptions): ChildStdi
     send(message) {
       const stdin = child?.stdin;
       if (!stdin || exitInfo || !stdin.writable) return Promise.reject(new Error('Not connected'));
+      remember(message);
       return new Promise<void>((resolve) => {
         if (stdin.write(serializeMessage(message))) resolve();
         else {

@@ -11,13 +11,29 @@ function framer(max = 16) {
 }
 
 describe('createLineFramer', () => {
-  it('splits lines across chunks, strips \\r, skips blank lines, keeps an unfinished line for later', () => {
+  it('splits lines across chunks, strips \\r, passes blank lines as \'\' (they cost a read too), keeps an unfinished line for later', () => {
     const { f, lines } = framer();
-    f.write(Buffer.from('{"a":1}\r\n\n{"b"'));
+    f.write(Buffer.from('{"a":1}\r\n\n {"b"'));
     f.write(Buffer.from(':2}\n{"c":'));
-    assert.deepEqual(lines, ['{"a":1}', '{"b":2}']);
-    f.write(Buffer.from('3}\n'));
-    assert.deepEqual(lines, ['{"a":1}', '{"b":2}', '{"c":3}']);
+    assert.deepEqual(lines, ['{"a":1}', '', ' {"b":2}']);
+    f.write(Buffer.from('3}\n \r\n'));
+    assert.deepEqual(lines, ['{"a":1}', '', ' {"b":2}', '{"c":3}', '']);
+  });
+
+  it('gives each line its bytes on the wire, newline included', () => {
+    const sizes: number[] = [];
+    const f = createLineFramer({ maxLineBytes: 16, onLine: (_l, bytes) => sizes.push(bytes), onDropped: () => undefined });
+    f.write(Buffer.from('ab\r\n\nxyz'));
+    f.write(Buffer.from('\n'));
+    assert.deepEqual(sizes, [4, 1, 4]);
+  });
+
+  it('stop() ends framing at once, even in the middle of a chunk', () => {
+    const lines: string[] = [];
+    const f = createLineFramer({ maxLineBytes: 16, onLine: (l) => { lines.push(l); if (lines.length === 2) f.stop(); }, onDropped: () => undefined });
+    f.write(Buffer.from('a\nb\nc\nd\n'));
+    f.write(Buffer.from('e\n'));
+    assert.deepEqual(lines, ['a', 'b']);
   });
 
   it('drops a line over the cap as it streams, counts its bytes, and frames the next line', () => {

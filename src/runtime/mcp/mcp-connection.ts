@@ -28,6 +28,8 @@ export type McpErrorKind = 'closed' | 'timeout' | 'server' | 'other';
 export interface McpConnection {
   /** null once the child has exited. */
   pid(): number | null;
+  /** Lines read from the server's stdout in this life. */
+  stdoutLines(): number;
   readonly tools: readonly McpToolInfo[];
   /** Resolves when the child has exited (crash, kill or a transport failure that killed it). */
   readonly exited: Promise<ChildExit>;
@@ -54,8 +56,10 @@ export interface OpenOptions {
   onStderr: (chunk: Buffer, pid: number | null) => void;
   /** Messages the server sent that are not valid JSON-RPC, and similar protocol noise. */
   onProtocolError: (message: string) => void;
-  /** Bytes of over-long stdout lines dropped. */
-  onDropped: (bytes: number) => void;
+  /** Noise on stdout, not asked for (child-stdio-transport.ts): for the flood budget. */
+  onNoise: (bytes: number, lines: number) => void;
+  /** Aborted when the server floods: nothing more of it is read. */
+  mute: AbortSignal;
 }
 
 export type OpenResult = { ok: true; connection: McpConnection } | { ok: false; error: string };
@@ -68,7 +72,7 @@ const SDK_TIMER_SLACK_MS = 1_000;
 export async function openMcpConnection(o: OpenOptions): Promise<OpenResult> {
   const transport = createChildStdioTransport({
     command: o.command, args: o.args, cwd: o.cwd, env: o.env, killGraceMs: o.killGraceMs, clock: o.clock, onStderr: o.onStderr,
-    onDropped: o.onDropped,
+    onNoise: o.onNoise, mute: o.mute,
   });
   const client = new Client({ name: 'svc', version: o.clientVersion }, { capabilities: {} });
   client.onerror = (error) => o.onProtocolError(error.message);
@@ -93,6 +97,7 @@ export async function openMcpConnection(o: OpenOptions): Promise<OpenResult> {
 function connection(client: Client, transport: ReturnType<typeof createChildStdioTransport>, tools: McpToolInfo[]): McpConnection {
   return {
     pid: () => transport.pid(),
+    stdoutLines: () => transport.stdoutLines(),
     tools,
     exited: transport.exited,
     async callTool(name, args, signal, timeoutMs) {

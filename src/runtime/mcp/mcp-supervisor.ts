@@ -45,8 +45,14 @@ const KILL_GRACE_MS = 2_000;
 const LOG_LINE_CHARS = 2_000;
 const LOG_LINES_PER_WINDOW = 50;
 const LOG_WINDOW_MS = 10_000;
-/** Bytes of stderr and of dropped stdout lines a server may send per LOG_WINDOW_MS before it counts as flooding. */
+/** Bytes of stderr and of stdout noise (child-stdio-transport.ts) a server may send per LOG_WINDOW_MS before it counts as flooding. */
 export const FLOOD_BYTES_PER_WINDOW = 1024 * 1024;
+/**
+ * stdout lines not asked for (notifications, requests of its own, garbage, blank lines) a server may
+ * send per LOG_WINDOW_MS: 100 a second, far above what a server logs or reports, and a bound on the
+ * JSON parsing a flood costs. Answers to the daemon's own requests never count.
+ */
+export const FLOOD_LINES_PER_WINDOW = 1_000;
 
 type LifeEnd = 'exited' | 'unresponsive' | 'flooding' | 'stopped';
 
@@ -124,12 +130,13 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
     const protocol = bounded('mcp.protocol_error', 'warn');
     const flood = new AbortController();
     flooded = flood;
-    const budget = createFloodBudget({ clock, windowMs: LOG_WINDOW_MS, maxBytes: FLOOD_BYTES_PER_WINDOW });
-    /** Counts noise; past the budget nothing more is decoded, the life ends as `flooding`. */
-    const noise = (bytes: number): boolean => {
+    const budget = createFloodBudget({ clock, windowMs: LOG_WINDOW_MS, maxBytes: FLOOD_BYTES_PER_WINDOW, maxLines: FLOOD_LINES_PER_WINDOW });
+    /** Counts noise; past the budget nothing more is read (the transport cuts the pipes), the life ends as `flooding`. */
+    const noise = (bytes: number, lines: number): boolean => {
       if (flood.signal.aborted) return false;
-      if (!budget.add(bytes)) return true;
-      log('warn', 'mcp.flooding', { serverId, pid, bytes: budget.bytes(), windowMs: LOG_WINDOW_MS, maxBytes: FLOOD_BYTES_PER_WINDOW });
+      if (!budget.add(bytes, lines)) return true;
+      log('warn', 'mcp.flooding', { serverId, pid, bytes: budget.bytes(), lines: budget.lines(), windowMs: LOG_WINDOW_MS,
+        maxBytes: FLOOD_BYTES_PER_WINDOW, maxLines: FLOOD_LINES_PER_WINDOW });
       flood.abort();
       return false;
     };
@@ -141,8 +148,9 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
       opened = await openMcpConnection({
         command: config.command, args: config.args, cwd, env, clientVersion, killGraceMs: KILL_GRACE_MS, clock,
         signal: deadline.signal, timeoutMs: startTimeoutMs,
-        onStderr: (chunk, from) => { pid = from; if (noise(chunk.length)) stderr.write(chunk); },
-        onDropped: (bytes) => { noise(bytes); },
+        onStderr: (chunk, from) => { pid = from; if (noise(chunk.length, 0)) stderr.write(chunk); },
+        onNoise: (bytes, lines) => { noise(bytes, lines); },
+        mute: flood.signal,
         onProtocolError: (message) => protocol.write(`${message.replace(/\s*\n\s*/g, ' ')}\n`),
       });
     } finally {
@@ -196,7 +204,8 @@ export function createMcpSupervisor(deps: McpSupervisorDeps): McpSupervisor {
     const drainMs = Math.max(0, clock.now() - drainStarted);
     metrics.drainDurationMs.observe(labels, drainMs);
     const exit = await connection.kill();
-    log(end === 'stopped' ? 'info' : 'warn', 'mcp.exited', { serverId, pid, reason: end, exit: describeExit(exit), drainMs });
+    log(end === 'stopped' ? 'info' : 'warn', 'mcp.exited', { serverId, pid, reason: end, exit: describeExit(exit), drainMs,
+      stdoutLines: connection.stdoutLines() });
   }
 
   async function run(firstAttemptDone: () => void): Promise<void> {

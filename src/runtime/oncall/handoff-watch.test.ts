@@ -20,7 +20,7 @@ const config = dailyShifts({ alice: { 'oncall-dm': 'alice', mail: 'alice@example
 const configs = new Map([['agent-a', config]]);
 const T0 = Date.parse('2026-11-24T12:00:00Z'); // bob's shift, under way
 
-const told = async (store: Store) => (await store.oncall.claimNotifications('test', Date.parse('2030-01-01T00:00:00Z'), 1000, 100))
+const told = async (store: Store) => (await store.oncall.claimNotifications('test', Date.parse('2030-01-01T00:00:00Z'), 1000, 100)).claimed
   .map((c) => [c.notification.person, c.notification.channelId, c.notification.to, c.notification.text]);
 
 describe('schedule handoff timers (§17.6)', () => {

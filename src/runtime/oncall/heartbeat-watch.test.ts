@@ -26,7 +26,7 @@ async function setup(reopenWindowMs: number) {
     clock.set(atMs);
     await watchHeartbeats({ store, engine, configs }, atMs);
   };
-  const pages = async (): Promise<PageRecord[]> => (await store.oncall.listPages(all, {})).items;
+  const pages = async (): Promise<PageRecord[]> => (await store.oncall.listPages(all, {})).items as PageRecord[];
   const kinds = async (kind: string): Promise<number> => (await store.listAudit(all, { kind })).items.length;
   await store.oncall.touchHeartbeats('agent-a', ['watchdog'], T0);
   return { store, clock, engine, watch, pages, kinds };

@@ -17,6 +17,7 @@ import { heartbeatKey } from '../../oncall/incident-key.js';
 import type { PageRecord } from '../../oncall/page.js';
 import { incarnationOpenedAtMs } from '../../oncall/page.js';
 import type { HeartbeatSeen } from '../../store/oncall-store.js';
+import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import type { PageEngine } from './page-engine.js';
 
@@ -46,7 +47,9 @@ export async function watchHeartbeats(deps: HeartbeatWatchDeps, nowMs: number): 
       }
       deps.heartbeatAge?.(agentId, hb.id, Math.max(0, nowMs - last) / 1000);
       const key = heartbeatKey(hb.id);
-      const page = await store.oncall.findPage(agentId, key);
+      const stored = await store.oncall.findPage(agentId, key);
+      // A page stored damaged is as none here: the engine sets it aside when it opens the next one.
+      const page = stored === null || isDamagedPage(stored) ? null : stored;
       const open = page !== null && page.state !== 'resolved';
       if (open && last > incarnationOpenedAtMs(page)) {
         await engine.resolveKey(agentId, key, { actor: `source:${hb.source}`, by: 'source', via: 'source' }, null);

@@ -28,7 +28,7 @@ async function setup(config: OncallConfig = pagingConfig()) {
   const store = await shared.fresh();
   const clock = fakeClock(T0);
   const engine = createPageEngine({ store, clock, configs: new Map([['agent-a', config]]) });
-  const pages = async (): Promise<PageRecord[]> => (await store.oncall.listPages(all, {})).items;
+  const pages = async (): Promise<PageRecord[]> => (await store.oncall.listPages(all, {})).items as PageRecord[];
   return { store, clock, engine, pages };
 }
 
@@ -97,7 +97,7 @@ describe('page engine: a resolve that overtakes its firing in triage wins (§17.
     const engineAgain = await engine.onDecision({ id: again, agentId: 'agent-a', sourceId: 'am', fingerprint: null,
       payload: alert('{}:{alertname="DiskFull"}', 'firing') }, decision('firing'));
     assert.equal(engineAgain, true);
-    assert.deepEqual((await store.oncall.listPages(all, {})).items.map((p) => [p.state, p.eventIds]), [['triggered', [again]]]);
+    assert.deepEqual((await store.oncall.listPages(all, {})).items.map((p) => [p.state, (p as PageRecord).eventIds]), [['triggered', [again]]]);
   });
 });
 

@@ -21,7 +21,8 @@ import { incidentKey } from '../../oncall/incident-key.js';
 import { policySha256 } from '../../oncall/policy-hash.js';
 import { resolveAllTargets, routeFor } from '../../oncall/targets.js';
 import { isHeartbeatOnly } from '../../oncall/heartbeat-match.js';
-import type { ApplyResult } from '../../store/oncall-store.js';
+import type { ApplyResult, Quarantined, StoredPage } from '../../store/oncall-store.js';
+import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import { factLines, messageFacts, pageAlertsOf } from '../providers/message-facts.js';
 import type { TriageDecision } from '../providers/provider.js';
@@ -53,6 +54,8 @@ export interface PageEngineDeps {
   onCommitted?: () => void;
   /** A line for the agent's log (what the engine decided without writing anything; `warn` for a page that reached nobody). */
   log?: (agentId: string, event: string, fields: LogFields, level?: 'info' | 'warn') => void;
+  /** A damaged page the engine found and set aside (logged and counted by the caller). */
+  onQuarantined?: (q: Quarantined) => void;
   /**
    * The sender a freshly opened page's first round is claimed for, in the transaction that opens the
    * page, and handed to at once: no outbox claim (a round trip and a commit) between the page and its
@@ -145,8 +148,14 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     }
   };
 
-  /** Applies a plan: committed, a conflict (plan again), or superseded by a resolve of its key. */
-  const apply = async (plan: PagePlan): Promise<ApplyResult> => {
+  /**
+   * Applies a plan: committed, a conflict (plan again), or superseded by a resolve of its key.
+   * `waitForSends`: the caller (the dispatcher) waits for an opening round's sends, so what it commits
+   * next (the event's completion) shares a transaction with their message.delivered rows — one fsync
+   * where there were two. Callers on the timer loop (a heartbeat's page) never wait for a channel: a
+   * channel that never answers must not hold the timers.
+   */
+  const apply = async (plan: PagePlan, waitForSends: boolean): Promise<ApplyResult> => {
     // Only an opening round goes straight to the sender: nothing of the page was sent before it, so
     // it cannot overtake an earlier message of the page still in the outbox.
     const sender = plan.expectedVersion === null ? deps.sender : undefined;
@@ -154,26 +163,41 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     if (!r.ok) return r;
     observe(plan);
     const claimed = r.claimed ?? [];
-    // Waits for the sends, not for their record: what the caller commits next (the event's completion)
-    // then shares a transaction with their message.delivered rows — one fsync where there were two,
-    // and none of it under way while the channel writes the first message.
-    if (claimed.length > 0) await sender?.handOff(claimed);
+    if (claimed.length > 0 && sender !== undefined) {
+      const sent = sender.handOff(claimed);
+      if (waitForSends) await sent;
+    }
     if (plan.notifications.length > claimed.length) deps.onCommitted?.();
     return r;
+  };
+
+  /**
+   * A page read for planning: a damaged one is set aside (its key freed) and reads as none — a
+   * resolved one, or one just set aside, is no page to plan on; the next alert opens a new page.
+   */
+  const readable = async (page: StoredPage | null): Promise<PageRecord | null> => {
+    if (page === null || !isDamagedPage(page)) return page;
+    const q = await store.oncall.quarantinePage(page.id, clock.now());
+    if (q !== null) {
+      deps.log?.(page.agentId, 'page.quarantined', { pageId: page.id, reason: q.reason });
+      deps.onQuarantined?.(q);
+    }
+    return null;
   };
 
   /**
    * Reads, plans and applies until the plan lands or there is nothing to do: the page as it is then,
    * and, when a resolve of its key superseded the plan's firing event, that resolve's event.
    */
-  const retrying = async (read: () => Promise<PageRecord | null>, planFor: (page: PageRecord | null, resolve: ResolveTargets) => PagePlan | null,
-    agentId: string): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
+  const retrying = async (read: () => Promise<StoredPage | null>, planFor: (page: PageRecord | null, resolve: ResolveTargets) => PagePlan | null,
+    agentId: string, waitForSends = false): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
     for (let i = 0; i < MAX_CONFLICTS; i += 1) {
       // Both reads at once: they are on the path from an alert to its page's first message.
-      const [page, resolve] = await Promise.all([read(), resolverFor(agentId)]);
+      const [stored, resolve] = await Promise.all([read(), resolverFor(agentId)]);
+      const page = await readable(stored);
       const plan = planFor(page, resolve);
       if (plan === null) return { page };
-      const r = await apply(plan);
+      const r = await apply(plan, waitForSends);
       if (r.ok) return { page: plan.page };
       if (r.reason === 'superseded') return { page, resolvedBy: r.resolvedBy };
     }
@@ -185,7 +209,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
    * refuses the plan when a resolve of the key was received after that event: `resolvedBy` says which.
    */
   const openOrJoin = async (agentId: string, key: string, policyId: string, event: PageEvent, extraAudit: PagePlan['audit'],
-    firingEventId?: string): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
+    waitForSends: boolean, firingEventId?: string): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
     const config = deps.configs.get(agentId);
     const policy = config?.policies.find((p) => p.id === policyId);
     if (config === undefined || policy === undefined) return { page: null };
@@ -201,11 +225,11 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       }
       const plan = planOpen({ pageId: newPageId(), agentId, incidentKey: key, policy, policySha256: policyHash(policy), event, nowMs, resolve });
       return guarded({ ...plan, audit: [...extraAudit, ...plan.audit] });
-    }, agentId);
+    }, agentId, waitForSends);
   };
-
+  // From the timer loop (a missed heartbeat): the first round is handed to its channels, not waited for.
   const openFor: PageEngine['openFor'] = async (agentId, key, policyId, event, extraAudit = []) =>
-    (await openOrJoin(agentId, key, policyId, event, extraAudit)).page;
+    (await openOrJoin(agentId, key, policyId, event, extraAudit, false)).page;
 
   const resolveKey: PageEngine['resolveKey'] = async (agentId, key, actor, eventId) => {
     let resolved = false;
@@ -265,7 +289,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         if (once.notifications.length > 0) deps.onCommitted?.();
         return true;
       }
-      const landed = await openOrJoin(event.agentId, key, route.policy, pageEvent, [], event.id);
+      const landed = await openOrJoin(event.agentId, key, route.policy, pageEvent, [], true, event.id);
       if (landed.resolvedBy !== undefined) {
         deps.log?.(event.agentId, 'page.firing-superseded', { eventId: event.id, incidentKey: key, resolvedBy: landed.resolvedBy });
         await store.appendAudit(supersededEntry(event.agentId, event.id, key, landed.resolvedBy), clock.now());
@@ -282,12 +306,17 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
 
     async act(pageId, action, actor, opts = {}) {
       if (!PAGE_ID_PATTERN.test(pageId)) return { ok: false, reason: `no page ${pageId}` };
-      const refused = async (page: PageRecord | null, code: string, reason: string): Promise<ActionOutcome> => {
+      const refused = async (page: { agentId: string } | null, code: string, reason: string): Promise<ActionOutcome> => {
         await refuse(page?.agentId ?? null, pageId, action.kind, actor, code);
         return { ok: false, reason };
       };
       for (let i = 0; i < MAX_CONFLICTS; i += 1) {
-        const page = await store.oncall.getPage(pageId);
+        const stored = await store.oncall.getPage(pageId);
+        if (stored !== null && isDamagedPage(stored)) {
+          await readable(stored);
+          return refused(stored, 'damaged', `page ${pageId} is stored damaged (${stored.reason}); it was set aside`);
+        }
+        const page = stored;
         if (page === null) return refused(null, 'unknown-page', `no page ${pageId}`);
         if (opts.incarnation !== undefined && incarnationOf(page) !== opts.incarnation) {
           return refused(page, 'reopened', `page ${pageId} was resolved and reopened since`);
@@ -301,7 +330,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
         if (!result.ok) return refused(page, refusalCode(page, action), result.reason);
         if (result.plan === null) return { ok: true, page, changed: false };
-        if ((await apply(result.plan)).ok) return { ok: true, page: result.plan.page, changed: true };
+        if ((await apply(result.plan, false)).ok) return { ok: true, page: result.plan.page, changed: true };
       }
       return refused(await store.oncall.getPage(pageId), 'busy', `page ${pageId} kept changing; try again`);
     },

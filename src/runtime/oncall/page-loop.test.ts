@@ -2,15 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fakeClock } from '../../core/clock.js';
 import type { PageRecord } from '../../oncall/page.js';
+import type { DueClaim, Quarantined } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import type { PageEngine } from './page-engine.js';
-import type { PageLoop } from './page-loop.js';
 import { createPageLoop } from './page-loop.js';
-import type { OutboxPass } from './page-notifier.js';
 
 /** A store of due pages alone: no heartbeat, handoff or open page for the watches to find. */
-const storeOf = (claimDuePages: (owner: string, nowMs: number) => Promise<PageRecord[]>): Store => ({ oncall: {
-  claimDuePages, listHeartbeats: () => Promise.resolve([]), listHandoffs: () => Promise.resolve([]), openPageCounts: () => Promise.resolve([]),
+const storeOf = (claimDuePages: (owner: string, nowMs: number) => Promise<PageRecord[] | DueClaim>): Store => ({ oncall: {
+  claimDuePages: async (owner: string, nowMs: number) => {
+    const due = await claimDuePages(owner, nowMs);
+    return Array.isArray(due) ? { pages: due, quarantined: [] } : due;
+  }, listHeartbeats: () => Promise.resolve([]), listHandoffs: () => Promise.resolve([]), openPageCounts: () => Promise.resolve([]),
 } }) as unknown as Store;
 
 describe('page loop', () => {
@@ -35,7 +37,7 @@ describe('page loop', () => {
       inFlight -= 1;
     } } as unknown as PageEngine;
     const lags: number[] = [];
-    const loop = createPageLoop({ store, clock, owner: 'r1', engine, notify: () => Promise.resolve({ claimed: 0, full: false }), configs: new Map(),
+    const loop = createPageLoop({ store, clock, owner: 'r1', engine, configs: new Map(),
       onError: (err) => { throw err; }, timerLag: (s) => lags.push(s) });
     loop.start();
     await clock.advanceAsync(0);
@@ -46,71 +48,29 @@ describe('page loop', () => {
     assert.deepEqual(lags, [1, 1, 1], 'each lag is due → claimed, in seconds');
   });
 
-  it('a timer falls due while the outbox keeps filling: it fires at the next pass, not once the outbox is empty', async () => {
-    const T = 1_000_000;
-    const clock = fakeClock(T);
-    const page = { id: 'p000000000009', agentId: 'a', nextEscalationAtMs: T + 500, ackTimeoutAtMs: null, joinNoticeAtMs: null } as unknown as PageRecord;
-    let handedOut = false;
-    const store = storeOf((_owner: string, nowMs: number) => {
-      if (handedOut || nowMs < T + 500) return Promise.resolve([]);
-      handedOut = true;
-      return Promise.resolve([page]);
-    });
-    // A burst: every look at the outbox finds a full batch and sending it takes 100 ms, for 200 looks (20 s).
-    let looks = 0;
-    const notify = (): Promise<OutboxPass> => {
-      if (looks === 200) return Promise.resolve({ claimed: 0, full: false });
-      looks += 1;
-      clock.set(clock.now() + 100);
-      return Promise.resolve({ claimed: 64, full: true });
-    };
-    let firedAtLook: number | null = null;
-    const engine = { fire: () => { firedAtLook = looks; return Promise.resolve(); } } as unknown as PageEngine;
-    const lags: number[] = [];
-    const loop = createPageLoop({ store, clock, owner: 'r1', engine, notify, configs: new Map(),
-      onError: (err) => { throw err; }, timerLag: (sec) => lags.push(sec) });
-    loop.start();
-    for (let i = 0; i < 50 && looks < 200; i++) await clock.advanceAsync(0);
-    await loop.close();
-    assert.equal(looks, 200, 'the burst was sent');
-    assert.equal(firedAtLook, 5, 'fired in the pass after the fifth notice, the first to see it due');
-    assert.deepEqual(lags, [0], 'on time, not 20 s late behind the burst');
-  });
-
-  it('the notices a round\'s own plans commit start no round of their own: a timer due every 10 ms, one round per 200 ms poll', async () => {
+  it('a timer due every 10 ms: one round per 200 ms poll fires the ones due since the last, together', async () => {
     const T = 1_000_000;
     const clock = fakeClock(T);
     let rounds = 0;
     let handedOut = 0;
-    const store = { oncall: {
+    const store = storeOf((_owner: string, nowMs: number) => {
       // Page i falls due at T + 10·i; each round is handed those due by then.
-      claimDuePages: (_owner: string, nowMs: number) => {
-        rounds += 1;
-        const due: PageRecord[] = [];
-        for (; T + handedOut * 10 <= nowMs; handedOut++) {
-          due.push({ id: `p${String(handedOut).padStart(12, '0')}`, agentId: 'a', nextEscalationAtMs: T + handedOut * 10, ackTimeoutAtMs: null,
-            joinNoticeAtMs: null } as unknown as PageRecord);
-        }
-        return Promise.resolve(due);
-      },
-      listHeartbeats: () => Promise.resolve([]),
-      listHandoffs: () => Promise.resolve([]),
-      openPageCounts: () => Promise.resolve([]),
-    } } as unknown as Store;
+      rounds += 1;
+      const due: PageRecord[] = [];
+      for (; T + handedOut * 10 <= nowMs; handedOut++) {
+        due.push({ id: `p${String(handedOut).padStart(12, '0')}`, agentId: 'a', nextEscalationAtMs: T + handedOut * 10, ackTimeoutAtMs: null,
+          joinNoticeAtMs: null } as unknown as PageRecord);
+      }
+      return Promise.resolve(due);
+    });
     let fired = 0;
-    let looks = 0;
-    // Each fire commits a notification and wakes the loop, as the engine's onCommitted does (daemon/start-pages.ts).
-    const wake: { loop: PageLoop | null } = { loop: null };
-    const engine = { fire: () => { fired += 1; wake.loop?.wake(); return Promise.resolve(); } } as unknown as PageEngine;
-    const notify = (): Promise<OutboxPass> => { looks += 1; return Promise.resolve({ claimed: 1, full: false }); };
-    const loop = createPageLoop({ store, clock, owner: 'r1', engine, notify, configs: new Map(), pollMs: 200, onError: (err) => { throw err; } });
-    wake.loop = loop;
+    const engine = { fire: () => { fired += 1; return Promise.resolve(); } } as unknown as PageEngine;
+    const loop = createPageLoop({ store, clock, owner: 'r1', engine, configs: new Map(), pollMs: 200, onError: (err) => { throw err; } });
     loop.start();
     for (let ms = 0; ms < 1000; ms += 10) await clock.advanceAsync(10);
     await loop.close();
     assert.equal(fired, 101, 'every timer due in the second fired (at 0, 10, …, 1000 ms)');
-    assert.equal(rounds, 6, 'one round at the start and one per poll: the wakes of its own commits started none');
-    assert.equal(looks, 6, 'and each round looked at the outbox once');
+    assert.equal(rounds, 6, 'one round at the start and one per poll');
   });
 
   it('rounds keep the poll\'s pace from start to start: a round of 150 ms does not push the next one to 350 ms', async () => {
@@ -122,7 +82,7 @@ describe('page loop', () => {
         ackTimeoutAtMs: null, joinNoticeAtMs: null } as unknown as PageRecord]);
     });
     const engine = { fire: () => clock.sleep(150) } as unknown as PageEngine;
-    const loop = createPageLoop({ store, clock, owner: 'r1', engine, notify: () => Promise.resolve({ claimed: 0, full: false }), configs: new Map(),
+    const loop = createPageLoop({ store, clock, owner: 'r1', engine, configs: new Map(),
       pollMs: 200, onError: (err) => { throw err; } });
     loop.start();
     for (let ms = 0; ms < 1000; ms += 10) await clock.advanceAsync(10);
@@ -131,27 +91,57 @@ describe('page loop', () => {
     await closing;
     assert.deepEqual(starts, [0, 200, 400, 600, 800, 1000]);
   });
+});
 
-  it('a notification committed after the round looked at the outbox starts the next round at once', async () => {
+describe('page loop: one unreadable page stops nothing (docs/faults.md)', () => {
+  it('a due page the store set aside is reported, and the rest of its batch fires in the same round', async () => {
     const clock = fakeClock(1_000_000);
-    let rounds = 0;
-    const store = storeOf(() => { rounds += 1; return Promise.resolve([]); });
-    const wake: { loop: PageLoop | null } = { loop: null };
-    let looks = 0;
-    // While the first round sends its batch, a triage decision commits a join notice (page-engine.ts onCommitted).
-    const notify = (): Promise<OutboxPass> => {
-      looks += 1;
-      if (looks === 1) wake.loop?.wake();
-      return Promise.resolve({ claimed: 1, full: false });
-    };
-    const loop = createPageLoop({ store, clock, owner: 'r1', engine: { fire: () => Promise.resolve() } as unknown as PageEngine, notify,
-      configs: new Map(), pollMs: 200, onError: (err) => { throw err; } });
-    wake.loop = loop;
+    const good = ['p000000000001', 'p000000000002'].map((id) => ({ id, agentId: 'a', nextEscalationAtMs: 1_000_000, ackTimeoutAtMs: null,
+      joinNoticeAtMs: null }) as unknown as PageRecord);
+    const bad: Quarantined = { kind: 'page', id: 'p000000000003', agentId: 'b', pageId: 'p000000000003', reason: 'body is not JSON (40 characters)' };
+    let claims = 0;
+    const store = storeOf(() => Promise.resolve(claims++ === 0 ? { pages: good, quarantined: [bad] } : []));
+    const fired: string[] = [];
+    const set: Quarantined[] = [];
+    const errors: unknown[] = [];
+    const loop = createPageLoop({ store, clock, owner: 'r1', configs: new Map(), onError: (err) => errors.push(err), onQuarantined: (q) => set.push(q),
+      engine: { fire: (page: PageRecord) => { fired.push(page.id); return Promise.resolve(); } } as unknown as PageEngine });
     loop.start();
     await clock.advanceAsync(0);
-    await clock.advanceAsync(0);
     await loop.close();
-    assert.equal(looks, 2, 'the second round looked at once, not 200 ms later');
-    assert.equal(rounds, 2);
+    assert.deepEqual(fired, good.map((p) => p.id), 'the readable pages fired');
+    assert.deepEqual(set, [bad], 'the unreadable one was reported once');
+    assert.deepEqual(errors, [], 'and nothing failed');
+    assert.equal(loop.problem(), null);
+  });
+
+  it('a loop whose passes keep failing, or that completes none for a minute, says so (readiness)', async () => {
+    const clock = fakeClock(1_000_000);
+    let failing = true;
+    const store = storeOf(() => (failing ? Promise.reject(new Error('SQLITE_CORRUPT: database disk image is malformed')) : Promise.resolve([])));
+    const errors: unknown[] = [];
+    const loop = createPageLoop({ store, clock, owner: 'r1', configs: new Map(), pollMs: 200, onError: (err) => errors.push(err),
+      engine: { fire: () => Promise.resolve() } as unknown as PageEngine });
+    assert.equal(loop.problem(), null, 'not started: nothing to say');
+    loop.start();
+    await clock.advanceAsync(0);
+    for (let i = 0; i < 3; i++) await clock.advanceAsync(200);
+    assert.equal(loop.problem(), null, 'four failed passes: not yet');
+    await clock.advanceAsync(200);
+    assert.equal(loop.problem(), 'page timers: 5 passes failed in a row (last: SQLITE_CORRUPT: database disk image is malformed)');
+    failing = false;
+    await clock.advanceAsync(200);
+    assert.equal(loop.problem(), null, 'one pass through: healthy again');
+    await loop.close();
+    assert.equal(errors.length, 5, 'each failure reported');
+
+    // A pass that never ends (a store that never answers): stalled after a minute.
+    const hung = createPageLoop({ store: storeOf(() => new Promise<PageRecord[]>(() => undefined)), clock, owner: 'r1', configs: new Map(),
+      onError: (err) => errors.push(err), engine: { fire: () => Promise.resolve() } as unknown as PageEngine });
+    hung.start();
+    await clock.advanceAsync(60_000);
+    assert.equal(hung.problem(), null, 'a minute: not yet');
+    await clock.advanceAsync(1_000);
+    assert.equal(hung.problem(), 'page timers: no pass completed for 61 s');
   });
 });

@@ -18,8 +18,9 @@ import type { Policy } from '../../oncall/oncall-config.js';
 import type { PageRecord } from '../../oncall/page.js';
 import type { Actor, ResolveTargets } from '../../oncall/page-plan.js';
 import { planAck, planOpen, planResolve, planTimer } from '../../oncall/page-plan.js';
+import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
-import type { OutboundMessage } from '../channels/channel.js';
+import type { OutboundMessage, WireGate } from '../channels/channel.js';
 import { createEmailChannel } from '../channels/email-channel.js';
 import { createFileChannel } from '../channels/file-channel.js';
 import { oncallYaml } from '../../../test/support/oncall-yaml.js';
@@ -27,6 +28,7 @@ import { sharedSqliteStore } from '../../../test/support/shared-store.js';
 import { mailHeaders, mailText, startSmtpServer } from '../../../test/support/smtp.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createPageEngine } from './page-engine.js';
+import type { OutboxPass } from './page-notifier.js';
 import { createPageNotifier } from './page-notifier.js';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -66,7 +68,7 @@ async function setup(raceAck: boolean) {
   let raced = !raceAck;
   const racing: Store = { ...store, oncall: { ...store.oncall, claimNotifications: async (...args) => {
     const claimed = await store.oncall.claimNotifications(...args);
-    if (!raced && claimed.length > 0) {
+    if (!raced && claimed.claimed.length > 0) {
       raced = true;
       const page = await store.oncall.getPage(opened.page.id) as PageRecord;
       const ack = planAck(page, cli, null, clock.now());
@@ -75,8 +77,9 @@ async function setup(raceAck: boolean) {
     }
     return claimed;
   } } };
-  const notify = createPageNotifier({ store: racing, clock, owner: 'r1', channelOutcome: () => undefined,
-    deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) }).pass;
+  const notifier = createPageNotifier({ store: racing, clock, owner: 'r1', channelOutcome: () => undefined,
+    deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) });
+  const notify = (): Promise<OutboxPass> => notifier.pass();
   const lines = (): Array<{ to: string; deliveryId: string; status: string }> =>
     (existsSync(out) ? readFileSync(out, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { to: string; deliveryId: string; status: string }) : []);
   const close = async (): Promise<void> => { await channel.close(); log.close(); await store.close(); };
@@ -86,7 +89,7 @@ async function setup(raceAck: boolean) {
 describe('page notifier: nothing of an escalation after the acknowledgement committed (§17.4)', () => {
   it('without an ack in between, the opening notice reaches the channel (the test can see a send)', async () => {
     const s = await setup(false);
-    assert.equal((await s.notify(new AbortController().signal)).claimed, 1);
+    assert.equal((await s.notify()).claimed, 1);
     assert.deepEqual(s.lines().map((l) => [l.to, l.deliveryId]), [['alice', `${s.page.id}.1.alice.oncall-dm`]]);
     assert.equal((await s.store.listAudit({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, { kind: 'page.notice-cancelled' })).items.length, 0);
     await s.close();
@@ -94,7 +97,7 @@ describe('page notifier: nothing of an escalation after the acknowledgement comm
 
   it('an ack landing between claim and send: not sent, cancelled once with a page.notice-cancelled row; the resolve notice still goes', async () => {
     const s = await setup(true);
-    await s.notify(new AbortController().signal);
+    await s.notify();
     assert.deepEqual(s.lines(), [], 'the channel never got the escalation');
     const rows = (await s.store.listAudit({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, { kind: 'page.notice-cancelled' })).items;
     assert.deepEqual(rows.map((r) => JSON.parse(r.dataText ?? 'null') as unknown), [{ pageId: s.page.id, deliveryId: `${s.page.id}.1.alice.oncall-dm`,
@@ -102,13 +105,13 @@ describe('page notifier: nothing of an escalation after the acknowledgement comm
     assert.deepEqual((await s.store.oncall.pageTimeline(s.page.id)).map((r) => r.kind),
       ['page.opened', 'page.notified', 'page.acknowledged', 'page.notice-cancelled']);
     s.clock.advance(120_000);
-    assert.equal((await s.notify(new AbortController().signal)).claimed, 0, 'cancelled for good: never handed out again');
+    assert.equal((await s.notify()).claimed, 0, 'cancelled for good: never handed out again');
 
     const acked = await s.store.oncall.getPage(s.page.id) as PageRecord;
     const resolved = planResolve(acked, cli, null, null, s.clock.now());
     assert.ok(resolved.ok && resolved.plan !== null);
     await s.store.oncall.applyPagePlan(resolved.plan, s.clock.now());
-    await s.notify(new AbortController().signal);
+    await s.notify();
     assert.deepEqual(s.lines().map((l) => [l.to, l.status, l.deliveryId]), [['alice', 'resolved', `${s.page.id}.2.alice.oncall-dm`]]);
     await s.close();
   });
@@ -124,7 +127,7 @@ describe('page notifier: hand-offs and many sends at once', () => {
     } } };
     const errors: unknown[] = [];
     const notifier = createPageNotifier({ store: counting, clock, owner: 'r1', channelOutcome: () => undefined, onError: (e) => errors.push(e),
-      deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) });
+      deliveryWindowMs: WINDOW_MS, maxInFlight: 64, maxPerChannel: 64, agents: new Map([['agent-a', { id: 'agent-a', channels: [channel], log, dispatch }]]) });
     const open = (i: number) => planOpen({ pageId: `phandoff${String(n).padStart(3, '0')}${String(i).padStart(2, '0')}`, agentId: 'agent-a',
       incidentKey: `disk/db-${i}`, policy, policySha256: 'abc', nowMs: T0, resolve, event: { id: `event-${i}`, title: 'Disk full', severity: 'P1' } });
     const lines = (): Array<{ deliveryId: string }> =>
@@ -146,7 +149,7 @@ describe('page notifier: hand-offs and many sends at once', () => {
     assert.deepEqual(s.lines().map((l) => l.deliveryId), [`${opened.page.id}.1.alice.oncall-dm`]);
     assert.deepEqual((await s.audit('message.delivered')).map((d) => [d.deliveryId, d.attempt]), [[`${opened.page.id}.1.alice.oncall-dm`, 1]]);
     assert.equal(s.outboxClaims(), 0, 'no outbox claim on the way');
-    assert.equal((await s.notifier.pass(new AbortController().signal)).claimed, 0, 'and nothing left in the outbox');
+    assert.equal((await s.notifier.pass()).claimed, 0, 'and nothing left in the outbox');
     assert.deepEqual(s.errors, []);
     await s.close();
   });
@@ -173,14 +176,14 @@ describe('page notifier: hand-offs and many sends at once', () => {
     // What the store holds at the moment the channel is handed the message, read through the store's own reads.
     const seen: Array<{ page: string | null; timeline: string[] }> = [];
     let lastLooks = 0;
-    const looking: Store = { ...store, oncall: { ...store.oncall, confirmSend: (...args) => {
+    const looking: Store = { ...store, oncall: { ...store.oncall, holdSend: (...args) => {
       lastLooks += 1;
-      return store.oncall.confirmSend(...args);
+      return store.oncall.holdSend(...args);
     } } };
-    const watched = { ...channel, send: async (message: OutboundMessage, signal: AbortSignal) => {
+    const watched = { ...channel, send: async (message: OutboundMessage, signal: AbortSignal, gate?: WireGate) => {
       const page = message.pageId === undefined ? null : await store.oncall.getPage(message.pageId);
       seen.push({ page: page === null ? null : page.state, timeline: (await store.oncall.pageTimeline(message.pageId ?? '')).map((r) => r.kind) });
-      return channel.send(message, signal);
+      return channel.send(message, signal, gate);
     } };
     const notifier = createPageNotifier({ store: looking, clock, owner: 'r1', channelOutcome: () => undefined,
       deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [watched], log, dispatch }]]) });
@@ -205,10 +208,10 @@ describe('page notifier: hand-offs and many sends at once', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => { release = r; });
     let entered = 0;
-    const gated: typeof channel = { ...channel, send: async (m, signal) => {
+    const gated: typeof channel = { ...channel, send: async (m, signal, wire) => {
       entered += 1;
       await gate;
-      return channel.send(m, signal);
+      return channel.send(m, signal, wire);
     } };
     const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined,
       deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [gated], log, dispatch }]]) });
@@ -238,8 +241,7 @@ describe('page notifier: hand-offs and many sends at once', () => {
     const onWarning = (w: Error): void => { warnings.push(w); };
     process.on('warning', onWarning);
     try {
-      const stop = new AbortController();
-      assert.deepEqual(await s.notifier.pass(stop.signal), { claimed: 50, full: false });
+      assert.deepEqual(await s.notifier.pass(), { claimed: 50, full: false });
       await new Promise((r) => { setImmediate(r); }); // warnings are emitted on a later tick
       assert.equal(s.lines().length, 50, '50 sends');
       assert.equal((await s.audit('message.delivered')).length, 50);
@@ -279,16 +281,22 @@ describe('page engine: a new page and its first round', () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => { release = resolve; });
     const order: string[] = [];
-    const gated = { ...channel, send: async (message: OutboundMessage, signal: AbortSignal) => {
+    const gated = { ...channel, send: async (message: OutboundMessage, signal: AbortSignal, wire?: WireGate) => {
       order.push('handed to the channel');
       await gate;
-      return channel.send(message, signal);
+      return channel.send(message, signal, wire);
     } };
     const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined,
       deliveryWindowMs: WINDOW_MS, agents: new Map([['agent-a', { id: 'agent-a', channels: [gated], log, dispatch }]]) });
     const engine = createPageEngine({ store, clock, configs: new Map([['agent-a', config]]), sender: notifier });
-    const opening = engine.openFor('agent-a', 'disk/db-1', 'default', { id: 'event-1', title: 'Disk full', severity: 'P1' })
-      .then((page) => { order.push('returned'); return page; });
+    // A triage decision's page (the dispatcher's path; a heartbeat's page, on the timer loop, does not wait for its sends).
+    const opening = engine.onDecision({ id: 'event-1', agentId: 'agent-a', sourceId: 'alertmanager', fingerprint: 'disk/db-1', payload: {} },
+      { notify: true, severity: 'P1', status: 'firing', title: 'Disk full', text: 'Disk full', alertCount: 1, triagedBy: 'rules' })
+      .then(async () => {
+        order.push('returned');
+        const listed = (await store.oncall.listPages({ limit: 1, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, {})).items[0];
+        return listed === undefined || isDamagedPage(listed) ? null : listed;
+      });
     await waitFor('the first round handed to the channel', () => order.length > 0);
     const committed = (await store.oncall.listPages({ limit: 10, cursor: null, order: 'asc', sinceMs: null, untilMs: null }, {})).items;
     assert.deepEqual(committed.map((p) => p.state), ['triggered'], 'the page was committed before the channel had the message');
@@ -315,10 +323,10 @@ describe('page notifier: a notice waits out a channel outage like every message,
   async function flaky(failures: number, retryable = true) {
     const { clock, store, out, channel, log } = await caseParts();
     const tries: number[] = [];
-    const down: typeof channel = { ...channel, send: async (m, signal) => {
+    const down: typeof channel = { ...channel, send: async (m, signal, wire) => {
       tries.push(clock.now() - T0);
       if (tries.length <= failures) return { ok: false, retryable, error: 'HTTP 503 Service Unavailable' };
-      return channel.send(m, signal);
+      return channel.send(m, signal, wire);
     } };
     const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined, deliveryWindowMs: windowMs,
       agents: new Map([['agent-a', { id: 'agent-a', channels: [down], log, dispatch: quick }]]) });
@@ -331,7 +339,7 @@ describe('page notifier: a notice waits out a channel outage like every message,
     /** Passes over the outbox every 5 s of fake time until `done` or the window is long over. */
     const run = async (done: () => boolean | Promise<boolean>): Promise<void> => {
       while (clock.now() <= T0 + 2 * windowMs) {
-        await notifier.pass(new AbortController().signal);
+        await notifier.pass();
         if (await done()) return;
         clock.advance(5_000);
       }
@@ -389,21 +397,20 @@ describe('page notifier: mail threads per person and page, times in the reader\'
     const notify = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined, deliveryWindowMs: WINDOW_MS,
       zone: (_agent, person) => (person === 'alice' ? 'Europe/Berlin' : 'America/New_York'),
       agents: new Map([['agent-a', { id: 'agent-a', channels: [mail], log, dispatch }]]) }).pass;
-    const signal = new AbortController().signal;
     const opened = planOpen({ pageId: 'pthreads0001', agentId: 'agent-a', incidentKey: 'k', policy: twoSteps, policySha256: 'abc', nowMs: T0,
       resolve: toMail, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
     assert.deepEqual(await store.oncall.applyPagePlan(opened, T0), { ok: true });
-    await notify(signal);
+    await notify();
     const escalated = planTimer(opened.page, T0 + 60_000, toMail);
     assert.ok(escalated !== null);
     clock.advance(60_000);
     assert.deepEqual(await store.oncall.applyPagePlan(escalated, T0 + 60_000), { ok: true });
-    await notify(signal);
+    await notify();
     const resolved = planResolve(escalated.page, cli, null, null, T0 + 90_000);
     assert.ok(resolved.ok && resolved.plan !== null);
     clock.advance(30_000);
     assert.deepEqual(await store.oncall.applyPagePlan(resolved.plan, T0 + 90_000), { ok: true });
-    await notify(signal);
+    await notify();
     const seen = smtp.mails.map((m) => { const h = mailHeaders(m.raw); return [m.to[0], h.get('subject'), h.get('message-id'), h.get('in-reply-to') ?? null]; });
     assert.deepEqual(seen, [
       ['alice@example.com', '[P1] Disk full', '<pthreads0001.1.alice.mail@ops.example.com>', null],

@@ -14,6 +14,7 @@ import { pushoverChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
 import { createAgentLog } from '../../logs/agent-log.js';
 import { loadOncall } from '../../oncall/load-oncall.js';
+import type { PageRecord } from '../../oncall/page.js';
 import type { Store } from '../../store/store.js';
 import type { Channel } from '../channels/channel.js';
 import { createPushoverChannel } from '../channels/pushover-channel.js';
@@ -116,7 +117,7 @@ describe('receipt duty (§21.3)', () => {
     h.po.acknowledge(receipt, 'alice-iphone');
     await h.until('the receipt closed', async () => (await h.store.receipts.listReceipts(10)).length === 0);
     assert.equal((h.po.polls[2]?.atMs ?? 0) - startedAt, 15_000);
-    const page = await h.store.oncall.getPage(pageId);
+    const page = await h.store.oncall.getPage(pageId) as PageRecord | null;
     assert.equal(page?.state, 'acknowledged');
     assert.equal(page?.acknowledgedBy, 'alice');
     const row = (await h.store.oncall.pageTimeline(pageId)).find((r) => r.kind === 'page.acknowledged');

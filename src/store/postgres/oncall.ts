@@ -19,14 +19,16 @@
 import type pg from 'pg';
 import type { NewAuditEntry } from '../../audit/audit-row.js';
 import type { HandoffNotice } from '../../oncall/handoff-plan.js';
-import type { PageNotification, PageRecord } from '../../oncall/page.js';
+import type { PageNotification } from '../../oncall/page.js';
 import { isStaleNotification } from '../../oncall/page.js';
-import type { ClaimOnCommit, ClaimedNotification, NotificationOutcome, SendCheck } from '../oncall-store.js';
+import { createSemaphore } from '../../core/semaphore.js';
+import type { ClaimOnCommit, DueClaim, NotificationOutcome, Quarantined, SendCheck, SendHold, SendRef, StoredPage } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
-  silenceCreatedAudit,
+  quarantinedAudit, quarantinedError, silenceCreatedAudit,
 } from '../oncall-plans.js';
-import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
+import { PAGE_COLS, decodeNotification, decodePage, toStoredOverride, toStoredPage, toStoredSilence } from '../oncall-rows.js';
+import { dueRowsToRead, fullChannels, orderedClaims } from '../outbox-order.js';
 import type { OncallStore } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import { timelineSql } from '../story-rows.js';
@@ -34,6 +36,19 @@ import type { ChainTx } from './chain-tx.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
 import { insertReceipts } from './receipts.js';
+
+/** Schema step 9 of schema.ts: each outbox row's channel, and a page's pending notifications in order, as SQLite's migration 12. */
+export const PG_OUTBOX_ORDER_INDEX = `
+  ALTER TABLE page_notifications ADD COLUMN channel_id text;
+  CREATE INDEX page_notifications_page_pending ON page_notifications (page_id, seq) WHERE status = 'pending';
+`;
+
+/**
+ * Most sends held at their last look at once (each holds a pooled connection in a transaction for the
+ * few milliseconds its message takes to reach the kernel): the pool's other connections stay free for
+ * the chain writer and the reads.
+ */
+const MAX_SEND_HOLDS = 4;
 
 /** Schema step of schema.ts: the same tables as SQLite's (sqlite/oncall-schema.ts). */
 export const PG_ONCALL_MIGRATION = `
@@ -141,13 +156,13 @@ async function insertNotifications(client: pg.ClientBase, notifications: readonl
   if (notifications.length === 0) return [];
   const rows = notificationRows(notifications, nowMs);
   const { rows: added } = await client.query<{ delivery_id: string }>(`INSERT INTO page_notifications
-      (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, owner, attempt, body)
-    SELECT d, p, a, k, 'pending', c, n, $8::text, $9::integer, b
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[]) AS x(d, p, a, k, c, n, b)
+      (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, owner, attempt, body, channel_id)
+    SELECT d, p, a, k, 'pending', c, n, $8::text, $9::integer, b, ch
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $10::text[]) AS x(d, p, a, k, c, n, b, ch)
     ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`,
   [rows.map((r) => r.deliveryId), rows.map((r) => r.pageId), rows.map((r) => r.agentId), rows.map((r) => r.kind),
     rows.map((r) => r.createdMs), rows.map((r) => (claim === undefined ? r.notBeforeMs : r.notBeforeMs + claim.leaseMs)), rows.map((r) => r.body),
-    claim?.owner ?? null, claim === undefined ? 0 : 1]);
+    claim?.owner ?? null, claim === undefined ? 0 : 1, rows.map((r) => r.channelId)]);
   const ids = new Set(added.map((r) => r.delivery_id));
   return notifications.filter((n) => ids.has(n.deliveryId));
 }
@@ -158,11 +173,85 @@ async function tell(tx: ChainTx, notice: HandoffNotice, nowMs: number): Promise<
   await insertNotifications(tx.client, notice.notifications, nowMs);
 }
 
+/**
+ * A damaged page set aside in the caller's transaction (oncall-store.ts quarantinePage): read again
+ * under its lock, so a page two callers found damaged is set aside once. Null when it decodes, or was
+ * set aside already.
+ */
+async function quarantineIfDamaged(tx: ChainTx, id: string, nowMs: number): Promise<Quarantined | null> {
+  const r = (await tx.client.query<Record<string, unknown>>(`SELECT ${PAGE_COLS}, due_ms FROM pages WHERE id = $1 FOR UPDATE`, [id])).rows[0];
+  if (r === undefined || (r.state === 'resolved' && r.due_ms === null)) return null;
+  const decoded = decodePage(r);
+  if (decoded.ok) return null;
+  await tx.client.query(`UPDATE pages SET state = 'resolved', due_ms = NULL, timer_owner = NULL, timer_lease_ms = NULL WHERE id = $1`, [id]);
+  const q: Quarantined = { kind: 'page', id, agentId: typeof r.agent_id === 'string' ? r.agent_id : null, pageId: id, reason: decoded.reason };
+  audit(tx, [quarantinedAudit(q)], nowMs);
+  return q;
+}
+
 export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: number): OncallStore {
-  const one = async (sql: string, params: unknown[]): Promise<PageRecord | null> => {
-    const { rows } = await pool.query<{ body: string }>(sql, params);
-    return rows[0] === undefined ? null : JSON.parse(rows[0].body) as PageRecord;
+  const one = async (sql: string, params: unknown[]): Promise<StoredPage | null> => {
+    const { rows } = await pool.query<Record<string, unknown>>(sql, params);
+    return rows[0] === undefined ? null : toStoredPage(rows[0]);
   };
+  const holds = createSemaphore(MAX_SEND_HOLDS);
+  async function holdSend(ref: SendRef, nowMs: number): Promise<SendHold> {
+    const held = `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
+      WHERE n.delivery_id = $1 AND n.owner = $2 AND n.attempt = $3 AND n.status = 'pending'`;
+    type Held = { seq: string; kind: string; page_id: string | null; agent_id: string; state: string | null };
+    const slot = await holds.acquire();
+    let client: pg.PoolClient | null = null;
+    let check: SendCheck;
+    try {
+      client = await pool.connect();
+      await client.query('BEGIN');
+      // The fence: the page's row held FOR SHARE until the release. A plan that changes the page locks
+      // it FOR UPDATE (page-writes.ts), so an ack commits before this look (which then sees it) or
+      // after the release — never while the message is on its way to the wire.
+      if (ref.pageId !== null) await client.query('SELECT 1 FROM pages WHERE id = $1 FOR SHARE', [ref.pageId]);
+      const r = (await client.query<Held>(held, [ref.deliveryId, ref.owner, ref.attempt])).rows[0];
+      check = r === undefined ? 'lost' : isStaleNotification(r.kind, r.state) ? 'cancelled' : 'send';
+      if (check === 'send') {
+        const c = client;
+        client = null;
+        let released = false;
+        return { check, release: async () => {
+          if (released) return;
+          released = true;
+          try {
+            await c.query('COMMIT');
+            c.release();
+          } catch (err) {
+            c.release(err instanceof Error ? err : new Error(String(err)));
+          } finally {
+            slot();
+          }
+        } } satisfies SendHold;
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      await client?.query('ROLLBACK').catch(() => undefined);
+      client?.release(err instanceof Error ? err : new Error(String(err)));
+      slot();
+      throw err;
+    }
+    client.release();
+    slot();
+    if (check === 'lost') return { check };
+    // Stale: cancelled and audited on the chain, the claim and the state asked again under the lock.
+    const cancelled = await writer.solo(async (tx): Promise<SendCheck> => {
+      const r = (await tx.client.query<Held>(`${held} FOR UPDATE OF n`, [ref.deliveryId, ref.owner, ref.attempt])).rows[0];
+      if (r === undefined) return 'lost';
+      if (!isStaleNotification(r.kind, r.state)) return 'send';
+      await tx.client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = $1`, [r.seq]);
+      audit(tx, [noticeCancelledAudit({ deliveryId: ref.deliveryId, kind: r.kind, agentId: r.agent_id, pageId: r.page_id,
+        pageState: r.state })], nowMs);
+      return 'cancelled';
+    });
+    // A page moved back to triggered meanwhile (an unack): look again, held.
+    return cancelled === 'send' ? holdSend(ref, nowMs) : { check: cancelled };
+  }
+
   return {
     // In the chain writer's batches, many plans to a transaction (page-writes.ts).
     applyPagePlan: (plan, nowMs, claim) => writer.applyPagePlan(plan, nowMs, claim),
@@ -182,66 +271,95 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
     }),
 
     async claimDuePages(owner, nowMs, leaseMs, limit) {
-      const { rows } = await pool.query<{ body: string }>(`UPDATE pages p SET timer_owner = $1, timer_lease_ms = $2 FROM (
+      const { rows } = await pool.query<Record<string, unknown>>(`UPDATE pages p SET timer_owner = $1, timer_lease_ms = $2 FROM (
           SELECT seq FROM pages WHERE due_ms IS NOT NULL AND due_ms <= $3 AND (timer_lease_ms IS NULL OR timer_lease_ms <= $3)
           ORDER BY due_ms LIMIT $4 FOR UPDATE SKIP LOCKED) d
-        WHERE p.seq = d.seq RETURNING p.body`, [owner, nowMs + leaseMs, nowMs, limit]);
-      return rows.map((r) => JSON.parse(r.body) as PageRecord);
+        WHERE p.seq = d.seq RETURNING ${PAGE_COLS.split(', ').map((c) => `p.${c}`).join(', ')}`, [owner, nowMs + leaseMs, nowMs, limit]);
+      const claim: DueClaim = { pages: [], quarantined: [] };
+      const damaged: string[] = [];
+      for (const r of rows) {
+        const decoded = decodePage(r);
+        if (decoded.ok) claim.pages.push(decoded.value);
+        else damaged.push(String(r.id));
+      }
+      // Rare: set aside on the chain (its audit row), in a transaction of its own after the claim.
+      if (damaged.length > 0) {
+        claim.quarantined = await writer.solo(async (tx) => {
+          const done: Quarantined[] = [];
+          for (const id of damaged) {
+            const q = await quarantineIfDamaged(tx, id, nowMs);
+            if (q !== null) done.push(q);
+          }
+          return done;
+        });
+      }
+      return claim;
     },
 
-    async claimNotifications(owner, nowMs, leaseMs, limit) {
+    quarantinePage: (id, nowMs) => writer.solo((tx) => quarantineIfDamaged(tx, id, nowMs)),
+
+    async claimNotifications(owner, nowMs, leaseMs, limit, room) {
       const client = await pool.connect();
+      let plan: ReturnType<typeof orderedClaims>;
       try {
         await client.query('BEGIN');
-        const { rows } = await client.query<{ seq: number; kind: string; page_id: string | null; attempt: number; created_ms: number; body: string }>(
-          `SELECT seq, kind, page_id, attempt, created_ms, body FROM page_notifications WHERE status = 'pending' AND not_before_ms <= $1
-           ORDER BY not_before_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED`, [nowMs, limit]);
-        const pageIds = [...new Set(rows.flatMap((r) => (r.page_id === null ? [] : [r.page_id])))];
+        // The channels with no room left are passed over here; a row of one written before migration 9 (no channel_id) is judged by outbox-order.ts.
+        const full = fullChannels(room);
+        const { rows } = await client.query<Record<string, unknown>>(
+          `SELECT seq, delivery_id, page_id, agent_id, kind, attempt, created_ms, body FROM page_notifications n
+           WHERE status = 'pending' AND not_before_ms <= $1
+             AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::text[]) AS f(a, c) WHERE f.a = n.agent_id AND f.c = n.channel_id)
+           ORDER BY not_before_ms, seq LIMIT $2 FOR UPDATE SKIP LOCKED`,
+        [nowMs, dueRowsToRead(limit, room), full.map((f) => f.agentId), full.map((f) => f.channelId)]);
+        const pageIds = [...new Set(rows.flatMap((r) => (typeof r.page_id === 'string' ? [r.page_id] : [])))];
         // FOR SHARE waits for an acknowledgement being committed, then reads the page as it committed;
         // in id order, the order a batch of page plans locks its pages in (page-writes.ts): no deadlock.
-        const states = new Map((await client.query<{ id: string; state: string }>('SELECT id, state FROM pages WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE',
-          [pageIds])).rows.map((r) => [r.id, r.state]));
-        const cancel: number[] = [];
-        const claimed: ClaimedNotification[] = [];
-        for (const r of rows) {
-          const state = r.page_id === null ? null : states.get(r.page_id);
-          if (isStaleNotification(r.kind, state)) cancel.push(r.seq);
-          else claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1, queuedAtMs: r.created_ms });
+        const states = await client.query<{ id: string; state: string }>('SELECT id, state FROM pages WHERE id = ANY($1::text[]) ORDER BY id FOR SHARE',
+          [pageIds]);
+        const pending = await client.query<Record<string, unknown>>(`SELECT seq, page_id, kind, owner, delivery_id, channel_id, body FROM page_notifications
+          WHERE page_id = ANY($1::text[]) AND status = 'pending' ORDER BY seq`, [pageIds]);
+        const stateOf = new Map(states.rows.map((r) => [r.id, r.state]));
+        plan = orderedClaims(rows.map((r) => ({ ...r, state: typeof r.page_id === 'string' ? stateOf.get(r.page_id) ?? null : null })), pending.rows,
+          limit, room);
+        if (plan.cancel.length > 0) {
+          await client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ANY($1::bigint[])`, [plan.cancel]);
         }
-        if (cancel.length > 0) await client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ANY($1::bigint[])`, [cancel]);
-        const keep = rows.filter((r) => !cancel.includes(r.seq)).map((r) => r.seq);
-        if (keep.length > 0) {
+        if (plan.claim.length > 0) {
           await client.query('UPDATE page_notifications SET owner = $1, not_before_ms = $2, attempt = attempt + 1 WHERE seq = ANY($3::bigint[])',
-            [owner, nowMs + leaseMs, keep]);
+            [owner, nowMs + leaseMs, plan.claim.map((c) => c.seq)]);
         }
         await client.query('COMMIT');
-        return claimed;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
         client.release();
       }
+      const claimed = plan.claim.map((c) => ({ notification: c.notification, owner, attempt: c.attempt + 1, queuedAtMs: c.createdMs }));
+      if (plan.quarantine.length === 0) return { claimed, quarantined: [] };
+      // Rare: given up on the chain (its audit row), each row read again under its lock, so two replicas
+      // that both found it set it aside once.
+      const quarantined = await writer.solo(async (tx) => {
+        const { rows } = await tx.client.query<Record<string, unknown>>(`SELECT seq, delivery_id, page_id, agent_id, body FROM page_notifications
+          WHERE seq = ANY($1::bigint[]) AND status = 'pending' ORDER BY seq FOR UPDATE`, [plan.quarantine.map((q) => q.seq)]);
+        const still = plan.quarantine.filter((q) => rows.some((r) => Number(r.seq) === q.seq && !decodeNotification(r).ok));
+        if (still.length === 0) return [];
+        await tx.client.query(`UPDATE page_notifications n SET status = 'failed', owner = NULL, error = u.error
+          FROM unnest($1::bigint[], $2::text[]) AS u(seq, error) WHERE n.seq = u.seq`,
+        [still.map((q) => q.seq), still.map((q) => quarantinedError(q.quarantined.reason))]);
+        audit(tx, still.map((q) => quarantinedAudit(q.quarantined)), nowMs);
+        return still.map((q) => q.quarantined);
+      });
+      return { claimed, quarantined };
     },
 
-    async confirmSend(ref, nowMs) {
-      // The common answer needs no lock: a read of the committed page state is linearised with the ack's commit.
-      const held = `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
-        WHERE n.delivery_id = $1 AND n.owner = $2 AND n.attempt = $3 AND n.status = 'pending'`;
-      type Held = { seq: string; kind: string; page_id: string | null; agent_id: string; state: string | null };
-      const first = (await pool.query<Held>(held, [ref.deliveryId, ref.owner, ref.attempt])).rows[0];
-      if (first === undefined) return 'lost';
-      if (!isStaleNotification(first.kind, first.state)) return 'send';
-      // Stale: cancelled and audited on the chain, the claim and the state asked again under the lock.
-      return writer.solo(async (tx): Promise<SendCheck> => {
-        const r = (await tx.client.query<Held>(`${held} FOR UPDATE OF n`, [ref.deliveryId, ref.owner, ref.attempt])).rows[0];
-        if (r === undefined) return 'lost';
-        if (!isStaleNotification(r.kind, r.state)) return 'send';
-        await tx.client.query(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = $1`, [r.seq]);
-        audit(tx, [noticeCancelledAudit({ deliveryId: ref.deliveryId, kind: r.kind, agentId: r.agent_id, pageId: r.page_id,
-          pageState: r.state })], nowMs);
-        return 'cancelled';
-      });
+    holdSend: (ref, nowMs) => holdSend(ref, nowMs),
+
+    async releaseClaims(ownerPrefix) {
+      const notices = await pool.query(`UPDATE page_notifications SET owner = NULL, not_before_ms = created_ms
+        WHERE status = 'pending' AND starts_with(owner, $1)`, [ownerPrefix]);
+      const timers = await pool.query('UPDATE pages SET timer_owner = NULL, timer_lease_ms = NULL WHERE starts_with(timer_owner, $1)', [ownerPrefix]);
+      return (notices.rowCount ?? 0) + (timers.rowCount ?? 0);
     },
 
     // One statement for the whole batch of outcomes (a sender's pass), not a round trip each while the
@@ -271,11 +389,11 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
       return applied.size;
     }),
 
-    getPage: (id) => one('SELECT body FROM pages WHERE id = $1', [id]),
-    findPage: (agentId, key) => one(`SELECT body FROM pages WHERE agent_id = $1 AND incident_key = $2
+    getPage: (id) => one(`SELECT ${PAGE_COLS} FROM pages WHERE id = $1`, [id]),
+    findPage: (agentId, key) => one(`SELECT ${PAGE_COLS} FROM pages WHERE agent_id = $1 AND incident_key = $2
       ORDER BY (state <> 'resolved') DESC, seq DESC LIMIT 1`, [agentId, key]),
-    listPages: (q, f) => keysetPage(pool, { table: 'pages', cols: 'seq, body', bytesColumn: 'body',
-      filters: [['agent_id', f.agent], ['state', f.state], ['policy_id', f.policy]], map: (r) => JSON.parse(String(r.body)) as PageRecord }, q, budget),
+    listPages: (q, f) => keysetPage(pool, { table: 'pages', cols: `seq, ${PAGE_COLS}`, bytesColumn: 'body',
+      filters: [['agent_id', f.agent], ['state', f.state], ['policy_id', f.policy]], map: toStoredPage }, q, budget),
     async pageTimeline(pageId) {
       const { rows } = await pool.query<Record<string, unknown>>(timelineSql('postgres', AUDIT_COLS, '$1'), [pageId]);
       return rows.map(toListedAudit);

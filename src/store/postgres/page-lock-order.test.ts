@@ -92,7 +92,7 @@ async function run(held: 'p1' | 'p2'): Promise<Seen> {
     const batchPid = await waitFor('the batch of acknowledgements to wait for the blocker', () => waitingOn(blockerPid));
 
     let answer: string[] | string | undefined;
-    const claim = store.oncall.claimNotifications('r1', T0 + 2, 30_000, 10).then(pagesOf, failure).then((a) => { answer = a; return a; });
+    const claim = store.oncall.claimNotifications('r1', T0 + 2, 30_000, 10).then((c) => pagesOf(c.claimed), failure).then((a) => { answer = a; return a; });
     const claimBeforeRelease = await waitFor('the claim to answer or to wait for the batch', async () => (answer !== undefined ? 'answered' as const
       : await waitingOn(batchPid) !== undefined ? 'waited for the batch' as const : undefined));
 

@@ -106,7 +106,7 @@ const CONFLICT: ApplyResult = { ok: false, reason: 'conflict' };
 interface PageRow {
   id: string; tsMs: number; agentId: string; incidentKey: string; state: string; policyId: string; dueMs: number | null; version: number; body: string;
 }
-interface OutboxRow { deliveryId: string; pageId: string | null; agentId: string; kind: string; createdMs: number; notBeforeMs: number;
+interface OutboxRow { deliveryId: string; pageId: string | null; agentId: string; channelId: string; kind: string; createdMs: number; notBeforeMs: number;
   owner: string | null; attempt: number; body: string }
 
 export function createPageWrites(): PageWrites {
@@ -175,11 +175,12 @@ export function createPageWrites(): PageWrites {
       }
       const n = [...outbox.values()];
       const notifications = n.length === 0 ? 'SELECT NULL::text AS delivery_id WHERE false' : `INSERT INTO page_notifications
-          (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, owner, attempt, body)
-        SELECT d, p, a, k, 'pending', c, nb, o, t, b
+          (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, owner, attempt, body, channel_id)
+        SELECT d, p, a, k, 'pending', c, nb, o, t, b, ch
         FROM unnest(${$(n.map((r) => r.deliveryId), 'text')}, ${$(n.map((r) => r.pageId), 'text')}, ${$(n.map((r) => r.agentId), 'text')},
           ${$(n.map((r) => r.kind), 'text')}, ${$(n.map((r) => r.createdMs), 'bigint')}, ${$(n.map((r) => r.notBeforeMs), 'bigint')},
-          ${$(n.map((r) => r.owner), 'text')}, ${$(n.map((r) => r.attempt), 'int')}, ${$(n.map((r) => r.body), 'text')}) AS x(d, p, a, k, c, nb, o, t, b)
+          ${$(n.map((r) => r.owner), 'text')}, ${$(n.map((r) => r.attempt), 'int')}, ${$(n.map((r) => r.body), 'text')},
+          ${$(n.map((r) => r.channelId), 'text')}) AS x(d, p, a, k, c, nb, o, t, b, ch)
         ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id`;
       const sql = `WITH ${ctes.map((c, i) => `w${i} AS (${c})`).join(',\n')}, added AS (${notifications}) SELECT delivery_id FROM added`;
       return { sql, params };

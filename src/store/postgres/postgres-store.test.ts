@@ -27,6 +27,9 @@ storeContract('postgres store', {
   openAgain: () => openPostgresStore({ url: cluster.url(lastDb) }),
   settings: () => ({ kind: 'postgres', url: cluster.url(lastDb), leaseMs: 60_000, retention: { eventsMs: null, deadLettersMs: null } }),
   tamperAudit: async (seq) => { await cluster.query(lastDb, `UPDATE audit SET data = '{"tampered":true}' WHERE seq = $1`, [seq]); },
+  damageOncall: async (table, key, body) => {
+    await cluster.query(lastDb, `UPDATE ${table} SET body = $1 WHERE ${table === 'pages' ? 'id' : 'delivery_id'} = $2`, [body, key]);
+  },
   emptyTablesBut: async (keep) => {
     const tables = await cluster.query<{ tablename: string }>(lastDb, `SELECT tablename FROM pg_tables WHERE schemaname = 'public'`);
     const gone = tables.map((t) => t.tablename).filter((t) => !keep.includes(t));

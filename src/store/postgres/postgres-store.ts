@@ -117,7 +117,7 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Sto
     readAudit: (afterSeq, limit) => readAudit(pool, afterSeq, limit),
     eventStory: (eventId) => eventStory(pool, eventId),
     auditHead: () => auditHead(pool),
-    verifyAudit: () => verifier.verify(),
+    verifyAudit: (afterSeq) => verifier.verify(afterSeq),
     ...lists,
     listJson: (view, q, f) => listJsonOf(lists, view, q, f),
     getEvent: async (id) => {

@@ -10,7 +10,7 @@
 import type pg from 'pg';
 import { GENESIS_HASH } from '../../audit/chain.js';
 import { RuntimeError } from '../../core/errors.js';
-import { PG_ONCALL_INTEGRITY_MIGRATION, PG_ONCALL_MIGRATION, PG_POLL_OFFSETS_TABLE } from './oncall.js';
+import { PG_ONCALL_INTEGRITY_MIGRATION, PG_ONCALL_MIGRATION, PG_OUTBOX_ORDER_INDEX, PG_POLL_OFFSETS_TABLE } from './oncall.js';
 import { PG_RECEIPTS_MIGRATION } from './receipts.js';
 
 /** Key of the advisory lock migrations run under ("svc-mig" in ASCII). */
@@ -174,6 +174,8 @@ export const MIGRATIONS: readonly string[] = [
   PG_ONCALL_INTEGRITY_MIGRATION,
   // 8: receipts kept with their pages while the vendor repeats the message (contract §21.3, Pushover's emergency priority).
   PG_RECEIPTS_MIGRATION,
+  // 9: each outbox row's channel, and a page's pending notifications in order, read by each claim of the outbox (store/outbox-order.ts).
+  PG_OUTBOX_ORDER_INDEX,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -21,7 +21,7 @@ import { systemClock } from '../../core/clock.js';
 import { startModuleWorker } from '../../core/worker.js';
 import { openAuditReader } from './audit-reader.js';
 import type { SegmentResult, VerifyResult } from '../../audit/chain.js';
-import { mergeSegments } from '../../audit/chain.js';
+import { GENESIS_HASH, mergeSegments } from '../../audit/chain.js';
 import type { AuditChainVerifier } from '../read-chain-verifier.js';
 import { sharedRuns } from '../read-chain-verifier.js';
 import type { VerifyJob, VerifyReply, VerifyWorkerData } from './verify-worker.js';
@@ -139,24 +139,37 @@ export function createSqliteChainVerifier(opts: SqliteChainVerifierOptions): Aud
     for (const w of used) dispatch(w);
   });
 
-  const run = async (): Promise<VerifyResult> => {
+  const run = async (afterSeq: number): Promise<VerifyResult> => {
     if (closed) throw new Error('audit chain verifier closed');
     if (idleTimer !== null) clock.clearTimer(idleTimer);
     let ok = false;
     try {
-      // The head when the run starts bounds it: rows appended meanwhile are for the next run.
+      // The head when the run starts bounds it: rows appended meanwhile are for the next run. With
+      // `afterSeq`, the rows after it, the first linked to that row as stored.
       const reader = openAuditReader(opts.path);
       let head: { seq: number; hash: string } | null;
+      let from = { seq: 0, hash: GENESIS_HASH };
       try {
         head = reader.head();
+        if (afterSeq > 0 && head !== null && afterSeq < head.seq) {
+          const row = reader.row(afterSeq);
+          if (row === undefined) {
+            ok = true;
+            return { ok: false, checked: 0, headSeq: head.seq, headHash: head.hash, firstBadSeq: afterSeq, problem: 'seq-gap' };
+          }
+          from = { seq: afterSeq, hash: row.hash };
+        } else if (afterSeq > 0) {
+          ok = true;
+          return mergeSegments([], head); // nothing after it to check
+        }
       } finally {
         reader.close();
       }
       const slices: VerifyJob[] = [];
-      for (let afterSeq = 0, id = 0; head !== null && afterSeq < head.seq; afterSeq += segmentRows, id++) {
-        slices.push({ id, afterSeq, throughSeq: Math.min(afterSeq + segmentRows, head.seq) });
+      for (let after = from.seq, id = 0; head !== null && after < head.seq; after += segmentRows, id++) {
+        slices.push({ id, afterSeq: after, throughSeq: Math.min(after + segmentRows, head.seq) });
       }
-      const result = mergeSegments(slices.length === 0 ? [] : await runSlices(slices), head);
+      const result = mergeSegments(slices.length === 0 ? [] : await runSlices(slices), head, from);
       ok = true;
       return result;
     } finally {

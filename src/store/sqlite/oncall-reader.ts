@@ -3,18 +3,17 @@
  * prepared on first use, so a read-only store of a schema without these tables still opens.
  */
 import type Database from 'better-sqlite3';
-import type { PageRecord } from '../../oncall/page.js';
-import type { HandoffTimer, HeartbeatSeen, OpenPageCount, PageFilter, SendRef, StoredOverride, StoredSilence } from '../oncall-store.js';
+import type { HandoffTimer, HeartbeatSeen, OpenPageCount, PageFilter, SendRef, StoredOverride, StoredPage, StoredSilence } from '../oncall-store.js';
 import type { ListedAuditRow, Page, PageQuery } from '../store.js';
 import { AUDIT_COLS, toListedAudit } from '../rows.js';
 import { timelineSql } from '../story-rows.js';
-import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
+import { PAGE_COLS, toStoredOverride, toStoredPage, toStoredSilence } from '../oncall-rows.js';
 import type { Pager } from './pages.js';
 
 export interface OncallReader {
-  getPage(id: string): PageRecord | null;
-  findPage(agentId: string, incidentKey: string): PageRecord | null;
-  listPages(q: PageQuery, f: PageFilter): Page<PageRecord>;
+  getPage(id: string): StoredPage | null;
+  findPage(agentId: string, incidentKey: string): StoredPage | null;
+  listPages(q: PageQuery, f: PageFilter): Page<StoredPage>;
   pageTimeline(pageId: string): ListedAuditRow[];
   openPageCounts(): OpenPageCount[];
   listOverrides(agentId: string | null, endsAfterMs: number): StoredOverride[];
@@ -39,15 +38,15 @@ export function createOncallReader(db: Database.Database, pager: Pager): OncallR
     }
     return s;
   };
-  const page = (row: Record<string, unknown> | undefined): PageRecord | null => (row === undefined ? null : JSON.parse(String(row.body)) as PageRecord);
+  const page = (row: Record<string, unknown> | undefined): StoredPage | null => (row === undefined ? null : toStoredPage(row));
   return {
-    getPage: (id) => page(stmt('SELECT body FROM pages WHERE id = ?').get(id)),
-    findPage: (agentId, key) => page(stmt(`SELECT body FROM pages WHERE agent_id = ? AND incident_key = ?
+    getPage: (id) => page(stmt(`SELECT ${PAGE_COLS} FROM pages WHERE id = ?`).get(id)),
+    findPage: (agentId, key) => page(stmt(`SELECT ${PAGE_COLS} FROM pages WHERE agent_id = ? AND incident_key = ?
       ORDER BY (state <> 'resolved') DESC, seq DESC LIMIT 1`).get(agentId, key)),
     listPages: (q, f) => pager.page({
-      table: 'pages', cols: 'seq, body', bytesColumn: 'body',
+      table: 'pages', cols: `seq, ${PAGE_COLS}`, bytesColumn: 'body',
       filters: [['agent_id', f.agent], ['state', f.state], ['policy_id', f.policy]],
-      map: (r) => JSON.parse(String(r.body)) as PageRecord,
+      map: toStoredPage,
     }, q),
     pageTimeline: (pageId) => stmt(timelineSql('sqlite', AUDIT_COLS, '?')).all(pageId).map(toListedAudit),
     openPageCounts: () => stmt(OPEN_PAGE_COUNTS_SQL).all()

@@ -97,7 +97,7 @@ export const OPEN_PAGE_COUNTS_INDEX = `
 `;
 
 /**
- * Migration 9 (issue 33), what pages' answers and stories rest on:
+ * Migration 10 (issue 33), what pages' answers and stories rest on:
  * - the latest resolve of each incident key, by the receive order (events.seq) of the event that
  *   resolved it, so a firing received before it cannot open a page after it however late its triage
  *   ends (store.ts noteResolve, PagePlan.firingEventId);
@@ -130,4 +130,15 @@ export const ONCALL_INTEGRITY_MIGRATION = `
     until_ms INTEGER NOT NULL
   ) WITHOUT ROWID;
   CREATE INDEX answer_once_until ON answer_once (until_ms);
+`;
+
+/**
+ * Migration 12: the outbox knows each row's channel (rows written before have none: they are read
+ * from their body), and a page's pending notifications are indexed in order. A claim of the outbox
+ * passes over the channels its sender has no room for in SQL, and reads each page's pending rows to
+ * keep one page's messages to a channel in order (store/outbox-order.ts).
+ */
+export const OUTBOX_ORDER_INDEX = `
+  ALTER TABLE page_notifications ADD COLUMN channel_id TEXT;
+  CREATE INDEX page_notifications_page_pending ON page_notifications (page_id, seq) WHERE status = 'pending';
 `;

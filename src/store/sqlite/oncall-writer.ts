@@ -8,27 +8,31 @@ import type Database from 'better-sqlite3';
 import type { AuditRow, NewAuditEntry } from '../../audit/audit-row.js';
 import type { Silence } from '../../oncall/oncall-config.js';
 import type { HandoffNotice, HandoffPlan } from '../../oncall/handoff-plan.js';
-import type { PageNotification, PagePlan, PageRecord } from '../../oncall/page.js';
+import type { PageNotification, PagePlan } from '../../oncall/page.js';
 import { dueAtMs, isStaleNotification } from '../../oncall/page.js';
 import type {
-  ApplyResult, ClaimOnCommit, ClaimedNotification, NotificationOutcome, SendCheck, SendRef, StoredOverride, StoredSilence,
+  ApplyResult, ChannelRoom, ClaimOnCommit, DueClaim, NotificationClaim, NotificationOutcome, Quarantined, SendCheck, SendRef, StoredOverride, StoredSilence,
 } from '../oncall-store.js';
 import {
   noticeCancelledAudit, notificationRows, overrideAddedAudit, overrideRemovedAudit, planNotificationFinish, planSilenceExpiry,
-  silenceCreatedAudit,
+  quarantinedAudit, quarantinedError, silenceCreatedAudit,
 } from '../oncall-plans.js';
 import type { ActedThrough, ReplayVia } from '../store.js';
-import { toStoredOverride, toStoredSilence } from '../oncall-rows.js';
+import { decodePage, toStoredOverride, toStoredSilence } from '../oncall-rows.js';
+import { dueRowsToRead, fullChannels, orderedClaims } from '../outbox-order.js';
 import { receiptInserter } from './receipts.js';
 
 export interface OncallWriter {
   applyPagePlan(plan: PagePlan, nowMs: number, claim?: ClaimOnCommit): ApplyResult;
   noteResolve(agentId: string, incidentKey: string, eventId: string, nowMs: number): void;
   writeNotifications(notifications: readonly PageNotification[], audit: readonly NewAuditEntry[], nowMs: number): void;
-  claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): PageRecord[];
-  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number): ClaimedNotification[];
-  confirmSend(ref: SendRef, nowMs: number): SendCheck;
+  claimDuePages(owner: string, nowMs: number, leaseMs: number, limit: number): DueClaim;
+  quarantinePage(id: string, nowMs: number): Quarantined | null;
+  claimNotifications(owner: string, nowMs: number, leaseMs: number, limit: number, room?: ChannelRoom): NotificationClaim;
+  /** The last look's write, when the reader found the notice stale: cancelled and audited (or the claim was lost meanwhile). */
+  cancelStale(ref: SendRef, nowMs: number): SendCheck;
   finishNotifications(outcomes: readonly NotificationOutcome[], nowMs: number): number;
+  releaseOncallClaims(ownerPrefix: string): number;
   addOverride(override: StoredOverride, nowMs: number, via?: ReplayVia | ActedThrough, told?: HandoffNotice): void;
   removeOverride(id: string, actor: string, nowMs: number, via?: ReplayVia | ActedThrough, told?: HandoffNotice): StoredOverride | null;
   addSilence(silence: Silence, nowMs: number, via?: ReplayVia | ActedThrough): void;
@@ -40,6 +44,8 @@ export interface OncallWriter {
 }
 
 type Append = (entry: NewAuditEntry, nowMs: number) => AuditRow;
+
+const PAGE_ROW_COLS = 'id, agent_id, incident_key, state, policy_id, ts_ms, due_ms, body';
 
 export function createOncallWriter(db: Database.Database, appendAudit: Append): OncallWriter {
   const st = {
@@ -56,17 +62,33 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
       `INSERT INTO pages (id, ts_ms, agent_id, incident_key, state, policy_id, due_ms, version, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     updatePage: db.prepare<[string, number | null, number, string, string, number]>(
       `UPDATE pages SET state = ?, due_ms = ?, timer_owner = NULL, timer_lease_ms = NULL, version = ?, body = ? WHERE id = ? AND version = ?`),
-    insertNotification: db.prepare<[string, string | null, string, string, number, number, string]>(
-      `INSERT OR IGNORE INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body)
-       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`),
-    duePages: db.prepare<[number, number, number], { id: string; body: string }>(
-      `SELECT id, body FROM pages WHERE due_ms IS NOT NULL AND due_ms <= ? AND (timer_lease_ms IS NULL OR timer_lease_ms <= ?)
+    insertNotification: db.prepare<[string, string | null, string, string, number, number, string, string]>(
+      `INSERT OR IGNORE INTO page_notifications (delivery_id, page_id, agent_id, kind, status, created_ms, not_before_ms, body, channel_id)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?, ?, ?)`),
+    duePages: db.prepare<[number, number, number], Record<string, unknown>>(
+      `SELECT ${PAGE_ROW_COLS} FROM pages WHERE due_ms IS NOT NULL AND due_ms <= ? AND (timer_lease_ms IS NULL OR timer_lease_ms <= ?)
        ORDER BY due_ms LIMIT ?`),
+    pageRow: db.prepare<[string], Record<string, unknown>>(`SELECT ${PAGE_ROW_COLS} FROM pages WHERE id = ?`),
     leaseTimer: db.prepare<[string, number, string]>('UPDATE pages SET timer_owner = ?, timer_lease_ms = ? WHERE id = ?'),
-    dueNotifications: db.prepare<[number, number], { seq: number; kind: string; attempt: number; created_ms: number; body: string; state: string | null }>(
-      `SELECT n.seq, n.kind, n.attempt, n.created_ms, n.body, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
-       WHERE n.status = 'pending' AND n.not_before_ms <= ? ORDER BY n.not_before_ms, n.seq LIMIT ?`),
+    // Set aside: no timer, and no longer open (its incident key free for a new page); the body is kept as found.
+    quarantinePage: db.prepare<[string]>(`UPDATE pages SET state = 'resolved', due_ms = NULL, timer_owner = NULL, timer_lease_ms = NULL WHERE id = ?`),
+    // The channels with no room left (a JSON array of [agentId, channelId], ours) are passed over here; a
+    // row written before migration 12 (no channel_id) is judged by outbox-order.ts.
+    dueNotifications: db.prepare<[number, string, number], Record<string, unknown>>(
+      `SELECT n.seq, n.delivery_id, n.page_id, n.agent_id, n.kind, n.attempt, n.created_ms, n.body, p.state FROM page_notifications n
+       LEFT JOIN pages p ON p.id = n.page_id
+       WHERE n.status = 'pending' AND n.not_before_ms <= ?
+         AND NOT EXISTS (SELECT 1 FROM json_each(?) f WHERE f.value ->> 0 = n.agent_id AND f.value ->> 1 = n.channel_id)
+       ORDER BY n.not_before_ms, n.seq LIMIT ?`),
+    // A page's pending notifications (migration 12's index): what a claimed one may have to wait for.
+    pendingOfPage: db.prepare<[string], Record<string, unknown>>(
+      `SELECT seq, delivery_id, page_id, kind, owner, channel_id, body FROM page_notifications WHERE page_id = ? AND status = 'pending' ORDER BY seq`),
     cancelNotification: db.prepare<[number]>(`UPDATE page_notifications SET status = 'cancelled', owner = NULL WHERE seq = ?`),
+    // A previous run's claims, due at once (created_ms is past): the next claim hands them out again.
+    releaseNotifications: db.prepare<[number, string]>(
+      `UPDATE page_notifications SET owner = NULL, not_before_ms = created_ms WHERE status = 'pending' AND substr(owner, 1, ?) = ?`),
+    releaseTimers: db.prepare<[number, string]>('UPDATE pages SET timer_owner = NULL, timer_lease_ms = NULL WHERE substr(timer_owner, 1, ?) = ?'),
+    quarantineNotification: db.prepare<[string, number]>(`UPDATE page_notifications SET status = 'failed', owner = NULL, error = ? WHERE seq = ?`),
     heldNotification: db.prepare<[string, string, number], { seq: number; kind: string; page_id: string | null; agent_id: string; state: string | null }>(
       `SELECT n.seq, n.kind, n.page_id, n.agent_id, p.state FROM page_notifications n LEFT JOIN pages p ON p.id = n.page_id
        WHERE n.delivery_id = ? AND n.owner = ? AND n.attempt = ? AND n.status = 'pending'`),
@@ -112,8 +134,17 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     const rows = notificationRows(notifications, nowMs);
     return notifications.filter((_, i) => {
       const r = rows[i]!;
-      return st.insertNotification.run(r.deliveryId, r.pageId, r.agentId, r.kind, r.createdMs, r.notBeforeMs, r.body).changes === 1;
+      return st.insertNotification.run(r.deliveryId, r.pageId, r.agentId, r.kind, r.createdMs, r.notBeforeMs, r.body, r.channelId).changes === 1;
     });
+  };
+
+  /** A damaged page set aside (oncall-store.ts quarantinePage), in the caller's savepoint. */
+  const quarantine = (r: Record<string, unknown>, reason: string, nowMs: number): Quarantined => {
+    const id = String(r.id);
+    st.quarantinePage.run(id);
+    const q: Quarantined = { kind: 'page', id, agentId: typeof r.agent_id === 'string' ? r.agent_id : null, pageId: id, reason };
+    audit([quarantinedAudit(q)], nowMs);
+    return q;
   };
 
   /** A handoff told: its row and the lines to its person, in the caller's savepoint. */
@@ -156,25 +187,47 @@ export function createOncallWriter(db: Database.Database, appendAudit: Append): 
     },
 
     claimDuePages(owner, nowMs, leaseMs, limit) {
-      const rows = st.duePages.all(nowMs, nowMs, limit);
-      for (const r of rows) st.leaseTimer.run(owner, nowMs + leaseMs, r.id);
-      return rows.map((r) => JSON.parse(r.body) as PageRecord);
-    },
-
-    claimNotifications(owner, nowMs, leaseMs, limit) {
-      const claimed: ClaimedNotification[] = [];
-      for (const r of st.dueNotifications.all(nowMs, limit)) {
-        if (isStaleNotification(r.kind, r.state)) {
-          st.cancelNotification.run(r.seq);
+      const claim: DueClaim = { pages: [], quarantined: [] };
+      for (const r of st.duePages.all(nowMs, nowMs, limit)) {
+        const decoded = decodePage(r);
+        if (!decoded.ok) {
+          claim.quarantined.push(quarantine(r, decoded.reason, nowMs));
           continue;
         }
-        st.leaseNotification.run(owner, nowMs + leaseMs, r.seq);
-        claimed.push({ notification: JSON.parse(r.body) as PageNotification, owner, attempt: r.attempt + 1, queuedAtMs: r.created_ms });
+        st.leaseTimer.run(owner, nowMs + leaseMs, decoded.value.id);
+        claim.pages.push(decoded.value);
       }
-      return claimed;
+      return claim;
     },
 
-    confirmSend(ref, nowMs) {
+    quarantinePage(id, nowMs) {
+      const r = st.pageRow.get(id);
+      if (r === undefined || (r.state === 'resolved' && r.due_ms === null)) return null;
+      const decoded = decodePage(r);
+      return decoded.ok ? null : quarantine(r, decoded.reason, nowMs);
+    },
+
+    claimNotifications(owner, nowMs, leaseMs, limit, room) {
+      const full = JSON.stringify(fullChannels(room).map((f) => [f.agentId, f.channelId]));
+      const rows = st.dueNotifications.all(nowMs, full, dueRowsToRead(limit, room));
+      const pageIds = [...new Set(rows.flatMap((r) => (typeof r.page_id === 'string' ? [r.page_id] : [])))];
+      const pending = pageIds.flatMap((id) => st.pendingOfPage.all(id));
+      const plan = orderedClaims(rows, pending, limit, room);
+      for (const seq of plan.cancel) st.cancelNotification.run(seq);
+      for (const q of plan.quarantine) {
+        st.quarantineNotification.run(quarantinedError(q.quarantined.reason), q.seq);
+        audit([quarantinedAudit(q.quarantined)], nowMs);
+      }
+      for (const c of plan.claim) st.leaseNotification.run(owner, nowMs + leaseMs, c.seq);
+      return { claimed: plan.claim.map((c) => ({ notification: c.notification, owner, attempt: c.attempt + 1, queuedAtMs: c.createdMs })),
+        quarantined: plan.quarantine.map((q) => q.quarantined) };
+    },
+
+    releaseOncallClaims(prefix) {
+      return st.releaseNotifications.run(prefix.length, prefix).changes + st.releaseTimers.run(prefix.length, prefix).changes;
+    },
+
+    cancelStale(ref, nowMs) {
       const r = st.heldNotification.get(ref.deliveryId, ref.owner, ref.attempt);
       if (r === undefined) return 'lost';
       if (!isStaleNotification(r.kind, r.state)) return 'send';

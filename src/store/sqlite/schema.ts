@@ -6,7 +6,7 @@ import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from 'no
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { errorText, RuntimeError } from '../../core/errors.js';
-import { ONCALL_INTEGRITY_MIGRATION, ONCALL_MIGRATION, OPEN_PAGE_COUNTS_INDEX, POLL_OFFSETS_TABLE } from './oncall-schema.js';
+import { ONCALL_INTEGRITY_MIGRATION, ONCALL_MIGRATION, OPEN_PAGE_COUNTS_INDEX, OUTBOX_ORDER_INDEX, POLL_OFFSETS_TABLE } from './oncall-schema.js';
 import { RECEIPTS_MIGRATION } from './receipts.js';
 import { SUPPRESSED_STATUS_MIGRATION } from './suppressed-migration.js';
 
@@ -137,6 +137,8 @@ const MIGRATIONS: readonly string[] = [
   ONCALL_INTEGRITY_MIGRATION,
   // 11: receipts kept with their pages while the vendor repeats the message (contract §21.3, Pushover's emergency priority).
   RECEIPTS_MIGRATION,
+  // 12: each outbox row's channel, and a page's pending notifications in order, read by each claim of the outbox (store/outbox-order.ts).
+  OUTBOX_ORDER_INDEX,
 ];
 
 /**

@@ -45,6 +45,10 @@ storeContract('sqlite store', {
     }
     return Promise.resolve();
   },
+  damageOncall: (table, key, body) => {
+    edit(last, `UPDATE ${table} SET body = ? WHERE ${table === 'pages' ? 'id' : 'delivery_id'} = ?`, body, key);
+    return Promise.resolve();
+  },
   emptyTablesBut: (keep) => {
     const db = new Database(last);
     try {
@@ -152,7 +156,7 @@ describe('sqlite store: the file', () => {
     assert.deepEqual((await upgraded.eventStory(id)).map((r) => r.kind), ['event.accepted']);
     await upgraded.close();
     const check = new Database(path, { readonly: true });
-    assert.equal(check.pragma('user_version', { simple: true }), 11);
+    assert.equal(check.pragma('user_version', { simple: true }), 12);
     check.close();
   });
 
@@ -172,7 +176,8 @@ describe('sqlite store: the file', () => {
     // Back to what an svc of schema version 6 left: the narrow CHECK, and a newest event deleted (the counter is past every row).
     const db = new Database(path);
     db.pragma('foreign_keys = OFF');
-    db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs; DROP INDEX pages_open_state; DROP TABLE incident_resolves; DROP TABLE answer_once; DROP TABLE poll_offsets; DROP TABLE page_receipts;
+    db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs; DROP INDEX pages_open_state; DROP TABLE incident_resolves; DROP TABLE answer_once; DROP TABLE poll_offsets; DROP TABLE page_receipts; DROP INDEX page_notifications_page_pending;
+      ALTER TABLE page_notifications DROP COLUMN channel_id;
       DROP INDEX audit_event_ref; DROP INDEX audit_page_ref;
       CREATE TABLE audit_events (event_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (event_id, seq)) WITHOUT ROWID;
       CREATE TRIGGER audit_events_fill AFTER INSERT ON audit BEGIN SELECT 1; END;
@@ -205,7 +210,7 @@ describe('sqlite store: the file', () => {
 
     const after = new Database(path);
     try {
-      assert.equal(after.pragma('user_version', { simple: true }), 11);
+      assert.equal(after.pragma('user_version', { simple: true }), 12);
       const rows = after.prepare('SELECT * FROM events ORDER BY seq').all() as Array<{ seq: number; status: string }>;
       assert.deepEqual(rows.slice(0, -1), rowsBefore, 'every column of every row as it was');
       assert.equal(rows.at(-1)?.seq, 4, 'a seq once handed out (3, deleted) is never handed out again');

@@ -5,7 +5,7 @@
  * An index lookup: the page costs the same at a thousand events as at a million.
  */
 import { summaryOfPayload, summaryOfTriage } from '../../../store/event-summary.js';
-import { EVENT_ID_PATTERN, storyVerdict } from '../../event-story.js';
+import { checkStoryChain, EVENT_ID_PATTERN, storyVerdict } from '../../event-story.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { auditWhatCell, banner, linkOrText, table, timeCell, timeText } from './parts.js';
@@ -74,9 +74,9 @@ export const eventView: View = recordView({ prefix: '/ui/events/', pattern: EVEN
   async render(raw, deps, req, notFound) {
     const event = await deps.store.getEvent(raw);
     if (event === null) return notFound;
-    // Rows first, then the watermark: it then reaches at least the story's last row.
+    // Rows first, then the chain: the check then reaches at least the story's last row.
     const story = await deps.store.eventStory(event.id);
-    const verdict = storyVerdict(story, await deps.watermark.current());
+    const verdict = storyVerdict(story, await checkStoryChain(story, deps.watermark));
     const problemOf = new Map(verdict.problems.map((p) => [p.seq, p.problem]));
     const rows = verdict.truncated ? story.slice(0, -1) : story;
     let payload: unknown;
@@ -85,10 +85,10 @@ export const eventView: View = recordView({ prefix: '/ui/events/', pattern: EVEN
   ${auditWhatCell(a.kind, a.actor, a.corrupt ? null : a.dataText)}<td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
   <td>${problemOf.get(a.seq) ?? 'ok'}</td></tr>`);
     const verdictText = rows.length === 0 ? null
-      : verdict.verified ? banner(true, 'Verified: every row hashes to its stored hash, links to the row before it, and the chain is intact up to its head.')
+      : verdict.verified ? banner(true, 'Verified: every row hashes to its stored hash and links to the row before it, and the chain from these rows to its head was checked just now.')
         : banner(false, verdict.problems.length > 0
           ? `Not verified: ${verdict.problems.map((p) => `seq ${p.seq} ${p.problem}`).join(', ')}.`
-          : 'Not verified: the audit chain is broken before these rows (run svc audit --verify).');
+          : 'Not verified: the audit chain is broken before, among or after these rows (run svc audit --verify).');
     // Titles name events (§24.8): what triage decided, else what the payload says, else the id.
     const triaged = rows.map((r) => (r.kind === 'triage.decision' && !r.corrupt ? summaryOfTriage(safeParse(r.dataText)) : null)).find((t) => t !== null);
     const title = triaged?.summary.title ?? summaryOfPayload(payload).title ?? `Event ${event.id.slice(0, 8)}`;

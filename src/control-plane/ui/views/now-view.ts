@@ -5,7 +5,7 @@
  * pages; otherwise it says that on-call is not configured.
  */
 import type { StatusSnapshot } from '../../routes/status-route.js';
-import type { PageRecord } from '../../../oncall/page.js';
+import type { StoredPage } from '../../../store/oncall-store.js';
 import { takeTurn } from '../../read-gate.js';
 import { usableOverrides } from '../../../oncall/schedule.js';
 import { scheduleView } from '../../routes/oncall-route.js';
@@ -35,7 +35,7 @@ async function onCall(deps: Parameters<View>[0], signal: AbortSignal): Promise<H
   }
   const leave = await takeTurn(deps.gate, signal);
   if (leave === null) return null;
-  const open: PageRecord[] = [];
+  const open: StoredPage[] = [];
   try {
     for (const state of ['triggered', 'acknowledged'] as const) {
       const page = await deps.store.oncall.listPages({ limit: OPEN_PAGES_SHOWN, cursor: null, order: 'desc', sinceMs: null, untilMs: null }, { state });

@@ -8,6 +8,8 @@ import type { PageRecord } from '../../../oncall/page.js';
 import type { PagedNow } from '../../../oncall/page-message-model.js';
 import { pagedNow } from '../../../oncall/paged-now.js';
 import { usableOverrides } from '../../../oncall/schedule.js';
+import type { StoredPage } from '../../../store/oncall-store.js';
+import { isDamagedPage } from '../../../store/oncall-store.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { timeText } from './parts.js';
@@ -29,13 +31,13 @@ export function pagedText(p: PageRecord, paged: PagedNow | null): Html {
 }
 
 /** Who each of these pages pages now and next: each agent's file and usable overrides read once. */
-export async function pagedOf(deps: Pick<UiDeps, 'oncall'>, pages: readonly PageRecord[]): Promise<Map<string, PagedNow | null>> {
+export async function pagedOf(deps: Pick<UiDeps, 'oncall'>, pages: readonly StoredPage[]): Promise<Map<string, PagedNow | null>> {
   const nowMs = deps.oncall.clock.now();
   const configs = new Map<string, OncallConfig>(deps.oncall.configs().map((c) => [c.agentId, c.config]));
   const overrides = new Map<string, readonly Override[]>();
   const out = new Map<string, PagedNow | null>();
   for (const p of pages) {
-    if (p.state === 'resolved') { out.set(p.id, null); continue; }
+    if (isDamagedPage(p) || p.state === 'resolved') { out.set(p.id, null); continue; }
     const config = configs.get(p.agentId);
     let usable = overrides.get(p.agentId);
     if (usable === undefined) {
@@ -49,8 +51,13 @@ export async function pagedOf(deps: Pick<UiDeps, 'oncall'>, pages: readonly Page
 
 export const PAGE_COLUMNS = ['Page', 'State', 'Paged', 'Severity', 'Opened', 'Agent', 'Policy'];
 
-/** One page as a row (a card on a phone): its title links to it, its id below. */
-export function pageRow(p: PageRecord, paged: PagedNow | null): Html {
+/** One page as a row (a card on a phone): its title links to it, its id below; a page stored damaged says so. */
+export function pageRow(p: StoredPage, paged: PagedNow | null): Html {
+  if (isDamagedPage(p)) {
+    return html`<tr><th scope="row" class="title"><a href="/ui/pages/${p.id}">(stored damaged)</a> <span class="mono note">${p.id}</span></th>
+<td data-label="State">${stateChip({ state: p.state, exhausted: false })}</td><td data-label="Paged" class="wrap">—</td><td data-label="Severity">—</td>
+<td data-label="Opened" class="mono">${timeText(p.openedAtMs)}</td><td data-label="Agent">${p.agentId}</td><td data-label="Policy">${p.policy}</td></tr>`;
+  }
   return html`<tr><th scope="row" class="title"><a href="/ui/pages/${p.id}">${p.title}</a> <span class="mono note">${p.id}</span></th>
 <td data-label="State">${stateChip(p)}</td><td data-label="Paged" class="wrap">${pagedText(p, paged)}</td><td data-label="Severity">${p.severity}</td>
 <td data-label="Opened" class="mono">${timeText(p.openedAtMs)}</td><td data-label="Agent">${p.agentId}</td><td data-label="Policy">${p.policy.id}</td></tr>`;

@@ -7,11 +7,12 @@ import { isoTs } from '../../../core/clock.js';
 import type { PageRecord } from '../../../oncall/page.js';
 import { PAGE_ID_PATTERN } from '../../../oncall/page.js';
 import { summaryOfPayload } from '../../../store/event-summary.js';
+import { isDamagedPage } from '../../../store/oncall-store.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { csrfField } from './dlq-view.js';
 import { pagedOf, pagedText, stateChip } from './page-parts.js';
-import { auditWhatCell, factList, outcomeBanner, table, timeCell, timeText } from './parts.js';
+import { auditWhatCell, banner, factList, outcomeBanner, table, timeCell, timeText } from './parts.js';
 import { recordView } from './record-view.js';
 import type { UiDeps, View } from './view-types.js';
 
@@ -59,12 +60,25 @@ async function eventLinks(deps: UiDeps, ids: readonly string[]): Promise<Html[]>
 
 export const pageView: View = recordView({ prefix: '/ui/pages/', pattern: PAGE_ID_PATTERN, noun: 'page', section: '/ui/pages',
   async render(id, deps, req, notFound) {
-    const p = await deps.store.oncall.getPage(id);
-    if (p === null) return notFound;
+    const stored = await deps.store.oncall.getPage(id);
+    if (stored === null) return notFound;
     const timeline = await deps.store.oncall.pageTimeline(id);
-    const paged = (await pagedOf(deps, [p])).get(p.id) ?? null;
     const rows = timeline.map((r) => html`<tr><th scope="row">${r.seq}</th>${timeCell(r.ts)}<td>${r.kind}</td><td class="wrap">${r.actor}</td>
   ${auditWhatCell(r.kind, r.actor, r.dataText)}</tr>`);
+    const timelineTable = table('Timeline of this page', ['Seq', 'Time', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.');
+    if (isDamagedPage(stored)) {
+      return { status: 200, title: `Page ${stored.id}`, section: '/ui/pages', body: html`${banner(false, `This page is stored damaged (${stored.reason}); it was set aside and acts no more.`)}
+  <dl class="facts">
+  <dt>State</dt><dd>${stateChip({ state: stored.state, exhausted: false })}</dd>
+  <dt>Agent</dt><dd>${stored.agentId}</dd>
+  <dt>Incident key</dt><dd class="mono">${stored.incidentKey}</dd>
+  <dt>Policy</dt><dd>${stored.policy}</dd>
+  </dl>
+  <h2>Timeline</h2>
+  ${timelineTable}` };
+    }
+    const p: PageRecord = stored;
+    const paged = (await pagedOf(deps, [p])).get(p.id) ?? null;
     const next = p.state === 'triggered' ? p.nextEscalationAtMs : p.state === 'acknowledged' ? p.ackTimeoutAtMs : null;
     return {
       status: 200, title: p.title, section: '/ui/pages',
@@ -85,7 +99,7 @@ export const pageView: View = recordView({ prefix: '/ui/pages/', pattern: PAGE_I
   <h2>Events</h2>
   <ul class="events">${await eventLinks(deps, p.eventIds)}</ul>
   <h2>Timeline</h2>
-  ${table('Timeline of this page', ['Seq', 'Time', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.')}
+  ${timelineTable}
   ${deps.jsonLinks ? html`<p class="note"><a href="/pages/${p.id}">This page as JSON</a></p>` : ''}`,
     };
   },

@@ -3,10 +3,9 @@
  * way: the same query parser and spec (pages-route.ts), a turn at the read gate, the store's keyset
  * page. The state filter is a select of the page states.
  */
-import type { PageRecord } from '../../../oncall/page.js';
 import { PAGE_STATES } from '../../../oncall/page.js';
 import { InvalidCursorError } from '../../../store/cursor.js';
-import type { PageFilter } from '../../../store/oncall-store.js';
+import type { PageFilter, StoredPage } from '../../../store/oncall-store.js';
 import { parseViewQuery } from '../../page-query.js';
 import { takeTurn } from '../../read-gate.js';
 import { PAGES_VIEW } from '../../routes/pages-route.js';
@@ -39,7 +38,7 @@ export const pagesView: View = async (deps, req) => {
   if (state !== undefined && !(PAGE_STATES as readonly string[]).includes(state)) return bad(`invalid state: expected one of ${PAGE_STATES.join(', ')}`);
   const leave = await takeTurn(deps.gate, req.signal);
   if (leave === null) return { status: 0 };
-  let page: { items: PageRecord[]; nextCursor: string | null };
+  let page: { items: StoredPage[]; nextCursor: string | null };
   try {
     page = await deps.store.oncall.listPages(parsed.value.page, parsed.value.filter as PageFilter);
   } catch (err) {
