@@ -394,9 +394,11 @@ describe('page notifier: mail threads per person and page, times in the reader\'
     const twoSteps: Policy = { ...policy, steps: [{ notify: [{ kind: 'person', id: 'alice' }], afterMs: 60_000 },
       { notify: [{ kind: 'person', id: 'bob' }], afterMs: 60_000 }] };
     const toMail: ResolveTargets = (targets) => ({ nobodyOnCall: [], recipients: targets.map((t) => ({ person: t.id, channel: 'mail', to: `${t.id}@example.com` })) });
-    const notify = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined, deliveryWindowMs: WINDOW_MS,
+    const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined, deliveryWindowMs: WINDOW_MS,
       zone: (_agent, person) => (person === 'alice' ? 'Europe/Berlin' : 'America/New_York'),
-      agents: new Map([['agent-a', { id: 'agent-a', channels: [mail], log, dispatch }]]) }).pass;
+      agents: new Map([['agent-a', { id: 'agent-a', channels: [mail], log, dispatch }]]) });
+    // One page's messages to one channel go in order, one at a time: pass until the outbox is empty.
+    const notify = async (): Promise<void> => { while ((await notifier.pass()).claimed > 0) { /* the next in order */ } };
     const opened = planOpen({ pageId: 'pthreads0001', agentId: 'agent-a', incidentKey: 'k', policy: twoSteps, policySha256: 'abc', nowMs: T0,
       resolve: toMail, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
     assert.deepEqual(await store.oncall.applyPagePlan(opened, T0), { ok: true });
@@ -421,6 +423,7 @@ describe('page notifier: mail threads per person and page, times in the reader\'
     // 2026-01-01 00:00Z: alice reads the next step in Berlin time, bob (paged at the last step: no next) nothing of the kind.
     assert.match(mailText(smtp.mails[0]?.raw ?? ''), /\nPaged: step 1 of 2: alice; next: bob at 01:01 CET \(in 1m\)\nsvc ack pthreads0001\n/);
     assert.match(mailText(smtp.mails[1]?.raw ?? ''), /\nPaged: step 2 of 2: bob\nsvc ack pthreads0001\n/);
+    await notifier.close();
     await mail.close();
     await smtp.close();
     log.close();
