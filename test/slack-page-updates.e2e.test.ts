@@ -86,7 +86,7 @@ describe('slack page message updated in place e2e', () => {
     const reply = await waitFor('the join as a thread reply', () => posts()[1]);
     assert.equal(reply.body.channel, 'D0ALICE');
     assert.equal(reply.body.thread_ts, postedTs);
-    assert.match(String(reply.body.text), new RegExp(`^\\[P1\\] [\\s\\S]*\\n2 alerts now on page ${pageId}\\.\\n`));
+    assert.match(String(reply.body.text), new RegExp(`^\\[P1\\] [\\s\\S]*\\n2 alerts now on page ${pageId}\\.$`), 'the join told; on an acknowledged page nobody is paged');
 
     assert.equal((await runSvc(['resolve', pageId], { env, cwd: a.dir })).code, 0);
     const resolved = await waitFor('the resolution edited in', () => updates()[2]);
