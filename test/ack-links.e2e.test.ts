@@ -51,11 +51,13 @@ describe('ack links e2e', () => {
     const base = `http://127.0.0.1:${ackPort}/ack/`;
     assert.ok(links.ack.startsWith(base) && links.resolve.startsWith(base), JSON.stringify(links));
     assert.match(links.ack.slice(base.length), /^v2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
-    // The alert's own links (issue 26.6) above what to type.
-    assert.equal(first.text, `[P1] ${String(first.title)}\nPage ${pageId} opened (step 1 of 2).\n`
-      + 'Runbook: https://runbooks.example.com/checkout-api/high-error-rate\n'
+    // What is wrong (§24.1): the summary, the instance, the alert's own links (issue 26.6), who is paged now and next, one way to act.
+    const esc = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    assert.match(String(first.text), new RegExp(`^${esc(`[P1] ${String(first.title)}\ncheckout-api 5xx ratio above 5% for 10 minutes\n`
+      + 'Instance: checkout-api-7f9c:8080\nRunbook: https://runbooks.example.com/checkout-api/high-error-rate\n'
       + 'Source: http://prometheus.example.com:9090/graph?g0.expr=job%3Acheckout_5xx_ratio%3Arate5m+%3E+0.05\n'
-      + `Alertmanager: http://alertmanager.example.com:9093\nAcknowledge: svc ack ${pageId}`);
+      + `Alertmanager: http://alertmanager.example.com:9093\nPage ${pageId} opened.\n`)}`
+      + `Paged: step 1 of 2[^\\n]*; next: [^\\n]+ at \\d\\d:\\d\\d [A-Z]{3,4} \\(in [^)]+\\)\\n${esc(`Acknowledge: ${links.ack} | Resolve: ${links.resolve}`)}$`));
 
     // GET: a confirm form, no script, the console-style headers; the page is untouched.
     const shown = await fetch(links.ack);

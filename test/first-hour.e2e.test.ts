@@ -42,15 +42,18 @@ describe('npm run demo (scripts/demo.sh, on the built CLI)', () => {
       child.on('close', (c) => { clearTimeout(timer); resolve({ code: c, out: text }); });
     });
     assert.equal(code, 0, out);
-    const pageId = /Page (p[0-9a-z]{12}) opened \(step 1 of 2\)\./.exec(out)?.[1];
+    const pageId = /Page (p[0-9a-z]{12}) opened\./.exec(out)?.[1];
     assert.ok(pageId, out);
     // The story, in the order a reader meets it.
     const story = [
       `$ svc init --template alert-escalation --provider rules --port ${port} --control-port ${controlPort} pager`,
       `ack            oncall-escalator  ack-links     127.0.0.1:${ackPort}  http://127.0.0.1:${ackPort}/ack`,
       'HTTP 202 {"status":"accepted"',
-      `-> to alice:\n   [P1] HighErrorRate on checkout-api-7f9c:8080\n   Page ${pageId} opened (step 1 of 2).`,
-      `-> to bob:\n   [P1] HighErrorRate on checkout-api-7f9c:8080\n   Page ${pageId} escalated: nobody acknowledged the previous step (step 2 of 2).`,
+      // What is wrong first (§24.1), then what happened and who is paged next.
+      `-> to alice:\n   [P1] HighErrorRate on checkout-api-7f9c:8080\n   checkout-api 5xx ratio above 5% for 10 minutes\n`,
+      `   Page ${pageId} opened.\n   Paged: step 1 of 2`,
+      `-> to bob:\n   [P1] HighErrorRate on checkout-api-7f9c:8080\n   checkout-api 5xx ratio above 5% for 10 minutes\n`,
+      `   Page ${pageId} escalated: nobody acknowledged the previous step.\n   Paged: step 2 of 2`,
       `HTTP 200: Acknowledge page ${pageId}? HighErrorRate on checkout-api-7f9c:8080 As bob. Acknowledge`,
       `HTTP 200: Acknowledged Page ${pageId} is acknowledged by bob; its escalation has stopped.`,
       'Everyone paged hears of the ack:\n-> to ',

@@ -4,7 +4,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './support/http.js';
 import { editFile, lineOf, runSvc, setIngestPort, tempEnv } from './support/svc.js';
@@ -42,6 +42,28 @@ describe('oncall.yaml in svc check and svc up', () => {
     const json = await runSvc(['check', '--json'], { env: t.env, cwd: dir });
     assert.deepEqual((JSON.parse(json.stdout) as { agents: Array<{ oncall: unknown }> }).agents[0]?.oncall,
       { people: 2, schedules: ['primary'], policies: ['default'], heartbeats: ['watchdog'] });
+  });
+
+  it('the example\'s phone block (ntfy push at once, a Twilio call after 5m) validates once uncommented with its channels and source (§21)', async () => {
+    const { dir, file } = withOncall();
+    /** Uncomments the block of FILE that starts at the line holding MARK and runs to the end of the comment block. */
+    const uncomment = (path: string, mark: string, strip: RegExp): void => {
+      const lines = readFileSync(path, 'utf8').split('\n');
+      let at = lines.findIndex((l) => l.includes(mark));
+      assert.ok(at >= 0, `${mark} in ${path}`);
+      for (; at < lines.length && strip.test(lines[at] ?? ''); at += 1) lines[at] = (lines[at] ?? '').replace(strip, '$1');
+      writeFileSync(path, lines.join('\n'));
+    };
+    uncomment(file, '# push: alice-7f3k2q', /^(\s*)# /);
+    uncomment(join(dir, 'channels.yaml'), '- id: push', /^#( )/);
+    uncomment(join(dir, 'event-sources.yaml'), '- id: twilio-phone', /^#( )/);
+    const oncall = readFileSync(file, 'utf8');
+    assert.match(oncall, /\n {6}push: alice-7f3k2q .*\n {6}phone: "\+4915112345678" .*\n {4}notify: .*\n {6}- \{ after: 0m, via: \[oncall-dm, push\] \}.*\n {6}- \{ after: 5m, via: \[phone\] \}/);
+    const secret = await runSvc(['secret', 'set', 'twilio/auth-token'], { env: t.env, cwd: dir, input: `${'ab12'.repeat(8)}\n` });
+    assert.equal(secret.code, 0, secret.stderr);
+    const r = await runSvc(['check'], { env: t.env, cwd: dir });
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.match(r.stdout, /agent oncall-escalator: 2 source\(s\), 3 channel\(s\), 0 MCP server\(s\); on call: 1 schedule\(s\), 1 policy\n/);
   });
 
   it('an unknown person: svc check exits 2 naming file, line, column and key path', async () => {

@@ -160,13 +160,16 @@ describe('page integrity on a page (oncall.yaml) with Slack Block Kit', () => {
     assert.equal(res.status, 202);
     const post = await waitFor('the page on Slack', () => slack.calls.find((c) => c.method === 'chat.postMessage'), 60_000);
     const pageId = String(auditRows(t.home).find((r) => r.kind === 'page.opened')?.data.pageId);
+    // What is wrong from the payload, whatever the model said (§24.1); the buttons are the way to act: no command line.
     const text = [
       '[P1] HighErrorRate on checkout-api-7f9c:8080',
-      `Page ${pageId} opened (step 1 of 1).`,
+      'checkout-api 5xx ratio above 5% for 10 minutes',
+      'Instance: checkout-api-7f9c:8080',
       'Runbook: https://runbooks.example.com/checkout-api/high-error-rate',
       'Source: http://prometheus.example.com:9090/graph?g0.expr=job%3Acheckout_5xx_ratio%3Arate5m+%3E+0.05',
       'Alertmanager: http://alertmanager.example.com:9093',
-      `Acknowledge: svc ack ${pageId}`,
+      `Page ${pageId} opened.`,
+      'Paged: step 1 of 1: alice',
     ].join('\n');
     const button = (label: string, actionId: string, style?: string) => ({ type: 'button', text: { type: 'plain_text', text: label },
       action_id: actionId, value: pageId, ...(style === undefined ? {} : { style }) });

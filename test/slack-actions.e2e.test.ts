@@ -166,7 +166,7 @@ describe('slack interactivity e2e', () => {
     const [edit, reply] = await waitFor('the ack edited in and told in the thread', () => (inRoom().length >= 3 ? inRoom().slice(1) : undefined));
     assert.equal(edit?.method, 'chat.update');
     assert.equal(edit?.body.ts, postedTs);
-    assert.deepEqual(actionIds(edit?.body ?? {}), ['svc_resolve', 'svc_escalate']);
+    assert.deepEqual(actionIds(edit?.body ?? {}), ['svc_resolve'], 'once acknowledged only Resolve (§24.1)');
     assert.equal(reply?.method, 'chat.postMessage');
     assert.equal(reply?.body.thread_ts, postedTs);
     assert.equal(reply?.body.text, edit?.body.text);

@@ -78,8 +78,10 @@ describe('slack page message updated in place e2e', () => {
       assert.equal(u.body.channel, 'D0ALICE');
       assert.equal(u.body.ts, postedTs, 'the message posted before the restart');
     }
-    assert.equal(edited[1]?.body.text, `${String(opening.body.text).split('\n')[0]}\nPage ${pageId} was acknowledged by alice.`);
-    assert.deepEqual(actionIds(edited[1]?.body ?? {}), ['svc_resolve', 'svc_escalate'], 'no Acknowledge on an acknowledged page');
+    // The same alert, what happened now, nobody paged any more (§24.1): the opening's text up to what happened.
+    const said = String(opening.body.text);
+    assert.equal(edited[1]?.body.text, `${said.slice(0, said.indexOf(`Page ${pageId} opened.`))}Page ${pageId} acknowledged by alice.`);
+    assert.deepEqual(actionIds(edited[1]?.body ?? {}), ['svc_resolve'], 'no Acknowledge (nor Escalate) on an acknowledged page');
     assert.equal(posts().length, 1, 'no second message for the ack');
 
     // A second alert of the same group joins the page: a reply in the message's thread.
@@ -87,7 +89,7 @@ describe('slack page message updated in place e2e', () => {
     const reply = await waitFor('the join as a thread reply', () => posts()[1]);
     assert.equal(reply.body.channel, 'D0ALICE');
     assert.equal(reply.body.thread_ts, postedTs);
-    assert.match(String(reply.body.text), new RegExp(`^\\[P1\\] .*\\n2 alerts now on page ${pageId}`));
+    assert.match(String(reply.body.text), new RegExp(`^\\[P1\\] [\\s\\S]*\\n2 alerts now on page ${pageId}\\.$`), 'the join told; on an acknowledged page nobody is paged');
 
     assert.equal((await runSvc(['resolve', pageId], { env, cwd: a.dir })).code, 0);
     const resolved = await waitFor('the resolution edited in', () => updates()[2]);

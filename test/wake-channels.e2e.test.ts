@@ -89,8 +89,8 @@ describe('waking a person e2e: Twilio SMS and voice, Telegram', () => {
     const told = await waitFor('the press answered', () => bot.calls.find((c) => c.method === 'answerCallbackQuery' && c.body.callback_query_id === press));
     assert.deepEqual(told.body, { callback_query_id: press, text: 'Acknowledged.' });
     await waitFor('the message edited in place', () => first.edits > 0);
-    assert.equal(first.text, `[P1] ${first.text.split('\n')[0]?.replace(/^\[P1\] /, '') ?? ''}\nPage ${page1} was acknowledged by alice.`);
-    assert.deepEqual((first.replyMarkup as { inline_keyboard: Array<Array<{ text: string }>> }).inline_keyboard.flat().map((b) => b.text), ['Resolve', 'Escalate']);
+    assert.ok(first.text.startsWith('[P1] ') && first.text.endsWith(`\nPage ${page1} acknowledged by alice.`), first.text);
+    assert.deepEqual((first.replyMarkup as { inline_keyboard: Array<Array<{ text: string }>> }).inline_keyboard.flat().map((b) => b.text), ['Resolve']);
 
     // 2. SMS: the page's text carries its code; alice's reply 4<code> acknowledges it.
     await alert('wake-sms');

@@ -16,6 +16,7 @@ import type { PageEngine } from '../runtime/oncall/page-engine.js';
 import { createPageEngine } from '../runtime/oncall/page-engine.js';
 import { createPageLoop } from '../runtime/oncall/page-loop.js';
 import { createPageNotifier } from '../runtime/oncall/page-notifier.js';
+import { personZone } from '../oncall/person-zone.js';
 import type { HeartbeatSeen, OpenPageCount, Quarantined } from '../store/oncall-store.js';
 import type { Store } from '../store/store.js';
 
@@ -64,7 +65,11 @@ export function startPages(deps: PagesDeps): Pages {
   };
   const notifier = createPageNotifier({ store, clock, owner: deps.owner, agents: byId, onError, deliveryWindowMs: deps.deliveryWindowMs,
     channelOutcome: (agent, channel, outcome) => deps.metrics.dispatch.channelMessages.inc({ agent, channel, outcome }),
-    links: (agentId, pageId, person, incarnation) => deps.links?.get(agentId)?.links(pageId, person, incarnation) ?? null, onQuarantined: quarantined });
+    links: (agentId, pageId, person, incarnation) => deps.links?.get(agentId)?.links(pageId, person, incarnation) ?? null, onQuarantined: quarantined,
+    zone: (agentId, person) => {
+      const config = configs.get(agentId);
+      return config === undefined ? 'UTC' : personZone(config, person);
+    } });
   const engine = createPageEngine({ store, clock, configs, onCommitted: () => notifier.wake(), metrics: oncallMetrics, sender: notifier,
     log: (agentId, event, fields, level = 'info') => byId.get(agentId)?.log.write(level, event, fields), onQuarantined: quarantined,
     shadow: (agentId) => byId.get(agentId)?.shadow === true,

@@ -53,7 +53,11 @@ describe('personal notification rules (§21.1) in the page planner, on fake time
     h.runTimers(1);
     assert.deepEqual(ruleRows(h.plans.at(-1)), [['alice', 'sms', 1, 'p0000test.2.alice.sms']]);
     const n = h.plans.at(-1)?.notifications[0];
-    assert.deepEqual([n?.kind, n?.rule, n?.to, n?.text], ['escalation', 1, 'alice@sms', h.plans[0]?.notifications[0]?.text]);
+    assert.deepEqual([n?.kind, n?.rule, n?.to], ['escalation', 1, 'alice@sms']);
+    // The step says again what the round that named her said, with who is paged as of now (§24.1).
+    const opening = (h.plans[0]?.notifications[0]?.text ?? '').split('\n');
+    assert.deepEqual((n?.text ?? '').split('\n').slice(0, 2), opening.slice(0, 2));
+    assert.match(n?.text ?? '', /next: carol at 03:10 UTC \(in 8m\)/);
     h.runTimers(3 * MIN);
     assert.deepEqual(ruleRows(h.plans.at(-1)), [['alice', 'phone', 2, 'p0000test.3.alice.phone']]);
     assert.equal(h.page.personalSteps, undefined, 'no step left');
@@ -182,7 +186,7 @@ describe('repeats are not news (§24.4)', () => {
     const joined = planJoin(h.page, event('e3', ['a@t1', 'b@t2', 'c@t2']), h.clock.now(), people);
     h.apply(joined);
     assert.deepEqual(joined?.audit[0]?.data, { pageId: 'p0000test', eventId: 'e3', alerts: 3, newAlerts: 2 });
-    assert.match(joined?.notifications[0]?.text ?? '', /\n3 alerts now on page p0000test /);
+    assert.match(joined?.notifications[0]?.text ?? '', /\n3 alerts now on page p0000test\./);
     const refired = planJoin(h.page, event('e4', ['a@t9']), h.clock.now() + 2 * MIN, people);
     assert.equal(refired?.audit[0]?.kind, 'page.joined', 'the same alert with a new startsAt fired again: news');
     assert.equal(planJoin(h.page, event('e5', ['c@t2', 'b@t2']), h.clock.now(), people)?.audit[0]?.kind, 'page.repeated');

@@ -15,7 +15,11 @@ describe('page planner on fake time', () => {
     assert.deepEqual(h.kinds(), ['page.opened', 'page.notified']);
     assert.deepEqual(h.plans[0]?.audit[0]?.data, { pageId: 'p0000test', incidentKey: 'disk/db-1', policy: 'default', policySha256: 'sha-a', eventId: 'e1' });
     assert.deepEqual(h.plans[0]?.audit[1]?.data, { pageId: 'p0000test', step: 1, loop: 0, person: 'alice', channel: 'dm', deliveryId: 'p0000test.1.alice.dm' });
-    assert.equal(h.plans[0]?.notifications[0]?.text, '[P1] Disk full on db-1\nPage p0000test opened (step 1 of 2).\nAcknowledge: svc ack p0000test');
+    // §24.1: what happened, who is paged now and next (in UTC when stored; the notifier renders it in the reader's zone), one way to act.
+    assert.equal(h.plans[0]?.notifications[0]?.text, '[P1] Disk full on db-1\nPage p0000test opened.\n'
+      + 'Paged: step 1 of 2: alice; next: carol at 03:05 UTC (in 5m)\nsvc ack p0000test');
+    assert.deepEqual(h.plans[0]?.notifications[0]?.message?.paged, { step: 1, steps: 2, now: ['alice'], pass: null,
+      next: { step: 2, who: ['carol'], atMs: Date.UTC(2026, 10, 25, 3, 5) } });
   });
 
   it('carries the opening event\'s links in every message that asks for action, and a reopening event\'s after it', () => {
@@ -23,19 +27,20 @@ describe('page planner on fake time', () => {
     const facts = ['Runbook: https://rb.example/disk', 'Source: http://prom.example/graph'];
     const opened = planOpen({ pageId: 'p0000test', agentId: 'ops', incidentKey: 'disk/db-1', policy: policy(), policySha256: 'sha-a',
       event: { ...event('e1'), facts }, nowMs: clock.now(), resolve });
-    assert.equal(opened.notifications[0]?.text, '[P1] Disk full on db-1\nPage p0000test opened (step 1 of 2).\n'
-      + 'Runbook: https://rb.example/disk\nSource: http://prom.example/graph\nAcknowledge: svc ack p0000test');
+    assert.equal(opened.notifications[0]?.text, '[P1] Disk full on db-1\nRunbook: https://rb.example/disk\nSource: http://prom.example/graph\n'
+      + 'Page p0000test opened.\nPaged: step 1 of 2: alice; next: carol at 03:05 UTC (in 5m)\nsvc ack p0000test');
     const escalated = planTimer(opened.page, clock.now() + 5 * MIN, resolve);
-    assert.match(escalated?.notifications[0]?.text ?? '', /\nRunbook: https:\/\/rb\.example\/disk\nSource: http:\/\/prom\.example\/graph\nAcknowledge: svc ack p0000test$/);
-    // Telling someone it was resolved asks nothing of them: no links.
+    assert.match(escalated?.notifications[0]?.text ?? '', /\nRunbook: https:\/\/rb\.example\/disk\nSource: http:\/\/prom\.example\/graph\nPage p0000test escalated: .*\n.*\nsvc ack p0000test$/);
+    // Telling someone it was resolved still says what it was (§24.1) but asks nothing of them: nobody paged, nothing to type.
     const resolved = planResolve(opened.page, cli, null, 'e2', clock.now());
     assert.ok(resolved.ok && resolved.plan !== null);
-    assert.equal(resolved.plan.notifications[0]?.text, 'RESOLVED [P1] Disk full on db-1\nPage p0000test was resolved by bob.');
+    assert.equal(resolved.plan.notifications[0]?.text, 'RESOLVED [P1] Disk full on db-1\nRunbook: https://rb.example/disk\n'
+      + 'Source: http://prom.example/graph\nPage p0000test resolved by bob.');
     const closed = resolved.plan.page;
     const reopened = planReopen(closed, { ...event('e3'), facts: ['Runbook: https://rb.example/other'] }, clock.now(), resolve);
-    assert.match(reopened.notifications[0]?.text ?? '', /\nRunbook: https:\/\/rb\.example\/other\nAcknowledge/);
+    assert.match(reopened.notifications[0]?.text ?? '', /\nRunbook: https:\/\/rb\.example\/other\nPage /);
     // The same id as the page the person saw resolved: the message says it is that page again, not a new one.
-    assert.match(reopened.notifications[0]?.text ?? '', new RegExp(`\\nPage ${closed.id} reopened: it fired again after it was resolved \\(step 1 of `));
+    assert.match(reopened.notifications[0]?.text ?? '', new RegExp(`\\nPage ${closed.id} reopened: it fired again after it was resolved\\.\\nPaged: step 1 of `));
     assert.equal(planReopen(closed, event('e4'), clock.now(), resolve).page.facts, undefined);
   });
 
@@ -99,7 +104,7 @@ describe('page planner on fake time', () => {
     const acked = planAck(h.page, cli, null, h.clock.now());
     assert.ok(acked.ok && acked.plan);
     assert.deepEqual(acked.plan.notifications.map((n) => [n.deliveryId, n.kind, n.status, n.text]), [
-      ['p0000test.2.alice.dm', 'acknowledged', 'firing', '[P1] Disk full on db-1\nPage p0000test was acknowledged by bob.'],
+      ['p0000test.2.alice.dm', 'acknowledged', 'firing', '[P1] Disk full on db-1\nPage p0000test acknowledged by bob.\nsvc resolve p0000test'],
     ]);
     h.apply(acked.plan);
     const unacked = planUnack(h.page, cli, h.clock.now());

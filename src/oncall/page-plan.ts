@@ -9,8 +9,13 @@ import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Policy, Severity, Target } from './oncall-config.js';
 import type { NobodyOnCall } from './targets.js';
 import type { NotificationKind, PageNotification, PagePlan, PageRecord, PersonalStep } from './page.js';
-import { alertCount, incarnationOf } from './page.js';
-import { pageText } from './page-text.js';
+import { CHANNEL_TARGET, alertCount, incarnationOf } from './page.js';
+import type { PageAlerts } from './page-alert.js';
+import type { Happened, PageMessage } from './page-message-model.js';
+import { pageMessage } from './page-message-model.js';
+import { pageMessageText } from './page-text.js';
+import type { NamesAt } from './paged-now.js';
+import { pagedNowBy } from './paged-now.js';
 import type { RulesOf } from './personal-steps.js';
 import { firstRuleOnly, laterSteps, namedPeople, restartSteps } from './personal-steps.js';
 import type { StatusRoute } from './status-updates.js';
@@ -56,6 +61,8 @@ export interface PageEvent {
   alertname?: string;
   /** The identities of its firing alerts (oncall/alert-identity.ts); none: a payload without alerts. */
   alertIds?: string[];
+  /** What its alerts say (summary, instance, links) for the page's messages (§24.1). */
+  alerts?: PageAlerts;
 }
 
 /** page.opened's `alertname` when the event has one: a report counts pages per alert name without reading payloads. */
@@ -86,11 +93,6 @@ export function pageDeliveryId(pageId: string, round: number, recipient: Recipie
   return `${pageId}.${round}.${recipient.person}.${recipient.channel}`;
 }
 
-/** Whether a deliveryId is one of the page's first round (its opening): the message a mail thread starts from. */
-export function isOpeningDelivery(deliveryId: string, pageId: string): boolean {
-  return deliveryId.startsWith(`${pageId}.1.`);
-}
-
 const engineActor = (agentId: string): string => `agent:${agentId}`;
 
 function entry(page: PageRecord, kind: string, actor: string, data: Record<string, unknown>): NewAuditEntry {
@@ -110,9 +112,10 @@ function stepOf(page: PageRecord): Policy['steps'][number] {
  * first rule's contacts now; a round that `pages` also makes their later rules steps of the page
  * (personal-steps.ts), a join notice does not.
  */
-function notifyRound(page: PageRecord, targets: readonly Target[], kind: NotificationKind, text: string, eventId: string,
+function notifyRound(page: PageRecord, targets: readonly Target[], kind: NotificationKind, happened: Happened, eventId: string,
   nowMs: number, resolve: ResolveTargets, audit: NewAuditEntry[], pages = kind === 'escalation'): PageNotification[] {
   const resolved = resolve(targets, nowMs);
+  const message = pageMessage(page, happened, pagedNowBy(page, namesBy(resolve), nowMs), nowMs);
   page.round += 1;
   const actor = engineActor(page.agentId);
   for (const nobody of resolved.nobodyOnCall) {
@@ -121,15 +124,28 @@ function notifyRound(page: PageRecord, targets: readonly Target[], kind: Notific
   const rulesOf = resolved.rules ?? ((): undefined => undefined);
   if (pages) {
     setSteps(page, restartSteps(page.personalSteps ?? [], namedPeople(resolved.recipients),
-      laterSteps(resolved.recipients, rulesOf, nowMs, text)));
+      laterSteps(resolved.recipients, rulesOf, nowMs, pageMessageText(message, 'UTC', null), happened)));
   }
-  return firstRuleOnly(resolved.recipients, rulesOf).map((r) => send(page, r, kind, text, eventId, audit));
+  return firstRuleOnly(resolved.recipients, rulesOf).map((r) => send(page, r, kind, message, eventId, audit));
 }
 
-/** A person's later rule fires: a round of its own to its contacts, each `page.notified` row naming the rule. */
-function fireStep(page: PageRecord, step: PersonalStep, audit: NewAuditEntry[]): PageNotification[] {
+/** Who targets name at an instant, in the words of paged-now.ts, as the resolver that sends the round sees them. */
+function namesBy(resolve: ResolveTargets): NamesAt {
+  return (targets, atMs) => {
+    const { recipients, nobodyOnCall } = resolve(targets, atMs);
+    return [...recipients.map((r) => (r.person === CHANNEL_TARGET ? `channel ${r.channel}` : r.person)),
+      ...nobodyOnCall.filter((n) => n.target.kind === 'schedule').map((n) => `nobody on call in ${n.target.id}`)];
+  };
+}
+
+/**
+ * A person's later rule fires: a round of its own to its contacts, each `page.notified` row naming the
+ * rule; the message says again what the round that named them said, with who is paged as of now.
+ */
+function fireStep(page: PageRecord, step: PersonalStep, nowMs: number, resolve: ResolveTargets, audit: NewAuditEntry[]): PageNotification[] {
   page.round += 1;
-  return step.contacts.map((c) => send(page, { person: step.person, channel: c.channel, to: c.to }, 'escalation', step.text, lastEvent(page),
+  const message = pageMessage(page, step.happened ?? { kind: 'escalated', manual: false }, pagedNowBy(page, namesBy(resolve), nowMs), nowMs);
+  return step.contacts.map((c) => send(page, { person: step.person, channel: c.channel, to: c.to }, 'escalation', message, lastEvent(page),
     audit, { rule: step.rule }));
 }
 
@@ -142,7 +158,7 @@ function setSteps(page: PageRecord, steps: PersonalStep[]): void {
  * One notification: its `page.notified` row (with `rule` for a person's later rule), and the recipient
  * remembered as notified — except for a status update (`tell: 'status'`), which notifies nobody new.
  */
-function send(page: PageRecord, r: Recipient, kind: NotificationKind, text: string, eventId: string, audit: NewAuditEntry[],
+function send(page: PageRecord, r: Recipient, kind: NotificationKind, message: PageMessage, eventId: string, audit: NewAuditEntry[],
   opts: { rule?: number; status?: boolean } = {}): PageNotification {
   const deliveryId = pageDeliveryId(page.id, page.round, r);
   const rule = opts.rule === undefined ? {} : { rule: opts.rule };
@@ -151,8 +167,8 @@ function send(page: PageRecord, r: Recipient, kind: NotificationKind, text: stri
   if (opts.status !== true && !page.notified.some((n) => n.person === r.person && n.channel === r.channel)) page.notified.push({ ...r });
   const incarnation = incarnationOf(page);
   return { deliveryId, pageId: page.id, agentId: page.agentId, kind, eventId, channelId: r.channel, person: r.person, to: r.to,
-    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text, ...(incarnation === 0 ? {} : { incarnation }),
-    ...rule };
+    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text: pageMessageText(message, 'UTC', null), message,
+    ...(incarnation === 0 ? {} : { incarnation }), ...rule };
 }
 
 function copy(page: PageRecord): PageRecord {
@@ -181,12 +197,13 @@ export function planOpen(input: OpenInput): PagePlan {
     acknowledgedAtMs: null, acknowledgedBy: null, resolvedAtMs: null, resolvedBy: null,
     nextEscalationAtMs: nowMs + first.afterMs, ackTimeoutAtMs: null, pendingJoins: 0, joinNoticeAtMs: null, lastJoinNoticeAtMs: null,
     eventIds: [input.event.id], title: input.event.title, severity: input.event.severity,
-    ...(input.event.facts !== undefined && input.event.facts.length > 0 ? { facts: input.event.facts } : {}), notified: [], version: 1,
+    ...(input.event.facts !== undefined && input.event.facts.length > 0 ? { facts: input.event.facts } : {}),
+    ...(input.event.alerts === undefined ? {} : { alerts: input.event.alerts }), notified: [], version: 1,
     ...(input.event.alertIds !== undefined && input.event.alertIds.length > 0 ? { alertIds: rememberAlerts([], input.event.alertIds) } : {}),
   };
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId),
     { incidentKey: page.incidentKey, policy: policy.id, policySha256: page.policySha256, eventId: input.event.id, ...alertnameOf(input.event) })];
-  const notes = notifyRound(page, first.notify, 'escalation', pageText.opened(page), input.event.id, nowMs, input.resolve, audit);
+  const notes = notifyRound(page, first.notify, 'escalation', { kind: 'opened' }, input.event.id, nowMs, input.resolve, audit);
   return plan(null, page, audit, notes);
 }
 
@@ -203,11 +220,13 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
   // The event that reopens the page is what the person is woken for now: its links, not the old ones.
   if (event.facts !== undefined && event.facts.length > 0) page.facts = event.facts;
   else delete page.facts;
+  if (event.alerts !== undefined) page.alerts = event.alerts;
+  else delete page.alerts;
   if (!page.eventIds.includes(event.id)) page.eventIds.push(event.id);
   if (event.alertIds !== undefined && event.alertIds.length > 0) page.alertIds = rememberAlerts(page.alertIds, newAlerts(page.alertIds, event.alertIds));
   const audit: NewAuditEntry[] = [entry(page, 'page.opened', engineActor(page.agentId), { incidentKey: page.incidentKey,
     policy: page.policy.id, policySha256: page.policySha256, eventId: event.id, reopened: true, ...alertnameOf(event) })];
-  const notes = notifyRound(page, first.notify, 'escalation', pageText.reopened(page), event.id, nowMs, resolve, audit);
+  const notes = notifyRound(page, first.notify, 'escalation', { kind: 'reopened' }, event.id, nowMs, resolve, audit);
   return plan(before, page, audit, notes);
 }
 
@@ -243,7 +262,7 @@ function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, au
   page.pendingJoins = 0;
   page.joinNoticeAtMs = null;
   page.lastJoinNoticeAtMs = nowMs;
-  return notifyRound(page, stepOf(page).notify, 'join', pageText.joined(page), lastEvent(page), nowMs, resolve, audit, false);
+  return notifyRound(page, stepOf(page).notify, 'join', { kind: 'joined' }, lastEvent(page), nowMs, resolve, audit, false);
 }
 
 /**
@@ -261,7 +280,7 @@ export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTar
   const due = page.state === 'triggered' ? (page.personalSteps ?? []).filter((st) => st.atMs <= nowMs) : [];
   if (due.length > 0) {
     setSteps(page, (page.personalSteps ?? []).filter((st) => st.atMs > nowMs));
-    for (const st of due) notes.push(...fireStep(page, st, audit));
+    for (const st of due) notes.push(...fireStep(page, st, nowMs, resolve, audit));
     acted = true;
   }
   if (page.joinNoticeAtMs !== null && page.joinNoticeAtMs <= nowMs) {
@@ -272,7 +291,7 @@ export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTar
     audit.push(entry(page, 'page.unacknowledged', engineActor(page.agentId), { reason: 'ack-timeout', acknowledgedBy: page.acknowledgedBy }));
     Object.assign(page, { state: 'triggered', ackTimeoutAtMs: null, acknowledgedAtMs: null, acknowledgedBy: null });
     page.nextEscalationAtMs = nowMs + stepOf(page).afterMs;
-    notes.push(...notifyRound(page, stepOf(page).notify, 'escalation', pageText.ackTimedOut(page), lastEvent(page), nowMs, resolve, audit));
+    notes.push(...notifyRound(page, stepOf(page).notify, 'escalation', { kind: 'ack-timeout' }, lastEvent(page), nowMs, resolve, audit));
     acted = true;
   } else if (page.state === 'triggered' && page.nextEscalationAtMs !== null && page.nextEscalationAtMs <= nowMs) {
     notes.push(...advance(page, null, { actor: engineActor(page.agentId), by: 'timeout', via: 'source' }, nowMs, resolve, audit));
@@ -302,13 +321,13 @@ function advance(page: PageRecord, toStep: number | null, actor: Actor, nowMs: n
     page.nextEscalationAtMs = null;
     audit.push(entry(page, 'page.exhausted', engineActor(page.agentId), { step: page.step, loop: page.loop, policy: page.policy.id }));
     if (page.policy.onExhausted.length === 0) return [];
-    return notifyRound(page, page.policy.onExhausted, 'escalation', pageText.exhausted(page), lastEvent(page), nowMs, resolve, audit);
+    return notifyRound(page, page.policy.onExhausted, 'escalation', { kind: 'exhausted' }, lastEvent(page), nowMs, resolve, audit);
   }
   page.exhausted = false;
   audit.push(entry(page, 'page.escalated', actor.actor, { from: from.step, to: page.step, fromLoop: from.loop, loop: page.loop, reason,
     ...(reason === 'manual' ? { by: actor.by } : {}) }));
   page.nextEscalationAtMs = nowMs + stepOf(page).afterMs;
-  return notifyRound(page, stepOf(page).notify, 'escalation', pageText.escalated(page, reason), lastEvent(page), nowMs, resolve, audit);
+  return notifyRound(page, stepOf(page).notify, 'escalation', { kind: 'escalated', manual: reason === 'manual' }, lastEvent(page), nowMs, resolve, audit);
 }
 
 export type ActionResult = { ok: true; plan: PagePlan | null } | { ok: false; reason: string };
@@ -331,12 +350,13 @@ function refuseResolved(page: PageRecord): ActionResult | null {
  * A state change (ack, unack, resolve) reaches everyone already notified, in a new round, on the
  * contacts status-updates.ts picks for them; none: no round.
  */
-function tellStatus(page: PageRecord, kind: 'acknowledged' | 'unacknowledged' | 'resolved', text: string, eventId: string, route: StatusRoute,
+function tellStatus(page: PageRecord, kind: 'acknowledged' | 'unacknowledged' | 'resolved', nowMs: number, eventId: string, route: StatusRoute,
   audit: NewAuditEntry[]): PageNotification[] {
   const to = statusRecipients(page.notified, route);
   if (to.length === 0) return [];
   page.round += 1;
-  return to.map((n) => send(page, n, kind, text, eventId, audit, { status: true }));
+  const message = pageMessage(page, { kind }, null, nowMs);
+  return to.map((n) => send(page, n, kind, message, eventId, audit, { status: true }));
 }
 
 /** triggered → acknowledged: every escalation and personal step stops; the ack timeout (if any) starts. Acking twice changes nothing. */
@@ -350,7 +370,7 @@ export function planAck(before: PageRecord, actor: Actor, note: string | null, n
   setSteps(page, []);
   const audit = [entry(page, 'page.acknowledged', actor.actor, { by: actor.by, via: actor.via, step: page.step, loop: page.loop,
     ...(note === null ? {} : { note }), ...(actor.device === undefined ? {} : { device: actor.device }) })];
-  const notes = tellStatus(page, 'acknowledged', pageText.acknowledged(page), lastEvent(page), route, audit);
+  const notes = tellStatus(page, 'acknowledged', nowMs, lastEvent(page), route, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
@@ -363,7 +383,7 @@ export function planUnack(before: PageRecord, actor: Actor, nowMs: number, route
   Object.assign(page, { state: 'triggered', acknowledgedAtMs: null, acknowledgedBy: null, ackTimeoutAtMs: null,
     nextEscalationAtMs: page.exhausted ? null : nowMs + stepOf(page).afterMs });
   const audit = [entry(page, 'page.unacknowledged', actor.actor, { reason: 'manual', by: actor.by, acknowledgedBy: before.acknowledgedBy })];
-  const notes = tellStatus(page, 'unacknowledged', pageText.unacknowledged(page), lastEvent(page), route, audit);
+  const notes = tellStatus(page, 'unacknowledged', nowMs, lastEvent(page), route, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
@@ -379,7 +399,7 @@ export function planResolve(before: PageRecord, actor: Actor, note: string | nul
   setSteps(page, []);
   const audit = [entry(page, 'page.resolved', actor.actor, { by: actor.by, via: actor.via, ...(eventId === null ? {} : { eventId }),
     ...(note === null ? {} : { note }) })];
-  const notes = tellStatus(page, 'resolved', pageText.resolved(page), eventId ?? lastEvent(page), route, audit);
+  const notes = tellStatus(page, 'resolved', nowMs, eventId ?? lastEvent(page), route, audit);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 

@@ -1,37 +1,138 @@
 /**
- * What a page's messages say: read at 3 a.m. on a phone, so the first line is the alert, the second
- * what happened to the page, the last what to type to answer it.
+ * A page message as text (contract §24.1), for its recipient: read at 3 a.m. on a phone, so it says,
+ * in this order, the severity and title; what is wrong (each alert's summary, its instance); the
+ * runbook and source links; what happened and who is paged now and next, times in the reader's zone
+ * with the zone printed (§24.5); then the one way to act that the channel has — its buttons (nothing
+ * here), else one line of ack and resolve links, else the command to type.
+ *
+ *   [P1] CheckoutErrors on api-1
+ *   Checkout 5xx ratio 12%
+ *   Instance: api-1
+ *   Runbook: https://runbooks.example.com/checkout
+ *   Source: http://prometheus:9090/graph?g0.expr=…
+ *   Page p7xq2m4k9a opened.
+ *   Paged: step 1 of 2: alice; next: bob at 03:10 CET (in 5m)
+ *   svc ack p7xq2m4k9a
  */
-import { formatDuration } from '../core/duration.js';
-import type { PageRecord } from './page.js';
-import { alertCount } from './page.js';
+import type { PageAction, PageMessage } from './page-message-model.js';
+import type { PageAlert } from './page-alert.js';
 
-type P = Pick<PageRecord, 'id' | 'title' | 'severity' | 'step' | 'loop' | 'policy' | 'eventIds' | 'pendingJoins' | 'resolvedBy' | 'facts' | 'alertIds'>;
+/** A person's one-time links (contract §18.6), when the agent has an ack source. */
+export interface ActLinks { ack: string; resolve: string }
 
-const head = (p: P): string => `[${p.severity}] ${p.title}`;
-/** The event's runbook and source links (when it has any) above what to type: what the person needs to act. */
-const toAct = (p: P): string => [...(p.facts ?? []), `Acknowledge: svc ack ${p.id}`].join('\n');
+/** How a channel lets its reader act: its own buttons, or a line of text. */
+export type ActBy = 'buttons' | 'text';
 
-function where(p: P): string {
-  const loops = p.policy.repeat > 0 ? `, pass ${p.loop + 1} of ${p.policy.repeat + 1}` : '';
-  return `step ${p.step} of ${p.policy.steps.length}${loops}`;
+export const headOf = (m: Pick<PageMessage, 'severity' | 'title' | 'happened'>): string =>
+  `${m.happened === 'resolved' ? 'RESOLVED ' : ''}[${m.severity}] ${m.title}`;
+
+const MINUTE_MS = 60_000;
+
+/** `5m`, `1h 30m`, `45s`: how far off the next step is, to the minute. */
+export function roughly(ms: number): string {
+  if (ms < MINUTE_MS) return `${Math.max(0, Math.round(ms / 1000))}s`;
+  const minutes = Math.round(ms / MINUTE_MS);
+  if (minutes < 120) return `${minutes}m`;
+  const h = Math.floor(minutes / 60);
+  return minutes % 60 === 0 ? `${h}h` : `${h}h ${minutes % 60}m`;
 }
 
-export const pageText = {
-  opened: (p: P): string => `${head(p)}\nPage ${p.id} opened (${where(p)}).\n${toAct(p)}`,
-  /** A resolved page whose incident fired again inside the reopen window: the same id, said to be the same page. */
-  reopened: (p: P): string => `${head(p)}\nPage ${p.id} reopened: it fired again after it was resolved (${where(p)}).\n${toAct(p)}`,
-  joined: (p: P): string => `${head(p)}\n${alertCount(p)} alerts now on page ${p.id} (${where(p)}).\n${toAct(p)}`,
-  escalated: (p: P, reason: 'timeout' | 'manual'): string => {
-    const why = reason === 'manual' ? 'escalated by hand' : 'nobody acknowledged the previous step';
-    return `${head(p)}\nPage ${p.id} escalated: ${why} (${where(p)}).\n${toAct(p)}`;
-  },
-  ackTimedOut: (p: P): string =>
-    `${head(p)}\nPage ${p.id} was acknowledged ${formatDuration(p.policy.ackTimeoutMs)} ago and is not resolved: paging again (${where(p)}).\n${toAct(p)}`,
-  exhausted: (p: P): string =>
-    `${head(p)}\nNobody acknowledged page ${p.id}: every step of policy ${p.policy.id} was tried ${p.policy.repeat + 1} time(s). It stays open.\n${toAct(p)}`,
-  acknowledged: (p: P & Pick<PageRecord, 'acknowledgedBy'>): string =>
-    `${head(p)}\nPage ${p.id} was acknowledged by ${p.acknowledgedBy ?? 'someone'}.`,
-  unacknowledged: (p: P): string => `${head(p)}\nPage ${p.id} is no longer acknowledged: escalation resumes (${where(p)}).\n${toAct(p)}`,
-  resolved: (p: P): string => `RESOLVED ${head(p)}\nPage ${p.id} was resolved by ${p.resolvedBy ?? 'someone'}.`,
-};
+/**
+ * The zone's short name where the tz database has a common one (`CET`, `EST`, `UTC`), else the offset
+ * (`GMT+5:30`): English names, whatever the host's locale.
+ */
+function zoneName(atMs: number, zone: string): string {
+  for (const locale of ['en-US', 'en-GB']) {
+    const part = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' }).formatToParts(atMs)
+      .find((p) => p.type === 'timeZoneName')?.value ?? '';
+    if (/^[A-Z]{2,5}$/.test(part)) return part;
+  }
+  return new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' }).formatToParts(atMs)
+    .find((p) => p.type === 'timeZoneName')?.value ?? zone;
+}
+
+/** `03:10 CET`, or `Mon 03:10 CET` when that is another day in the zone than `fromMs`. */
+export function clockAt(atMs: number, zone: string, fromMs: number): string {
+  const parts = (ms: number): Record<string, string> => Object.fromEntries(new Intl.DateTimeFormat('en-GB', { timeZone: zone,
+    weekday: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(ms).map((p) => [p.type, p.value]));
+  const at = parts(atMs);
+  const from = parts(fromMs);
+  const day = at.day === from.day ? '' : `${at.weekday ?? ''} `;
+  return `${day}${at.hour ?? ''}:${at.minute ?? ''} ${zoneName(atMs, zone)}`;
+}
+
+function oneAlertLines(a: PageAlert): string[] {
+  return [
+    ...(a.summary === undefined ? [] : [a.summary]),
+    ...(a.instance === undefined ? [] : [`Instance: ${a.instance}`]),
+    ...links(a, ''),
+  ];
+}
+
+const links = (a: PageAlert, indent: string): string[] => [
+  ...(a.runbookUrl === undefined ? [] : [`${indent}Runbook: ${a.runbookUrl}`]),
+  ...(a.sourceUrl === undefined ? [] : [`${indent}Source: ${a.sourceUrl}`]),
+];
+
+/** What is wrong: one alert's summary, instance and links; several alerts each on a line of its own with its links below. */
+export function alertLines(m: PageMessage): string[] {
+  if (m.factLines !== undefined) return m.factLines;
+  const [only] = m.alerts;
+  const lines: string[] = [];
+  if (m.alerts.length === 1 && only !== undefined && m.moreAlerts === 0) lines.push(...oneAlertLines(only));
+  else {
+    for (const a of m.alerts) lines.push(`- ${a.name}${a.summary === undefined ? '' : `: ${a.summary}`}`, ...links(a, '  '));
+    if (m.moreAlerts > 0) lines.push(`… and ${m.moreAlerts} more`);
+  }
+  if (m.alertmanagerUrl !== undefined) lines.push(`Alertmanager: ${m.alertmanagerUrl}`);
+  return lines;
+}
+
+/** `step 1 of 3: alice; next: bob at 03:10 CET (in 5m)`; null when nobody is paged any more. */
+export function pagedLine(m: PageMessage, zone: string): string | null {
+  const p = m.paged;
+  if (p === null) return null;
+  const pass = p.pass === null ? '' : ` (pass ${p.pass.now} of ${p.pass.of})`;
+  const now = `step ${p.step} of ${p.steps}${pass}: ${p.now.length === 0 ? 'nobody' : p.now.join(', ')}`;
+  if (p.next === null) return now;
+  const who = p.next.who.length === 0 ? `step ${p.next.step}` : p.next.who.join(', ');
+  return `${now}; next: ${who} at ${clockAt(p.next.atMs, zone, m.atMs)} (in ${roughly(p.next.atMs - m.atMs)})`;
+}
+
+/** The lines of the message above the way to act, for a reader in `zone`. */
+export function pageLines(m: PageMessage, zone: string): string[] {
+  const paged = pagedLine(m, zone);
+  return [headOf(m), ...alertLines(m), m.said, ...(paged === null ? [] : [`Paged: ${paged}`])];
+}
+
+const LABEL: Readonly<Record<PageAction, string>> = { ack: 'Acknowledge', resolve: 'Resolve', escalate: 'Escalate' };
+export const actionLabel = (a: PageAction): string => LABEL[a];
+
+/** The links that still make sense, by action (ack and resolve have links; escalate has none). */
+export function actLinks(m: Pick<PageMessage, 'actions'>, links: ActLinks): Array<{ action: 'ack' | 'resolve'; url: string }> {
+  const out: Array<{ action: 'ack' | 'resolve'; url: string }> = [];
+  if (m.actions.includes('ack')) out.push({ action: 'ack', url: links.ack });
+  if (m.actions.includes('resolve')) out.push({ action: 'resolve', url: links.resolve });
+  return out;
+}
+
+/**
+ * The one line to act by for a channel without buttons: the person's links (`Acknowledge: <url> |
+ * Resolve: <url>`), else the command (`svc ack <page>`; `svc resolve <page>` once acknowledged);
+ * null when nothing is left to do.
+ */
+export function actLine(m: Pick<PageMessage, 'actions' | 'pageId'>, links: ActLinks | null): string | null {
+  if (links !== null) {
+    const line = actLinks(m, links).map((l) => `${LABEL[l.action]}: ${l.url}`).join(' | ');
+    return line === '' ? null : line;
+  }
+  if (m.actions.includes('ack')) return `svc ack ${m.pageId}`;
+  if (m.actions.includes('resolve')) return `svc resolve ${m.pageId}`;
+  return null;
+}
+
+/** The whole message as text for a reader in `zone`: with its way to act unless the channel has buttons. */
+export function pageMessageText(m: PageMessage, zone: string, links: ActLinks | null, by: ActBy = 'text'): string {
+  const act = by === 'buttons' ? null : actLine(m, links);
+  return [...pageLines(m, zone), ...(act === null ? [] : [act])].join('\n');
+}

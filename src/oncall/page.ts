@@ -7,6 +7,8 @@
  */
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Policy, Severity } from './oncall-config.js';
+import type { PageAlerts } from './page-alert.js';
+import type { Happened, PageMessage } from './page-message-model.js';
 
 export const PAGE_STATES = ['triggered', 'acknowledged', 'resolved'] as const;
 export type PageState = (typeof PAGE_STATES)[number];
@@ -59,6 +61,8 @@ export interface PageRecord {
    * before it existed, and for payloads that carry none.
    */
   facts?: string[];
+  /** What the page's alerts say (§24.1: summary, instance, links), for its messages; absent on pages stored before. */
+  alerts?: PageAlerts;
   notified: Notified[];
   /**
    * Times the page was reopened (§17 `reopenWindow`) and when it last was; absent on a page never
@@ -89,15 +93,17 @@ export interface PersonalStep {
   atMs: number;
   /** The rule's contacts with their addresses as they were when the round named the person. */
   contacts: { channel: string; to: string | null }[];
-  /** What the round that named the person said: the step says it again on other contacts. */
+  /** What the round that named the person said, as text (UTC): what a step stored before `happened` sends. */
   text: string;
+  /** What happened in the round that named the person: the step's message says it again (§24.1), with who is paged as of then. */
+  happened?: Happened;
 }
 
 /** At most this many alert identities are remembered per page (the newest): past them an old alert that repeats counts as new again. */
 export const MAX_PAGE_ALERTS = 1000;
 
 /** How many distinct alerts the page has heard of: its remembered alerts, else (older pages, payloads without alerts) its events. */
-export function alertCount(page: Pick<PageRecord, 'alertIds' | 'eventIds'>): number {
+export function alertCount(page: { alertIds?: readonly string[]; eventIds: readonly string[] }): number {
   return page.alertIds !== undefined && page.alertIds.length > 0 ? page.alertIds.length : page.eventIds.length;
 }
 
@@ -158,7 +164,10 @@ export interface PageNotification {
   severity: Severity;
   status: 'firing' | 'resolved';
   title: string;
+  /** The message as text (in UTC, with the `svc ack` line): what a notification stored before `message` existed sends. */
   text: string;
+  /** What the message says (§24.1), rendered for its recipient when sent; absent on rows stored before it existed. */
+  message?: PageMessage;
   /** The page's incarnation when the notification was planned (its ack links are bound to it); absent: its first opening. */
   incarnation?: number;
   /** A person's later rule this notification is (§21.1): its index in their `notify`; absent: the round's own. */

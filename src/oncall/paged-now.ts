@@ -7,17 +7,8 @@
  */
 import type { OncallConfig, Override, Target } from './oncall-config.js';
 import type { PageRecord } from './page.js';
+import type { PagedNow } from './page-message-model.js';
 import { onCallAt } from './schedule.js';
-
-export interface PagedNow {
-  /** 1-based step and how many the policy has. */
-  step: number;
-  steps: number;
-  /** Who this step pages, in words: person ids, `nobody on call in S`, `channel C`. */
-  now: string[];
-  /** The step that follows when nobody acknowledges, and when (null: the page is acknowledged, or this was the last step). */
-  next: { step: number; who: string[]; atMs: number } | null;
-}
 
 function names(config: OncallConfig | undefined, targets: readonly Target[], atMs: number, overrides: readonly Override[]): string[] {
   const out: string[] = [];
@@ -33,13 +24,25 @@ function names(config: OncallConfig | undefined, targets: readonly Target[], atM
   return [...new Set(out)];
 }
 
-/** Null for a resolved page: nobody is paged. */
-export function pagedNow(page: Pick<PageRecord, 'state' | 'step' | 'loop' | 'policy' | 'nextEscalationAtMs' | 'exhausted'>,
-  config: OncallConfig | undefined, overrides: readonly Override[], nowMs: number): PagedNow | null {
+/** Who targets name at an instant, in words (see `PagedNow.now`). */
+export type NamesAt = (targets: readonly Target[], atMs: number) => string[];
+
+type PageAt = Pick<PageRecord, 'state' | 'step' | 'loop' | 'policy' | 'nextEscalationAtMs' | 'exhausted'>;
+
+/** Null for a resolved page: nobody is paged. Schedules are read from the file as it stands. */
+export function pagedNow(page: PageAt, config: OncallConfig | undefined, overrides: readonly Override[], nowMs: number): PagedNow | null {
+  return pagedNowBy(page, (targets, atMs) => names(config, targets, atMs, overrides), nowMs);
+}
+
+/**
+ * The same with who targets name given by the caller: the page planner asks the resolver it sends
+ * with (§17.2), so a page message names the people that round reaches and the ones next in line.
+ */
+export function pagedNowBy(page: PageAt, namesAt: NamesAt, nowMs: number): PagedNow | null {
   if (page.state === 'resolved') return null;
   const { steps } = page.policy;
   const current = steps[page.step - 1];
-  const now = current === undefined ? [] : names(config, current.notify, nowMs, overrides);
+  const now = current === undefined ? [] : [...new Set(namesAt(current.notify, nowMs))];
   let next: PagedNow['next'] = null;
   if (page.state === 'triggered' && !page.exhausted && page.nextEscalationAtMs !== null) {
     // After the last step the policy loops to the first while passes remain (§17.3).
@@ -47,7 +50,7 @@ export function pagedNow(page: Pick<PageRecord, 'state' | 'step' | 'loop' | 'pol
     const nextStep = last ? (page.loop < page.policy.repeat ? 1 : null) : page.step + 1;
     const target = nextStep === null ? undefined : steps[nextStep - 1];
     if (nextStep !== null && target !== undefined) {
-      next = { step: nextStep, who: names(config, target.notify, page.nextEscalationAtMs, overrides), atMs: page.nextEscalationAtMs };
+      next = { step: nextStep, who: [...new Set(namesAt(target.notify, page.nextEscalationAtMs))], atMs: page.nextEscalationAtMs };
     }
   }
   return { step: page.step, steps: steps.length, now, next };

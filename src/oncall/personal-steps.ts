@@ -9,6 +9,7 @@
  *   and start nothing. Steps of people an escalation climbed past stay until an ack or a resolve.
  */
 import type { NotifyRule } from './oncall-config.js';
+import type { Happened } from './page-message-model.js';
 import type { Notified, PageRecord, PersonalStep } from './page.js';
 import { CHANNEL_TARGET } from './page.js';
 
@@ -25,7 +26,7 @@ export function firstRuleOnly<R extends Notified>(recipients: readonly R[], rule
 }
 
 /** The later rules of everyone the round named, as steps due from `nowMs` (contacts the person no longer has are left out). */
-export function laterSteps(recipients: readonly Notified[], rulesOf: RulesOf, nowMs: number, text: string): PersonalStep[] {
+export function laterSteps(recipients: readonly Notified[], rulesOf: RulesOf, nowMs: number, text: string, happened: Happened): PersonalStep[] {
   const steps: PersonalStep[] = [];
   for (const person of namedPeople(recipients)) {
     const rules = rulesOf(person) ?? [];
@@ -36,7 +37,7 @@ export function laterSteps(recipients: readonly Notified[], rulesOf: RulesOf, no
         const found = recipients.find((x) => x.person === person && x.channel === channel);
         return found === undefined ? [] : [{ channel, to: found.to }];
       });
-      if (contacts.length > 0) steps.push({ person, rule, atMs: nowMs + r.afterMs, contacts, text });
+      if (contacts.length > 0) steps.push({ person, rule, atMs: nowMs + r.afterMs, contacts, text, happened });
     }
   }
   return steps;

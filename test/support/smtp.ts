@@ -107,3 +107,22 @@ export function mailHeaders(raw: string): Map<string, string> {
 export function mailBody(raw: string): string {
   return raw.slice(raw.indexOf('\r\n\r\n') + 4).replace(/\r\n/g, '\n');
 }
+
+/**
+ * The body as the person's client shows it: quoted-printable (RFC 2045 §6.7, which nodemailer uses
+ * for lines over 76 characters) decoded — soft line breaks joined, `=XX` octets read as UTF-8.
+ */
+export function mailText(raw: string): string {
+  const body = mailBody(raw);
+  if (mailHeaders(raw).get('content-transfer-encoding') !== 'quoted-printable') return body;
+  const joined = body.replace(/=\n/g, '');
+  const bytes: number[] = [];
+  for (let i = 0; i < joined.length; i += 1) {
+    const hex = joined.slice(i + 1, i + 3);
+    if (joined[i] === '=' && /^[0-9A-F]{2}$/.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 2;
+    } else bytes.push(...Buffer.from(joined[i] ?? '', 'utf8'));
+  }
+  return Buffer.from(bytes).toString('utf8');
+}

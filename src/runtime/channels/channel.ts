@@ -1,6 +1,9 @@
 /** Outbound channels (contract §9.5, §18, §21): file, webhook, slack, teams, pagerduty, email, ntfy, pushover, twilio, telegram. */
 import type { ChannelConfig } from '../../config/schema.js';
 import type { NotificationKind } from '../../oncall/page.js';
+import type { PageAction, PageMessage } from '../../oncall/page-message-model.js';
+import { actionsIn } from '../../oncall/page-message-model.js';
+import { actLine, actLinks, pageLines } from '../../oncall/page-text.js';
 
 export type Severity = 'P1' | 'P2' | 'P3';
 
@@ -24,6 +27,14 @@ export interface OutboundMessage {
   pageId?: string;
   /** What the message tells about its page (§17.4): opening or escalation, join, acknowledged, unacknowledged, resolved. */
   pageKind?: NotificationKind;
+  /**
+   * What a page's message says (§24.1), for channels that render it in their own form (buttons, a
+   * card); `text` is its plain rendering with the way to act. Absent for other messages, and for page
+   * notifications stored before it existed (their `text` is what they say).
+   */
+  page?: PageMessage;
+  /** The IANA zone the recipient reads times in (§24.5, oncall/person-zone.ts); with `page`. */
+  zone?: string;
   /** One-time links for the addressed person (§18.6), when the agent has an ack source; channels without buttons show them. */
   links?: AckLinks;
   /**
@@ -41,10 +52,39 @@ export interface AckLinks {
   resolve: string;
 }
 
-/** The message's text with its links below it, for channels that carry plain text only. */
-export function textWithLinks(message: Pick<OutboundMessage, 'text' | 'links'>): string {
-  if (message.links === undefined) return message.text;
+/** The message's text with its one way to act, for channels that carry plain text only. */
+export function textWithLinks(message: Pick<OutboundMessage, 'text' | 'links' | 'page'>): string {
+  // A page message's text already ends with its links or its command (oncall/page-text.ts).
+  if (message.links === undefined || message.page !== undefined) return message.text;
   return `${message.text}\n\nAcknowledge: ${message.links.ack}\nResolve: ${message.links.resolve}`;
+}
+
+/**
+ * A message's text as a channel shows it. A page message (§24.1) is rendered for its reader: without
+ * its first line when the channel shows the title on its own (`title`), and without its line to act
+ * by when the channel acts through buttons of its own (`buttons`). Any other message: its text, with
+ * the links below it unless the channel has buttons.
+ */
+export function messageText(message: Pick<OutboundMessage, 'text' | 'links' | 'page' | 'zone'>,
+  shows: { buttons?: boolean; title?: boolean } = {}): string {
+  if (message.page === undefined) return shows.buttons === true ? message.text : textWithLinks(message);
+  const lines = pageLines(message.page, message.zone ?? 'UTC');
+  const act = shows.buttons === true ? null : actLine(message.page, message.links ?? null);
+  return [...(shows.title === true ? lines.slice(1) : lines), ...(act === null ? [] : [act])].join('\n');
+}
+
+/** The person's links that still make sense (§24.1), for channels that show them as buttons of their own. */
+export function linkActions(message: Pick<OutboundMessage, 'links' | 'page'>): Array<{ action: 'ack' | 'resolve'; url: string }> {
+  if (message.links === undefined) return [];
+  if (message.page === undefined) return [{ action: 'ack', url: message.links.ack }, { action: 'resolve', url: message.links.resolve }];
+  return actLinks(message.page, message.links);
+}
+
+/** What a person can still do about the message's page (§24.1): the model's actions, or for a row stored before it, by its kind. */
+export function pageActions(message: Pick<OutboundMessage, 'page' | 'status' | 'pageKind'>): PageAction[] {
+  if (message.page !== undefined) return message.page.actions;
+  if (message.status === 'resolved' || message.pageKind === 'resolved') return [];
+  return actionsIn(message.pageKind === 'acknowledged' ? 'acknowledged' : 'triggered');
 }
 
 /**

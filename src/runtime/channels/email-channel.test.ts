@@ -6,7 +6,8 @@ import type { OutboundMessage, WireGate } from './channel.js';
 import { NOT_SENT } from './channel.js';
 import { composeEmail, createEmailChannel } from './email-channel.js';
 import type { TestCert, TestSmtpServer } from '../../../test/support/smtp.js';
-import { mailBody, mailHeaders, selfSignedCert, startSmtpServer } from '../../../test/support/smtp.js';
+import { mailBody, mailHeaders, mailText, selfSignedCert, startSmtpServer } from '../../../test/support/smtp.js';
+import { pageStory } from '../../../test/support/page-messages.js';
 
 const NOW = Date.parse('2026-11-21T03:12:00.000Z');
 const PASSWORD = 'canary-smtp-password-3f9a1c';
@@ -53,7 +54,7 @@ describe('email channel against a real SMTP server with STARTTLS and AUTH', () =
     assert.equal(h.get('from'), 'svc@ops.example.com');
     assert.equal(h.get('to'), 'alice@example.com');
     assert.equal(h.get('subject'), '[P1] HighLatency on api-1');
-    assert.equal(h.get('message-id'), '<svc.p3k9x2mfq.mail@ops.example.com>');
+    assert.equal(h.get('message-id'), '<p3k9x2mfq.1.alice.mail@ops.example.com>');
     assert.equal(h.get('in-reply-to'), undefined);
     assert.equal(h.get('date'), 'Sat, 21 Nov 2026 03:12:00 +0000');
     assert.equal(h.get('auto-submitted'), 'auto-generated');
@@ -67,7 +68,8 @@ describe('email channel against a real SMTP server with STARTTLS and AUTH', () =
       'svc agent oncall, page p3k9x2mfq',
       '',
     ].join('\n'));
-    assert.ok(result.ok && result.detail.messageId === '<svc.p3k9x2mfq.mail@ops.example.com>');
+    assert.ok(result.ok && result.detail.messageId === '<p3k9x2mfq.1.alice.mail@ops.example.com>');
+    assert.ok(result.ok && result.detail.thread === '<p3k9x2mfq.1.alice.mail@ops.example.com>', 'the first mail starts the thread');
   });
 
   it('a page message takes its last look once the envelope is taken; a look that says no delivers nothing', async () => {
@@ -88,17 +90,60 @@ describe('email channel against a real SMTP server with STARTTLS and AUTH', () =
     assert.equal(left, 1);
   });
 
-  it('threads later messages of a page under the opening one', async () => {
+  it('threads a person\'s later mails of a page under their first one (its thread handed back as pageMessage)', async () => {
     const c = channel();
-    assert.equal((await c.send(opening, signal)).ok, true);
-    assert.equal((await c.send(escalated, signal)).ok, true);
+    const first = await c.send(opening, signal);
+    assert.ok(first.ok);
+    assert.equal((await c.send({ ...escalated, pageMessage: { thread: first.detail.thread ?? '' } }, signal)).ok, true);
     await c.close();
-    const [first, second] = server.mails.map((m) => mailHeaders(m.raw));
-    assert.equal(first?.get('message-id'), '<svc.p3k9x2mfq.mail@ops.example.com>');
-    assert.equal(second?.get('message-id'), '<p3k9x2mfq.2.alice.mail@ops.example.com>');
-    assert.equal(second?.get('in-reply-to'), '<svc.p3k9x2mfq.mail@ops.example.com>');
-    assert.equal(second?.get('references'), '<svc.p3k9x2mfq.mail@ops.example.com>');
-    assert.equal(second?.get('subject'), 'Re: [P1] HighLatency on api-1');
+    const [one, two] = server.mails.map((m) => mailHeaders(m.raw));
+    assert.equal(one?.get('message-id'), '<p3k9x2mfq.1.alice.mail@ops.example.com>');
+    assert.equal(two?.get('message-id'), '<p3k9x2mfq.2.alice.mail@ops.example.com>');
+    assert.equal(two?.get('in-reply-to'), '<p3k9x2mfq.1.alice.mail@ops.example.com>');
+    assert.equal(two?.get('references'), '<p3k9x2mfq.1.alice.mail@ops.example.com>');
+    assert.equal(two?.get('subject'), 'Re: [P1] HighLatency on api-1');
+  });
+
+  it('the first mail a person gets about a page starts a thread, whatever the round: not Re: a mail they never got (§24.1)', async () => {
+    const c = channel();
+    // bob is paged at step 2 (round 2): the notifier found no thread of his, so no pageMessage.
+    const bob = await c.send({ ...escalated, deliveryId: 'p3k9x2mfq.2.bob.mail', to: 'bob@example.com' }, signal);
+    await c.close();
+    const h = mailHeaders(server.mails[0]?.raw ?? '');
+    assert.deepEqual([h.get('subject'), h.get('message-id'), h.get('in-reply-to'), h.get('references')],
+      ['[P1] HighLatency on api-1', '<p3k9x2mfq.2.bob.mail@ops.example.com>', undefined, undefined]);
+    assert.ok(bob.ok && bob.detail.thread === '<p3k9x2mfq.2.bob.mail@ops.example.com>');
+  });
+
+  it('a page opened, acknowledged and resolved: one thread, what is wrong in each, one way to act, exact bytes (§24.1)', async () => {
+    const story = pageStory('mail', 'alice@example.com', { links: true });
+    const c = channel();
+    const first = await c.send(story.opened, signal);
+    assert.ok(first.ok);
+    const thread = { thread: first.detail.thread ?? '' };
+    assert.equal((await c.send({ ...story.acknowledged, pageMessage: thread }, signal)).ok, true);
+    assert.equal((await c.send({ ...story.resolved, pageMessage: thread }, signal)).ok, true);
+    await c.close();
+    const what = [
+      'Checkout 5xx ratio 12% > 5% & rising <!here> *now* [Acknowledge](https://evil.example/)',
+      'Instance: api-1',
+      'Runbook: https://runbooks.example.com/checkout',
+      'Source: http://prometheus.example.com:9090/graph?g0.expr=checkout_5xx&g0.tab=1',
+    ];
+    const sign = ['', '-- ', 'svc agent shop, page p7xq2m4k9a', ''];
+    assert.deepEqual(server.mails.map((m) => mailHeaders(m.raw).get('content-transfer-encoding')), Array(3).fill('quoted-printable'));
+    assert.deepEqual(server.mails.map((m) => mailText(m.raw)), [
+      ['[P1] CheckoutErrors on api-1', ...what, 'Page p7xq2m4k9a opened.', 'Paged: step 1 of 2: alice; next: bob at 03:10 CET (in 5m)',
+        'Acknowledge: https://svc.example.com/ack/v1.ack-token | Resolve: https://svc.example.com/ack/v1.resolve-token', ...sign].join('\n'),
+      ['[P1] CheckoutErrors on api-1', ...what, 'Page p7xq2m4k9a acknowledged by alice.', 'Resolve: https://svc.example.com/ack/v1.resolve-token',
+        ...sign].join('\n'),
+      ['RESOLVED [P1] CheckoutErrors on api-1', ...what, 'Page p7xq2m4k9a resolved by source.', ...sign].join('\n'),
+    ]);
+    assert.deepEqual(server.mails.map((m) => { const h = mailHeaders(m.raw); return [h.get('subject'), h.get('in-reply-to')]; }), [
+      ['[P1] CheckoutErrors on api-1', undefined],
+      ['Re: [P1] CheckoutErrors on api-1', '<p7xq2m4k9a.1.alice.mail@ops.example.com>'],
+      ['Re: [P1] CheckoutErrors on api-1', '<p7xq2m4k9a.1.alice.mail@ops.example.com>'],
+    ]);
   });
 
   it('a retry of one delivery carries the same Message-ID (receivers drop the copy)', async () => {
@@ -179,16 +224,21 @@ describe('email channel refuses to send in clear', () => {
 describe('composeEmail', () => {
   it('adds ack and resolve links when the message has them', () => {
     const mail = composeEmail({ ...opening, links: { ack: 'https://svc.example.com/ack/t1', resolve: 'https://svc.example.com/ack/t2' } },
-      'mail', 'svc@ops.example.com');
+      'svc@ops.example.com');
     assert.equal(mail.text, [
       '[P1] HighLatency on api-1', 'Page p3k9x2mfq opened (step 1 of 2).', 'Acknowledge: svc ack p3k9x2mfq', '',
       'Acknowledge: https://svc.example.com/ack/t1', 'Resolve: https://svc.example.com/ack/t2', '', '-- ', 'svc agent oncall, page p3k9x2mfq', '',
     ].join('\n'));
   });
 
+  it('a hostile title cannot add a header: the subject is one line', () => {
+    const mail = composeEmail({ ...opening, title: 'disk full\r\nBcc: all@example.com\n\nhi' }, 'svc@ops.example.com');
+    assert.equal(mail.subject, '[P1] disk full Bcc: all@example.com hi');
+  });
+
   it('a message outside a page has its own Message-ID and RESOLVED in the subject', () => {
     const { pageId: _p, to: _t, ...plain } = opening;
-    const mail = composeEmail({ ...plain, status: 'resolved', deliveryId: 'evt-7.dm' }, 'mail', 'svc@ops.example.com');
+    const mail = composeEmail({ ...plain, status: 'resolved', deliveryId: 'evt-7.dm' }, 'svc@ops.example.com');
     assert.deepEqual({ subject: mail.subject, messageId: mail.messageId, inReplyTo: mail.inReplyTo },
       { subject: 'RESOLVED [P1] HighLatency on api-1', messageId: '<evt-7.dm@ops.example.com>', inReplyTo: undefined });
   });

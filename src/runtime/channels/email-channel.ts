@@ -6,10 +6,13 @@
  * or an upgrade that fails, sends nothing; `implicit` speaks TLS from the first byte (port 465);
  * `none` sends in clear and must be chosen explicitly. `ca` trusts a private certificate authority.
  *
- * Threading without state: a page's opening message (round 1) carries the Message-ID
- * `<svc.<pageId>.<channelId>@<from domain>>`; every later message of that page carries its own
- * `<deliveryId@domain>` and points at the opening one with `In-Reply-To` and `References`. The
- * Message-ID is the same on every retry, so a mailbox that already holds it can drop the copy.
+ * Threads per person and page (§24.1): the first mail a person gets about a page starts a thread of
+ * its own — no `Re:`, no `In-Reply-To` — with the Message-ID `<deliveryId@<from domain>>`, which its
+ * delivery detail keeps as `thread`; every later mail of the page to that person carries its own
+ * `<deliveryId@domain>` and points at that one with `In-Reply-To` and `References`. The notifier finds
+ * the thread in the page's delivery records (`pageMessage`, as Slack's message), so a person paged at
+ * the second step starts where they came in, not under a mail they never got. The Message-ID is the
+ * same on every retry, so a mailbox that already holds it can drop the copy.
  *
  * The password never appears in a result: every text that leaves this file passes `safeSnippet`.
  *
@@ -26,45 +29,43 @@ import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import type { EmailChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
-import { isOpeningDelivery } from '../../oncall/page-plan.js';
 import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
-import { NOT_SENT } from './channel.js';
+import { NOT_SENT, textWithLinks } from './channel.js';
 import { safeSnippet } from './http-channel.js';
 
 /** What goes on the wire for one message: headers and body, decided without I/O. */
 export interface EmailMessage {
   subject: string;
+  /** Own Message-ID; also the `thread` of a page's first mail to its person. */
   messageId: string;
   inReplyTo?: string;
   text: string;
 }
 
 const domainOf = (address: string): string => address.slice(address.lastIndexOf('@') + 1);
+/** A Message-ID as this channel writes them (a thread read back from a delivery record is checked before it goes in a header). */
+const MESSAGE_ID = /^<[\x21-\x3b\x3d\x3f-\x7e]{1,900}@[\x21-\x3b\x3d\x3f-\x7e]{1,255}>$/;
 
-/** The Message-ID a page's thread starts from on one channel. */
-export function pageThreadId(pageId: string, channelId: string, from: string): string {
-  return `<svc.${pageId}.${channelId}@${domainOf(from)}>`;
-}
+/** The delivery detail key that names a person's thread of a page (`pageMessage`). */
+export const EMAIL_PAGE_MESSAGE_KEYS = ['thread'] as const;
 
 /** Subject, identifiers and body of one message (pure). */
-export function composeEmail(message: OutboundMessage, channelId: string, from: string): EmailMessage {
-  const head = `[${message.severity}] ${message.title}`;
-  const lines = [message.text];
-  if (message.links) {
-    lines.push('', `Acknowledge: ${message.links.ack}`, `Resolve: ${message.links.resolve}`);
-  }
+export function composeEmail(message: OutboundMessage, from: string): EmailMessage {
+  // A title is someone else's text: one line, so nothing in it can start a header of its own (nodemailer encodes the rest).
+  const head = `[${message.severity}] ${message.title.replace(/\s+/g, ' ').trim()}`;
+  // A page message's text ends with its one way to act (links, or the command); an older row gets its links below.
+  const lines = [textWithLinks(message)];
   lines.push('', '-- ', message.pageId === undefined
     ? `svc agent ${message.agentId}, event ${message.eventId}`
     : `svc agent ${message.agentId}, page ${message.pageId}`);
   const text = `${lines.join('\n')}\n`;
-  if (message.pageId === undefined) {
-    const subject = message.status === 'resolved' ? `RESOLVED ${head}` : head;
-    return { subject, messageId: `<${message.deliveryId}@${domainOf(from)}>`, text };
-  }
-  const thread = pageThreadId(message.pageId, channelId, from);
-  if (isOpeningDelivery(message.deliveryId, message.pageId)) return { subject: head, messageId: thread, text };
+  const messageId = `<${message.deliveryId}@${domainOf(from)}>`;
+  // A page's mails keep one subject, so clients that group by it keep the thread; the text says it is resolved.
+  const subject = message.pageId === undefined && message.status === 'resolved' ? `RESOLVED ${head}` : head;
+  const thread = message.pageId === undefined ? undefined : message.pageMessage?.thread;
+  if (thread === undefined || !MESSAGE_ID.test(thread)) return { subject, messageId, text };
   // The same subject with "Re:" keeps the thread in clients that group by subject as well.
-  return { subject: `Re: ${head}`, messageId: `<${message.deliveryId}@${domainOf(from)}>`, inReplyTo: thread, text };
+  return { subject: `Re: ${subject}`, messageId, inReplyTo: thread, text };
 }
 
 /** nodemailer's errors carry an SMTP reply code and a short code (ECONNECTION, ETIMEDOUT, ETLS, EAUTH, …). */
@@ -171,7 +172,7 @@ export function createEmailChannel(config: EmailChannelConfig, deps: { clock: Cl
   async function send(message: OutboundMessage, signal: AbortSignal, gate?: WireGate): Promise<DeliveryResult> {
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     if (signal.aborted) return { ok: false, retryable: true, error: 'aborted' };
-    const mail = composeEmail(message, config.id, config.from);
+    const mail = composeEmail(message, config.from);
     const to = message.to ?? config.to;
     const { SMTPConnection: Connection, MailComposer } = await load();
     const raw = await build(new MailComposer({
@@ -199,7 +200,8 @@ export function createEmailChannel(config: EmailChannelConfig, deps: { clock: Cl
       const info = await step<SMTPConnection.SentMessageInfo>(conn, (done) => conn.send({ from: config.from, to }, body, done));
       conn.quit();
       healthy = true;
-      return { ok: true, detail: { messageId: mail.messageId, smtpResponse: safeSnippet(String(info.response), secrets) } };
+      return { ok: true, detail: { messageId: mail.messageId, thread: mail.inReplyTo ?? mail.messageId,
+        smtpResponse: safeSnippet(String(info.response), secrets) } };
     } catch (err) {
       conn.close();
       if (refused) return NOT_SENT;
@@ -218,6 +220,9 @@ export function createEmailChannel(config: EmailChannelConfig, deps: { clock: Cl
     type: 'email',
     direction: 'outbound',
     maxAttempts: config.maxAttempts,
+    // Each person's mails of a page are one thread: the notifier hands over the thread of their first (§24.1).
+    updatesPageMessages: true,
+    pageMessageKeys: EMAIL_PAGE_MESSAGE_KEYS,
     send: (message, signal, gate) => send(message, signal, gate).catch((err: unknown) => ({
       ok: false as const, retryable: true, error: `internal error: ${safeSnippet(errorText(err), secrets)}` })),
     receive: () => ({ handled: false, reason: 'outbound-only' }),

@@ -31,10 +31,11 @@ export type OutboundRecord = {
   /** Channel id. */
   channel: string;
   to: string;
-} & Omit<OutboundMessage, 'attempt' | 'to'>;
+} & Omit<OutboundMessage, 'attempt' | 'to' | 'page' | 'zone'>;
 
+/** A page message's model stays inside svc: the line carries its text, rendered for the reader (§24.1). */
 export function outboundRecord(channelId: string, to: string, message: OutboundMessage, clock: Clock): OutboundRecord {
-  const { attempt: _attempt, to: address, ...rest } = message;
+  const { attempt: _attempt, to: address, page: _page, zone: _zone, ...rest } = message;
   return { ts: isoTs(clock.now()), channel: channelId, to: address ?? to, ...rest };
 }
 

@@ -7,6 +7,7 @@ import type { FakeNtfy } from '../../../test/support/fake-ntfy.js';
 import { startFakeNtfy } from '../../../test/support/fake-ntfy.js';
 import type { OutboundMessage } from './channel.js';
 import { NTFY_MAX_BODY_BYTES, createNtfyChannel, encodeHeaderText } from './ntfy-channel.js';
+import { STORY_LINKS, pageStory } from '../../../test/support/page-messages.js';
 
 /** A canary: it must never appear in a result. */
 const TOKEN = 'tk_CanaryCanaryCanaryCanary00042';
@@ -50,6 +51,28 @@ describe('ntfy channel against a local ntfy server', () => {
       { action: 'http', label: 'Resolve', url: RESOLVE, method: 'POST', clear: true },
     ]);
     assert.equal(p.priority, 5);
+  });
+
+  it('a page opened, acknowledged and resolved: the title apart, what is wrong in the body, buttons only for what still makes sense (§24.1)', async () => {
+    const story = pageStory('push', 'alice-7f3k2q', { links: true });
+    const ch = channel();
+    for (const m of [story.opened, story.acknowledged, story.resolved]) assert.equal((await ch.send(m, signal)).ok, true);
+    const what = 'Checkout 5xx ratio 12% > 5% & rising <!here> *now* [Acknowledge](https://evil.example/)\nInstance: api-1\n'
+      + 'Runbook: https://runbooks.example.com/checkout\nSource: http://prometheus.example.com:9090/graph?g0.expr=checkout_5xx&g0.tab=1\n';
+    assert.deepEqual(ntfy.publishes.map((p) => [p.headers.title, p.headers.priority, p.headers.tags, p.headers.actions, p.body]), [
+      ['[P1] CheckoutErrors on api-1', '5', 'rotating_light,P1',
+        `http, Acknowledge, ${STORY_LINKS.ack}, method=POST, clear=true; http, Resolve, ${STORY_LINKS.resolve}, method=POST, clear=true`,
+        `${what}Page p7xq2m4k9a opened.\nPaged: step 1 of 2: alice; next: bob at 03:10 CET (in 5m)`],
+      ['[P1] CheckoutErrors on api-1', '2', 'eyes,P1', `http, Resolve, ${STORY_LINKS.resolve}, method=POST, clear=true`,
+        `${what}Page p7xq2m4k9a acknowledged by alice.`],
+      ['[P1] CheckoutErrors on api-1', '2', 'white_check_mark,P1', undefined, `${what}Page p7xq2m4k9a resolved by source.`],
+    ]);
+  });
+
+  it('a page without links has no buttons: its body ends with the command to type', async () => {
+    await channel().send(pageStory('push', 'alice-7f3k2q').opened, signal);
+    assert.equal(ntfy.publishes[0]?.headers.actions, undefined);
+    assert.match(ntfy.publishes[0]?.body ?? '', /\(in 5m\)\nsvc ack p7xq2m4k9a$/);
   });
 
   it('P2 is 4 and P3 3; an acknowledgement and a resolution are status updates at 2, which make no sound', async () => {

@@ -6,7 +6,7 @@
  *   Title: [P1] HighLatency on api-1       Priority: 5                     Tags: rotating_light,P1
  *   Actions: http, Acknowledge, <ack link>, method=POST, clear=true; http, Resolve, <resolve link>, method=POST, clear=true
  *
- *   <the message text>
+ *   <the message text: what is wrong, who is paged (oncall/page-text.ts), without its title line>
  *
  * Priority 5 (max) pops over and vibrates in long bursts until seen; P2 is 4, P3 3; a status update
  * (an acknowledgement, a resolution) is 2, which makes no sound. The `Actions` buttons POST the person's
@@ -25,7 +25,8 @@ import type { NtfyChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage, Severity, WireGate } from './channel.js';
-import { NOT_SENT, isStatusUpdate } from './channel.js';
+import { NOT_SENT, isStatusUpdate, linkActions, messageText } from './channel.js';
+import { actionLabel } from '../../oncall/page-text.js';
 import { cutChars, cutUtf8, oneLine } from './cut-text.js';
 import { parseRetryAfter, safeSnippet } from './http-channel.js';
 import type { HttpAttempt } from './http-client.js';
@@ -90,12 +91,14 @@ export function ntfyRequest(message: OutboundMessage, config: NtfyChannelConfig,
   };
   // The console's page (§21.2) once svc knows where the console is reached from outside.
   if (clickUrl !== null) headers.Click = new URL(clickUrl).href;
-  if (message.links !== undefined) {
-    headers.Actions = `http, Acknowledge, ${actionValue(message.links.ack)}, method=POST, clear=true; `
-      + `http, Resolve, ${actionValue(message.links.resolve)}, method=POST, clear=true`;
+  // The person's links are the message's buttons (§24.1): only the actions that still make sense, and no link line below.
+  const buttons = linkActions(message);
+  if (buttons.length > 0) {
+    headers.Actions = buttons.map((b) => `http, ${actionLabel(b.action)}, ${actionValue(b.url)}, method=POST, clear=true`).join('; ');
   }
   if (config.token !== undefined) headers.Authorization = `Bearer ${config.token}`;
-  return { url: `${config.server.replace(/\/+$/, '')}/${topic}`, headers, body: cutUtf8(message.text, NTFY_MAX_BODY_BYTES) };
+  const body = message.page === undefined ? message.text : messageText(message, { buttons: message.links !== undefined, title: true });
+  return { url: `${config.server.replace(/\/+$/, '')}/${topic}`, headers, body: cutUtf8(body, NTFY_MAX_BODY_BYTES) };
 }
 
 /** The outcome of ntfy's answer. */

@@ -20,8 +20,9 @@
  */
 import type { PushoverChannelConfig } from '../../config/schema.js';
 import type { DeliveryResult, OutboundMessage, ReceiptCancel, ReceiptStatus, Severity } from './channel.js';
-import { isStatusUpdate } from './channel.js';
+import { isStatusUpdate, linkActions, messageText } from './channel.js';
 import { cutChars, oneLine } from './cut-text.js';
+import { actionLabel } from '../../oncall/page-text.js';
 import { parseRetryAfter, safeSnippet } from './http-channel.js';
 
 /** Pushover's limits (https://pushover.net/api#limits): characters of a message, a title, a URL and its title. */
@@ -45,12 +46,17 @@ export function pushoverForm(message: OutboundMessage, config: PushoverChannelCo
   const user = message.to ?? config.user;
   if (user === undefined) return null;
   const priority = pushoverPriority(message);
-  const links = message.links;
-  // The ack link as the notification's supplementary URL; the resolve link (and an ack link too long for it) below the text.
-  const urlFits = links !== undefined && links.ack.length <= PUSHOVER_LIMITS.url;
-  const below = links === undefined ? [] : [...(urlFits ? [] : [`Acknowledge: ${links.ack}`]), `Resolve: ${links.resolve}`];
-  const tail = below.length === 0 ? '' : `\n\n${below.join('\n')}`;
-  const text = `${cutChars(message.text, PUSHOVER_LIMITS.message - [...tail].length)}${tail}`;
+  // The first link that still makes sense (Acknowledge, else Resolve) as the notification's supplementary URL, the
+  // other (and a link too long for the URL) on one line below the text: the message's one way to act (§24.1).
+  const acts = linkActions(message);
+  const [first] = acts;
+  const asUrl = first !== undefined && first.url.length <= PUSHOVER_LIMITS.url ? first : undefined;
+  const below = acts.filter((a) => a !== asUrl).map((a) => `${actionLabel(a.action)}: ${a.url}`);
+  const oldRow = message.page === undefined;
+  const tail = below.length === 0 ? '' : oldRow ? `\n\n${below.join('\n')}` : `\n${below.join(' | ')}`;
+  // Without links, the page message's own line to act by (`svc ack <page>`) stays in its text.
+  const body = oldRow ? message.text : messageText(message, { buttons: message.links !== undefined, title: true });
+  const text = `${cutChars(body, PUSHOVER_LIMITS.message - [...tail].length)}${tail}`;
   return {
     token: config.token,
     user,
@@ -58,7 +64,7 @@ export function pushoverForm(message: OutboundMessage, config: PushoverChannelCo
     message: text,
     priority: String(priority),
     ...(priority === 2 ? { retry: String(config.retry), expire: String(config.expire) } : {}),
-    ...(urlFits ? { url: links.ack, url_title: 'Acknowledge' } : {}),
+    ...(asUrl === undefined ? {} : { url: asUrl.url, url_title: actionLabel(asUrl.action) }),
   };
 }
 

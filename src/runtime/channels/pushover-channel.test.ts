@@ -7,6 +7,7 @@ import type { FakePushover } from '../../../test/support/fake-pushover.js';
 import { startFakePushover } from '../../../test/support/fake-pushover.js';
 import type { OutboundMessage } from './channel.js';
 import { createPushoverChannel } from './pushover-channel.js';
+import { STORY_LINKS, pageStory } from '../../../test/support/page-messages.js';
 
 /** A canary application token: it must never appear in a result. */
 const TOKEN = 'azGDORePK8gMaC0QOYAMyEEuzCanry';
@@ -43,6 +44,21 @@ describe('pushover channel against a local Pushover API', () => {
     assert.deepEqual(result.receipt, { id: m.receipt, expiresAtMs: NOW + 1_800_000 });
     assert.equal(result.detail.receipt, m.receipt);
     assert.match(result.detail.request ?? '', /^[0-9a-f-]{36}$/);
+  });
+
+  it('a page opened, acknowledged and resolved: exact forms, the first action that still makes sense as the URL (§24.1)', async () => {
+    const story = pageStory('pushover', ALICE, { links: true });
+    const ch = channel();
+    for (const m of [story.opened, story.acknowledged, story.resolved]) assert.equal((await ch.send(m, signal)).ok, true);
+    const what = 'Checkout 5xx ratio 12% > 5% & rising <!here> *now* [Acknowledge](https://evil.example/)\nInstance: api-1\n'
+      + 'Runbook: https://runbooks.example.com/checkout\nSource: http://prometheus.example.com:9090/graph?g0.expr=checkout_5xx&g0.tab=1\n';
+    const base = { token: TOKEN, user: ALICE, title: '[P1] CheckoutErrors on api-1' };
+    assert.deepEqual(po.messages.map((m) => m.form), [
+      { ...base, message: `${what}Page p7xq2m4k9a opened.\nPaged: step 1 of 2: alice; next: bob at 03:10 CET (in 5m)\nResolve: ${STORY_LINKS.resolve}`,
+        priority: '2', retry: '60', expire: '3600', url: STORY_LINKS.ack, url_title: 'Acknowledge' },
+      { ...base, message: `${what}Page p7xq2m4k9a acknowledged by alice.`, priority: '-1', url: STORY_LINKS.resolve, url_title: 'Resolve' },
+      { ...base, message: `${what}Page p7xq2m4k9a resolved by source.`, priority: '-1' },
+    ]);
   });
 
   it('P2 is high (1), P3 normal (0), a status update quiet (-1); a P1 that is no page\'s, no person\'s or a join is high, without a receipt', async () => {

@@ -1,12 +1,16 @@
 /**
- * Block Kit for page messages (contract §18.1): the text as a section, then the buttons that still
- * make sense in the page's state, whose `action_id`s the `type: slack` source answers, `value` the
- * page id — Acknowledge / Resolve / Escalate while triggered, Resolve / Escalate once acknowledged,
- * none once resolved. A message updated in place (`chat.update`) gets the blocks of its new state, so
+ * Block Kit for page messages (contract §18.1, §24.1): the text as a section, then the buttons that
+ * still make sense in the page's state (oncall/page-message-model.ts), whose `action_id`s the
+ * `type: slack` source answers, `value` the page id — Acknowledge / Resolve / Escalate while
+ * triggered, Resolve once acknowledged, none once resolved. The buttons are the message's one way to
+ * act: no command line or link line beside them. A message updated in place (`chat.update`) gets the blocks of its new state, so
  * nobody presses Acknowledge on a page someone already took. The plain `text` beside the blocks stays
  * the notification and screen-reader fallback.
  */
+import type { PageAction } from '../../oncall/page-message-model.js';
+import { actionLabel } from '../../oncall/page-text.js';
 import type { OutboundMessage } from './channel.js';
+import { pageActions } from './channel.js';
 
 /** The buttons' action ids: the Slack source maps exactly these to page actions. */
 export const SLACK_ACTION_IDS = { ack: 'svc_ack', resolve: 'svc_resolve', escalate: 'svc_escalate' } as const;
@@ -19,12 +23,11 @@ type Block = Record<string, unknown>;
 const button = (text: string, actionId: string, pageId: string, style?: 'primary' | 'danger'): Block => ({
   type: 'button', text: { type: 'plain_text', text }, action_id: actionId, value: pageId, ...(style === undefined ? {} : { style }) });
 
+const STYLE: Readonly<Record<PageAction, 'primary' | 'danger' | undefined>> = { ack: 'primary', resolve: undefined, escalate: 'danger' };
+
 /** The buttons a page message shows, by what the message tells of its page. */
 function buttons(message: OutboundMessage & { pageId: string }): Block[] {
-  if (message.status === 'resolved' || message.pageKind === 'resolved') return [];
-  const rest = [button('Resolve', SLACK_ACTION_IDS.resolve, message.pageId), button('Escalate', SLACK_ACTION_IDS.escalate, message.pageId, 'danger')];
-  if (message.pageKind === 'acknowledged') return rest;
-  return [button('Acknowledge', SLACK_ACTION_IDS.ack, message.pageId, 'primary'), ...rest];
+  return pageActions(message).map((a) => button(actionLabel(a), SLACK_ACTION_IDS[a], message.pageId, STYLE[a]));
 }
 
 /** Blocks of a page's message in its page's state; null for a message that belongs to no page (plain text is enough). */

@@ -11,6 +11,7 @@ import { slackChannelSchema } from '../../config/schema.js';
 import type { FakeSlack } from '../../../test/support/fake-slack.js';
 import { startFakeSlack } from '../../../test/support/fake-slack.js';
 import { waitFor } from '../../../test/support/wait.js';
+import { pageStory } from '../../../test/support/page-messages.js';
 
 const TOKEN = 'xoxb-0000000000-1111111111-SeCrEtToKeNvAlUe';
 const USER = 'U0ONCALL1';
@@ -87,11 +88,41 @@ describe('slack channel against a local Slack Web API', () => {
   after(() => new Promise<void>((resolve) => { stub.server.closeAllConnections(); stub.server.close(() => resolve()); }));
   beforeEach(() => { stub.seen.length = 0; stub.setMode('ok'); });
 
-  it('a page message with links carries both below its text (§18.6)', async () => {
+  it('a page message with links shows its buttons only: no link line beside them (§24.1); a message of no page keeps its links', async () => {
     const links = { ack: 'https://svc.example.com/ack/v1.a.b', resolve: 'https://svc.example.com/ack/v1.c.d' };
     assert.equal((await channelFor(port).send({ ...message, pageId: 'p0123456789ab', links }, signal())).ok, true);
     assert.equal((stub.seen.find((x) => x.method === 'chat.postMessage')?.body as { text: string }).text,
+      '[P1] FIRING: HighLatency on api-1\n- p99 &gt; 2s &amp; rising');
+    stub.seen.length = 0;
+    assert.equal((await channelFor(port).send({ ...message, links }, signal())).ok, true);
+    assert.equal((stub.seen.find((x) => x.method === 'chat.postMessage')?.body as { text: string }).text,
       '[P1] FIRING: HighLatency on api-1\n- p99 &gt; 2s &amp; rising\n\nAcknowledge: https://svc.example.com/ack/v1.a.b\nResolve: https://svc.example.com/ack/v1.c.d');
+  });
+
+  it('a page opened, acknowledged and resolved: exact bytes, what is wrong escaped, only the buttons that still make sense (§24.1)', async () => {
+    const story = pageStory('oncall-dm', USER, { links: true });
+    const channel = channelFor(port);
+    const posted = await channel.send(story.opened, signal());
+    assert.ok(posted.ok);
+    const at = { pageMessage: { channel: 'D123', ts: posted.detail.ts ?? '' } };
+    assert.equal((await channel.send({ ...story.acknowledged, ...at }, signal())).ok, true);
+    assert.equal((await channel.send({ ...story.resolved, ...at }, signal())).ok, true);
+    const what = 'Checkout 5xx ratio 12% &gt; 5% &amp; rising &lt;!here&gt; *now* [Acknowledge](https://evil.example/)\nInstance: api-1\n'
+      + 'Runbook: https://runbooks.example.com/checkout\nSource: http://prometheus.example.com:9090/graph?g0.expr=checkout_5xx&amp;g0.tab=1\n';
+    const opened = `[P1] CheckoutErrors on api-1\n${what}Page p7xq2m4k9a opened.\nPaged: step 1 of 2: alice; next: bob at 03:10 CET (in 5m)`;
+    const acked = `[P1] CheckoutErrors on api-1\n${what}Page p7xq2m4k9a acknowledged by alice.`;
+    const resolved = `RESOLVED [P1] CheckoutErrors on api-1\n${what}Page p7xq2m4k9a resolved by source.`;
+    const section = (text: string): Record<string, unknown> => ({ type: 'section', text: { type: 'mrkdwn', text } });
+    const button = (text: string, action: string, style?: string): Record<string, unknown> => ({ type: 'button', text: { type: 'plain_text', text },
+      action_id: action, value: 'p7xq2m4k9a', ...(style === undefined ? {} : { style }) });
+    assert.deepEqual(stub.seen.map((x) => [x.method, x.body]), [
+      ['conversations.open', { users: USER }],
+      ['chat.postMessage', { channel: 'D123', text: opened, unfurl_links: false, blocks: [section(opened), { type: 'actions', block_id: 'svc_page',
+        elements: [button('Acknowledge', 'svc_ack', 'primary'), button('Resolve', 'svc_resolve'), button('Escalate', 'svc_escalate', 'danger')] }] }],
+      ['chat.update', { channel: 'D123', ts: '1700000000.000100', text: acked, blocks: [section(acked), { type: 'actions', block_id: 'svc_page',
+        elements: [button('Resolve', 'svc_resolve')] }] }],
+      ['chat.update', { channel: 'D123', ts: '1700000000.000100', text: resolved, blocks: [section(resolved)] }],
+    ]);
   });
 
   it('a firing page message: Block Kit blocks with Acknowledge / Resolve / Escalate beside the plain text (§18.1)', async () => {
@@ -114,7 +145,7 @@ describe('slack channel against a local Slack Web API', () => {
       'a message of no page is text');
   });
 
-  it('a page message edited in place: acknowledged drops Acknowledge, resolved drops every button (§18.1)', async () => {
+  it('a page message edited in place: acknowledged keeps only Resolve, resolved drops every button (§18.1, §24.1)', async () => {
     const channel = channelFor(port);
     const page: OutboundMessage = { ...message, pageId: 'p0123456789ab', to: USER, pageMessage: { channel: 'D123', ts: '1700000000.000100' } };
     const acked = await channel.send({ ...page, pageKind: 'acknowledged', text: 'Page p0123456789ab was acknowledged by alice.' }, signal());
@@ -124,7 +155,6 @@ describe('slack channel against a local Slack Web API', () => {
       { type: 'section', text: { type: 'mrkdwn', text: 'Page p0123456789ab was acknowledged by alice.' } },
       { type: 'actions', block_id: 'svc_page', elements: [
         { type: 'button', text: { type: 'plain_text', text: 'Resolve' }, action_id: 'svc_resolve', value: 'p0123456789ab' },
-        { type: 'button', text: { type: 'plain_text', text: 'Escalate' }, action_id: 'svc_escalate', value: 'p0123456789ab', style: 'danger' },
       ] },
     ] });
     stub.seen.length = 0;
@@ -312,7 +342,7 @@ describe('slack channel with a shared conversation (§24.2), against the shared 
     assert.deepEqual(acked, { ok: true, detail: { channel: ROOM, ts: '1700000000.000001', reply_ts: '1700000000.000002' } });
     assert.deepEqual(sent(), [
       ['chat.update', { channel: ROOM, ts: '1700000000.000001', text: 'Page p0123456789ab was acknowledged by alice.',
-        blocks: [section('Page p0123456789ab was acknowledged by alice.'), buttons('svc_resolve', 'svc_escalate')] }],
+        blocks: [section('Page p0123456789ab was acknowledged by alice.'), buttons('svc_resolve')] }],
       ['chat.postMessage', { channel: ROOM, thread_ts: '1700000000.000001', text: 'Page p0123456789ab was acknowledged by alice.', unfurl_links: false }],
     ]);
     slack.calls.length = 0;

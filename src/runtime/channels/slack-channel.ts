@@ -28,7 +28,7 @@ import type { Clock } from '../../core/clock.js';
 import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
-import { NOT_SENT, textWithLinks } from './channel.js';
+import { NOT_SENT, messageText, textWithLinks } from './channel.js';
 import { pageBlocks } from './slack-blocks.js';
 import { parseJsonObject, parseRetryAfter, safeSnippet } from './http-channel.js';
 import type { HttpAttempt } from './http-client.js';
@@ -162,7 +162,8 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
       return failed.result;
     };
     try {
-      const text = escapeSlackText(textWithLinks(message));
+      // A page message's buttons are its one way to act (§24.1): no link or command line beside them.
+      const text = escapeSlackText(message.pageId === undefined ? textWithLinks(message) : messageText(message, { buttons: true }));
       const blocks = pageBlocks(message, text);
       const to = destinationOf(message, config);
       if (to === null) {

@@ -7,6 +7,7 @@ import { teamsChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
 import type { OutboundMessage } from './channel.js';
 import { createTeamsChannel } from './teams-channel.js';
+import { STORY_LINKS, pageStory } from '../../../test/support/page-messages.js';
 
 const NOW = Date.parse('2026-11-21T03:12:00.000Z');
 /** A canary: the workflow URL's signature must never appear in a result. */
@@ -93,6 +94,43 @@ describe('teams channel against a local Workflows webhook', () => {
       { type: 'Action.OpenUrl', title: 'Acknowledge', url: 'https://svc.example.com/ack/t1' },
       { type: 'Action.OpenUrl', title: 'Resolve', url: 'https://svc.example.com/ack/t2' },
     ]);
+  });
+
+  it('a page opened, acknowledged and resolved: exact cards, the summary escaped, only the links that still make sense (§24.1)', async () => {
+    const story = pageStory('room', 'alice', { links: true });
+    for (const m of [story.opened, story.acknowledged, story.resolved]) assert.equal((await channel().send(m, signal)).ok, true);
+    const what = 'Checkout 5xx ratio 12% \\> 5% & rising \\<!here\\> \\*now\\* \\[Acknowledge\\](https://evil.example/)\n\nInstance: api-1\n\n'
+      + 'Runbook: https://runbooks.example.com/checkout\n\nSource: http://prometheus.example.com:9090/graph?g0.expr=checkout_5xx&g0.tab=1\n\n';
+    const card = (head: string, color: string, rest: string, links: Array<[string, string]>): unknown => ({
+      type: 'message',
+      attachments: [{
+        contentType: 'application/vnd.microsoft.card.adaptive',
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.2',
+          body: [
+            { type: 'TextBlock', text: head, weight: 'Bolder', size: 'Medium', wrap: true, color },
+            { type: 'TextBlock', text: `${what}${rest}`, wrap: true },
+            { type: 'FactSet', facts: [{ title: 'Severity', value: 'P1' }, { title: 'Page', value: 'p7xq2m4k9a' },
+              { title: 'Agent', value: 'shop' }, { title: 'Event', value: rest.includes('resolved') ? 'e2' : 'e1' }] },
+          ],
+          ...(links.length === 0 ? {} : { actions: links.map(([title, url]) => ({ type: 'Action.OpenUrl', title, url })) }),
+        },
+      }],
+    });
+    assert.deepEqual(wf.seen.map((x) => JSON.parse(x.body) as unknown), [
+      card('\\[P1\\] CheckoutErrors on api-1', 'Attention', 'Page p7xq2m4k9a opened.\n\nPaged: step 1 of 2: alice; next: bob at 03:10 CET (in 5m)',
+        [['Acknowledge', STORY_LINKS.ack], ['Resolve', STORY_LINKS.resolve]]),
+      card('\\[P1\\] CheckoutErrors on api-1', 'Attention', 'Page p7xq2m4k9a acknowledged by alice.', [['Resolve', STORY_LINKS.resolve]]),
+      card('RESOLVED \\[P1\\] CheckoutErrors on api-1', 'Good', 'Page p7xq2m4k9a resolved by source.', []),
+    ]);
+  });
+
+  it('without links a page card says what to type, once', async () => {
+    await channel().send(pageStory('room', 'alice').opened, signal);
+    const body = (JSON.parse(wf.seen[0]?.body ?? '') as { attachments: Array<{ content: { body: Array<{ text?: string }>; actions?: unknown } }> })
+      .attachments[0]?.content;
+    assert.match(body?.body[1]?.text ?? '', /\n\nsvc ack p7xq2m4k9a$/);
+    assert.equal(body?.actions, undefined);
   });
 
   it('429 waits Retry-After; 400 is not retried; the signature never shows', async () => {

@@ -12,6 +12,8 @@
 import type { TeamsChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import type { Channel, OutboundMessage } from './channel.js';
+import { linkActions, messageText } from './channel.js';
+import { actionLabel } from '../../oncall/page-text.js';
 import { createHttpChannel, safeSnippet } from './http-channel.js';
 import { classifyWebhookStatus } from './webhook-channel.js';
 
@@ -47,7 +49,8 @@ export function escapeTeamsMarkdown(text: string): string {
 /** The card for a message (pure): the alert as the heading, what happened below, facts, and links when there are any. */
 export function teamsCard(message: OutboundMessage): Record<string, unknown> {
   const resolved = message.status === 'resolved';
-  const [first = '', ...rest] = message.text.split('\n');
+  // The card's link buttons are a page message's one way to act when the person has links (§24.1); else its text says what to type.
+  const [first = '', ...rest] = messageText(message, { buttons: message.links !== undefined }).split('\n');
   const facts = [
     { title: 'Severity', value: message.severity },
     ...(message.pageId === undefined ? [] : [{ title: 'Page', value: message.pageId }]),
@@ -59,10 +62,8 @@ export function teamsCard(message: OutboundMessage): Record<string, unknown> {
     ...(rest.length === 0 ? [] : [{ type: 'TextBlock', text: escapeTeamsMarkdown(rest.join('\n\n')), wrap: true }]),
     { type: 'FactSet', facts },
   ];
-  const actions = message.links === undefined ? [] : [
-    { type: 'Action.OpenUrl', title: 'Acknowledge', url: message.links.ack },
-    { type: 'Action.OpenUrl', title: 'Resolve', url: message.links.resolve },
-  ];
+  const links = linkActions(message);
+  const actions = links.map((l) => ({ type: 'Action.OpenUrl', title: actionLabel(l.action), url: l.url }));
   return {
     type: 'message',
     attachments: [{

@@ -12,6 +12,7 @@ import { telegramChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
 import type { Channel, OutboundMessage } from './channel.js';
 import { createTelegramChannel } from './telegram-channel.js';
+import { STORY_PAGE, pageStory } from '../../../test/support/page-messages.js';
 
 const TOKEN = '110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw';
 const PAGE = 'p0a1b2c3d4e5f';
@@ -48,7 +49,29 @@ describe('telegram channel (§21.5)', () => {
     assert.equal(tg.messages.get(id)?.text, opened.text, 'Telegram shows every character as written');
   });
 
-  it('the page changes: acknowledged edits the message in place (Resolve, Escalate); a join replies to it; resolved leaves no buttons', async () => {
+  it('a page opened, acknowledged and resolved: plain text as written, the buttons its one way to act, exact calls (§24.1)', async () => {
+    const story = pageStory('tg', String(ALICE), { links: true });
+    const from = tg.calls.length;
+    const first = await channel.send(story.opened, signal);
+    assert.ok(first.ok);
+    for (const m of [story.acknowledged, story.resolved]) assert.ok((await channel.send({ ...m, pageMessage: first.detail }, signal)).ok);
+    const what = 'Checkout 5xx ratio 12% > 5% & rising <!here> *now* [Acknowledge](https://evil.example/)\nInstance: api-1\n'
+      + 'Runbook: https://runbooks.example.com/checkout\nSource: http://prometheus.example.com:9090/graph?g0.expr=checkout_5xx&g0.tab=1\n';
+    const id = Number(first.detail.message_id);
+    const noPreview = { is_disabled: true };
+    const key = (a: string, label: string): { text: string; callback_data: string } => ({ text: label, callback_data: `svc:${a}:${STORY_PAGE}` });
+    assert.deepEqual(tg.calls.slice(from).map((c) => [c.method, c.body]), [
+      ['sendMessage', { chat_id: ALICE, link_preview_options: noPreview,
+        text: `[P1] CheckoutErrors on api-1\n${what}Page p7xq2m4k9a opened.\nPaged: step 1 of 2: alice; next: bob at 03:10 CET (in 5m)`,
+        reply_markup: { inline_keyboard: [[key('ack', 'Acknowledge'), key('resolve', 'Resolve'), key('escalate', 'Escalate')]] } }],
+      ['editMessageText', { chat_id: ALICE, message_id: id, link_preview_options: noPreview,
+        text: `[P1] CheckoutErrors on api-1\n${what}Page p7xq2m4k9a acknowledged by alice.`, reply_markup: { inline_keyboard: [[key('resolve', 'Resolve')]] } }],
+      ['editMessageText', { chat_id: ALICE, message_id: id, link_preview_options: noPreview,
+        text: `RESOLVED [P1] CheckoutErrors on api-1\n${what}Page p7xq2m4k9a resolved by source.`, reply_markup: { inline_keyboard: [] } }],
+    ]);
+  });
+
+  it('the page changes: acknowledged edits the message in place (only Resolve, §24.1); a join replies to it; resolved leaves no buttons', async () => {
     const first = await channel.send(opened, signal);
     assert.ok(first.ok);
     const pageMessage = first.detail;
@@ -56,7 +79,7 @@ describe('telegram channel (§21.5)', () => {
     const acked = await channel.send({ ...opened, pageKind: 'acknowledged', text: `[P1] Disk full\nPage ${PAGE} was acknowledged by alice.`, pageMessage }, signal);
     assert.deepEqual(acked, { ok: true, detail: pageMessage });
     assert.equal(tg.calls.at(-1)?.method, 'editMessageText');
-    assert.deepEqual(buttons(tg.messages.get(id)?.replyMarkup), [`svc:resolve:${PAGE}`, `svc:escalate:${PAGE}`]);
+    assert.deepEqual(buttons(tg.messages.get(id)?.replyMarkup), [`svc:resolve:${PAGE}`]);
     assert.equal(tg.messages.get(id)?.text, `[P1] Disk full\nPage ${PAGE} was acknowledged by alice.`);
 
     const joined = await channel.send({ ...opened, pageKind: 'join', text: `[P1] Disk full\n2 alerts now on page ${PAGE}.`, pageMessage }, signal);

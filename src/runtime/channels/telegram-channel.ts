@@ -22,7 +22,7 @@ import type { TelegramChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
-import { NOT_SENT, textWithLinks } from './channel.js';
+import { NOT_SENT, messageText, textWithLinks } from './channel.js';
 import { safeSnippet } from './http-channel.js';
 import type { TelegramAnswer } from './telegram-api.js';
 import { telegramApi } from './telegram-api.js';
@@ -74,7 +74,8 @@ export function createTelegramChannel(config: TelegramChannelConfig, deps: { clo
     if (closed) return { ok: false, retryable: true, error: 'channel closed' };
     const chat = message.to ?? config.chat;
     if (chat === undefined) return { ok: false, retryable: false, error: `telegram channel ${config.id} has no \`chat\`: it sends only to people's contacts` };
-    const text = telegramText(textWithLinks(message));
+    // A page message's buttons are its one way to act (§24.1). Plain text, no parse_mode: nothing to escape.
+    const text = telegramText(message.pageId === undefined ? textWithLinks(message) : messageText(message, { buttons: true }));
     const keyboard = pageKeyboard(message);
     const earlier = pageMessageRef(message);
     if (earlier !== null) {

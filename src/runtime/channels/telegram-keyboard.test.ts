@@ -21,11 +21,11 @@ describe('Telegram buttons (§21.5)', () => {
     }
   });
 
-  it('the keyboard follows the page: three buttons while triggered, Resolve and Escalate once acknowledged, none once resolved', () => {
+  it('the keyboard follows the page: three buttons while triggered, only Resolve once acknowledged (§24.1), none once resolved', () => {
     const labels = (m: OutboundMessage): string[] | undefined => pageKeyboard(m)?.inline_keyboard.flat().map((b) => b.text);
     assert.deepEqual(pageKeyboard(message({})), { inline_keyboard: [[{ text: 'Acknowledge', callback_data: 'svc:ack:p0a1b2c3d4e5f' },
       { text: 'Resolve', callback_data: 'svc:resolve:p0a1b2c3d4e5f' }, { text: 'Escalate', callback_data: 'svc:escalate:p0a1b2c3d4e5f' }]] });
-    assert.deepEqual(labels(message({ pageKind: 'acknowledged' })), ['Resolve', 'Escalate']);
+    assert.deepEqual(labels(message({ pageKind: 'acknowledged' })), ['Resolve']);
     assert.deepEqual(labels(message({ pageKind: 'resolved', status: 'resolved' })), []);
     assert.equal(pageKeyboard(message({ pageId: undefined, pageKind: 'notify' })), null);
   });

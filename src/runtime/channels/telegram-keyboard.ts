@@ -1,11 +1,12 @@
 /**
  * The inline keyboard of a Telegram page message (contract §21.5): the buttons that still make sense in
- * the page's state — Acknowledge / Resolve / Escalate while triggered, Resolve / Escalate once
- * acknowledged, none once resolved — like Slack's (slack-blocks.ts). Each button's `callback_data` is
+ * the page's state (oncall/page-message-model.ts) — Acknowledge / Resolve / Escalate while triggered,
+ * Resolve once acknowledged, none once resolved — like Slack's (slack-blocks.ts). Each button's `callback_data` is
  * `svc:<action>:<pageId>` (Telegram allows 1-64 bytes; a page id is at most 32), which comes back in
  * the `callback_query` of a press.
  */
 import type { OutboundMessage } from './channel.js';
+import { pageActions } from './channel.js';
 
 export const TELEGRAM_ACTIONS = ['ack', 'resolve', 'escalate'] as const;
 export type TelegramAction = (typeof TELEGRAM_ACTIONS)[number];
@@ -32,7 +33,6 @@ const LABELS: Readonly<Record<TelegramAction, string>> = { ack: 'Acknowledge', r
 export function pageKeyboard(message: OutboundMessage): InlineKeyboard | null {
   const pageId = message.pageId;
   if (pageId === undefined) return null;
-  if (message.status === 'resolved' || message.pageKind === 'resolved') return { inline_keyboard: [] };
-  const actions: TelegramAction[] = message.pageKind === 'acknowledged' ? ['resolve', 'escalate'] : ['ack', 'resolve', 'escalate'];
-  return { inline_keyboard: [actions.map((a) => ({ text: LABELS[a], callback_data: callbackData(a, pageId) }))] };
+  const actions = pageActions(message);
+  return { inline_keyboard: actions.length === 0 ? [] : [actions.map((a) => ({ text: LABELS[a], callback_data: callbackData(a, pageId) }))] };
 }

@@ -13,6 +13,7 @@ import { readCallToken } from '../../oncall/call-token.js';
 import { smsReplyCode } from '../../oncall/sms-reply.js';
 import type { Channel, OutboundMessage } from './channel.js';
 import { createTwilioChannel } from './twilio-channel.js';
+import { STORY_LINKS, STORY_PAGE, pageStory } from '../../../test/support/page-messages.js';
 
 const PAGE = 'p0a1b2c3d4e5f';
 const ALICE = '+4915112345678';
@@ -42,6 +43,20 @@ describe('twilio channel (§21.4)', () => {
     assert.equal(sent?.raw, new URLSearchParams({ To: ALICE, From: '+15005550006', Body: body }).toString());
     assert.deepEqual(result.detail, { sid: sent?.reply.body.sid });
     assert.match(String(result.detail.sid), /^SM[0-9a-f]{32}$/);
+  });
+
+  it('a page opened, acknowledged and resolved by SMS: the summary first, one part each, exact bodies (§24.1)', async () => {
+    const story = pageStory('sms', ALICE, { links: true });
+    const ch = channel({}, { publicUrl: 'https://svc.example.com/twilio' });
+    const before = twilio.messages().length;
+    for (const m of [story.opened, story.acknowledged, story.resolved]) assert.ok((await ch.send(m, signal)).ok);
+    const code = smsReplyCode(twilio.authToken, 'shop', STORY_PAGE, ALICE);
+    const summary = 'Checkout 5xx ratio 12% > 5% & rising <!here> *now* [Acknowledge]';
+    assert.deepEqual(twilio.messages().slice(before).map((r) => r.form.Body), [
+      `svc P1: ${summary}(http... - reply 4${code} ack, 6${code} resolve ${STORY_LINKS.ack}`,
+      `svc P1: ${summary}(https://evil.example/) - CheckoutErrors o... - Page p7xq2m4k9a acknowledged by alice.`,
+      `svc P1: ${summary}(https://evil.example/) - CheckoutErrors on a... - Page p7xq2m4k9a resolved by source.`,
+    ]);
   });
 
   it('an SMS channel no source serves: no codes (nobody could take the reply)', async () => {

@@ -5,6 +5,9 @@
  *
  *   svc P1: <title> - reply 4<code> ack, 6<code> resolve
  *
+ * where a page message's title is its first alert's summary, then the title (`Checkout 5xx ratio 12% -
+ * CheckoutErrors on api-1`): what is wrong is what a person reads first.
+ *
  * with the person's ack link after it when there is one and it fits; the title is what gets cut, never
  * the code. Without a Twilio source (nobody could take the reply) the codes are left out and the ack link
  * takes their place; without that either, the page id to type (`svc ack <page>`). Any other message
@@ -27,8 +30,9 @@ export function asksForAnswer(message: OutboundMessage): boolean {
 /** Flattened to one line of GSM text. */
 const line = (text: string): string => toGsm7(text.replace(/\s+/g, ' ').trim());
 
-/** What the message says beyond its title: its text without the `[P1] title` line, on one line. */
-export function whatHappened(message: Pick<OutboundMessage, 'text' | 'title'>): string {
+/** What the message says beyond its title: a page message's happening, else its text without the `[P1] title` line, on one line. */
+export function whatHappened(message: Pick<OutboundMessage, 'text' | 'title' | 'page'>): string {
+  if (message.page !== undefined) return message.page.said;
   const lines = message.text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
   const rest = lines[0]?.includes(message.title) === true ? lines.slice(1) : lines;
   return rest.join(' ');
@@ -45,7 +49,9 @@ function fit(head: string, title: string, tail: string): string {
 /** The SMS of a message; `code` is the page's reply code for this number when a Twilio source takes replies. */
 export function smsText(message: OutboundMessage, code: string | null): string {
   const head = message.pageKind === 'handoff' ? 'svc: ' : `svc ${message.severity}: `;
-  const title = line(message.title);
+  // What is wrong first (§24.1): the alert's summary leads, the title after it; the end is what gets cut.
+  const summary = message.page?.alerts[0]?.summary;
+  const title = line(summary === undefined ? message.title : `${summary} - ${message.title}`);
   if (!asksForAnswer(message)) {
     const happened = line(whatHappened(message));
     return fit(head, title, happened === '' ? '' : ` - ${happened}`);

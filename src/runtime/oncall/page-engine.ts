@@ -27,7 +27,7 @@ import type { StatusRoute } from '../../oncall/status-updates.js';
 import type { ApplyResult, Quarantined, StoredPage } from '../../store/oncall-store.js';
 import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
-import { factLines, messageFacts } from '../providers/message-facts.js';
+import { factLines, messageFacts, pageAlertsOf } from '../providers/message-facts.js';
 import type { TriageDecision } from '../providers/provider.js';
 import type { PageNotifier } from './page-notifier.js';
 
@@ -302,7 +302,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       const alertname = alertNameOf(event.payload);
       const alertIds = alertIdentities(event.payload);
       const pageEvent: PageEvent = { id: event.id, title: decision.title, severity: decision.severity,
-        ...(facts === null ? {} : { facts: factLines(facts) }), ...(alertname === null ? {} : { alertname }),
+        ...(facts === null ? {} : { facts: factLines(facts), alerts: pageAlertsOf(facts) }), ...(alertname === null ? {} : { alertname }),
         ...(alertIds.length === 0 ? {} : { alertIds }) };
       if ('notify' in route) {
         const once = planNotifyOnce(event.agentId, { ...pageEvent, status: decision.status, text: decision.text }, route.notify, clock.now(),

@@ -10,20 +10,22 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileChannelSchema } from '../../config/schema.js';
+import { emailChannelSchema, fileChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
 import { createAgentLog } from '../../logs/agent-log.js';
 import { loadOncall } from '../../oncall/load-oncall.js';
 import type { Policy } from '../../oncall/oncall-config.js';
 import type { PageRecord } from '../../oncall/page.js';
 import type { Actor, ResolveTargets } from '../../oncall/page-plan.js';
-import { planAck, planOpen, planResolve } from '../../oncall/page-plan.js';
+import { planAck, planOpen, planResolve, planTimer } from '../../oncall/page-plan.js';
 import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import type { OutboundMessage, WireGate } from '../channels/channel.js';
+import { createEmailChannel } from '../channels/email-channel.js';
 import { createFileChannel } from '../channels/file-channel.js';
 import { oncallYaml } from '../../../test/support/oncall-yaml.js';
 import { sharedSqliteStore } from '../../../test/support/shared-store.js';
+import { mailHeaders, mailText, startSmtpServer } from '../../../test/support/smtp.js';
 import { waitFor } from '../../../test/support/wait.js';
 import { createPageEngine } from './page-engine.js';
 import type { OutboxPass } from './page-notifier.js';
@@ -381,5 +383,51 @@ describe('page notifier: a notice waits out a channel outage like every message,
     assert.deepEqual((await s.audit('message.failed')).map((r) => [r.tsMs, r.data.attempts]), [[0, 1]]);
     assert.deepEqual(s.tries, [0]);
     await s.close();
+  });
+});
+
+describe('page notifier: mail threads per person and page, times in the reader\'s zone (§24.1, §24.5)', () => {
+  it('the escalated person\'s first mail starts a thread of their own; the resolve replies in each person\'s thread', async () => {
+    const { clock, store, log } = await caseParts();
+    const smtp = await startSmtpServer({ starttls: false });
+    const mail = createEmailChannel(emailChannelSchema.parse({ id: 'mail', type: 'email', direction: 'outbound', from: 'svc@ops.example.com', to: 'oncall@example.com',
+      timeoutMs: 5000, smtp: { host: '127.0.0.1', port: smtp.port, tls: 'none' } }), { clock });
+    const twoSteps: Policy = { ...policy, steps: [{ notify: [{ kind: 'person', id: 'alice' }], afterMs: 60_000 },
+      { notify: [{ kind: 'person', id: 'bob' }], afterMs: 60_000 }] };
+    const toMail: ResolveTargets = (targets) => ({ nobodyOnCall: [], recipients: targets.map((t) => ({ person: t.id, channel: 'mail', to: `${t.id}@example.com` })) });
+    const notifier = createPageNotifier({ store, clock, owner: 'r1', channelOutcome: () => undefined, deliveryWindowMs: WINDOW_MS,
+      zone: (_agent, person) => (person === 'alice' ? 'Europe/Berlin' : 'America/New_York'),
+      agents: new Map([['agent-a', { id: 'agent-a', channels: [mail], log, dispatch }]]) });
+    // One page's messages to one channel go in order, one at a time: pass until the outbox is empty.
+    const notify = async (): Promise<void> => { while ((await notifier.pass()).claimed > 0) { /* the next in order */ } };
+    const opened = planOpen({ pageId: 'pthreads0001', agentId: 'agent-a', incidentKey: 'k', policy: twoSteps, policySha256: 'abc', nowMs: T0,
+      resolve: toMail, event: { id: 'event-1', title: 'Disk full', severity: 'P1' } });
+    assert.deepEqual(await store.oncall.applyPagePlan(opened, T0), { ok: true });
+    await notify();
+    const escalated = planTimer(opened.page, T0 + 60_000, toMail);
+    assert.ok(escalated !== null);
+    clock.advance(60_000);
+    assert.deepEqual(await store.oncall.applyPagePlan(escalated, T0 + 60_000), { ok: true });
+    await notify();
+    const resolved = planResolve(escalated.page, cli, null, null, T0 + 90_000);
+    assert.ok(resolved.ok && resolved.plan !== null);
+    clock.advance(30_000);
+    assert.deepEqual(await store.oncall.applyPagePlan(resolved.plan, T0 + 90_000), { ok: true });
+    await notify();
+    const seen = smtp.mails.map((m) => { const h = mailHeaders(m.raw); return [m.to[0], h.get('subject'), h.get('message-id'), h.get('in-reply-to') ?? null]; });
+    assert.deepEqual(seen, [
+      ['alice@example.com', '[P1] Disk full', '<pthreads0001.1.alice.mail@ops.example.com>', null],
+      ['bob@example.com', '[P1] Disk full', '<pthreads0001.2.bob.mail@ops.example.com>', null],
+      ['alice@example.com', 'Re: [P1] Disk full', '<pthreads0001.3.alice.mail@ops.example.com>', '<pthreads0001.1.alice.mail@ops.example.com>'],
+      ['bob@example.com', 'Re: [P1] Disk full', '<pthreads0001.3.bob.mail@ops.example.com>', '<pthreads0001.2.bob.mail@ops.example.com>'],
+    ]);
+    // 2026-01-01 00:00Z: alice reads the next step in Berlin time, bob (paged at the last step: no next) nothing of the kind.
+    assert.match(mailText(smtp.mails[0]?.raw ?? ''), /\nPaged: step 1 of 2: alice; next: bob at 01:01 CET \(in 1m\)\nsvc ack pthreads0001\n/);
+    assert.match(mailText(smtp.mails[1]?.raw ?? ''), /\nPaged: step 2 of 2: bob\nsvc ack pthreads0001\n/);
+    await notifier.close();
+    await mail.close();
+    await smtp.close();
+    log.close();
+    await store.close();
   });
 });

@@ -31,6 +31,7 @@ import type { SignalScope } from '../../core/deadline.js';
 import { raceDeadline, signalScope, withDeadline } from '../../core/deadline.js';
 import type { AgentLog } from '../../logs/agent-log.js';
 import type { ChannelRef, ChannelRoom, ClaimOnCommit, ClaimedNotification, NotificationOutcome, Quarantined, SendCheck } from '../../store/oncall-store.js';
+import type { PageNotification } from '../../oncall/page.js';
 import { CHANNEL_TARGET } from '../../oncall/page.js';
 import type { Store } from '../../store/store.js';
 import type { AckLinks, Channel, DeliveryResult, OutboundMessage, WireGate } from '../channels/channel.js';
@@ -41,6 +42,7 @@ import { takenBy } from '../dispatch/handle-event.js';
 import type { LoopHealth } from './loop-health.js';
 import { createLoopHealth } from './loop-health.js';
 import { pageMessageOf } from './page-message.js';
+import { pageMessageText } from '../../oncall/page-text.js';
 
 export interface NotifierAgent {
   id: string;
@@ -72,6 +74,8 @@ export interface PageNotifierDeps {
   pollMs?: number;
   /** A person's one-time links to a page's incarnation (§18.6); absent or null when the agent has no ack source. */
   links?: (agentId: string, pageId: string, person: string, incarnation: number) => AckLinks | null;
+  /** The zone a person of an agent reads times in (§24.5: oncall/person-zone.ts; `-`, a channel's own recipient); default UTC. */
+  zone?: (agentId: string, person: string) => string;
   /** An outbox row set aside because it cannot be decoded (the store audited it). */
   onQuarantined?: (q: Quarantined) => void;
   /** A claim or a record that failed (claims return to the outbox when their lease ends). */
@@ -109,9 +113,22 @@ export interface PageNotifier {
 }
 
 /** Only a firing page's messages to a person carry links: a channel target is nobody's to answer. */
-function linksFor(deps: PageNotifierDeps, n: ClaimedNotification['notification']): AckLinks | null {
+function linksFor(deps: PageNotifierDeps, n: PageNotification): AckLinks | null {
   if (deps.links === undefined || n.pageId === null || n.status !== 'firing' || n.kind === 'notify' || n.person === CHANNEL_TARGET) return null;
   return deps.links(n.agentId, n.pageId, n.person, n.incarnation ?? 0);
+}
+
+/**
+ * The message a notification becomes for its channel: a page message (§24.1) rendered for its reader
+ * now — their zone (§24.5), their links; a row stored before `message` existed sends its stored text.
+ */
+export function outboundOf(n: PageNotification, attempt: number, links: AckLinks | null, zone: string): OutboundMessage {
+  const message: OutboundMessage = { eventId: n.eventId, agentId: n.agentId, severity: n.severity, status: n.status, title: n.title,
+    text: n.text, triagedBy: 'oncall', deliveryId: n.deliveryId, attempt, ...(n.to === null ? {} : { to: n.to }),
+    ...(n.pageId === null ? {} : { pageId: n.pageId, pageKind: n.kind }) };
+  if (links !== null) message.links = links;
+  if (n.message !== undefined) Object.assign(message, { page: n.message, zone, text: pageMessageText(n.message, zone, links) });
+  return message;
 }
 
 export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
@@ -203,11 +220,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     if (agent === undefined || channel === undefined) {
       return { ...base, outcome: 'failed', error: `channel ${n.channelId} of agent ${n.agentId} is not configured`, audit: [] };
     }
-    const message: OutboundMessage = { eventId: n.eventId, agentId: n.agentId, severity: n.severity, status: n.status, title: n.title,
-      text: n.text, triagedBy: 'oncall', deliveryId: n.deliveryId, attempt: c.attempt, ...(n.to === null ? {} : { to: n.to }),
-      ...(n.pageId === null ? {} : { pageId: n.pageId, pageKind: n.kind }) };
-    const links = linksFor(deps, n);
-    if (links !== null) message.links = links;
+    const message = outboundOf(n, c.attempt, linksFor(deps, n), deps.zone?.(n.agentId, n.person) ?? 'UTC');
     if (channel.updatesPageMessages === true && n.pageId !== null) {
       const earlier = pageMessageOf(await store.oncall.pageTimeline(n.pageId), channel.id, n.person, channel.pageMessageKeys);
       if (earlier !== null) message.pageMessage = earlier;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { factLines, messageFacts } from './message-facts.js';
+import { factLines, messageFacts, pageAlertsOf } from './message-facts.js';
 
 const alert = (name: string, instance: string, extra: Record<string, unknown> = {}) =>
   ({ status: 'firing', labels: { alertname: name, instance }, ...extra });
@@ -32,5 +32,20 @@ describe('message facts', () => {
     assert.ok(facts);
     assert.deepEqual(factLines(facts), ['Runbook: https://rb/disk ?x=1']);
     assert.equal(messageFacts({ text: 'not an alert' }), null);
+  });
+
+  it('keeps for a page each alert\'s summary (else description, one line, at most 300 characters), instance and links (§24.1)', () => {
+    const long = `Checkout 5xx ratio ${'x'.repeat(400)}`;
+    const facts = messageFacts({ version: '4', status: 'firing', externalURL: 'http://am:9093',
+      alerts: [alert('CheckoutErrors', 'api-1', { annotations: { summary: 'Checkout 5xx\n ratio 12%', runbook_url: 'https://rb/c' }, generatorURL: 'http://prom/1' }),
+        alert('CheckoutErrors', 'api-2', { annotations: { summary: '  ', description: long } }), alert('CheckoutErrors', 'api-3')] });
+    assert.ok(facts);
+    const kept = pageAlertsOf(facts);
+    assert.deepEqual(kept.alerts[0], { name: 'CheckoutErrors on api-1', summary: 'Checkout 5xx ratio 12%', instance: 'api-1', runbookUrl: 'https://rb/c',
+      sourceUrl: 'http://prom/1' });
+    assert.equal(kept.alerts[1]?.summary, `${long.slice(0, 299)}…`);
+    assert.equal([...(kept.alerts[1]?.summary ?? '')].length, 300);
+    assert.deepEqual(kept.alerts[2], { name: 'CheckoutErrors on api-3', instance: 'api-3' });
+    assert.deepEqual([kept.more, kept.alertmanagerUrl], [0, 'http://am:9093']);
   });
 });

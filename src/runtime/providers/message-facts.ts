@@ -7,6 +7,8 @@
  */
 import type { AlertmanagerAlert, AlertmanagerPayload } from './alertmanager.js';
 import { parseAlertmanagerPayload } from './alertmanager.js';
+import type { PageAlert, PageAlerts } from '../../oncall/page-alert.js';
+import { MAX_SUMMARY_CHARS } from '../../oncall/page-alert.js';
 
 /** Alerts described one by one; the rest are counted. */
 export const MAX_LISTED_ALERTS = 5;
@@ -17,6 +19,8 @@ export const MAX_ANNOTATION_CHARS = 400;
 export interface AlertFacts {
   /** `HighLatency on api-1` (instance, else job, else service), or just the name. */
   name: string;
+  /** the `instance` label */
+  instance?: string;
   /** annotation `runbook_url` */
   runbookUrl?: string;
   /** the alert's `generatorURL` */
@@ -59,6 +63,7 @@ export function factsOf(payload: AlertmanagerPayload): MessageFacts {
     const annotations = { ...payload.commonAnnotations, ...alert.annotations };
     return {
       name: oneLine(alertName(payload, alert), MAX_TITLE_CHARS),
+      ...(alert.labels.instance ? { instance: oneLine(alert.labels.instance, MAX_TITLE_CHARS) } : {}),
       ...(annotations.runbook_url ? { runbookUrl: oneLine(annotations.runbook_url, MAX_ANNOTATION_CHARS) } : {}),
       ...(alert.generatorURL ? { sourceUrl: oneLine(alert.generatorURL, MAX_ANNOTATION_CHARS) } : {}),
       annotations,
@@ -95,6 +100,17 @@ export function factLines(facts: MessageFacts): string[] {
   }
   if (facts.alertmanagerUrl) lines.push(`Alertmanager: ${facts.alertmanagerUrl}`);
   return lines;
+}
+
+/** What a page keeps of the facts for its messages (§24.1): each alert's summary (else description), instance and links. */
+export function pageAlertsOf(facts: MessageFacts): PageAlerts {
+  const alerts = facts.alerts.map((a): PageAlert => {
+    // An empty summary says nothing: the description speaks instead.
+    const summary = oneLine(a.annotations.summary ?? '', MAX_SUMMARY_CHARS) || oneLine(a.annotations.description ?? '', MAX_SUMMARY_CHARS);
+    return { name: a.name, ...(summary === '' ? {} : { summary }), ...(a.instance === undefined ? {} : { instance: a.instance }),
+      ...(a.runbookUrl === undefined ? {} : { runbookUrl: a.runbookUrl }), ...(a.sourceUrl === undefined ? {} : { sourceUrl: a.sourceUrl }) };
+  });
+  return { alerts, more: facts.unlisted, ...(facts.alertmanagerUrl === undefined ? {} : { alertmanagerUrl: facts.alertmanagerUrl }) };
 }
 
 /** `HighLatency on api-1` for one alert, `HighLatency (3 alerts)` for several. */

@@ -5,7 +5,7 @@
  */
 import type { OncallConfig, Override } from '../../../oncall/oncall-config.js';
 import type { PageRecord } from '../../../oncall/page.js';
-import type { PagedNow } from '../../../oncall/paged-now.js';
+import type { PagedNow } from '../../../oncall/page-message-model.js';
 import { pagedNow } from '../../../oncall/paged-now.js';
 import { usableOverrides } from '../../../oncall/schedule.js';
 import type { StoredPage } from '../../../store/oncall-store.js';
