@@ -67,7 +67,8 @@ async function startHungReceiver(): Promise<{ port: number; requests: number; op
 
 function fixture() {
   const stats = createSourceStats();
-  const metrics = createMetrics({ stats, agents: [{ id: 'oncall', sources: ['alertmanager'], channels: ['oncall-dm'] }], mcpServers: ['runbooks'],
+  const metrics = createMetrics({ stats, agents: [{ id: 'oncall', sources: ['alertmanager'], channels: ['oncall-dm', 'pushover'], receiptChannels: ['pushover'] }],
+    mcpServers: ['runbooks'],
     exporters: ['siem'] });
   return { stats, metrics };
 }

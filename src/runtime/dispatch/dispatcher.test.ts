@@ -303,7 +303,11 @@ describe('dispatcher', () => {
     await waitFor('both decided', () => decided.length === 2);
     assert.deepEqual(asked, [real.id], 'the model was asked about the real alert only');
     assert.deepEqual(new Map(decided), new Map([[watchdog.id, 'rules'], [real.id, 'rules']]));
-    const rows = (await s.store.listAudit(all(), { kind: 'triage.decision' })).items.map((r) => JSON.parse(r.dataText ?? '{}') as Record<string, unknown>);
+    // The decisions' audit rows commit with the events' completions, which may land after onDecision returned.
+    const decisionRows = async (): Promise<Array<Record<string, unknown>>> => (await s.store.listAudit(all(), { kind: 'triage.decision' })).items
+      .map((r) => JSON.parse(r.dataText ?? '{}') as Record<string, unknown>);
+    await waitFor('both decisions audited', async () => (await decisionRows()).length === 2);
+    const rows = await decisionRows();
     assert.deepEqual(new Map(rows.map((r) => [r.eventId, r.provider])), new Map([[watchdog.id, 'anthropic'], [real.id, 'anthropic']]));
   });
 
