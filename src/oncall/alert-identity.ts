@@ -5,7 +5,14 @@
  * group are not news. Read defensively: a payload without alerts (a plain webhook) has none, and its
  * deliveries join their page as before.
  */
-import { MAX_PAGE_ALERTS } from './page.js';
+
+/** At most this many alert identities are remembered per page (the newest): past them an old alert that repeats counts as new again. */
+export const MAX_PAGE_ALERTS = 1000;
+
+/** How many distinct alerts the page has heard of: its remembered alerts, else (older pages, payloads without alerts) its events. */
+export function alertCount(page: { alertIds?: readonly string[]; eventIds: readonly string[] }): number {
+  return page.alertIds !== undefined && page.alertIds.length > 0 ? page.alertIds.length : page.eventIds.length;
+}
 
 /** Each alert's field is read at most this long: a fingerprint is 16 hex digits, an RFC 3339 time ~35 characters. */
 const MAX_PART = 128;

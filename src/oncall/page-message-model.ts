@@ -10,7 +10,7 @@
 import { formatDuration } from '../core/duration.js';
 import type { Policy, Severity } from './oncall-config.js';
 import type { PageAlert, PageAlerts } from './page-alert.js';
-import { alertCount } from './page.js';
+import { alertCount } from './alert-identity.js';
 
 /** Who an open page is paging now and who comes next (oncall/paged-now.ts works it out; the console shows it too). */
 export interface PagedNow {

@@ -9,7 +9,7 @@ import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Policy, Severity, Target } from './oncall-config.js';
 import type { NobodyOnCall } from './targets.js';
 import type { NotificationKind, PageNotification, PagePlan, PageRecord, PersonalStep } from './page.js';
-import { CHANNEL_TARGET, alertCount, incarnationOf } from './page.js';
+import { CHANNEL_TARGET, incarnationOf } from './page.js';
 import type { PageAlerts } from './page-alert.js';
 import type { Happened, PageMessage } from './page-message-model.js';
 import { pageMessage } from './page-message-model.js';
@@ -20,7 +20,7 @@ import type { RulesOf } from './personal-steps.js';
 import { firstRuleOnly, laterSteps, namedPeople, restartSteps } from './personal-steps.js';
 import type { StatusRoute } from './status-updates.js';
 import { PLAIN_STATUS_ROUTE, statusRecipients } from './status-updates.js';
-import { newAlerts, rememberAlerts } from './alert-identity.js';
+import { alertCount, newAlerts, rememberAlerts } from './alert-identity.js';
 
 /** A join notice goes out at most once a minute per page; later joins are counted into the next (§17.3). */
 export const JOIN_NOTICE_GAP_MS = 60_000;

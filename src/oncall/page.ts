@@ -99,14 +99,6 @@ export interface PersonalStep {
   happened?: Happened;
 }
 
-/** At most this many alert identities are remembered per page (the newest): past them an old alert that repeats counts as new again. */
-export const MAX_PAGE_ALERTS = 1000;
-
-/** How many distinct alerts the page has heard of: its remembered alerts, else (older pages, payloads without alerts) its events. */
-export function alertCount(page: { alertIds?: readonly string[]; eventIds: readonly string[] }): number {
-  return page.alertIds !== undefined && page.alertIds.length > 0 ? page.alertIds.length : page.eventIds.length;
-}
-
 /** Which opening of the page this is: 0 until it is first reopened. */
 export function incarnationOf(page: Pick<PageRecord, 'reopens'>): number {
   return page.reopens ?? 0;
