@@ -14,7 +14,8 @@ describe('page planner on fake time', () => {
     assert.deepEqual(h.sent(), ['p0000test.1.alice.dm']);
     assert.deepEqual(h.kinds(), ['page.opened', 'page.notified']);
     assert.deepEqual(h.plans[0]?.audit[0]?.data, { pageId: 'p0000test', incidentKey: 'disk/db-1', policy: 'default', policySha256: 'sha-a', eventId: 'e1' });
-    assert.deepEqual(h.plans[0]?.audit[1]?.data, { pageId: 'p0000test', step: 1, loop: 0, person: 'alice', channel: 'dm', deliveryId: 'p0000test.1.alice.dm' });
+    assert.deepEqual(h.plans[0]?.audit[1]?.data, { pageId: 'p0000test', step: 1, loop: 0, person: 'alice', channel: 'dm', deliveryId: 'p0000test.1.alice.dm',
+      kind: 'escalation' });
     // §24.1: what happened, who is paged now and next (in UTC when stored; the notifier renders it in the reader's zone), one way to act.
     assert.equal(h.plans[0]?.notifications[0]?.text, '[P1] Disk full on db-1\nPage p0000test opened.\n'
       + 'Paged: step 1 of 2: alice; next: carol at 03:05 UTC (in 5m)\nsvc ack p0000test');

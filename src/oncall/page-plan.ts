@@ -163,7 +163,7 @@ function send(page: PageRecord, r: Recipient, kind: NotificationKind, message: P
   const deliveryId = pageDeliveryId(page.id, page.round, r);
   const rule = opts.rule === undefined ? {} : { rule: opts.rule };
   audit.push(entry(page, 'page.notified', engineActor(page.agentId),
-    { step: page.step, loop: page.loop, person: r.person, channel: r.channel, deliveryId, ...rule }));
+    { step: page.step, loop: page.loop, person: r.person, channel: r.channel, deliveryId, kind, ...rule }));
   if (opts.status !== true && !page.notified.some((n) => n.person === r.person && n.channel === r.channel)) page.notified.push({ ...r });
   const incarnation = incarnationOf(page);
   return { deliveryId, pageId: page.id, agentId: page.agentId, kind, eventId, channelId: r.channel, person: r.person, to: r.to,

@@ -75,6 +75,11 @@ export function reportStoreContract(name: string, openStore: () => Promise<Store
         ['page.notified', a.id, 'bob', 'push', null, null],
         ['page.notified', a.id, 'bob', 'mail', null, null],
         ['page.acknowledged', a.id, null, null, null, 'cli'],
+        // Everyone notified hears the ack (§24.1 status updates).
+        ['page.notified', a.id, 'alice', 'push', null, null],
+        ['page.notified', a.id, 'alice', 'mail', null, null],
+        ['page.notified', a.id, 'bob', 'push', null, null],
+        ['page.notified', a.id, 'bob', 'mail', null, null],
         ['page.notified', c.id, 'alice', 'push', null, null],
         ['page.notified', c.id, 'alice', 'mail', null, null],
         ['page.resolved', a.id, null, null, null, 'source'],
@@ -83,10 +88,13 @@ export function reportStoreContract(name: string, openStore: () => Promise<Store
         ['page.notified', a.id, 'bob', 'push', null, null],
         ['page.notified', a.id, 'bob', 'mail', null, null],
       ]);
-      assert.deepEqual(all.rows.map((r) => r.tsMs), [T0 + HOUR, T0 + HOUR, ...Array<number>(3).fill(T0 + HOUR + MIN), T0 + HOUR + 3 * MIN,
-        T0 + 2 * HOUR, T0 + 2 * HOUR, ...Array<number>(5).fill(T0 + DAY + HOUR)]);
+      assert.deepEqual(all.rows.map((r) => r.tsMs), [T0 + HOUR, T0 + HOUR, ...Array<number>(3).fill(T0 + HOUR + MIN),
+        ...Array<number>(5).fill(T0 + HOUR + 3 * MIN), T0 + 2 * HOUR, T0 + 2 * HOUR, ...Array<number>(5).fill(T0 + DAY + HOUR)]);
       assert.ok(all.rows.every((r, i) => i === 0 || r.seq > (all.rows[i - 1] as ReportAuditRow).seq), 'in seq order');
-      assert.ok(all.rows.every((r) => r.round === null && !r.shadow));
+      // Each round says what it was for: a page's steps `escalation`, the notices of a state change its kind.
+      assert.deepEqual(all.rows.filter((r) => r.kind === 'page.notified').map((r) => r.round), [
+        ...Array<string>(4).fill('escalation'), ...Array<string>(4).fill('acknowledged'), 'escalation', 'escalation', ...Array<string>(4).fill('resolved')]);
+      assert.ok(all.rows.every((r) => !r.shadow));
 
       const onlyB = await store.oncall.reportRows(window('agent-b'));
       assert.deepEqual([onlyB.pages.map((p) => p.id), brief(onlyB.rows).map((r) => r[1])], [[c.id], [c.id, c.id]]);
@@ -128,8 +136,8 @@ export function reportStoreContract(name: string, openStore: () => Promise<Store
       });
       const { rows } = await store.oncall.reportRows(window());
       assert.deepEqual(rows.map((r) => [r.kind, r.person, r.round, r.shadow, r.via]), [
-        ['page.notified', 'alice', null, false, null],
-        ['page.notified', 'alice', null, false, null],
+        ['page.notified', 'alice', 'escalation', false, null],
+        ['page.notified', 'alice', 'escalation', false, null],
         ['page.notified', 'alice', 'status', true, null],
         ['page.notified', 'bob', null, false, null],
         ...(refused ? [['page.notified', 'carol', null, false, null]] : []),
