@@ -302,7 +302,8 @@ describe('console pages and page actions through svc console', () => {
     const one = await (await fetch(`${d.cp}/ui/pages/${pageId}`)).text();
     assert.ok(one.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the title, escaped');
     assert.match(one, /<td>page\.opened<\/td>/, 'the timeline');
-    assert.match(one, /<td class="wrap">opened under policy default<details><summary>Data<\/summary><pre>\{&quot;eventId&quot;:/, 'a sentence, raw data kept');
+    assert.match(one, /<td class="wrap">opened under policy default<details><summary>Data<\/summary><pre>\{&quot;alertname&quot;:&quot;[^&]+&quot;,&quot;eventId&quot;:/,
+      'a sentence, raw data kept (page.opened names its alert for reports, §23)');
     assert.match(one, /<td class="wrap">notified alice on oncall-dm \(step 1\)<details>/);
     assert.doesNotMatch(one, /method="post"/, 'no actions without the proxy');
   });

@@ -57,7 +57,7 @@ describe('npm run demo (scripts/demo.sh, on the built CLI)', () => {
       `HTTP 200: Acknowledge page ${pageId}? HighErrorRate on checkout-api-7f9c:8080 As bob. Acknowledge`,
       `HTTP 200: Acknowledged Page ${pageId} is acknowledged by bob; its escalation has stopped.`,
       'Everyone paged hears of the ack:\n-> to ',
-      `Page ${pageId} was acknowledged by bob.`,
+      `Page ${pageId} acknowledged by bob.`,
       `-> to alice:\n   RESOLVED [P1] HighErrorRate on checkout-api-7f9c:8080`,
       `-> to bob:\n   RESOLVED [P1] HighErrorRate on checkout-api-7f9c:8080`,
       'acknowledged by bob via link',

@@ -76,7 +76,9 @@ describe('pages on replicas', () => {
     // each page around that moment, from 60 ms before to 90 ms after, so some acks land before the
     // timer, some while its escalation is on its way to the file, some after.
     const openedAt = new Map(firsts.map((l) => [String(l.pageId), Date.parse(String(l.ts))]));
-    const escalationsOf = (pageId: string): string[] => linesOf(replicas).filter((l) => l.pageId === pageId && l.to === 'bob')
+    // bob's escalation lines; the ack's own notice to everyone notified (a status update, §24.1) is not one.
+    const escalationsOf = (pageId: string): string[] => linesOf(replicas).filter((l) => l.pageId === pageId && l.to === 'bob'
+      && l.pageKind === 'escalation')
       .map((l) => String(l.deliveryId));
     const seenAtAck = new Map<string, string[]>();
     await Promise.all(pageIds.map(async (pageId, i) => {
