@@ -70,7 +70,7 @@ export async function startPgCluster(opts: { durable?: boolean } = {}): Promise<
     '-E', 'UTF8', '--locale=C', '--no-sync']);
   const port = await freePort();
   const settings = [
-    `-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'", '-c max_connections=200', '-c shared_buffers=64MB',
+    `-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'", '-c max_connections=500', '-c shared_buffers=64MB',
     ...(opts.durable ? [] : ['-c fsync=off', '-c full_page_writes=off', '-c synchronous_commit=off']),
   ].join(' ');
   const start = (): void => run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-o', settings, '-w', '-t', '60', 'start']);
