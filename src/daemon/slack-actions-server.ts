@@ -11,6 +11,7 @@
  * escalating is not idempotent. The store holds what was answered (claimOnce), so every replica knows.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { readRequestBody } from '../core/read-request.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SlackSourceConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -20,7 +21,7 @@ import type { Person } from '../oncall/oncall-config.js';
 import { SLACK_ACTION_IDS } from '../runtime/channels/slack-blocks.js';
 import type { PageAction, PageEngine } from '../runtime/oncall/page-engine.js';
 import type { Store } from '../store/store.js';
-import { createSourceListener, readRequestBody } from './source-listener.js';
+import { createSourceListener } from './source-listener.js';
 import type { SourceListener } from './source-listener.js';
 
 /** Slack's replay window (https://api.slack.com/authentication/verifying-requests-from-slack). */

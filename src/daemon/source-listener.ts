@@ -36,18 +36,6 @@ export interface SourceListenerSpec {
   clock?: Clock;
 }
 
-/** A request's body as UTF-8 text, or null (the rest unread) once it passes `maxBytes`. */
-export async function readRequestBody(req: IncomingMessage, maxBytes: number): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export function createSourceListener(spec: SourceListenerSpec): SourceListener {
   const { source } = spec;
   const clock = spec.clock ?? systemClock;

@@ -19,6 +19,7 @@
  * Twilio's `CallStatus` on its page's timeline, and nothing else happens: the page's next step or
  * personal rule still comes.
  */
+import { readRequestBody } from '../core/read-request.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TwilioChannelConfig, TwilioSourceConfig } from '../config/schema.js';
 import type { Clock } from '../core/clock.js';
@@ -34,7 +35,7 @@ import { SMS_SEPTETS, cutGsm7, toGsm7 } from '../runtime/channels/gsm7.js';
 import type { PageEngine } from '../runtime/oncall/page-engine.js';
 import type { Store } from '../store/store.js';
 import { isDamagedPage } from '../store/oncall-store.js';
-import { createSourceListener, readRequestBody } from './source-listener.js';
+import { createSourceListener } from './source-listener.js';
 import type { SourceListener } from './source-listener.js';
 import { verifyTwilioSignature } from './twilio-signature.js';
 import { TWIML_HEADERS, message, twiml } from './twiml.js';

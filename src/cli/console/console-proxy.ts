@@ -17,6 +17,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { LOOPBACK } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
+import { readRequestForm } from '../../core/read-request.js';
 import { CONSOLE_HEADERS, sendHtml } from '../../control-plane/ui/console-headers.js';
 import type { Html } from '../../control-plane/ui/html.js';
 import { html } from '../../control-plane/ui/html.js';
@@ -82,17 +83,7 @@ function redirect(res: ServerResponse, location: string, headers: Record<string,
   res.end();
 }
 
-async function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
-  if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) return null;
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
+const readForm = (req: IncomingMessage): Promise<URLSearchParams | null> => readRequestForm(req, MAX_FORM_BYTES);
 
 export async function startConsoleProxy(opts: ConsoleProxyOptions): Promise<ConsoleProxy> {
   const sessions: Sessions = createSessions();

@@ -21,6 +21,7 @@ import type { OidcSignIn } from '../../auth/oidc-sign-in.js';
 import type { ConsoleConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
+import { readRequestForm } from '../../core/read-request.js';
 import type { RouteContext, RouteHandler } from '../../control-plane/route.js';
 import { CONSOLE_HEADERS, sendHtml } from '../../control-plane/ui/console-headers.js';
 import type { Html } from '../../control-plane/ui/html.js';
@@ -72,17 +73,7 @@ const MAX_FORM_BYTES = 16 * 1024;
 /** Where a sign-in may return to: the console's own views (a query of visible ASCII only: it goes into a Location header). */
 const NEXT = /^\/ui\/[A-Za-z0-9/_.-]{0,200}(\?[\x21-\x7e]{0,800})?$/;
 
-async function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
-  if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) return null;
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
+const readForm = (req: IncomingMessage): Promise<URLSearchParams | null> => readRequestForm(req, MAX_FORM_BYTES);
 
 export function createTeamConsole(deps: TeamConsoleDeps): TeamConsole {
   const { settings, clock } = deps;
