@@ -26,6 +26,7 @@ import { spawn } from 'node:child_process';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { adminRequest } from '../src/cli/admin-client.js';
 import { homePaths } from '../src/config/paths.js';
 import { systemClock } from '../src/core/clock.js';
@@ -118,6 +119,17 @@ const linesOf = (d: BenchDaemon, channel: string): Line[] => {
   }
 };
 
+/** Every audit row naming the event, in seq order (where one alert's time went). */
+function eventRows(d: BenchDaemon, eventId: string): Array<{ kind: string; tsMs: number }> {
+  const db = new Database(join(d.home, 'svc.db'), { readonly: true, fileMustExist: true });
+  try {
+    return (db.prepare(`SELECT ts, kind FROM audit WHERE data LIKE ? ORDER BY seq`).all(`%${eventId}%`) as Array<{ ts: string; kind: string }>)
+      .map((r) => ({ kind: r.kind, tsMs: Date.parse(r.ts) }));
+  } finally {
+    db.close();
+  }
+}
+
 /** The most of `times` (ms) inside any half-open 60 s window, and the shortest gap between two. */
 function perMinute(times: number[]): { max: number; minGapMs: number } {
   const t = [...times].sort((a, b) => a - b);
@@ -205,6 +217,11 @@ async function run(rules: boolean): Promise<Record<string, unknown>> {
     const joinFile = joins(group(lines.filter((l) => l.pageKind === 'join' && l.channel === 'push')
       .map((l) => ({ key: `${l.pageId}/${l.to}`, ts: Date.parse(l.ts) }))));
 
+    // The slowest page's first event, row by row: ms after its 202.
+    const slowest = [...firstAnswer].sort((a, b) => ((firstLine.get(b[0]) ?? 0) - b[1]) - ((firstLine.get(a[0]) ?? 0) - a[1]))[0];
+    const slowEvent = slowest === undefined ? undefined : rows.find((r) => r.kind === 'page.opened' && r.pageId === slowest[0])?.data.eventId as string;
+    const slowStory = slowEvent === undefined || slowest === undefined ? [] : eventRows(d, slowEvent).map((r) => `${r.kind} +${r.tsMs - slowest[1]}`);
+
     // After the ack: rows and lines of the acked pages, by kind.
     const acked = new Map<string, AuditLite>();
     for (const r of rows) if (r.kind === 'page.acknowledged' && r.pageId !== null && !acked.has(r.pageId)) acked.set(r.pageId, r);
@@ -236,7 +253,7 @@ async function run(rules: boolean): Promise<Record<string, unknown>> {
         stepsAfterAck, linesNotAllowed, joinsAfterAck: { rows: rowsAfter.filter((r) => r.data.kind === 'join').length,
           lines: linesAfter.filter((l) => l.pageKind === 'join').length } },
       laterStepMs: q(laterLag),
-      load: [r3(load0), r3(load1)],
+      slowestFirstEvent: slowStory, load: [r3(load0), r3(load1)],
     };
   } finally {
     await d.stop();
