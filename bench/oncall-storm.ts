@@ -17,7 +17,7 @@
  *     file lines stamped after that row, by their kind — status updates (`acknowledged`, `resolved`,
  *     `escalated-past`, …, §21.1) are allowed; `escalation` (rounds and personal steps, which carry
  *     `rule`) and `join` are not;
- *   - later steps: the sms lines of pages not acked, − the step's due time (their round's 202 + 10 s).
+ *   - later steps: the sms lines of pages not acked, − the step's due time (the page opened + 10 s).
  *
  *   npm run build && node --import tsx bench/oncall-storm.ts [tailSeconds=70]
  */
@@ -237,10 +237,10 @@ async function run(rules: boolean): Promise<Record<string, unknown>> {
     const stepsAfterAck = rowsAfter.filter((r) => r.data.kind === 'escalation').length;
     const linesNotAllowed = linesAfter.filter((l) => !allowed(l.pageKind) && l.pageKind !== 'join').length;
 
-    // Later steps of pages not acked: the sms line − (its page's first 202 + 10 s).
+    // Later steps of pages not acked: the sms line − its due time (the page opened + 10 s; page.opened's ts is the plan's instant).
     const laterLag = lines.filter((l) => l.pageId !== undefined && !acked.has(l.pageId) && l.channel === 'sms' && l.pageKind === 'escalation'
       && !l.deliveryId.startsWith(`${l.pageId}.1.`))
-      .map((l) => Date.parse(l.ts) - ((firstAnswer.get(l.pageId as string) ?? NaN) + SMS_AFTER_S * 1000));
+      .map((l) => Date.parse(l.ts) - ((openedRow.get(l.pageId as string) ?? NaN) + SMS_AFTER_S * 1000));
 
     return {
       people: rules ? 'personal rules (push now, sms +10 s)' : 'no rules (push and sms at once)',
@@ -252,7 +252,8 @@ async function run(rules: boolean): Promise<Record<string, unknown>> {
         notifiedAfterAck: count(rowsAfter.map((r) => r.data.kind as string)), linesAfterAck: count(linesAfter.map((l) => l.pageKind)),
         stepsAfterAck, linesNotAllowed, joinsAfterAck: { rows: rowsAfter.filter((r) => r.data.kind === 'join').length,
           lines: linesAfter.filter((l) => l.pageKind === 'join').length } },
-      laterStepMs: q(laterLag),
+      laterStepMs: q(laterLag), laterStepRowMs: q(rows.filter((r) => r.kind === 'page.notified' && r.data.rule === 1 && r.data.channel === 'sms')
+        .map((r) => r.tsMs - ((openedRow.get(r.pageId) ?? NaN) + SMS_AFTER_S * 1000))),
       slowestFirstEvent: slowStory, load: [r3(load0), r3(load1)],
     };
   } finally {
