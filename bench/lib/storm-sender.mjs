@@ -8,6 +8,7 @@
 //   node bench/lib/storm-sender.mjs <url> <requests.json> <spacingMs> <startAtEpochMs>
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { URL } from 'node:url';
 
 const [url, file, spacingArg, startArg] = process.argv.slice(2);
 const requests = JSON.parse(readFileSync(file, 'utf8'));
