@@ -27,7 +27,8 @@ import { mailHeaders, mailText, startSmtpServer } from './smtp.js';
 
 /** The docs' page: the story's alert with a summary as a team writes it (the story's own is hostile, for the escaping tests). */
 const DOC_ALERTS: PageAlerts = { ...STORY_ALERTS, alerts: STORY_ALERTS.alerts.map((a) => ({ ...a, summary: 'Checkout 5xx ratio 12% (threshold 5%)' })) };
-const story = (channel: string, to: string, links: boolean): PageStory => pageStory(channel, to, { alerts: DOC_ALERTS, ...(links ? { links: DOC_LINKS } : {}) });
+const story = (channel: string, to: string, links: boolean): PageStory =>
+  pageStory(channel, to, { alerts: DOC_ALERTS, ...(links ? { links: DOC_LINKS } : {}) });
 
 /** The person's one-time links as the docs show them: stand-ins for the tokens. */
 export const DOC_LINKS: AckLinks = { ack: 'https://svc.example.com/ack/v2.ACK-TOKEN', resolve: 'https://svc.example.com/ack/v2.RESOLVE-TOKEN' };

@@ -45,7 +45,7 @@ export function whatIsWrong(m: PageMessage): Html {
  * Each of these pages as its latest message would tell it — what is wrong, who it pages now and next —
  * each agent's file and usable overrides read once; null for a page stored damaged.
  */
-export async function pagedOf(deps: Pick<UiDeps, 'oncall'>, pages: readonly StoredPage[]): Promise<Map<string, PageMessage | null>> {
+export async function messagesOf(deps: Pick<UiDeps, 'oncall'>, pages: readonly StoredPage[]): Promise<Map<string, PageMessage | null>> {
   const nowMs = deps.oncall.clock.now();
   const configs = new Map<string, OncallConfig>(deps.oncall.configs().map((c) => [c.agentId, c.config]));
   const overrides = new Map<string, readonly Override[]>();
@@ -69,13 +69,13 @@ export async function pagedOf(deps: Pick<UiDeps, 'oncall'>, pages: readonly Stor
 export const PAGE_COLUMNS = ['Page', 'State', 'Paged', 'Severity', 'Opened', 'Agent', 'Policy'];
 
 /** One page as a row (a card on a phone): its title links to it, its id below; a page stored damaged says so. */
-export function pageRow(p: StoredPage, paged: PageMessage | null): Html {
+export function pageRow(p: StoredPage, message: PageMessage | null): Html {
   if (isDamagedPage(p)) {
     return html`<tr><th scope="row" class="title"><a href="/ui/pages/${p.id}">(stored damaged)</a> <span class="mono note">${p.id}</span></th>
 <td data-label="State">${stateChip({ state: p.state, exhausted: false })}</td><td data-label="Paged" class="wrap">—</td><td data-label="Severity">—</td>
 <td data-label="Opened" class="mono">${timeText(p.openedAtMs)}</td><td data-label="Agent">${p.agentId}</td><td data-label="Policy">${p.policy}</td></tr>`;
   }
   return html`<tr><th scope="row" class="title"><a href="/ui/pages/${p.id}">${p.title}</a> <span class="mono note">${p.id}</span></th>
-<td data-label="State">${stateChip(p)}</td><td data-label="Paged" class="wrap">${pagedText(p, paged)}</td><td data-label="Severity">${p.severity}</td>
+<td data-label="State">${stateChip(p)}</td><td data-label="Paged" class="wrap">${pagedText(p, message)}</td><td data-label="Severity">${p.severity}</td>
 <td data-label="Opened" class="mono">${timeText(p.openedAtMs)}</td><td data-label="Agent">${p.agentId}</td><td data-label="Policy">${p.policy.id}</td></tr>`;
 }
