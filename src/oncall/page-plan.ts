@@ -11,7 +11,7 @@ import type { NobodyOnCall } from './targets.js';
 import type { NotificationKind, PageNotification, PagePlan, PageRecord, PersonalStep } from './page.js';
 import { CHANNEL_TARGET, incarnationOf } from './page.js';
 import type { PageAlerts } from './page-alert.js';
-import type { Happened, PageMessage } from './page-message-model.js';
+import type { Happened, PageMessage, PagedNow } from './page-message-model.js';
 import { pageMessage } from './page-message-model.js';
 import { pageMessageText } from './page-text.js';
 import type { NamesAt } from './paged-now.js';
@@ -336,7 +336,7 @@ function advance(page: PageRecord, toStep: number | null, actor: Actor, nowMs: n
   const named = new Set(resolve(stepOf(page).notify, nowMs).recipients.map((r) => r.person));
   const passed = earlier.filter((n) => !named.has(n.person));
   const to = [...new Set(namesBy(resolve)(stepOf(page).notify, nowMs))];
-  return [...notes, ...tellRound(page, statusRecipients(passed, route), 'escalated-past', { kind: 'escalated-past', manual, to }, nowMs,
+  return [...notes, ...tellRound(page, statusRecipients(passed, route), 'escalated-past', { kind: 'escalated-past', manual, to }, null, nowMs,
     lastEvent(page), audit)];
 }
 
@@ -361,16 +361,18 @@ function refuseResolved(page: PageRecord): ActionResult | null {
  * contacts status-updates.ts picks for them; none: no round.
  */
 function tellStatus(page: PageRecord, kind: 'acknowledged' | 'unacknowledged' | 'resolved', nowMs: number, eventId: string, route: StatusRoute,
-  audit: NewAuditEntry[]): PageNotification[] {
-  return tellRound(page, statusRecipients(page.notified, route), kind, { kind }, nowMs, eventId, audit);
+  audit: NewAuditEntry[], resolve: ResolveTargets | null = null): PageNotification[] {
+  // An unack pages again (§24.1): its notice says who is paged now and next, like every round that pages.
+  const paged = resolve === null ? null : pagedNowBy(page, namesBy(resolve), nowMs);
+  return tellRound(page, statusRecipients(page.notified, route), kind, { kind }, paged, nowMs, eventId, audit);
 }
 
 /** A status update's round (§21.1): a new round to `to`, who are not counted as notified by it; nobody: no round. */
-function tellRound(page: PageRecord, to: readonly Recipient[], kind: NotificationKind, happened: Happened, nowMs: number, eventId: string,
-  audit: NewAuditEntry[]): PageNotification[] {
+function tellRound(page: PageRecord, to: readonly Recipient[], kind: NotificationKind, happened: Happened, paged: PagedNow | null, nowMs: number,
+  eventId: string, audit: NewAuditEntry[]): PageNotification[] {
   if (to.length === 0) return [];
   page.round += 1;
-  const message = pageMessage(page, happened, null, nowMs);
+  const message = pageMessage(page, happened, paged, nowMs);
   return to.map((n) => send(page, n, kind, message, eventId, audit, { status: true }));
 }
 
@@ -389,8 +391,9 @@ export function planAck(before: PageRecord, actor: Actor, note: string | null, n
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
-/** acknowledged → triggered: escalation resumes from the current step, its `after` from now. */
-export function planUnack(before: PageRecord, actor: Actor, nowMs: number, route: StatusRoute = PLAIN_STATUS_ROUTE): ActionResult {
+/** acknowledged → triggered: escalation resumes from the current step, its `after` from now; `resolve` names who that pages. */
+export function planUnack(before: PageRecord, actor: Actor, nowMs: number, resolve: ResolveTargets,
+  route: StatusRoute = PLAIN_STATUS_ROUTE): ActionResult {
   const refused = refuseResolved(before);
   if (refused) return refused;
   if (before.state !== 'acknowledged') return { ok: false, reason: `page ${before.id} is not acknowledged` };
@@ -398,7 +401,7 @@ export function planUnack(before: PageRecord, actor: Actor, nowMs: number, route
   Object.assign(page, { state: 'triggered', acknowledgedAtMs: null, acknowledgedBy: null, ackTimeoutAtMs: null,
     nextEscalationAtMs: page.exhausted ? null : nowMs + stepOf(page).afterMs });
   const audit = [entry(page, 'page.unacknowledged', actor.actor, { reason: 'manual', by: actor.by, acknowledgedBy: before.acknowledgedBy })];
-  const notes = tellStatus(page, 'unacknowledged', nowMs, lastEvent(page), route, audit);
+  const notes = tellStatus(page, 'unacknowledged', nowMs, lastEvent(page), route, audit, resolve);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
