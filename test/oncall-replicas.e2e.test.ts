@@ -83,7 +83,8 @@ describe('pages on replicas', () => {
     assert.deepEqual(all('sms').map((l) => l.deliveryId), [`${pageId}.2.alice.sms`], 'one sms line, in round 2, from the survivor');
     assert.equal(sms.length, 1);
     const rows = ((await (await fetch(`${survivor.cp}/audit?kind=page.notified&limit=1000`)).json()) as { items: Array<{ data: Record<string, unknown> }> })
-      .items.filter((r) => r.data.pageId === pageId).map((r): [string, unknown] => [String(r.data.deliveryId), r.data.rule]).sort((x, y) => x[0].localeCompare(y[0]));
+      .items.filter((r) => r.data.pageId === pageId).map((r): [string, unknown] => [String(r.data.deliveryId), r.data.rule])
+      .sort((x, y) => x[0].localeCompare(y[0]));
     assert.deepEqual(rows, [[`${pageId}.1.alice.push`, undefined], [`${pageId}.2.alice.sms`, 1]], 'the step planned once, by one replica');
   });
 
