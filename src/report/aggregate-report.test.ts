@@ -5,6 +5,7 @@ import { reportRows } from '../../test/support/report-rows.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { ReportAgent } from './aggregate-report.js';
 import { aggregateReport } from './aggregate-report.js';
+import { pageFacts } from './page-facts.js';
 import type { ReportBy } from './report-query.js';
 
 const MIN = 60_000;
@@ -43,7 +44,7 @@ const rows = reportRows()
   .build();
 
 const report = (by: ReportBy | null = null) => aggregateReport({ query: { sinceMs: at('2026-11-23T00:00Z'), untilMs: at('2026-11-30T00:00Z'), agent: null, by },
-  rows, agents: [agent] });
+  facts: pageFacts(rows).values(), agents: [agent] });
 
 describe('the report, from hand-built rows', () => {
   it('totals: distributions of ack and resolve times, escalations, exhausted, flapping, interruptions by the person\'s local time', () => {
@@ -90,7 +91,7 @@ describe('the report, from hand-built rows', () => {
   it('a quiet person, schedule or policy is still listed; an agent filter leaves the others\' people out', () => {
     const quiet: OncallConfig = { ...config, people: [...config.people, testPerson('carol', {})] };
     const r = aggregateReport({ query: { sinceMs: at('2026-11-23T00:00Z'), untilMs: at('2026-11-24T00:00Z'), agent: 'agent-a', by: 'person' },
-      rows: { pages: [], rows: [] }, agents: [{ ...agent, config: quiet }] });
+      facts: [], agents: [{ ...agent, config: quiet }] });
     assert.deepEqual(r.groups.map((x) => [x.key, x.pages, x.hoursOnCall]), [['alice', 0, 16], ['bob', 0, 8], ['carol', 0, 0]]);
     assert.deepEqual(r.people.map((p) => p.person), ['alice', 'bob', 'carol']);
     assert.equal(r.totals.timeToAckSeconds.p50, null);
@@ -104,8 +105,8 @@ describe('interruptions through each channel type that wakes (contract §23.1)',
     for (const [channel] of types) b.notified('w1', at('2026-11-23T08:00Z'), 'alice', channel);
     b.notified('w1', at('2026-11-23T08:00Z'), 'alice', 'mail').row('w1', 'page.acknowledged', at('2026-11-23T08:03Z'), { via: 'cli' });
     for (const [channel] of types) b.notified('w1', at('2026-11-23T08:03Z'), 'alice', channel, { round: 'acknowledged' });
-    const r = aggregateReport({ query: { sinceMs: at('2026-11-23T00:00Z'), untilMs: at('2026-11-24T00:00Z'), agent: null, by: null }, rows: b.build(),
-      agents: [{ ...agent, channelTypes: new Map([...types, ['mail', 'email']]) }] });
+    const r = aggregateReport({ query: { sinceMs: at('2026-11-23T00:00Z'), untilMs: at('2026-11-24T00:00Z'), agent: null, by: null },
+      facts: pageFacts(b.build()).values(), agents: [{ ...agent, channelTypes: new Map([...types, ['mail', 'email']]) }] });
     return r.people.find((p) => p.person === 'alice')?.interruptions;
   };
   const once = { business: 1, offHours: 0, sleep: 0, total: 1 };
