@@ -35,12 +35,30 @@ export interface ReportAgent {
   overrides: readonly Override[];
 }
 
+/** An agent's rule for a round: the bucket of the interruption it is, null when its channel does not wake. */
+type Waker = (channel: string, person: string, tsMs: number) => InterruptionBucket | null;
+
+/**
+ * What rounds came to as interruptions, kept between reports by whoever keeps the facts
+ * (report-cache.ts): each agent's rule per loaded oncall.yaml and channel types, and each page's
+ * interruptions under the rule and the number of rounds they were worked out for (rounds are only ever
+ * appended). A reload brings new objects, so nothing worked out under the old files is used.
+ */
+export interface InterruptionMemo {
+  rules: WeakMap<OncallConfig, WeakMap<ReadonlyMap<string, string>, Waker>>;
+  pages: WeakMap<PageFacts, { wake: Waker; rounds: number; list: readonly Interruption[] }>;
+}
+
+export const interruptionMemo = (): InterruptionMemo => ({ rules: new WeakMap(), pages: new WeakMap() });
+
 export interface ReportInput {
   query: ReportQuery;
   /** The window's pages with what their rows say (page-facts.ts), in any order. */
   facts: Iterable<PageFacts>;
   /** The agents with an oncall.yaml (those of `query.agent` only, when it is set). */
   agents: readonly ReportAgent[];
+  /** Kept from earlier reports over the same facts; a fresh one when absent. */
+  memo?: InterruptionMemo;
 }
 
 interface Interruption {
@@ -101,11 +119,8 @@ function groupsOf(): { get(agentId: string | null, key: string | null, hoursOnCa
   };
 }
 
-/**
- * An agent's rule for a round: the bucket of the interruption it is, null when its channel does not
- * wake. Which channels wake and each person's zone are looked up once per report, not per round.
- */
-function waker(agent: ReportAgent): (channel: string, person: string, tsMs: number) => InterruptionBucket | null {
+/** An agent's rule: which channels wake and each person's zone are looked up once, not per round. */
+function waker(agent: ReportAgent): Waker {
   const wakes = new Map<string, boolean>();
   const people = new Map<string, (tsMs: number) => InterruptionBucket>();
   const zones = new Map<string, (tsMs: number) => InterruptionBucket>();
@@ -124,6 +139,28 @@ function waker(agent: ReportAgent): (channel: string, person: string, tsMs: numb
   };
 }
 
+function ruleOf(memo: InterruptionMemo, agent: ReportAgent): Waker {
+  let byTypes = memo.rules.get(agent.config);
+  if (byTypes === undefined) memo.rules.set(agent.config, byTypes = new WeakMap());
+  let wake = byTypes.get(agent.channelTypes);
+  if (wake === undefined) byTypes.set(agent.channelTypes, wake = waker(agent));
+  return wake;
+}
+
+const NONE: readonly Interruption[] = [];
+
+function interruptionsOf(memo: InterruptionMemo, f: PageFacts, wake: Waker): readonly Interruption[] {
+  const known = memo.pages.get(f);
+  if (known !== undefined && known.wake === wake && known.rounds === f.rounds.length) return known.list;
+  let list: Interruption[] | null = null;
+  for (const r of f.rounds) {
+    const bucket = wake(r.channel, r.person, r.tsMs);
+    if (bucket !== null) (list ??= []).push({ person: r.person, tsMs: r.tsMs, bucket });
+  }
+  memo.pages.set(f, { wake, rounds: f.rounds.length, list: list ?? NONE });
+  return list ?? NONE;
+}
+
 const byLoad = (a: { pages: number; interruptions: Interruptions; key: string | null; agentId: string | null },
   b: typeof a): number => b.pages - a.pages || b.interruptions.total - a.interruptions.total
   || (a.agentId ?? '').localeCompare(b.agentId ?? '') || (a.key ?? '\uffff').localeCompare(b.key ?? '\uffff');
@@ -131,32 +168,29 @@ const byLoad = (a: { pages: number; interruptions: Interruptions; key: string | 
 export function aggregateReport(input: ReportInput): Report {
   const { query } = input;
   const agents = new Map(input.agents.map((a) => [a.agentId, a]));
-  const facts = [...input.facts];
+  const facts = Array.isArray(input.facts) ? input.facts as readonly PageFacts[] : [...input.facts];
   const lastRoundMs = facts.reduce((max, f) => Math.max(max, f.lastTsMs), query.untilMs);
   const covers = new Map<string, Coverage>(input.agents.map((a) => [a.agentId,
     coverage(a.config, a.overrides, query.sinceMs, query.untilMs, lastRoundMs + 1)]));
 
   // Who was woken, when: a page round to a person on a channel whose type wakes.
-  const wakers = new Map(input.agents.map((a) => [a.agentId, waker(a)]));
-  const woken = new Map<PageFacts, readonly Interruption[]>();
-  const none: readonly Interruption[] = [];
-  for (const f of facts) {
+  const memo = input.memo ?? interruptionMemo();
+  const wakers = new Map(input.agents.map((a) => [a.agentId, ruleOf(memo, a)]));
+  // Arrays side by side, not a map of pages: at 100,000 pages a report is a few passes over them.
+  const woken: Array<readonly Interruption[]> = new Array<readonly Interruption[]>(facts.length);
+  for (let i = 0; i < facts.length; i++) {
+    const f = facts[i] as PageFacts;
     const wake = wakers.get(f.page.agentId);
-    let list: Interruption[] | null = null;
-    if (wake !== undefined) {
-      for (const r of f.rounds) {
-        const bucket = wake(r.channel, r.person, r.tsMs);
-        if (bucket !== null) (list ??= []).push({ person: r.person, tsMs: r.tsMs, bucket });
-      }
-    }
-    woken.set(f, list ?? none);
+    woken[i] = wake === undefined ? NONE : interruptionsOf(memo, f, wake);
   }
 
   const totals = tally();
   const people = groupsOf();
   for (const a of input.agents) for (const p of a.config.people) people.get(a.agentId, p.id);
   const alerts = new Map<string | null, NoisyAlert>();
-  for (const [f, list] of woken) {
+  for (let n = 0; n < facts.length; n++) {
+    const f = facts[n] as PageFacts;
+    const list = woken[n] as readonly Interruption[];
     addPage(totals, f);
     for (const i of list) {
       addInterruption(totals.interruptions, i.bucket);
@@ -168,7 +202,7 @@ export function aggregateReport(input: ReportInput): Report {
     if (f.flapping) alert.flapping += 1;
   }
 
-  const groups = query.by === null ? [] : groupBy(query.by, input.agents, covers, woken);
+  const groups = query.by === null ? [] : groupBy(query.by, input.agents, covers, facts, woken);
   const listed = groups.slice(0, MAX_GROUPS);
   return {
     since: isoTs(query.sinceMs),
@@ -193,7 +227,7 @@ export function aggregateReport(input: ReportInput): Report {
 
 /** The groups of `by`, each with its pages' metrics; the busiest first. */
 function groupBy(by: NonNullable<ReportQuery['by']>, agents: readonly ReportAgent[], covers: ReadonlyMap<string, Coverage>,
-  woken: ReadonlyMap<PageFacts, readonly Interruption[]>): ReportGroup[] {
+  facts: readonly PageFacts[], woken: ReadonlyArray<readonly Interruption[]>): ReportGroup[] {
   const groups = groupsOf();
   const configOf = new Map(agents.map((a) => [a.agentId, a.config]));
   // The schedules a policy names in its steps, once per agent and policy.
@@ -213,7 +247,9 @@ function groupBy(by: NonNullable<ReportQuery['by']>, agents: readonly ReportAgen
     if (by === 'schedule') for (const s of a.config.schedules) groups.get(a.agentId, s.id, hours(cover?.scheduleHours.get(s.id)));
     if (by === 'policy') for (const p of a.config.policies) groups.get(a.agentId, p.id);
   }
-  for (const [f, list] of woken) {
+  for (let n = 0; n < facts.length; n++) {
+    const f = facts[n] as PageFacts;
+    const list = woken[n] as readonly Interruption[];
     const agentId = f.page.agentId;
     if (by === 'policy' || by === 'alert') {
       const g = by === 'policy' ? groups.get(agentId, f.page.policy) : groups.get(null, f.page.alertname);

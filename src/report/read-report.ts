@@ -36,6 +36,6 @@ export async function readReport(sources: ReportSources, query: ReportQuery): Pr
     windowFacts(sources, query),
     Promise.all(agents.map((a) => sources.store.oncall.listOverrides(a.agentId, query.sinceMs))),
   ]);
-  return aggregateReport({ query, facts,
+  return aggregateReport({ query, facts, ...(sources.facts === undefined ? {} : { memo: sources.facts.memo }),
     agents: agents.map((a, i) => ({ ...a, channelTypes: sources.channelTypes(a.agentId), overrides: overrides[i] ?? [] })) });
 }

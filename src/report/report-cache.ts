@@ -14,6 +14,8 @@
 import type { Clock } from '../core/clock.js';
 import type { Opened, ReportAuditRow, ReportPage, ReportReads, ReportWindow } from '../store/report-rows.js';
 import { decodeAuditLines, decodePageLines, nameAlerts, REPORT_CHUNK_ROWS } from '../store/report-rows.js';
+import type { InterruptionMemo } from './aggregate-report.js';
+import { interruptionMemo } from './aggregate-report.js';
 import type { PageFacts } from './page-facts.js';
 import { factsFolder } from './page-facts.js';
 import { DAY_MS, MAX_REPORT_DAYS } from './report-query.js';
@@ -26,6 +28,8 @@ const PRUNE_EVERY_MS = 3_600_000;
 export interface ReportFacts {
   /** The facts of the window's pages as of the store's head; null when the window starts before what is kept. */
   windowFacts(window: ReportWindow): Promise<PageFacts[] | null>;
+  /** What the kept pages' rounds came to as interruptions, for the next report over them. */
+  readonly memo: InterruptionMemo;
 }
 
 export function reportFactsCache(reads: ReportReads, clock: Pick<Clock, 'now'>): ReportFacts {
@@ -97,6 +101,7 @@ export function reportFactsCache(reads: ReportReads, clock: Pick<Clock, 'now'>):
   }
 
   return {
+    memo: interruptionMemo(),
     async windowFacts(window) {
       // One catch-up at a time: a second report waits for the first's and then reads what is new.
       const turn = running.then(catchUp);
