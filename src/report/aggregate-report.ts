@@ -107,7 +107,7 @@ function groupsOf(): { get(agentId: string | null, key: string | null, hoursOnCa
   return {
     get(agentId, key, hoursOnCall = null) {
       let groups = byAgent.get(agentId);
-      if (groups === undefined) byAgent.set(agentId, groups = new Map());
+      if (groups === undefined) byAgent.set(agentId, groups = new Map<string | null, Group>());
       let g = groups.get(key);
       if (g === undefined) {
         groups.set(key, g = { key, agentId, hoursOnCall, tally: tally() });
