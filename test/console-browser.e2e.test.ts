@@ -23,7 +23,6 @@ import { oncallYaml } from './support/oncall-yaml.js';
 import { auditRows } from './support/store.js';
 import { waitFor } from './support/wait.js';
 
-
 // One browser for the whole file: launching chromium is the slow part on a loaded machine.
 let launched: Promise<TestBrowser> | null = null;
 const sharedBrowser = (): Promise<TestBrowser> => (launched ??= startBrowser());

@@ -14,11 +14,11 @@ export interface OncallFiles {
   /** The temporary root (a test's `home` may live below it). */
   root: string;
   /** A fresh folder holding `text` as its oncall.yaml (none for null). */
-  dirWith(text: string | null): string;
+  dirWith: (text: string | null) => string;
   /** The folder `dirWith` made last (a message may name its full path). */
-  lastDir(): string;
+  lastDir: () => string;
   /** What `load` of a folder holding `text` refuses; fails the test when it loads. */
-  problems(text: string, load: (dir: string) => unknown): string[];
+  problems: (text: string, load: (dir: string) => unknown) => string[];
 }
 
 export function oncallFiles(prefix: string): OncallFiles {
@@ -35,7 +35,7 @@ export function oncallFiles(prefix: string): OncallFiles {
     root,
     dirWith,
     lastDir: () => join(root, `agent${n}`),
-    problems(text, load) {
+    problems: (text, load) => {
       try {
         load(dirWith(text));
       } catch (err) {

@@ -104,8 +104,8 @@ export function storeContract(name: string, subject: ContractSubject): void {
     const stores = opened.splice(0);
     const closed = await Promise.allSettled(stores.map((s) => s.close()));
     for (const c of closed) if (c.status === 'rejected') throw c.reason;
-    if (stores.length > 0 && subject.openConnections !== undefined) {
-      const count = subject.openConnections;
+    const count = subject.openConnections?.bind(subject);
+    if (stores.length > 0 && count !== undefined) {
       await waitFor('the closed stores\' connections to end', async () => (await count()) === 0, 5_000).catch(async () => {
         assert.fail(`${await count()} database connection(s) still open after the case closed its ${stores.length} store(s)`);
       });
