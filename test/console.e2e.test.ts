@@ -320,7 +320,7 @@ describe('console pages and page actions through svc console', () => {
     assert.ok(now.includes(`<a href="/ui/pages/${pageId}">&lt;script&gt;alert(1)&lt;/script&gt;`), 'the open page, named by its title');
     assert.ok(now.includes(`<span class="mono note">${pageId}</span>`), 'its id beside');
     // Who it pages now and next (§24.8): step 1 is alice's schedule, step 2 bob, an hour after it opened.
-    assert.match(now, /now: <strong>alice<\/strong> \(step 1 of 2\) · next: <strong>bob<\/strong> \(step 2\) at <time datetime="[^"]+Z">/);
+    assert.match(now, /Paged: step 1 of 2: alice; next: bob at <time datetime="[^"]+Z">[^<]+<\/time> \(in (59|60)m\)/);
     assert.match(now, /<span class="state state-triggered">triggered<\/span>/);
     assert.doesNotMatch(now, /not configured/);
     const coverage = await (await fetch(`${d.cp}/ui/oncall`)).text();

@@ -112,8 +112,12 @@ describe('the team console', () => {
     asAlice = { storageState: await w.context.storageState() };
     assert.match(await w.page.locator('form.who').textContent() ?? '', /Signed in as user:alice \(alice\)/);
     assert.ok((idp.hits.get('/token') ?? 0) >= 1, 'the code was exchanged with the client secret (client_secret_basic)');
-    // Who is paged now and next, and the runbook and source as links (§24.8).
-    assert.match(await w.page.locator('p.lead').textContent() ?? '', /triggered P1 now: alice \(step 1 of 2\) · next: bob \(step 2\) at /);
+    // What is wrong, who is paged now and next, and the runbook and source as links, in the messages' words (§24.1, §24.8).
+    assert.match(await w.page.locator('p.lead').textContent() ?? '', /^triggered P1 Paged: step 1 of 2: alice; next: bob at .+ \(in (59|60)m\)$/);
+    assert.deepEqual(await w.page.locator('ul.facts-list li').allTextContents(), ['checkout-api 5xx ratio above 5% for 10 minutes',
+      `Instance: ${LONG_INSTANCE}`, 'Runbook: https://runbooks.example.com/checkout-api/high-error-rate',
+      'Source: http://prometheus.example.com:9090/graph?g0.expr=job%3Acheckout_5xx_ratio%3Arate5m+%3E+0.05',
+      'Alertmanager: http://alertmanager.example.com:9093']);
     assert.equal(await w.page.locator('a[href="https://runbooks.example.com/checkout-api/high-error-rate"]').count(), 1);
     assert.equal(await w.page.locator('a[href^="http://prometheus.example.com:9090/graph"]').count(), 1);
     await w.page.screenshot({ path: screenshotPath('team-page') });
@@ -194,6 +198,25 @@ describe('the team console', () => {
     for (const path of ['/ui/', '/ui/pages', `/ui/pages/${pages.triggered}`, '/ui/oncall', '/ui/logs']) {
       assert.deepEqual(await browser.axe(`${team.origin}${path}`, { ...DESKTOP, ...asAlice }), [], `${path}: axe at desktop width`);
     }
+  });
+
+  it('one page on a phone in New York: what is wrong and its links inside the viewport, the next step in the viewer\'s zone, axe clean', async () => {
+    const phone = { ...PHONE, ...asAlice, timezoneId: 'America/New_York' };
+    const w = await browser.openPage(phone);
+    await w.page.goto(`${team.origin}/ui/pages/${pages.triggered}`);
+    await w.page.waitForLoadState('networkidle');
+    const next = w.page.locator('p.lead time');
+    assert.match(await next.getAttribute('datetime') ?? '', /Z$/, 'the UTC instant stays in datetime');
+    assert.match(await next.textContent() ?? '', /^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00$/, 'shown in New York time');
+    assert.equal(await w.page.locator('ul.facts-list li').first().textContent(), 'checkout-api 5xx ratio above 5% for 10 minutes');
+    const outside = await w.page.evaluate<string[]>(`[...document.querySelectorAll('ul.facts-list li, p.lead')].filter((e) => {
+      const r = e.getBoundingClientRect(); return r.left < 0 || r.right > 390; }).map((e) => e.textContent)`);
+    assert.deepEqual(outside, [], 'every line of the page inside the viewport');
+    assert.ok(await w.page.evaluate<number>('document.documentElement.scrollWidth') <= 390);
+    await w.page.screenshot({ path: `${SHOTS}team-page-phone.png`, fullPage: true });
+    await w.context.close();
+    assert.deepEqual(w.problems, []);
+    assert.deepEqual(await browser.axe(`${team.origin}/ui/pages/${pages.triggered}`, phone), [], 'axe at 390 px');
   });
 
   it('triggered, acknowledged and resolved pages look different, colour and word; the long title wraps whole on a phone', async () => {

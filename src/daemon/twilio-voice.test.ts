@@ -22,6 +22,15 @@ describe('TwiML (§21.4)', () => {
       + `<Redirect method="POST">${URL}?n=2</Redirect></Response>`);
   });
 
+  it('says what is wrong after the title, escaped, before the question (§24.1)', () => {
+    const withSummary = { ...claims, summary: 'Disk 97% full on /var & <growing> 2 GB/h' };
+    assert.equal(prompt(withSummary, { state: 'triggered', acknowledgedBy: null }, 1, URL),
+      '<?xml version="1.0" encoding="UTF-8"?><Response>'
+      + `<Gather input="dtmf" numDigits="1" timeout="8" action="${URL}?n=1" method="POST">`
+      + '<Say>This is svc, priority 1: Disk full on db-1. Disk 97% full on /var &amp; &lt;growing&gt; 2 GB/h. Press 4 to acknowledge, 6 to resolve.</Say>'
+      + `</Gather><Redirect method="POST">${URL}?n=2</Redirect></Response>`);
+  });
+
   it('a hostile title stays text: no verb of its own gets into the call', () => {
     const xml = prompt({ ...claims, title: '</Say><Dial>+15550000000</Dial><Say>' }, { state: 'triggered', acknowledgedBy: null }, 1, URL);
     assert.doesNotMatch(xml, /<Dial>/);

@@ -14,7 +14,9 @@ import { gather, hangup, redirect, say, twiml } from './twiml.js';
 export const MAX_PROMPTS = 3;
 
 const spokenSeverity = (severity: string): string => `priority ${severity.replace(/^P/, '')}`;
-const opening = (claims: CallClaims): string => `This is svc, ${spokenSeverity(claims.severity)}: ${claims.title}.`;
+/** `This is svc, priority 1: <title>. <summary>.`: what the page is, then what is wrong (§24.1). */
+const opening = (claims: CallClaims): string =>
+  `This is svc, ${spokenSeverity(claims.severity)}: ${claims.title}.${claims.summary === undefined ? '' : ` ${claims.summary}.`}`;
 
 /** A call that asks nothing: what happened, then goodbye. */
 export function tellOnly(claims: CallClaims): string {

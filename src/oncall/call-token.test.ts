@@ -11,12 +11,15 @@ describe('call tokens (§21.4): what a call is about, in its URL', () => {
     const status = { ...claims, title: 'Disk full', note: 'Page p0a1b2c3d4e5f was resolved by bob.' };
     assert.deepEqual(readCallToken(mintCallToken(status)), status);
     assert.deepEqual(readCallToken(mintCallToken({ ...status, pageId: null })), { ...status, pageId: null });
+    const spoken = { ...claims, title: 'Disk full', summary: `Disk 97% full ${'z'.repeat(300)}` };
+    assert.deepEqual(readCallToken(mintCallToken(spoken)), { ...spoken, summary: spoken.summary.slice(0, 160) }, 'the summary cut to 160');
   });
 
   it('anything else is not a token: another version, not base64url, not the shape, a page id out of pattern', () => {
     const enc = (v: unknown): string => `c1.${Buffer.from(JSON.stringify(v)).toString('base64url')}`;
     for (const token of ['c2.W10', 'c1.***', 'c1.', enc([]), enc(['d', 'p0a1b2c3d4e5f', 'P4', 't', null]), enc(['d', 'P!', 'P1', 't', null]),
-      enc(['', '', 'P1', 't', null]), enc(['d', '', 'P1', 7, null]), `c1.${'A'.repeat(3000)}`]) {
+      enc(['', '', 'P1', 't', null]), enc(['d', '', 'P1', 7, null]), enc(['d', '', 'P1', 't', null, 7]), enc(['d', '', 'P1', 't', null, '']),
+      enc(['d', '', 'P1', 't', null, 's', 'x']), `c1.${'A'.repeat(3000)}`]) {
       assert.equal(readCallToken(token), null, token);
     }
   });

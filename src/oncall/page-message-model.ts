@@ -49,7 +49,7 @@ export interface PageMessage {
   happened: PageHappening;
   /** What happened, in words: `Page p… escalated: nobody acknowledged the previous step.` */
   said: string;
-  /** Who is paged now and next; null once acknowledged or resolved, or when not known (an unack). */
+  /** Who is paged now and next; null once acknowledged or resolved. */
   paged: (PagedNow & { pass: { of: number; now: number } | null }) | null;
   /** When the message was planned: "next … in 5m" counts from here. */
   atMs: number;

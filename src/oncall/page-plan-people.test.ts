@@ -152,7 +152,7 @@ describe('status updates (§21.1, §24.1): everyone notified hears the ack, the 
       [['p0000test.3.alice.slack', 'acknowledged'], ['p0000test.3.carol.slack', 'acknowledged'], ['p0000test.3.carol.mail', 'acknowledged']],
       'alice\'s push rings: not told');
     h.apply(acked.plan);
-    const un = planUnack(h.page, cli, h.clock.now(), route({ alice: ['push'], carol: [] }));
+    const un = planUnack(h.page, cli, h.clock.now(), people, route({ alice: ['push'], carol: [] }));
     assert.ok(un.ok && un.plan);
     assert.deepEqual(un.plan.notifications.map((n) => n.deliveryId), ['p0000test.4.alice.push'], 'listed: only these, a ringing one too');
     h.apply(un.plan);

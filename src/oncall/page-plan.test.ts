@@ -108,9 +108,12 @@ describe('page planner on fake time', () => {
       ['p0000test.2.alice.dm', 'acknowledged', 'firing', '[P1] Disk full on db-1\nPage p0000test acknowledged by bob.\nsvc resolve p0000test'],
     ]);
     h.apply(acked.plan);
-    const unacked = planUnack(h.page, cli, h.clock.now());
+    const unacked = planUnack(h.page, cli, h.clock.now(), resolve);
     assert.ok(unacked.ok && unacked.plan);
     assert.deepEqual(unacked.plan.notifications.map((n) => [n.deliveryId, n.kind]), [['p0000test.3.alice.dm', 'unacknowledged']]);
+    // §24.1: an unack pages again, so its notice says who is paged now and next, like every round that pages.
+    assert.equal(unacked.plan.notifications[0]?.text, '[P1] Disk full on db-1\nPage p0000test is no longer acknowledged: escalation resumes.\n'
+      + 'Paged: step 1 of 2: alice; next: carol at 03:05 UTC (in 5m)\nsvc ack p0000test');
     const h2 = harness();
     const rings: StatusRoute = { follows: () => false, rings: (c) => c === 'dm', listed: () => null };
     const quiet = planAck(h2.page, cli, null, h2.clock.now(), rings);
@@ -157,14 +160,14 @@ describe('page planner on fake time', () => {
     h.apply(acked.plan);
     h.runTimers(60 * MIN);
     assert.equal(h.page.step, 1);
-    const un = planUnack(h.page, cli, h.clock.now());
+    const un = planUnack(h.page, cli, h.clock.now(), resolve);
     assert.ok(un.ok);
     h.apply(un.plan);
     assert.equal(h.page.state, 'triggered');
     assert.deepEqual(h.plans.at(-1)?.audit[0]?.data, { pageId: 'p0000test', reason: 'manual', by: 'bob', acknowledgedBy: 'bob' });
     h.runTimers(5 * MIN);
     assert.equal(h.page.step, 2);
-    assert.deepEqual(planUnack(h.page, cli, h.clock.now()), { ok: false, reason: 'page p0000test is not acknowledged' });
+    assert.deepEqual(planUnack(h.page, cli, h.clock.now(), resolve), { ok: false, reason: 'page p0000test is not acknowledged' });
   });
 
   it('resolved by the source: every timer stops and everyone who was notified hears it once, in a new round', () => {

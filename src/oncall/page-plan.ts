@@ -351,11 +351,12 @@ function refuseResolved(page: PageRecord): ActionResult | null {
  * contacts status-updates.ts picks for them; none: no round.
  */
 function tellStatus(page: PageRecord, kind: 'acknowledged' | 'unacknowledged' | 'resolved', nowMs: number, eventId: string, route: StatusRoute,
-  audit: NewAuditEntry[]): PageNotification[] {
+  audit: NewAuditEntry[], resolve: ResolveTargets | null = null): PageNotification[] {
   const to = statusRecipients(page.notified, route);
   if (to.length === 0) return [];
   page.round += 1;
-  const message = pageMessage(page, { kind }, null, nowMs);
+  // An unack pages again (§24.1): its notice says who is paged now and next, like every round that pages.
+  const message = pageMessage(page, { kind }, resolve === null ? null : pagedNowBy(page, namesBy(resolve), nowMs), nowMs);
   return to.map((n) => send(page, n, kind, message, eventId, audit, { status: true }));
 }
 
@@ -374,8 +375,9 @@ export function planAck(before: PageRecord, actor: Actor, note: string | null, n
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 
-/** acknowledged → triggered: escalation resumes from the current step, its `after` from now. */
-export function planUnack(before: PageRecord, actor: Actor, nowMs: number, route: StatusRoute = PLAIN_STATUS_ROUTE): ActionResult {
+/** acknowledged → triggered: escalation resumes from the current step, its `after` from now; `resolve` names who that pages. */
+export function planUnack(before: PageRecord, actor: Actor, nowMs: number, resolve: ResolveTargets,
+  route: StatusRoute = PLAIN_STATUS_ROUTE): ActionResult {
   const refused = refuseResolved(before);
   if (refused) return refused;
   if (before.state !== 'acknowledged') return { ok: false, reason: `page ${before.id} is not acknowledged` };
@@ -383,7 +385,7 @@ export function planUnack(before: PageRecord, actor: Actor, nowMs: number, route
   Object.assign(page, { state: 'triggered', acknowledgedAtMs: null, acknowledgedBy: null, ackTimeoutAtMs: null,
     nextEscalationAtMs: page.exhausted ? null : nowMs + stepOf(page).afterMs });
   const audit = [entry(page, 'page.unacknowledged', actor.actor, { reason: 'manual', by: actor.by, acknowledgedBy: before.acknowledgedBy })];
-  const notes = tellStatus(page, 'unacknowledged', nowMs, lastEvent(page), route, audit);
+  const notes = tellStatus(page, 'unacknowledged', nowMs, lastEvent(page), route, audit, resolve);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 

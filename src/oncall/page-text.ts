@@ -88,15 +88,24 @@ export function alertLines(m: PageMessage): string[] {
   return lines;
 }
 
-/** `step 1 of 3: alice; next: bob at 03:10 CET (in 5m)`; null when nobody is paged any more. */
-export function pagedLine(m: PageMessage, zone: string): string | null {
+/**
+ * Who is paged now and next in words, around the next step's instant as `at` renders it — a clock in
+ * the reader's zone here, a `<time>` the browser shows in its own in the console — so every place says
+ * it the same way. Null when nobody is paged any more.
+ */
+export function pagedPieces<T>(m: Pick<PageMessage, 'paged' | 'atMs'>, at: (atMs: number) => T): Array<string | T> | null {
   const p = m.paged;
   if (p === null) return null;
   const pass = p.pass === null ? '' : ` (pass ${p.pass.now} of ${p.pass.of})`;
   const now = `step ${p.step} of ${p.steps}${pass}: ${p.now.length === 0 ? 'nobody' : p.now.join(', ')}`;
-  if (p.next === null) return now;
+  if (p.next === null) return [now];
   const who = p.next.who.length === 0 ? `step ${p.next.step}` : p.next.who.join(', ');
-  return `${now}; next: ${who} at ${clockAt(p.next.atMs, zone, m.atMs)} (in ${roughly(p.next.atMs - m.atMs)})`;
+  return [`${now}; next: ${who} at `, at(p.next.atMs), ` (in ${roughly(p.next.atMs - m.atMs)})`];
+}
+
+/** `step 1 of 3: alice; next: bob at 03:10 CET (in 5m)`; null when nobody is paged any more. */
+export function pagedLine(m: Pick<PageMessage, 'paged' | 'atMs'>, zone: string): string | null {
+  return pagedPieces(m, (atMs) => clockAt(atMs, zone, m.atMs))?.join('') ?? null;
 }
 
 /** The lines of the message above the way to act, for a reader in `zone`. */

@@ -36,14 +36,15 @@ export interface PageStory {
 }
 
 /**
- * The three messages alice gets on `channel` (her address `to` there), with her links when `links`,
- * in `zone` (default Europe/Berlin).
+ * The three messages alice gets on `channel` (her address `to` there), with her links when `links` (these links when given),
+ * in `zone` (default Europe/Berlin), about `alerts` (default STORY_ALERTS).
  */
-export function pageStory(channel: string, to: string, opts: { links?: boolean; zone?: string; severity?: 'P1' | 'P2' | 'P3' } = {}): PageStory {
+export function pageStory(channel: string, to: string,
+  opts: { links?: boolean | AckLinks; zone?: string; severity?: 'P1' | 'P2' | 'P3'; alerts?: PageAlerts } = {}): PageStory {
   const resolve: ResolveTargets = (targets) => ({ nobodyOnCall: [], recipients: targets.flatMap((t) =>
     (t.kind === 'person' ? [{ person: t.id, channel, to: t.id === 'alice' ? to : `${to}-${t.id}` }] : [])) });
   const opened = planOpen({ pageId: STORY_PAGE, agentId: 'shop', incidentKey: 'checkout', policy, policySha256: 'sha',
-    event: { id: 'e1', title: 'CheckoutErrors on api-1', severity: opts.severity ?? 'P1', alerts: STORY_ALERTS }, nowMs: STORY_OPENED_AT, resolve });
+    event: { id: 'e1', title: 'CheckoutErrors on api-1', severity: opts.severity ?? 'P1', alerts: opts.alerts ?? STORY_ALERTS }, nowMs: STORY_OPENED_AT, resolve });
   const alice: Actor = { actor: 'person:alice', by: 'alice', via: 'link' };
   const acked = planAck(opened.page, alice, null, STORY_OPENED_AT + 60_000,
     { follows: () => true, rings: () => false, listed: () => null });
@@ -54,7 +55,8 @@ export function pageStory(channel: string, to: string, opts: { links?: boolean; 
   const out = (n: PageNotification | undefined): OutboundMessage => {
     if (n === undefined) throw new Error('the story page sent nothing');
     // As the notifier does: links only while the page asks something of its person (page-notifier.ts linksFor).
-    return outboundOf(n, 1, opts.links === true && n.status === 'firing' ? STORY_LINKS : null, zone);
+    const links = opts.links === true ? STORY_LINKS : opts.links === false || opts.links === undefined ? null : opts.links;
+    return outboundOf(n, 1, n.status === 'firing' ? links : null, zone);
   };
   return { opened: out(opened.notifications[0]), acknowledged: out(acked.plan.notifications[0]), resolved: out(resolved.plan.notifications[0]) };
 }

@@ -6,7 +6,8 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { pagerdutyChannelSchema } from '../../config/schema.js';
 import { fakeClock } from '../../core/clock.js';
 import type { OutboundMessage } from './channel.js';
-import { MAX_EVENT_BYTES, createPagerdutyChannel } from './pagerduty-channel.js';
+import { MAX_EVENT_BYTES, createPagerdutyChannel, pagerdutyEvent } from './pagerduty-channel.js';
+import { STORY_PAGE, pageStory } from '../../../test/support/page-messages.js';
 
 const NOW = Date.parse('2026-11-21T03:12:00.000Z');
 /** A canary: it must never appear in a result. */
@@ -75,6 +76,41 @@ describe('pagerduty channel against a local Events API v2', () => {
     });
     assert.deepEqual(body(1), { routing_key: ROUTING_KEY, event_action: 'acknowledge', dedup_key: 'p3k9x2mfq' });
     assert.deepEqual(body(2), { routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: 'p3k9x2mfq' });
+  });
+
+  it('a page message says what is wrong in PagerDuty\'s places: summary, each alert\'s details, who is paged, links (§24.1), exact bytes', async () => {
+    const story = pageStory('pd', 'alice');
+    const c = channel();
+    for (const m of [story.opened, story.acknowledged, story.resolved]) assert.equal((await c.send(m, signal)).ok, true);
+    const summary = 'Checkout 5xx ratio 12% > 5% & rising <!here> *now* [Acknowledge](https://evil.example/)';
+    const source = 'http://prometheus.example.com:9090/graph?g0.expr=checkout_5xx&g0.tab=1';
+    const paged = 'step 1 of 2: alice; next: bob at 03:10 CET (in 5m)';
+    assert.equal(pd.seen[0]?.body, JSON.stringify({
+      routing_key: ROUTING_KEY, event_action: 'trigger', dedup_key: STORY_PAGE, client: 'svc',
+      payload: { summary: `CheckoutErrors on api-1: ${summary}`, source: 'shop', severity: 'critical', custom_details: {
+        finding: `[P1] CheckoutErrors on api-1\n${summary}\nInstance: api-1\nRunbook: https://runbooks.example.com/checkout\nSource: ${source}\n`
+          + `Page ${STORY_PAGE} opened.\nPaged: ${paged}\nsvc ack ${STORY_PAGE}`,
+        alerts: [{ name: 'CheckoutErrors on api-1', summary, instance: 'api-1', runbook_url: 'https://runbooks.example.com/checkout', source_url: source }],
+        happened: `Page ${STORY_PAGE} opened.`, paged, event_id: 'e1', page_id: STORY_PAGE, triaged_by: 'oncall' } },
+      links: [{ href: 'https://runbooks.example.com/checkout', text: 'Runbook' }, { href: source, text: 'Source' }],
+    }));
+    assert.equal(pd.seen[1]?.body, JSON.stringify({ routing_key: ROUTING_KEY, event_action: 'acknowledge', dedup_key: STORY_PAGE }));
+    assert.equal(pd.seen[2]?.body, JSON.stringify({ routing_key: ROUTING_KEY, event_action: 'resolve', dedup_key: STORY_PAGE }));
+  });
+
+  it('several alerts: the summary says each once and is cut to 1,024 characters; each alert\'s links named, each URL once', () => {
+    const { opened } = pageStory('pd', 'alice');
+    const model = opened.page;
+    assert.ok(model !== undefined);
+    const alerts = [{ name: 'A on x', summary: 's'.repeat(700), runbookUrl: 'https://rb/a', sourceUrl: 'https://src/a' },
+      { name: 'A on y', summary: 's'.repeat(700), runbookUrl: 'https://rb/a' }, { name: 'B on z', summary: 't'.repeat(400), sourceUrl: 'https://src/b' }];
+    const event = pagerdutyEvent({ ...opened, page: { ...model, alerts, moreAlerts: 2, alertmanagerUrl: 'https://am/#/alerts' } }, ROUTING_KEY);
+    const payload = event.payload as { summary: string; custom_details: Record<string, unknown> };
+    assert.equal(payload.summary, `CheckoutErrors on api-1: ${'s'.repeat(700)}; ${'t'.repeat(400)}`.slice(0, 1023) + '…', 'the same summary once');
+    assert.equal(payload.summary.length, 1024);
+    assert.equal(payload.custom_details.more_alerts, 2);
+    assert.deepEqual(event.links, [{ href: 'https://rb/a', text: 'Runbook: A on x' }, { href: 'https://src/a', text: 'Source: A on x' },
+      { href: 'https://src/b', text: 'Source: B on z' }, { href: 'https://am/#/alerts', text: 'Alertmanager' }]);
   });
 
   it('P2 is error and P3 warning; a summary is cut to 1,024 characters', async () => {

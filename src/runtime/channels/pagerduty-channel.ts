@@ -2,7 +2,7 @@
  * `pagerduty` channel (contract §18.4): PagerDuty Events API v2, keeping PagerDuty's incident in step
  * with the page. `dedup_key` is the page id, so every message of a page lands on one incident:
  *
- *   opening, escalation, join, unacknowledged → {"event_action": "trigger", "payload": {…}}
+ *   opening, escalation, join, unacknowledged → {"event_action": "trigger", "payload": {…}, "links": […]}
  *   acknowledged                              → {"event_action": "acknowledge"}
  *   resolved                                  → {"event_action": "resolve"}
  *
@@ -10,9 +10,17 @@
  * "message":…,"errors":[…]}` (never retried: the event itself is wrong); 429 when the integration is
  * throttled and 5xx when PagerDuty is unwell (both retried, Retry-After honoured). The routing key is a
  * secret: it is in the request body only, and redacted from every text that leaves this file.
+ *
+ * A page message (§24.1) says what is wrong in PagerDuty's own places, from the page-message model:
+ * `payload.summary` (the incident's title) is the title and the alerts' summaries; `custom_details`
+ * lists each alert (summary, instance, runbook, source), what happened and who is paged now and next;
+ * the runbook and source are also top-level `links`, which PagerDuty shows as links
+ * (https://developer.pagerduty.com/docs/events-api-v2/trigger-events/).
  */
 import type { PagerdutyChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
+import type { PageMessage } from '../../oncall/page-message-model.js';
+import { pagedLine } from '../../oncall/page-text.js';
 import type { Channel, DeliveryResult, OutboundMessage, Severity } from './channel.js';
 import { createHttpChannel, parseRetryAfter, safeSnippet } from './http-channel.js';
 
@@ -33,18 +41,58 @@ export function pagerdutyAction(message: OutboundMessage): PagerdutyAction {
 
 const byteLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
+const cutSummary = (text: string): string => (text.length > MAX_SUMMARY_CHARS ? `${text.slice(0, MAX_SUMMARY_CHARS - 1)}…` : text);
+
+/** The incident's title: the page's title, then what is wrong — each alert's summary once (§24.1). */
+function summaryOf(title: string, page: PageMessage | undefined): string {
+  const said = [...new Set((page?.alerts ?? []).flatMap((a) => (a.summary === undefined ? [] : [a.summary])))];
+  return cutSummary(said.length === 0 ? title : `${title}: ${said.join('; ')}`);
+}
+
+/** What the model says beyond the finding's text, as PagerDuty's details: the alerts, what happened, who is paged. */
+function modelDetails(page: PageMessage, zone: string): Record<string, unknown> {
+  const paged = pagedLine(page, zone);
+  return {
+    alerts: page.alerts.map((a) => ({ name: a.name, ...(a.summary === undefined ? {} : { summary: a.summary }),
+      ...(a.instance === undefined ? {} : { instance: a.instance }), ...(a.runbookUrl === undefined ? {} : { runbook_url: a.runbookUrl }),
+      ...(a.sourceUrl === undefined ? {} : { source_url: a.sourceUrl }) })),
+    ...(page.moreAlerts > 0 ? { more_alerts: page.moreAlerts } : {}),
+    happened: page.said,
+    ...(paged === null ? {} : { paged }),
+  };
+}
+
+/** The runbook, source and Alertmanager links of the page, as Events v2 `links` (`href`, `text`), each URL once. */
+function linksOf(page: PageMessage): Array<{ href: string; text: string }> {
+  const several = page.alerts.length > 1;
+  const out: Array<{ href: string; text: string }> = [];
+  const add = (href: string | undefined, text: string): void => {
+    if (href !== undefined && !out.some((l) => l.href === href)) out.push({ href, text });
+  };
+  for (const a of page.alerts) {
+    add(a.runbookUrl, several ? `Runbook: ${a.name}` : 'Runbook');
+    add(a.sourceUrl, several ? `Source: ${a.name}` : 'Source');
+  }
+  add(page.alertmanagerUrl, 'Alertmanager');
+  return out;
+}
+
 /** The event PagerDuty receives for a message (pure). */
 export function pagerdutyEvent(message: OutboundMessage, routingKey: string): Record<string, unknown> {
   const action = pagerdutyAction(message);
   const dedupKey = message.pageId ?? message.eventId;
   const base = { routing_key: routingKey, event_action: action, dedup_key: dedupKey };
   if (action !== 'trigger') return base;
-  const summary = message.title.length > MAX_SUMMARY_CHARS ? `${message.title.slice(0, MAX_SUMMARY_CHARS - 1)}…` : message.title;
+  const page = message.page;
+  const summary = summaryOf(message.title, page);
   const details = (finding: string): Record<string, unknown> => ({
-    finding, event_id: message.eventId, ...(message.pageId === undefined ? {} : { page_id: message.pageId }), triaged_by: message.triagedBy,
+    finding, ...(page === undefined ? {} : modelDetails(page, message.zone ?? 'UTC')),
+    event_id: message.eventId, ...(message.pageId === undefined ? {} : { page_id: message.pageId }), triaged_by: message.triagedBy,
   });
+  const links = page === undefined ? [] : linksOf(page);
   const event = (finding: string): Record<string, unknown> => ({ ...base, client: 'svc',
-    payload: { summary, source: message.agentId, severity: SEVERITY[message.severity], custom_details: details(finding) } });
+    payload: { summary, source: message.agentId, severity: SEVERITY[message.severity], custom_details: details(finding) },
+    ...(links.length === 0 ? {} : { links }) });
   const whole = event(message.text);
   if (byteLength(whole) <= MAX_EVENT_BYTES) return whole;
   // The longest beginning of the finding that fits with the note, found by bisection: escaping makes bytes and characters differ.

@@ -76,6 +76,13 @@ describe('twilio channel (§21.4)', () => {
     assert.match(String(result.detail.sid), /^CA[0-9a-f]{32}$/);
   });
 
+  it('a call about a page message carries what is wrong, to be spoken without links (§24.1)', async () => {
+    const story = pageStory('phone', ALICE);
+    assert.ok((await channel({ id: 'phone', mode: 'voice' }, { publicUrl: 'https://svc.example.com/twilio' }).send(story.opened, signal)).ok);
+    const token = /\/voice\/(c1\.[A-Za-z0-9_-]+)$/.exec(twilio.calls().at(-1)?.form.Url ?? '')?.[1] ?? '';
+    assert.equal(readCallToken(token)?.summary, 'Checkout 5xx ratio 12% > 5% & rising <!here> *now* [Acknowledge]');
+  });
+
   it('Twilio\'s error JSON: given up with its code; bad credentials make the channel not ready; the token is in no result', async () => {
     const wrong = createTwilioChannel(twilioChannelSchema.parse({ id: 'sms', type: 'twilio', direction: 'outbound', accountSid: twilio.accountSid,
       authToken: '0'.repeat(32), from: '+15005550006', mode: 'sms', apiUrl: twilio.apiUrl }), { clock });

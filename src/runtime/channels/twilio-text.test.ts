@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { OutboundMessage } from './channel.js';
 import { isGsm7, septetCount } from './gsm7.js';
-import { callClaims, smsText } from './twilio-text.js';
+import { callClaims, smsText, spokenSummary } from './twilio-text.js';
+import { STORY_PAGE, pageStory } from '../../../test/support/page-messages.js';
 
 const PAGE = 'p0a1b2c3d4e5f';
 const page = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
@@ -70,5 +71,19 @@ describe('callClaims: what a call says', () => {
     assert.equal(callClaims(page({ pageKind: 'resolved', status: 'resolved', text: `RESOLVED [P1] Disk full on db-1\nPage ${PAGE} was resolved by bob.` })).note,
       `Page ${PAGE} was resolved by bob.`);
     assert.equal(callClaims({ ...page(), pageId: undefined, pageKind: 'notify' }).note, null);
+  });
+
+  it('a call that asks says the alerts\' summaries, short and speakable: no links, cut at a word (§24.1)', () => {
+    const story = pageStory('phone', '+4915112345678');
+    assert.deepEqual(callClaims(story.opened), { deliveryId: `${STORY_PAGE}.1.alice.phone`, pageId: STORY_PAGE, severity: 'P1',
+      title: 'CheckoutErrors on api-1', note: null, summary: 'Checkout 5xx ratio 12% > 5% & rising <!here> *now* [Acknowledge]' });
+    assert.equal(callClaims(story.acknowledged).summary, undefined, 'a status update says what happened, not what is wrong');
+    const alerts = (summaries: string[]): OutboundMessage => ({ ...story.opened, page: story.opened.page === undefined ? undefined
+      : { ...story.opened.page, alerts: summaries.map((summary, i) => ({ name: `A${i}`, summary })) } });
+    assert.equal(spokenSummary(alerts(['Disk full. See http://x.example/a', 'Disk full. See http://x.example/a', 'Load 9 (https://g.example/q).'])),
+      'Disk full. See. Load 9', 'each summary once, links and the brackets they leave gone');
+    const long = spokenSummary(alerts([`${'word '.repeat(40)}end`])) ?? '';
+    assert.equal(long, 'word '.repeat(32).trim(), 'cut at a word to 160 characters');
+    assert.equal(spokenSummary(alerts(['https://only.example/link'])), null);
   });
 });

@@ -14,6 +14,7 @@
  * (an acknowledgement, a resolution, a handoff) is `svc P1: <title> - <what happened>`.
  */
 import type { CallClaims } from '../../oncall/call-token.js';
+import { CALL_SUMMARY_CHARS } from '../../oncall/call-token.js';
 import { digitOf } from '../../oncall/sms-reply.js';
 import type { OutboundMessage } from './channel.js';
 import { SMS_SEPTETS, cutGsm7, septetCount, toGsm7 } from './gsm7.js';
@@ -68,9 +69,27 @@ export function smsText(message: OutboundMessage, code: string | null): string {
   return fit(head, title, ` - svc ack ${message.pageId ?? ''}`);
 }
 
-/** What a call for this message says and whether it asks for a key (see oncall/call-token.ts). */
+/**
+ * What is wrong, to be spoken (§24.1): each alert's summary once, in the model's order, links left out
+ * and the brackets they leave empty (a voice reading a URL helps nobody), cut at a word to CALL_SUMMARY_CHARS. Null when the page says
+ * nothing of it.
+ */
+export function spokenSummary(message: Pick<OutboundMessage, 'page'>): string | null {
+  const said = [...new Set((message.page?.alerts ?? []).map((a) => a.summary).filter((s): s is string => s !== undefined)
+    .map((s) => s.replace(/\b(?:https?|ftp):\/\/[^\s)\]>]*/gi, ' ').replace(/\(\s*\)|\[\s*\]|<\s*>/g, ' ').replace(/\s+/g, ' ')
+      .replace(/[\s.]+$/, '').trim()).filter((s) => s !== ''))].join('. ');
+  if (said === '') return null;
+  if ([...said].length <= CALL_SUMMARY_CHARS) return said;
+  const cut = [...said].slice(0, CALL_SUMMARY_CHARS).join('');
+  const space = cut.lastIndexOf(' ');
+  return (space > CALL_SUMMARY_CHARS / 2 ? cut.slice(0, space) : cut).replace(/[\s.,;:]+$/, '');
+}
+
+/** What a call for this message says and whether it asks for a key (see oncall/call-token.ts); a call that asks says what is wrong too. */
 export function callClaims(message: OutboundMessage): CallClaims {
   const asks = asksForAnswer(message);
+  const summary = asks ? spokenSummary(message) : null;
   return { deliveryId: message.deliveryId, pageId: message.pageId ?? null, severity: message.severity,
-    title: message.title.replace(/\s+/g, ' ').trim(), note: asks || message.pageId === undefined ? null : whatHappened(message) };
+    title: message.title.replace(/\s+/g, ' ').trim(), note: asks || message.pageId === undefined ? null : whatHappened(message),
+    ...(summary === null ? {} : { summary }) };
 }

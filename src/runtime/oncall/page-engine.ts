@@ -348,7 +348,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         let result: ActionResult;
         const route = statusRoute(page.agentId);
         if (action.kind === 'ack') result = planAck(page, actor, action.note, nowMs, route);
-        else if (action.kind === 'unack') result = planUnack(page, actor, nowMs, route);
+        else if (action.kind === 'unack') result = planUnack(page, actor, nowMs, await resolverFor(page.agentId), route);
         else if (action.kind === 'resolve') result = planResolve(page, actor, action.note, null, nowMs, route);
         else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
         if (!result.ok) return refused(page, refusalCode(page, action), result.reason);

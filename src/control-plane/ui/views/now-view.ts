@@ -12,7 +12,7 @@ import { scheduleView } from '../../routes/oncall-route.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { NOT_CONFIGURED } from './oncall-view.js';
-import { PAGE_COLUMNS, pageRow, pagedOf } from './page-parts.js';
+import { PAGE_COLUMNS, messagesOf, pageRow } from './page-parts.js';
 import { table, timeCell, timeText } from './parts.js';
 import type { View } from './view-types.js';
 
@@ -44,11 +44,11 @@ async function onCall(deps: Parameters<View>[0], signal: AbortSignal): Promise<H
   } finally {
     leave();
   }
-  const paged = await pagedOf(deps, open);
+  const messages = await messagesOf(deps, open);
   return html`${table('Who is on call', ['Schedule', 'Agent', 'Person', 'Source', 'Until'], rows, 'No schedules.')}
 <p class="note">As of ${timeText(nowMs)}. <a href="/ui/oncall">Coverage, 14 days</a></p>
 <h2>Open pages</h2>
-${table('Open pages', PAGE_COLUMNS, open.map((p) => pageRow(p, paged.get(p.id) ?? null)), 'No open pages.', { cards: true })}
+${table('Open pages', PAGE_COLUMNS, open.map((p) => pageRow(p, messages.get(p.id) ?? null)), 'No open pages.', { cards: true })}
 <p class="note"><a href="/ui/pages">All pages</a></p>`;
 }
 

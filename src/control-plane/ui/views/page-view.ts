@@ -11,7 +11,7 @@ import { isDamagedPage } from '../../../store/oncall-store.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { csrfField } from './dlq-view.js';
-import { pagedOf, pagedText, stateChip } from './page-parts.js';
+import { messagesOf, pagedText, stateChip, whatIsWrong } from './page-parts.js';
 import { auditWhatCell, banner, factList, outcomeBanner, table, timeCell, timeText } from './parts.js';
 import { recordView } from './record-view.js';
 import type { UiDeps, View } from './view-types.js';
@@ -78,13 +78,13 @@ export const pageView: View = recordView({ prefix: '/ui/pages/', pattern: PAGE_I
   ${timelineTable}` };
     }
     const p: PageRecord = stored;
-    const paged = (await pagedOf(deps, [p])).get(p.id) ?? null;
+    const message = (await messagesOf(deps, [p])).get(p.id) ?? null;
     const next = p.state === 'triggered' ? p.nextEscalationAtMs : p.state === 'acknowledged' ? p.ackTimeoutAtMs : null;
     return {
       status: 200, title: p.title, section: '/ui/pages',
       body: html`${outcomeBanner(req.url, OUTCOMES)}
-  <p class="lead">${stateChip(p)} <span class="sev">${p.severity}</span> <span class="wrap">${pagedText(p, paged)}</span></p>
-  ${factList(p.facts ?? [])}
+  <p class="lead">${stateChip(p)} <span class="sev">${p.severity}</span> <span class="wrap">${pagedText(p, message)}</span></p>
+  ${message === null ? factList(p.facts ?? []) : whatIsWrong(message)}
   ${actions(p, req.csrf, req.actingAs)}
   <dl class="facts">
   <dt>Page</dt><dd class="mono">${p.id}</dd>

@@ -11,7 +11,7 @@ import { takeTurn } from '../../read-gate.js';
 import { PAGES_VIEW } from '../../routes/pages-route.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
-import { PAGE_COLUMNS, pageRow, pagedOf } from './page-parts.js';
+import { PAGE_COLUMNS, messagesOf, pageRow } from './page-parts.js';
 import { banner, filterForm, pager, table } from './parts.js';
 import { CONSOLE_PAGE_LIMIT } from './read-page.js';
 import type { View } from './view-types.js';
@@ -48,12 +48,12 @@ export const pagesView: View = async (deps, req) => {
     leave();
   }
   const first = parsed.value.page.cursor === null;
-  const paged = await pagedOf(deps, page.items);
+  const messages = await messagesOf(deps, page.items);
   return {
     status: 200, title: 'Pages', section: '/ui/pages',
     body: html`${form}
 <div id="live"${first ? html` data-refresh="5"` : ''}>
-${table('Pages', PAGE_COLUMNS, page.items.map((p) => pageRow(p, paged.get(p.id) ?? null)), 'No pages match.', { cards: true })}
+${table('Pages', PAGE_COLUMNS, page.items.map((p) => pageRow(p, messages.get(p.id) ?? null)), 'No pages match.', { cards: true })}
 </div>
 ${pager('/ui/pages', params, page.nextCursor, first)}`,
   };
