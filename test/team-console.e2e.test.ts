@@ -213,7 +213,7 @@ describe('the team console', () => {
       const r = e.getBoundingClientRect(); return r.left < 0 || r.right > 390; }).map((e) => e.textContent)`);
     assert.deepEqual(outside, [], 'every line of the page inside the viewport');
     assert.ok(await w.page.evaluate<number>('document.documentElement.scrollWidth') <= 390);
-    await w.page.screenshot({ path: `${SHOTS}team-page-phone.png`, fullPage: true });
+    await w.page.screenshot({ path: screenshotPath('team-page-phone'), fullPage: true });
     await w.context.close();
     assert.deepEqual(w.problems, []);
     assert.deepEqual(await browser.axe(`${team.origin}/ui/pages/${pages.triggered}`, phone), [], 'axe at 390 px');
