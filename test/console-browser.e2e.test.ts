@@ -9,12 +9,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Daemon } from './support/daemon.js';
 import { startDaemon } from './support/daemon.js';
 import type { TestBrowser } from './support/browser.js';
-import { startBrowser } from './support/browser.js';
+import { screenshotPath, startBrowser } from './support/browser.js';
 import type { RunningConsole } from './support/console.js';
 import { postHostileAlert, startConsole, startDeadLetteringDaemon } from './support/console.js';
 import { freePort, postAlert } from './support/http.js';
@@ -23,8 +22,6 @@ import { AUDIENCE, SCOPE, startIdp } from './support/idp.js';
 import { oncallYaml } from './support/oncall-yaml.js';
 import { auditRows } from './support/store.js';
 import { waitFor } from './support/wait.js';
-
-const SHOTS = fileURLToPath(new URL('../docs/console/', import.meta.url));
 
 // One browser for the whole file: launching chromium is the slow part on a loaded machine.
 let launched: Promise<TestBrowser> | null = null;
@@ -60,7 +57,7 @@ describe('the on-call views in a browser', () => {
       assert.equal(answer?.status(), 200, path);
       await w.page.waitForLoadState('networkidle');
       assert.equal(await w.page.locator('h1').count(), 1, `${path}: one h1`);
-      await w.page.screenshot({ path: `${SHOTS}${name}.png` });
+      await w.page.screenshot({ path: screenshotPath(name) });
       await w.context.close();
       assert.deepEqual(w.problems, [], path);
       assert.deepEqual(await browser.axe(`${d.cp}${path}`, DESKTOP), [], `${path}: axe`);
@@ -98,7 +95,7 @@ describe('the on-call views in a browser', () => {
       assert.equal(await w.page.evaluate<string>('document.activeElement.name'), 'tz');
       await w.page.keyboard.press('Tab');
       assert.equal(await w.page.evaluate<string>('document.activeElement.textContent'), 'Add override');
-      await w.page.screenshot({ path: `${SHOTS}oncall-actions.png` });
+      await w.page.screenshot({ path: screenshotPath('oncall-actions') });
       await Promise.all([w.page.waitForURL(`${proxy.origin}/ui/oncall?done=added`), w.page.keyboard.press('Enter')]);
       assert.ok(await w.page.getByText('Override added.').isVisible());
       assert.deepEqual(await browser.axe(`${proxy.origin}/ui/oncall`, signedIn), [], 'oncall with forms: axe');
@@ -119,7 +116,7 @@ describe('the on-call views in a browser', () => {
       await w.page.keyboard.press('Tab');
       await w.page.keyboard.type('disk swap');
       await Promise.all([w.page.waitForURL(`${proxy.origin}/ui/silences?done=added`), w.page.keyboard.press('Enter')]);
-      await w.page.screenshot({ path: `${SHOTS}silences-actions.png` });
+      await w.page.screenshot({ path: screenshotPath('silences-actions') });
       await tabTo('button[aria-label^="Expire silence"]');
       await Promise.all([w.page.waitForURL(`${proxy.origin}/ui/silences?done=expired`), w.page.keyboard.press('Enter')]);
       assert.deepEqual(await browser.axe(`${proxy.origin}/ui/silences`, signedIn), [], 'silences with forms: axe');
@@ -168,7 +165,7 @@ describe('console in a browser', () => {
       else await w.page.waitForLoadState('networkidle');
       assert.equal(await w.page.locator('h1').count(), 1, `${path}: one h1`);
       assert.ok(await w.page.locator('main#main').isVisible(), `${path}: the main landmark`);
-      await w.page.screenshot({ path: `${SHOTS}${name}.png` });
+      await w.page.screenshot({ path: screenshotPath(name) });
       await w.context.close();
       assert.deepEqual(w.problems, [], path);
       assert.deepEqual(await browser.axe(`${d.cp}${path}`, DESKTOP), [], `${path}: axe`);
@@ -183,7 +180,7 @@ describe('console in a browser', () => {
       assert.ok(width <= 360, `the page is ${width} px wide`);
       const bg = await w.page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
       assert.equal(bg, scheme === 'dark' ? 'rgb(17, 20, 23)' : 'rgb(255, 255, 255)');
-      await w.page.screenshot({ path: `${SHOTS}now-phone-${scheme}.png` });
+      await w.page.screenshot({ path: screenshotPath(`now-phone-${scheme}`) });
       await w.context.close();
       assert.deepEqual(w.problems, []);
       assert.deepEqual(await browser.axe(`${d.cp}/ui/`, { ...PHONE, colorScheme: scheme }), [], `axe, ${scheme}`);
@@ -209,7 +206,7 @@ describe('console in a browser', () => {
         + `the agent log's lines of the alert: ${JSON.stringify(written)}; up.log: ${JSON.stringify(read(join(d.home, 'up.log')).slice(-2000))}`,
       { cause: err });
     }
-    await w.page.screenshot({ path: `${SHOTS}logs.png` });
+    await w.page.screenshot({ path: screenshotPath('logs') });
     await w.context.close();
     assert.deepEqual(w.problems, []);
   });
@@ -248,7 +245,7 @@ describe('console in a browser', () => {
     const buttons = w.page.getByRole('button', { name: /^Replay dead letter/ });
     assert.ok(await buttons.count() >= 1);
     const letterId = await w.page.locator('form[action="/actions/dlq-replay"] input[name="id"]').first().getAttribute('value') ?? '';
-    await w.page.screenshot({ path: `${SHOTS}dlq-actions.png` });
+    await w.page.screenshot({ path: screenshotPath('dlq-actions') });
     await Promise.all([w.page.waitForURL(`${proxy.origin}/ui/dlq?replayed=1`), buttons.first().click()]);
     assert.ok(await w.page.getByText('Replayed: the event is back in the queue.').isVisible());
     assert.equal(await w.page.locator(`input[name="id"][value="${letterId}"]`).count(), 0, 'the replayed letter offers no second replay');

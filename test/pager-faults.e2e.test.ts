@@ -18,30 +18,15 @@ import { after, before, describe, it } from 'node:test';
 import type { Daemon } from './support/daemon.js';
 import { startDaemon } from './support/daemon.js';
 import { metricValue, postAlert } from './support/http.js';
-import { alertInGroup } from './support/oncall-yaml.js';
+import { alertInGroup, oncallSkeleton } from './support/oncall-yaml.js';
 import { auditRows, editStore, readJsonLines } from './support/store.js';
 import { waitFor } from './support/wait.js';
 
 /** Step 1 (alice) for 5 s, then step 2: bob, and the black-holed webhook. */
-const ONCALL = `
-people:
-  - { id: alice, contacts: { oncall-dm: alice } }
-  - { id: bob, contacts: { oncall-dm: bob } }
-schedules:
-  - id: primary
-    timeZone: Europe/Berlin
-    rotations:
-      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
-policies:
-  - id: default
-    steps:
-      - { notify: [schedule:primary], after: 5s }
-      - { notify: [person:bob, channel:hole], after: 1h }
-    repeat: 0
-routes:
-  - { match: { severity: [P1, P2] }, policy: default }
-incidents: { key: groupKey, reopenWindow: 1s }
-`;
+const ONCALL = oncallSkeleton({
+  people: ['{ id: alice, contacts: { oncall-dm: alice } }', '{ id: bob, contacts: { oncall-dm: bob } }'],
+  policies: { default: ['{ notify: [schedule:primary], after: 5s }', '{ notify: [person:bob, channel:hole], after: 1h }'] },
+});
 
 const STEP_MS = 5_000;
 

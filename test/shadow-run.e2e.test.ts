@@ -17,6 +17,7 @@ import type { Daemon } from './support/daemon.js';
 import { startDaemon } from './support/daemon.js';
 import { metricValue, postAlert } from './support/http.js';
 import { auditRows } from './support/store.js';
+import { oncallSkeleton } from './support/oncall-yaml.js';
 import { runSvc } from './support/svc.js';
 import { waitFor } from './support/wait.js';
 
@@ -25,31 +26,16 @@ const FIXTURES = fileURLToPath(new URL('./fixtures/shadow/', import.meta.url));
 const OPSGENIE_DISK_NOTICE = Date.parse('2026-11-23T10:00:10Z');
 const PAGERDUTY_DISK_NOTICE = Date.parse('2026-11-23T10:00:12Z');
 
-const ONCALL = `
-people:
-  - { id: alice, name: Alice Example, login: alice@example.com, contacts: { oncall-dm: alice } }
-  - { id: bob, name: Bob Builder, contacts: { oncall-dm: bob } }
-schedules:
-  - id: primary
-    timeZone: Europe/Berlin
-    rotations:
-      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
-policies:
-  - id: default
-    steps:
-      - { notify: [schedule:primary], after: 1h }
-      - { notify: [person:bob], after: 1h }
-    repeat: 0
-  - id: fast
-    steps:
-      - { notify: [schedule:primary], after: 2s }
-      - { notify: [person:bob], after: 1h }
-    repeat: 0
-routes:
-  - { match: { severity: [P1, P2], labels: { alertname: QueueBacklog } }, policy: fast }
-  - { match: { severity: [P1, P2] }, policy: default }
-incidents: { key: groupKey }
-`;
+const ONCALL = oncallSkeleton({
+  people: ['{ id: alice, name: Alice Example, login: alice@example.com, contacts: { oncall-dm: alice } }',
+    '{ id: bob, name: Bob Builder, contacts: { oncall-dm: bob } }'],
+  policies: {
+    default: ['{ notify: [schedule:primary], after: 1h }', '{ notify: [person:bob], after: 1h }'],
+    fast: ['{ notify: [schedule:primary], after: 2s }', '{ notify: [person:bob], after: 1h }'],
+  },
+  routes: ['{ match: { severity: [P1, P2], labels: { alertname: QueueBacklog } }, policy: fast }', '{ match: { severity: [P1, P2] }, policy: default }'],
+  incidents: '{ key: groupKey }',
+});
 
 /** The template's mock alert as an Alertmanager group of its own alert name. */
 function alertNamed(fixture: string, name: string): string {

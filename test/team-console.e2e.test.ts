@@ -11,11 +11,10 @@
  */
 import assert from 'node:assert/strict';
 import { appendFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContextOptions } from 'playwright-core';
 import type { TestBrowser } from './support/browser.js';
-import { startBrowser } from './support/browser.js';
+import { screenshotPath, startBrowser } from './support/browser.js';
 import type { TeamConsoleDaemon } from './support/console.js';
 import { TEAM_CLIENT, startTeamConsoleDaemon } from './support/console.js';
 import { freePort, postAlert, rawGet } from './support/http.js';
@@ -26,7 +25,6 @@ import { auditRows } from './support/store.js';
 import { runSvc } from './support/svc.js';
 import { waitFor } from './support/wait.js';
 
-const SHOTS = fileURLToPath(new URL('../docs/console/', import.meta.url));
 const DESKTOP: BrowserContextOptions = { viewport: { width: 1100, height: 700 } };
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 /** An instance name with no place to break it: a title must still wrap inside a phone's width. */
@@ -122,7 +120,7 @@ describe('the team console', () => {
       'Alertmanager: http://alertmanager.example.com:9093']);
     assert.equal(await w.page.locator('a[href="https://runbooks.example.com/checkout-api/high-error-rate"]').count(), 1);
     assert.equal(await w.page.locator('a[href^="http://prometheus.example.com:9090/graph"]').count(), 1);
-    await w.page.screenshot({ path: `${SHOTS}team-page.png` });
+    await w.page.screenshot({ path: screenshotPath('team-page') });
     await Promise.all([w.page.waitForURL(`${team.origin}/ui/pages/${pages.triggered}?done=ack`), w.page.getByRole('button', { name: 'Acknowledge' }).click()]);
     assert.match(await w.page.getByRole('status').first().textContent() ?? '', /Acknowledged\./);
     await w.context.close();
@@ -192,7 +190,7 @@ describe('the team console', () => {
       const outside = await w.page.evaluate<string[]>(`[...document.querySelectorAll('h1, th.title a, p.lead')].filter((e) => {
         const r = e.getBoundingClientRect(); return r.left < 0 || r.right > 390; }).map((e) => e.textContent)`);
       assert.deepEqual(outside, [], `${path}: titles outside the viewport`);
-      if (path === '/ui/pages') await w.page.screenshot({ path: `${SHOTS}team-pages-phone.png`, fullPage: true });
+      if (path === '/ui/pages') await w.page.screenshot({ path: screenshotPath('team-pages-phone'), fullPage: true });
       await w.context.close();
       assert.deepEqual(w.problems, [], path);
       assert.deepEqual(await browser.axe(`${team.origin}${path}`, { ...PHONE, ...asAlice }), [], `${path}: axe at 390 px`);
@@ -215,7 +213,7 @@ describe('the team console', () => {
       const r = e.getBoundingClientRect(); return r.left < 0 || r.right > 390; }).map((e) => e.textContent)`);
     assert.deepEqual(outside, [], 'every line of the page inside the viewport');
     assert.ok(await w.page.evaluate<number>('document.documentElement.scrollWidth') <= 390);
-    await w.page.screenshot({ path: `${SHOTS}team-page-phone.png`, fullPage: true });
+    await w.page.screenshot({ path: screenshotPath('team-page-phone'), fullPage: true });
     await w.context.close();
     assert.deepEqual(w.problems, []);
     assert.deepEqual(await browser.axe(`${team.origin}/ui/pages/${pages.triggered}`, phone), [], 'axe at 390 px');
@@ -233,7 +231,7 @@ describe('the team console', () => {
     assert.ok((await title.textContent() ?? '').includes(LONG_INSTANCE), 'the whole title, not cut');
     const box = await title.boundingBox();
     assert.ok(box !== null && box.x >= 0 && box.x + box.width <= 390 && box.height > 30, `wrapped inside the viewport: ${JSON.stringify(box)}`);
-    await w.page.screenshot({ path: `${SHOTS}team-pages-phone-dark.png` });
+    await w.page.screenshot({ path: screenshotPath('team-pages-phone-dark') });
     await w.context.close();
     assert.deepEqual(w.problems, []);
   });

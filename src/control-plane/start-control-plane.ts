@@ -26,6 +26,7 @@ import type { CalendarKeyCheck, OncallRouteDeps } from './routes/oncall-route.js
 import { createOncallCalendarRoute, createOncallRoute } from './routes/oncall-route.js';
 import { createPageRoute, createPagesRoute, createSilencesRoute } from './routes/pages-route.js';
 import type { ReportSources } from '../report/read-report.js';
+import { reportFactsCache } from '../report/report-cache.js';
 import type { Reports } from './routes/report-route.js';
 import { createReportRoute } from './routes/report-route.js';
 import type { Readiness } from './routes/health-route.js';
@@ -90,7 +91,8 @@ export function createSharedReads(store: Store, clock: Clock, reportSources: Omi
   // (the store closing at shutdown) only means the first story verifies it instead.
   const watermark = createChainWatermark(store, clock);
   void watermark.current().catch(() => undefined);
-  const reports: Reports = { gate: createReadGate(1), sources: { store, ...reportSources } };
+  // The facts of the pages reports read, kept between reports (report-cache.ts): built on the first.
+  const reports: Reports = { gate: createReadGate(1), sources: { store, facts: reportFactsCache(store.oncall.reportReads, clock), ...reportSources } };
   return { gate, watermark, tailers, reports, close: () => tailers.close() };
 }
 

@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ChannelConfig } from '../config/schema.js';
 import { ntfyChannelSchema, pushoverChannelSchema } from '../config/schema.js';
-import { ConfigError } from '../core/errors.js';
+import { oncallFiles } from '../../test/support/oncall-files.js';
 import { loadOncall } from './load-oncall.js';
 
-const root = mkdtempSync(join(tmpdir(), 'svc-oncall-contacts-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const { root, dirWith, problems: problemsOf } = oncallFiles('svc-oncall-contacts-');
 const ctx = { env: {}, home: join(root, 'home'), nowMs: Date.parse('2026-11-25T12:00:00Z') };
 const TOKEN = 'azGDORePK8gMaC0QOYAMyEEuzJnyUi';
 const ALICE_KEY = 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG';
@@ -27,22 +24,7 @@ routes:
   - { match: { severity: [P1, P2, P3] }, notify: [person:alice${extraRoute}] }
 `;
 
-let n = 0;
-function dirWith(text: string | null): string {
-  const dir = join(root, `agent${++n}`);
-  mkdirSync(dir, { recursive: true });
-  if (text !== null) writeFileSync(join(dir, 'oncall.yaml'), text);
-  return dir;
-}
-function problems(text: string, channels: ChannelConfig[]): string[] {
-  try {
-    loadOncall({ dir: dirWith(text), channels, sources: [] }, ctx);
-  } catch (err) {
-    assert.ok(err instanceof ConfigError, String(err));
-    return err.message.split('\n').map((l) => l.replace(/^[^:]*\/(oncall\.yaml)/, '$1'));
-  }
-  assert.fail('expected a ConfigError');
-}
+const problems = (text: string, channels: ChannelConfig[]): string[] => problemsOf(text, (dir) => loadOncall({ dir, channels, sources: [] }, ctx));
 
 describe('oncall.yaml contacts on channels that ring (§21.2, §21.3)', () => {
   it('takes an ntfy topic and a Pushover key', () => {

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fakeClock } from '../core/clock.js';
 import { ConfigError } from '../core/errors.js';
+import { oncallFiles } from '../../test/support/oncall-files.js';
 import { loadOncall } from './load-oncall.js';
 
-const root = mkdtempSync(join(tmpdir(), 'svc-oncall-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+const { root, dirWith, lastDir, problems: problemsOf } = oncallFiles('svc-oncall-');
 // Wednesday 2026-11-25 12:00 UTC.
 const clock = fakeClock(Date.parse('2026-11-25T12:00:00Z'));
 const ctx = () => ({ env: { ALICE_MAIL: 'alice@example.com' }, home: join(root, 'home'), nowMs: clock.now() });
@@ -58,26 +56,11 @@ heartbeats:
   - { id: watchdog, source: alertmanager, match: { alertname: Watchdog }, every: 5m, grace: 2m, policy: default }
 `;
 
-let n = 0;
-function dirWith(text: string | null): string {
-  const dir = join(root, `agent${++n}`);
-  mkdirSync(dir, { recursive: true });
-  if (text !== null) writeFileSync(join(dir, 'oncall.yaml'), text);
-  return dir;
-}
 function load(text: string | null) {
   return loadOncall({ dir: dirWith(text), channels, sources }, ctx());
 }
 /** The problems of a file, each without the directory part of its path. */
-function problems(text: string): string[] {
-  try {
-    load(text);
-  } catch (err) {
-    assert.ok(err instanceof ConfigError, String(err));
-    return err.message.split('\n').map((l) => l.replace(/^[^:]*\/(oncall\.yaml)/, '$1'));
-  }
-  assert.fail('expected a ConfigError');
-}
+const problems = (text: string): string[] => problemsOf(text, (dir) => loadOncall({ dir, channels, sources }, ctx()));
 
 describe('loadOncall', () => {
   it('no oncall.yaml: null (the agent pages as before)', () => {
@@ -187,7 +170,7 @@ describe('loadOncall', () => {
       .replace('  - { match: { severity: [P4] } }\n', '')
       .replace('{{alertname}}', 'fingerprint');
     assert.deepEqual(problems(schemaOk), [
-      'oncall.yaml:3:11: people.1.id: duplicate person id "a" (first at oncall.yaml:2:11)'.replace('first at oncall.yaml', `first at ${join(root, `agent${n}`, 'oncall.yaml')}`),
+      'oncall.yaml:3:11: people.1.id: duplicate person id "a" (first at oncall.yaml:2:11)'.replace('first at oncall.yaml', `first at ${join(lastDir(), 'oncall.yaml')}`),
       'oncall.yaml:8:44: schedules.0.rotations.0.handoff: not a real date and time',
       'oncall.yaml:12:33: policies.0.steps.0.notify.0: unknown channel "nope" (channels.yaml has oncall-dm, mail, team-room)',
     ]);

@@ -4,7 +4,9 @@ import { dailyShifts, testPerson } from '../../test/support/oncall-config.js';
 import { reportRows } from '../../test/support/report-rows.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { ReportAgent } from './aggregate-report.js';
-import { aggregateReport } from './aggregate-report.js';
+import { aggregateReport, interruptionMemo } from './aggregate-report.js';
+import { factsFolder, pageFacts } from './page-facts.js';
+import type { ReportAuditRow } from '../store/report-rows.js';
 import type { ReportBy } from './report-query.js';
 
 const MIN = 60_000;
@@ -43,7 +45,7 @@ const rows = reportRows()
   .build();
 
 const report = (by: ReportBy | null = null) => aggregateReport({ query: { sinceMs: at('2026-11-23T00:00Z'), untilMs: at('2026-11-30T00:00Z'), agent: null, by },
-  rows, agents: [agent] });
+  facts: pageFacts(rows).values(), agents: [agent] });
 
 describe('the report, from hand-built rows', () => {
   it('totals: distributions of ack and resolve times, escalations, exhausted, flapping, interruptions by the person\'s local time', () => {
@@ -90,10 +92,28 @@ describe('the report, from hand-built rows', () => {
   it('a quiet person, schedule or policy is still listed; an agent filter leaves the others\' people out', () => {
     const quiet: OncallConfig = { ...config, people: [...config.people, testPerson('carol', {})] };
     const r = aggregateReport({ query: { sinceMs: at('2026-11-23T00:00Z'), untilMs: at('2026-11-24T00:00Z'), agent: 'agent-a', by: 'person' },
-      rows: { pages: [], rows: [] }, agents: [{ ...agent, config: quiet }] });
+      facts: [], agents: [{ ...agent, config: quiet }] });
     assert.deepEqual(r.groups.map((x) => [x.key, x.pages, x.hoursOnCall]), [['alice', 0, 16], ['bob', 0, 8], ['carol', 0, 0]]);
     assert.deepEqual(r.people.map((p) => p.person), ['alice', 'bob', 'carol']);
     assert.equal(r.totals.timeToAckSeconds.p50, null);
+  });
+});
+
+describe('interruptions kept between reports (the daemon\'s cache passes the same memo)', () => {
+  it('a page\'s interruptions are worked out again once it has a new round, and under reloaded channels or oncall.yaml', () => {
+    const folder = factsFolder();
+    const built = reportRows().page('m1', at('2026-11-23T08:00Z')).notified('m1', at('2026-11-23T08:00Z'), 'alice', 'push').build();
+    for (const p of built.pages) folder.addPage(p);
+    for (const r of built.rows) folder.fold(r);
+    const memo = interruptionMemo();
+    const total = (a: typeof agent): number => aggregateReport({ query: { sinceMs: at('2026-11-23T00:00Z'), untilMs: at('2026-11-24T00:00Z'), agent: null,
+      by: null }, facts: [...folder.facts().values()], agents: [a], memo }).totals.interruptions.total;
+    assert.equal(total(agent), 1);
+    folder.fold({ ...(built.rows[0] as ReportAuditRow), seq: 9, channel: 'slack-dm' });
+    assert.equal(total(agent), 2, 'the new round counts');
+    assert.equal(total({ ...agent, channelTypes: new Map([['push', 'email'], ['slack-dm', 'email']]) }), 0, 'channels reloaded: neither wakes now');
+    assert.equal(total({ ...agent, config: { ...config, people: [] } }), 2, 'a reloaded oncall.yaml: its own rule');
+    assert.equal(total(agent), 2);
   });
 });
 
@@ -104,8 +124,8 @@ describe('interruptions through each channel type that wakes (contract §23.1)',
     for (const [channel] of types) b.notified('w1', at('2026-11-23T08:00Z'), 'alice', channel);
     b.notified('w1', at('2026-11-23T08:00Z'), 'alice', 'mail').row('w1', 'page.acknowledged', at('2026-11-23T08:03Z'), { via: 'cli' });
     for (const [channel] of types) b.notified('w1', at('2026-11-23T08:03Z'), 'alice', channel, { round: 'acknowledged' });
-    const r = aggregateReport({ query: { sinceMs: at('2026-11-23T00:00Z'), untilMs: at('2026-11-24T00:00Z'), agent: null, by: null }, rows: b.build(),
-      agents: [{ ...agent, channelTypes: new Map([...types, ['mail', 'email']]) }] });
+    const r = aggregateReport({ query: { sinceMs: at('2026-11-23T00:00Z'), untilMs: at('2026-11-24T00:00Z'), agent: null, by: null },
+      facts: pageFacts(b.build()).values(), agents: [{ ...agent, channelTypes: new Map([...types, ['mail', 'email']]) }] });
     return r.people.find((p) => p.person === 'alice')?.interruptions;
   };
   const once = { business: 1, offHours: 0, sleep: 0, total: 1 };

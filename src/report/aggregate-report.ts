@@ -12,13 +12,11 @@ import { channelWakes } from '../config/channel-wakes.js';
 import { isoTs } from '../core/clock.js';
 import type { OncallConfig, Override } from '../oncall/oncall-config.js';
 import { personZone } from '../oncall/person-zone.js';
-import type { ReportRows } from '../store/report-rows.js';
 import type { Coverage } from './hours-on-call.js';
 import { coverage } from './hours-on-call.js';
 import type { InterruptionBucket } from './interruptions.js';
-import { addInterruption, bucketAt, noInterruptions } from './interruptions.js';
+import { addInterruption, noInterruptions, zoneBuckets } from './interruptions.js';
 import type { PageFacts } from './page-facts.js';
-import { pageFacts } from './page-facts.js';
 import { distribution } from './percentiles.js';
 import type { Interruptions, NoisyAlert, PersonLoad, Report, ReportGroup, ReportMetrics } from './report.js';
 import type { ReportQuery } from './report-query.js';
@@ -37,11 +35,30 @@ export interface ReportAgent {
   overrides: readonly Override[];
 }
 
+/** An agent's rule for a round: the bucket of the interruption it is, null when its channel does not wake. */
+type Waker = (channel: string, person: string, tsMs: number) => InterruptionBucket | null;
+
+/**
+ * What rounds came to as interruptions, kept between reports by whoever keeps the facts
+ * (report-cache.ts): each agent's rule per loaded oncall.yaml and channel types, and each page's
+ * interruptions under the rule and the number of rounds they were worked out for (rounds are only ever
+ * appended). A reload brings new objects, so nothing worked out under the old files is used.
+ */
+export interface InterruptionMemo {
+  rules: WeakMap<OncallConfig, WeakMap<ReadonlyMap<string, string>, Waker>>;
+  pages: WeakMap<PageFacts, { wake: Waker; rounds: number; list: readonly Interruption[] }>;
+}
+
+export const interruptionMemo = (): InterruptionMemo => ({ rules: new WeakMap(), pages: new WeakMap() });
+
 export interface ReportInput {
   query: ReportQuery;
-  rows: ReportRows;
+  /** The window's pages with what their rows say (page-facts.ts), in any order. */
+  facts: Iterable<PageFacts>;
   /** The agents with an oncall.yaml (those of `query.agent` only, when it is set). */
   agents: readonly ReportAgent[];
+  /** Kept from earlier reports over the same facts; a fresh one when absent. */
+  memo?: InterruptionMemo;
 }
 
 interface Interruption {
@@ -85,16 +102,63 @@ interface Group { key: string | null; agentId: string | null; hoursOnCall: numbe
 
 /** Groups by a key within an agent (or none): created on first use, or seeded so a quiet one is listed too. */
 function groupsOf(): { get(agentId: string | null, key: string | null, hoursOnCall?: number | null): Group; all(): Group[] } {
-  const groups = new Map<string, Group>();
+  const byAgent = new Map<string | null, Map<string | null, Group>>();
+  const all: Group[] = [];
   return {
     get(agentId, key, hoursOnCall = null) {
-      const id = `${agentId ?? ''}\u0000${key ?? ''}\u0000${key === null ? 'null' : ''}`;
-      let g = groups.get(id);
-      if (g === undefined) groups.set(id, g = { key, agentId, hoursOnCall, tally: tally() });
+      let groups = byAgent.get(agentId);
+      if (groups === undefined) byAgent.set(agentId, groups = new Map<string | null, Group>());
+      let g = groups.get(key);
+      if (g === undefined) {
+        groups.set(key, g = { key, agentId, hoursOnCall, tally: tally() });
+        all.push(g);
+      }
       return g;
     },
-    all: () => [...groups.values()],
+    all: () => [...all],
   };
+}
+
+/** An agent's rule: which channels wake and each person's zone are looked up once, not per round. */
+function waker(agent: ReportAgent): Waker {
+  const wakes = new Map<string, boolean>();
+  const people = new Map<string, (tsMs: number) => InterruptionBucket>();
+  const zones = new Map<string, (tsMs: number) => InterruptionBucket>();
+  return (channel, person, tsMs) => {
+    let w = wakes.get(channel);
+    if (w === undefined) wakes.set(channel, w = channelWakes(agent.channelTypes.get(channel)));
+    if (!w) return null;
+    let bucket = people.get(person);
+    if (bucket === undefined) {
+      const zone = personZone(agent.config, person);
+      bucket = zones.get(zone) ?? zoneBuckets(zone);
+      zones.set(zone, bucket);
+      people.set(person, bucket);
+    }
+    return bucket(tsMs);
+  };
+}
+
+function ruleOf(memo: InterruptionMemo, agent: ReportAgent): Waker {
+  let byTypes = memo.rules.get(agent.config);
+  if (byTypes === undefined) memo.rules.set(agent.config, byTypes = new WeakMap());
+  let wake = byTypes.get(agent.channelTypes);
+  if (wake === undefined) byTypes.set(agent.channelTypes, wake = waker(agent));
+  return wake;
+}
+
+const NONE: readonly Interruption[] = [];
+
+function interruptionsOf(memo: InterruptionMemo, f: PageFacts, wake: Waker): readonly Interruption[] {
+  const known = memo.pages.get(f);
+  if (known !== undefined && known.wake === wake && known.rounds === f.rounds.length) return known.list;
+  let list: Interruption[] | null = null;
+  for (const r of f.rounds) {
+    const bucket = wake(r.channel, r.person, r.tsMs);
+    if (bucket !== null) (list ??= []).push({ person: r.person, tsMs: r.tsMs, bucket });
+  }
+  memo.pages.set(f, { wake, rounds: f.rounds.length, list: list ?? NONE });
+  return list ?? NONE;
 }
 
 const byLoad = (a: { pages: number; interruptions: Interruptions; key: string | null; agentId: string | null },
@@ -103,37 +167,42 @@ const byLoad = (a: { pages: number; interruptions: Interruptions; key: string | 
 
 export function aggregateReport(input: ReportInput): Report {
   const { query } = input;
-  const facts = pageFacts(input.rows);
   const agents = new Map(input.agents.map((a) => [a.agentId, a]));
-  const lastRoundMs = input.rows.rows.reduce((max, r) => Math.max(max, r.tsMs), query.untilMs);
+  const facts = Array.isArray(input.facts) ? input.facts as readonly PageFacts[] : [...input.facts];
+  const lastRoundMs = facts.reduce((max, f) => Math.max(max, f.lastTsMs), query.untilMs);
   const covers = new Map<string, Coverage>(input.agents.map((a) => [a.agentId,
     coverage(a.config, a.overrides, query.sinceMs, query.untilMs, lastRoundMs + 1)]));
 
   // Who was woken, when: a page round to a person on a channel whose type wakes.
-  const woken = new Map<PageFacts, Interruption[]>();
-  for (const f of facts.values()) {
-    const agent = agents.get(f.page.agentId);
-    woken.set(f, agent === undefined ? [] : f.rounds.filter((r) => channelWakes(agent.channelTypes.get(r.channel)))
-      .map((r) => ({ person: r.person, tsMs: r.tsMs, bucket: bucketAt(r.tsMs, personZone(agent.config, r.person)) })));
+  const memo = input.memo ?? interruptionMemo();
+  const wakers = new Map(input.agents.map((a) => [a.agentId, ruleOf(memo, a)]));
+  // Arrays side by side, not a map of pages: at 100,000 pages a report is a few passes over them.
+  const woken: Array<readonly Interruption[]> = new Array<readonly Interruption[]>(facts.length);
+  for (let i = 0; i < facts.length; i++) {
+    const f = facts[i] as PageFacts;
+    const wake = wakers.get(f.page.agentId);
+    woken[i] = wake === undefined ? NONE : interruptionsOf(memo, f, wake);
   }
 
   const totals = tally();
   const people = groupsOf();
   for (const a of input.agents) for (const p of a.config.people) people.get(a.agentId, p.id);
   const alerts = new Map<string | null, NoisyAlert>();
-  for (const [f, list] of woken) {
+  for (let n = 0; n < facts.length; n++) {
+    const f = facts[n] as PageFacts;
+    const list = woken[n] as readonly Interruption[];
     addPage(totals, f);
     for (const i of list) {
       addInterruption(totals.interruptions, i.bucket);
       addInterruption(people.get(f.page.agentId, i.person).tally.interruptions, i.bucket);
     }
-    const alert = alerts.get(f.page.alertname) ?? { alertname: f.page.alertname, pages: 0, flapping: 0 };
+    let alert = alerts.get(f.page.alertname);
+    if (alert === undefined) alerts.set(f.page.alertname, alert = { alertname: f.page.alertname, pages: 0, flapping: 0 });
     alert.pages += 1;
     if (f.flapping) alert.flapping += 1;
-    alerts.set(f.page.alertname, alert);
   }
 
-  const groups = query.by === null ? [] : groupBy(query.by, input.agents, covers, woken);
+  const groups = query.by === null ? [] : groupBy(query.by, input.agents, covers, facts, woken);
   const listed = groups.slice(0, MAX_GROUPS);
   return {
     since: isoTs(query.sinceMs),
@@ -158,31 +227,43 @@ export function aggregateReport(input: ReportInput): Report {
 
 /** The groups of `by`, each with its pages' metrics; the busiest first. */
 function groupBy(by: NonNullable<ReportQuery['by']>, agents: readonly ReportAgent[], covers: ReadonlyMap<string, Coverage>,
-  woken: ReadonlyMap<PageFacts, Interruption[]>): ReportGroup[] {
+  facts: readonly PageFacts[], woken: ReadonlyArray<readonly Interruption[]>): ReportGroup[] {
   const groups = groupsOf();
   const configOf = new Map(agents.map((a) => [a.agentId, a.config]));
+  // The schedules a policy names in its steps, once per agent and policy.
+  const namedBy = new Map<string, ReadonlySet<string>>();
+  const schedulesOf = (agentId: string, policyId: string): ReadonlySet<string> => {
+    const id = `${agentId}\u0000${policyId}`;
+    let named = namedBy.get(id);
+    if (named === undefined) {
+      const policy = configOf.get(agentId)?.policies.find((p) => p.id === policyId);
+      namedBy.set(id, named = new Set(policy?.steps.flatMap((s) => s.notify.filter((t) => t.kind === 'schedule').map((t) => t.id)) ?? []));
+    }
+    return named;
+  };
   for (const a of agents) {
     const cover = covers.get(a.agentId);
     if (by === 'person') for (const p of a.config.people) groups.get(a.agentId, p.id, hours(cover?.personHours.get(p.id)));
     if (by === 'schedule') for (const s of a.config.schedules) groups.get(a.agentId, s.id, hours(cover?.scheduleHours.get(s.id)));
     if (by === 'policy') for (const p of a.config.policies) groups.get(a.agentId, p.id);
   }
-  for (const [f, list] of woken) {
+  for (let n = 0; n < facts.length; n++) {
+    const f = facts[n] as PageFacts;
+    const list = woken[n] as readonly Interruption[];
     const agentId = f.page.agentId;
     if (by === 'policy' || by === 'alert') {
       const g = by === 'policy' ? groups.get(agentId, f.page.policy) : groups.get(null, f.page.alertname);
       addPage(g.tally, f);
       for (const i of list) addInterruption(g.tally.interruptions, i.bucket);
     } else if (by === 'person') {
-      for (const person of new Set(f.rounds.map((r) => r.person))) {
+      for (const [n, { person }] of f.rounds.entries()) {
+        if (f.rounds.findIndex((r) => r.person === person) !== n) continue; // a page counts once for a person
         const g = groups.get(agentId, person, hours(covers.get(agentId)?.personHours.get(person)));
         addPage(g.tally, f);
         for (const i of list) if (i.person === person) addInterruption(g.tally.interruptions, i.bucket);
       }
     } else {
-      const policy = configOf.get(agentId)?.policies.find((p) => p.id === f.page.policy);
-      const named = new Set(policy?.steps.flatMap((s) => s.notify.filter((t) => t.kind === 'schedule').map((t) => t.id)) ?? []);
-      for (const scheduleId of named) {
+      for (const scheduleId of schedulesOf(agentId, f.page.policy)) {
         const g = groups.get(agentId, scheduleId, hours(covers.get(agentId)?.scheduleHours.get(scheduleId)));
         addPage(g.tally, f);
         for (const i of list) if (covers.get(agentId)?.onCallAt(scheduleId, i.tsMs) === i.person) addInterruption(g.tally.interruptions, i.bucket);

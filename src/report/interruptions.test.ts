@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { bucketAt } from './interruptions.js';
+import { bucketAt, zoneBuckets } from './interruptions.js';
 
 const utc = (iso: string): number => Date.parse(`${iso}Z`);
 
@@ -38,5 +38,18 @@ describe('interruption buckets, in the person\'s own zone', () => {
     const saturday = utc('2026-11-28T03:00');
     assert.equal(bucketAt(saturday, 'Pacific/Kiritimati'), 'offHours', 'Saturday 17:00 at +14: the weekend');
     assert.equal(bucketAt(saturday, 'Pacific/Pago_Pago'), 'business', 'Friday 16:00 at −11: still the working week');
+  });
+
+  it('zoneBuckets, a quarter hour of UTC worked out once, says what bucketAt says, across DST changes and in zones of odd offsets', () => {
+    // Both ends of every quarter hour of a year; Kathmandu is UTC+05:45, Lord Howe moves by 30 minutes.
+    for (const zone of ['Europe/Berlin', 'America/New_York', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Africa/Monrovia']) {
+      const buckets = zoneBuckets(zone);
+      for (let t = utc('2026-01-01T00:00'); t < utc('2027-01-01T00:00'); t += 900_000) {
+        for (const at of [t, t + 899_999]) assert.equal(buckets(at), bucketAt(at, zone), `${zone} ${new Date(at).toISOString()}`);
+      }
+    }
+    // Monrovia kept UTC-00:44:30 until 1972: no quarter of it is taken for another instant's.
+    const monrovia = zoneBuckets('Africa/Monrovia');
+    for (let t = utc('1971-03-01T07:00'); t < utc('1971-03-01T10:00'); t += 30_000) assert.equal(monrovia(t), bucketAt(t, 'Africa/Monrovia'));
   });
 });

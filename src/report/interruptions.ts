@@ -24,6 +24,29 @@ export function bucketAt(instantMs: number, zone: string): InterruptionBucket {
   return weekday < 5 && minute < EVENING ? 'business' : 'offHours';
 }
 
+const QUARTER_MS = 15 * 60_000;
+
+/**
+ * `bucketAt` for many instants of one zone, each quarter hour of UTC worked out once: the tz database
+ * changes offsets only on quarter hours (zone-time.ts), and with an offset of whole quarter hours a
+ * bucket's edges (whole local hours) fall on them too. An offset that is not (local mean time before
+ * 1900-something) is worked out per instant.
+ */
+export function zoneBuckets(zone: string): (instantMs: number) => InterruptionBucket {
+  const time = zoneTime(zone);
+  const quarters = new Map<number, InterruptionBucket>();
+  return (instantMs) => {
+    const quarter = Math.floor(instantMs / QUARTER_MS);
+    let bucket = quarters.get(quarter);
+    if (bucket === undefined) {
+      bucket = bucketAt(instantMs, zone);
+      if (time.offsetMinutes(instantMs) % 15 !== 0) return bucket;
+      quarters.set(quarter, bucket);
+    }
+    return bucket;
+  };
+}
+
 export const noInterruptions = (): Interruptions => ({ business: 0, offHours: 0, sleep: 0, total: 0 });
 
 export function addInterruption(into: Interruptions, bucket: InterruptionBucket): void {

@@ -38,6 +38,8 @@ export interface PageFacts {
   exhausted: boolean;
   flapping: boolean;
   rounds: Round[];
+  /** The time of its last row read (not its page.opened row); -Infinity before any. */
+  lastTsMs: number;
 }
 
 interface Folding extends PageFacts {
@@ -55,6 +57,7 @@ function isStatusUpdate(row: ReportAuditRow, page: Folding): boolean {
 }
 
 function fold(f: Folding, row: ReportAuditRow): void {
+  if (row.tsMs > f.lastTsMs) f.lastTsMs = row.tsMs;
   const sinceOpen = row.tsMs - f.page.openedAtMs;
   switch (row.kind) {
     case 'page.notified': {
@@ -87,16 +90,44 @@ function fold(f: Folding, row: ReportAuditRow): void {
   f.noticeSeq = isStateChange(row) ? row.seq + 1 : -1;
 }
 
-/** Each page of the window with what its rows say (rows in seq order, as the store reads them). */
-export function pageFacts(input: ReportRows): Map<string, PageFacts> {
+/**
+ * Pages' facts folded row by row, as the rows come (in seq order): a report's one read folds a
+ * window's rows once; report-cache.ts keeps folding the rows appended since its last read.
+ */
+export interface FactsFolder {
+  /** Starts a page's facts; a page already added is kept as it is. */
+  addPage(page: ReportPage): void;
+  has(pageId: string): boolean;
+  /** Folds a row into its page's facts; a row of a page not added is left out. */
+  fold(row: ReportAuditRow): void;
+  /** Every page added, with what its rows said so far (live objects: later folds change them). */
+  facts(): ReadonlyMap<string, PageFacts>;
+  /** Forgets a page (the cache lets pages go once no window can hold them). */
+  remove(pageId: string): void;
+}
+
+export function factsFolder(): FactsFolder {
   const facts = new Map<string, Folding>();
-  for (const page of input.pages) {
-    facts.set(page.id, { page, ackMs: null, resolveMs: null, escalations: { timeout: 0, manual: 0 }, exhausted: false, flapping: false, rounds: [],
-      noticeSeq: -1 });
-  }
-  for (const row of input.rows) {
-    const f = facts.get(row.pageId);
-    if (f !== undefined) fold(f, row);
-  }
-  return facts;
+  return {
+    addPage(page) {
+      if (facts.has(page.id)) return;
+      facts.set(page.id, { page, ackMs: null, resolveMs: null, escalations: { timeout: 0, manual: 0 }, exhausted: false, flapping: false, rounds: [],
+        lastTsMs: -Infinity, noticeSeq: -1 });
+    },
+    has: (pageId) => facts.has(pageId),
+    fold(row) {
+      const f = facts.get(row.pageId);
+      if (f !== undefined) fold(f, row);
+    },
+    facts: () => facts,
+    remove: (pageId) => { facts.delete(pageId); },
+  };
+}
+
+/** Each page of the window with what its rows say (rows in seq order, as the store reads them). */
+export function pageFacts(input: ReportRows): ReadonlyMap<string, PageFacts> {
+  const folder = factsFolder();
+  for (const page of input.pages) folder.addPage(page);
+  for (const row of input.rows) folder.fold(row);
+  return folder.facts();
 }

@@ -1,28 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ReportReads } from './report-rows.js';
+import { fixedReportReads, reportLine } from '../../test/support/report-reads.js';
 import { readReportRows, REPORT_CHUNK_ROWS, reportLineOf } from './report-rows.js';
 
-const line = (seq: number, kind: string, data: Record<string, unknown>): string => reportLineOf(seq, 1000 + seq, kind, JSON.stringify(data)) as string;
-
-/** Reads over fixed lines, recording what was asked. */
-function reads(pageLines: string, audit: string[], payloads: Record<string, string> = {}): ReportReads & { asked: unknown[][] } {
-  const asked: unknown[][] = [];
-  return {
-    asked,
-    pageLines: () => Promise.resolve(pageLines),
-    firstSeqSince: (since) => { asked.push(['first', since]); return Promise.resolve(audit.length === 0 ? null : 1); },
-    auditLines: (after, limit) => {
-      asked.push(['lines', after, limit]);
-      const rest = audit.filter((l) => Number(l.split('\t')[0]) > after).slice(0, limit);
-      return Promise.resolve({ text: rest.join('\n'), lastSeq: rest.length === 0 ? null : Number((rest.at(-1) as string).split('\t')[0]) });
-    },
-    eventPayloads: (ids) => {
-      asked.push(['payloads', ids.length]);
-      return Promise.resolve(ids.filter((id) => payloads[id] !== undefined).map((id) => ({ id, payloadText: payloads[id] as string })));
-    },
-  };
-}
+const line = reportLine;
+const reads = (pageLines: string, audit: string[], payloads: Record<string, string> = {}): ReturnType<typeof fixedReportReads> =>
+  fixedReportReads(pageLines === '' ? [] : pageLines.split('\n'), audit, payloads);
 
 describe('readReportRows', () => {
   it('reads every chunk to the end, keeps the window\'s pages\' rows and skips lines that are not one row', async () => {

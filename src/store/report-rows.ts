@@ -68,6 +68,8 @@ export interface ReportRows {
 export interface ReportReads {
   /** `id \t agentId \t policy \t openedAtMs` of each page of the window. */
   pageLines(window: ReportWindow): Promise<string>;
+  /** The same lines of these pages (those stored), whenever they opened. */
+  pageLinesOf(ids: readonly string[]): Promise<string>;
   /** The seq of the first audit row at or after `sinceMs` (audit ts never goes back as seq grows); null when none. */
   firstSeqSince(sinceMs: number): Promise<number | null>;
   /** Up to `limit` report lines of the rows of REPORT_AUDIT_KINDS with seq > afterSeq, in seq order, and the last seq read. */
@@ -131,7 +133,8 @@ export function reportLineOf(seq: number, tsMs: number, kind: string, dataText: 
     clean(d.eventId)].join('\t');
 }
 
-interface Opened { alertname: string | null; eventId: string | null }
+/** What a page's page.opened row says of its alert. */
+export interface Opened { alertname: string | null; eventId: string | null }
 
 const FIELD_COUNT = LINE_FIELDS.length;
 /** Each field's index in LINE_FIELDS. */
@@ -159,9 +162,9 @@ function cutLine(text: string, start: number, end: number, cut: Int32Array): boo
 
 /**
  * Splits audit lines: page.opened rows (the first of each page) into `opened`, the others into
- * `rows`. Lines of pages outside the window, of other kinds, or malformed, are skipped.
+ * `rows`. Lines of pages `keep` refuses, of other kinds, or malformed, are skipped.
  */
-function decodeAuditLines(text: string, pages: ReadonlyMap<string, ReportPage>, opened: Map<string, Opened>, rows: ReportAuditRow[]): void {
+export function decodeAuditLines(text: string, keep: (pageId: string) => boolean, opened: Map<string, Opened>, rows: ReportAuditRow[]): void {
   const cut = new Int32Array(FIELD_COUNT + 1);
   const at = (i: number): number => cut[i] as number;
   const field = (i: number): string | null => (at(i + 1) - 1 > at(i) ? text.slice(at(i), at(i + 1) - 1) : null);
@@ -173,7 +176,7 @@ function decodeAuditLines(text: string, pages: ReadonlyMap<string, ReportPage>, 
     start = end + 1;
     if (!whole) continue;
     const pageId = field(F.pageId);
-    if (pageId === null || !pages.has(pageId)) continue;
+    if (pageId === null || !keep(pageId)) continue;
     if (is(F.kind, 'page.opened')) {
       if (!opened.has(pageId)) opened.set(pageId, { alertname: field(F.alertname), eventId: field(F.eventId) });
       continue;
@@ -187,7 +190,8 @@ function decodeAuditLines(text: string, pages: ReadonlyMap<string, ReportPage>, 
   }
 }
 
-function decodePageLines(text: string): Map<string, ReportPage> {
+/** Pages of `pageLines` / `pageLinesOf` lines, by id. */
+export function decodePageLines(text: string): Map<string, ReportPage> {
   const pages = new Map<string, ReportPage>();
   if (text === '') return pages;
   for (const line of text.split('\n')) {
@@ -212,17 +216,30 @@ export async function readReportRows(reads: ReportReads, window: ReportWindow): 
   if (pages.size === 0) return { pages: [], rows };
   const first = await reads.firstSeqSince(window.sinceMs);
   const opened = new Map<string, Opened>();
+  const keep = (pageId: string): boolean => pages.has(pageId);
   for (let after = (first ?? Infinity) - 1; Number.isFinite(after);) {
     const chunk = await reads.auditLines(after, REPORT_CHUNK_ROWS);
-    decodeAuditLines(chunk.text, pages, opened, rows);
+    decodeAuditLines(chunk.text, keep, opened, rows);
     if (chunk.lastSeq === null) break;
     after = chunk.lastSeq;
   }
   // Each chunk comes in seq order; the aggregation folds a page's rows in that order.
   if (rows.some((r, i) => i > 0 && r.seq < (rows[i - 1] as ReportAuditRow).seq)) rows.sort((a, b) => a.seq - b.seq);
+  await nameAlerts(reads, opened, pages);
+  return { pages: [...pages.values()], rows };
+}
+
+/**
+ * Sets each page's alert name from its page.opened row, or — for pages opened before that row
+ * carried it — from the opening event's payload while it is stored (oncall/label-name.ts
+ * `alertNameOf`, the rule the page engine writes with). Pages not in `pages` are left out.
+ */
+export async function nameAlerts(reads: Pick<ReportReads, 'eventPayloads'>, opened: ReadonlyMap<string, Opened>,
+  pages: ReadonlyMap<string, ReportPage>): Promise<void> {
   const lookups = new Map<string, string[]>();
   for (const [pageId, o] of opened) {
-    const page = pages.get(pageId) as ReportPage;
+    const page = pages.get(pageId);
+    if (page === undefined) continue;
     if (o.alertname !== null) page.alertname = o.alertname;
     else if (o.eventId !== null) lookups.set(o.eventId, [...(lookups.get(o.eventId) ?? []), pageId]);
   }
@@ -239,5 +256,4 @@ export async function readReportRows(reads: ReportReads, window: ReportWindow): 
       for (const pageId of lookups.get(id) ?? []) (pages.get(pageId) as ReportPage).alertname = name;
     }
   }
-  return { pages: [...pages.values()], rows };
 }

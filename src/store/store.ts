@@ -20,7 +20,7 @@ import type {
   ApplyResult, ChannelRoom, ClaimOnCommit, DueClaim, HandoffTimer, HeartbeatSeen, NotificationClaim, NotificationOutcome, OpenPageCount, PageFilter,
   Quarantined, SendHold, SendRef, StoredOverride, StoredPage, StoredSilence,
 } from './oncall-store.js';
-import type { ReportRows, ReportWindow } from './report-rows.js';
+import type { ReportReads, ReportRows, ReportWindow } from './report-rows.js';
 import type { ReceiptStore } from './receipt-store.js';
 import type { StoreTransfer } from './transfer.js';
 
@@ -438,6 +438,8 @@ export interface OncallStore {
    * page kinds, read in bounded chunks (report-rows.ts `readReportRows`, the one rule for both stores).
    */
   reportRows(window: ReportWindow): Promise<ReportRows>;
+  /** The reads `reportRows` is made of, for a reader that keeps what it read (report/report-cache.ts). */
+  readonly reportReads: ReportReads;
 
   /**
    * Claims `key` until `untilMs`: true the first time, false while an earlier claim of it holds (a

@@ -4,14 +4,37 @@
  * can assert a view loaded cleanly; `axe` runs axe-core in a page (the script injected as content,
  * in a context that bypasses CSP for that purpose only).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run'];
+
+/** Set to 1, the browser tests draw the screenshots docs/console.md shows into docs/console/. */
+export const UPDATE_SCREENSHOTS_ENV = 'SVC_UPDATE_SCREENSHOTS';
+const DOCS_SHOTS = fileURLToPath(new URL('../../docs/console/', import.meta.url));
+let tempShots: string | null = null;
+
+/**
+ * Where the screenshot `name` goes. By default a temporary folder of this process, removed when it
+ * exits, so that a test run leaves the tracked pictures as they are; with SVC_UPDATE_SCREENSHOTS=1,
+ * `docs/console/<name>.png`. Either way the page is drawn by a real browser.
+ */
+export function screenshotPath(name: string): string {
+  if (process.env[UPDATE_SCREENSHOTS_ENV] === '1') return join(DOCS_SHOTS, `${name}.png`);
+  if (tempShots === null) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-screenshots-'));
+    tempShots = dir;
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return join(tempShots, `${name}.png`);
+}
 
 export interface WatchedPage {
   page: Page;

@@ -100,3 +100,23 @@ export function rawGet(port: number, path: string, headers: Array<[string, strin
     req.end();
   });
 }
+
+/**
+ * GET over a connection of its own, closed after the answer (`agent: false`): no kept-alive socket is
+ * reused. A reused one can be closed by the server's idle timeout (Node's 5 s, counted from when it
+ * wrote the answer) while a loaded client is still reading a big answer, and fetch then fails with
+ * "other side closed" though the server dropped nothing it had been asked. A test about answers under
+ * load asks this way, so a failure is the server's.
+ */
+export function getFresh(url: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { connection: 'close' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

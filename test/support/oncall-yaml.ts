@@ -1,28 +1,43 @@
 /**
  * oncall.yaml for page tests, and the alert bodies they send. Every variant shares one skeleton:
  * alice is always on call for `primary` (a weekly rotation of one, Europe/Berlin), P1 and P2 route to
- * the policy `default`, incidents are keyed by Alertmanager's groupKey; only the people and the
- * policy's steps differ.
+ * the policy `default` (unless `routes` say otherwise), incidents are keyed by Alertmanager's
+ * groupKey; the people and the policies' steps differ.
  */
-function skeleton(people: string[], steps: string[], extra = ''): string {
+export interface OncallShape {
+  /** Flow mappings, one a person: `{ id: alice, contacts: { oncall-dm: alice } }`. */
+  people: string[];
+  /** Steps (flow mappings) per policy id, in the order written. */
+  policies: Record<string, string[]>;
+  /** Flow mappings, one a route; default: P1 and P2 to `default`. */
+  routes?: string[];
+  /** The `incidents` value; default: keyed by groupKey, reopened within 1 s. */
+  incidents?: string;
+  /** More YAML after the rest. */
+  extra?: string;
+}
+
+export function oncallSkeleton(shape: OncallShape): string {
+  const policies = Object.entries(shape.policies).map(([id, steps]) =>
+    `  - id: ${id}\n    steps:\n${steps.map((s) => `      - ${s}`).join('\n')}\n    repeat: 0`);
+  const routes = shape.routes ?? ['{ match: { severity: [P1, P2] }, policy: default }'];
   return `
 people:
-${people.map((p) => `  - ${p}`).join('\n')}
+${shape.people.map((p) => `  - ${p}`).join('\n')}
 schedules:
   - id: primary
     timeZone: Europe/Berlin
     rotations:
       - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
 policies:
-  - id: default
-    steps:
-${steps.map((s) => `      - ${s}`).join('\n')}
-    repeat: 0
+${policies.join('\n')}
 routes:
-  - { match: { severity: [P1, P2] }, policy: default }
-incidents: { key: groupKey, reopenWindow: 1s }
-${extra}`;
+${routes.map((r) => `  - ${r}`).join('\n')}
+incidents: ${shape.incidents ?? '{ key: groupKey, reopenWindow: 1s }'}
+${shape.extra ?? ''}`;
 }
+
+const skeleton = (people: string[], steps: string[], extra = ''): string => oncallSkeleton({ people, policies: { default: steps }, extra });
 
 /**
  * Two steps: step 1 pages alice (through the schedule), step 2 pages bob; no loops. Both have a

@@ -9,7 +9,7 @@
  * and the benchmarks, ask for the real thing.
  */
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -68,14 +68,29 @@ export async function startPgCluster(opts: { durable?: boolean } = {}): Promise<
   }
   run(join(bin, 'initdb'), ['-D', data, '-U', PG_USER, `--pwfile=${pwfile}`, '--auth-host=scram-sha-256', '--auth-local=trust',
     '-E', 'UTF8', '--locale=C', '--no-sync']);
-  const port = await freePort();
-  const settings = [
-    `-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'", '-c max_connections=500', '-c shared_buffers=64MB',
+  // 100 sessions, PostgreSQL's own default: a test file's stores are closed after each case (the store
+  // contract checks that their sessions are gone), and the replica e2e files run four daemons at most,
+  // each with at most 12 (src/store/postgres/postgres-store.ts).
+  const settings = (): string => [
+    `-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'", '-c max_connections=100', '-c shared_buffers=64MB',
     ...(opts.durable ? [] : ['-c fsync=off', '-c full_page_writes=off', '-c synchronous_commit=off']),
   ].join(' ');
-  const start = (): void => run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-o', settings, '-w', '-t', '60', 'start']);
+  const log = join(dir, 'log');
+  let port = 0;
+  const start = (): void => run(join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-o', settings(), '-w', '-t', '60', 'start']);
   const stop = (mode: 'fast' | 'immediate' = 'fast'): void => run(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', '-t', '60', 'stop']);
-  start();
+  // A free port is only free until someone binds it: another test file (own process) may take the same
+  // one between freePort() and the server's bind. Then the server says so in its log; take another.
+  for (let attempt = 1; ; attempt += 1) {
+    port = await freePort();
+    try {
+      start();
+      break;
+    } catch (err) {
+      const taken = existsSync(log) && /could not bind|Address already in use/i.test(readFileSync(log, 'utf8'));
+      if (!taken || attempt === 3) throw err;
+    }
+  }
 
   const url = (db: string): string => `postgres://${PG_USER}:${encodeURIComponent(PG_PASSWORD)}@127.0.0.1:${port}/${db}`;
   const query = async <T extends pg.QueryResultRow>(db: string, sql: string, params: unknown[] = []): Promise<T[]> => {

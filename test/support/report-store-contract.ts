@@ -2,7 +2,8 @@
  * What a report reads (contract §23, store/report-rows.ts), the same on every store: the pages opened in
  * the window (half-open, of one agent or all) with their alert names, and their audit rows of the page
  * kinds in seq order — an ack or resolve after the window included; other pages' rows, other kinds and
- * rows whose data is not JSON left out. storeContract runs it.
+ * rows whose data is not JSON left out; the daemon's kept facts (report/report-cache.ts), folded a little
+ * at a time as rows are appended, are what a whole read of the rows says. storeContract runs it.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -10,7 +11,10 @@ import type { Policy } from '../../src/oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../src/oncall/page.js';
 import type { Actor, PageEvent, ResolveTargets } from '../../src/oncall/page-plan.js';
 import { planAck, planOpen, planResolve, planTimer } from '../../src/oncall/page-plan.js';
-import type { ReportAuditRow, ReportRows } from '../../src/store/report-rows.js';
+import { pageFacts } from '../../src/report/page-facts.js';
+import type { PageFacts } from '../../src/report/page-facts.js';
+import { reportFactsCache } from '../../src/report/report-cache.js';
+import type { ReportAuditRow, ReportRows, ReportWindow } from '../../src/store/report-rows.js';
 import type { Store } from '../../src/store/store.js';
 
 const T0 = Date.UTC(2026, 2, 1);
@@ -143,6 +147,32 @@ export function reportStoreContract(name: string, openStore: () => Promise<Store
         ...(refused ? [['page.notified', 'carol', null, false, null]] : []),
         ['page.acknowledged', null, null, false, 'console'],
       ]);
+    });
+
+    it('the kept facts, folded as rows are appended, are what a whole read and fold of the rows says', async () => {
+      const store = await openStore();
+      const cache = reportFactsCache(store.oncall.reportReads, { now: () => T0 + 2 * DAY });
+      const byId = (facts: Iterable<PageFacts>): PageFacts[] => [...facts].sort((x, y) => x.page.id.localeCompare(y.page.id));
+      const same = async (w: ReportWindow, pages: number): Promise<void> => {
+        const kept = await cache.windowFacts(w);
+        assert.ok(kept !== null, 'a window the cache keeps');
+        assert.equal(kept.length, pages);
+        assert.deepEqual(byId(kept), byId(pageFacts(await store.oncall.reportRows(w)).values()));
+      };
+      let a = await apply(store, open('agent-a', T0 + HOUR, { alertname: 'DiskFull' }), T0 + HOUR);
+      await same(window(), 1);
+      a = await apply(store, planTimer(a, T0 + HOUR + MIN, resolve) as PagePlan, T0 + HOUR + MIN);
+      await same(window(), 1);
+      a = await apply(store, must(planAck(a, bob, null, T0 + HOUR + 3 * MIN)), T0 + HOUR + 3 * MIN);
+      const b = await apply(store, open('agent-b', T0 + 2 * HOUR), T0 + 2 * HOUR);
+      await same(window(), 2);
+      await apply(store, must(planResolve(b, source, null, null, T0 + 2 * HOUR + MIN)), T0 + 2 * HOUR + MIN);
+      await apply(store, must(planResolve(a, bob, null, null, T0 + DAY + HOUR)), T0 + DAY + HOUR);
+      await same(window(), 2);
+      await same(window('agent-b'), 1);
+      const facts = byId(await cache.windowFacts(window()) ?? []);
+      assert.deepEqual(facts.map((f) => [f.page.alertname, f.ackMs, f.resolveMs, f.flapping, f.escalations.timeout, f.rounds.length]),
+        [['DiskFull', 3 * MIN, DAY, false, 1, 4], [null, null, MIN, true, 0, 2]]);
     });
   });
 }

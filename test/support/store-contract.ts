@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { StoreSettings } from '../../src/config/store.js';
 import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../../src/config/store.js';
@@ -18,6 +18,7 @@ import { oncallStoreContract } from './oncall-store-contract.js';
 import { reportStoreContract } from './report-store-contract.js';
 import { pageAnswerStoreContract } from './page-answer-store-contract.js';
 import { receiptStoreContract } from './receipt-store-contract.js';
+import { waitFor } from './wait.js';
 
 export interface OpenOptions {
   pageBudget?: number;
@@ -42,6 +43,13 @@ export interface ContractSubject {
   emptyTablesBut(keep: readonly string[]): Promise<void>;
   /** Several replicas share this store, so the leader lease is contested (false: one process, always leader). */
   replicas: boolean;
+  /**
+   * Connections to the database that stores hold now (PostgreSQL: the server's sessions of
+   * application `svc`), where a store has any. After each case has closed its stores this must be
+   * back to 0: a store left open holds its pools' connections, and a file's cases add up to the
+   * server's `max_connections`.
+   */
+  openConnections?(): Promise<number>;
 }
 
 /** The store's own idempotency window when it is opened without one (contract §9.3). */
@@ -85,10 +93,24 @@ const processed = (c: ClaimedEvent): Completion => ({ claim: c.claim, outcome: '
 ] });
 
 export function storeContract(name: string, subject: ContractSubject): void {
+  // The stores a case opened are closed when it ends, not when the file does: each holds its pools'
+  // connections, and ninety cases' worth exceeded the test cluster's max_connections.
   const opened: Store[] = [];
   const open = async (opts?: OpenOptions): Promise<Store> => { const s = await subject.open(opts); opened.push(s); return s; };
   const again = async (): Promise<Store> => { const s = await subject.openAgain(); opened.push(s); return s; };
-  after(async () => { for (const s of opened) await s.close().catch(() => undefined); });
+  // A hook at the file's top level: it follows every case of the file (node:test), the contract's and
+  // the file's own; only a case that opened stores through the contract is checked.
+  afterEach(async () => {
+    const stores = opened.splice(0);
+    const closed = await Promise.allSettled(stores.map((s) => s.close()));
+    for (const c of closed) if (c.status === 'rejected') throw c.reason;
+    const count = subject.openConnections?.bind(subject);
+    if (stores.length > 0 && count !== undefined) {
+      await waitFor('the closed stores\' connections to end', async () => (await count()) === 0, 5_000).catch(async () => {
+        assert.fail(`${await count()} database connection(s) still open after the case closed its ${stores.length} store(s)`);
+      });
+    }
+  });
   oncallStoreContract(name, open, again, subject.replicas, (table, key, body) => subject.damageOncall(table, key, body));
   reportStoreContract(name, open, (seq, dataText) => subject.tamperAudit(seq, dataText));
   pageAnswerStoreContract(name, open, again);

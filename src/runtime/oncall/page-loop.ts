@@ -9,7 +9,8 @@
  * thrown on the batch. Nothing is kept in memory that a crash would forget: a restart finds the same
  * due rows and the same outbox.
  */
-import type { Clock, TimerHandle } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
+import { timerSlot } from '../../core/timer-slot.js';
 import type { OncallConfig } from '../../oncall/oncall-config.js';
 import { dueAtMs } from '../../oncall/page.js';
 import type { HeartbeatSeen, OpenPageCount, Quarantined } from '../../store/oncall-store.js';
@@ -57,7 +58,6 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
   const { store, clock, engine } = deps;
   const pollMs = deps.pollMs ?? 200;
   const stop = new AbortController();
-  let timer: TimerHandle | null = null;
   let running: Promise<void> | null = null;
   let watchedAt = -Infinity;
   let started = false;
@@ -94,14 +94,10 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
     }
   }
 
-  function schedule(ms: number): void {
-    if (stop.signal.aborted) return;
-    if (timer !== null) clock.clearTimer(timer);
-    timer = clock.setTimer(run, ms);
-  }
+  const next = timerSlot(clock, stop.signal, run);
+  const schedule = (ms: number): void => next.set(ms);
 
   function run(): void {
-    timer = null;
     if (running !== null) return;
     const startedAt = clock.monotonic();
     running = pass().then(() => health.passed(), (err: unknown) => {
@@ -122,8 +118,6 @@ export function createPageLoop(deps: PageLoopDeps): PageLoop {
     problem: () => (started ? health.problem() : null),
     async close() {
       stop.abort();
-      if (timer !== null) clock.clearTimer(timer);
-      timer = null;
       await running;
     },
   };

@@ -26,7 +26,8 @@
  */
 import type { DispatchConfig } from '../../config/schema.js';
 import { errorText } from '../../core/errors.js';
-import type { Clock, TimerHandle } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
+import { timerSlot } from '../../core/timer-slot.js';
 import type { SignalScope } from '../../core/deadline.js';
 import { raceDeadline, signalScope, withDeadline } from '../../core/deadline.js';
 import type { AgentLog } from '../../logs/agent-log.js';
@@ -153,7 +154,6 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
   const sending = new Set<Promise<unknown>>();
   /** Every send under way, until its outcome was recorded: what `close` waits for. */
   const recording = new Set<Promise<unknown>>();
-  let timer: TimerHandle | null = null;
   let claiming: Promise<unknown> | null = null;
   let again = false;
   let started = false;
@@ -312,14 +312,10 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     return { claimed: claimed.length, full: claimed.length + quarantined.length >= free, recorded: Promise.all(started) };
   }
 
-  function schedule(ms: number): void {
-    if (stop.signal.aborted) return;
-    if (timer !== null) clock.clearTimer(timer);
-    timer = clock.setTimer(run, ms);
-  }
+  const next = timerSlot(clock, stop.signal, run);
+  const schedule = (ms: number): void => next.set(ms);
 
   function run(): void {
-    timer = null;
     if (claiming !== null) {
       again = true;
       return;
@@ -365,8 +361,6 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
     problem: () => (started ? health.problem() : null),
     async close() {
       stop.abort();
-      if (timer !== null) clock.clearTimer(timer);
-      timer = null;
       await claiming;
       await Promise.allSettled([...recording]);
       scope.dispose();

@@ -57,6 +57,8 @@ export interface ReceiptDuty {
 }
 
 interface Cancel { receipt: WatchedReceipt; notBeforeMs: number }
+/** The answer for a channel no longer configured to answer about receipts: a failed ask. */
+type NotConfigured = { kind: 'failed'; error: string; retryAfterMs?: undefined };
 
 export function startReceiptDuty(deps: ReceiptDutyDeps): ReceiptDuty {
   const { clock } = deps;
@@ -102,15 +104,26 @@ export function startReceiptDuty(deps: ReceiptDutyDeps): ReceiptDuty {
     if (answer.kind === 'failed' && answer.retryAfterMs !== undefined) schedule.pause(clock.now() + answer.retryAfterMs);
   }
 
+  /**
+   * Asks the receipt's channel (a poll or a cancel) and records the answer; null when the duty closed
+   * meanwhile. A channel no longer configured to answer about receipts is a failed ask.
+   */
+  async function ask<A extends ReceiptStatus | ReceiptCancel>(r: WatchedReceipt, kind: 'poll' | 'cancel',
+    call: (api: ReceiptApi) => Promise<A>): Promise<A | NotConfigured | null> {
+    const api = apiOf(r);
+    const answer = api === undefined
+      ? { kind: 'failed' as const, error: `channel ${r.channelId} of agent ${r.agentId} is not configured to answer about receipts` }
+      : await call(api);
+    if (stop.signal.aborted) return null;
+    outcome(r, kind, answer);
+    return answer;
+  }
+
   async function poll(r: WatchedReceipt): Promise<void> {
     const startedMs = clock.now();
     try {
-      const api = apiOf(r);
-      const status: ReceiptStatus = api === undefined
-        ? { kind: 'failed', error: `channel ${r.channelId} of agent ${r.agentId} is not configured to answer about receipts` }
-        : await api.poll(r.receipt, stop.signal);
-      if (stop.signal.aborted) return;
-      outcome(r, 'poll', status);
+      const status = await ask(r, 'poll', (api) => api.poll(r.receipt, stop.signal));
+      if (status === null) return;
       if (status.kind === 'acknowledged') {
         // As `svc ack` does; a page acknowledged or resolved meanwhile changes nothing, and the receipt is answered all the same.
         const acted = await deps.engine.act(r.pageId, { kind: 'ack', note: null },
@@ -128,12 +141,8 @@ export function startReceiptDuty(deps: ReceiptDutyDeps): ReceiptDuty {
 
   async function cancel(c: Cancel): Promise<void> {
     const r = c.receipt;
-    const api = apiOf(r);
-    const answer: ReceiptCancel = api === undefined
-      ? { kind: 'failed', error: `channel ${r.channelId} of agent ${r.agentId} is not configured to answer about receipts` }
-      : await api.cancel(r.receipt, stop.signal);
-    if (stop.signal.aborted) return;
-    outcome(r, 'cancel', answer);
+    const answer = await ask(r, 'cancel', (api) => api.cancel(r.receipt, stop.signal));
+    if (answer === null) return;
     if (answer.kind === 'failed') {
       c.notBeforeMs = clock.now() + (answer.retryAfterMs ?? CANCEL_RETRY_MS);
       return;

@@ -257,6 +257,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
 
   return {
     reportRows: (window) => readReportRows(reportReads, window),
+    reportReads,
     // In the chain writer's batches, many plans to a transaction (page-writes.ts).
     applyPagePlan: (plan, nowMs, claim) => writer.applyPagePlan(plan, nowMs, claim),
 

@@ -36,6 +36,8 @@ storeContract('postgres store', {
     await cluster.query(lastDb, `TRUNCATE ${gone.map((t) => `"${t}"`).join(', ')}`);
   },
   replicas: true,
+  openConnections: async () => Number((await cluster.query<{ n: string }>('postgres',
+    "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'svc'"))[0]?.n),
 });
 
 describe('postgres store: schema and connection', () => {

@@ -16,6 +16,7 @@ export const PG_REPORT_MIGRATION = `
   CREATE INDEX pages_report ON pages (ts_ms, agent_id, policy_id, id);
 `;
 
+const PAGE_LINE = `id || E'\\t' || agent_id || E'\\t' || policy_id || E'\\t' || ts_ms::text`;
 const ROWS = `FROM audit WHERE ${REPORT_KINDS_SQL} AND seq > $1 ORDER BY seq LIMIT $2`;
 
 /** SQLSTATE class 22, data exception: the cast of a row's data to json failed. */
@@ -24,8 +25,12 @@ const isDataException = (err: unknown): boolean => typeof (err as { code?: unkno
 export function postgresReportReads(pool: pg.Pool): ReportReads {
   return {
     async pageLines(w) {
-      const { rows } = await pool.query<{ text: string | null }>(`SELECT string_agg(id || E'\\t' || agent_id || E'\\t' || policy_id || E'\\t' || ts_ms::text, E'\\n')
+      const { rows } = await pool.query<{ text: string | null }>(`SELECT string_agg(${PAGE_LINE}, E'\\n')
         AS text FROM pages WHERE ts_ms >= $1 AND ts_ms < $2 AND ($3::text IS NULL OR agent_id = $3)`, [w.sinceMs, w.untilMs, w.agent]);
+      return rows[0]?.text ?? '';
+    },
+    async pageLinesOf(ids) {
+      const { rows } = await pool.query<{ text: string | null }>(`SELECT string_agg(${PAGE_LINE}, E'\\n') AS text FROM pages WHERE id = ANY($1::text[])`, [ids]);
       return rows[0]?.text ?? '';
     },
     async firstSeqSince(sinceMs) {

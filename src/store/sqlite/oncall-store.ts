@@ -5,6 +5,7 @@
  * look and the wire.
  */
 import { isStaleNotification } from '../../oncall/page.js';
+import type { ReportReads } from '../report-rows.js';
 import { readReportRows } from '../report-rows.js';
 import type { SendHold } from '../oncall-store.js';
 import type { OncallStore } from '../store.js';
@@ -14,6 +15,14 @@ import type { WorkerCall } from './worker-client.js';
 
 export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<ReaderOps>): OncallStore {
   const fence = createPageFence();
+  // Each chunk is a call of its own: other reads take their turn on the reader thread between them.
+  const reportReads: ReportReads = {
+    pageLines: (w) => read('reportPageLines', w),
+    pageLinesOf: (ids) => read('reportPageLinesOf', ids),
+    firstSeqSince: (sinceMs) => read('reportFirstSeq', sinceMs),
+    auditLines: (afterSeq, limit) => read('reportAuditLines', afterSeq, limit),
+    eventPayloads: (ids) => read('reportEventPayloads', ids),
+  };
   return {
     // A new page has had no send yet: only a plan onto a stored page waits for the sends under their last look.
     applyPagePlan: (plan, nowMs, claim) => (plan.expectedVersion === null ? write('applyPagePlan', plan, nowMs, claim)
@@ -56,13 +65,8 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     listOverrides: (agentId, endsAfterMs) => read('listOverrides', agentId, endsAfterMs),
     listSilences: (endedAfterMs) => read('listSilences', endedAfterMs),
     listHeartbeats: () => read('listHeartbeats'),
-    // Each chunk is a call of its own: other reads take their turn on the reader thread between them.
-    reportRows: (window) => readReportRows({
-      pageLines: (w) => read('reportPageLines', w),
-      firstSeqSince: (sinceMs) => read('reportFirstSeq', sinceMs),
-      auditLines: (afterSeq, limit) => read('reportAuditLines', afterSeq, limit),
-      eventPayloads: (ids) => read('reportEventPayloads', ids),
-    }, window),
+    reportRows: (window) => readReportRows(reportReads, window),
+    reportReads,
     pollOffset: (feed) => read('pollOffset', feed),
     savePollOffset: (feed, offset, nowMs) => write('savePollOffset', feed, offset, nowMs),
   };

@@ -10,6 +10,7 @@ import { REPORT_ROWS_WHERE } from './report-schema.js';
 
 export interface ReportReader {
   reportPageLines(window: ReportWindow): string;
+  reportPageLinesOf(ids: readonly string[]): string;
   reportFirstSeq(sinceMs: number): number | null;
   reportAuditLines(afterSeq: number, limit: number): { text: string; lastSeq: number | null };
   reportEventPayloads(ids: readonly string[]): Array<{ id: string; payloadText: string }>;
@@ -30,6 +31,8 @@ export function createReportReader(db: Database.Database): ReportReader {
   return {
     reportPageLines: (w) => (stmt(`SELECT group_concat(${PAGE_LINE}, char(10)) FROM pages INDEXED BY pages_report
       WHERE ts_ms >= ? AND ts_ms < ? AND (? IS NULL OR agent_id = ?)`).pluck().get(w.sinceMs, w.untilMs, w.agent, w.agent) as string | null) ?? '',
+    reportPageLinesOf: (ids) => (stmt(`SELECT group_concat(${PAGE_LINE}, char(10)) FROM pages WHERE id IN (SELECT value FROM json_each(?))`)
+      .pluck().get(JSON.stringify(ids)) as string | null) ?? '',
     reportFirstSeq: (sinceMs) => (stmt('SELECT seq FROM audit WHERE ts_ms >= ? ORDER BY ts_ms, seq LIMIT 1').pluck().get(sinceMs) as number | undefined) ?? null,
     reportAuditLines: (afterSeq, limit) => {
       // INDEXED BY: the line must come out of the index (the planner otherwise prefers audit_kind_seq and a
