@@ -95,8 +95,9 @@ echo "The page opened and alice, on call, was paged:"
 messages_from 1
 page=$(last_to alice pageId)
 
-step "5. Nobody answers: 5 s later the page escalates to bob"
+step "5. Nobody answers: 5 s later the page escalates to bob, and alice hears whom it pages now"
 wait_for_message bob step
+wait_for_message alice '"pageKind":"escalated-past"'
 messages_from 2
 
 step "6. Bob acknowledges with the link in his message (what his browser does)"
@@ -111,14 +112,14 @@ run page "$page" | sed -n '1,3p'
 echo "Everyone paged hears of the ack:"
 wait_for_message alice '"pageKind":"acknowledged"'
 wait_for_message bob '"pageKind":"acknowledged"'
-messages_from 3
+messages_from 4
 
 step "7. The alert resolves: Alertmanager's resolved notification closes the page, and everyone is told"
 printf '$ svc webhook send fixtures/mock-alert-resolved.json\n'
 svc webhook send fixtures/mock-alert-resolved.json
 wait_for_message alice resolved
 wait_for_message bob resolved
-messages_from 5
+messages_from 6
 
 step "8. The story of the alert, from the hash-chained audit trail, and the chain verified"
 run explain "$event"

@@ -71,11 +71,12 @@ describe('npm run demo (scripts/demo.sh, on the built CLI)', () => {
       assert.ok(found >= 0, `${JSON.stringify(part)} after offset ${at} of:\n${out}`);
       at = found + part.length;
     }
-    // What the people got: alice at step 1, bob at step 2, the ack told to both (§24.1), then the resolution to both — no later step.
+    // What the people got: alice at step 1, bob at step 2 and alice told of it (§21.1), the ack told to both (§24.1), then the
+    // resolution to both — no later step.
     const lines = readJsonLines(join(dir, 'demo', 'pager', 'out', 'oncall-dm.jsonl'));
     assert.deepEqual(lines.map((l) => [l.deliveryId, l.pageKind]), [[`${pageId}.1.alice.oncall-dm`, 'escalation'], [`${pageId}.2.bob.oncall-dm`, 'escalation'],
-      [`${pageId}.3.alice.oncall-dm`, 'acknowledged'], [`${pageId}.3.bob.oncall-dm`, 'acknowledged'],
-      [`${pageId}.4.alice.oncall-dm`, 'resolved'], [`${pageId}.4.bob.oncall-dm`, 'resolved']]);
+      [`${pageId}.3.alice.oncall-dm`, 'escalated-past'], [`${pageId}.4.alice.oncall-dm`, 'acknowledged'], [`${pageId}.4.bob.oncall-dm`, 'acknowledged'],
+      [`${pageId}.5.alice.oncall-dm`, 'resolved'], [`${pageId}.5.bob.oncall-dm`, 'resolved']]);
     assert.match(readFileSync(join(dir, 'demo', 'pager', 'alertmanager.yml'), 'utf8'), new RegExp(`url: http://127\\.0\\.0\\.1:${port}/webhooks/alertmanager`));
   });
 });

@@ -50,6 +50,9 @@ describe('pages e2e', () => {
       + `Paged: step 1 of 2[^\\n]*; next: [^\\n]+ at \\d\\d:\\d\\d [A-Z]{3,4} \\(in [^)]+\\)\\n${esc(`svc ack ${pageId}`)}$`));
     const second = await waitFor('step 2 paged bob', () => lines(a).find((l) => l.to === 'bob'));
     assert.equal(second.deliveryId, `${pageId}.2.bob.oncall-dm`);
+    // The escalation climbed past alice: she hears whom it pages now, in the round after (§21.1).
+    const passed = await waitFor('alice told of the climb', () => lines(a).find((l) => l.pageKind === 'escalated-past'));
+    assert.deepEqual([passed.deliveryId, String(passed.text).split('\n').at(-2)], [`${pageId}.3.alice.oncall-dm`, `Page ${pageId} escalated to bob.`]);
 
     // A typo in --as is refused (it would stand in the audit trail as who acted); the page stays triggered.
     const typo = await runSvc(['ack', pageId, '--as', 'bobb'], { env: a.env, cwd: a.dir });
@@ -70,20 +73,20 @@ describe('pages e2e', () => {
       const found = lines(a).filter((l) => l.status === 'resolved');
       return found.length === 2 ? found : false;
     });
-    assert.deepEqual(resolvedLines.map((l) => l.deliveryId).sort(), [`${pageId}.4.alice.oncall-dm`, `${pageId}.4.bob.oncall-dm`]);
-    // Everyone paged heard the ack too (§24.1), in round 3.
-    const ackLines = lines(a).filter((l) => String(l.deliveryId).startsWith(`${pageId}.3.`));
+    assert.deepEqual(resolvedLines.map((l) => l.deliveryId).sort(), [`${pageId}.5.alice.oncall-dm`, `${pageId}.5.bob.oncall-dm`]);
+    // Everyone paged heard the ack too (§24.1), in round 4.
+    const ackLines = lines(a).filter((l) => String(l.deliveryId).startsWith(`${pageId}.4.`));
     assert.deepEqual(ackLines.map((l) => [l.deliveryId, l.pageKind]).sort(),
-      [[`${pageId}.3.alice.oncall-dm`, 'acknowledged'], [`${pageId}.3.bob.oncall-dm`, 'acknowledged']]);
-    // Nothing else went out: two steps, two ack notices, two resolution notices, each deliveryId once.
-    assert.deepEqual(lines(a).map((l) => l.deliveryId).sort(), [first.deliveryId, second.deliveryId, ...ackLines.map((l) => l.deliveryId),
+      [[`${pageId}.4.alice.oncall-dm`, 'acknowledged'], [`${pageId}.4.bob.oncall-dm`, 'acknowledged']]);
+    // Nothing else went out: two steps, the climb told to alice, two ack notices, two resolution notices, each deliveryId once.
+    assert.deepEqual(lines(a).map((l) => l.deliveryId).sort(), [first.deliveryId, second.deliveryId, passed.deliveryId, ...ackLines.map((l) => l.deliveryId),
       ...resolvedLines.map((l) => l.deliveryId)].sort());
 
     const state = queryStore<{ state: string }>(home, 'SELECT state FROM pages WHERE id = ?', pageId);
     assert.deepEqual(state, [{ state: 'resolved' }]);
     const kinds = auditRows(home).filter((r) => r.data.pageId === pageId).map((r) => r.kind);
     assert.deepEqual(kinds.filter((k) => k.startsWith('page.')), ['page.opened', 'page.notified', 'page.escalated', 'page.notified',
-      'page.acknowledged', 'page.notified', 'page.notified', 'page.resolved', 'page.notified', 'page.notified']);
+      'page.notified', 'page.acknowledged', 'page.notified', 'page.notified', 'page.resolved', 'page.notified', 'page.notified']);
     const acked = auditRows(home).find((r) => r.kind === 'page.acknowledged');
     assert.deepEqual(acked?.data, { pageId, by: 'bob', via: 'cli', step: 2, loop: 0, note: 'on it' });
 

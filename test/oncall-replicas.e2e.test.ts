@@ -3,15 +3,17 @@
  * replica, and a replica SIGKILLed while pages wait for their next step loses no step — the other
  * fires each one, once. Acknowledgements on one replica racing escalations on the other: no
  * escalation line is written after its page's ack returned (issue 33: the last look is held until
- * the line is written, and an ack waits for it).
+ * the line is written, and an ack waits for it). A person's later rule (§21.1) is a timer of the page
+ * too: the replica that sent its round dies, the other sends the step, once.
  */
 import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { adminRequest } from '../src/cli/admin-client.js';
 import { homePaths } from '../src/config/paths.js';
 import { systemClock } from '../src/core/clock.js';
 import { postAlert } from './support/http.js';
-import { alertInGroup, oncallYaml } from './support/oncall-yaml.js';
+import { alertInGroup, fileChannels, oncallYaml, personalRulesYaml } from './support/oncall-yaml.js';
 import type { PgCluster } from './support/postgres.js';
 import { startPgCluster } from './support/postgres.js';
 import type { Replica } from './support/replicas.js';
@@ -57,6 +59,33 @@ describe('pages on replicas', () => {
     const res = await fetch(`${b.cp}/audit?kind=page.escalated&limit=1000`);
     const escalated = (await res.json() as { items: Array<{ data: { pageId: string } }> }).items;
     assert.deepEqual(escalated.map((r) => r.data.pageId).sort(), [...pageIds].sort(), 'one page.escalated row per page: each timer fired once');
+  });
+
+  it('a personal step fires once when the replica that sent its round is SIGKILLed before it is due', async () => {
+    const replicas = await startReplicas(2, { dbUrl: await cluster.createDatabase('steps'), channelsYaml: fileChannels(['push', 'sms', 'phone']),
+      files: { 'oncall.yaml': personalRulesYaml('4s') } });
+    running.push(...replicas);
+    const [a] = replicas as [Replica, Replica];
+    const out = (r: Replica, id: string): Array<Record<string, unknown>> => readJsonLines(join(dirname(r.outFile), `${id}.jsonl`));
+    const all = (id: string): Array<Record<string, unknown>> => replicas.flatMap((r) => out(r, id));
+    assert.equal((await postAlert(a.url, a.secret, alertInGroup(a.fixture, 'steps'), 'steps-1')).status, 202);
+    const push = await waitFor('rule 0: push at once', () => all('push')[0], 60_000);
+    const pageId = String(push.pageId);
+    // The replica that wrote the round dies while alice's sms (rule 1, 4 s after the round) waits.
+    const sender = replicas.find((r) => out(r, 'push').length > 0) as Replica;
+    const survivor = replicas.find((r) => r !== sender) as Replica;
+    const pid = sender.pid();
+    process.kill(pid, 'SIGKILL');
+    await waitFor('the sender is gone', () => !pidAlive(pid));
+    const sms = await waitFor('rule 1 from the survivor', () => (out(survivor, 'sms').length > 0 ? out(survivor, 'sms') : false), 90_000);
+    await waitFor('the outbox drained', async () => Number((await cluster.query<{ n: string }>('steps',
+      `SELECT count(*) AS n FROM page_notifications WHERE status = 'pending'`))[0]?.n) === 0, 30_000);
+    assert.deepEqual(all('sms').map((l) => l.deliveryId), [`${pageId}.2.alice.sms`], 'one sms line, in round 2, from the survivor');
+    assert.equal(sms.length, 1);
+    const rows = ((await (await fetch(`${survivor.cp}/audit?kind=page.notified&limit=1000`)).json()) as { items: Array<{ data: Record<string, unknown> }> })
+      .items.filter((r) => r.data.pageId === pageId).map((r): [string, unknown] => [String(r.data.deliveryId), r.data.rule])
+      .sort((x, y) => x[0].localeCompare(y[0]));
+    assert.deepEqual(rows, [[`${pageId}.1.alice.push`, undefined], [`${pageId}.2.alice.sms`, 1]], 'the step planned once, by one replica');
   });
 
   it('acknowledgements on one replica racing escalations on the other: no escalation line after its ack returned', async () => {

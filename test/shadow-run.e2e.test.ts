@@ -80,24 +80,24 @@ describe('shadow run e2e (§22.3)', () => {
       assert.equal((await postAlert(d.url, d.secret, alertNamed(d.fixture, name), `shadow-${name}`)).status, 202);
     }
     // QueueBacklog's policy escalates after 2 s: its timer fires in the shadow run as it would live.
-    const shadowed = await waitFor('three shadowed openings and one escalation', () => {
+    const shadowed = await waitFor('three shadowed openings, one escalation and alice told of it', () => {
       const rows = auditRows(d.home).filter((r) => r.kind === 'message.shadowed');
-      return rows.length === 4 ? rows : false;
+      return rows.length === 5 ? rows : false;
     });
     const queue = (await import('./support/store.js')).queryStore<{ id: string }>(d.home,
       'SELECT id FROM pages WHERE incident_key = ?', '{}:{alertname="QueueBacklog"}')[0]?.id;
     // The evidence of what would have been sent...
-    assert.deepEqual(shadowed.map((r) => [r.data.person, r.data.channelId]),
-      [['alice', 'oncall-dm'], ['alice', 'oncall-dm'], ['alice', 'oncall-dm'], ['bob', 'oncall-dm']]);
+    assert.deepEqual(shadowed.map((r) => [r.data.person, r.data.channelId, r.data.pageKind]), [['alice', 'oncall-dm', 'escalation'],
+      ['alice', 'oncall-dm', 'escalation'], ['alice', 'oncall-dm', 'escalation'], ['bob', 'oncall-dm', 'escalation'], ['alice', 'oncall-dm', 'escalated-past']]);
     assert.equal(shadowed[3]?.data.pageId, queue);
     const escalated = auditRows(d.home).filter((r) => r.kind === 'page.escalated');
     assert.deepEqual(escalated.map((r) => [r.data.pageId, r.data.reason]), [[queue, 'timeout']]);
     const rounds = auditRows(d.home).filter((r) => r.kind === 'page.notified');
-    assert.deepEqual(rounds.map((r) => [r.data.person, r.data.shadow]), [['alice', true], ['alice', true], ['alice', true], ['bob', true]]);
+    assert.deepEqual(rounds.map((r) => [r.data.person, r.data.shadow]), [['alice', true], ['alice', true], ['alice', true], ['bob', true], ['alice', true]]);
     const exposition = await (await fetch(`${d.cp}/metrics`)).text();
     const count = (outcome: string): number | undefined => metricValue(exposition, 'svc_channel_messages_total',
       { agent: 'oncall-escalator', channel: 'oncall-dm', outcome });
-    assert.deepEqual([count('shadow'), count('delivered'), count('failed')], [4, 0, 0]);
+    assert.deepEqual([count('shadow'), count('delivered'), count('failed')], [5, 0, 0]);
     assert.equal(auditRows(d.home).filter((r) => r.kind === 'message.delivered').length, 0);
     // ...and of what was: nothing reached the channel.
     const out = join(d.dir, 'out', 'oncall-dm.jsonl');

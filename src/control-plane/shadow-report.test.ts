@@ -28,10 +28,12 @@ describe('shadowAlerts: who a shadow run would have told, per alert (§22.3)', (
     config: (id) => (id === 'ops' ? config : id === 'eu' ? templated : undefined),
   };
 
-  it('a page\'s rounds under its incident key, in time order, with each person\'s name and login; messages without a page under the key their event would open', () => {
+  it('a page\'s rounds under its incident key, in time order, with each person\'s name and login (status updates wake nobody: left out); messages without a page under the key their event would open', () => {
     const alerts = shadowAlerts([
       row(300, 'ops', { pageId: page.id, eventId: 'e0', person: 'bob' }),
-      row(0, 'ops', { pageId: page.id, eventId: 'e0', person: 'alice' }),
+      row(0, 'ops', { pageId: page.id, eventId: 'e0', person: 'alice', pageKind: 'escalation' }),
+      row(301, 'ops', { pageId: page.id, eventId: 'e0', person: 'alice', pageKind: 'escalated-past' }),
+      row(400, 'ops', { pageId: page.id, eventId: 'e0', person: 'bob', pageKind: 'resolved' }),
       row(61, 'plain', { eventId: 'e1', title: 'CPU hot', severity: 'P2' }),
       row(31, 'plain', { eventId: 'e2', title: 'CPU hot', severity: 'P2' }),
       row(1, 'eu', { pageId: null, eventId: 'e3', person: 'alice', title: 'Latency', severity: 'P3' }),

@@ -1,6 +1,6 @@
 /**
  * What a shadow run would have done, per alert (contract §22.3): from its `message.shadowed` rows —
- * each one a message svc would have sent and did not — grouped by the alert they belong to, with when
+ * each one a message svc would have sent and did not, status updates aside — grouped by the alert they belong to, with when
  * it opened, and who would have been told, when and through what. Pure: the /shadow route reads the
  * rows, pages, events and on-call files, this puts them together.
  *
@@ -13,6 +13,7 @@ import { isoTs } from '../core/clock.js';
 import { incidentKey } from '../oncall/incident-key.js';
 import type { OncallConfig } from '../oncall/oncall-config.js';
 import type { PageRecord } from '../oncall/page.js';
+import { STATUS_UPDATE_KINDS } from '../report/page-facts.js';
 
 /** One `message.shadowed` row, its data decoded. */
 export interface ShadowRow {
@@ -54,10 +55,17 @@ export interface ShadowSources {
 
 const text = (d: Readonly<Record<string, unknown>>, key: string): string | null => (typeof d[key] === 'string' ? d[key] : null);
 
+/**
+ * A status update (an ack, an escalation past someone, a resolve: §21.1) tells, it does not wake: it
+ * is no notice here. Its row says so by `pageKind`; rows written before they carried it count.
+ */
+const isStatusUpdate = (d: Readonly<Record<string, unknown>>): boolean => (STATUS_UPDATE_KINDS as readonly unknown[]).includes(d.pageKind);
+
 export function shadowAlerts(rows: readonly ShadowRow[], sources: ShadowSources): ShadowAlert[] {
   const alerts = new Map<string, ShadowAlert & { openedMs: number }>();
   for (const row of rows) {
     const d = row.data;
+    if (isStatusUpdate(d)) continue;
     const pageId = text(d, 'pageId');
     const eventId = text(d, 'eventId') ?? '';
     const page = pageId === null ? undefined : sources.page(pageId);

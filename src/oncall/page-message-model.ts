@@ -25,15 +25,18 @@ export interface PagedNow {
 
 /** What happened to the page that this message tells. */
 export const PAGE_HAPPENINGS = ['opened', 'reopened', 'joined', 'escalated', 'ack-timeout', 'exhausted', 'acknowledged', 'unacknowledged',
-  'resolved'] as const;
+  'resolved',
+  /** Told to people an escalation climbed past (§21.1 statusUpdates): who is paged now instead of them. */
+  'escalated-past'] as const;
 export type PageHappening = (typeof PAGE_HAPPENINGS)[number];
 
 /** What a person can still do about the page (its buttons, links or command). */
 export const PAGE_ACTIONS = ['ack', 'resolve', 'escalate'] as const;
 export type PageAction = (typeof PAGE_ACTIONS)[number];
 
-/** How the planner says what happened: an escalation says whether it was by hand. */
-export type Happened = { kind: Exclude<PageHappening, 'escalated'> } | { kind: 'escalated'; manual: boolean };
+/** How the planner says what happened: an escalation says whether it was by hand; one past a person, whom it pages now. */
+export type Happened = { kind: Exclude<PageHappening, 'escalated' | 'escalated-past'> } | { kind: 'escalated'; manual: boolean }
+  | { kind: 'escalated-past'; manual: boolean; to: string[] };
 
 export interface PageMessage {
   pageId: string;
@@ -85,6 +88,7 @@ function saidOf(p: P, happened: Happened): string {
     case 'acknowledged': return `Page ${p.id} acknowledged by ${p.acknowledgedBy ?? 'someone'}.`;
     case 'unacknowledged': return `Page ${p.id} is no longer acknowledged: escalation resumes.`;
     case 'resolved': return `Page ${p.id} resolved by ${p.resolvedBy ?? 'someone'}.`;
+    case 'escalated-past': return `Page ${p.id} escalated${happened.manual ? ' by hand' : ''} to ${happened.to.length === 0 ? 'nobody' : happened.to.join(', ')}.`;
   }
 }
 

@@ -7,6 +7,8 @@ import type { ResolveTargets } from './page-plan.js';
 import { planAck, planEscalate, planJoin, planNotifyOnce, planResolve, planTimer, planUnack } from './page-plan.js';
 import type { StatusRoute } from './status-updates.js';
 import { personalStepsView } from './personal-steps.js';
+import { STATUS_UPDATE_KINDS } from '../report/page-facts.js';
+import { isStatusUpdate } from '../runtime/channels/channel.js';
 import { MIN, cli, event, harness, policy } from '../../test/support/page-harness.js';
 
 /** alice: push first, an SMS after 2 minutes, a call after 5; carol: no rules (every contact at once); team-room: a channel target. */
@@ -200,5 +202,53 @@ describe('repeats are not news (§24.4)', () => {
     assert.equal(big?.page.alertIds?.length, 1000);
     assert.equal(big?.page.alertIds?.at(-1), 'f1199@t');
     assert.equal(big?.page.alertIds?.includes('a@t1'), false, 'the oldest gave way');
+  });
+});
+
+describe('an escalation past a person is a status update (§21.1)', () => {
+  /** Step 1 pages alice (push and slack at once, by her first rule), step 2 carol after a minute; step 3 alice again. */
+  const climb = policy({ steps: [{ notify: [{ kind: 'schedule', id: 'primary' }], afterMs: 1 * MIN },
+    { notify: [{ kind: 'person', id: 'carol' }], afterMs: 1 * MIN }, { notify: [{ kind: 'person', id: 'alice' }], afterMs: 1 * MIN }] });
+  const told = (p: { notifications: { deliveryId: string; kind: string }[] } | null | undefined): unknown[] =>
+    (p?.notifications ?? []).filter((n) => n.kind === 'escalated-past').map((n) => n.deliveryId);
+
+  it('by timeout: alice hears "escalated to carol" on her statusUpdates channels, after the round that pages carol; the ringing push is not used', () => {
+    const h = harness(climb, people);
+    const up = planTimer(h.page, h.clock.now() + 1 * MIN, people, route());
+    assert.ok(up);
+    assert.deepEqual(up.notifications.map((n) => [n.deliveryId, n.kind]), [['p0000test.2.carol.slack', 'escalation'],
+      ['p0000test.2.carol.mail', 'escalation'], ['p0000test.3.alice.slack', 'escalated-past']]);
+    const row = up.audit.filter((a) => a.kind === 'page.notified').at(-1);
+    assert.deepEqual(row?.data, { pageId: 'p0000test', step: 2, loop: 0, person: 'alice', channel: 'slack', deliveryId: 'p0000test.3.alice.slack',
+      kind: 'escalated-past' });
+    // As alice reads it: what is wrong, what happened, the one way to act; nobody "Paged" line (she is not paged by it).
+    assert.equal(up.notifications.at(-1)?.text, '[P1] Disk full on db-1\nPage p0000test escalated to carol.\nsvc ack p0000test');
+    assert.equal(up.page.notified.filter((n) => n.person === 'alice').length, 2, 'a status update notifies nobody new');
+    // Listed statusUpdates win, a ringing channel too when listed; none listed for her: nothing.
+    assert.deepEqual(told(planTimer(h.page, h.clock.now() + 1 * MIN, people, route({ alice: ['push', 'sms'] }))),
+      ['p0000test.3.alice.push', 'p0000test.3.alice.sms']);
+    assert.deepEqual(told(planTimer(h.page, h.clock.now() + 1 * MIN, people, route({ alice: [] }))), []);
+  });
+
+  it('by hand: "escalated by hand to carol"; a person also in the step climbed to hears nothing of it', () => {
+    const h = harness(climb, people);
+    const up = planEscalate(h.page, null, cli, h.clock.now(), people, route());
+    assert.ok(up.ok && up.plan);
+    assert.deepEqual(told(up.plan), ['p0000test.3.alice.slack']);
+    assert.equal(up.plan.notifications.at(-1)?.message?.said, 'Page p0000test escalated by hand to carol.');
+    h.apply(up.plan);
+    // Step 3 pages alice again: carol (passed) hears it on all her contacts (none ring), alice (named again) does not.
+    const back = planEscalate(h.page, 3, cli, h.clock.now(), people, route());
+    assert.ok(back.ok && back.plan);
+    assert.deepEqual(told(back.plan), ['p0000test.5.carol.slack', 'p0000test.5.carol.mail']);
+    assert.equal(back.plan.notifications.at(-1)?.message?.said, 'Page p0000test escalated by hand to alice.');
+  });
+
+  it('reports do not count it as an interruption, it is sent quietly, and a resolve before it is sent makes it stale', () => {
+    assert.ok((STATUS_UPDATE_KINDS as readonly string[]).includes('escalated-past'));
+    assert.equal(isStatusUpdate({ status: 'firing', pageKind: 'escalated-past' }), true);
+    assert.deepEqual(['triggered', 'acknowledged', 'resolved'].map((s) => isStaleNotification('escalated-past', s)), [false, false, true]);
+    const h = harness(climb, people);
+    assert.deepEqual(told(planTimer(h.page, h.clock.now() + 1 * MIN, people)), [], 'without a status route (fixtures): nobody is told');
   });
 });

@@ -11,7 +11,7 @@ import type { NobodyOnCall } from './targets.js';
 import type { NotificationKind, PageNotification, PagePlan, PageRecord, PersonalStep } from './page.js';
 import { CHANNEL_TARGET, incarnationOf } from './page.js';
 import type { PageAlerts } from './page-alert.js';
-import type { Happened, PageMessage } from './page-message-model.js';
+import type { Happened, PageMessage, PagedNow } from './page-message-model.js';
 import { pageMessage } from './page-message-model.js';
 import { pageMessageText } from './page-text.js';
 import type { NamesAt } from './paged-now.js';
@@ -270,7 +270,7 @@ function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, au
  * an ack timeout (acknowledged → triggered, the current step notified again), the next step (or the
  * next loop, or exhaustion). A timer that is not due yet (a stale claim) plans nothing: null.
  */
-export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTargets): PagePlan | null {
+export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTargets, route: StatusRoute | null = null): PagePlan | null {
   if (before.state === 'resolved') return null;
   const page = copy(before);
   const audit: NewAuditEntry[] = [];
@@ -294,7 +294,7 @@ export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTar
     notes.push(...notifyRound(page, stepOf(page).notify, 'escalation', { kind: 'ack-timeout' }, lastEvent(page), nowMs, resolve, audit));
     acted = true;
   } else if (page.state === 'triggered' && page.nextEscalationAtMs !== null && page.nextEscalationAtMs <= nowMs) {
-    notes.push(...advance(page, null, { actor: engineActor(page.agentId), by: 'timeout', via: 'source' }, nowMs, resolve, audit));
+    notes.push(...advance(page, null, { actor: engineActor(page.agentId), by: 'timeout', via: 'source' }, nowMs, resolve, audit, route));
     acted = true;
   }
   return acted ? plan(before, page, audit, notes) : null;
@@ -302,10 +302,11 @@ export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTar
 
 /**
  * One step up (or to `toStep`): past the last step the page loops while loops remain, else it is
- * exhausted — it stays triggered and open, and `onExhausted` is told once.
+ * exhausted — it stays triggered and open, and `onExhausted` is told once. People notified before whom
+ * the new step does not name hear whom it pages now, through `route` (§21.1 statusUpdates; null: nobody).
  */
 function advance(page: PageRecord, toStep: number | null, actor: Actor, nowMs: number, resolve: ResolveTargets,
-  audit: NewAuditEntry[]): PageNotification[] {
+  audit: NewAuditEntry[], route: StatusRoute | null): PageNotification[] {
   const { steps, repeat } = page.policy;
   const reason = toStep === null ? 'timeout' : 'manual';
   const from = { step: page.step, loop: page.loop };
@@ -327,7 +328,16 @@ function advance(page: PageRecord, toStep: number | null, actor: Actor, nowMs: n
   audit.push(entry(page, 'page.escalated', actor.actor, { from: from.step, to: page.step, fromLoop: from.loop, loop: page.loop, reason,
     ...(reason === 'manual' ? { by: actor.by } : {}) }));
   page.nextEscalationAtMs = nowMs + stepOf(page).afterMs;
-  return notifyRound(page, stepOf(page).notify, 'escalation', { kind: 'escalated', manual: reason === 'manual' }, lastEvent(page), nowMs, resolve, audit);
+  const earlier = page.notified.filter((n) => n.person !== CHANNEL_TARGET);
+  const manual = reason === 'manual';
+  const notes = notifyRound(page, stepOf(page).notify, 'escalation', { kind: 'escalated', manual }, lastEvent(page), nowMs, resolve, audit);
+  if (route === null) return notes;
+  // Past a person: notified before, not named by the step it climbed to (channel targets are nobody's).
+  const named = new Set(resolve(stepOf(page).notify, nowMs).recipients.map((r) => r.person));
+  const passed = earlier.filter((n) => !named.has(n.person));
+  const to = [...new Set(namesBy(resolve)(stepOf(page).notify, nowMs))];
+  return [...notes, ...tellRound(page, statusRecipients(passed, route), 'escalated-past', { kind: 'escalated-past', manual, to }, null, nowMs,
+    lastEvent(page), audit)];
 }
 
 export type ActionResult = { ok: true; plan: PagePlan | null } | { ok: false; reason: string };
@@ -352,11 +362,17 @@ function refuseResolved(page: PageRecord): ActionResult | null {
  */
 function tellStatus(page: PageRecord, kind: 'acknowledged' | 'unacknowledged' | 'resolved', nowMs: number, eventId: string, route: StatusRoute,
   audit: NewAuditEntry[], resolve: ResolveTargets | null = null): PageNotification[] {
-  const to = statusRecipients(page.notified, route);
+  // An unack pages again (§24.1): its notice says who is paged now and next, like every round that pages.
+  const paged = resolve === null ? null : pagedNowBy(page, namesBy(resolve), nowMs);
+  return tellRound(page, statusRecipients(page.notified, route), kind, { kind }, paged, nowMs, eventId, audit);
+}
+
+/** A status update's round (§21.1): a new round to `to`, who are not counted as notified by it; nobody: no round. */
+function tellRound(page: PageRecord, to: readonly Recipient[], kind: NotificationKind, happened: Happened, paged: PagedNow | null, nowMs: number,
+  eventId: string, audit: NewAuditEntry[]): PageNotification[] {
   if (to.length === 0) return [];
   page.round += 1;
-  // An unack pages again (§24.1): its notice says who is paged now and next, like every round that pages.
-  const message = pageMessage(page, { kind }, resolve === null ? null : pagedNowBy(page, namesBy(resolve), nowMs), nowMs);
+  const message = pageMessage(page, happened, paged, nowMs);
   return to.map((n) => send(page, n, kind, message, eventId, audit, { status: true }));
 }
 
@@ -406,7 +422,8 @@ export function planResolve(before: PageRecord, actor: Actor, note: string | nul
 }
 
 /** Manual escalation (`svc escalate PAGE [--to-step N]`): the next step, or step N; an acknowledged page is triggered again. */
-export function planEscalate(before: PageRecord, toStep: number | null, actor: Actor, nowMs: number, resolve: ResolveTargets): ActionResult {
+export function planEscalate(before: PageRecord, toStep: number | null, actor: Actor, nowMs: number, resolve: ResolveTargets,
+  route: StatusRoute | null = null): ActionResult {
   const refused = refuseResolved(before);
   if (refused) return refused;
   const steps = before.policy.steps.length;
@@ -420,7 +437,7 @@ export function planEscalate(before: PageRecord, toStep: number | null, actor: A
   const audit: NewAuditEntry[] = [];
   const target = toStep ?? (page.step < steps ? page.step + 1 : page.loop < page.policy.repeat ? 1 : page.step);
   if (toStep === null && page.step === steps && page.loop < page.policy.repeat) page.loop += 1;
-  const notes = advance(page, target, actor, nowMs, resolve, audit);
+  const notes = advance(page, target, actor, nowMs, resolve, audit, route);
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 

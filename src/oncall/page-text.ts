@@ -38,23 +38,40 @@ export function roughly(ms: number): string {
 }
 
 /**
+ * Formatters kept per locale, zone and shape: building an Intl.DateTimeFormat costs far more than
+ * using one, and every round renders its text (a storm of 200 pages spent a sixth of the main thread
+ * building them, docs/performance.md). Zones come from oncall.yaml, so the set is small; it is
+ * bounded all the same.
+ */
+const formats = new Map<string, Intl.DateTimeFormat>();
+const MAX_FORMATS = 256;
+function formatOf(locale: 'en-US' | 'en-GB', zone: string, shape: 'zone' | 'clock'): Intl.DateTimeFormat {
+  const key = `${locale} ${shape} ${zone}`;
+  let format = formats.get(key);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat(locale, shape === 'zone' ? { timeZone: zone, timeZoneName: 'short' }
+      : { timeZone: zone, weekday: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+    if (formats.size >= MAX_FORMATS) formats.clear();
+    formats.set(key, format);
+  }
+  return format;
+}
+
+/**
  * The zone's short name where the tz database has a common one (`CET`, `EST`, `UTC`), else the offset
  * (`GMT+5:30`): English names, whatever the host's locale.
  */
 function zoneName(atMs: number, zone: string): string {
-  for (const locale of ['en-US', 'en-GB']) {
-    const part = new Intl.DateTimeFormat(locale, { timeZone: zone, timeZoneName: 'short' }).formatToParts(atMs)
-      .find((p) => p.type === 'timeZoneName')?.value ?? '';
+  for (const locale of ['en-US', 'en-GB'] as const) {
+    const part = formatOf(locale, zone, 'zone').formatToParts(atMs).find((p) => p.type === 'timeZoneName')?.value ?? '';
     if (/^[A-Z]{2,5}$/.test(part)) return part;
   }
-  return new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'short' }).formatToParts(atMs)
-    .find((p) => p.type === 'timeZoneName')?.value ?? zone;
+  return formatOf('en-US', zone, 'zone').formatToParts(atMs).find((p) => p.type === 'timeZoneName')?.value ?? zone;
 }
 
 /** `03:10 CET`, or `Mon 03:10 CET` when that is another day in the zone than `fromMs`. */
 export function clockAt(atMs: number, zone: string, fromMs: number): string {
-  const parts = (ms: number): Record<string, string> => Object.fromEntries(new Intl.DateTimeFormat('en-GB', { timeZone: zone,
-    weekday: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(ms).map((p) => [p.type, p.value]));
+  const parts = (ms: number): Record<string, string> => Object.fromEntries(formatOf('en-GB', zone, 'clock').formatToParts(ms).map((p) => [p.type, p.value]));
   const at = parts(atMs);
   const from = parts(fromMs);
   const day = at.day === from.day ? '' : `${at.weekday ?? ''} `;

@@ -123,19 +123,21 @@ export function dueAtMs(page: Pick<PageRecord, 'nextEscalationAtMs' | 'ackTimeou
  */
 export const NOTIFICATION_KINDS = ['escalation', 'join', 'resolved', 'notify', 'acknowledged', 'unacknowledged',
   /** A person's shift started (§17.6 `schedule.handoff`): no page, never stale. */
-  'handoff'] as const;
+  'handoff',
+  /** A status update (§21.1): an escalation climbed past the person, who is told whom it pages now. */
+  'escalated-past'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**
  * Whether a notification no longer tells the truth when it is claimed, given its page's state then:
  * an escalation of a page no longer triggered, a join notice of a resolved page, a state change
  * (`acknowledged`, `unacknowledged`, sent to channels that follow the page's state, §18.4) the page has
- * since left. Such a notification is cancelled instead of sent.
+ * since left, an escalation past a person told after the resolve. Such a notification is cancelled instead of sent.
  */
 export function isStaleNotification(kind: string, state: string | null | undefined): boolean {
   if (kind === 'escalation' || kind === 'unacknowledged') return state !== 'triggered';
   if (kind === 'acknowledged') return state !== 'acknowledged';
-  return kind === 'join' && state === 'resolved';
+  return (kind === 'join' || kind === 'escalated-past') && state === 'resolved';
 }
 
 /** The `person` of a notification to a channel target (nobody in particular). */

@@ -92,7 +92,7 @@ export function pageActions(message: Pick<OutboundMessage, 'page' | 'status' | '
  * updates) — rather than asking someone to act: channels that ring a phone send it quietly.
  */
 export function isStatusUpdate(message: Pick<OutboundMessage, 'status' | 'pageKind'>): boolean {
-  return message.status === 'resolved' || message.pageKind === 'acknowledged' || message.pageKind === 'resolved';
+  return message.status === 'resolved' || message.pageKind === 'acknowledged' || message.pageKind === 'resolved' || message.pageKind === 'escalated-past';
 }
 
 /**

@@ -322,7 +322,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
 
     async fire(claimed) {
       await retrying(async () => (await store.oncall.getPage(claimed.id)),
-        (page, resolve) => (page === null ? null : planTimer(page, clock.now(), resolve)), claimed.agentId);
+        (page, resolve) => (page === null ? null : planTimer(page, clock.now(), resolve, statusRoute(page.agentId))), claimed.agentId);
     },
 
     refuse,
@@ -350,7 +350,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
         if (action.kind === 'ack') result = planAck(page, actor, action.note, nowMs, route);
         else if (action.kind === 'unack') result = planUnack(page, actor, nowMs, await resolverFor(page.agentId), route);
         else if (action.kind === 'resolve') result = planResolve(page, actor, action.note, null, nowMs, route);
-        else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId));
+        else result = planEscalate(page, action.toStep, actor, nowMs, await resolverFor(page.agentId), route);
         if (!result.ok) return refused(page, refusalCode(page, action), result.reason);
         if (result.plan === null) return { ok: true, page, changed: false };
         if ((await apply(result.plan, false)).ok) return { ok: true, page: result.plan.page, changed: true };

@@ -252,7 +252,7 @@ export function createPageNotifier(deps: PageNotifierDeps): PageNotifier {
         pageId: n.pageId, channelId: channel.id, person: n.person, deliveryId: n.deliveryId, sentAtMs: clock.now(), expiresAtMs: result.receipt.expiresAtMs } };
       return { ...base, outcome: 'delivered', ...receipt, audit: [{ kind: taken.kind, actor, agentId: agent.id, data: { eventId: n.eventId,
         pageId: n.pageId, channelId: channel.id, channelType: channel.type, deliveryId: n.deliveryId, attempt: c.attempt, person: n.person,
-        severity: n.severity, ...(result.shadow === true ? { title: n.title } : {}), ...result.detail } }] };
+        severity: n.severity, ...(result.shadow === true ? { title: n.title, pageKind: n.kind } : {}), ...result.detail } }] };
     }
     deps.channelOutcome(agent.id, channel.id, 'failed');
     const error = `channel ${channel.id}: ${result.error}`;
