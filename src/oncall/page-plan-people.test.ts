@@ -5,7 +5,6 @@ import type { PageRecord } from './page.js';
 import { dueAtMs, isStaleNotification } from './page.js';
 import type { ResolveTargets } from './page-plan.js';
 import { planAck, planEscalate, planJoin, planNotifyOnce, planResolve, planTimer, planUnack } from './page-plan.js';
-import type { StatusRoute } from './status-updates.js';
 import { personalStepsView } from './personal-steps.js';
 import { STATUS_UPDATE_KINDS } from '../report/page-facts.js';
 import { isStatusUpdate } from '../runtime/channels/channel.js';
