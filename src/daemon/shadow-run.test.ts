@@ -90,32 +90,33 @@ describe('a shadow run beside a live agent (§22.3)', () => {
     // The opening round of both pages, and the shadow agent's plain message (no oncall.yaml: the channel's own recipient).
     await advanceUntil(clock, 'the live page reaches alice and the shadow ones are recorded', async () =>
       lines(live.out).length === 1 && (await rows('message.shadowed')).length === 2, 50);
-    // Nobody answers: step 2 (bob) after 5 minutes, on both pages.
-    await advanceUntil(clock, 'the escalation to bob', async () => lines(live.out).length === 2 && (await rows('message.shadowed')).length === 3, 1_000);
+    // Nobody answers: step 2 (bob) after 5 minutes, on both pages, and alice hears of the climb (§21.1).
+    await advanceUntil(clock, 'the escalation to bob', async () => lines(live.out).length === 3 && (await rows('message.shadowed')).length === 4, 1_000);
     for (const id of ['live', 'rehearsal']) {
       assert.ok(await pages.engine.resolveKey(id, '{}:{alertname="DiskFull"}', { actor: 'cli:ops', by: 'ops', via: 'cli' }, null));
     }
-    await advanceUntil(clock, 'everyone told of the resolve', async () => lines(live.out).length === 4 && (await rows('message.shadowed')).length === 5, 50);
+    await advanceUntil(clock, 'everyone told of the resolve', async () => lines(live.out).length === 5 && (await rows('message.shadowed')).length === 6, 50);
 
     // The live agent: its file has every message, its rounds are plain rounds.
-    assert.deepEqual(lines(live.out).map((l) => [l.to, l.status]), [['alice', 'firing'], ['bob', 'firing'], ['alice', 'resolved'], ['bob', 'resolved']]);
+    assert.deepEqual(lines(live.out).map((l) => [l.to, l.status]),
+      [['alice', 'firing'], ['bob', 'firing'], ['alice', 'firing'], ['alice', 'resolved'], ['bob', 'resolved']]);
     const notified = await rows('page.notified');
-    assert.deepEqual(notified.filter((r) => r.agentId === 'live').map((r) => r.data.shadow), [undefined, undefined, undefined, undefined]);
-    assert.equal((await rows('message.delivered')).length, 4);
-    assert.equal(await count('live', 'delivered'), 4);
+    assert.deepEqual(notified.filter((r) => r.agentId === 'live').map((r) => r.data.shadow), [undefined, undefined, undefined, undefined, undefined]);
+    assert.equal((await rows('message.delivered')).length, 5);
+    assert.equal(await count('live', 'delivered'), 5);
     assert.equal(await count('live', 'shadow'), 0);
 
     // The shadow agents: the same rounds, each recorded and marked, and not a byte written.
     const shadowRounds = notified.filter((r) => r.agentId === 'rehearsal');
     assert.deepEqual(shadowRounds.map((r) => [r.data.person, r.data.step, r.data.shadow]),
-      [['alice', 1, true], ['bob', 2, true], ['alice', 2, true], ['bob', 2, true]]);
+      [['alice', 1, true], ['bob', 2, true], ['alice', 2, true], ['alice', 2, true], ['bob', 2, true]]);
     const shadowed = await rows('message.shadowed');
     assert.deepEqual(shadowed.map((r) => [r.agentId, r.data.person ?? '-', r.data.title]).sort(), [
       ['plain', '-', 'DiskFull on db-1'], ['rehearsal', 'alice', 'DiskFull on db-1'], ['rehearsal', 'alice', 'DiskFull on db-1'],
-      ['rehearsal', 'bob', 'DiskFull on db-1'], ['rehearsal', 'bob', 'DiskFull on db-1']].sort());
+      ['rehearsal', 'alice', 'DiskFull on db-1'], ['rehearsal', 'bob', 'DiskFull on db-1'], ['rehearsal', 'bob', 'DiskFull on db-1']].sort());
     assert.deepEqual(shadowed.filter((r) => r.agentId === 'rehearsal').map((r) => r.data.deliveryId), shadowRounds.map((r) => r.data.deliveryId),
       'each round of the page is one shadowed message, under its deliveryId');
-    assert.equal(await count('rehearsal', 'shadow'), 4);
+    assert.equal(await count('rehearsal', 'shadow'), 5);
     assert.equal(await count('plain', 'shadow'), 1);
     assert.deepEqual([await count('rehearsal', 'delivered'), await count('plain', 'delivered')], [0, 0]);
     assert.equal(existsSync(rehearsal.out), false, 'the shadow page\'s file channel never wrote');
