@@ -90,6 +90,9 @@ describe('slack page message updated in place e2e', () => {
     assert.equal(reply.body.channel, 'D0ALICE');
     assert.equal(reply.body.thread_ts, postedTs);
     assert.match(String(reply.body.text), new RegExp(`^\\[P1\\] [\\s\\S]*\\n2 alerts now on page ${pageId}\\.$`), 'the join told; on an acknowledged page nobody is paged');
+    // After the ack a join is a status update to the holder alone (§21.1, §21.7), not a round.
+    assert.deepEqual(auditRows(t.home).filter((r) => r.kind === 'page.notified' && r.data.pageId === pageId).map((r) => [r.data.person, r.data.kind]).at(-1),
+      ['alice', 'joined-acked']);
 
     assert.equal((await runSvc(['resolve', pageId], { env, cwd: a.dir })).code, 0);
     const resolved = await waitFor('the resolution edited in', () => updates()[2]);
@@ -99,21 +102,21 @@ describe('slack page message updated in place e2e', () => {
     assert.equal(posts().length, 2);
     assert.equal(queryStore<{ state: string }>(t.home, 'SELECT state FROM pages WHERE id = ?', pageId)[0]?.state, 'resolved');
 
-    // What the pager cost (contract §23): the opening and the join reached alice on Slack, a channel that wakes — two
-    // interruptions; the ack's and the resolve's notices to her are status updates, not page rounds.
+    // What the pager cost (contract §23): the opening reached alice on Slack, a channel that wakes — one interruption; the
+    // ack's, the join's after it (joined-acked) and the resolve's notices to her are status updates, not page rounds.
     const json = await runSvc(['report', '--json', '--by', 'person'], { env, cwd: a.dir });
     assert.equal(json.code, 0, json.stderr);
     const report = JSON.parse(json.stdout) as Report;
     const { totals } = report;
-    assert.deepEqual([totals.pages, totals.acknowledged, totals.resolved, totals.timeToAckSeconds.count, totals.interruptions.total], [1, 1, 1, 1, 2]);
-    assert.equal(totals.interruptions.business + totals.interruptions.offHours + totals.interruptions.sleep, 2);
-    assert.deepEqual(report.groups.map((g) => [g.key, g.pages, g.interruptions.total]), [['alice', 1, 2]]);
+    assert.deepEqual([totals.pages, totals.acknowledged, totals.resolved, totals.timeToAckSeconds.count, totals.interruptions.total], [1, 1, 1, 1, 1]);
+    assert.equal(totals.interruptions.business + totals.interruptions.offHours + totals.interruptions.sleep, 1);
+    assert.deepEqual(report.groups.map((g) => [g.key, g.pages, g.interruptions.total]), [['alice', 1, 1]]);
     const alertname = (JSON.parse(a.fixture) as { commonLabels: { alertname: string } }).commonLabels.alertname;
     assert.deepEqual(report.alerts, [{ alertname, pages: 1, flapping: 0 }], 'the page counted under its alert name');
     // The console draws the same numbers (the same read).
     const ui = await (await fetch(`${a.cp}/ui/reports?by=person`)).text();
     assert.ok(ui.includes(`<dt>Pages</dt><dd>1 (acknowledged 1, resolved 1)</dd>`));
-    assert.ok(ui.includes(`<td class="num">2 (${totals.interruptions.business} business · ${totals.interruptions.offHours} off hours · ${totals.interruptions.sleep} sleep)</td>`));
+    assert.ok(ui.includes(`<td class="num">1 (${totals.interruptions.business} business · ${totals.interruptions.offHours} off hours · ${totals.interruptions.sleep} sleep)</td>`));
     const csv = await runSvc(['report', '--csv', '--by', 'alert'], { env, cwd: a.dir });
     assert.equal(csv.code, 0, csv.stderr);
     assert.deepEqual(csv.stdout.split('\r\n').map((l) => l.split(',').slice(0, 4)).slice(1, 3), [['total', '', '', '1'], ['alert', alertname, '', '1']]);

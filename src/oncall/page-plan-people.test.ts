@@ -1,44 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { NotifyRule, Target } from './oncall-config.js';
+import type { Target } from './oncall-config.js';
 import type { PageRecord } from './page.js';
 import { dueAtMs, isStaleNotification } from './page.js';
 import type { ResolveTargets } from './page-plan.js';
 import { planAck, planEscalate, planJoin, planNotifyOnce, planResolve, planTimer, planUnack } from './page-plan.js';
-import type { StatusRoute } from './status-updates.js';
 import { personalStepsView } from './personal-steps.js';
 import { STATUS_UPDATE_KINDS } from '../report/page-facts.js';
 import { isStatusUpdate } from '../runtime/channels/channel.js';
-import { MIN, cli, event, harness, policy } from '../../test/support/page-harness.js';
-
-/** alice: push first, an SMS after 2 minutes, a call after 5; carol: no rules (every contact at once); team-room: a channel target. */
-const RULES: Record<string, NotifyRule[]> = {
-  alice: [{ afterMs: 0, via: ['push', 'slack'] }, { afterMs: 2 * MIN, via: ['sms'] }, { afterMs: 5 * MIN, via: ['phone'] }],
-};
-const CONTACTS: Record<string, string[]> = { alice: ['push', 'slack', 'sms', 'phone'], carol: ['slack', 'mail'] };
-
-const people: ResolveTargets = (targets: readonly Target[]) => {
-  const out: ReturnType<ResolveTargets> = { recipients: [], nobodyOnCall: [], rules: (p) => RULES[p] };
-  for (const t of targets) {
-    if (t.kind === 'channel') out.recipients.push({ person: '-', channel: t.id, to: null });
-    else {
-      const who = t.kind === 'schedule' ? 'alice' : t.id;
-      for (const c of CONTACTS[who] ?? []) out.recipients.push({ person: who, channel: c, to: `${who}@${c}` });
-    }
-  }
-  return out;
-};
-
-/** ntfy (`push`) and the call (`phone`) ring; PagerDuty-like `pd` follows the page's state. */
-const route = (listed: Record<string, string[]> = {}): StatusRoute => ({
-  follows: (c) => c === 'pd',
-  rings: (c) => c === 'push' || c === 'phone',
-  listed: (p) => (listed[p] === undefined ? null : (listed[p] ?? []).map((c) => ({ channel: c, to: `${p}@${c}` }))),
-});
-
-/** A policy whose step 2 (carol) comes after 10 minutes: alice's rules run before it. */
-const slow = policy({ steps: [{ notify: [{ kind: 'schedule', id: 'primary' }], afterMs: 10 * MIN },
-  { notify: [{ kind: 'person', id: 'carol' }], afterMs: 10 * MIN }] });
+import { MIN, cli, event, harness, people, policy, route, slow } from '../../test/support/page-harness.js';
 
 const ruleRows = (p: { audit: { kind: string; data: Record<string, unknown> }[] } | null | undefined): unknown[] =>
   (p?.audit ?? []).filter((a) => a.kind === 'page.notified').map((a) => [a.data.person, a.data.channel, a.data.rule, a.data.deliveryId]);

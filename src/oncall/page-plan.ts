@@ -19,7 +19,7 @@ import { pagedNowBy } from './paged-now.js';
 import type { RulesOf } from './personal-steps.js';
 import { firstRuleOnly, laterSteps, namedPeople, restartSteps } from './personal-steps.js';
 import type { StatusRoute } from './status-updates.js';
-import { PLAIN_STATUS_ROUTE, statusRecipients } from './status-updates.js';
+import { PLAIN_STATUS_ROUTE, holderRecipients, statusRecipients } from './status-updates.js';
 import { alertCount, newAlerts, rememberAlerts } from './alert-identity.js';
 
 /** A join notice goes out at most once a minute per page; later joins are counted into the next (§17.3). */
@@ -231,13 +231,14 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
 }
 
 /**
- * Another event of an open page's incident joins it: no second page, and the current step's targets
- * hear of it — at once when the last join notice is a minute old, else counted into the next notice
- * (a timer at a minute after the last). An event already on the page (a re-triage after a crash)
- * changes nothing: null. An event whose firing alerts the page has all heard of (§24.4: Alertmanager
- * repeating a still-firing group) is a repeat: `page.repeated`, nobody notified, nothing counted.
+ * Another event of an open page's incident joins it: no second page, and the page tells of it (joinNotice)
+ * — at once when the last join notice is a minute old, else counted into the next notice (a timer at a
+ * minute after the last). An event already on the page (a re-triage after a crash) changes nothing:
+ * null. An event whose firing alerts the page has all heard of (§24.4: Alertmanager repeating a
+ * still-firing group) is a repeat: `page.repeated`, nobody notified, nothing counted.
  */
-export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, resolve: ResolveTargets): PagePlan | null {
+export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, resolve: ResolveTargets,
+  route: StatusRoute = PLAIN_STATUS_ROUTE): PagePlan | null {
   if (before.state === 'resolved') throw new RangeError(`page ${before.id} is resolved: reopen it instead`);
   if (before.eventIds.includes(event.id)) return null;
   const page = copy(before);
@@ -255,13 +256,26 @@ export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, re
     page.joinNoticeAtMs = page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS;
     return plan(before, page, audit, []);
   }
-  return plan(before, page, audit, joinNotice(page, nowMs, resolve, audit));
+  return plan(before, page, audit, joinNotice(page, nowMs, resolve, route, audit));
 }
 
-function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, audit: NewAuditEntry[]): PageNotification[] {
+/**
+ * The join notice, decided by the page's state when it goes out, not when its joins came: a notice
+ * counted before an ack and due after it is told as the ack's page is. Triggered: a round to the
+ * current step's targets, so a merge is never silent (§17.3). Acknowledged: nothing may ring after the
+ * ack commits (§21.7), so it is a status update (§21.1) to the holder alone — on their `statusUpdates`
+ * contacts, else the quiet ones the page used — reading like the join notice without the ack action;
+ * nobody to tell quietly: nobody is told (the `page.joined` rows still say what joined). The minute's
+ * gap holds either way, and an unack makes joins rounds again.
+ */
+function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, route: StatusRoute, audit: NewAuditEntry[]): PageNotification[] {
   page.pendingJoins = 0;
   page.joinNoticeAtMs = null;
   page.lastJoinNoticeAtMs = nowMs;
+  if (page.state === 'acknowledged') {
+    const holder = page.acknowledgedBy === null ? [] : holderRecipients(page.notified, page.acknowledgedBy, route);
+    return tellRound(page, holder, 'joined-acked', { kind: 'joined' }, null, nowMs, lastEvent(page), audit);
+  }
   return notifyRound(page, stepOf(page).notify, 'join', { kind: 'joined' }, lastEvent(page), nowMs, resolve, audit, false);
 }
 
@@ -284,7 +298,7 @@ export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTar
     acted = true;
   }
   if (page.joinNoticeAtMs !== null && page.joinNoticeAtMs <= nowMs) {
-    notes.push(...joinNotice(page, nowMs, resolve, audit));
+    notes.push(...joinNotice(page, nowMs, resolve, route ?? PLAIN_STATUS_ROUTE, audit));
     acted = true;
   }
   if (page.state === 'acknowledged' && page.ackTimeoutAtMs !== null && page.ackTimeoutAtMs <= nowMs) {

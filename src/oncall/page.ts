@@ -125,19 +125,22 @@ export const NOTIFICATION_KINDS = ['escalation', 'join', 'resolved', 'notify', '
   /** A person's shift started (§17.6 `schedule.handoff`): no page, never stale. */
   'handoff',
   /** A status update (§21.1): an escalation climbed past the person, who is told whom it pages now. */
-  'escalated-past'] as const;
+  'escalated-past',
+  /** A status update (§21.1, §21.7): an event joined an acknowledged page; its holder alone is told, quietly. */
+  'joined-acked'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**
  * Whether a notification no longer tells the truth when it is claimed, given its page's state then:
- * an escalation of a page no longer triggered, a join notice of a resolved page, a state change
- * (`acknowledged`, `unacknowledged`, sent to channels that follow the page's state, §18.4) the page has
- * since left, an escalation past a person told after the resolve. Such a notification is cancelled instead of sent.
+ * an escalation or a join round of a page no longer triggered (nothing rings after an ack commits,
+ * §21.7), a state change (`acknowledged`, `unacknowledged`, sent to channels that follow the page's
+ * state, §18.4) the page has since left, an escalation past a person or a join told to the holder
+ * after the resolve. Such a notification is cancelled instead of sent.
  */
 export function isStaleNotification(kind: string, state: string | null | undefined): boolean {
-  if (kind === 'escalation' || kind === 'unacknowledged') return state !== 'triggered';
+  if (kind === 'escalation' || kind === 'join' || kind === 'unacknowledged') return state !== 'triggered';
   if (kind === 'acknowledged') return state !== 'acknowledged';
-  return (kind === 'join' || kind === 'escalated-past') && state === 'resolved';
+  return (kind === 'escalated-past' || kind === 'joined-acked') && state === 'resolved';
 }
 
 /** The `person` of a notification to a channel target (nobody in particular). */

@@ -8,6 +8,8 @@
  * - A channel target (nobody's) hears it unless its channel rings.
  * - A channel that follows the page's state (PagerDuty's incident, Slack's message edited in place)
  *   always hears it, whatever the person listed: the vendor's copy of the page must not stay open.
+ *
+ * A join to an acknowledged page is told to its holder alone, the same way (holderRecipients).
  */
 import type { Notified } from './page.js';
 import { CHANNEL_TARGET } from './page.js';
@@ -40,4 +42,15 @@ export function statusRecipients(notified: readonly Notified[], route: StatusRou
   const people = [...new Set(notified.map((n) => n.person).filter((p) => p !== CHANNEL_TARGET))];
   for (const person of people) for (const c of route.listed(person) ?? []) add({ person, channel: c.channel, to: c.to });
   return out;
+}
+
+/**
+ * The contacts a status update meant for the page's holder alone (the person who acknowledged it)
+ * reaches: theirs among `statusRecipients`; a holder the page never notified (who acked from the CLI
+ * or the console) is reached on their `statusUpdates` contacts when listed, else not at all.
+ */
+export function holderRecipients(notified: readonly Notified[], holder: string, route: StatusRoute): Notified[] {
+  const theirs = notified.filter((n) => n.person === holder);
+  if (theirs.length === 0) return (route.listed(holder) ?? []).map((c) => ({ person: holder, channel: c.channel, to: c.to }));
+  return statusRecipients(theirs, route);
 }

@@ -48,6 +48,17 @@ describe('page facts', () => {
     ]);
   });
 
+  it('a join told to an acknowledged page\'s holder (`joined-acked`) is a status update; a join round is a round', () => {
+    const facts = pageFacts(reportRows().page('p1', T0)
+      .notified('p1', T0, 'alice', 'push')
+      .row('p1', 'page.acknowledged', T0 + MIN, { via: 'cli' })
+      .skip()
+      .notified('p1', T0 + 5 * MIN, 'alice', 'sms', { round: 'joined-acked' }) // another plan's: told by its kind alone
+      .notified('p1', T0 + 6 * MIN, 'bob', 'push', { round: 'join' })
+      .build()).get('p1');
+    assert.deepEqual(facts?.rounds.map((r) => [r.person, r.channel, (r.tsMs - T0) / MIN]), [['alice', 'push', 0], ['bob', 'push', 6]]);
+  });
+
   it('shadow rounds and channel targets reached nobody; other pages\' rows are not this page\'s', () => {
     const facts = pageFacts(reportRows().page('p1', T0)
       .notified('p1', T0, 'alice', 'push', { shadow: true })

@@ -19,7 +19,8 @@ import type { ReportAuditRow, ReportPage, ReportRows } from '../store/report-row
 export const FLAPPING_MS = 5 * 60_000;
 
 /** What a round that tells of a state change says it is for (page.ts NotificationKind). */
-export const STATUS_UPDATE_KINDS: readonly NotificationKind[] = ['acknowledged', 'unacknowledged', 'resolved', 'escalated-past'];
+export const STATUS_UPDATE_KINDS: readonly NotificationKind[] = ['acknowledged', 'unacknowledged', 'resolved', 'escalated-past',
+  'joined-acked'];
 
 /** A page round that reached a person, on any channel (which ones wake is the aggregation's question). */
 export interface Round {

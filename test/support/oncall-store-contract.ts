@@ -231,6 +231,26 @@ export function oncallStoreContract(name: string, open: () => Promise<Store>, ag
       assert.deepEqual(claimed.map((c) => [c.notification.kind, c.notification.deliveryId]), [['resolved', `${plan.page.id}.3.alice.dm`]]);
     });
 
+    it('a join round not yet handed out when the ack commits is cancelled (§21.7); a join after the ack goes to the holder', async () => {
+      const store = await open();
+      const plan = openPlan('k4-join');
+      await store.oncall.applyPagePlan(plan, T0);
+      const joined = planJoin(plan.page, { id: 'e-join-acked', title: 'Disk full', severity: 'P1' }, T0 + 1, resolve) as PagePlan;
+      await store.oncall.applyPagePlan(joined, T0 + 1);
+      const acked = must(planAck(joined.page, { ...cli, by: 'alice' }, null, T0 + 2));
+      await store.oncall.applyPagePlan(acked, T0 + 2);
+      const later = planJoin(acked.page, { id: 'e-join-later', title: 'Disk full', severity: 'P1' }, T0 + 2 + MIN, resolve) as PagePlan;
+      await store.oncall.applyPagePlan(later, T0 + 2 + MIN);
+      const told = (await store.oncall.claimNotifications('r1', T0 + 3 + MIN, 30_000, 10)).claimed;
+      assert.deepEqual(told.map((c) => [c.notification.kind, c.notification.deliveryId]), [['acknowledged', `${plan.page.id}.3.alice.dm`]],
+        'the opening and the join round were cancelled');
+      await store.oncall.finishNotifications(told.map((c) => ({ deliveryId: c.notification.deliveryId, owner: c.owner, attempt: c.attempt,
+        outcome: 'delivered' as const, audit: [] })), T0 + 3 + MIN);
+      const next = (await store.oncall.claimNotifications('r1', T0 + 4 + MIN, 30_000, 10)).claimed;
+      assert.deepEqual(next.map((c) => [c.notification.kind, c.notification.deliveryId]), [['joined-acked', `${plan.page.id}.4.alice.dm`]],
+        'in order, after the ack\'s notice');
+    });
+
     it('the last look before a send: an ack committed since the claim cancels the escalation, audited; a lost claim is lost', async () => {
       const store = await open();
       const plan = openPlan('k5');

@@ -5,11 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { fakeClock } from '../../src/core/clock.js';
-import type { Policy, Target } from '../../src/oncall/oncall-config.js';
+import type { NotifyRule, Policy, Target } from '../../src/oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../src/oncall/page.js';
 import { dueAtMs } from '../../src/oncall/page.js';
 import type { Actor, PageEvent, ResolveTargets } from '../../src/oncall/page-plan.js';
 import { planOpen, planTimer } from '../../src/oncall/page-plan.js';
+import type { StatusRoute } from '../../src/oncall/status-updates.js';
 
 export const MIN = 60_000;
 
@@ -33,6 +34,35 @@ export const resolve: ResolveTargets = (targets: readonly Target[]) => {
   }
   return out;
 };
+
+/** alice: push first, an SMS after 2 minutes, a call after 5; carol: no rules (every contact at once); team-room: a channel target. */
+export const RULES: Record<string, NotifyRule[]> = {
+  alice: [{ afterMs: 0, via: ['push', 'slack'] }, { afterMs: 2 * MIN, via: ['sms'] }, { afterMs: 5 * MIN, via: ['phone'] }],
+};
+export const CONTACTS: Record<string, string[]> = { alice: ['push', 'slack', 'sms', 'phone'], carol: ['slack', 'mail'] };
+
+export const people: ResolveTargets = (targets: readonly Target[]) => {
+  const out: ReturnType<ResolveTargets> = { recipients: [], nobodyOnCall: [], rules: (p) => RULES[p] };
+  for (const t of targets) {
+    if (t.kind === 'channel') out.recipients.push({ person: '-', channel: t.id, to: null });
+    else {
+      const who = t.kind === 'schedule' ? 'alice' : t.id;
+      for (const c of CONTACTS[who] ?? []) out.recipients.push({ person: who, channel: c, to: `${who}@${c}` });
+    }
+  }
+  return out;
+};
+
+/** ntfy (`push`) and the call (`phone`) ring; PagerDuty-like `pd` follows the page's state. */
+export const route = (listed: Record<string, string[]> = {}): StatusRoute => ({
+  follows: (c) => c === 'pd',
+  rings: (c) => c === 'push' || c === 'phone',
+  listed: (p) => (listed[p] === undefined ? null : (listed[p] ?? []).map((c) => ({ channel: c, to: `${p}@${c}` }))),
+});
+
+/** A policy whose step 2 (carol) comes after 10 minutes: alice's rules run before it. */
+export const slow = policy({ steps: [{ notify: [{ kind: 'schedule', id: 'primary' }], afterMs: 10 * MIN },
+  { notify: [{ kind: 'person', id: 'carol' }], afterMs: 10 * MIN }] });
 
 export const cli: Actor = { actor: 'cli:ops', by: 'bob', via: 'cli' };
 export const event = (id: string, alertIds?: string[]): PageEvent => ({ id, title: 'Disk full on db-1', severity: 'P1' as const,

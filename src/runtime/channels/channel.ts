@@ -92,7 +92,13 @@ export function pageActions(message: Pick<OutboundMessage, 'page' | 'status' | '
  * updates) — rather than asking someone to act: channels that ring a phone send it quietly.
  */
 export function isStatusUpdate(message: Pick<OutboundMessage, 'status' | 'pageKind'>): boolean {
-  return message.status === 'resolved' || message.pageKind === 'acknowledged' || message.pageKind === 'resolved' || message.pageKind === 'escalated-past';
+  return message.status === 'resolved' || message.pageKind === 'acknowledged' || message.pageKind === 'resolved' || message.pageKind === 'escalated-past'
+    || message.pageKind === 'joined-acked';
+}
+
+/** A join notice (a round, or a status update to an acknowledged page's holder): a reply under the page's message, never an edit of it. */
+export function isJoinNotice(message: Pick<OutboundMessage, 'pageKind'>): boolean {
+  return message.pageKind === 'join' || message.pageKind === 'joined-acked';
 }
 
 /**

@@ -75,16 +75,17 @@ describe('ntfy channel against a local ntfy server', () => {
     assert.match(ntfy.publishes[0]?.body ?? '', /\(in 5m\)\nsvc ack p7xq2m4k9a$/);
   });
 
-  it('P2 is 4 and P3 3; an acknowledgement and a resolution are status updates at 2, which make no sound', async () => {
+  it('P2 is 4 and P3 3; an acknowledgement, a resolution and a join after the ack are status updates at 2, which make no sound', async () => {
     const ch = channel();
     await ch.send({ ...opening, severity: 'P2', links: undefined }, signal);
     await ch.send({ ...opening, severity: 'P3', links: undefined }, signal);
     await ch.send({ ...opening, pageKind: 'acknowledged', links: undefined, text: 'Page p3k9x2mfq was acknowledged by alice.' }, signal);
     await ch.send({ ...opening, pageKind: 'resolved', status: 'resolved', links: undefined }, signal);
     await ch.send({ ...opening, pageKind: 'unacknowledged', links: undefined }, signal);
+    await ch.send({ ...opening, pageKind: 'joined-acked', links: undefined }, signal);
     assert.deepEqual(ntfy.publishes.map((p) => [p.priority, p.headers.tags, p.headers.actions]), [
       [4, 'warning,P2', undefined], [3, 'information_source,P3', undefined], [2, 'eyes,P1', undefined], [2, 'white_check_mark,P1', undefined],
-      [5, 'rotating_light,P1', undefined],
+      [5, 'rotating_light,P1', undefined], [2, 'heavy_plus_sign,P1', undefined],
     ]);
   });
 

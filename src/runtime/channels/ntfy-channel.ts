@@ -77,12 +77,15 @@ function actionValue(url: string): string {
   return /[,;]/.test(href) ? `"${href}"` : href;
 }
 
+/** A status update's tag (ntfy shows it as an emoji): acknowledged, an alert joined the acknowledged page; else resolved. */
+const STATUS_TAG: Readonly<Record<string, string>> = { acknowledged: 'eyes', 'joined-acked': 'heavy_plus_sign' };
+
 /** The request for a message (pure); null when the message names nobody and the channel has no topic of its own. */
 export function ntfyRequest(message: OutboundMessage, config: NtfyChannelConfig, clickUrl: string | null = null): NtfyRequest | null {
   const topic = message.to ?? config.topic;
   if (topic === undefined) return null;
   const status = isStatusUpdate(message);
-  const tag = status ? (message.pageKind === 'acknowledged' ? 'eyes' : 'white_check_mark') : SEVERITY_TAG[message.severity];
+  const tag = status ? STATUS_TAG[message.pageKind ?? ''] ?? 'white_check_mark' : SEVERITY_TAG[message.severity];
   const headers: Record<string, string> = {
     'Content-Type': 'text/plain; charset=utf-8',
     Title: encodeHeaderText(cutChars(oneLine(`[${message.severity}] ${message.title}`), MAX_TITLE_CHARS)),

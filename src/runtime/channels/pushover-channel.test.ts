@@ -73,10 +73,11 @@ describe('pushover channel against a local Pushover API', () => {
       await ch.send(noPage, signal),
       await ch.send(toTheChannel, signal),
       await ch.send({ ...opening, pageKind: 'join' }, signal),
+      await ch.send({ ...opening, pageKind: 'joined-acked', links: undefined }, signal),
     ];
     assert.deepEqual(po.messages.map((m) => [m.form.priority, m.form.retry, m.form.user]), [
       ['1', undefined, ALICE], ['0', undefined, ALICE], ['-1', undefined, ALICE], ['-1', undefined, ALICE], ['1', undefined, ALICE],
-      ['1', undefined, TEAM], ['1', undefined, ALICE]]);
+      ['1', undefined, TEAM], ['1', undefined, ALICE], ['-1', undefined, ALICE]]);
     assert.ok(sent.every((r) => r.ok && r.receipt === undefined));
   });
 

@@ -171,6 +171,10 @@ describe('slack channel against a local Slack Web API', () => {
     assert.deepEqual(stub.seen.map((x) => [x.method, x.body]), [['chat.postMessage',
       { channel: 'D123', thread_ts: '1700000000.000100', text: '2 alerts now on page p0123456789ab', unfurl_links: false }]]);
     stub.seen.length = 0;
+    // A join told to the holder of an acknowledged page (a status update) is a reply too: the message keeps saying who acknowledged it.
+    await channel.send({ ...page, pageKind: 'joined-acked', text: '3 alerts now on page p0123456789ab' }, signal());
+    assert.deepEqual(stub.seen.map((x) => [x.method, x.body.thread_ts]), [['chat.postMessage', '1700000000.000100']]);
+    stub.seen.length = 0;
     const escalated = await channel.send({ ...page, pageKind: 'escalation', text: 'escalated' }, signal());
     assert.deepEqual(escalated, { ok: true, detail: { channel: 'D123', ts: '1700000000.000100', reply_ts: '1700000000.000200' } });
     assert.deepEqual(stub.seen.map((x) => [x.method, x.body.ts ?? x.body.thread_ts]),

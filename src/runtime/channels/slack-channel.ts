@@ -28,7 +28,7 @@ import type { Clock } from '../../core/clock.js';
 import { startDeadline } from '../../core/deadline.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
-import { NOT_SENT, messageText, textWithLinks } from './channel.js';
+import { NOT_SENT, isJoinNotice, messageText, textWithLinks } from './channel.js';
 import { pageBlocks } from './slack-blocks.js';
 import { parseJsonObject, parseRetryAfter, safeSnippet } from './http-channel.js';
 import type { HttpAttempt } from './http-client.js';
@@ -132,7 +132,7 @@ export function createSlackChannel(config: SlackChannelConfig, deps: { clock: Cl
     gate?: WireGate): Promise<{ ok: true; detail: Record<string, string> } | (Call & { ok: false }) | null> {
     const reply = async (): Promise<Call> => call('chat.postMessage',
       { channel: earlier.channel, thread_ts: earlier.ts, text, unfurl_links: false }, signal, timedOut, gate);
-    if (message.pageKind === 'join') {
+    if (isJoinNotice(message)) {
       const replied = await reply();
       if (!replied.ok) return replied.slackError !== undefined && GONE_ERRORS.has(replied.slackError) ? null : replied;
       return { ok: true, detail: { channel: earlier.channel, ts: stringField(replied.data, 'ts') ?? '', thread_ts: earlier.ts } };

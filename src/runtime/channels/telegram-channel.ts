@@ -22,7 +22,7 @@ import type { TelegramChannelConfig } from '../../config/schema.js';
 import type { Clock } from '../../core/clock.js';
 import { errorText } from '../../core/errors.js';
 import type { Channel, DeliveryResult, OutboundMessage, WireGate } from './channel.js';
-import { NOT_SENT, messageText, textWithLinks } from './channel.js';
+import { NOT_SENT, isJoinNotice, messageText, textWithLinks } from './channel.js';
 import { safeSnippet } from './http-channel.js';
 import type { TelegramAnswer } from './telegram-api.js';
 import { telegramApi } from './telegram-api.js';
@@ -62,7 +62,7 @@ export function createTelegramChannel(config: TelegramChannelConfig, deps: { clo
       reply_parameters: { message_id: Number(earlier.message_id), allow_sending_without_reply: true } }, signal, config.timeoutMs, gate);
     const replied = (answer: TelegramAnswer): { ok: true; detail: Record<string, string> } | Failed =>
       (answer.ok ? { ok: true, detail: { ...earlier, reply_message_id: messageIdOf(answer.result) } } : answer);
-    if (message.pageKind === 'join') return replied(await reply());
+    if (isJoinNotice(message)) return replied(await reply());
     const edited = await api.call('editMessageText', { chat_id: chat, message_id: Number(earlier.message_id), text,
       link_preview_options: { is_disabled: true }, reply_markup: keyboard ?? { inline_keyboard: [] } }, signal, config.timeoutMs, gate);
     if (!edited.ok && !NOT_MODIFIED.test(edited.description ?? '')) return GONE.test(edited.description ?? '') ? null : edited;

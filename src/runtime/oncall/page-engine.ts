@@ -237,7 +237,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     const guarded = (plan: PagePlan | null): PagePlan | null => (plan === null || firingEventId === undefined ? plan : { ...plan, firingEventId });
     return retrying(() => store.oncall.findPage(agentId, key), (page, resolve) => {
       const nowMs = clock.now();
-      if (page !== null && page.state !== 'resolved') return guarded(planJoin(page, event, nowMs, resolve));
+      if (page !== null && page.state !== 'resolved') return guarded(planJoin(page, event, nowMs, resolve, statusRoute(agentId)));
       if (page !== null && page.resolvedAtMs !== null && nowMs - page.resolvedAtMs <= reopenWindowMs) {
         if (page.eventIds.includes(event.id)) return null;
         const plan = planReopen(page, event, nowMs, resolve);

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { PagePlan } from './page.js';
+import { isStaleNotification } from './page.js';
+import type { Actor } from './page-plan.js';
+import { JOIN_NOTICE_GAP_MS, planAck, planJoin, planTimer, planUnack } from './page-plan.js';
+import { isStatusUpdate } from '../runtime/channels/channel.js';
+import { MIN, cli, event, harness, people, policy, route, slow } from '../../test/support/page-harness.js';
+
+/** alice acknowledges from the CLI: she holds the page. */
+const alice: Actor = { actor: 'cli:alice', by: 'alice', via: 'cli' };
+
+/** Each notification of a plan as [person, channel, kind]. */
+const told = (p: PagePlan | null | undefined): string[][] => (p?.notifications ?? []).map((n) => [n.person, n.channelId, n.kind]);
+
+/** alice paged (push, slack; her SMS rule at 2 minutes), then carol at step 2 (slack, mail), then alice acks: the page at 11 minutes. */
+function ackedByAlice(listed: Record<string, string[]> = {}) {
+  const h = harness(slow, people);
+  h.runTimers(10 * MIN + 30_000);
+  assert.equal(h.page.step, 2);
+  const acked = planAck(h.page, alice, null, h.clock.now(), route(listed));
+  assert.ok(acked.ok);
+  h.apply(acked.plan);
+  h.clock.set(h.clock.now() + 30_000);
+  return h;
+}
+
+describe('a join after the ack is a status update to the holder (§21.1, §21.7)', () => {
+  it('tells the holder alone, on her statusUpdates contacts, without the ack action; nobody is counted as notified', () => {
+    const h = ackedByAlice({ alice: ['sms'] });
+    const notifiedBefore = h.page.notified;
+    const joined = h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route({ alice: ['sms'] })));
+    assert.deepEqual(told(joined), [['alice', 'sms', 'joined-acked']], 'not carol, not alice\'s ringing push');
+    assert.deepEqual(joined?.audit.map((a) => [a.kind, a.data.kind]), [['page.joined', undefined], ['page.notified', 'joined-acked']]);
+    const n = joined?.notifications[0];
+    assert.equal(n?.text, '[P1] Disk full on db-1\n2 alerts now on page p0000test.\nsvc resolve p0000test', 'the join\'s words; resolve, not ack');
+    assert.deepEqual([n?.message?.happened, n?.message?.paged, n?.message?.actions], ['joined', null, ['resolve']]);
+    assert.equal(isStatusUpdate({ status: 'firing', pageKind: n?.kind }), true, 'sent quietly by channels that ring (ntfy, Pushover)');
+    assert.deepEqual(h.page.notified, notifiedBefore);
+    assert.equal(h.page.state, 'acknowledged');
+  });
+
+  it('unlisted, the holder hears it on the contacts the page used for her, minus those that ring', () => {
+    const h = ackedByAlice();
+    const joined = h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route()));
+    assert.deepEqual(told(joined), [['alice', 'slack', 'joined-acked'], ['alice', 'sms', 'joined-acked']]);
+  });
+
+  it('a holder the page never notified hears it on her listed contacts, else nobody is told and no round is spent', () => {
+    const h = harness(slow, people);
+    const acked = planAck(h.page, cli, null, h.clock.now(), route());
+    assert.ok(acked.ok);
+    h.apply(acked.plan);
+    const listed = planJoin(h.page, event('e2'), h.clock.now(), people, route({ bob: ['mail'] }));
+    assert.deepEqual(told(listed), [['bob', 'mail', 'joined-acked']]);
+    const round = h.page.round;
+    const unlisted = h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route()));
+    assert.deepEqual([told(unlisted), h.page.round, h.page.lastJoinNoticeAtMs], [[], round, h.clock.now()], 'the minute still counts');
+    assert.deepEqual(unlisted?.audit.map((a) => a.kind), ['page.joined']);
+  });
+
+  it('two joins in a minute: one notice, the second counted into the next, still to the holder alone', () => {
+    const h = ackedByAlice({ alice: ['sms'] });
+    h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route({ alice: ['sms'] })));
+    h.clock.set(h.clock.now() + 10_000);
+    const counted = h.apply(planJoin(h.page, event('e3'), h.clock.now(), people, route({ alice: ['sms'] })));
+    assert.deepEqual([told(counted), h.page.pendingJoins], [[], 1]);
+    assert.equal(h.page.joinNoticeAtMs, (h.page.lastJoinNoticeAtMs ?? 0) + JOIN_NOTICE_GAP_MS);
+    h.clock.set(h.page.joinNoticeAtMs ?? 0);
+    const due = h.apply(planTimer(h.page, h.clock.now(), people, route({ alice: ['sms'] })));
+    assert.deepEqual(told(due), [['alice', 'sms', 'joined-acked']]);
+    assert.match(due?.notifications[0]?.text ?? '', /\n3 alerts now on page p0000test\.\n/);
+  });
+});
+
+describe('a join notice pending at the ack is no round after it', () => {
+  it('comes due as a status update to the holder; a join round committed before the ack is cancelled at its claim', () => {
+    const h = harness(policy(), people);
+    h.clock.set(h.clock.now() + 10_000);
+    const round = h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route()));
+    assert.deepEqual(told(round), [['alice', 'push', 'join'], ['alice', 'slack', 'join']], 'triggered: a round to the step');
+    h.clock.set(h.clock.now() + 10_000);
+    h.apply(planJoin(h.page, event('e3'), h.clock.now(), people, route()));
+    assert.equal(h.page.pendingJoins, 1);
+    const acked = planAck(h.page, alice, null, h.clock.now(), route());
+    assert.ok(acked.ok);
+    h.apply(acked.plan);
+    assert.equal(isStaleNotification('join', 'acknowledged'), true, 'the round above, unsent when the ack commits, is cancelled');
+    assert.equal(h.page.joinNoticeAtMs, (h.page.lastJoinNoticeAtMs ?? 0) + JOIN_NOTICE_GAP_MS, 'the ack keeps the pending notice');
+    h.clock.set(h.page.joinNoticeAtMs ?? 0);
+    const due = h.apply(planTimer(h.page, h.clock.now(), people, route()));
+    assert.deepEqual(told(due), [['alice', 'slack', 'joined-acked']], 'to the holder, not on her ringing push');
+    assert.match(due?.notifications[0]?.text ?? '', /\n3 alerts now on page p0000test\.\nsvc resolve p0000test$/);
+    assert.deepEqual([h.page.pendingJoins, h.page.joinNoticeAtMs], [0, null]);
+    assert.equal(isStaleNotification('joined-acked', 'acknowledged'), false);
+    assert.equal(isStaleNotification('joined-acked', 'resolved'), true);
+  });
+});
+
+describe('after an unack a join is a round again', () => {
+  it('manual unack: the current step is paged on its first rule, as before the ack', () => {
+    const h = ackedByAlice({ alice: ['sms'] });
+    const unacked = planUnack(h.page, cli, h.clock.now(), people, route({ alice: ['sms'] }));
+    assert.ok(unacked.ok);
+    h.apply(unacked.plan);
+    h.clock.set(h.clock.now() + JOIN_NOTICE_GAP_MS);
+    const joined = h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route({ alice: ['sms'] })));
+    assert.deepEqual(told(joined), [['carol', 'slack', 'join'], ['carol', 'mail', 'join']]);
+  });
+
+  it('ack timeout: the pending notice due after the page is triggered again goes out as a round', () => {
+    const h = harness(policy({ ackTimeoutMs: 30 * MIN }), people);
+    const acked = planAck(h.page, alice, null, h.clock.now(), route());
+    assert.ok(acked.ok);
+    h.apply(acked.plan);
+    h.clock.set(h.clock.now() + 30 * MIN - 30_000);
+    h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route()));
+    h.clock.set(h.clock.now() + 10_000);
+    h.apply(planJoin(h.page, event('e3'), h.clock.now(), people, route()));
+    const sent = h.plans.length;
+    h.runTimers(JOIN_NOTICE_GAP_MS);
+    const due = h.plans.slice(sent);
+    assert.equal(due[0]?.audit[0]?.kind, 'page.unacknowledged', 'the ack timeout first');
+    assert.deepEqual(told(due.at(-1)), [['alice', 'push', 'join'], ['alice', 'slack', 'join']]);
+  });
+});
