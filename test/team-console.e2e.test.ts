@@ -213,6 +213,28 @@ describe('the team console', () => {
       const r = e.getBoundingClientRect(); return r.left < 0 || r.right > 390; }).map((e) => e.textContent)`);
     assert.deepEqual(outside, [], 'every line of the page inside the viewport');
     assert.ok(await w.page.evaluate<number>('document.documentElement.scrollWidth') <= 390);
+    // The timeline's rows are stacked blocks here: nothing of it reaches past the screen (not even
+    // inside a scrolling region), a row's kind and actor each stay on one line, and the browser still
+    // reads it as a table of rows and cells (the accessibility tree, not the markup).
+    const timeline = await w.page.evaluate<{ rows: number; wide: string[]; broken: string[] }>(`(() => {
+      const t = document.querySelector('[aria-label="Timeline of this page"] table');
+      // The caption and the column headers are kept off-screen on purpose, for screen readers.
+      const wide = [...t.querySelectorAll('*')].filter((e) => !e.closest('caption, thead')).filter((e) => { const r = e.getBoundingClientRect();
+        return r.width > 0 && (r.left < 0 || r.right > 390 || e.scrollWidth > e.clientWidth + 1); }).map((e) => e.tagName + ': ' + e.textContent.slice(0, 40));
+      const lines = (e) => { const range = document.createRange(); range.selectNodeContents(e);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.bottom))).size; };
+      const broken = [...t.tBodies[0].rows].flatMap((tr) => [tr.cells[2], tr.cells[3]]).filter((c) => lines(c) > 1).map((c) => c.textContent);
+      return { rows: t.tBodies[0].rows.length, wide, broken };
+    })()`);
+    assert.ok(timeline.rows >= 3, `${timeline.rows} timeline rows`);
+    assert.deepEqual(timeline.wide, [], 'timeline elements wider than the screen');
+    assert.deepEqual(timeline.broken, [], 'kinds and actors broken across lines');
+    const cdp = await w.context.newCDPSession(w.page);
+    const ax = await cdp.send('Accessibility.getFullAXTree') as { nodes: Array<{ role?: { value?: string } }> };
+    const count = (role: string): number => ax.nodes.filter((n) => n.role?.value === role).length;
+    assert.equal(count('table'), 1, 'the timeline is a table to a screen reader');
+    assert.ok(count('row') > timeline.rows && count('rowheader') === timeline.rows && count('cell') >= 4 * timeline.rows,
+      `rows, row headers and cells: ${['row', 'rowheader', 'columnheader', 'cell'].map((r) => `${r} ${count(r)}`).join(', ')}`);
     await w.page.screenshot({ path: screenshotPath('team-page-phone'), fullPage: true });
     await w.context.close();
     assert.deepEqual(w.problems, []);
