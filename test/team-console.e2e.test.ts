@@ -31,22 +31,27 @@ const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, is
 const LONG_INSTANCE = 'checkout-api-blue-green-canary-eu-west-1a-7f9c2d1e0b.prod.internal.example.com:8080';
 
 /**
- * What of the console's card tables (`table.cards`) does not read well on a phone, measured in the
- * page: elements reaching past the screen or wider than their own box (even inside a scrolling region),
- * and first-line cells (seq, time, kind) or actors broken across lines. The caption and the column
- * headers are kept off-screen on purpose, for screen readers.
+ * How the tables of a view named by their regions' labels read on a phone, measured in the page: which
+ * of them are card tables (`table.cards`), which of their elements reach past the screen or are wider
+ * than their own box (even inside a scrolling region), and which Kind or Actor cells, or cells of a
+ * card's first line (`.run-in`), are broken across lines. The caption and the column headers are kept
+ * off-screen on purpose, for screen readers.
  */
-const CARD_PROBLEMS = `(() => {
-  const tables = [...document.querySelectorAll('table.cards')];
+function cardProblems(labels: readonly string[]): string {
+  return `(() => {
+  const tables = ${JSON.stringify(labels)}.map((l) => document.querySelector('[aria-label="' + l + '"] table')).filter((t) => t !== null);
   const all = tables.flatMap((t) => [...t.querySelectorAll('*')]).filter((e) => !e.closest('caption, thead'));
   const wide = all.filter((e) => { const r = e.getBoundingClientRect();
     return r.width > 0 && (r.left < 0 || r.right > window.innerWidth || e.scrollWidth > e.clientWidth + 1); }).map((e) => e.tagName + ': ' + e.textContent.slice(0, 40));
   const lines = (e) => { const range = document.createRange(); range.selectNodeContents(e);
     return new Set([...range.getClientRects()].map((r) => Math.round(r.bottom))).size; };
-  const broken = all.filter((e) => e.matches('.run-in, td[data-label="Actor"]') && lines(e) > 1).map((e) => e.textContent);
-  return { tables: tables.map((t) => t.closest('[aria-label]').getAttribute('aria-label')), wide, broken };
+  const columns = (t) => [...t.tHead.rows[0].cells].flatMap((c, i) => (['Kind', 'Actor'].includes(c.textContent) ? [i] : []));
+  const cells = tables.flatMap((t) => [...t.tBodies[0].rows].flatMap((r) => [...r.cells].filter((c, i) => columns(t).includes(i) || c.matches('.run-in'))));
+  const broken = cells.filter((c) => lines(c) > 1).map((c) => c.textContent);
+  return { cards: tables.filter((t) => t.matches('.cards')).map((t) => t.closest('[aria-label]').getAttribute('aria-label')), wide, broken };
 })()`;
-interface CardProblems { tables: string[]; wide: string[]; broken: string[] }
+}
+interface CardProblems { cards: string[]; wide: string[]; broken: string[] }
 
 /** People who may act: alice by her email, bob by his OpenID sub; mallory has no entry. */
 const ONCALL = oncallYaml('1h', '1h')
@@ -214,7 +219,8 @@ describe('the team console', () => {
       const outside = await w.page.evaluate<string[]>(`[...document.querySelectorAll('h1, th.title a, p.lead')].filter((e) => {
         const r = e.getBoundingClientRect(); return r.left < 0 || r.right > 390; }).map((e) => e.textContent)`);
       assert.deepEqual(outside, [], `${path}: titles outside the viewport`);
-      assert.deepEqual(await w.page.evaluate<CardProblems>(CARD_PROBLEMS), { tables: cardTables[path] ?? [], wide: [], broken: [] }, `${path}: card tables`);
+      const cards = cardTables[path] ?? [];
+      assert.deepEqual(await w.page.evaluate<CardProblems>(cardProblems(cards)), { cards, wide: [], broken: [] }, `${path}: card tables`);
       if (path === '/ui/pages') await w.page.screenshot({ path: screenshotPath('team-pages-phone'), fullPage: true });
       await w.context.close();
       assert.deepEqual(w.problems, [], path);
@@ -241,8 +247,8 @@ describe('the team console', () => {
     // The timeline's rows are cards here: nothing of it reaches past the screen (not even inside a
     // scrolling region), a row's kind and actor each stay on one line, and the browser still reads it
     // as a table of rows and cells (the accessibility tree, not the markup).
-    const cards = await w.page.evaluate<CardProblems>(CARD_PROBLEMS);
-    assert.deepEqual(cards, { tables: ['Timeline of this page'], wide: [], broken: [] });
+    const timeline = ['Timeline of this page'];
+    assert.deepEqual(await w.page.evaluate<CardProblems>(cardProblems(timeline)), { cards: timeline, wide: [], broken: [] });
     const rows = await w.page.locator('table.cards tbody tr').count();
     assert.ok(rows >= 3, `${rows} timeline rows`);
     const cdp = await w.context.newCDPSession(w.page);
