@@ -15,6 +15,7 @@
  *   npm run build && node --import tsx bench/report.ts [pages=100000] [sqlite|postgres] [rounds=7]
  */
 import { execFileSync } from 'node:child_process';
+import { get } from 'node:http';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -41,11 +42,20 @@ function timeCli(d: OncallBenchDaemon, args: string[]): { ms: number; out: strin
   return { ms: performance.now() - t0, out };
 }
 
-async function timeGet(url: string): Promise<{ ms: number; status: number; bytes: number }> {
+/**
+ * One GET on a connection of its own: a kept-alive one may be closed by the daemon (Node's 5 s idle
+ * timeout) just as the next round, ≈5 s of CLI later, sends on it ("other side closed").
+ */
+function timeGet(url: string): Promise<{ ms: number; status: number; bytes: number }> {
   const t0 = performance.now();
-  const r = await fetch(url);
-  const body = await r.arrayBuffer();
-  return { ms: performance.now() - t0, status: r.status, bytes: body.byteLength };
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+      res.on('end', () => resolve({ ms: performance.now() - t0, status: res.statusCode ?? 0, bytes }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
 }
 
 let cluster: PgCluster | null = null;
