@@ -301,7 +301,7 @@ describe('console pages and page actions through svc console', () => {
     assert.equal((await fetch(`${d.cp}/ui/pages/pnosuchpage1`)).status, 404);
     const one = await (await fetch(`${d.cp}/ui/pages/${pageId}`)).text();
     assert.ok(one.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'the title, escaped');
-    assert.match(one, /<td>page\.opened<\/td>/, 'the timeline');
+    assert.match(one, /<td class="run-in">page\.opened<\/td>/, 'the timeline');
     assert.match(one, /<td class="wrap">opened under policy default<details><summary>Data<\/summary><pre>\{&quot;alertname&quot;:&quot;[^&]+&quot;,&quot;eventId&quot;:/,
       'a sentence, raw data kept (page.opened names its alert for reports, §23)');
     assert.match(one, /<td class="wrap">notified alice on oncall-dm \(step 1\)<details>/);

@@ -63,7 +63,7 @@ describe('pages on replicas', () => {
 
   it('a personal step fires once when the replica that sent its round is SIGKILLed before it is due', async () => {
     const replicas = await startReplicas(2, { dbUrl: await cluster.createDatabase('steps'), channelsYaml: fileChannels(['push', 'sms', 'phone']),
-      files: { 'oncall.yaml': personalRulesYaml('4s') } });
+      files: { 'oncall.yaml': personalRulesYaml('6s') } });
     running.push(...replicas);
     const [a] = replicas as [Replica, Replica];
     const out = (r: Replica, id: string): Array<Record<string, unknown>> => readJsonLines(join(dirname(r.outFile), `${id}.jsonl`));
@@ -71,7 +71,11 @@ describe('pages on replicas', () => {
     assert.equal((await postAlert(a.url, a.secret, alertInGroup(a.fixture, 'steps'), 'steps-1')).status, 202);
     const push = await waitFor('rule 0: push at once', () => all('push')[0], 60_000);
     const pageId = String(push.pageId);
-    // The replica that wrote the round dies while alice's sms (rule 1, 4 s after the round) waits.
+    // Its row is marked sent before the kill: a replica killed between the line and the mark would have
+    // the survivor send the push again once its claim lapses (at least once, §17.4) — not this test's case.
+    await waitFor('the push marked sent', async () => (await cluster.query<{ status: string }>('steps',
+      'SELECT status FROM page_notifications WHERE delivery_id = $1', [`${pageId}.1.alice.push`]))[0]?.status === 'sent', 30_000);
+    // The replica that wrote the round dies while alice's sms (rule 1, 6 s after the round) waits.
     const sender = replicas.find((r) => out(r, 'push').length > 0) as Replica;
     const survivor = replicas.find((r) => r !== sender) as Replica;
     const pid = sender.pid();

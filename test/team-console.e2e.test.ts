@@ -30,6 +30,29 @@ const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, is
 /** An instance name with no place to break it: a title must still wrap inside a phone's width. */
 const LONG_INSTANCE = 'checkout-api-blue-green-canary-eu-west-1a-7f9c2d1e0b.prod.internal.example.com:8080';
 
+/**
+ * How the tables of a view named by their regions' labels read on a phone, measured in the page: which
+ * of them are card tables (`table.cards`), which of their elements reach past the screen or are wider
+ * than their own box (even inside a scrolling region), and which Kind or Actor cells, or cells of a
+ * card's first line (`.run-in`), are broken across lines. The caption and the column headers are kept
+ * off-screen on purpose, for screen readers.
+ */
+function cardProblems(labels: readonly string[]): string {
+  return `(() => {
+  const tables = ${JSON.stringify(labels)}.map((l) => document.querySelector('[aria-label="' + l + '"] table')).filter((t) => t !== null);
+  const all = tables.flatMap((t) => [...t.querySelectorAll('*')]).filter((e) => !e.closest('caption, thead'));
+  const wide = all.filter((e) => { const r = e.getBoundingClientRect();
+    return r.width > 0 && (r.left < 0 || r.right > window.innerWidth || e.scrollWidth > e.clientWidth + 1); }).map((e) => e.tagName + ': ' + e.textContent.slice(0, 40));
+  const lines = (e) => { const range = document.createRange(); range.selectNodeContents(e);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.bottom))).size; };
+  const columns = (t) => [...t.tHead.rows[0].cells].flatMap((c, i) => (['Kind', 'Actor'].includes(c.textContent) ? [i] : []));
+  const cells = tables.flatMap((t) => [...t.tBodies[0].rows].flatMap((r) => [...r.cells].filter((c, i) => columns(t).includes(i) || c.matches('.run-in'))));
+  const broken = cells.filter((c) => lines(c) > 1).map((c) => c.textContent);
+  return { cards: tables.filter((t) => t.matches('.cards')).map((t) => t.closest('[aria-label]').getAttribute('aria-label')), wide, broken };
+})()`;
+}
+interface CardProblems { cards: string[]; wide: string[]; broken: string[] }
+
 /** People who may act: alice by her email, bob by his OpenID sub; mallory has no entry. */
 const ONCALL = oncallYaml('1h', '1h')
   .replace('{ id: alice, contacts:', '{ id: alice, login: "alice@example.com", contacts:')
@@ -120,6 +143,9 @@ describe('the team console', () => {
       'Alertmanager: http://alertmanager.example.com:9093']);
     assert.equal(await w.page.locator('a[href="https://runbooks.example.com/checkout-api/high-error-rate"]').count(), 1);
     assert.equal(await w.page.locator('a[href^="http://prometheus.example.com:9090/graph"]').count(), 1);
+    // The timeline is a card per row only on a phone: here it is the table it always was, a column each.
+    assert.deepEqual(await w.page.evaluate(`[...new Set([...document.querySelectorAll('table.cards tr, table.cards th, table.cards td')]
+      .map((e) => e.tagName + ' ' + getComputedStyle(e).display))].sort()`), ['TD table-cell', 'TH table-cell', 'TR table-row']);
     await w.page.screenshot({ path: screenshotPath('team-page') });
     await Promise.all([w.page.waitForURL(`${team.origin}/ui/pages/${pages.triggered}?done=ack`), w.page.getByRole('button', { name: 'Acknowledge' }).click()]);
     assert.match(await w.page.getByRole('status').first().textContent() ?? '', /Acknowledged\./);
@@ -179,6 +205,9 @@ describe('the team console', () => {
   it('at 390 px and at desktop width every view passes axe-core; at 390 nothing scrolls sideways and every title stays inside the viewport', async () => {
     const views = ['/ui/', '/ui/pages', `/ui/pages/${pages.triggered}`, '/ui/oncall', '/ui/silences', '/ui/events', `/ui/events/${eventId}`,
       '/ui/dlq', '/ui/audit', '/ui/logs'];
+    // The lists whose titles must stay in view, and the audit rows whose narrow columns would wrap a letter at a time.
+    const cardTables: Record<string, string[]> = { '/ui/': ['Open pages'], '/ui/pages': ['Pages'], [`/ui/pages/${pages.triggered}`]: ['Timeline of this page'],
+      '/ui/events': ['Events'], [`/ui/events/${eventId}`]: ['Audit rows of this event'], '/ui/audit': ['Audit rows'] };
     for (const path of views) {
       const w = await browser.openPage({ ...PHONE, ...asAlice });
       await w.page.goto(`${team.origin}${path}`);
@@ -190,6 +219,8 @@ describe('the team console', () => {
       const outside = await w.page.evaluate<string[]>(`[...document.querySelectorAll('h1, th.title a, p.lead')].filter((e) => {
         const r = e.getBoundingClientRect(); return r.left < 0 || r.right > 390; }).map((e) => e.textContent)`);
       assert.deepEqual(outside, [], `${path}: titles outside the viewport`);
+      const cards = cardTables[path] ?? [];
+      assert.deepEqual(await w.page.evaluate<CardProblems>(cardProblems(cards)), { cards, wide: [], broken: [] }, `${path}: card tables`);
       if (path === '/ui/pages') await w.page.screenshot({ path: screenshotPath('team-pages-phone'), fullPage: true });
       await w.context.close();
       assert.deepEqual(w.problems, [], path);
@@ -213,6 +244,19 @@ describe('the team console', () => {
       const r = e.getBoundingClientRect(); return r.left < 0 || r.right > 390; }).map((e) => e.textContent)`);
     assert.deepEqual(outside, [], 'every line of the page inside the viewport');
     assert.ok(await w.page.evaluate<number>('document.documentElement.scrollWidth') <= 390);
+    // The timeline's rows are cards here: nothing of it reaches past the screen (not even inside a
+    // scrolling region), a row's kind and actor each stay on one line, and the browser still reads it
+    // as a table of rows and cells (the accessibility tree, not the markup).
+    const timeline = ['Timeline of this page'];
+    assert.deepEqual(await w.page.evaluate<CardProblems>(cardProblems(timeline)), { cards: timeline, wide: [], broken: [] });
+    const rows = await w.page.locator('table.cards tbody tr').count();
+    assert.ok(rows >= 3, `${rows} timeline rows`);
+    const cdp = await w.context.newCDPSession(w.page);
+    const ax = await cdp.send('Accessibility.getFullAXTree') as { nodes: Array<{ role?: { value?: string } }> };
+    const count = (role: string): number => ax.nodes.filter((n) => n.role?.value === role).length;
+    assert.equal(count('table'), 1, 'the timeline is a table to a screen reader');
+    assert.ok(count('row') > rows && count('rowheader') === rows && count('cell') >= 4 * rows,
+      `rows, row headers and cells: ${['row', 'rowheader', 'columnheader', 'cell'].map((r) => `${r} ${count(r)}`).join(', ')}`);
     await w.page.screenshot({ path: screenshotPath('team-page-phone'), fullPage: true });
     await w.context.close();
     assert.deepEqual(w.problems, []);

@@ -2,7 +2,9 @@
  * The console's style sheet, served as /ui/assets/console.css (a module so the build ships it; no
  * inline style anywhere). Light and dark follow the operating system; colours meet WCAG AA contrast;
  * focus is always visible; tables scroll inside their own region on a phone, except the lists whose
- * titles must stay in view (pages, events: `table.cards`), whose rows become cards there (§24.8).
+ * titles must stay in view (pages, events) or whose narrow columns would wrap a letter at a time (a
+ * page's timeline): `table.cards`, whose rows become cards there, cells of class `run-in` side by side
+ * on the card's first line (§24.8).
  * Triggered, acknowledged and resolved pages each have a colour of their own beside the word.
  */
 export const CONSOLE_CSS = `
@@ -90,6 +92,9 @@ ul.legend { list-style: none; padding: 0; margin: 0 0 .4rem; display: flex; flex
   table.cards tr { border-bottom: 2px solid var(--line); padding: .35rem 0; }
   table.cards th, table.cards td { border: 0; padding: .1rem .4rem; }
   table.cards td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); }
+  table.cards .run-in { display: inline-block; }
+  table.cards th.seq::before { content: "#"; }
+  table.cards time { white-space: nowrap; }
   .scroll:has(table.cards) { overflow-x: visible; }
 }
 `;

@@ -7,7 +7,7 @@
 import type { VerifyResult } from '../../../audit/chain.js';
 import { AUDIT_VIEW } from '../../page-query.js';
 import { html } from '../html.js';
-import { auditWhatCell, banner, filterForm, pager, table, timeCell } from './parts.js';
+import { auditRowHead, auditWhatCell, banner, filterForm, pager, table } from './parts.js';
 import { readPage } from './read-page.js';
 import type { View } from './view-types.js';
 
@@ -34,9 +34,9 @@ export const auditView: View = async (deps, req) => {
   if (!page.ok) return { status: 400, title: 'Audit', section: '/ui/audit', body: html`${form}${banner(false, page.error)}` };
   const verify = page.query.verify ? verdict(await deps.store.verifyAudit()) : '';
   const rows = page.items.map((a) => html`<tr>
-<th scope="row">${a.seq}</th>${timeCell(a.ts)}<td>${a.kind}</td><td class="wrap">${a.actor}</td><td>${a.agentId ?? '—'}</td>
+${auditRowHead(a.seq, a.ts, a.kind, a.actor)}<td data-label="Agent">${a.agentId ?? '—'}</td>
 ${auditWhatCell(a.kind, a.actor, a.corrupt ? null : JSON.stringify(a.data))}
-<td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
+<td class="mono" data-label="Hash"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
 </tr>`);
   const { verify: _v, ...keep } = p;
   return {
@@ -47,7 +47,7 @@ ${Object.entries(keep).filter(([k]) => k !== 'cursor').map(([k, v]) => html`<inp
 <input type="hidden" name="verify" value="1">
 <button type="submit">Verify the whole chain</button>
 </form>
-${table('Audit rows', ['Seq', 'Time', 'Kind', 'Actor', 'Agent', 'What', 'Hash'], rows, 'No audit rows match.')}
+${table('Audit rows', ['Seq', 'Time', 'Kind', 'Actor', 'Agent', 'What', 'Hash'], rows, 'No audit rows match.', { cards: true })}
 ${pager('/ui/audit', p, page.nextCursor, page.query.page.cursor === null)}`,
   };
 };

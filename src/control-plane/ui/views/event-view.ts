@@ -8,7 +8,7 @@ import { summaryOfPayload, summaryOfTriage } from '../../../store/event-summary.
 import { checkStoryChain, EVENT_ID_PATTERN, storyVerdict } from '../../event-story.js';
 import type { Html } from '../html.js';
 import { html } from '../html.js';
-import { auditWhatCell, banner, linkOrText, table, timeCell, timeText } from './parts.js';
+import { auditRowHead, auditWhatCell, banner, linkOrText, table, timeText } from './parts.js';
 import { recordView } from './record-view.js';
 import type { View } from './view-types.js';
 
@@ -81,9 +81,9 @@ export const eventView: View = recordView({ prefix: '/ui/events/', pattern: EVEN
     const rows = verdict.truncated ? story.slice(0, -1) : story;
     let payload: unknown;
     try { payload = event.payloadText === null ? null : JSON.parse(event.payloadText); } catch { payload = null; }
-    const auditRows = rows.map((a) => html`<tr><th scope="row">${a.seq}</th>${timeCell(a.ts)}<td>${a.kind}</td><td class="wrap">${a.actor}</td>
-  ${auditWhatCell(a.kind, a.actor, a.corrupt ? null : a.dataText)}<td class="mono"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
-  <td>${problemOf.get(a.seq) ?? 'ok'}</td></tr>`);
+    const auditRows = rows.map((a) => html`<tr>${auditRowHead(a.seq, a.ts, a.kind, a.actor)}
+  ${auditWhatCell(a.kind, a.actor, a.corrupt ? null : a.dataText)}<td class="mono" data-label="Hash"><abbr title="${a.hash}">${a.hash.slice(0, 12)}</abbr></td>
+  <td data-label="Check">${problemOf.get(a.seq) ?? 'ok'}</td></tr>`);
     const verdictText = rows.length === 0 ? null
       : verdict.verified ? banner(true, 'Verified: every row hashes to its stored hash and links to the row before it, and the chain from these rows to its head was checked just now.')
         : banner(false, verdict.problems.length > 0
@@ -107,7 +107,7 @@ export const eventView: View = recordView({ prefix: '/ui/events/', pattern: EVEN
   </dl>
   <h2>Story</h2>
   ${verdictText}
-  ${table('Audit rows of this event', ['Seq', 'Time', 'Kind', 'Actor', 'What happened', 'Hash', 'Check'], auditRows, 'No audit rows name this event yet.')}
+  ${table('Audit rows of this event', ['Seq', 'Time', 'Kind', 'Actor', 'What happened', 'Hash', 'Check'], auditRows, 'No audit rows name this event yet.', { cards: true })}
   ${verdict.truncated ? html`<p class="note">Only the first ${rows.length} rows are shown; the rest are in the audit view.</p>` : ''}
   <p class="note">${deps.jsonLinks ? html`<a href="/events/${event.id}/story">This story as JSON</a> · ` : ''}
   <a href="/ui/audit?agent=${encodeURIComponent(event.agentId)}">Audit rows of ${event.agentId}</a></p>

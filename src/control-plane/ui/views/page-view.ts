@@ -12,7 +12,7 @@ import type { Html } from '../html.js';
 import { html } from '../html.js';
 import { csrfField } from './dlq-view.js';
 import { messagesOf, pagedText, stateChip, whatIsWrong } from './page-parts.js';
-import { auditWhatCell, banner, factList, outcomeBanner, table, timeCell, timeText } from './parts.js';
+import { auditRowHead, auditWhatCell, banner, factList, outcomeBanner, table, timeText } from './parts.js';
 import { recordView } from './record-view.js';
 import type { UiDeps, View } from './view-types.js';
 
@@ -63,9 +63,8 @@ export const pageView: View = recordView({ prefix: '/ui/pages/', pattern: PAGE_I
     const stored = await deps.store.oncall.getPage(id);
     if (stored === null) return notFound;
     const timeline = await deps.store.oncall.pageTimeline(id);
-    const rows = timeline.map((r) => html`<tr><th scope="row">${r.seq}</th>${timeCell(r.ts)}<td>${r.kind}</td><td class="wrap">${r.actor}</td>
-  ${auditWhatCell(r.kind, r.actor, r.dataText)}</tr>`);
-    const timelineTable = table('Timeline of this page', ['Seq', 'Time', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.');
+    const rows = timeline.map((r) => html`<tr>${auditRowHead(r.seq, r.ts, r.kind, r.actor)}${auditWhatCell(r.kind, r.actor, r.dataText)}</tr>`);
+    const timelineTable = table('Timeline of this page', ['Seq', 'Time', 'Kind', 'Actor', 'What happened'], rows, 'No audit rows name this page yet.', { cards: true });
     if (isDamagedPage(stored)) {
       return { status: 200, title: `Page ${stored.id}`, section: '/ui/pages', body: html`${banner(false, `This page is stored damaged (${stored.reason}); it was set aside and acts no more.`)}
   <dl class="facts">

@@ -170,6 +170,16 @@ export function outcomeBanner(url: URL, outcomes: Readonly<Record<string, string
 }
 
 /**
+ * An audit row's first cells: its seq as the row's header, its time, kind and actor. In a `cards`
+ * table on a phone seq, time and kind run in on the card's first line, each whole, and the actor goes
+ * below with its label (§24.8); cells after these are labelled with `data-label` by the caller.
+ */
+export function auditRowHead(seq: number, ts: string, kind: string, actor: string): Html {
+  return html`<th scope="row" class="run-in seq">${seq}</th><td class="mono run-in">${timeText(ts)}</td><td class="run-in">${kind}</td>
+<td class="wrap" data-label="Actor">${actor}</td>`;
+}
+
+/**
  * What an audit row says, as the sentence `svc explain` prints (audit-sentence.ts), with the row's raw
  * data one click away in a <details> element. Unreadable data is said so.
  */
