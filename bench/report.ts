@@ -3,9 +3,10 @@
  * console view in under 500 ms). A real daemon (the built CLI) whose store holds N pages opened over
  * the last 29 days — each opened, then (by turns) acknowledged and resolved, escalated to bob first, or
  * resolved by its source within two minutes — written through the store's own `applyPagePlan` from
- * the pure planner, in time order, so the audit rows are exactly what the engine commits (≈12 a page:
- * page.opened, page.notified on two channels, ack and resolve with their notices). Nothing is left
- * open or queued: the daemon has no work of its own while it is measured.
+ * the pure planner, in time order, planned as they are written (lib/report-seed.ts), so the audit
+ * rows are exactly what the engine commits (≈12 a page: page.opened, page.notified on two channels,
+ * ack and resolve with their notices). Nothing is left open or queued: the daemon has no work of its
+ * own while it is measured.
  *
  * Same run, rounds taking turns: `svc report --json` against `svc pages --limit 1` (both the built
  * CLI, process start included), and `GET /report` and `GET /ui/reports` against `GET /pages?limit=1`
@@ -14,113 +15,24 @@
  *   npm run build && node --import tsx bench/report.ts [pages=100000] [sqlite|postgres] [rounds=7]
  */
 import { execFileSync } from 'node:child_process';
+import { get } from 'node:http';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { loadOncall } from '../src/oncall/load-oncall.js';
-import type { PagePlan, PageRecord } from '../src/oncall/page.js';
-import { CHANNEL_TARGET } from '../src/oncall/page.js';
-import type { Actor, ResolveTargets } from '../src/oncall/page-plan.js';
-import { planAck, planOpen, planResolve, planTimer } from '../src/oncall/page-plan.js';
-import type { StatusRoute } from '../src/oncall/status-updates.js';
-import { policySha256 } from '../src/oncall/policy-hash.js';
-import { resolveAllTargets } from '../src/oncall/targets.js';
 import type { Report } from '../src/report/report.js';
 import type { PgCluster } from '../test/support/postgres.js';
 import { startPgCluster } from '../test/support/postgres.js';
 import { r3 } from './lib/daemon.js';
 import type { OncallBenchDaemon } from './lib/oncall.js';
-import { AGENT, oncallDaemon, storeOf } from './lib/oncall.js';
+import { oncallDaemon } from './lib/oncall.js';
+import { seedReportPages } from './lib/report-seed.js';
 
 const PAGES = Number(process.argv[2] ?? 100_000);
 const STORE = process.argv[3] ?? 'sqlite';
 const ROUNDS = Number(process.argv[4] ?? 7);
 if (STORE !== 'sqlite' && STORE !== 'postgres') throw new Error(`the store is sqlite or postgres, not ${STORE}`);
 const SVC = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const MIN = 60_000;
-const DAY = 24 * 60 * MIN;
-const ALERTS = 50;
-/** Plans in flight at once: the writer commits them in groups. */
-const IN_FLIGHT = 500;
 const note = (line: string): void => { process.stderr.write(`report: ${line}\n`); };
-
-interface Step { atMs: number; pageId: string; plan: PagePlan }
-
-/** Every plan of every page, in time order: opened; then acked and resolved, escalated first, or resolved by its source. */
-function plans(d: OncallBenchDaemon, nowMs: number): Step[] {
-  const config = loadOncall({ dir: d.dir, channels: [{ id: 'oncall-dm' }, { id: 'slack-dm' }], sources: [{ id: 'alertmanager' }, { id: 'slack-actions' }] },
-    { env: d.env, home: d.home, nowMs });
-  const policy = config?.policies.find((p) => p.id === 'default');
-  if (config === null || policy === undefined) throw new Error('the bench daemon has no oncall.yaml');
-  const resolve: ResolveTargets = (targets, atMs) => {
-    const r = resolveAllTargets(config, targets, atMs, []);
-    const recipients = r.recipients.map((x) => ({ person: x.personId ?? CHANNEL_TARGET, channel: x.channelId, to: x.address }));
-    return { nobodyOnCall: r.nobodyOnCall, recipients };
-  };
-  const sha = policySha256(policy);
-  const alice: Actor = { actor: 'cli:alice', by: 'alice', via: 'cli' };
-  const source: Actor = { actor: `agent:${AGENT}`, by: 'source', via: 'source' };
-  // Slack follows the page's state; nothing here rings or lists its own status-update contacts.
-  const follows: StatusRoute = { follows: (channel) => channel === 'slack-dm', rings: () => false, listed: () => null };
-  const must = (r: ReturnType<typeof planAck>): PagePlan => { if (!r.ok || r.plan === null) throw new Error('not planned'); return r.plan; };
-  const steps: Step[] = [];
-  const start = nowMs - 29 * DAY;
-  for (let n = 0; n < PAGES; n++) {
-    const at = start + Math.floor((n / PAGES) * 29 * DAY);
-    // A long tail of alert names: the first few make most of the noise.
-    const alertname = `Alert${Math.floor(ALERTS * (n % 997 / 997) ** 3)}`;
-    const opened = planOpen({ pageId: `pbench${n.toString(36).padStart(8, '0')}`, agentId: AGENT, incidentKey: `bench/${n}`, policy, policySha256: sha,
-      nowMs: at, resolve, event: { id: `bench-event-${n}`, title: `bench page ${n}`, severity: 'P1', alertname } });
-    const add = (atMs: number, plan: PagePlan): PageRecord => {
-      steps.push({ atMs, pageId: opened.page.id, plan: { ...plan, notifications: [] } });
-      return plan.page;
-    };
-    let page = add(at, opened);
-    const kind = n % 10;
-    if (kind === 0) {
-      add(at + MIN + (n % 60) * 1000, must(planResolve(page, source, null, null, at + MIN + (n % 60) * 1000)));
-      continue;
-    }
-    if (kind <= 2) {
-      const timer = planTimer(page, at + 5 * MIN, resolve);
-      if (timer === null) throw new Error('no timer');
-      page = add(at + 5 * MIN, timer);
-    }
-    const ackAt = at + 5 * MIN + (n % 17) * 20_000 + (kind <= 2 ? 2 * MIN : 0);
-    page = add(ackAt, must(planAck(page, alice, null, ackAt, follows)));
-    const resolveAt = ackAt + (n % 113) * MIN;
-    add(resolveAt, must(planResolve(page, alice, null, null, resolveAt)));
-  }
-  return steps.sort((a, b) => a.atMs - b.atMs);
-}
-
-/** Applies the steps in time order, a page's next step only once its last has committed. */
-async function seed(d: OncallBenchDaemon, nowMs: number): Promise<number> {
-  const steps = plans(d, nowMs);
-  const store = await storeOf(d);
-  const t0 = performance.now();
-  try {
-    const last = new Map<string, Promise<unknown>>();
-    const inFlight = new Set<Promise<unknown>>();
-    for (const [i, s] of steps.entries()) {
-      while (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
-      const before = last.get(s.pageId) ?? Promise.resolve();
-      const p = before.then(async () => {
-        const r = await store.oncall.applyPagePlan(s.plan, s.atMs);
-        if (!r.ok) throw new Error(`a fixture plan did not commit: ${s.pageId}`);
-      });
-      last.set(s.pageId, p);
-      inFlight.add(p);
-      void p.finally(() => inFlight.delete(p));
-      if (i % 50_000 === 0 && i > 0) note(`${i} of ${steps.length} plans written`);
-    }
-    await Promise.all(inFlight);
-  } finally {
-    await store.close();
-  }
-  note(`${PAGES} pages, ${steps.length} plans written in ${r3((performance.now() - t0) / 1000)} s`);
-  return steps.length;
-}
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
@@ -130,19 +42,27 @@ function timeCli(d: OncallBenchDaemon, args: string[]): { ms: number; out: strin
   return { ms: performance.now() - t0, out };
 }
 
-async function timeGet(url: string): Promise<{ ms: number; status: number; bytes: number }> {
+/**
+ * One GET on a connection of its own: a kept-alive one may be closed by the daemon (Node's 5 s idle
+ * timeout) just as the next round, ≈5 s of CLI later, sends on it ("other side closed").
+ */
+function timeGet(url: string): Promise<{ ms: number; status: number; bytes: number }> {
   const t0 = performance.now();
-  const r = await fetch(url);
-  const body = await r.arrayBuffer();
-  return { ms: performance.now() - t0, status: r.status, bytes: body.byteLength };
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => { bytes += chunk.length; });
+      res.on('end', () => resolve({ ms: performance.now() - t0, status: res.statusCode ?? 0, bytes }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
 }
 
 let cluster: PgCluster | null = null;
 const dbUrl = STORE === 'postgres' ? await (cluster = await startPgCluster({ durable: true })).createDatabase('report') : undefined;
 const d = await oncallDaemon({ oncall: { firstAfter: '5m', secondAfter: '1h' }, slackApi: 'http://127.0.0.1:9', ...(dbUrl === undefined ? {} : { dbUrl }) });
 try {
-  const nowMs = Date.now();
-  const planCount = await seed(d, nowMs);
+  const planCount = await seedReportPages(d, PAGES, Date.now(), note);
   await d.start();
   // The control plane verifies the chain once when it starts (the story's watermark): wait that out.
   await fetch(`${d.cp}/audit?verify=1&limit=1`);
