@@ -32,7 +32,7 @@ import { homePaths } from '../src/config/paths.js';
 import { systemClock } from '../src/core/clock.js';
 import { signBody } from '../src/ingest/signature.js';
 import { STATUS_UPDATE_KINDS } from '../src/report/page-facts.js';
-import { fileChannels } from '../test/support/oncall-yaml.js';
+import { fileChannels, oncallSkeleton } from '../test/support/oncall-yaml.js';
 import type { BenchDaemon } from './lib/daemon.js';
 import { bareServer, benchDaemon, r3 } from './lib/daemon.js';
 import type { AuditLite } from './lib/oncall.js';
@@ -52,25 +52,10 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** alice (on call in `primary`) and carol at step 1, bob after an hour; with `rules`, push now and sms later. */
 function stormYaml(rules: boolean): string {
-  const person = (id: string): string => `  - { id: ${id}, contacts: { push: ${id}, sms: ${id} }${rules
+  const person = (id: string): string => `{ id: ${id}, contacts: { push: ${id}, sms: ${id} }${rules
     ? `, notify: [{ after: 0m, via: [push] }, { after: ${SMS_AFTER_S}s, via: [sms] }]` : ''} }`;
-  return `people:
-${['alice', 'carol', 'bob'].map(person).join('\n')}
-schedules:
-  - id: primary
-    timeZone: Europe/Berlin
-    rotations:
-      - { people: [alice], every: 1w, handoff: 2026-11-23T09:00 }
-policies:
-  - id: default
-    steps:
-      - { notify: [schedule:primary, person:carol], after: 1h }
-      - { notify: [person:bob], after: 1h }
-    repeat: 0
-routes:
-  - { match: { severity: [P1, P2] }, policy: default }
-incidents: { key: groupKey, reopenWindow: 1s }
-`;
+  return oncallSkeleton({ people: ['alice', 'carol', 'bob'].map(person),
+    policies: { default: ['{ notify: [schedule:primary, person:carol], after: 1h }', '{ notify: [person:bob], after: 1h }'] } });
 }
 
 interface Sent { plannedMs: number; sentMs: number; answeredMs: number; status: number; eventId: string | null }

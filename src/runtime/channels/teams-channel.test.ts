@@ -38,6 +38,27 @@ function fakeWorkflow(): { server: Server; seen: Seen[]; replies: Reply[] } {
   return { server, seen, replies };
 }
 
+/** The Workflows envelope of a P1 page card, exactly as Teams receives it. */
+function teamsCard(head: string, color: string, text: string, fact: { agent: string; event: string; page: string },
+  links: Array<[string, string]>): unknown {
+  return {
+    type: 'message',
+    attachments: [{
+      contentType: 'application/vnd.microsoft.card.adaptive',
+      content: {
+        $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.2',
+        body: [
+          { type: 'TextBlock', text: head, weight: 'Bolder', size: 'Medium', wrap: true, color },
+          { type: 'TextBlock', text, wrap: true },
+          { type: 'FactSet', facts: [{ title: 'Severity', value: 'P1' }, { title: 'Page', value: fact.page },
+            { title: 'Agent', value: fact.agent }, { title: 'Event', value: fact.event }] },
+        ],
+        ...(links.length === 0 ? {} : { actions: links.map(([title, url]) => ({ type: 'Action.OpenUrl', title, url })) }),
+      },
+    }],
+  };
+}
+
 describe('teams channel against a local Workflows webhook', () => {
   const wf = fakeWorkflow();
   let port = 0;
@@ -59,21 +80,8 @@ describe('teams channel against a local Workflows webhook', () => {
     assert.equal(seen?.url, path);
     assert.equal(seen?.headers['content-type'], 'application/json');
     assert.equal(seen?.headers['idempotency-key'], 'p3k9x2mfq.1.-.room');
-    assert.deepEqual(JSON.parse(seen?.body ?? ''), {
-      type: 'message',
-      attachments: [{
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        content: {
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.2',
-          body: [
-            { type: 'TextBlock', text: '\\[P1\\] HighLatency on api-1', weight: 'Bolder', size: 'Medium', wrap: true, color: 'Attention' },
-            { type: 'TextBlock', text: 'Page p3k9x2mfq opened (step 1 of 2).\n\nAcknowledge: svc ack p3k9x2mfq', wrap: true },
-            { type: 'FactSet', facts: [{ title: 'Severity', value: 'P1' }, { title: 'Page', value: 'p3k9x2mfq' },
-              { title: 'Agent', value: 'oncall' }, { title: 'Event', value: 'evt-7' }] },
-          ],
-        },
-      }],
-    });
+    assert.deepEqual(JSON.parse(seen?.body ?? ''), teamsCard('\\[P1\\] HighLatency on api-1', 'Attention',
+      'Page p3k9x2mfq opened (step 1 of 2).\n\nAcknowledge: svc ack p3k9x2mfq', { agent: 'oncall', event: 'evt-7', page: 'p3k9x2mfq' }, []));
   });
 
   it('text from alert labels shows literally: a Markdown link or emphasis in a label is escaped, a bare URL stays a URL (issue 33)', async () => {
@@ -101,22 +109,8 @@ describe('teams channel against a local Workflows webhook', () => {
     for (const m of [story.opened, story.acknowledged, story.resolved]) assert.equal((await channel().send(m, signal)).ok, true);
     const what = 'Checkout 5xx ratio 12% \\> 5% & rising \\<!here\\> \\*now\\* \\[Acknowledge\\](https://evil.example/)\n\nInstance: api-1\n\n'
       + 'Runbook: https://runbooks.example.com/checkout\n\nSource: http://prometheus.example.com:9090/graph?g0.expr=checkout_5xx&g0.tab=1\n\n';
-    const card = (head: string, color: string, rest: string, links: Array<[string, string]>): unknown => ({
-      type: 'message',
-      attachments: [{
-        contentType: 'application/vnd.microsoft.card.adaptive',
-        content: {
-          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.2',
-          body: [
-            { type: 'TextBlock', text: head, weight: 'Bolder', size: 'Medium', wrap: true, color },
-            { type: 'TextBlock', text: `${what}${rest}`, wrap: true },
-            { type: 'FactSet', facts: [{ title: 'Severity', value: 'P1' }, { title: 'Page', value: 'p7xq2m4k9a' },
-              { title: 'Agent', value: 'shop' }, { title: 'Event', value: rest.includes('resolved') ? 'e2' : 'e1' }] },
-          ],
-          ...(links.length === 0 ? {} : { actions: links.map(([title, url]) => ({ type: 'Action.OpenUrl', title, url })) }),
-        },
-      }],
-    });
+    const card = (head: string, color: string, rest: string, links: Array<[string, string]>): unknown => teamsCard(head, color, `${what}${rest}`,
+      { agent: 'shop', event: rest.includes('resolved') ? 'e2' : 'e1', page: 'p7xq2m4k9a' }, links);
     assert.deepEqual(wf.seen.map((x) => JSON.parse(x.body) as unknown), [
       card('\\[P1\\] CheckoutErrors on api-1', 'Attention', 'Page p7xq2m4k9a opened.\n\nPaged: step 1 of 2: alice; next: bob at 03:10 CET (in 5m)',
         [['Acknowledge', STORY_LINKS.ack], ['Resolve', STORY_LINKS.resolve]]),
