@@ -21,6 +21,8 @@ import { startOtlpBridge } from '../metrics/otlp-bridge.js';
 import { createMetrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
 import { createDispatcher } from '../runtime/dispatch/dispatcher.js';
+import { startFactsWarmer } from '../report/facts-warmer.js';
+import { reportFactsCache } from '../report/report-cache.js';
 import { startBacklogGauge } from '../runtime/backlog-gauge.js';
 import { notifyingStore } from './notifying-store.js';
 import type { SourceStats } from '../metrics/source-stats.js';
@@ -267,9 +269,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const oncallReads = { configs: () => [...pageConfigs].map(([agentId, config]) => ({ agentId, config })),
       overrides: (agentId: string, endsAfterMs: number) => store.oncall.listOverrides(agentId, endsAfterMs) };
     // The readers the control plane and the team console share: one gate, one chain watermark, one tailer per log file, one report at a time.
+    // Reports' kept facts (contract §23.2), started from the store's checkpoint and kept warm in the background.
+    const reportFacts = reportFactsCache(store.oncall.reportReads, clock, { checkpoints: store.oncall.reportFacts, log: daemonLog });
     const shared = createSharedReads(store, clock, { configs: oncallReads.configs,
-      channelTypes: (agentId) => channelTypes.get(agentId) ?? new Map<string, string>() });
+      channelTypes: (agentId) => channelTypes.get(agentId) ?? new Map<string, string>(), facts: reportFacts });
     closers.add('shared reads', () => shared.close());
+    const factsWarmer = startFactsWarmer({ facts: reportFacts, clock, log: daemonLog });
+    closers.add('report facts', () => factsWarmer.close());
     // Calendar subscription keys (§24.7): checked against the secret as it is now (rotating it revokes every URL).
     const calendar = calendarSecret(deps.home);
     const calendarKeys = { check: (agentId: string, scheduleId: string, key: string) => {
