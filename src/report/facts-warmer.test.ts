@@ -13,7 +13,7 @@ describe('the report facts warmer', () => {
     const audit = [reportLine(1, 'page.opened', { pageId: 'p1', alertname: 'A' })];
     const reads = fixedReportReads(['p1\tagent-a\tdefault\t1001'], audit);
     let down = false;
-    const lines = reads.auditLines;
+    const lines = reads.auditLines.bind(reads);
     reads.auditLines = (after, limit) => (down ? Promise.reject(new Error('connection refused')) : lines(after, limit));
     const kept = keptReportFacts();
     const logged: Array<[string, string, Record<string, unknown>]> = [];

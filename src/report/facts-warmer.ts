@@ -18,7 +18,7 @@ export const FACTS_WARM_AFTER_MS = 10_000;
 export const FACTS_RETRY_MS = 60_000;
 
 export interface FactsWarmer {
-  /** Stops the timer and the catch-up under way (between chunks), and waits for it. */
+  /** Stops the timer and the catch-up under way (between chunks), and waits for it and for a save under way. */
   close(): Promise<void>;
 }
 
@@ -36,8 +36,9 @@ export function startFactsWarmer(deps: { facts: ReportFacts; clock: Pick<Clock, 
   return {
     async close() {
       stop.abort();
-      deps.facts.stop();
+      const saved = deps.facts.stop();
       await run;
+      await saved;
     },
   };
 }

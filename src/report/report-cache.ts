@@ -43,8 +43,8 @@ export interface ReportFacts {
   windowFacts(window: ReportWindow): Promise<PageFacts[] | null>;
   /** Catches up with the store's head and saves a checkpoint when one is due (the daemon's warm-up and periodic run); a failed save is logged, not thrown. */
   refresh(): Promise<void>;
-  /** Stops between chunks: a catch-up under way ends early (shutdown). */
-  stop(): void;
+  /** Stops between chunks (a catch-up under way ends early, no save starts) and waits for a save under way (shutdown). */
+  stop(): Promise<void>;
   /** What the kept pages' rounds came to as interruptions, for the next report over them. */
   readonly memo: InterruptionMemo;
 }
@@ -273,8 +273,9 @@ export function reportFactsCache(reads: ReportReads, clock: Pick<Clock, 'now'>, 
       await turn();
       await (saveWhenDue() ?? saving);
     },
-    stop() {
+    async stop() {
       stopped = true;
+      await saving;
     },
   };
 }

@@ -50,7 +50,8 @@ export interface StoreWorkerData {
  * and results from these, so a misspelt operation or a swapped argument does not compile.
  */
 export type WriterOps = Writer & OncallWriter & ReceiptWriter & ReportFactsWriter & { close(): null };
-export type ReaderOps = Reader & OncallReader & ReceiptReader & ReportReader & ReportFactsReader & { backup(path: string): Promise<{ bytes: number }>; close(): null };
+export type ReaderOps = Reader & OncallReader & ReceiptReader & ReportReader & ReportFactsReader
+  & { backup(path: string): Promise<{ bytes: number }>; close(): null };
 
 export interface StoreRequest {
   id: number;
