@@ -22,11 +22,27 @@ export interface FactsWarmer {
   close(): Promise<void>;
 }
 
-export function startFactsWarmer(deps: { facts: ReportFacts; clock: Pick<Clock, 'setTimer' | 'clearTimer'>; log: FactsLog }): FactsWarmer {
+export interface FactsWarmerDeps {
+  facts: ReportFacts;
+  clock: Pick<Clock, 'setTimer' | 'clearTimer'>;
+  log: FactsLog;
+  /**
+   * Run after each catch-up: the daemon computes the default report, so what aggregation keeps
+   * between reports (each page's interruptions, aggregate-report.ts's memo) is worked out before
+   * anyone asks.
+   */
+  prime?: () => Promise<void>;
+}
+
+export function startFactsWarmer(deps: FactsWarmerDeps): FactsWarmer {
   const stop = new AbortController();
   let run: Promise<void> = Promise.resolve();
+  const refresh = async (): Promise<void> => {
+    await deps.facts.refresh();
+    if (deps.prime !== undefined && !stop.signal.aborted) await deps.prime();
+  };
   const slot = timerSlot(deps.clock, stop.signal, () => {
-    run = deps.facts.refresh().then(() => slot.set(FACTS_SAVE_EVERY_MS), (err: unknown) => {
+    run = refresh().then(() => slot.set(FACTS_SAVE_EVERY_MS), (err: unknown) => {
       if (stop.signal.aborted) return;
       deps.log('warn', 'report.facts.refresh-failed', { error: errorText(err), retryInMs: FACTS_RETRY_MS });
       slot.set(FACTS_RETRY_MS);
