@@ -22,7 +22,7 @@ describe('import-report.md', () => {
 
   it('says which channels.yaml entries the contacts need, what the import added, and the overrides to add', () => {
     const text = reportText(result, ctx, null);
-    assert.match(text, /```yaml\nchannels:\n {2}- \{ id: mail, type: email, .*\n {2}- \{ id: sms, type: twilio, mode: sms, .*\n {2}- \{ id: phone, type: twilio, mode: voice, .*\n```/);
+    assert.match(text, /```yaml\nchannels:\n {2}- \{ id: mail, type: email, .*\n {2}- \{ id: sms, type: twilio, direction: outbound, mode: sms, .*\n {2}- \{ id: phone, type: twilio, direction: outbound, mode: voice, .*\n```/);
     assert.match(text, /- routes: every alert \(P1, P2, P3\) goes to policy platform-escalation; Opsgenie routes alerts with each team's routing rules/);
     assert.match(text, /```sh\nsvc oncall override add --schedule platform-primary --person bob --from 2026-03-25T08:00:00Z --to 2026-03-26T08:00:00Z --agent oncall-escalator\n```/);
     assert.deepEqual(overrideCommands(result, null), ['svc oncall override add --schedule platform-primary --person bob --from 2026-03-25T08:00:00Z --to 2026-03-26T08:00:00Z']);
