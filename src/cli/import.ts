@@ -29,7 +29,7 @@ import { VENDOR_SPECS } from '../import/vendors.js';
 import type { VerifyOutcome } from '../import/verify-rendering.js';
 import { compareRendering } from '../import/verify-rendering.js';
 import { oncallYamlText } from '../import/write-oncall-yaml.js';
-import { outcomeSummary, reportText } from '../import/write-report.js';
+import { importedCounts, outcomeSummary, reportText } from '../import/write-report.js';
 import type { CliContext } from './context.js';
 import { parseInstant } from '../oncall/oncall-input.js';
 import { printTable } from './style.js';
@@ -146,10 +146,7 @@ export async function importCommand(vendor: string, dir: string, opts: ImportOpt
       { path: out, text: oncallYamlText(result.config, header) },
       { path: report, text: reportText(result, { label: spec.label, from: opts.api ?? source, out, nowMs, agent: opts.agent ?? null }, verified) },
     ]);
-    const c = result.config;
-    const n = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
-    ctx.stdout(`imported ${n(c.people.length, 'person', 'people')}, ${n(c.schedules.length, 'schedule', 'schedules')}, ${n(c.policies.length, 'policy', 'policies')}, `
-      + `${n(result.overrides.length, 'override', 'overrides')} from ${spec.label}\n`);
+    ctx.stdout(`imported ${importedCounts(result)} from ${spec.label}\n`);
     ctx.stdout(`${outcomeSummary(result.lines)}\nwrote ${out} and ${report}\n`);
     if (verified !== null) {
       printVerified(spec.label, verified, ctx);

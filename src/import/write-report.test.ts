@@ -15,6 +15,7 @@ describe('import-report.md', () => {
       const row = `| ${line.source.replace(/\|/g, '\\|')} | ${line.target ?? '—'} | ${line.outcome.replace('-', ' ')} | ${line.note} |`;
       assert.ok(text.includes(row), row);
     }
+    assert.match(text, /^Imported 2026-03-20T12:00:00Z from \/exports\/og into \/agent\/oncall\.yaml: 4 people, 3 schedules, 2 policies, 1 override\.$/m);
     assert.match(text, /\*\*Not everything mapped exactly \(exit 3\)\.\*\* 31 mapped, 6 approximated, 7 not mapped\./);
     assert.match(text, /\n## Contact methods \(11\)\n/);
     assert.match(text, /\| Escalation rules \| 3 \| 2 \| 0 \|/);
