@@ -66,7 +66,7 @@ describe('pages e2e', () => {
     assert.match(shown.stdout, new RegExp(`^page ${pageId} \\[P1\\]`));
     const ack = await runSvc(['ack', pageId, '--as', 'bob', '--note', 'on it'], { env: a.env, cwd: a.dir });
     assert.equal(ack.code, 0, ack.stderr);
-    assert.equal(ack.stdout, `page ${pageId} acknowledged: now acknowledged, step 2 of 2\n`);
+    assert.equal(ack.stdout, `page ${pageId} acknowledged by bob at step 2 of 2\n`);
 
     assert.equal((await postAlert(a.url, a.secret, resolvedBody(a.fixture), 'walk-resolved')).status, 202);
     const resolvedLines = await waitFor('both told of the resolution', () => {
@@ -95,7 +95,7 @@ describe('pages e2e', () => {
     assert.equal(again.stderr, `svc ack ${pageId}: page ${pageId} is already resolved\n`);
     const unknown = await runSvc(['escalate', 'pzzzzzzzzzzzz'], { env: a.env, cwd: a.dir });
     assert.equal(unknown.code, 1);
-    assert.equal(unknown.stderr, 'svc escalate pzzzzzzzzzzzz: no page pzzzzzzzzzzzz\n');
+    assert.equal(unknown.stderr, 'svc escalate pzzzzzzzzzzzz: no page pzzzzzzzzzzzz (svc pages lists them)\n');
     const unknownPage = await runSvc(['page', 'pzzzzzzzzzzzz'], { env: a.env, cwd: a.dir });
     assert.deepEqual([unknownPage.code, unknownPage.stderr], [1, 'svc page: no page pzzzzzzzzzzzz (svc pages lists them)\n']);
 
@@ -168,7 +168,8 @@ describe('pages e2e', () => {
     assert.equal(restart.code, 0, restart.stderr);
     await waitFor('step 2 paged bob after the restart', () => lines(a).find((l) => l.to === 'bob'));
     // Later evidence that the engine kept running: ack and resolve, whose notices come after any repeat.
-    assert.equal((await runSvc(['resolve', pageId, '--note', 'fixed'], { env: t.env, cwd: a.dir })).code, 0);
+    const resolved = await runSvc(['resolve', pageId, '--note', 'fixed'], { env: t.env, cwd: a.dir });
+    assert.deepEqual([resolved.code, resolved.stdout], [0, `page ${pageId} resolved at step 2 of 2\n`]);
     await waitFor('both told of the resolution', () => lines(a).filter((l) => l.status === 'resolved').length === 2);
     const bobSteps = lines(a).filter((l) => l.to === 'bob' && l.status !== 'resolved');
     assert.deepEqual(bobSteps.map((l) => l.deliveryId), [`${pageId}.2.bob.oncall-dm`], 'step 2 fired exactly once');
