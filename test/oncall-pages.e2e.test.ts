@@ -9,6 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { runCli } from '../src/cli/program.js';
+import { cliHarness } from './support/cli.js';
 import { postAlert } from './support/http.js';
 import { fileChannels, oncallYaml, personalRulesYaml, resolvedBody } from './support/oncall-yaml.js';
 import { auditRows, queryStore, readJsonLines } from './support/store.js';
@@ -64,9 +66,22 @@ describe('pages e2e', () => {
     const shown = await runSvc(['page', pageId.toUpperCase()], { env: a.env, cwd: a.dir });
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, new RegExp(`^page ${pageId} \\[P1\\]`));
+    // On an 80-column terminal the title gives way before NEXT does (when the page climbs is what a person looks for).
+    const pagesAt80 = async (): Promise<string[]> => {
+      const h = cliHarness(a.env, a.dir);
+      h.ctx.columns = () => 80;
+      assert.equal(await runCli(['pages'], h.ctx), 0, h.err());
+      const printed = h.out().trimEnd().split('\n');
+      for (const line of printed) assert.ok(line.length <= 80, line);
+      return printed;
+    };
+    assert.match((await pagesAt80())[0] ?? '', /^PAGE {11}SEV {2}STATE {6}STEP {2}NEXT {2,}TITLE$/);
     const ack = await runSvc(['ack', pageId, '--as', 'bob', '--note', 'on it'], { env: a.env, cwd: a.dir });
     assert.equal(ack.code, 0, ack.stderr);
     assert.equal(ack.stdout, `page ${pageId} acknowledged by bob at step 2 of 2\n`);
+    const acked80 = await pagesAt80();
+    assert.match(acked80[0] ?? '', /^PAGE {11}SEV {2}STATE {15}(STEP {2})?NEXT {2,}TITLE$/);
+    assert.match(acked80[1] ?? '', new RegExp(`^${pageId}  P1   acknowledged \\(bob\\)  \\S`));
 
     assert.equal((await postAlert(a.url, a.secret, resolvedBody(a.fixture), 'walk-resolved')).status, 202);
     const resolvedLines = await waitFor('both told of the resolution', () => {

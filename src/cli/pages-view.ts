@@ -68,7 +68,7 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
       if (opts.json) ctx.stdout(`${JSON.stringify(answer)}\n`);
       else if (answer.items.length === 0) ctx.stdout('no pages\n');
       else {
-        printTable(ctx, [idColumn('PAGE'), 'SEV', 'STATE', { header: 'STEP', drop: 2 }, { header: 'OPENED', drop: 3 }, { header: 'NEXT', drop: 1 }, 'TITLE'],
+        printTable(ctx, [idColumn('PAGE'), 'SEV', 'STATE', { header: 'STEP', drop: 2 }, { header: 'OPENED', drop: 3 }, { header: 'NEXT', drop: 1 }, { header: 'TITLE', give: 16 }],
           answer.items.map((p) => (p.corrupt === true ? [p.id, '-', stateCell(p), '-', formatInZone(p.openedAt, zone), '-', '(unreadable)']
             : [p.id, p.severity, stateCell(p), `${p.step}${p.loop > 0 ? ` (pass ${p.loop + 1})` : ''}`,
               formatInZone(p.openedAt, zone), formatInZone(p.nextEscalationAt, zone), p.title])));
