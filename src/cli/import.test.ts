@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { cliHarness } from '../../test/support/cli.js';
 import { startFakeVendorApi } from '../../test/support/fake-vendor-api.js';
 import { FIXTURE_NOW, fixtureCopy, fixtureDir } from '../../test/support/import-fixtures.js';
+import { fakeClock } from '../core/clock.js';
 import { runCli } from './program.js';
 
 const fresh = (): string => mkdtempSync(join(tmpdir(), 'svc-import-cli-'));
@@ -83,6 +84,16 @@ describe('svc import', () => {
     const nothing = await svcImport(['grafana-oncall', fixtureDir('grafana-oncall'), '--at', FIXTURE_NOW, '--verify', exactExport()]);
     assert.equal(nothing.code, 2);
     assert.match(nothing.err, /no Grafana OnCall rendering of an imported schedule is there/);
+  });
+
+  it('--verify of an export taken weeks ago, without --at: the differences come with the --at that judges as of the export', async () => {
+    // Eight months on, the override of 2026-03-25 has ended: it is left out of oncall.yaml, but Opsgenie's rendering has it.
+    const h = cliHarness({}, fresh(), fakeClock(Date.parse('2026-11-29T11:00:00Z')));
+    const code = await runCli(['import', 'opsgenie', fixtureDir('opsgenie'), '--verify', fixtureDir('opsgenie')], h.ctx);
+    assert.equal(code, 1, h.err());
+    assert.match(h.out(), /\nplatform-primary +2026-03-25T17:00:00Z +2026-03-26T08:00:00Z +bob +dave\n/);
+    assert.ok(h.out().endsWith('the rendering starts at 2026-03-20T12:00:00Z, before now: what had ended by now (overrides, shifts) was left out of oncall.yaml, '
+      + 'which alone makes such differences; --at 2026-03-20T12:00:00Z judges as of the export\n'), h.out());
   });
 
   it('refuses usage it cannot honour before reading anything', async () => {

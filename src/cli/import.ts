@@ -107,7 +107,21 @@ function verify(spec: VendorSpec, result: ImportResult, timeline: Answers, agent
   return { outcomes, notCompared };
 }
 
-function printVerified(label: string, verified: Verified, ctx: CliContext): void {
+/**
+ * `--verify` of an export taken some time ago, without `--at`: what had ended by now (an override, a
+ * shift) was left out of oncall.yaml but is in the vendor's rendering, so the rendering's past differs.
+ * Said beside the differences, with the `--at` that judges as of the export.
+ */
+const HOUR_MS = 3_600_000;
+
+function staleExportHint(differing: readonly VerifyOutcome[], nowMs: number): string | null {
+  const fromMs = Math.min(...differing.map((o) => o.fromMs));
+  if (!(fromMs < nowMs - HOUR_MS)) return null;
+  return `the rendering starts at ${isoTime(fromMs)}, before now: what had ended by now (overrides, shifts) was left out of oncall.yaml, `
+    + `which alone makes such differences; --at ${isoTime(fromMs)} judges as of the export\n`;
+}
+
+function printVerified(label: string, verified: Verified, ctx: CliContext, stale: { nowMs: number } | null): void {
   const differing = verified.outcomes.filter((o) => o.differences.length > 0);
   for (const o of verified.outcomes) {
     ctx.stdout(`verify ${o.scheduleId}: ${o.differences.length === 0 ? 'identical' : `${o.differences.length} difference(s)`} with ${label} over ${isoTime(o.fromMs)} – ${isoTime(o.toMs)}`
@@ -117,6 +131,8 @@ function printVerified(label: string, verified: Verified, ctx: CliContext): void
   if (differing.length === 0) return;
   printTable(ctx, [{ header: 'SCHEDULE', whole: true }, { header: 'FROM' }, { header: 'TO' }, { header: label.toUpperCase() }, { header: 'SVC' }],
     differing.flatMap((o) => o.differences.map((d) => [d.scheduleId, isoTime(d.fromMs), isoTime(d.toMs), d.vendor.join(' + ') || 'nobody', d.svc ?? 'nobody'])));
+  const hint = stale === null ? null : staleExportHint(differing, stale.nowMs);
+  if (hint !== null) ctx.stdout(hint);
 }
 
 export async function importCommand(vendor: string, dir: string, opts: ImportOptions, ctx: CliContext): Promise<number> {
@@ -149,7 +165,7 @@ export async function importCommand(vendor: string, dir: string, opts: ImportOpt
     ctx.stdout(`imported ${importedCounts(result)} from ${spec.label}\n`);
     ctx.stdout(`${outcomeSummary(result.lines)}\nwrote ${out} and ${report}\n`);
     if (verified !== null) {
-      printVerified(spec.label, verified, ctx);
+      printVerified(spec.label, verified, ctx, opts.at === undefined ? { nowMs } : null);
       if (verified.outcomes.some((o) => o.differences.length > 0)) return EXIT.runtime;
     }
     return importIsExact(result) ? EXIT.ok : EXIT_APPROXIMATED;
