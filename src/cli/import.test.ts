@@ -43,7 +43,7 @@ describe('svc import', () => {
   it('exits 3 when something was approximated, writing oncall.yaml and import-report.md beside it', async () => {
     const r = await svcImport(['opsgenie', fixtureDir('opsgenie'), '--at', FIXTURE_NOW, '--agent', 'oncall-escalator']);
     assert.equal(r.code, 3, r.err);
-    assert.match(r.out, /^imported 4 people, 3 schedules, 2 policies, 1 override from Opsgenie\n31 mapped, 6 approximated, 7 not mapped\nwrote .*oncall\.yaml and .*import-report\.md\n$/);
+    assert.match(r.out, /^imported 4 people, 3 schedules, 2 policies, 1 override from Opsgenie\n31 mapped, 6 approximated, 7 not mapped\nwrote .*oncall\.yaml and .*import-report\.md\nnext: 1\. add the channels import-report\.md lists to channels\.yaml\n {6}2\. svc check\n {6}3\. once svc runs, the override commands import-report\.md lists\n$/);
     assert.deepEqual(readdirSync(r.cwd).sort(), ['import-report.md', 'oncall.yaml'], 'no temporary file left');
     assert.match(readFileSync(join(r.cwd, 'oncall.yaml'), 'utf8'), /^# Imported from Opsgenie by svc import at 2026-03-20T12:00:00Z/);
     assert.match(readFileSync(join(r.cwd, 'import-report.md'), 'utf8'), /--to 2026-03-26T08:00:00Z --agent oncall-escalator\n/);
@@ -52,7 +52,7 @@ describe('svc import', () => {
   it('exits 0 when everything mapped exactly', async () => {
     const r = await svcImport(['pagerduty', exactExport(), '--out', 'ops/oncall.yaml', '--at', FIXTURE_NOW], {}, (() => { const d = fresh(); mkdirSync(join(d, 'ops')); return d; })());
     assert.equal(r.code, 0, r.out + r.err);
-    assert.match(r.out, /^imported 1 person, 1 schedule, 1 policy, 0 overrides from PagerDuty\n8 mapped, 0 approximated, 0 not mapped\n/);
+    assert.match(r.out, /^imported 1 person, 1 schedule, 1 policy, 0 overrides from PagerDuty\n8 mapped, 0 approximated, 0 not mapped\n.*\nnext: 1\. add the channels import-report\.md lists to channels\.yaml\n {6}2\. svc check\n$/);
     assert.ok(existsSync(join(r.cwd, 'ops', 'import-report.md')));
   });
 

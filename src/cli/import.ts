@@ -112,6 +112,13 @@ function verify(spec: VendorSpec, result: ImportResult, timeline: Answers, agent
  * shift) was left out of oncall.yaml but is in the vendor's rendering, so the rendering's past differs.
  * Said beside the differences, with the `--at` that judges as of the export.
  */
+/** What the person does next, in the report's order: the channels, svc check, the overrides once svc runs. */
+function nextSteps(result: ImportResult): string {
+  const steps = [...(result.channels.length > 0 ? [`add the channels ${REPORT_FILE} lists to channels.yaml`] : []), 'svc check',
+    ...(result.overrides.length > 0 ? [`once svc runs, the override commands ${REPORT_FILE} lists`] : [])];
+  return steps.map((step, i) => `${i === 0 ? 'next:' : '     '} ${i + 1}. ${step}\n`).join('');
+}
+
 const HOUR_MS = 3_600_000;
 
 function staleExportHint(differing: readonly VerifyOutcome[], nowMs: number): string | null {
@@ -168,6 +175,7 @@ export async function importCommand(vendor: string, dir: string, opts: ImportOpt
       printVerified(spec.label, verified, ctx, opts.at === undefined ? { nowMs } : null);
       if (verified.outcomes.some((o) => o.differences.length > 0)) return EXIT.runtime;
     }
+    ctx.stdout(nextSteps(result));
     return importIsExact(result) ? EXIT.ok : EXIT_APPROXIMATED;
   } catch (err) {
     if (!(err instanceof ImportInputError)) throw err;
