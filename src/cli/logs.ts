@@ -40,7 +40,7 @@ export async function logsCommand(opts: LogsOptions, ctx: CliContext): Promise<n
   }
   const min = opts.level as LogLevel | undefined;
   const target = await ownTarget(ctx, opts);
-  const since = opts.since === undefined ? undefined : timeArg('--since', opts.since, ctx.clock);
+  const since = opts.since === undefined ? undefined : timeArg('svc logs: --since', opts.since, ctx.clock);
   const stop = new AbortController();
   void ctx.waitForSignal().then(() => stop.abort());
   await followLogs({
