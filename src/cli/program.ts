@@ -269,7 +269,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       command
         .command('replay')
         .description("put dead letters back in the queue through the daemon's admin socket; exit 1 when one is not found")
-        .argument('[ids...]', 'dead-letter ids, or prefixes of them that only one dead letter has')
+        .argument('[ids...]', 'dead-letter ids, or their first or last characters when only one dead letter has them')
         .option('--all', 'every dead letter not replayed yet (narrow with --source, --reason)', false)
         .option('--source <id>', 'with --all: only this source')
         .option('--reason <reason>', 'with --all: only this reason')
