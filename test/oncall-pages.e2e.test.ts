@@ -65,7 +65,8 @@ describe('pages e2e', () => {
     assert.deepEqual([notAnId.code, notAnId.stderr], [2, 'svc ack: "page-1!" is not a page id (svc pages lists them)\n']);
     const shown = await runSvc(['page', pageId.toUpperCase()], { env: a.env, cwd: a.dir });
     assert.equal(shown.code, 0, shown.stderr);
-    assert.match(shown.stdout, new RegExp(`^page ${pageId} \\[P1\\]`));
+    assert.match(shown.stdout, new RegExp(`^page ${pageId} \\[P1\\] .*\ntriggered, step 2 of policy default\nopened \\S+ \\S+Z, next \\S+ \\S+Z\n1 event\\(s\\); times in UTC\n`));
+    assert.ok(shown.stdout.split('\n').slice(1, 4).every((line) => line.length <= 80), shown.stdout);
     // On an 80-column terminal the title gives way before NEXT does (when the page climbs is what a person looks for).
     const pagesAt80 = async (): Promise<string[]> => {
       const h = cliHarness(a.env, a.dir);
@@ -132,9 +133,9 @@ describe('pages e2e', () => {
     assert.match(cli.stdout, new RegExp(`^page ${pageId} \\[P1\\] .*\nresolved \\(source\\), step 2 of policy default`));
     assert.match(cli.stdout, /acknowledged by bob via cli/);
     // Times in the reader's zone, the zone printed with each (§24.5): --tz, else $TZ, else UTC.
-    assert.match(cli.stdout, /, opened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?Z\n.*times in UTC\n/);
+    assert.match(cli.stdout, /\nopened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?Z\n.*times in UTC\n/);
     const ny = await runSvc(['page', pageId, '--tz', 'America/New_York'], { env: a.env, cwd: a.dir });
-    assert.match(ny.stdout, /, opened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00\n.*times in America\/New_York\n/);
+    assert.match(ny.stdout, /\nopened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00\n.*times in America\/New_York\n/);
     assert.match(ny.stdout, /^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00 {2}acknowledged by bob via cli/m);
 
     // The story of the alert that opened the page (§20.3) tells the page too, verified.
