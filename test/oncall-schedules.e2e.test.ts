@@ -254,6 +254,8 @@ describe('svc oncall against the running daemon', () => {
     const none = await svc('oncall', '--schedule', 'nope');
     assert.equal(none.code, 1);
     assert.deepEqual([none.stdout, none.stderr], ['', 'svc oncall: no schedule nope\n']);
+    const noAgent = await svc('oncall', '--agent', 'nope');
+    assert.deepEqual([noAgent.code, noAgent.stdout, noAgent.stderr], [1, '', 'svc oncall: no agent nope has schedules\n'], 'not "no agent has an oncall.yaml"');
     const missing = await svc('oncall', 'export', 'nope');
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr, 'svc oncall export: no schedule "nope"\n');

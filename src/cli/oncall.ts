@@ -73,9 +73,10 @@ export async function oncallCommand(opts: OncallOptions, ctx: CliContext): Promi
     ctx.stdout(`${JSON.stringify(view)}\n`);
     return 0;
   }
-  if (view.schedules.length === 0 && opts.schedule !== undefined) {
+  if (view.schedules.length === 0 && (opts.schedule !== undefined || opts.agent !== undefined)) {
     // A typo, not an answer: on stderr naming the command, as svc oncall override ls and calendar-url say it.
-    ctx.stderr(`svc oncall: no schedule ${opts.schedule}\n`);
+    ctx.stderr(`svc oncall: ${opts.schedule === undefined ? `no agent ${opts.agent ?? ''} has schedules` : `no schedule ${opts.schedule}`}`
+      + `${opts.schedule !== undefined && opts.agent !== undefined ? ` in agent ${opts.agent}` : ''}\n`);
     return 1;
   }
   if (view.schedules.length === 0) {
