@@ -196,6 +196,7 @@ describe('alert-escalation end to end', () => {
     assert.match(send.stdout, /HTTP 202 .*"accepted"/);
     const resend = await runSvc(['webhook', 'send', 'fixtures/mock-alert.json'], { env: t.env, cwd: dir });
     assert.match(resend.stdout, /HTTP 200 .*"duplicate"/);
+    assert.match(resend.stdout, /\na duplicate of event [0-9a-f-]{36}: this fingerprint came within the last 15 minutes, so nothing new happens; --fingerprint FP sends the file as a new alert\n$/);
     assert.equal((await runSvc(['down'], { env: t.env, cwd: dir })).code, 0);
   });
 

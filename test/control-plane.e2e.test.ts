@@ -271,13 +271,16 @@ describe('control plane against the running daemon', () => {
     const logs = await svc('logs', '--agent', 'oncall-escalator');
     const fileLines = readFileSync(join(t.home, 'logs', 'oncall-escalator.log'), 'utf8').trim().split('\n');
     const count = queryStore<{ n: number }>(t.home, 'SELECT count(*) AS n FROM events')[0]?.n;
-    const [ps, psJsonRun, events, limited, dlq, table, badLimit, logsJson, future, nowhere] = await Promise.all([
+    const [ps, psJsonRun, events, limited, dlq, table, badLimit, logsJson, future, nowhere, noAgent] = await Promise.all([
       svc('ps'), svc('ps', '--json'), svc('events', '--json'),
       // --limit is the number of rows printed (contract §13), across pages.
       svc('events', '--json', '--limit', '1500'), svc('dlq', '--json'), svc('events', '--agent', 'oncall-escalator', '--limit', '1000'),
       svc('events', '--limit', '0'), svc('logs', '--json'), svc('logs', '--since', new Date(Date.now() + 3_600_000).toISOString()),
       freePort().then((port) => runSvc(['ps', '--url', `http://127.0.0.1:${port}`], { env: env(), cwd: dir })),
+      svc('logs', '--agent', 'nope'),
     ]);
+    // The listener's refusal in its words, naming the command (it read "/logs: HTTP 400: …").
+    assert.deepEqual([noAgent.code, noAgent.stderr], [1, 'svc logs: unknown agent "nope"\n']);
     assert.equal(ps.code, 0, ps.stderr);
     assert.match(ps.stdout, /agent oncall-escalator {2}running {2}provider rules/);
     assert.match(ps.stdout, /alertmanager +webhook +\d+/);

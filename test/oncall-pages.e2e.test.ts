@@ -9,6 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { runCli } from '../src/cli/program.js';
+import { cliHarness } from './support/cli.js';
 import { postAlert } from './support/http.js';
 import { fileChannels, oncallYaml, personalRulesYaml, resolvedBody } from './support/oncall-yaml.js';
 import { auditRows, queryStore, readJsonLines } from './support/store.js';
@@ -63,10 +65,24 @@ describe('pages e2e', () => {
     assert.deepEqual([notAnId.code, notAnId.stderr], [2, 'svc ack: "page-1!" is not a page id (svc pages lists them)\n']);
     const shown = await runSvc(['page', pageId.toUpperCase()], { env: a.env, cwd: a.dir });
     assert.equal(shown.code, 0, shown.stderr);
-    assert.match(shown.stdout, new RegExp(`^page ${pageId} \\[P1\\]`));
+    assert.match(shown.stdout, new RegExp(`^page ${pageId} \\[P1\\] .*\ntriggered, step 2 of policy default\nopened \\S+ \\S+Z, next \\S+ \\S+Z\n1 event\\(s\\); times in UTC\n`));
+    assert.ok(shown.stdout.split('\n').slice(1, 4).every((line) => line.length <= 80), shown.stdout);
+    // On an 80-column terminal the title gives way before NEXT does (when the page climbs is what a person looks for).
+    const pagesAt80 = async (): Promise<string[]> => {
+      const h = cliHarness(a.env, a.dir);
+      h.ctx.columns = () => 80;
+      assert.equal(await runCli(['pages'], h.ctx), 0, h.err());
+      const printed = h.out().trimEnd().split('\n');
+      for (const line of printed) assert.ok(line.length <= 80, line);
+      return printed;
+    };
+    assert.match((await pagesAt80())[0] ?? '', /^PAGE {11}SEV {2}STATE {6}STEP {2}NEXT {2,}TITLE$/);
     const ack = await runSvc(['ack', pageId, '--as', 'bob', '--note', 'on it'], { env: a.env, cwd: a.dir });
     assert.equal(ack.code, 0, ack.stderr);
-    assert.equal(ack.stdout, `page ${pageId} acknowledged: now acknowledged, step 2 of 2\n`);
+    assert.equal(ack.stdout, `page ${pageId} acknowledged by bob at step 2 of 2\n`);
+    const acked80 = await pagesAt80();
+    assert.match(acked80[0] ?? '', /^PAGE {11}SEV {2}STATE {15}(STEP {2})?NEXT {2,}TITLE$/);
+    assert.match(acked80[1] ?? '', new RegExp(`^${pageId}  P1   acknowledged \\(bob\\)  \\S`));
 
     assert.equal((await postAlert(a.url, a.secret, resolvedBody(a.fixture), 'walk-resolved')).status, 202);
     const resolvedLines = await waitFor('both told of the resolution', () => {
@@ -95,7 +111,7 @@ describe('pages e2e', () => {
     assert.equal(again.stderr, `svc ack ${pageId}: page ${pageId} is already resolved\n`);
     const unknown = await runSvc(['escalate', 'pzzzzzzzzzzzz'], { env: a.env, cwd: a.dir });
     assert.equal(unknown.code, 1);
-    assert.equal(unknown.stderr, 'svc escalate pzzzzzzzzzzzz: no page pzzzzzzzzzzzz\n');
+    assert.equal(unknown.stderr, 'svc escalate pzzzzzzzzzzzz: no page pzzzzzzzzzzzz (svc pages lists them)\n');
     const unknownPage = await runSvc(['page', 'pzzzzzzzzzzzz'], { env: a.env, cwd: a.dir });
     assert.deepEqual([unknownPage.code, unknownPage.stderr], [1, 'svc page: no page pzzzzzzzzzzzz (svc pages lists them)\n']);
 
@@ -117,9 +133,9 @@ describe('pages e2e', () => {
     assert.match(cli.stdout, new RegExp(`^page ${pageId} \\[P1\\] .*\nresolved \\(source\\), step 2 of policy default`));
     assert.match(cli.stdout, /acknowledged by bob via cli/);
     // Times in the reader's zone, the zone printed with each (§24.5): --tz, else $TZ, else UTC.
-    assert.match(cli.stdout, /, opened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?Z\n.*times in UTC\n/);
+    assert.match(cli.stdout, /\nopened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?Z\n.*times in UTC\n/);
     const ny = await runSvc(['page', pageId, '--tz', 'America/New_York'], { env: a.env, cwd: a.dir });
-    assert.match(ny.stdout, /, opened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00\n.*times in America\/New_York\n/);
+    assert.match(ny.stdout, /\nopened \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00\n.*times in America\/New_York\n/);
     assert.match(ny.stdout, /^\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?-0[45]:00 {2}acknowledged by bob via cli/m);
 
     // The story of the alert that opened the page (§20.3) tells the page too, verified.
@@ -168,7 +184,8 @@ describe('pages e2e', () => {
     assert.equal(restart.code, 0, restart.stderr);
     await waitFor('step 2 paged bob after the restart', () => lines(a).find((l) => l.to === 'bob'));
     // Later evidence that the engine kept running: ack and resolve, whose notices come after any repeat.
-    assert.equal((await runSvc(['resolve', pageId, '--note', 'fixed'], { env: t.env, cwd: a.dir })).code, 0);
+    const resolved = await runSvc(['resolve', pageId, '--note', 'fixed'], { env: t.env, cwd: a.dir });
+    assert.deepEqual([resolved.code, resolved.stdout], [0, `page ${pageId} resolved at step 2 of 2\n`]);
     await waitFor('both told of the resolution', () => lines(a).filter((l) => l.status === 'resolved').length === 2);
     const bobSteps = lines(a).filter((l) => l.to === 'bob' && l.status !== 'resolved');
     assert.deepEqual(bobSteps.map((l) => l.deliveryId), [`${pageId}.2.bob.oncall-dm`], 'step 2 fired exactly once');

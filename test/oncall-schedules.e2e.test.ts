@@ -253,9 +253,11 @@ describe('svc oncall against the running daemon', () => {
     assert.equal(bad.stderr, 'svc oncall: --at: expected ISO-8601 with a zone (2026-11-26T09:00Z, 2026-11-26T09:00+01:00) or integer milliseconds\n');
     const none = await svc('oncall', '--schedule', 'nope');
     assert.equal(none.code, 1);
-    assert.equal(none.stdout, 'no schedule nope\n');
+    assert.deepEqual([none.stdout, none.stderr], ['', 'svc oncall: no schedule nope\n']);
+    const noAgent = await svc('oncall', '--agent', 'nope');
+    assert.deepEqual([noAgent.code, noAgent.stdout, noAgent.stderr], [1, '', 'svc oncall: no agent nope has schedules\n'], 'not "no agent has an oncall.yaml"');
     const missing = await svc('oncall', 'export', 'nope');
     assert.equal(missing.code, 1);
-    assert.equal(missing.stderr, '/oncall/nope.ics: HTTP 404: no schedule "nope"\n');
+    assert.equal(missing.stderr, 'svc oncall export: no schedule "nope"\n');
   });
 });

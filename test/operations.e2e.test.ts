@@ -226,7 +226,7 @@ describe('operating the daemon (contract §13)', () => {
 
     const exists = await svc(['backup', backup]);
     assert.equal(exists.code, 1);
-    assert.match(exists.stderr, /exists; use --force/);
+    assert.equal(exists.stderr, `svc backup: ${backup} exists; use --force to replace it\n`);
     assert.equal((await svc(['backup', backup, '--force'])).code, 0);
   });
 
@@ -279,7 +279,7 @@ describe('operating the daemon (contract §13)', () => {
     symlinkSync(t.home, join(t.work, 'home-link'));
     const over = await svc(['backup', join(t.work, 'home-link', 'svc.db'), '--force']);
     assert.equal(over.code, 1, over.stdout + over.stderr);
-    assert.match(over.stderr, /refusing to write a backup over the store itself/);
+    assert.match(over.stderr, /^svc backup: refusing to write a backup over the store itself/);
     const before = sha(store);
     const verify = await svc(['audit', '--verify', '--db', store]);
     assert.equal(verify.code, 0, verify.stdout);

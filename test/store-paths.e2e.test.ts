@@ -30,7 +30,7 @@ describe('paths that are the live store', () => {
     for (const target of targets) {
       const r = await svc(['backup', target, '--force']);
       assert.equal(r.code, 1, `${target}: ${r.stdout}${r.stderr}`);
-      assert.equal(r.stderr, `refusing to write a backup over the store itself or a file SQLite keeps beside it (${target} is `
+      assert.equal(r.stderr, `svc backup: refusing to write a backup over the store itself or a file SQLite keeps beside it (${target} is `
         + `${target.includes('journal') ? `${db}-journal` : target.endsWith('-wal') ? `${db}-wal` : target.endsWith('-shm') ? `${db}-shm` : db}; `
         + `the store is ${db})\n`);
     }
@@ -39,7 +39,7 @@ describe('paths that are the live store', () => {
     linkSync(db, join(links, 'hard.db'));
     const hard = await svc(['backup', join(links, 'hard.db'), '--force']);
     assert.equal(hard.code, 1, hard.stdout);
-    assert.match(hard.stderr, /^refusing to write a backup over the store itself/);
+    assert.match(hard.stderr, /^svc backup: refusing to write a backup over the store itself/);
     // Somewhere else is fine.
     const ok = await svc(['backup', join(links, 'backup.db')]);
     assert.equal(ok.code, 0, ok.stderr);

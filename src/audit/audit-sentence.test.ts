@@ -29,6 +29,13 @@ describe('auditSentence: one audit row as the sentence svc explain, svc page and
       'notified alice on oncall-dm (step 1)');
     assert.equal(auditSentence('page.notified', 'agent:ops', { step: 1, loop: 0, person: 'alice', channel: 'sms', deliveryId: 'x', rule: 1 }),
       'notified alice on sms (step 1, personal rule 1)');
+    // A status update says what it told; a round says nothing more.
+    assert.equal(auditSentence('page.notified', 'agent:ops', { step: 1, loop: 0, person: 'alice', channel: 'oncall-dm', deliveryId: 'x', kind: 'acknowledged' }),
+      'notified alice on oncall-dm (step 1): told of the acknowledgement');
+    assert.equal(auditSentence('page.notified', 'agent:ops', { step: 2, loop: 0, person: 'alice', channel: 'oncall-dm', deliveryId: 'x', kind: 'escalated-past' }),
+      'notified alice on oncall-dm (step 2): told the page escalated past them');
+    assert.equal(auditSentence('page.notified', 'agent:ops', { step: 1, loop: 0, person: 'alice', channel: 'oncall-dm', deliveryId: 'x', kind: 'escalation' }),
+      'notified alice on oncall-dm (step 1)');
     assert.equal(auditSentence('page.repeated', 'agent:ops', { pageId: 'p1', eventId: 'e7', alerts: 2 }),
       'event e7 repeated alerts already on the page: nobody notified');
     assert.equal(auditSentence('page.acknowledged', 'slack:U123', { by: 'alice', via: 'slack', step: 1, loop: 0 }), 'acknowledged by alice via slack');

@@ -12,6 +12,20 @@ function field(d: Readonly<Record<string, unknown>>, key: string): string {
 
 const present = (d: Readonly<Record<string, unknown>>, key: string): boolean => d[key] !== undefined && d[key] !== null && d[key] !== '';
 
+/**
+ * What a `page.notified` row's `kind` (src/oncall/page.ts NOTIFICATION_KINDS) adds to its sentence: a
+ * status update is not a round, and the timeline says so. A round (`escalation`), and rows from before
+ * rows said their kind, add nothing.
+ */
+const NOTICE_WORDS: Readonly<Record<string, string>> = {
+  'join': ': alerts joined the page',
+  'acknowledged': ': told of the acknowledgement',
+  'unacknowledged': ': told it is no longer acknowledged',
+  'resolved': ': told of the resolution',
+  'escalated-past': ': told the page escalated past them',
+  'joined-acked': ': told alerts joined the acknowledged page',
+};
+
 export function auditSentence(kind: string, actor: string, data: Readonly<Record<string, unknown>> | null): string {
   const d = data ?? {};
   const s = (key: string): string => field(d, key);
@@ -39,7 +53,8 @@ export function auditSentence(kind: string, actor: string, data: Readonly<Record
     case 'dlq.replayed': return `replayed by ${actor}${opt('via', (v) => ` via ${v}`)}, letter ${s('deadLetterId')}`;
     case 'page.opened': return `${d.reopened === true ? 'reopened' : 'opened'} under policy ${s('policy')}`;
     case 'page.joined': return `joined by event ${s('eventId')} (${s('alerts')} alerts)`;
-    case 'page.notified': return `notified ${s('person')} on ${s('channel')} (step ${s('step')}${opt('rule', (v) => `, personal rule ${v}`)})`;
+    case 'page.notified': return `notified ${s('person')} on ${s('channel')} (step ${s('step')}${opt('rule', (v) => `, personal rule ${v}`)})`
+      + (typeof d.kind === 'string' ? NOTICE_WORDS[d.kind] ?? '' : '');
     case 'page.repeated': return `event ${s('eventId')} repeated alerts already on the page: nobody notified`;
     case 'page.nobody-on-call': return typeof d.channel === 'string' ? `nobody reached: channel ${s('channel')} is not in channels.yaml`
       : typeof d.person === 'string' ? `nobody reached: person ${s('person')} is not in oncall.yaml`

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { cliHarness } from '../../test/support/cli.js';
 import { startFakeVendorApi } from '../../test/support/fake-vendor-api.js';
 import { FIXTURE_NOW, fixtureCopy, fixtureDir } from '../../test/support/import-fixtures.js';
+import { fakeClock } from '../core/clock.js';
 import { runCli } from './program.js';
 
 const fresh = (): string => mkdtempSync(join(tmpdir(), 'svc-import-cli-'));
@@ -42,7 +43,7 @@ describe('svc import', () => {
   it('exits 3 when something was approximated, writing oncall.yaml and import-report.md beside it', async () => {
     const r = await svcImport(['opsgenie', fixtureDir('opsgenie'), '--at', FIXTURE_NOW, '--agent', 'oncall-escalator']);
     assert.equal(r.code, 3, r.err);
-    assert.match(r.out, /^imported 4 people, 3 schedules, 2 policies, 1 override from Opsgenie\n31 mapped, 6 approximated, 7 not mapped\nwrote .*oncall\.yaml and .*import-report\.md\n$/);
+    assert.match(r.out, /^imported 4 people, 3 schedules, 2 policies, 1 override from Opsgenie\n31 mapped, 6 approximated, 7 not mapped\nwrote .*oncall\.yaml and .*import-report\.md\nnext: 1\. add the channels import-report\.md lists to channels\.yaml\n {6}2\. svc check\n {6}3\. once svc runs, the override commands import-report\.md lists\n$/);
     assert.deepEqual(readdirSync(r.cwd).sort(), ['import-report.md', 'oncall.yaml'], 'no temporary file left');
     assert.match(readFileSync(join(r.cwd, 'oncall.yaml'), 'utf8'), /^# Imported from Opsgenie by svc import at 2026-03-20T12:00:00Z/);
     assert.match(readFileSync(join(r.cwd, 'import-report.md'), 'utf8'), /--to 2026-03-26T08:00:00Z --agent oncall-escalator\n/);
@@ -51,7 +52,7 @@ describe('svc import', () => {
   it('exits 0 when everything mapped exactly', async () => {
     const r = await svcImport(['pagerduty', exactExport(), '--out', 'ops/oncall.yaml', '--at', FIXTURE_NOW], {}, (() => { const d = fresh(); mkdirSync(join(d, 'ops')); return d; })());
     assert.equal(r.code, 0, r.out + r.err);
-    assert.match(r.out, /^imported 1 person, 1 schedule, 1 policy, 0 overrides from PagerDuty\n8 mapped, 0 approximated, 0 not mapped\n/);
+    assert.match(r.out, /^imported 1 person, 1 schedule, 1 policy, 0 overrides from PagerDuty\n8 mapped, 0 approximated, 0 not mapped\n.*\nnext: 1\. add the channels import-report\.md lists to channels\.yaml\n {6}2\. svc check\n$/);
     assert.ok(existsSync(join(r.cwd, 'ops', 'import-report.md')));
   });
 
@@ -83,6 +84,16 @@ describe('svc import', () => {
     const nothing = await svcImport(['grafana-oncall', fixtureDir('grafana-oncall'), '--at', FIXTURE_NOW, '--verify', exactExport()]);
     assert.equal(nothing.code, 2);
     assert.match(nothing.err, /no Grafana OnCall rendering of an imported schedule is there/);
+  });
+
+  it('--verify of an export taken weeks ago, without --at: the differences come with the --at that judges as of the export', async () => {
+    // Eight months on, the override of 2026-03-25 has ended: it is left out of oncall.yaml, but Opsgenie's rendering has it.
+    const h = cliHarness({}, fresh(), fakeClock(Date.parse('2026-11-29T11:00:00Z')));
+    const code = await runCli(['import', 'opsgenie', fixtureDir('opsgenie'), '--verify', fixtureDir('opsgenie')], h.ctx);
+    assert.equal(code, 1, h.err());
+    assert.match(h.out(), /\nplatform-primary +2026-03-25T17:00:00Z +2026-03-26T08:00:00Z +bob +dave\n/);
+    assert.ok(h.out().endsWith('the rendering starts at 2026-03-20T12:00:00Z, before now: what had ended by now (overrides, shifts) was left out of oncall.yaml, '
+      + 'which alone makes such differences; --at 2026-03-20T12:00:00Z judges as of the export\n'), h.out());
   });
 
   it('refuses usage it cannot honour before reading anything', async () => {

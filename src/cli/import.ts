@@ -29,7 +29,7 @@ import { VENDOR_SPECS } from '../import/vendors.js';
 import type { VerifyOutcome } from '../import/verify-rendering.js';
 import { compareRendering } from '../import/verify-rendering.js';
 import { oncallYamlText } from '../import/write-oncall-yaml.js';
-import { outcomeSummary, reportText } from '../import/write-report.js';
+import { importedCounts, outcomeSummary, reportText } from '../import/write-report.js';
 import type { CliContext } from './context.js';
 import { parseInstant } from '../oncall/oncall-input.js';
 import { printTable } from './style.js';
@@ -107,7 +107,28 @@ function verify(spec: VendorSpec, result: ImportResult, timeline: Answers, agent
   return { outcomes, notCompared };
 }
 
-function printVerified(label: string, verified: Verified, ctx: CliContext): void {
+/**
+ * `--verify` of an export taken some time ago, without `--at`: what had ended by now (an override, a
+ * shift) was left out of oncall.yaml but is in the vendor's rendering, so the rendering's past differs.
+ * Said beside the differences, with the `--at` that judges as of the export.
+ */
+/** What the person does next, in the report's order: the channels, svc check, the overrides once svc runs. */
+function nextSteps(result: ImportResult): string {
+  const steps = [...(result.channels.length > 0 ? [`add the channels ${REPORT_FILE} lists to channels.yaml`] : []), 'svc check',
+    ...(result.overrides.length > 0 ? [`once svc runs, the override commands ${REPORT_FILE} lists`] : [])];
+  return steps.map((step, i) => `${i === 0 ? 'next:' : '     '} ${i + 1}. ${step}\n`).join('');
+}
+
+const HOUR_MS = 3_600_000;
+
+function staleExportHint(differing: readonly VerifyOutcome[], nowMs: number): string | null {
+  const fromMs = Math.min(...differing.map((o) => o.fromMs));
+  if (!(fromMs < nowMs - HOUR_MS)) return null;
+  return `the rendering starts at ${isoTime(fromMs)}, before now: what had ended by now (overrides, shifts) was left out of oncall.yaml, `
+    + `which alone makes such differences; --at ${isoTime(fromMs)} judges as of the export\n`;
+}
+
+function printVerified(label: string, verified: Verified, ctx: CliContext, stale: { nowMs: number } | null): void {
   const differing = verified.outcomes.filter((o) => o.differences.length > 0);
   for (const o of verified.outcomes) {
     ctx.stdout(`verify ${o.scheduleId}: ${o.differences.length === 0 ? 'identical' : `${o.differences.length} difference(s)`} with ${label} over ${isoTime(o.fromMs)} – ${isoTime(o.toMs)}`
@@ -117,6 +138,8 @@ function printVerified(label: string, verified: Verified, ctx: CliContext): void
   if (differing.length === 0) return;
   printTable(ctx, [{ header: 'SCHEDULE', whole: true }, { header: 'FROM' }, { header: 'TO' }, { header: label.toUpperCase() }, { header: 'SVC' }],
     differing.flatMap((o) => o.differences.map((d) => [d.scheduleId, isoTime(d.fromMs), isoTime(d.toMs), d.vendor.join(' + ') || 'nobody', d.svc ?? 'nobody'])));
+  const hint = stale === null ? null : staleExportHint(differing, stale.nowMs);
+  if (hint !== null) ctx.stdout(hint);
 }
 
 export async function importCommand(vendor: string, dir: string, opts: ImportOptions, ctx: CliContext): Promise<number> {
@@ -146,15 +169,13 @@ export async function importCommand(vendor: string, dir: string, opts: ImportOpt
       { path: out, text: oncallYamlText(result.config, header) },
       { path: report, text: reportText(result, { label: spec.label, from: opts.api ?? source, out, nowMs, agent: opts.agent ?? null }, verified) },
     ]);
-    const c = result.config;
-    const n = (count: number, one: string, many: string): string => `${count} ${count === 1 ? one : many}`;
-    ctx.stdout(`imported ${n(c.people.length, 'person', 'people')}, ${n(c.schedules.length, 'schedule', 'schedules')}, ${n(c.policies.length, 'policy', 'policies')}, `
-      + `${n(result.overrides.length, 'override', 'overrides')} from ${spec.label}\n`);
+    ctx.stdout(`imported ${importedCounts(result)} from ${spec.label}\n`);
     ctx.stdout(`${outcomeSummary(result.lines)}\nwrote ${out} and ${report}\n`);
     if (verified !== null) {
-      printVerified(spec.label, verified, ctx);
+      printVerified(spec.label, verified, ctx, opts.at === undefined ? { nowMs } : null);
       if (verified.outcomes.some((o) => o.differences.length > 0)) return EXIT.runtime;
     }
+    ctx.stdout(nextSteps(result));
     return importIsExact(result) ? EXIT.ok : EXIT_APPROXIMATED;
   } catch (err) {
     if (!(err instanceof ImportInputError)) throw err;

@@ -4,7 +4,7 @@
  * reconnects with Last-Event-ID, token renewal) is log-stream.ts. Exit 1 when the stream cannot be
  * had or kept (a token that cannot be renewed, an HTTP error).
  */
-import { UsageError } from '../core/errors.js';
+import { HttpError, RuntimeError, UsageError } from '../core/errors.js';
 import type { LogLevel } from '../core/log.js';
 import { terminalLine } from '../core/terminal-text.js';
 import type { CliContext } from './context.js';
@@ -40,7 +40,7 @@ export async function logsCommand(opts: LogsOptions, ctx: CliContext): Promise<n
   }
   const min = opts.level as LogLevel | undefined;
   const target = await ownTarget(ctx, opts);
-  const since = opts.since === undefined ? undefined : timeArg('--since', opts.since, ctx.clock);
+  const since = opts.since === undefined ? undefined : timeArg('svc logs: --since', opts.since, ctx.clock);
   const stop = new AbortController();
   void ctx.waitForSignal().then(() => stop.abort());
   await followLogs({
@@ -51,6 +51,10 @@ export async function logsCommand(opts: LogsOptions, ctx: CliContext): Promise<n
     // People read the stream's own notices on stderr, in words; --json keeps them as the frames they are.
     onSystem: (body) => ctx.stderr(opts.json ? `${JSON.stringify(body)}\n` : `${describeSystemFrame(body)}\n`),
     onLost: () => ctx.stderr('svc logs: connection lost, reconnecting\n'),
+  }).catch((err: unknown) => {
+    // The listener's refusal in its own words (`unknown agent "nope"`), not as a URL path and a status.
+    if (err instanceof HttpError && err.status === 400 && err.error !== null) throw new RuntimeError('ENOTFOUND', `svc logs: ${err.error}`);
+    throw err;
   });
   return 0;
 }

@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import type { OncallView } from '../control-plane/routes/oncall-route.js';
-import { UsageError } from '../core/errors.js';
+import { HttpError, RuntimeError, UsageError } from '../core/errors.js';
 import { ID_PATTERN } from '../config/schema.js';
 import type { CliContext } from './context.js';
 import { getJson, getText } from './control-client.js';
@@ -73,9 +73,15 @@ export async function oncallCommand(opts: OncallOptions, ctx: CliContext): Promi
     ctx.stdout(`${JSON.stringify(view)}\n`);
     return 0;
   }
+  if (view.schedules.length === 0 && (opts.schedule !== undefined || opts.agent !== undefined)) {
+    // A typo, not an answer: on stderr naming the command, as svc oncall override ls and calendar-url say it.
+    ctx.stderr(`svc oncall: ${opts.schedule === undefined ? `no agent ${opts.agent ?? ''} has schedules` : `no schedule ${opts.schedule}`}`
+      + `${opts.schedule !== undefined && opts.agent !== undefined ? ` in agent ${opts.agent}` : ''}\n`);
+    return 1;
+  }
   if (view.schedules.length === 0) {
-    ctx.stdout(opts.schedule === undefined ? 'no schedules: no agent has an oncall.yaml with schedules\n' : `no schedule ${opts.schedule}\n`);
-    return opts.schedule === undefined ? 0 : 1;
+    ctx.stdout('no schedules: no agent has an oncall.yaml with schedules\n');
+    return 0;
   }
   ctx.stdout(`on call at ${formatInZone(view.at, zone)} (times in ${zone})\n`);
   printOncallTable(view, ctx, zone);
@@ -106,7 +112,11 @@ export async function oncallExportCommand(schedule: string, opts: ExportOptions,
     }
     params.set('days', opts.days);
   }
-  ctx.stdout(await getText(await ownTarget(ctx, opts), `/oncall/${schedule}.ics`, params, 'text/calendar'));
+  const calendar = await getText(await ownTarget(ctx, opts), `/oncall/${schedule}.ics`, params, 'text/calendar').catch((err: unknown) => {
+    if (err instanceof HttpError && err.status === 404 && err.error !== null) throw new RuntimeError('ENOTFOUND', `svc oncall export: ${err.error}`);
+    throw err;
+  });
+  ctx.stdout(calendar);
   return 0;
 }
 

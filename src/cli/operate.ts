@@ -21,8 +21,9 @@ const REPLAY_TIMEOUT_MS = 60_000;
 /** A backup of a large store takes a while; the daemon stays responsive meanwhile. */
 const BACKUP_TIMEOUT_MS = 60 * 60_000;
 
-function unwrap<T extends AdminResponse>(response: AdminResponse): Extract<T, { ok: true }> {
-  if (!response.ok) throw new RuntimeError('EADMIN', response.error);
+/** The daemon's answer, or its refusal as an error that names the command (`svc backup: …`). */
+function unwrap<T extends AdminResponse>(response: AdminResponse, command: string): Extract<T, { ok: true }> {
+  if (!response.ok) throw new RuntimeError('EADMIN', `${command}: ${response.error}`);
   return response as Extract<T, { ok: true }>;
 }
 
@@ -56,7 +57,7 @@ export async function dlqReplayCommand(ids: string[], opts: ReplayOptions, ctx: 
     : { op: 'dlq.replay', all: true, ...(opts.source !== undefined ? { source: opts.source } : {}), ...(opts.reason !== undefined ? { reason: opts.reason } : {}) };
   const response = await adminRequest(paths.adminSocket, request, { clock: ctx.clock, timeoutMs: REPLAY_TIMEOUT_MS });
   if (response === null) throw new RuntimeError('ENOTRUNNING', 'svc dlq replay: svc is not running; replay goes through the running daemon (svc up)');
-  const { replayed, missing, replayedCount, missingCount } = unwrap<Extract<AdminResponse, { op: 'dlq.replay' }>>(response);
+  const { replayed, missing, replayedCount, missingCount } = unwrap<Extract<AdminResponse, { op: 'dlq.replay' }>>(response, 'svc dlq replay');
   if (opts.json) {
     // The lists hold the first ids (at most 1,000 each); the counts are of all of them.
     ctx.stdout(`${JSON.stringify({ replayed, missing, replayedCount, missingCount })}\n`);
@@ -93,7 +94,7 @@ export async function backupCommand(file: string, opts: { force?: boolean; json?
   let how: 'online' | 'offline';
   const response = await adminRequest(paths.adminSocket, { op: 'backup', path, force }, { clock: ctx.clock, timeoutMs: BACKUP_TIMEOUT_MS });
   if (response !== null) {
-    result = unwrap<Extract<AdminResponse, { op: 'backup' }>>(response);
+    result = unwrap<Extract<AdminResponse, { op: 'backup' }>>(response, 'svc backup');
     how = 'online';
   } else {
     const pid = runningPid(paths.pidFile);
@@ -101,7 +102,9 @@ export async function backupCommand(file: string, opts: { force?: boolean; json?
     // No daemon: the store is opened read-only here (nothing migrates, nothing is written to it).
     const store = await openStore(resolveStore(undefined, paths.db), { clock: ctx.clock, readOnly: true });
     try {
-      result = await backupStore(store, path, { force, storePath: paths.db });
+      result = await backupStore(store, path, { force, storePath: paths.db }).catch((err: unknown) => {
+        throw err instanceof RuntimeError ? new RuntimeError(err.code, `svc backup: ${err.message}`) : err;
+      });
     } finally {
       await store.close();
     }

@@ -57,11 +57,16 @@ export function registerPageCommands(program: Command, ctx: CliContext, setCode:
       if (opts.note !== undefined && (opts.note.length === 0 || opts.note.length > 1000)) throw new UsageError(`svc ${action}: --note must be 1 to 1000 characters`);
       const answer = await send(ctx, `svc ${action} ${page}`, { op: 'page.act', page, action, user: osUser(ctx),
         ...(opts.as === undefined ? {} : { as: opts.as }), ...(opts.note === undefined ? {} : { note: opts.note }),
-        ...(toStep === undefined ? {} : { toStep }) });
+        ...(toStep === undefined ? {} : { toStep }) }).catch((err: unknown) => {
+        // The daemon's words serve the console and chat too; at the shell, say where the ids are (as svc page does).
+        if (err instanceof RuntimeError && err.message.endsWith(`: no page ${page}`)) throw new RuntimeError('EADMIN', `${err.message} (svc pages lists them)`);
+        throw err;
+      });
       if (answer.op !== 'page.act') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
       const p = answer.page;
       if (opts.json) ctx.stdout(`${JSON.stringify({ changed: answer.changed, page: p })}\n`);
       else if (!answer.changed) ctx.stdout(`page ${p.id} is already ${p.state}${p.acknowledgedBy ? ` (by ${p.acknowledgedBy})` : ''}; nothing changed\n`);
+      else if (p.state === verb) ctx.stdout(`page ${p.id} ${verb}${verb === 'acknowledged' && p.acknowledgedBy ? ` by ${p.acknowledgedBy}` : ''} at step ${p.step} of ${p.steps}\n`);
       else ctx.stdout(`page ${p.id} ${verb}: now ${p.state}, step ${p.step} of ${p.steps}\n`);
       setCode(0);
     });

@@ -68,7 +68,7 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
       if (opts.json) ctx.stdout(`${JSON.stringify(answer)}\n`);
       else if (answer.items.length === 0) ctx.stdout('no pages\n');
       else {
-        printTable(ctx, [idColumn('PAGE'), 'SEV', 'STATE', { header: 'STEP', drop: 2 }, { header: 'OPENED', drop: 3 }, { header: 'NEXT', drop: 1 }, 'TITLE'],
+        printTable(ctx, [idColumn('PAGE'), 'SEV', 'STATE', { header: 'STEP', drop: 2 }, { header: 'OPENED', drop: 3 }, { header: 'NEXT', drop: 1 }, { header: 'TITLE', give: 16 }],
           answer.items.map((p) => (p.corrupt === true ? [p.id, '-', stateCell(p), '-', formatInZone(p.openedAt, zone), '-', '(unreadable)']
             : [p.id, p.severity, stateCell(p), `${p.step}${p.loop > 0 ? ` (pass ${p.loop + 1})` : ''}`,
               formatInZone(p.openedAt, zone), formatInZone(p.nextEscalationAt, zone), p.title])));
@@ -104,7 +104,8 @@ export function registerPageViews(program: Command, ctx: CliContext, setCode: (c
         ctx.stdout(`page ${p.id} is stored damaged and was set aside (${p.state}, policy ${p.policy}, opened ${formatInZone(p.openedAt, zone)})\n`
           + `times in ${zone}\n\n${p.timeline.map((r) => storyLine(r, zone)).join('\n')}\n`);
       } else {
-        ctx.stdout(`page ${p.id} [${p.severity}] ${p.title}\n${stateCell(p)}, step ${p.step} of policy ${p.policy}, opened ${formatInZone(p.openedAt, zone)}`
+        // The times on a line of their own: with them the state line ran past 80 columns.
+        ctx.stdout(`page ${p.id} [${p.severity}] ${p.title}\n${stateCell(p)}, step ${p.step} of policy ${p.policy}\nopened ${formatInZone(p.openedAt, zone)}`
           + `${p.nextEscalationAt === null ? '' : `, next ${formatInZone(p.nextEscalationAt, zone)}`}\n${p.eventIds.length} event(s); times in ${zone}\n\n`
           + stepLines(p.personalSteps, zone) + `${p.timeline.map((r) => storyLine(r, zone)).join('\n')}\n`);
       }

@@ -60,7 +60,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
     .description('run the agents of each DIR (default .) until SIGINT/SIGTERM')
     .argument('[dirs...]', 'agent directories, each holding an agent.yaml')
     .option('-d, --detach', 'run in the background; return once ready', false)
-    .option('--log-format <format>', 'the daemon log on stdout: json (default) | text', 'json')
+    .option('--log-format <format>', 'the daemon log on stdout: json | text', 'json')
     .option('--shadow', 'a shadow run of every agent: everything runs and is recorded, nothing is sent to anyone (docs/shadow.md)', false)
     .action(async (dirs: string[], opts: { detach: boolean; logFormat: string; shadow: boolean }) => {
       // Loaded on use: the daemon's modules (store, runtime, OTel, MCP) would add ~150 ms to every read command.
@@ -269,7 +269,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
       command
         .command('replay')
         .description("put dead letters back in the queue through the daemon's admin socket; exit 1 when one is not found")
-        .argument('[ids...]', 'dead-letter ids, or prefixes of them that only one dead letter has')
+        .argument('[ids...]', 'dead-letter ids, or their first or last characters when only one dead letter has them')
         .option('--all', 'every dead letter not replayed yet (narrow with --source, --reason)', false)
         .option('--source <id>', 'with --all: only this source')
         .option('--reason <reason>', 'with --all: only this reason')

@@ -23,8 +23,10 @@ it('svc report: bad input is a usage error (exit 2) naming the flag, before any 
     }
     return 'accepted';
   };
-  assert.match(refused({ since: 'nonsense' }), /^--since: expected an ISO-8601 timestamp/);
-  assert.match(refused({ until: 'yesterday' }), /^--until: /);
+  assert.match(refused({ since: 'nonsense' }), /^svc report: --since: expected an ISO-8601 timestamp/);
+  assert.match(refused({ until: 'yesterday' }), /^svc report: --until: /);
+  assert.equal(refused({ since: '2026-11-29T10:00' }), 'svc report: --since: "2026-11-29T10:00" has no time zone; write ISO-8601 with a zone '
+    + '(2026-11-26T09:00Z, 2026-11-26T09:00+01:00) or integer milliseconds');
   assert.equal(refused({ since: '2026-11-20T00:00:00Z', until: '2026-11-19T00:00:00Z' }), 'svc report: --until must be after --since');
   assert.equal(refused({ since: '400d' }), 'svc report: --since: the window is at most 366 days (400 asked)');
   assert.equal(refused({ by: 'color' }), 'svc report: --by must be one of person, schedule, policy, alert');

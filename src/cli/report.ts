@@ -26,8 +26,8 @@ export function reportParams(opts: Omit<ReportOptions, 'url' | 'dir'>, ctx: Pick
   if (opts.json && opts.csv) throw new UsageError('svc report: --json and --csv: choose one');
   if (opts.by !== undefined && !isReportBy(opts.by)) throw new UsageError(`svc report: --by must be one of ${REPORT_BY.join(', ')}`);
   if (opts.agent !== undefined && opts.agent.trim() === '') throw new UsageError('svc report: --agent must name an agent');
-  const since = timeArg('--since', opts.since, ctx.clock);
-  const until = opts.until === undefined ? String(ctx.clock.now()) : timeArg('--until', opts.until, ctx.clock);
+  const since = timeArg('svc report: --since', opts.since, ctx.clock);
+  const until = opts.until === undefined ? String(ctx.clock.now()) : timeArg('svc report: --until', opts.until, ctx.clock);
   const problem = windowProblem(msOf(since), msOf(until));
   if (problem !== null) {
     throw new UsageError(problem.param === 'until' ? 'svc report: --until must be after --since'

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatTable } from './table.js';
-import { auditView, dlqView, eventsView, verifyLine, verifyPassed } from './views.js';
+import { fakeClock } from '../core/clock.js';
+import { auditView, dlqView, eventsView, verifyLine, verifyPassed, viewParams } from './views.js';
 import type { DeadLetterItem, EventItem } from './views.js';
 
 const alert = {
@@ -98,5 +99,15 @@ describe('svc audit --verify as a person sees it', () => {
       kind: 'missing-row' as const, seq: 20, hash: 'b'.repeat(64), chainHash: null, signedAt: '2026-11-25T15:49:00.615Z', headSeq: 18, message } } };
     assert.equal(verifyLine(cut), `chain ok: 18 rows checked, head seq 18 ${'a'.repeat(64)}; checkpoint CONTRADICTED: ${message}`);
     assert.equal(verifyPassed(cut), false);
+  });
+});
+
+describe('--since and --until of the views', () => {
+  it('a refused time names the command it was given to', () => {
+    const clock = fakeClock(Date.parse('2026-11-29T12:00:00Z'));
+    assert.throws(() => viewParams(eventsView, { since: '2026-11-29T10:00', json: false }, clock),
+      { message: 'svc events: --since: "2026-11-29T10:00" has no time zone; write ISO-8601 with a zone (2026-11-26T09:00Z, 2026-11-26T09:00+01:00) or integer milliseconds' });
+    assert.throws(() => viewParams(auditView, { until: 'yesterday', json: false }, clock), { message: /^svc audit: --until: expected an ISO-8601 timestamp/ });
+    assert.equal(viewParams(dlqView, { since: '2h', json: false }, clock).get('since'), String(Date.parse('2026-11-29T10:00:00Z')));
   });
 });

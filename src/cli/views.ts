@@ -114,7 +114,7 @@ export function viewParams<T>(view: CliView<T>, opts: ViewOptions, clock: Clock)
   }
   for (const key of ['since', 'until'] as const) {
     const value = opts[key];
-    if (typeof value === 'string') p.set(key, timeArg(`--${key}`, value, clock));
+    if (typeof value === 'string') p.set(key, timeArg(`svc ${view.name}: --${key}`, value, clock));
   }
   if (view.verify && opts.verify) p.set('verify', '1');
   return p;

@@ -3,7 +3,7 @@
  * secret (or, for a source without HMAC, sends its bearer token or basic credentials) and POSTs it to
  * the local ingest, for demos and smoke tests. Only that source's references are resolved (contract
  * §13). Without --fingerprint the fingerprint is derived from the body, so sending the same file
- * twice shows the duplicate answer.
+ * twice shows the duplicate answer, and says how to send it again as new.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { loadSource } from '../config/load-source.js';
 import { svcHome } from '../config/paths.js';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS } from '../config/store.js';
 import type { WebhookSourceConfig } from '../config/schema.js';
 import { startDeadline } from '../core/deadline.js';
 import { UsageError, errorText } from '../core/errors.js';
@@ -65,6 +66,16 @@ function postTls(url: string, headers: Record<string, string>, body: Buffer, cer
   });
 }
 
+/** The first event's id when the ingest answered `{"status":"duplicate","eventId":…}` (docs/webhook-ingest.md), else null. */
+function duplicateEventId(text: string): string | null {
+  try {
+    const answer = JSON.parse(text) as { status?: unknown; eventId?: unknown };
+    return answer.status === 'duplicate' && typeof answer.eventId === 'string' ? answer.eventId : null;
+  } catch {
+    return null;
+  }
+}
+
 export async function webhookSendCommand(
   file: string,
   opts: { source?: string; dir?: string; fingerprint?: string },
@@ -98,5 +109,10 @@ export async function webhookSendCommand(
     return 1;
   }
   ctx.stdout(`POST ${url}\nHTTP ${answer.status} ${answer.text}\n`);
+  const duplicateOf = answer.status === 200 ? duplicateEventId(answer.text) : null;
+  if (duplicateOf !== null) {
+    ctx.stdout(`a duplicate of event ${duplicateOf}: this fingerprint came within the last ${DEFAULT_IDEMPOTENCY_WINDOW_MS / 60_000} minutes, `
+      + 'so nothing new happens; --fingerprint FP sends the file as a new alert\n');
+  }
   return answer.status >= 200 && answer.status < 300 ? 0 : 1;
 }

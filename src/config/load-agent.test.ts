@@ -187,6 +187,12 @@ describe('loadAgentDir', () => {
     ].join('\n'));
   });
 
+  it('a directory that is not there is one line saying how to make one, not a missing file each', () => {
+    const missing = join(root, 'no-such-agent');
+    assert.equal(errorOf(() => loadAgentDir(missing, ctx)),
+      `${missing}: no such agent directory (svc init --template alert-escalation --provider rules DIR makes one)`);
+  });
+
   it('reports duplicate source and channel ids within an agent', () => {
     const dir = agentDir({
       sources: `${SOURCES}  - id: alertmanager\n    type: webhook\n    port: 8788\n    secret: \${secret:alert-escalation/webhook-hmac}\n`,

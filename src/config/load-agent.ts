@@ -74,6 +74,8 @@ function secretKeysOf(fileName: string): RegExp[] {
 }
 
 function locateAgentDir(dir: string, ctx: LoadContext): Located {
+  // One line for a mistyped directory, not "file not found" for each of its three files.
+  if (!existsSync(dir)) throw new ConfigError(`${resolve(dir)}: no such agent directory (svc init --template alert-escalation --provider rules DIR makes one)`);
   const problems: string[] = [];
   const attempt = <T>(load: () => T): T | null => {
     try {

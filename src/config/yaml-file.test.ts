@@ -62,6 +62,14 @@ describe('loadYamlFile', () => {
     const f = file('name: svc\nport: [1, 2\nlist: 3\n');
     assert.equal(errorOf(() => loadYamlFile(f, small, ctx)),
       `${f}:3:1: Flow sequence in block collection must be sufficiently indented and end with a ]`);
+    // One bare ${…} inside a flow mapping: the first errors, the echo counted, and what to do.
+    const bare = file('name: svc\nport: 1\nnested: { a: ${secret:smtp/password}, b: x, c: y, d: z }\n');
+    assert.equal(errorOf(() => loadYamlFile(bare, small, ctx)), [
+      `${bare}:3:15: Unexpected flow-map-start at node end (a \${…} reference inside { … } must be quoted: "\${secret:…}")`,
+      `${bare}:3:16: Unexpected scalar at node end`,
+      `${bare}:3:37: Unexpected comma token in YAML stream: ","`,
+      `${bare}: and 12 more YAML syntax error(s) after these, most often caused by the first: fix it and check again`,
+    ].join('\n'));
     const dup = file('name: a\nport: 1\nname: b\n');
     assert.equal(errorOf(() => loadYamlFile(dup, small, ctx)), `${dup}:3:1: Map keys must be unique`);
   });

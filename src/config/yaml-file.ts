@@ -74,9 +74,7 @@ export function loadYamlFile<T>(filePath: string, schema: z.ZodType<T>, ctx: Yam
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const at = (offset: number): Pos => lineCounter.linePos(offset);
 
-  if (doc.errors.length > 0) {
-    throw new ConfigError(doc.errors.map((e) => `${filePath}:${fmt(at(e.pos[0]))}: ${firstLine(e.message)}`).join('\n'));
-  }
+  if (doc.errors.length > 0) throw new ConfigError(syntaxErrors(filePath, text, doc.errors, at));
 
   const positions = new Map<string, Located>();
   const problems: Problem[] = [];
@@ -298,6 +296,21 @@ function emptyValue(node: Node | null): boolean {
 
 function withPath(path: KeyPath, message: string): string {
   return path.length > 0 ? `${dottedPath(path)}: ${message}` : message;
+}
+
+/** YAML syntax errors past these are nearly always the first one's echo (one unquoted `${…}` gave 90). */
+const MAX_SYNTAX_ERRORS = 3;
+
+/** The first syntax errors, each at file:line:col, the rest counted; a bare `${…}` inside `{ … }` says to quote it. */
+function syntaxErrors(filePath: string, text: string, errors: ReadonlyArray<{ pos: [number, number]; message: string }>, at: (offset: number) => Pos): string {
+  const lines = errors.slice(0, MAX_SYNTAX_ERRORS).map((e) => {
+    const bareReference = text[e.pos[0]] === '{' && text[e.pos[0] - 1] === '$';
+    const hint = bareReference ? ' (a ${…} reference inside { … } must be quoted: "${secret:…}")' : '';
+    return `${filePath}:${fmt(at(e.pos[0]))}: ${firstLine(e.message)}${hint}`;
+  });
+  const more = errors.length - MAX_SYNTAX_ERRORS;
+  if (more > 0) lines.push(`${filePath}: and ${more} more YAML syntax error(s) after these, most often caused by the first: fix it and check again`);
+  return lines.join('\n');
 }
 
 function fmt(pos: Pos): string {

@@ -44,21 +44,24 @@ export function parseChannelMap(text: string | undefined): Checked<Record<Contac
   return { ok: true, value: map };
 }
 
-/** The channels.yaml entry a kind of contact needs (contract §18, §21), as a YAML list item with placeholders. */
+/**
+ * The channels.yaml entry a kind of contact needs (contract §18, §21), as a YAML list item with placeholders.
+ * A `${…}` reference is quoted: bare inside a flow mapping its `{` would start another mapping.
+ */
 export function channelSnippet(kind: ContactKind, id: string): string {
   switch (kind) {
     case 'email':
-      return `- { id: ${id}, type: email, smtp: { host: smtp.example.com, port: 587, username: svc, password: \${secret:smtp/password} }, from: svc@example.com, to: oncall@example.com }`;
+      return `- { id: ${id}, type: email, direction: outbound, smtp: { host: smtp.example.com, port: 587, username: svc, password: "\${secret:smtp/password}" }, from: svc@example.com, to: oncall@example.com }`;
     case 'sms':
-      return `- { id: ${id}, type: twilio, mode: sms, accountSid: AC…, authToken: \${secret:twilio/auth-token}, from: "+15550100000" }`;
+      return `- { id: ${id}, type: twilio, direction: outbound, mode: sms, accountSid: AC…, authToken: "\${secret:twilio/auth-token}", from: "+15550100000" }`;
     case 'voice':
-      return `- { id: ${id}, type: twilio, mode: voice, accountSid: AC…, authToken: \${secret:twilio/auth-token}, from: "+15550100000" }   # and a type: twilio source naming it (§21.4)`;
+      return `- { id: ${id}, type: twilio, direction: outbound, mode: voice, accountSid: AC…, authToken: "\${secret:twilio/auth-token}", from: "+15550100000" }   # and a type: twilio source naming it (§21.4)`;
     case 'push':
-      return `- { id: ${id}, type: ntfy, server: https://ntfy.example.com }   # or type: pushover (§21.3)`;
+      return `- { id: ${id}, type: ntfy, direction: outbound, server: https://ntfy.example.com }   # or type: pushover (§21.3)`;
     case 'slack':
-      return `- { id: ${id}, type: slack, token: \${secret:slack/bot-token} }`;
+      return `- { id: ${id}, type: slack, direction: outbound, token: "\${secret:slack/bot-token}" }`;
     case 'telegram':
-      return `- { id: ${id}, type: telegram, token: \${secret:telegram/bot-token} }`;
+      return `- { id: ${id}, type: telegram, direction: outbound, token: "\${secret:telegram/bot-token}" }`;
   }
 }
 

@@ -15,6 +15,7 @@ describe('import-report.md', () => {
       const row = `| ${line.source.replace(/\|/g, '\\|')} | ${line.target ?? '—'} | ${line.outcome.replace('-', ' ')} | ${line.note} |`;
       assert.ok(text.includes(row), row);
     }
+    assert.match(text, /^Imported 2026-03-20T12:00:00Z from \/exports\/og into \/agent\/oncall\.yaml: 4 people, 3 schedules, 2 policies, 1 override\.$/m);
     assert.match(text, /\*\*Not everything mapped exactly \(exit 3\)\.\*\* 31 mapped, 6 approximated, 7 not mapped\./);
     assert.match(text, /\n## Contact methods \(11\)\n/);
     assert.match(text, /\| Escalation rules \| 3 \| 2 \| 0 \|/);
@@ -22,7 +23,7 @@ describe('import-report.md', () => {
 
   it('says which channels.yaml entries the contacts need, what the import added, and the overrides to add', () => {
     const text = reportText(result, ctx, null);
-    assert.match(text, /```yaml\nchannels:\n {2}- \{ id: mail, type: email, .*\n {2}- \{ id: sms, type: twilio, mode: sms, .*\n {2}- \{ id: phone, type: twilio, mode: voice, .*\n```/);
+    assert.match(text, /```yaml\nchannels:\n {2}- \{ id: mail, type: email, .*\n {2}- \{ id: sms, type: twilio, direction: outbound, mode: sms, .*\n {2}- \{ id: phone, type: twilio, direction: outbound, mode: voice, .*\n```/);
     assert.match(text, /- routes: every alert \(P1, P2, P3\) goes to policy platform-escalation; Opsgenie routes alerts with each team's routing rules/);
     assert.match(text, /```sh\nsvc oncall override add --schedule platform-primary --person bob --from 2026-03-25T08:00:00Z --to 2026-03-26T08:00:00Z --agent oncall-escalator\n```/);
     assert.deepEqual(overrideCommands(result, null), ['svc oncall override add --schedule platform-primary --person bob --from 2026-03-25T08:00:00Z --to 2026-03-26T08:00:00Z']);

@@ -26,6 +26,14 @@ const OUTCOME: Readonly<Record<ImportOutcome, string>> = { 'mapped': 'mapped', '
 
 const cell = (text: string): string => text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
 const count = (n: number): string => n.toLocaleString('en-US');
+const counted = (n: number, one: string, many: string): string => `${count(n)} ${n === 1 ? one : many}`;
+
+/** What the import wrote, counted: `4 people, 3 schedules, 2 policies, 1 override` (the CLI's first line and the report's). */
+export function importedCounts(result: ImportResult): string {
+  const c = result.config;
+  return `${counted(c.people.length, 'person', 'people')}, ${counted(c.schedules.length, 'schedule', 'schedules')}, `
+    + `${counted(c.policies.length, 'policy', 'policies')}, ${counted(result.overrides.length, 'override', 'overrides')}`;
+}
 
 export interface ReportContext {
   /** The vendor's name (`Opsgenie`). */
@@ -87,8 +95,7 @@ export function reportText(result: ImportResult, ctx: ReportContext, verify: Rep
   const out: string[] = [
     `# svc import from ${ctx.label}`,
     '',
-    `Imported ${isoTime(ctx.nowMs)} from ${ctx.from} into ${ctx.out}: ${count(result.config.people.length)} people, `
-      + `${count(result.config.schedules.length)} schedules, ${count(result.config.policies.length)} policies, ${count(result.overrides.length)} overrides.`,
+    `Imported ${isoTime(ctx.nowMs)} from ${ctx.from} into ${ctx.out}: ${importedCounts(result)}.`,
     '',
     `**${exact ? 'Everything mapped exactly (exit 0).' : `Not everything mapped exactly (exit ${EXIT_APPROXIMATED}).`}** ${outcomeSummary(result.lines)}. `
       + 'Each approximated or unmapped line below says what was done instead, or why nothing was, and what to do.',

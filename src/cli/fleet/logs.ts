@@ -36,7 +36,7 @@ export interface FleetLogsOptions extends FleetOptions {
 }
 
 export async function fleetLogsCommand(opts: FleetLogsOptions, ctx: CliContext): Promise<number> {
-  const since = opts.since === undefined ? undefined : timeArg('--since', opts.since, ctx.clock);
+  const since = opts.since === undefined ? undefined : timeArg('svc fleet logs: --since', opts.since, ctx.clock);
   const targets = fleetTargets(opts, ctx);
   const width = Math.max(...targets.map((t) => t.host.name.length));
   const line = (host: string, frame: LogFrame): string => (opts.json

@@ -73,6 +73,11 @@ function missingSince(lastSeenMs: number, page: PageRecord | null): number {
   return Math.max(lastSeenMs, page.resolvedAtMs);
 }
 
+/**
+ * The page's title, the same for every reader, so its time is UTC with its `Z` — to the minute, as the
+ * CLI's tables print times (`2026-11-29 11:01Z`); the exact instant is the audit row's `lastSeen`.
+ */
 function missingTitle(hb: Heartbeat, lastSeenMs: number): string {
-  return `Heartbeat ${hb.id} missing: nothing from ${hb.source} since ${isoTs(lastSeenMs)} (every ${formatDuration(hb.everyMs)}, grace ${formatDuration(hb.graceMs)})`;
+  const since = `${isoTs(lastSeenMs).slice(0, 16).replace('T', ' ')}Z`;
+  return `Heartbeat ${hb.id} missing: nothing from ${hb.source} since ${since} (every ${formatDuration(hb.everyMs)}, grace ${formatDuration(hb.graceMs)})`;
 }
