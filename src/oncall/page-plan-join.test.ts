@@ -73,6 +73,29 @@ describe('a join after the ack is a status update to the holder (§21.1, §21.7)
   });
 });
 
+describe('a join after the ack reaches the room that carried the page too (§24.2)', () => {
+  it('the step\'s channel target hears it with the holder, quietly, in the same round; a ringing room does not', () => {
+    const withRoom = policy({ steps: [{ notify: [{ kind: 'schedule', id: 'primary' }, { kind: 'channel', id: 'team-room' }], afterMs: 10 * MIN }] });
+    const h = harness(withRoom, people);
+    const acked = planAck(h.page, alice, null, h.clock.now(), route());
+    assert.ok(acked.ok);
+    h.apply(acked.plan);
+    h.clock.set(h.clock.now() + 30_000);
+    const round = h.page.round;
+    const joined = h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route()));
+    assert.deepEqual(told(joined), [['alice', 'slack', 'joined-acked'], ['-', 'team-room', 'joined-acked']]);
+    assert.deepEqual(joined?.notifications.map((n) => n.deliveryId), [`p0000test.${round + 1}.alice.slack`, `p0000test.${round + 1}.-.team-room`],
+      'one status round, not a round that pages');
+    assert.deepEqual(joined?.notifications[1]?.message?.actions, ['resolve']);
+    const ringing = harness(withRoom, people);
+    const ack2 = planAck(ringing.page, alice, null, ringing.clock.now(), route());
+    assert.ok(ack2.ok);
+    ringing.apply(ack2.plan);
+    const rings = { ...route(), rings: (c: string) => c === 'team-room' || c === 'push' };
+    assert.deepEqual(told(planJoin(ringing.page, event('e2'), ringing.clock.now(), people, rings)), [['alice', 'slack', 'joined-acked']]);
+  });
+});
+
 describe('a join notice pending at the ack is no round after it', () => {
   it('comes due as a status update to the holder; a join round committed before the ack is cancelled at its claim', () => {
     const h = harness(policy(), people);

@@ -19,7 +19,7 @@ import { pagedNowBy } from './paged-now.js';
 import type { RulesOf } from './personal-steps.js';
 import { firstRuleOnly, laterSteps, namedPeople, restartSteps } from './personal-steps.js';
 import type { StatusRoute } from './status-updates.js';
-import { PLAIN_STATUS_ROUTE, holderRecipients, statusRecipients } from './status-updates.js';
+import { PLAIN_STATUS_ROUTE, holderRecipients, roomRecipients, statusRecipients } from './status-updates.js';
 import { alertCount, newAlerts, rememberAlerts } from './alert-identity.js';
 
 /** A join notice goes out at most once a minute per page; later joins are counted into the next (§17.3). */
@@ -263,10 +263,11 @@ export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, re
  * The join notice, decided by the page's state when it goes out, not when its joins came: a notice
  * counted before an ack and due after it is told as the ack's page is. Triggered: a round to the
  * current step's targets, so a merge is never silent (§17.3). Acknowledged: nothing may ring after the
- * ack commits (§21.7), so it is a status update (§21.1) to the holder alone — on their `statusUpdates`
- * contacts, else the quiet ones the page used — reading like the join notice without the ack action;
- * nobody to tell quietly: nobody is told (the `page.joined` rows still say what joined). The minute's
- * gap holds either way, and an unack makes joins rounds again.
+ * ack commits (§21.7), so it is a status update (§21.1) to the holder — on their `statusUpdates`
+ * contacts, else the quiet ones the page used — and to the rooms that carried the page (its channel
+ * targets, §24.2: a Slack room hears it in the page's thread), reading like the join notice without
+ * the ack action; nobody to tell quietly: nobody is told (the `page.joined` rows still say what
+ * joined). The minute's gap holds either way, and an unack makes joins rounds again.
  */
 function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, route: StatusRoute, audit: NewAuditEntry[]): PageNotification[] {
   page.pendingJoins = 0;
@@ -274,7 +275,7 @@ function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, ro
   page.lastJoinNoticeAtMs = nowMs;
   if (page.state === 'acknowledged') {
     const holder = page.acknowledgedBy === null ? [] : holderRecipients(page.notified, page.acknowledgedBy, route);
-    return tellRound(page, holder, 'joined-acked', { kind: 'joined' }, null, nowMs, lastEvent(page), audit);
+    return tellRound(page, [...holder, ...roomRecipients(page.notified, route)], 'joined-acked', { kind: 'joined' }, null, nowMs, lastEvent(page), audit);
   }
   return notifyRound(page, stepOf(page).notify, 'join', { kind: 'joined' }, lastEvent(page), nowMs, resolve, audit, false);
 }
