@@ -25,6 +25,35 @@ import { alertCount, newAlerts, rememberAlerts } from './alert-identity.js';
 /** A join notice goes out at most once a minute per page; later joins are counted into the next (§17.3). */
 export const JOIN_NOTICE_GAP_MS = 60_000;
 
+/**
+ * The page's earlier join notices as the wire saw them (runtime/oncall/joins-out.ts reads them from the
+ * page's audit trail): when the last one was out, and whether one is still on its way. The minute
+ * between two notices holds on the wire, not only between their plans (§21.7): a first notice that
+ * took long to send would otherwise come closer to the next.
+ */
+export interface JoinsOut {
+  lastOutAtMs: number | null;
+  onItsWay: boolean;
+}
+
+/** Nothing known of the wire: only the minute from the last notice's plan holds. */
+export const NO_JOINS_OUT: JoinsOut = { lastOutAtMs: null, onItsWay: false };
+
+/** Whether a join notice may be due now after an earlier one: only then does the planner need `JoinsOut`. */
+export function joinsOutNeeded(page: Pick<PageRecord, 'state' | 'lastJoinNoticeAtMs'>, nowMs: number): boolean {
+  return page.state !== 'resolved' && page.lastJoinNoticeAtMs !== null && nowMs >= page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS;
+}
+
+/**
+ * When the page's next join notice may go out: a minute after the last one was planned and a minute
+ * after it was out; while one is still on its way, a minute from now (the timer looks again then).
+ */
+function joinNoticeDueAtMs(page: PageRecord, out: JoinsOut, nowMs: number): number {
+  const planned = page.lastJoinNoticeAtMs === null ? nowMs : page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS;
+  const wire = out.onItsWay ? nowMs + JOIN_NOTICE_GAP_MS : out.lastOutAtMs === null ? nowMs : out.lastOutAtMs + JOIN_NOTICE_GAP_MS;
+  return Math.max(planned, wire);
+}
+
 export interface Recipient {
   person: string;
   channel: string;
@@ -238,7 +267,7 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
  * still-firing group) is a repeat: `page.repeated`, nobody notified, nothing counted.
  */
 export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, resolve: ResolveTargets,
-  route: StatusRoute = PLAIN_STATUS_ROUTE): PagePlan | null {
+  route: StatusRoute = PLAIN_STATUS_ROUTE, out: JoinsOut = NO_JOINS_OUT): PagePlan | null {
   if (before.state === 'resolved') throw new RangeError(`page ${before.id} is resolved: reopen it instead`);
   if (before.eventIds.includes(event.id)) return null;
   const page = copy(before);
@@ -251,9 +280,11 @@ export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, re
   if (fresh.length > 0) page.alertIds = rememberAlerts(page.alertIds, fresh);
   const audit: NewAuditEntry[] = [entry(page, 'page.joined', engineActor(page.agentId), { eventId: event.id, alerts: alertCount(page),
     ...(fresh.length > 0 ? { newAlerts: fresh.length } : {}) })];
-  if (page.lastJoinNoticeAtMs !== null && nowMs < page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS) {
+  const dueAtMs = joinNoticeDueAtMs(page, out, nowMs);
+  if (nowMs < dueAtMs) {
     page.pendingJoins += 1;
-    page.joinNoticeAtMs = page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS;
+    // A notice already waiting keeps its time: its timer looks at the wire again when it comes.
+    page.joinNoticeAtMs ??= dueAtMs;
     return plan(before, page, audit, []);
   }
   return plan(before, page, audit, joinNotice(page, nowMs, resolve, route, audit));
@@ -285,7 +316,8 @@ function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, ro
  * an ack timeout (acknowledged → triggered, the current step notified again), the next step (or the
  * next loop, or exhaustion). A timer that is not due yet (a stale claim) plans nothing: null.
  */
-export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTargets, route: StatusRoute | null = null): PagePlan | null {
+export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTargets, route: StatusRoute | null = null,
+  out: JoinsOut = NO_JOINS_OUT): PagePlan | null {
   if (before.state === 'resolved') return null;
   const page = copy(before);
   const audit: NewAuditEntry[] = [];
@@ -299,7 +331,10 @@ export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTar
     acted = true;
   }
   if (page.joinNoticeAtMs !== null && page.joinNoticeAtMs <= nowMs) {
-    notes.push(...joinNotice(page, nowMs, resolve, route ?? PLAIN_STATUS_ROUTE, audit));
+    const dueAtMs = joinNoticeDueAtMs(page, out, nowMs);
+    // The earlier notice went out late, or is not out yet: this one waits its minute from the wire.
+    if (dueAtMs > nowMs) page.joinNoticeAtMs = dueAtMs;
+    else notes.push(...joinNotice(page, nowMs, resolve, route ?? PLAIN_STATUS_ROUTE, audit));
     acted = true;
   }
   if (page.state === 'acknowledged' && page.ackTimeoutAtMs !== null && page.ackTimeoutAtMs <= nowMs) {
