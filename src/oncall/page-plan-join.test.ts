@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { PagePlan } from './page.js';
 import { isStaleNotification } from './page.js';
 import type { Actor } from './page-plan.js';
-import { JOIN_NOTICE_GAP_MS, NO_JOINS_OUT, planAck, planJoin, planTimer, planUnack } from './page-plan.js';
+import { JOIN_NOTICE_GAP_MS, NO_JOINS_OUT } from './join-spacing.js';
+import { planAck, planJoin, planTimer, planUnack } from './page-plan.js';
 import { isStatusUpdate } from '../runtime/channels/channel.js';
 import { MIN, cli, event, harness, people, policy, route, slow } from '../../test/support/page-harness.js';
 

@@ -6,7 +6,7 @@
  * `notification.quarantined` — names the same deliveryId. An outcome row is written after the
  * channel has the bytes, so its time is no earlier than the wire's: spacing from it keeps the gap.
  */
-import type { JoinsOut } from '../../oncall/page-plan.js';
+import type { JoinsOut } from '../../oncall/join-spacing.js';
 import type { ListedAuditRow } from '../../store/store.js';
 import { rowData } from './page-message.js';
 

@@ -13,9 +13,11 @@ import type { LogFields } from '../../core/log.js';
 import type { OncallConfig, Override, Policy } from '../../oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../oncall/page.js';
 import { CHANNEL_TARGET, PAGE_ID_PATTERN, incarnationOf } from '../../oncall/page.js';
-import type { ActionResult, Actor, JoinsOut, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
+import type { JoinsOut } from '../../oncall/join-spacing.js';
+import { NO_JOINS_OUT, joinsOutNeeded } from '../../oncall/join-spacing.js';
+import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
 import {
-  NO_JOINS_OUT, ackRefusedEntry, asShadow, joinsOutNeeded, planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
+  ackRefusedEntry, asShadow, planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
 } from '../../oncall/page-plan.js';
 import { incidentKey } from '../../oncall/incident-key.js';
 import { alertNameOf } from '../../oncall/label-name.js';

@@ -17,7 +17,7 @@ import { fakeClock } from '../../core/clock.js';
 import { createAgentLog } from '../../logs/agent-log.js';
 import { loadOncall } from '../../oncall/load-oncall.js';
 import type { OncallConfig } from '../../oncall/oncall-config.js';
-import { JOIN_NOTICE_GAP_MS } from '../../oncall/page-plan.js';
+import { JOIN_NOTICE_GAP_MS } from '../../oncall/join-spacing.js';
 import type { Channel } from '../channels/channel.js';
 import { createFileChannel } from '../channels/file-channel.js';
 import { createSlackChannel } from '../channels/slack-channel.js';
