@@ -8,8 +8,7 @@
  *   send took long.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileChannelSchema, slackChannelSchema } from '../../config/schema.js';
@@ -21,6 +20,7 @@ import { JOIN_NOTICE_GAP_MS } from '../../oncall/join-spacing.js';
 import type { Channel } from '../channels/channel.js';
 import { createFileChannel } from '../channels/file-channel.js';
 import { createSlackChannel } from '../channels/slack-channel.js';
+import { oncallFiles } from '../../../test/support/oncall-files.js';
 import { aliceOnlyYaml } from '../../../test/support/oncall-yaml.js';
 import { startFakeSlack } from '../../../test/support/fake-slack.js';
 import { sharedSqliteStore } from '../../../test/support/shared-store.js';
@@ -31,20 +31,17 @@ import { createPageNotifier } from './page-notifier.js';
 const T0 = Date.UTC(2026, 10, 21, 3, 12);
 const TOKEN = 'xoxb-test-0000000000-roomjoin';
 const ROOM = 'C0ROOM12345';
-const root = mkdtempSync(join(tmpdir(), 'svc-room-join-'));
-after(() => rmSync(root, { recursive: true, force: true }));
-const shared = sharedSqliteStore('svc-room-join-store-');
+const files = oncallFiles('svc-page-joins-');
+const root = files.root;
+const shared = sharedSqliteStore('svc-page-joins-store-');
 after(() => shared.close());
 const dispatch = { maxAttempts: 5, initialBackoffMs: 500, maxBackoffMs: 30_000, concurrency: 16 };
 
 let n = 0;
-/** oncall.yaml in a directory of its own, loaded as the daemon would. */
+/** oncall.yaml in a folder of its own, loaded as the daemon would. */
 function configOf(yaml: string, channels: string[]): OncallConfig {
   n += 1;
-  const dir = join(root, `case-${n}`);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'oncall.yaml'), yaml);
-  const config = loadOncall({ dir, channels: channels.map((id) => ({ id })), sources: [] }, { env: {}, home: dir, nowMs: T0 });
+  const config = loadOncall({ dir: files.dirWith(yaml), channels: channels.map((id) => ({ id })), sources: [] }, { env: {}, home: root, nowMs: T0 });
   assert.ok(config !== null);
   return config;
 }
