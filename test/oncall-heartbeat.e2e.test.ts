@@ -61,7 +61,7 @@ describe('heartbeats e2e', () => {
     const out = join(a.dir, 'out', 'oncall-dm.jsonl');
     assert.equal((await postAlert(a.url, a.secret, watchdog(a.fixture), 'wd-1')).status, 202);
     const paged = await waitFor('the missed heartbeat paged alice', () => readJsonLines(out).find((l) => l.to === 'alice'), 60_000);
-    assert.match(String(paged.title), /^Heartbeat watchdog missing: nothing from alertmanager since \d{4}-\d\d-\d\d \d\d:\d\dZ \(every 10s, grace 0ms\)$/);
+    assert.match(String(paged.title), /^Heartbeat watchdog missing: nothing from alertmanager since \d{4}-\d\d-\d\d \d\d:\d\dZ \(every 10s, grace 0s\)$/);
     const missed = auditRows(a.home).filter((r) => r.kind === 'heartbeat.missed');
     assert.equal(missed.length, 1);
     const opened = auditRows(a.home).find((r) => r.kind === 'page.opened');

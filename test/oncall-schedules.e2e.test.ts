@@ -145,6 +145,8 @@ describe('svc oncall against the running daemon', () => {
     const added = await svc('oncall', 'override', 'add', '--schedule', 'primary', '--person', 'bob', '--from', '2026-11-25T10:00:00Z',
       '--to', '2026-11-25T14:00:00Z', '--json');
     assert.equal(added.code, 0, added.stderr);
+    // Its window is before the test's now: kept, and said to page nobody.
+    assert.equal(added.stderr, 'svc oncall override add: note: it ended before now, so it pages nobody; only svc oncall --at reads it\n');
     const { id } = JSON.parse(added.stdout) as { id: string };
     const during = await svc('oncall', '--at', at);
     assert.equal(during.stdout, [

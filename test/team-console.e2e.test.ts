@@ -26,6 +26,8 @@ import { runSvc } from './support/svc.js';
 import { waitFor } from './support/wait.js';
 
 const DESKTOP: BrowserContextOptions = { viewport: { width: 1100, height: 700 } };
+/** A laptop's width, where the audit rows' wide What column could squeeze Kind and Actor. */
+const WIDE: BrowserContextOptions = { viewport: { width: 1280, height: 800 } };
 const PHONE: BrowserContextOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 /** An instance name with no place to break it: a title must still wrap inside a phone's width. */
 const LONG_INSTANCE = 'checkout-api-blue-green-canary-eu-west-1a-7f9c2d1e0b.prod.internal.example.com:8080';
@@ -33,7 +35,7 @@ const LONG_INSTANCE = 'checkout-api-blue-green-canary-eu-west-1a-7f9c2d1e0b.prod
 /**
  * How the tables of a view named by their regions' labels read on a phone, measured in the page: which
  * of them are card tables (`table.cards`), which of their elements reach past the screen or are wider
- * than their own box (even inside a scrolling region), and which Kind or Actor cells, or cells of a
+ * than their own box (even inside a scrolling region), and which Kind, Actor or Agent cells, or cells of a
  * card's first line (`.run-in`), are broken across lines. The caption and the column headers are kept
  * off-screen on purpose, for screen readers.
  */
@@ -45,7 +47,7 @@ function cardProblems(labels: readonly string[]): string {
     return r.width > 0 && (r.left < 0 || r.right > window.innerWidth || e.scrollWidth > e.clientWidth + 1); }).map((e) => e.tagName + ': ' + e.textContent.slice(0, 40));
   const lines = (e) => { const range = document.createRange(); range.selectNodeContents(e);
     return new Set([...range.getClientRects()].map((r) => Math.round(r.bottom))).size; };
-  const columns = (t) => [...t.tHead.rows[0].cells].flatMap((c, i) => (['Kind', 'Actor'].includes(c.textContent) ? [i] : []));
+  const columns = (t) => [...t.tHead.rows[0].cells].flatMap((c, i) => (['Kind', 'Actor', 'Agent'].includes(c.textContent) ? [i] : []));
   const cells = tables.flatMap((t) => [...t.tBodies[0].rows].flatMap((r) => [...r.cells].filter((c, i) => columns(t).includes(i) || c.matches('.run-in'))));
   const broken = cells.filter((c) => lines(c) > 1).map((c) => c.textContent);
   return { cards: tables.filter((t) => t.matches('.cards')).map((t) => t.closest('[aria-label]').getAttribute('aria-label')), wide, broken };
@@ -202,7 +204,8 @@ describe('the team console', () => {
     }
   });
 
-  it('at 390 px and at desktop width every view passes axe-core; at 390 nothing scrolls sideways and every title stays inside the viewport', async () => {
+  it('at 390 px and at desktop width every view passes axe-core; at 390 nothing scrolls sideways and every title stays inside the viewport; '
+    + 'at 1280 audit rows keep each kind, actor and agent whole', async () => {
     const views = ['/ui/', '/ui/pages', `/ui/pages/${pages.triggered}`, '/ui/oncall', '/ui/silences', '/ui/events', `/ui/events/${eventId}`,
       '/ui/dlq', '/ui/audit', '/ui/logs'];
     // The lists whose titles must stay in view, and the audit rows whose narrow columns would wrap a letter at a time.
@@ -228,6 +231,18 @@ describe('the team console', () => {
     }
     for (const path of ['/ui/', '/ui/pages', `/ui/pages/${pages.triggered}`, '/ui/oncall', '/ui/logs']) {
       assert.deepEqual(await browser.axe(`${team.origin}${path}`, { ...DESKTOP, ...asAlice }), [], `${path}: axe at desktop width`);
+    }
+    // At a laptop's width the rows are rows again: `agent:oncall-escalator`, `oncall-escalator` or `page.notice-cancelled` broken across
+    // lines is hard to read.
+    for (const [path, label] of [['/ui/audit', 'Audit rows'], [`/ui/events/${eventId}`, 'Audit rows of this event'],
+      [`/ui/pages/${pages.triggered}`, 'Timeline of this page']] as const) {
+      const w = await browser.openPage({ ...WIDE, ...asAlice });
+      await w.page.goto(`${team.origin}${path}`);
+      await w.page.waitForLoadState('networkidle');
+      const seen = await w.page.evaluate<CardProblems>(cardProblems([label]));
+      assert.deepEqual([seen.cards, seen.broken], [[label], []], `${path} at 1280 px: kinds, actors and agents on one line`);
+      await w.context.close();
+      assert.deepEqual(w.problems, [], path);
     }
   });
 

@@ -85,3 +85,46 @@ describe('svc explain: the timeline on an 80-column terminal', () => {
     for (const line of h.out().split('\n')) assert.ok(line.length <= 80, `${line.length}: ${line}`);
   });
 });
+
+describe('svc explain: an id as a person types it', () => {
+  const OTHER = '0b7c5a52-8c1e-4c3a-9d7e-00000000aaaa';
+  const asked: string[] = [];
+  let url = '';
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0] ?? '';
+    asked.push(path);
+    const answer = path === '/events' ? { items: [{ id: EVENT }, { id: OTHER }], nextCursor: null }
+      : path === `/events/${EVENT}/story` ? { eventId: EVENT, verified: true, truncated: false, rows: [],
+        verification: { problems: [], chainIntactThroughSeq: 7, chainProblem: null } }
+        : null;
+    res.writeHead(answer === null ? 404 : 200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer ?? { error: 'not found' }));
+  });
+  before(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const explain = async (id: string): Promise<{ code: number; out: string; err: string }> => {
+    const h = cliHarness({ SVC_HOME: '/nonexistent-svc-home' }, '/');
+    const code = await runCli(['explain', id, '--url', url], h.ctx);
+    return { code, out: h.out(), err: h.err() };
+  };
+
+  it('the last characters only one event has tell its story, as svc events show takes them', async () => {
+    asked.length = 0;
+    const { code, out } = await explain('3f1a2b4c5d6e');
+    assert.equal(code, 0);
+    assert.equal(out.split('\n')[0], `event ${EVENT}`);
+    assert.deepEqual(asked, ['/events', `/events/${EVENT}/story`]);
+  });
+
+  it('characters two events share, or none has, say so (exit 1); what is not hex is a usage error (exit 2)', async () => {
+    assert.deepEqual(await explain('0b7c5a52'), { code: 1, out: '',
+      err: `svc explain: 0b7c5a52 is part of 2 event ids (${EVENT}, ${OTHER}); type more of it\n` });
+    assert.deepEqual(await explain('ffff0000'), { code: 1, out: '', err: 'svc explain: no event id starts or ends with ffff0000\n' });
+    assert.deepEqual(await explain('not-an-id'), { code: 2, out: '',
+      err: 'svc explain: "not-an-id" is not an event id (a UUID as svc events shows, or its first or last characters)\n' });
+  });
+});

@@ -1,5 +1,6 @@
 /**
- * `svc explain EVENT_ID [--json]` (contract §20.3): the story of one event from GET /events/<id>/story,
+ * `svc explain EVENT_ID [--json]` (contract §20.3): the story of one event (its id, or the first or last
+ * characters only it has) from GET /events/<id>/story,
  * as a short timeline a person reads at 3 a.m. — when, which row (seq and the start of its hash),
  * what happened — and whether the trail is verified. `--json` prints the answer as served.
  */
@@ -8,6 +9,7 @@ import { EVENT_ID_PATTERN } from '../control-plane/event-story.js';
 import { HttpError, RuntimeError, UsageError } from '../core/errors.js';
 import type { CliContext } from './context.js';
 import { getJson } from './control-client.js';
+import { findByPrefix, isIdPrefix, pickOne } from './id-prefix.js';
 import { ownTarget } from './own-home.js';
 import { printTable } from './style.js';
 
@@ -55,10 +57,15 @@ function checkedText(v: StoryAnswer['verification']): string {
 }
 
 export async function explainCommand(eventId: string, opts: ExplainOptions, ctx: CliContext): Promise<number> {
-  if (!EVENT_ID_PATTERN.test(eventId)) throw new UsageError(`svc explain: ${JSON.stringify(eventId.slice(0, 80))} is not an event id (a UUID, as svc events shows)`);
+  const target = await ownTarget(ctx, opts);
+  if (!EVENT_ID_PATTERN.test(eventId)) {
+    if (!isIdPrefix(eventId)) throw new UsageError(`svc explain: ${JSON.stringify(eventId.slice(0, 80))} is not an event id (a UUID as svc events shows, or its first or last characters)`);
+    // The first or last characters of one, as svc events show and svc dlq replay take them.
+    eventId = pickOne('svc explain', 'event', eventId, await findByPrefix<{ id: string }>(target, 'svc explain', '/events', eventId)).id;
+  }
   let story: StoryAnswer;
   try {
-    story = await getJson(await ownTarget(ctx, opts), `/events/${eventId}/story`) as StoryAnswer;
+    story = await getJson(target, `/events/${eventId}/story`) as StoryAnswer;
   } catch (err) {
     if (err instanceof HttpError && err.status === 404) {
       throw new RuntimeError('ENOTFOUND', `svc explain: no audit row concerns event ${eventId}`);

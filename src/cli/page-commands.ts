@@ -92,6 +92,8 @@ export function registerPageCommands(program: Command, ctx: CliContext, setCode:
       if (answer.op !== 'override.add') throw new RuntimeError('EADMIN_PROTOCOL', 'unexpected answer');
       ctx.stdout(opts.json ? `${JSON.stringify({ id: answer.id, agent: answer.agent })}\n`
         : `override ${answer.id}: ${opts.person} is on call for ${opts.schedule} from ${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()}\n`);
+      // Kept (svc oncall --at reads the past with it), but it pages nobody: a mistyped date should not pass unseen.
+      if (toMs <= ctx.clock.now()) ctx.stderr('svc oncall override add: note: it ended before now, so it pages nobody; only svc oncall --at reads it\n');
       setCode(0);
     });
   override

@@ -197,7 +197,7 @@ function buildProgram(ctx: CliContext, setCode: (code: number) => void): Command
   program
     .command('explain')
     .description('the story of one event from the audit chain: accepted, triage, messages, dead letters, replays; exit 1 when it is not verified')
-    .argument('<event-id>', 'the event id (svc events)')
+    .argument('<event-id>', 'the event id (svc events), or its first or last characters')
     .option('--json', 'print the story as served by GET /events/<id>/story', false)
     .option('--url <url>', 'control-plane URL (default: the local daemon)')
     .option('--dir <dir>', 'agent directory whose controlPlane.auth says how to get a token (default .)')

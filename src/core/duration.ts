@@ -12,8 +12,9 @@ export function parseDuration(text: string): number | null {
   return Number(m[1]) * (UNIT_MS[m[2] as string] as number);
 }
 
-/** The largest whole unit that states `ms` exactly: 2592000000 → `30d`. */
+/** The largest whole unit that states `ms` exactly: 2592000000 → `30d`; nothing at all reads `0s`. */
 export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
   for (const unit of ['w', 'd', 'h', 'm', 's'] as const) {
     const size = UNIT_MS[unit] as number;
     if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;

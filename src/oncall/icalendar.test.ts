@@ -106,4 +106,18 @@ describe('iCalendar export', () => {
     assert.equal(year[0]?.DTSTART, '20261125T120000Z');
     assert.equal(year.at(-1)?.DTEND, '20271126T120000Z');
   });
+
+  it('--days without --from: the next N days as the default reads them, the shift on call now from its real start', () => {
+    const schedule: Schedule = { id: 'primary', timeZone: 'Europe/Berlin', fallback: null, allowGaps: false,
+      rotations: [{ people: ['alice', 'bob'], everyMs: 7 * 86_400_000, handoff: '2026-11-23T09:00', only: [], timeZone: 'Europe/Berlin' }] };
+    const now = Date.parse('2026-11-25T12:34:56Z');
+    const week = parse(exportCalendar('a', schedule, people, [], now, { window: { fromMs: null, days: 7 } }));
+    assert.deepEqual(week.map((e) => [e.DTSTART, e.DTEND]), [
+      ['20261123T080000Z', '20261130T080000Z'],
+      ['20261130T080000Z', '20261202T123456Z'],
+    ]);
+    // An hour later the shift on call is the same event (its UID), not one cut at the moment of the export.
+    const later = parse(exportCalendar('a', schedule, people, [], now + 3_600_000, { window: { fromMs: null, days: 7 } }));
+    assert.equal(later[0]?.UID, week[0]?.UID);
+  });
 });

@@ -92,15 +92,18 @@ export function calendarText(input: CalendarInput): string {
   return lines.map(foldLine).join('');
 }
 
-/** The shifts of the next EXPORT_DAYS days, the current one from its real start. */
-export function exportShifts(schedule: Schedule, overrides: readonly Override[], nowMs: number): Shift[] {
-  const end = nowMs + EXPORT_DAYS * DAY_MS;
+/** The shifts of the next `days` days, the current one from its real start (its UID stays the same from export to export). */
+export function exportShifts(schedule: Schedule, overrides: readonly Override[], nowMs: number, days = EXPORT_DAYS): Shift[] {
+  const end = nowMs + days * DAY_MS;
   return scheduleShifts(schedule, overrides, nowMs - UNTIL_HORIZON_MS, end).filter((s) => s.endMs > nowMs);
 }
 
 export interface ExportOptions {
-  /** A window (`svc oncall export --from --days`, §24.7): shifts are cut to exactly [fromMs, fromMs + days). */
-  window?: { fromMs: number; days: number };
+  /**
+   * A window (`svc oncall export --from --days`, §24.7): shifts are cut to exactly [fromMs, fromMs + days).
+   * Without `fromMs` (`--days` alone) the window is the next `days` days, the shift on call now from its real start.
+   */
+  window?: { fromMs: number | null; days: number };
   /** One person's shifts only (a subscription key for them). */
   person?: string | null;
 }
@@ -111,8 +114,8 @@ export interface ExportOptions {
  */
 export function exportCalendar(agentId: string, schedule: Schedule, people: readonly Person[], overrides: readonly Override[], nowMs: number,
   opts: ExportOptions = {}): string {
-  const all = opts.window === undefined ? exportShifts(schedule, overrides, nowMs)
-    : scheduleShifts(schedule, overrides, opts.window.fromMs, opts.window.fromMs + opts.window.days * DAY_MS);
+  const { fromMs = null, days = EXPORT_DAYS } = opts.window ?? {};
+  const all = fromMs === null ? exportShifts(schedule, overrides, nowMs, days) : scheduleShifts(schedule, overrides, fromMs, fromMs + days * DAY_MS);
   const person = opts.person ?? null;
   const shifts = person === null ? all : all.filter((s) => s.person === person);
   return calendarText({ agentId, schedule, people, shifts, nowMs });

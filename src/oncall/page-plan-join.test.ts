@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { PagePlan } from './page.js';
 import { isStaleNotification } from './page.js';
 import type { Actor } from './page-plan.js';
-import { JOIN_NOTICE_GAP_MS, planAck, planJoin, planTimer, planUnack } from './page-plan.js';
+import { JOIN_NOTICE_GAP_MS, NO_JOINS_OUT } from './join-spacing.js';
+import { planAck, planJoin, planTimer, planUnack } from './page-plan.js';
 import { isStatusUpdate } from '../runtime/channels/channel.js';
 import { MIN, cli, event, harness, people, policy, route, slow } from '../../test/support/page-harness.js';
 
@@ -73,6 +74,29 @@ describe('a join after the ack is a status update to the holder (§21.1, §21.7)
   });
 });
 
+describe('a join after the ack reaches the room that carried the page too (§24.2)', () => {
+  it('the step\'s channel target hears it with the holder, quietly, in the same round; a ringing room does not', () => {
+    const withRoom = policy({ steps: [{ notify: [{ kind: 'schedule', id: 'primary' }, { kind: 'channel', id: 'team-room' }], afterMs: 10 * MIN }] });
+    const h = harness(withRoom, people);
+    const acked = planAck(h.page, alice, null, h.clock.now(), route());
+    assert.ok(acked.ok);
+    h.apply(acked.plan);
+    h.clock.set(h.clock.now() + 30_000);
+    const round = h.page.round;
+    const joined = h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route()));
+    assert.deepEqual(told(joined), [['alice', 'slack', 'joined-acked'], ['-', 'team-room', 'joined-acked']]);
+    assert.deepEqual(joined?.notifications.map((n) => n.deliveryId), [`p0000test.${round + 1}.alice.slack`, `p0000test.${round + 1}.-.team-room`],
+      'one status round, not a round that pages');
+    assert.deepEqual(joined?.notifications[1]?.message?.actions, ['resolve']);
+    const ringing = harness(withRoom, people);
+    const ack2 = planAck(ringing.page, alice, null, ringing.clock.now(), route());
+    assert.ok(ack2.ok);
+    ringing.apply(ack2.plan);
+    const rings = { ...route(), rings: (c: string) => c === 'team-room' || c === 'push' };
+    assert.deepEqual(told(planJoin(ringing.page, event('e2'), ringing.clock.now(), people, rings)), [['alice', 'slack', 'joined-acked']]);
+  });
+});
+
 describe('a join notice pending at the ack is no round after it', () => {
   it('comes due as a status update to the holder; a join round committed before the ack is cancelled at its claim', () => {
     const h = harness(policy(), people);
@@ -122,5 +146,50 @@ describe('after an unack a join is a round again', () => {
     const due = h.plans.slice(sent);
     assert.equal(due[0]?.audit[0]?.kind, 'page.unacknowledged', 'the ack timeout first');
     assert.deepEqual(told(due.at(-1)), [['alice', 'push', 'join'], ['alice', 'slack', 'join']]);
+  });
+});
+
+describe('a join notice waits a minute from when the last one was out on the wire (§21.7)', () => {
+  /** alice paged; a join told at once at +10 s; another counted at +20 s, due at +70 s. */
+  function counted() {
+    const h = harness(policy(), people);
+    h.clock.set(h.clock.now() + 10_000);
+    h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route()));
+    const firstAtMs = h.clock.now();
+    h.clock.set(firstAtMs + 10_000);
+    h.apply(planJoin(h.page, event('e3'), h.clock.now(), people, route()));
+    assert.equal(h.page.joinNoticeAtMs, firstAtMs + JOIN_NOTICE_GAP_MS);
+    return { h, firstAtMs };
+  }
+
+  it('the first went out 1.5 s after its plan: the due notice waits until a minute after that, then goes', () => {
+    const { h, firstAtMs } = counted();
+    const out = { lastOutAtMs: firstAtMs + 1_500, onItsWay: false };
+    h.clock.set(firstAtMs + JOIN_NOTICE_GAP_MS);
+    const early = h.apply(planTimer(h.page, h.clock.now(), people, route(), out));
+    assert.deepEqual([told(early), early?.audit, h.page.pendingJoins, h.page.joinNoticeAtMs], [[], [], 1, firstAtMs + 1_500 + JOIN_NOTICE_GAP_MS]);
+    h.clock.set(firstAtMs + 1_500 + JOIN_NOTICE_GAP_MS);
+    const due = h.apply(planTimer(h.page, h.clock.now(), people, route(), out));
+    assert.deepEqual(told(due), [['alice', 'push', 'join'], ['alice', 'slack', 'join']]);
+    assert.deepEqual([h.page.pendingJoins, h.page.joinNoticeAtMs, h.page.lastJoinNoticeAtMs], [0, null, h.clock.now()]);
+  });
+
+  it('the first is still on its way: the notice looks again a minute later; nothing known of the wire: the plan\'s minute', () => {
+    const { h, firstAtMs } = counted();
+    h.clock.set(firstAtMs + JOIN_NOTICE_GAP_MS);
+    const waiting = h.apply(planTimer(h.page, h.clock.now(), people, route(), { lastOutAtMs: null, onItsWay: true }));
+    assert.deepEqual([told(waiting), h.page.joinNoticeAtMs], [[], h.clock.now() + JOIN_NOTICE_GAP_MS]);
+    const { h: h2, firstAtMs: first2 } = counted();
+    h2.clock.set(first2 + JOIN_NOTICE_GAP_MS);
+    assert.equal(told(h2.apply(planTimer(h2.page, h2.clock.now(), people, route(), NO_JOINS_OUT))).length, 2);
+  });
+
+  it('a join a minute after the last notice\'s plan but not yet a minute after it was out is counted, not told', () => {
+    const h = harness(policy(), people);
+    h.apply(planJoin(h.page, event('e2'), h.clock.now(), people, route()));
+    const firstAtMs = h.clock.now();
+    h.clock.set(firstAtMs + JOIN_NOTICE_GAP_MS + 500);
+    const joined = h.apply(planJoin(h.page, event('e3'), h.clock.now(), people, route(), { lastOutAtMs: firstAtMs + 2_000, onItsWay: false }));
+    assert.deepEqual([told(joined), h.page.pendingJoins, h.page.joinNoticeAtMs], [[], 1, firstAtMs + 2_000 + JOIN_NOTICE_GAP_MS]);
   });
 });

@@ -4,33 +4,32 @@
  * sends with their deliveryIds. Nothing here reads a clock, a store or a channel: the stores persist a
  * plan in one transaction, the page notifier sends what it committed. Who a `schedule:` target means is
  * asked of `resolve` at the moment of planning (the moment of sending, §17.2).
+ *
+ * Here: the rounds that page and the state each action leaves. Beside it: one notification and its row
+ * (page-notice.ts), the rounds that only tell — ack, unack, resolve, an escalation past someone, a join
+ * after the ack (status-rounds.ts) — and when a join notice may go out (join-spacing.ts).
  */
 import type { NewAuditEntry } from '../audit/audit-row.js';
 import type { Policy, Severity, Target } from './oncall-config.js';
 import type { NobodyOnCall } from './targets.js';
 import type { NotificationKind, PageNotification, PagePlan, PageRecord, PersonalStep } from './page.js';
-import { CHANNEL_TARGET, incarnationOf } from './page.js';
+import { CHANNEL_TARGET } from './page.js';
 import type { PageAlerts } from './page-alert.js';
-import type { Happened, PageMessage, PagedNow } from './page-message-model.js';
+import type { Happened } from './page-message-model.js';
 import { pageMessage } from './page-message-model.js';
 import { pageMessageText } from './page-text.js';
+import type { Recipient } from './page-notice.js';
+import { engineActor, entry, lastEvent, notice } from './page-notice.js';
+import type { JoinsOut } from './join-spacing.js';
+import { NO_JOINS_OUT, joinNoticeDueAtMs } from './join-spacing.js';
 import type { NamesAt } from './paged-now.js';
 import { pagedNowBy } from './paged-now.js';
 import type { RulesOf } from './personal-steps.js';
 import { firstRuleOnly, laterSteps, namedPeople, restartSteps } from './personal-steps.js';
 import type { StatusRoute } from './status-updates.js';
-import { PLAIN_STATUS_ROUTE, holderRecipients, statusRecipients } from './status-updates.js';
+import { PLAIN_STATUS_ROUTE } from './status-updates.js';
+import { tellEscalatedPast, tellJoinAcked, tellStatus } from './status-rounds.js';
 import { alertCount, newAlerts, rememberAlerts } from './alert-identity.js';
-
-/** A join notice goes out at most once a minute per page; later joins are counted into the next (§17.3). */
-export const JOIN_NOTICE_GAP_MS = 60_000;
-
-export interface Recipient {
-  person: string;
-  channel: string;
-  /** Null: the channel's own recipient (a `channel:` target). */
-  to: string | null;
-}
 
 /** Who targets mean at an instant; `nobodyOnCall`, the targets that reached nobody. */
 export interface Resolved {
@@ -88,17 +87,6 @@ export interface OpenInput {
   resolve: ResolveTargets;
 }
 
-/** `<pageId>.<round>.<personId>.<channelId>`, `-` for a channel target (§17.4). */
-export function pageDeliveryId(pageId: string, round: number, recipient: Recipient): string {
-  return `${pageId}.${round}.${recipient.person}.${recipient.channel}`;
-}
-
-const engineActor = (agentId: string): string => `agent:${agentId}`;
-
-function entry(page: PageRecord, kind: string, actor: string, data: Record<string, unknown>): NewAuditEntry {
-  return { kind, actor, agentId: page.agentId, data: { pageId: page.id, ...data } };
-}
-
 function stepOf(page: PageRecord): Policy['steps'][number] {
   const step = page.policy.steps[page.step - 1];
   if (step === undefined) throw new RangeError(`page ${page.id} stands at step ${page.step} of ${page.policy.steps.length}`);
@@ -126,7 +114,7 @@ function notifyRound(page: PageRecord, targets: readonly Target[], kind: Notific
     setSteps(page, restartSteps(page.personalSteps ?? [], namedPeople(resolved.recipients),
       laterSteps(resolved.recipients, rulesOf, nowMs, pageMessageText(message, 'UTC', null), happened)));
   }
-  return firstRuleOnly(resolved.recipients, rulesOf).map((r) => send(page, r, kind, message, eventId, audit));
+  return firstRuleOnly(resolved.recipients, rulesOf).map((r) => notice(page, r, kind, message, eventId, audit));
 }
 
 /** Who targets name at an instant, in the words of paged-now.ts, as the resolver that sends the round sees them. */
@@ -145,30 +133,13 @@ function namesBy(resolve: ResolveTargets): NamesAt {
 function fireStep(page: PageRecord, step: PersonalStep, nowMs: number, resolve: ResolveTargets, audit: NewAuditEntry[]): PageNotification[] {
   page.round += 1;
   const message = pageMessage(page, step.happened ?? { kind: 'escalated', manual: false }, pagedNowBy(page, namesBy(resolve), nowMs), nowMs);
-  return step.contacts.map((c) => send(page, { person: step.person, channel: c.channel, to: c.to }, 'escalation', message, lastEvent(page),
+  return step.contacts.map((c) => notice(page, { person: step.person, channel: c.channel, to: c.to }, 'escalation', message, lastEvent(page),
     audit, { rule: step.rule }));
 }
 
 function setSteps(page: PageRecord, steps: PersonalStep[]): void {
   if (steps.length > 0) page.personalSteps = steps;
   else delete page.personalSteps;
-}
-
-/**
- * One notification: its `page.notified` row (with `rule` for a person's later rule), and the recipient
- * remembered as notified — except for a status update (`tell: 'status'`), which notifies nobody new.
- */
-function send(page: PageRecord, r: Recipient, kind: NotificationKind, message: PageMessage, eventId: string, audit: NewAuditEntry[],
-  opts: { rule?: number; status?: boolean } = {}): PageNotification {
-  const deliveryId = pageDeliveryId(page.id, page.round, r);
-  const rule = opts.rule === undefined ? {} : { rule: opts.rule };
-  audit.push(entry(page, 'page.notified', engineActor(page.agentId),
-    { step: page.step, loop: page.loop, person: r.person, channel: r.channel, deliveryId, kind, ...rule }));
-  if (opts.status !== true && !page.notified.some((n) => n.person === r.person && n.channel === r.channel)) page.notified.push({ ...r });
-  const incarnation = incarnationOf(page);
-  return { deliveryId, pageId: page.id, agentId: page.agentId, kind, eventId, channelId: r.channel, person: r.person, to: r.to,
-    severity: page.severity, status: kind === 'resolved' ? 'resolved' : 'firing', title: page.title, text: pageMessageText(message, 'UTC', null), message,
-    ...(incarnation === 0 ? {} : { incarnation }), ...rule };
 }
 
 function copy(page: PageRecord): PageRecord {
@@ -180,10 +151,6 @@ function copy(page: PageRecord): PageRecord {
 
 function plan(before: PageRecord | null, page: PageRecord, audit: NewAuditEntry[], notifications: PageNotification[]): PagePlan {
   return { page, expectedVersion: before === null ? null : before.version, audit, notifications };
-}
-
-function lastEvent(page: PageRecord): string {
-  return page.eventIds[page.eventIds.length - 1] ?? '';
 }
 
 /** A triage decision with no open page for its key opens one at step 1 and notifies its targets. */
@@ -238,7 +205,7 @@ export function planReopen(before: PageRecord, event: PageEvent, nowMs: number, 
  * still-firing group) is a repeat: `page.repeated`, nobody notified, nothing counted.
  */
 export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, resolve: ResolveTargets,
-  route: StatusRoute = PLAIN_STATUS_ROUTE): PagePlan | null {
+  route: StatusRoute = PLAIN_STATUS_ROUTE, out: JoinsOut = NO_JOINS_OUT): PagePlan | null {
   if (before.state === 'resolved') throw new RangeError(`page ${before.id} is resolved: reopen it instead`);
   if (before.eventIds.includes(event.id)) return null;
   const page = copy(before);
@@ -251,9 +218,11 @@ export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, re
   if (fresh.length > 0) page.alertIds = rememberAlerts(page.alertIds, fresh);
   const audit: NewAuditEntry[] = [entry(page, 'page.joined', engineActor(page.agentId), { eventId: event.id, alerts: alertCount(page),
     ...(fresh.length > 0 ? { newAlerts: fresh.length } : {}) })];
-  if (page.lastJoinNoticeAtMs !== null && nowMs < page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS) {
+  const dueAtMs = joinNoticeDueAtMs(page, out, nowMs);
+  if (nowMs < dueAtMs) {
     page.pendingJoins += 1;
-    page.joinNoticeAtMs = page.lastJoinNoticeAtMs + JOIN_NOTICE_GAP_MS;
+    // A notice already waiting keeps its time: its timer looks at the wire again when it comes.
+    page.joinNoticeAtMs ??= dueAtMs;
     return plan(before, page, audit, []);
   }
   return plan(before, page, audit, joinNotice(page, nowMs, resolve, route, audit));
@@ -263,18 +232,18 @@ export function planJoin(before: PageRecord, event: PageEvent, nowMs: number, re
  * The join notice, decided by the page's state when it goes out, not when its joins came: a notice
  * counted before an ack and due after it is told as the ack's page is. Triggered: a round to the
  * current step's targets, so a merge is never silent (§17.3). Acknowledged: nothing may ring after the
- * ack commits (§21.7), so it is a status update (§21.1) to the holder alone — on their `statusUpdates`
- * contacts, else the quiet ones the page used — reading like the join notice without the ack action;
- * nobody to tell quietly: nobody is told (the `page.joined` rows still say what joined). The minute's
- * gap holds either way, and an unack makes joins rounds again.
+ * ack commits (§21.7), so it is a status update (§21.1) to the holder — on their `statusUpdates`
+ * contacts, else the quiet ones the page used — and to the rooms that carried the page (its channel
+ * targets, §24.2: a Slack room hears it in the page's thread), reading like the join notice without
+ * the ack action; nobody to tell quietly: nobody is told (the `page.joined` rows still say what
+ * joined). The minute's gap holds either way, and an unack makes joins rounds again.
  */
 function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, route: StatusRoute, audit: NewAuditEntry[]): PageNotification[] {
   page.pendingJoins = 0;
   page.joinNoticeAtMs = null;
   page.lastJoinNoticeAtMs = nowMs;
   if (page.state === 'acknowledged') {
-    const holder = page.acknowledgedBy === null ? [] : holderRecipients(page.notified, page.acknowledgedBy, route);
-    return tellRound(page, holder, 'joined-acked', { kind: 'joined' }, null, nowMs, lastEvent(page), audit);
+    return tellJoinAcked(page, nowMs, route, audit);
   }
   return notifyRound(page, stepOf(page).notify, 'join', { kind: 'joined' }, lastEvent(page), nowMs, resolve, audit, false);
 }
@@ -284,7 +253,8 @@ function joinNotice(page: PageRecord, nowMs: number, resolve: ResolveTargets, ro
  * an ack timeout (acknowledged → triggered, the current step notified again), the next step (or the
  * next loop, or exhaustion). A timer that is not due yet (a stale claim) plans nothing: null.
  */
-export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTargets, route: StatusRoute | null = null): PagePlan | null {
+export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTargets, route: StatusRoute | null = null,
+  out: JoinsOut = NO_JOINS_OUT): PagePlan | null {
   if (before.state === 'resolved') return null;
   const page = copy(before);
   const audit: NewAuditEntry[] = [];
@@ -298,7 +268,10 @@ export function planTimer(before: PageRecord, nowMs: number, resolve: ResolveTar
     acted = true;
   }
   if (page.joinNoticeAtMs !== null && page.joinNoticeAtMs <= nowMs) {
-    notes.push(...joinNotice(page, nowMs, resolve, route ?? PLAIN_STATUS_ROUTE, audit));
+    const dueAtMs = joinNoticeDueAtMs(page, out, nowMs);
+    // The earlier notice went out late, or is not out yet: this one waits its minute from the wire.
+    if (dueAtMs > nowMs) page.joinNoticeAtMs = dueAtMs;
+    else notes.push(...joinNotice(page, nowMs, resolve, route ?? PLAIN_STATUS_ROUTE, audit));
     acted = true;
   }
   if (page.state === 'acknowledged' && page.ackTimeoutAtMs !== null && page.ackTimeoutAtMs <= nowMs) {
@@ -350,8 +323,7 @@ function advance(page: PageRecord, toStep: number | null, actor: Actor, nowMs: n
   const named = new Set(resolve(stepOf(page).notify, nowMs).recipients.map((r) => r.person));
   const passed = earlier.filter((n) => !named.has(n.person));
   const to = [...new Set(namesBy(resolve)(stepOf(page).notify, nowMs))];
-  return [...notes, ...tellRound(page, statusRecipients(passed, route), 'escalated-past', { kind: 'escalated-past', manual, to }, null, nowMs,
-    lastEvent(page), audit)];
+  return [...notes, ...tellEscalatedPast(page, passed, to, manual, nowMs, route, audit)];
 }
 
 export type ActionResult = { ok: true; plan: PagePlan | null } | { ok: false; reason: string };
@@ -368,26 +340,6 @@ export function asShadow(plan: PagePlan): PagePlan {
 
 function refuseResolved(page: PageRecord): ActionResult | null {
   return page.state === 'resolved' ? { ok: false, reason: `page ${page.id} is already resolved` } : null;
-}
-
-/**
- * A state change (ack, unack, resolve) reaches everyone already notified, in a new round, on the
- * contacts status-updates.ts picks for them; none: no round.
- */
-function tellStatus(page: PageRecord, kind: 'acknowledged' | 'unacknowledged' | 'resolved', nowMs: number, eventId: string, route: StatusRoute,
-  audit: NewAuditEntry[], resolve: ResolveTargets | null = null): PageNotification[] {
-  // An unack pages again (§24.1): its notice says who is paged now and next, like every round that pages.
-  const paged = resolve === null ? null : pagedNowBy(page, namesBy(resolve), nowMs);
-  return tellRound(page, statusRecipients(page.notified, route), kind, { kind }, paged, nowMs, eventId, audit);
-}
-
-/** A status update's round (§21.1): a new round to `to`, who are not counted as notified by it; nobody: no round. */
-function tellRound(page: PageRecord, to: readonly Recipient[], kind: NotificationKind, happened: Happened, paged: PagedNow | null, nowMs: number,
-  eventId: string, audit: NewAuditEntry[]): PageNotification[] {
-  if (to.length === 0) return [];
-  page.round += 1;
-  const message = pageMessage(page, happened, paged, nowMs);
-  return to.map((n) => send(page, n, kind, message, eventId, audit, { status: true }));
 }
 
 /** triggered → acknowledged: every escalation and personal step stops; the ack timeout (if any) starts. Acking twice changes nothing. */
@@ -415,7 +367,8 @@ export function planUnack(before: PageRecord, actor: Actor, nowMs: number, resol
   Object.assign(page, { state: 'triggered', acknowledgedAtMs: null, acknowledgedBy: null, ackTimeoutAtMs: null,
     nextEscalationAtMs: page.exhausted ? null : nowMs + stepOf(page).afterMs });
   const audit = [entry(page, 'page.unacknowledged', actor.actor, { reason: 'manual', by: actor.by, acknowledgedBy: before.acknowledgedBy })];
-  const notes = tellStatus(page, 'unacknowledged', nowMs, lastEvent(page), route, audit, resolve);
+  // An unack pages again (§24.1): its notice says who is paged now and next, like every round that pages.
+  const notes = tellStatus(page, 'unacknowledged', nowMs, lastEvent(page), route, audit, pagedNowBy(page, namesBy(resolve), nowMs));
   return { ok: true, plan: plan(before, page, audit, notes) };
 }
 

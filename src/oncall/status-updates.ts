@@ -9,7 +9,8 @@
  * - A channel that follows the page's state (PagerDuty's incident, Slack's message edited in place)
  *   always hears it, whatever the person listed: the vendor's copy of the page must not stay open.
  *
- * A join to an acknowledged page is told to its holder alone, the same way (holderRecipients).
+ * A join to an acknowledged page is told to its holder, the same way (holderRecipients), and to the
+ * rooms that carried the page (roomRecipients): nobody else is woken for it.
  */
 import type { Notified } from './page.js';
 import { CHANNEL_TARGET } from './page.js';
@@ -53,4 +54,13 @@ export function holderRecipients(notified: readonly Notified[], holder: string, 
   const theirs = notified.filter((n) => n.person === holder);
   if (theirs.length === 0) return (route.listed(holder) ?? []).map((c) => ({ person: holder, channel: c.channel, to: c.to }));
   return statusRecipients(theirs, route);
+}
+
+/**
+ * The rooms that carried the page — its channel targets (a Slack conversation, §24.2), nobody's —
+ * that hear a status update: a join after the ack reaches them as it reaches the holder, quietly
+ * (a Slack room sees it as a thread reply under the page's message).
+ */
+export function roomRecipients(notified: readonly Notified[], route: StatusRoute): Notified[] {
+  return statusRecipients(notified.filter((n) => n.person === CHANNEL_TARGET), route);
 }

@@ -128,11 +128,12 @@ export function createOncallCalendarRoute(deps: OncallRouteDeps, keys?: Calendar
     const agent = filterParam(ctx, query, 'agent');
     if (agent === false) return;
     const nowMs = deps.clock.now();
-    let window: { fromMs: number; days: number } | undefined;
+    let window: { fromMs: number | null; days: number } | undefined;
     const from = query.get('from');
     const days = query.get('days');
     if (from !== undefined || days !== undefined) {
-      const fromMs = from === undefined ? { ok: true as const, value: nowMs } : parseTimeParam('from', from);
+      // `days` alone: the next N days as the default export reads them (the current shift from its real start).
+      const fromMs = from === undefined ? { ok: true as const, value: null } : parseTimeParam('from', from);
       if (!fromMs.ok) return sendError(ctx.req, ctx.res, 400, fromMs.error);
       const n = days === undefined ? EXPORT_DAYS : /^\d{1,3}$/.test(days) ? Number(days) : NaN;
       if (!(n >= 1 && n <= MAX_EXPORT_DAYS)) return sendError(ctx.req, ctx.res, 400, `invalid days: expected an integer 1..${MAX_EXPORT_DAYS}`);

@@ -13,6 +13,8 @@ import type { LogFields } from '../../core/log.js';
 import type { OncallConfig, Override, Policy } from '../../oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../oncall/page.js';
 import { CHANNEL_TARGET, PAGE_ID_PATTERN, incarnationOf } from '../../oncall/page.js';
+import type { JoinsOut } from '../../oncall/join-spacing.js';
+import { NO_JOINS_OUT, joinsOutNeeded } from '../../oncall/join-spacing.js';
 import type { ActionResult, Actor, PageEvent, ResolveTargets } from '../../oncall/page-plan.js';
 import {
   ackRefusedEntry, asShadow, planAck, planEscalate, planJoin, planNotifyOnce, planOpen, planReopen, planResolve, planTimer, planUnack, supersededEntry,
@@ -29,6 +31,7 @@ import { isDamagedPage } from '../../store/oncall-store.js';
 import type { Store } from '../../store/store.js';
 import { factLines, messageFacts, pageAlertsOf } from '../providers/message-facts.js';
 import type { TriageDecision } from '../providers/provider.js';
+import { joinsOutOf } from './joins-out.js';
 import type { PageNotifier } from './page-notifier.js';
 
 /** Plans re-read and re-planned at most this often before the action gives up (another writer keeps winning). */
@@ -207,15 +210,20 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
 
   /**
    * Reads, plans and applies until the plan lands or there is nothing to do: the page as it is then,
-   * and, when a resolve of its key superseded the plan's firing event, that resolve's event.
+   * and, when a resolve of its key superseded the plan's firing event, that resolve's event. A plan
+   * that may send a join notice (a join, a timer) is given the page's earlier ones as the wire saw
+   * them, read from its trail only when one may be due (joinsOutNeeded: not on every join of a storm).
    */
-  const retrying = async (read: () => Promise<StoredPage | null>, planFor: (page: PageRecord | null, resolve: ResolveTargets) => PagePlan | null,
-    agentId: string, waitForSends = false): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
+  const retrying = async (read: () => Promise<StoredPage | null>,
+    planFor: (page: PageRecord | null, resolve: ResolveTargets, nowMs: number, out: JoinsOut) => PagePlan | null,
+    agentId: string, waitForSends = false, joins = false): Promise<{ page: PageRecord | null; resolvedBy?: string }> => {
     for (let i = 0; i < MAX_CONFLICTS; i += 1) {
       // Both reads at once: they are on the path from an alert to its page's first message.
       const [stored, resolve] = await Promise.all([read(), resolverFor(agentId)]);
       const page = await readable(stored);
-      const plan = planFor(page, resolve);
+      const nowMs = clock.now();
+      const out = joins && page !== null && joinsOutNeeded(page, nowMs) ? joinsOutOf(await store.oncall.pageTimeline(page.id)) : NO_JOINS_OUT;
+      const plan = planFor(page, resolve, nowMs, out);
       if (plan === null) return { page };
       const r = await apply(plan, waitForSends);
       if (r.ok) return { page: plan.page };
@@ -235,9 +243,8 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
     if (config === undefined || policy === undefined) return { page: null };
     const reopenWindowMs = config.incidents.reopenWindowMs;
     const guarded = (plan: PagePlan | null): PagePlan | null => (plan === null || firingEventId === undefined ? plan : { ...plan, firingEventId });
-    return retrying(() => store.oncall.findPage(agentId, key), (page, resolve) => {
-      const nowMs = clock.now();
-      if (page !== null && page.state !== 'resolved') return guarded(planJoin(page, event, nowMs, resolve, statusRoute(agentId)));
+    return retrying(() => store.oncall.findPage(agentId, key), (page, resolve, nowMs, out) => {
+      if (page !== null && page.state !== 'resolved') return guarded(planJoin(page, event, nowMs, resolve, statusRoute(agentId), out));
       if (page !== null && page.resolvedAtMs !== null && nowMs - page.resolvedAtMs <= reopenWindowMs) {
         if (page.eventIds.includes(event.id)) return null;
         const plan = planReopen(page, event, nowMs, resolve);
@@ -245,7 +252,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
       }
       const plan = planOpen({ pageId: newPageId(), agentId, incidentKey: key, policy, policySha256: policyHash(policy), event, nowMs, resolve });
       return guarded({ ...plan, audit: [...extraAudit, ...plan.audit] });
-    }, agentId, waitForSends);
+    }, agentId, waitForSends, true);
   };
   // From the timer loop (a missed heartbeat): the first round is handed to its channels, not waited for.
   const openFor: PageEngine['openFor'] = async (agentId, key, policyId, event, extraAudit = []) =>
@@ -322,7 +329,7 @@ export function createPageEngine(deps: PageEngineDeps): PageEngine {
 
     async fire(claimed) {
       await retrying(async () => (await store.oncall.getPage(claimed.id)),
-        (page, resolve) => (page === null ? null : planTimer(page, clock.now(), resolve, statusRoute(page.agentId))), claimed.agentId);
+        (page, resolve, nowMs, out) => (page === null ? null : planTimer(page, nowMs, resolve, statusRoute(page.agentId), out)), claimed.agentId, false, true);
     },
 
     refuse,

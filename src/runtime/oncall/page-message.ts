@@ -13,7 +13,7 @@ export function pageMessageOf(timeline: readonly ListedAuditRow[], channelId: st
   for (let i = timeline.length - 1; i >= 0; i -= 1) {
     const row = timeline[i];
     if (row === undefined || row.kind !== 'message.delivered' || row.dataText === null) continue;
-    const data = parse(row.dataText);
+    const data = rowData(row.dataText);
     if (data === null || data.channelId !== channelId || data.person !== person) continue;
     if (data.thread_ts !== undefined || !keys.every((k) => typeof data[k] === 'string')) continue;
     return Object.fromEntries(keys.map((k) => [k, data[k] as string]));
@@ -21,7 +21,9 @@ export function pageMessageOf(timeline: readonly ListedAuditRow[], channelId: st
   return null;
 }
 
-function parse(text: string): Record<string, unknown> | null {
+/** An audit row's data as an object; null when it is missing or not one (a damaged row is passed over, never trusted). */
+export function rowData(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : null;

@@ -4,7 +4,8 @@
  * focus is always visible; tables scroll inside their own region on a phone, except the lists whose
  * titles must stay in view (pages, events) or whose narrow columns would wrap a letter at a time (a
  * page's timeline): `table.cards`, whose rows become cards there, cells of class `run-in` side by side
- * on the card's first line (§24.8).
+ * on the card's first line (§24.8). Wider than a phone those cells, an actor and an agent keep to one
+ * line: the wrapping What column gives way, not `agent:oncall-escalator` broken mid-word.
  * Triggered, acknowledged and resolved pages each have a colour of their own beside the word.
  */
 export const CONSOLE_CSS = `
@@ -85,6 +86,9 @@ ul.legend { list-style: none; padding: 0; margin: 0 0 .4rem; display: flex; flex
 .bar-off { fill: var(--bar-off); }
 .bar-sleep { fill: var(--bar-sleep); }
 .bar-flapping { fill: var(--bar-flap); }
+@media (min-width: 40.01rem) {
+  table.cards td.run-in, table.cards td[data-label="Actor"], table.cards td[data-label="Agent"] { white-space: nowrap; }
+}
 @media (max-width: 40rem) {
   main { padding: 0 .5rem 2rem; } th, td { padding: .3rem .4rem; }
   table.cards thead { position: absolute; left: -10000px; }
