@@ -91,8 +91,10 @@ export function createSharedReads(store: Store, clock: Clock, reportSources: Omi
   // (the store closing at shutdown) only means the first story verifies it instead.
   const watermark = createChainWatermark(store, clock);
   void watermark.current().catch(() => undefined);
-  // The facts of the pages reports read, kept between reports (report-cache.ts): built on the first.
-  const reports: Reports = { gate: createReadGate(1), sources: { store, facts: reportFactsCache(store.oncall.reportReads, clock), ...reportSources } };
+  // The facts of the pages reports read, kept between reports (report-cache.ts): built on the first unless given.
+  // The daemon passes its own, which it keeps warm and checkpoints (report/facts-warmer.ts).
+  const reports: Reports = { gate: createReadGate(1), sources: { store, ...reportSources,
+    facts: reportSources.facts ?? reportFactsCache(store.oncall.reportReads, clock) } };
   return { gate, watermark, tailers, reports, close: () => tailers.close() };
 }
 

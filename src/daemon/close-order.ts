@@ -19,6 +19,8 @@ export const CLOSE_ORDER = [
   'control plane',
   // The readers the control plane and the team console share (log tailers), once both are closed.
   'shared reads',
+  // The report cache's warm-up and checkpoints: stopped between chunks, before the store closes.
+  'report facts',
   'channels',
   'mcp servers',
   'agent logs',

@@ -21,6 +21,10 @@ import { startOtlpBridge } from '../metrics/otlp-bridge.js';
 import { createMetrics } from '../metrics/registry.js';
 import type { Store } from '../store/store.js';
 import { createDispatcher } from '../runtime/dispatch/dispatcher.js';
+import { startFactsWarmer } from '../report/facts-warmer.js';
+import { reportFactsCache } from '../report/report-cache.js';
+import { DAY_MS, DEFAULT_REPORT_DAYS } from '../report/report-query.js';
+import { reportAtTurn } from '../control-plane/routes/report-route.js';
 import { startBacklogGauge } from '../runtime/backlog-gauge.js';
 import { notifyingStore } from './notifying-store.js';
 import type { SourceStats } from '../metrics/source-stats.js';
@@ -267,9 +271,18 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const oncallReads = { configs: () => [...pageConfigs].map(([agentId, config]) => ({ agentId, config })),
       overrides: (agentId: string, endsAfterMs: number) => store.oncall.listOverrides(agentId, endsAfterMs) };
     // The readers the control plane and the team console share: one gate, one chain watermark, one tailer per log file, one report at a time.
+    // Reports' kept facts (contract §23.2), started from the store's checkpoint and kept warm in the background.
+    const reportFacts = reportFactsCache(store.oncall.reportReads, clock, { checkpoints: store.oncall.reportFacts, log: daemonLog });
     const shared = createSharedReads(store, clock, { configs: oncallReads.configs,
-      channelTypes: (agentId) => channelTypes.get(agentId) ?? new Map<string, string>() });
+      channelTypes: (agentId) => channelTypes.get(agentId) ?? new Map<string, string>(), facts: reportFacts });
     closers.add('shared reads', () => shared.close());
+    // The default report (the last DEFAULT_REPORT_DAYS) computed at its turn after each catch-up, as GET /report would: its interruptions kept.
+    const primeReport = async (): Promise<void> => {
+      const untilMs = clock.now();
+      await reportAtTurn(shared.reports, { sinceMs: untilMs - DEFAULT_REPORT_DAYS * DAY_MS, untilMs, agent: null, by: null }, new AbortController().signal);
+    };
+    const factsWarmer = startFactsWarmer({ facts: reportFacts, clock, log: daemonLog, prime: primeReport });
+    closers.add('report facts', () => factsWarmer.close());
     // Calendar subscription keys (§24.7): checked against the secret as it is now (rotating it revokes every URL).
     const calendar = calendarSecret(deps.home);
     const calendarKeys = { check: (agentId: string, scheduleId: string, key: string) => {

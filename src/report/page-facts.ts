@@ -43,7 +43,8 @@ export interface PageFacts {
   lastTsMs: number;
 }
 
-interface Folding extends PageFacts {
+/** A page's facts with the fold's own state: what it needs to go on folding (a checkpoint keeps it whole). */
+export interface Folding extends PageFacts {
   /** The seq a status notice of the state change just seen would have; -1 after any other row. */
   noticeSeq: number;
 }
@@ -105,6 +106,10 @@ export interface FactsFolder {
   facts(): ReadonlyMap<string, PageFacts>;
   /** Forgets a page (the cache lets pages go once no window can hold them). */
   remove(pageId: string): void;
+  /** Takes a page's facts as a checkpoint kept them (decodeFolding), in place of any it had. */
+  restore(folding: Folding): void;
+  /** A page's facts with the fold's state, to checkpoint (encodeFolding). */
+  folding(pageId: string): Folding | undefined;
 }
 
 export function factsFolder(): FactsFolder {
@@ -122,6 +127,8 @@ export function factsFolder(): FactsFolder {
     },
     facts: () => facts,
     remove: (pageId) => { facts.delete(pageId); },
+    restore: (folding) => { facts.set(folding.page.id, folding); },
+    folding: (pageId) => facts.get(pageId),
   };
 }
 
@@ -131,4 +138,45 @@ export function pageFacts(input: ReportRows): ReadonlyMap<string, PageFacts> {
   for (const page of input.pages) folder.addPage(page);
   for (const row of input.rows) folder.fold(row);
   return folder.facts();
+}
+
+/**
+ * The format of encodeFolding: a checkpoint of another version is not read (report-cache.ts folds the
+ * rows instead). Raise it with any change to what the fold keeps or means.
+ */
+export const FACTS_VERSION = 1;
+
+/**
+ * A page's folded facts as one JSON text (short keys: 100,000 of them are saved at once), with
+ * `named`: whether its page.opened row was read (its alert name taken; a later one is a reopen).
+ */
+export function encodeFolding(f: Folding, named: boolean): string {
+  const p = f.page;
+  return JSON.stringify({ a: p.agentId, p: p.policy, n: p.alertname, k: f.ackMs, r: f.resolveMs, e: [f.escalations.timeout, f.escalations.manual],
+    x: f.exhausted, f: f.flapping, o: f.rounds.map((r) => [r.person, r.channel, r.tsMs]), l: Number.isFinite(f.lastTsMs) ? f.lastTsMs : null,
+    s: f.noticeSeq, m: named });
+}
+
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
+const intOrNull = (v: unknown): v is number | null => v === null || isInt(v);
+const isRound = (v: unknown): v is [string, string, number] =>
+  Array.isArray(v) && v.length === 3 && typeof v[0] === 'string' && typeof v[1] === 'string' && isInt(v[2]);
+
+/** encodeFolding's text back, for the page with this id and opening time; null when any field is not what it wrote (the page is folded afresh). */
+export function decodeFolding(pageId: string, openedAtMs: number, text: string): { folding: Folding; named: boolean } | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || !isInt(openedAtMs)) return null;
+  const o = v as Record<string, unknown>;
+  const { a, p, n, k, r, e, x, f, o: rounds, l, s, m } = o;
+  if (typeof a !== 'string' || typeof p !== 'string' || (n !== null && typeof n !== 'string') || !intOrNull(k) || !intOrNull(r)
+    || !Array.isArray(e) || e.length !== 2 || !isInt(e[0]) || !isInt(e[1]) || typeof x !== 'boolean' || typeof f !== 'boolean'
+    || !Array.isArray(rounds) || !rounds.every(isRound) || !intOrNull(l) || !isInt(s) || typeof m !== 'boolean') return null;
+  return { named: m, folding: { page: { id: pageId, agentId: a, policy: p, openedAtMs, alertname: n }, ackMs: k, resolveMs: r,
+    escalations: { timeout: e[0], manual: e[1] }, exhausted: x, flapping: f, rounds: rounds.map(([person, channel, tsMs]) => ({ person, channel, tsMs })),
+    lastTsMs: l ?? -Infinity, noticeSeq: s } };
 }

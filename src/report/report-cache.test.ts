@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fakeClock } from '../core/clock.js';
-import { fixedReportReads, reportLine } from '../../test/support/report-reads.js';
+import { fixedReportReads, keptReportFacts, reportLine } from '../../test/support/report-reads.js';
 import { readReportRows, REPORT_CHUNK_ROWS } from '../store/report-rows.js';
 import type { ReportWindow } from '../store/report-rows.js';
 import type { PageFacts } from './page-facts.js';
-import { pageFacts } from './page-facts.js';
-import { KEPT_MS, reportFactsCache } from './report-cache.js';
+import { FACTS_VERSION, pageFacts } from './page-facts.js';
+import { FACTS_SAVE_EVERY_MS, KEPT_MS, reportFactsCache } from './report-cache.js';
 
 const DAY = 86_400_000;
 /** Lines' ts are 1000 + seq: the clock stands a little after them. */
@@ -73,5 +73,84 @@ describe('the report cache', () => {
     clock.advance(KEPT_MS);
     assert.equal(await cache.windowFacts(all), null);
     assert.deepEqual(await cache.windowFacts({ sinceMs: NOW, untilMs: NOW + KEPT_MS, agent: null }), []);
+  });
+
+  describe('its checkpoint', () => {
+    /** A chain of pages p1…pN (opened, a round each) that tests append to. */
+    const chain = (n: number): { pages: string[]; audit: string[]; add: (kind: string, data: Record<string, unknown>) => number } => {
+      const pages: string[] = [];
+      const audit: string[] = [];
+      let seq = 0;
+      const add = (kind: string, data: Record<string, unknown>): number => {
+        audit.push(reportLine(seq += 1, kind, data));
+        return seq;
+      };
+      for (let i = 1; i <= n; i++) {
+        const id = `p${i}`;
+        pages.push(`${id}\tagent-a\tdefault\t${1000 + seq + 1}`);
+        add('page.opened', { pageId: id, alertname: `A${i}` });
+        add('page.notified', { pageId: id, person: 'alice', channel: 'push', kind: 'escalation' });
+      }
+      return { pages, audit, add };
+    };
+
+    it('is saved whole after the first fold, then the pages changed since, at most every FACTS_SAVE_EVERY_MS and only when something changed', async () => {
+      const { pages, audit, add } = chain(3);
+      const clock = fakeClock(NOW);
+      const kept = keptReportFacts();
+      const cache = reportFactsCache(fixedReportReads(pages, audit), clock, { checkpoints: kept });
+      await cache.refresh();
+      assert.deepEqual(kept.saves.map((s) => [s.full, s.pages.map((p) => p.pageId).sort(), s.mark.seq, s.mark.version, s.keepFromMs]),
+        [[true, ['p1', 'p2', 'p3'], 6, FACTS_VERSION, NOW - KEPT_MS]]);
+      add('page.acknowledged', { pageId: 'p2', via: 'cli' });
+      clock.advance(FACTS_SAVE_EVERY_MS - 1);
+      await cache.windowFacts(all);
+      await cache.refresh();
+      assert.equal(kept.saves.length, 1, 'not due yet');
+      clock.advance(1);
+      const seq = add('page.resolved', { pageId: 'p3', via: 'source' });
+      await cache.windowFacts(all);
+      await cache.refresh();
+      assert.deepEqual(kept.saves.slice(1).map((s) => [s.full, s.pages.map((p) => p.pageId).sort(), s.mark.seq]), [[false, ['p2', 'p3'], seq]]);
+      clock.advance(FACTS_SAVE_EVERY_MS);
+      await cache.refresh();
+      assert.equal(kept.saves.length, 2, 'nothing changed: nothing saved');
+      // A save that fails leaves its pages to the next one.
+      add('page.acknowledged', { pageId: 'p1', via: 'cli' });
+      kept.fail = 1;
+      await cache.refresh();
+      const last = add('page.exhausted', { pageId: 'p2' });
+      clock.advance(FACTS_SAVE_EVERY_MS);
+      await cache.refresh();
+      assert.deepEqual(kept.saves.slice(2).map((s) => [s.pages.map((p) => p.pageId).sort(), s.mark.seq]), [[['p1'], last - 1], [['p1', 'p2'], last]]);
+      assert.equal(kept.mark?.seq, last);
+    });
+
+    it('a restart starts from it; a page whose saved facts do not decode is folded afresh from its rows, and saved again', async () => {
+      const { pages, audit, add } = chain(3);
+      const clock = fakeClock(NOW);
+      const kept = keptReportFacts();
+      await reportFactsCache(fixedReportReads(pages, audit), clock, { checkpoints: kept }).refresh();
+      add('page.acknowledged', { pageId: 'p2', via: 'cli' });
+      add('page.notified', { pageId: 'p2', person: 'alice', channel: 'push' });
+      const p2 = kept.rows.get('p2');
+      assert.ok(p2 !== undefined);
+      kept.rows.set('p2', { ...p2, facts: p2.facts.slice(0, 20) });
+      kept.rows.set('p3', { ...(kept.rows.get('p3') as typeof p2), facts: '{"a":"agent-a"}' });
+
+      const reads = fixedReportReads(pages, audit);
+      const restarted = reportFactsCache(reads, clock, { checkpoints: kept });
+      const facts = sorted(await restarted.windowFacts(all) ?? []);
+      assert.deepEqual(facts, sorted(pageFacts(await readReportRows(reads, all)).values()), 'what a fresh fold of the rows says');
+      assert.deepEqual(facts.map((f) => [f.page.id, f.page.alertname, f.ackMs, f.rounds.length]), [['p1', 'A1', null, 1], ['p2', 'A2', 4, 1], ['p3', 'A3', null, 1]]);
+      // The broken pages' lines by id, their rows from the first one's opening to the mark, then every row after the mark.
+      const asked = reads.asked.filter((a) => a[0] !== 'payloads');
+      assert.deepEqual(asked.slice(0, 4), [['pagesOf', ['p2', 'p3']], ['first', 1003], ['lines', 2, REPORT_CHUNK_ROWS], ['lines', 6, REPORT_CHUNK_ROWS]]);
+      clock.advance(FACTS_SAVE_EVERY_MS);
+      await restarted.refresh();
+      assert.deepEqual(kept.saves.at(-1)?.pages.map((p) => p.pageId).sort(), ['p2', 'p3'], 'the pages folded afresh are saved again');
+      const again = reportFactsCache(fixedReportReads(pages, audit), clock, { checkpoints: kept });
+      assert.deepEqual(sorted(await again.windowFacts(all) ?? []), facts);
+    });
   });
 });

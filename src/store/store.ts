@@ -20,6 +20,7 @@ import type {
   ApplyResult, ChannelRoom, ClaimOnCommit, DueClaim, HandoffTimer, HeartbeatSeen, NotificationClaim, NotificationOutcome, OpenPageCount, PageFilter,
   Quarantined, SendHold, SendRef, StoredOverride, StoredPage, StoredSilence,
 } from './oncall-store.js';
+import type { ReportFactsStore } from './report-facts.js';
 import type { ReportReads, ReportRows, ReportWindow } from './report-rows.js';
 import type { ReceiptStore } from './receipt-store.js';
 import type { StoreTransfer } from './transfer.js';
@@ -440,6 +441,8 @@ export interface OncallStore {
   reportRows(window: ReportWindow): Promise<ReportRows>;
   /** The reads `reportRows` is made of, for a reader that keeps what it read (report/report-cache.ts). */
   readonly reportReads: ReportReads;
+  /** The report cache's checkpoint (report-facts.ts): derived data, saved by the cache and loaded when it starts. */
+  readonly reportFacts: ReportFactsStore;
 
   /**
    * Claims `key` until `untilMs`: true the first time, false while an earlier claim of it holds (a

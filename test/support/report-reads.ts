@@ -3,6 +3,7 @@
  * asked: for the unit tests of readReportRows and of the report cache. The arrays are read at each
  * call, so a test may append pages and rows between reads as a store's writes would.
  */
+import type { FactsMark, FactsRow, FactsSave, FactsSaveOutcome, ReportFactsStore } from '../../src/store/report-facts.js';
 import type { ReportReads } from '../../src/store/report-rows.js';
 import { reportLineOf } from '../../src/store/report-rows.js';
 
@@ -39,4 +40,37 @@ export function fixedReportReads(pageLines: string[], audit: string[], payloads:
       return Promise.resolve(ids.filter((id) => payloads[id] !== undefined).map((id) => ({ id, payloadText: payloads[id] as string })));
     },
   };
+}
+
+/**
+ * A checkpoint store (store/report-facts.ts `ReportFactsStore`) in memory, for the report cache's unit
+ * tests: the stores' rule (a save at or behind the stored seq refused, another format only whole), the
+ * saves it was asked for, and `fail` to make the next saves fail as a store that went away would.
+ */
+export function keptReportFacts(): ReportFactsStore & { saves: FactsSave[]; mark: FactsMark | null; rows: Map<string, FactsRow>; fail: number } {
+  const kept = {
+    saves: [] as FactsSave[],
+    mark: null as FactsMark | null,
+    rows: new Map<string, FactsRow>(),
+    fail: 0,
+    save(save: FactsSave): Promise<FactsSaveOutcome> {
+      kept.saves.push(save);
+      if (kept.fail > 0) {
+        kept.fail -= 1;
+        return Promise.reject(new Error('the store is closed'));
+      }
+      if (kept.mark !== null && kept.mark.seq >= save.mark.seq) return Promise.resolve('behind');
+      if (kept.mark !== null && kept.mark.version !== save.mark.version && !save.full) return Promise.resolve('other-version');
+      if (save.full) kept.rows.clear();
+      for (const p of save.pages) kept.rows.set(p.pageId, p);
+      for (const [id, p] of kept.rows) if (p.openedAtMs < save.keepFromMs) kept.rows.delete(id);
+      kept.mark = save.mark;
+      return Promise.resolve('saved');
+    },
+    load(onLines: (text: string, mark: FactsMark) => void): Promise<FactsMark | null> {
+      if (kept.mark !== null) onLines([...kept.rows.values()].map((r) => `${r.pageId}\t${r.openedAtMs}\t${r.facts}`).join('\n'), kept.mark);
+      return Promise.resolve(kept.mark);
+    },
+  };
+  return kept;
 }

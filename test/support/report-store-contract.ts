@@ -3,7 +3,9 @@
  * the window (half-open, of one agent or all) with their alert names, and their audit rows of the page
  * kinds in seq order — an ack or resolve after the window included; other pages' rows, other kinds and
  * rows whose data is not JSON left out; the daemon's kept facts (report/report-cache.ts), folded a little
- * at a time as rows are appended, are what a whole read of the rows says. storeContract runs it.
+ * at a time as rows are appended, are what a whole read of the rows says; their checkpoint
+ * (store/report-facts.ts) is saved whole or not at all, never over a newer one, and a cache started from
+ * it says what the rows say. storeContract runs it.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -11,10 +13,12 @@ import type { Policy } from '../../src/oncall/oncall-config.js';
 import type { PagePlan, PageRecord } from '../../src/oncall/page.js';
 import type { Actor, PageEvent, ResolveTargets } from '../../src/oncall/page-plan.js';
 import { planAck, planOpen, planResolve, planTimer } from '../../src/oncall/page-plan.js';
-import { pageFacts } from '../../src/report/page-facts.js';
+import { FACTS_VERSION, pageFacts } from '../../src/report/page-facts.js';
 import type { PageFacts } from '../../src/report/page-facts.js';
 import { reportFactsCache } from '../../src/report/report-cache.js';
-import type { ReportAuditRow, ReportRows, ReportWindow } from '../../src/store/report-rows.js';
+import type { FactsMark, FactsRow, ReportFactsStore } from '../../src/store/report-facts.js';
+import { decodeFactsLines } from '../../src/store/report-facts.js';
+import type { ReportAuditRow, ReportReads, ReportRows, ReportWindow } from '../../src/store/report-rows.js';
 import type { Store } from '../../src/store/store.js';
 
 const T0 = Date.UTC(2026, 2, 1);
@@ -52,6 +56,19 @@ async function apply(store: Store, plan: PagePlan, atMs: number): Promise<PageRe
 type Brief = [string, string, string | null, string | null, string | null, string | null];
 const brief = (rows: readonly ReportAuditRow[]): Brief[] => rows.map((r) => [r.kind, r.pageId, r.person, r.channel, r.reason, r.via]);
 const window = (agent: string | null = null): { sinceMs: number; untilMs: number; agent: string | null } => ({ sinceMs: T0, untilMs: T0 + DAY, agent });
+
+/** Everything a load hands over, and its mark. */
+async function loaded(facts: ReportFactsStore): Promise<{ mark: FactsMark | null; rows: FactsRow[] }> {
+  const rows: FactsRow[] = [];
+  const mark = await facts.load((text) => decodeFactsLines(text, (r) => rows.push(r)));
+  return { mark, rows: rows.sort((x, y) => x.pageId.localeCompare(y.pageId)) };
+}
+
+/** A store's report reads, noting whether the window's pages were read whole (a cache that folds every row does). */
+function watched(reads: ReportReads): { reads: ReportReads; filled: () => boolean } {
+  let filled = false;
+  return { filled: () => filled, reads: { ...reads, pageLines: (w) => { filled = true; return reads.pageLines(w); } } };
+}
 
 export function reportStoreContract(name: string, openStore: () => Promise<Store>, tamper: (seq: number, dataText: string) => Promise<void>): void {
   describe(`${name}: what a report reads (§23)`, () => {
@@ -147,6 +164,68 @@ export function reportStoreContract(name: string, openStore: () => Promise<Store
         ...(refused ? [['page.notified', 'carol', null, false, null]] : []),
         ['page.acknowledged', null, null, false, 'console'],
       ]);
+    });
+
+    it('a checkpoint of the kept facts is saved whole and read back with its mark; a save behind the stored one is refused and leaves it whole', async () => {
+      const store = await openStore();
+      const facts = store.oncall.reportFacts;
+      assert.deepEqual(await loaded(facts), { mark: null, rows: [] });
+      const row = (pageId: string, openedAtMs: number, text: string): FactsRow => ({ pageId, openedAtMs, facts: text });
+      const mark = (seq: number, version = FACTS_VERSION): FactsMark => ({ seq, version, writtenAtMs: T0 + seq });
+      // Any text the fold writes is kept as it is: JSON with escapes of a tab and a line feed, and non-ASCII.
+      const odd = JSON.stringify({ n: 'a\tb\nc', é: '✓' });
+      assert.equal(await facts.save({ mark: mark(10), pages: [row('pa', T0, '{"a":1}'), row('pb', T0 + HOUR, odd), row('pc', T0 - DAY, '{}')],
+        keepFromMs: T0 - 2 * DAY, full: true }), 'saved');
+      assert.deepEqual(await loaded(facts), { mark: mark(10), rows: [row('pa', T0, '{"a":1}'), row('pb', T0 + HOUR, odd), row('pc', T0 - DAY, '{}')] });
+      // Pages changed since: upserted; pages opened before the kept span: deleted; the others kept.
+      assert.equal(await facts.save({ mark: mark(20), pages: [row('pb', T0 + HOUR, '{"b":2}'), row('pd', T0 + 2 * HOUR, '{"d":4}')],
+        keepFromMs: T0 - HOUR, full: false }), 'saved');
+      const newer = { mark: mark(20), rows: [row('pa', T0, '{"a":1}'), row('pb', T0 + HOUR, '{"b":2}'), row('pd', T0 + 2 * HOUR, '{"d":4}')] };
+      assert.deepEqual(await loaded(facts), newer);
+      // A replica behind (seq 15, or the same 20) writes nothing: not its pages, not its pruning, not its mark.
+      for (const seq of [15, 20]) {
+        assert.equal(await facts.save({ mark: mark(seq), pages: [row('pa', T0, '{"stale":true}'), row('pe', T0, '{}')], keepFromMs: T0 + DAY, full: true }),
+          'behind');
+      }
+      assert.deepEqual(await loaded(facts), newer);
+      // A part of another format is refused; the whole of it replaces the checkpoint.
+      assert.equal(await facts.save({ mark: mark(30, FACTS_VERSION + 1), pages: [row('pa', T0, '[]')], keepFromMs: T0 - DAY, full: false }), 'other-version');
+      assert.deepEqual(await loaded(facts), newer);
+      assert.equal(await facts.save({ mark: mark(30, FACTS_VERSION + 1), pages: [row('pe', T0, '[]')], keepFromMs: T0 - DAY, full: true }), 'saved');
+      assert.deepEqual(await loaded(facts), { mark: mark(30, FACTS_VERSION + 1), rows: [row('pe', T0, '[]')] });
+    });
+
+    it('a cache started from the checkpoint and caught up says what a fresh fold of the rows says; one of another version is ignored', async () => {
+      const store = await openStore();
+      const now = { now: () => T0 + 2 * DAY };
+      const byId = (facts: Iterable<PageFacts>): PageFacts[] => [...facts].sort((x, y) => x.page.id.localeCompare(y.page.id));
+      const fresh = async (): Promise<PageFacts[]> => byId(pageFacts(await store.oncall.reportRows(window())).values());
+      let a = await apply(store, open('agent-a', T0 + HOUR, { alertname: 'DiskFull' }), T0 + HOUR);
+      a = await apply(store, planTimer(a, T0 + HOUR + MIN, resolve) as PagePlan, T0 + HOUR + MIN);
+      // An ack stands last before the checkpoint: its notices come after it (the fold's noticeSeq is kept across).
+      a = await apply(store, must(planAck(a, bob, null, T0 + HOUR + 3 * MIN)), T0 + HOUR + 3 * MIN);
+      const first = watched(store.oncall.reportReads);
+      await reportFactsCache(first.reads, now, { checkpoints: store.oncall.reportFacts }).refresh();
+      assert.ok(first.filled(), 'no checkpoint yet: the rows were folded');
+      const saved = await loaded(store.oncall.reportFacts);
+      assert.deepEqual([saved.mark?.version, saved.rows.map((r) => r.pageId)], [FACTS_VERSION, [a.id]]);
+
+      const b = await apply(store, open('agent-b', T0 + 2 * HOUR), T0 + 2 * HOUR);
+      await apply(store, must(planResolve(b, source, null, null, T0 + 2 * HOUR + MIN)), T0 + 2 * HOUR + MIN);
+      await apply(store, must(planResolve(a, bob, null, null, T0 + DAY + HOUR)), T0 + DAY + HOUR);
+      const second = watched(store.oncall.reportReads);
+      const restarted = reportFactsCache(second.reads, now, { checkpoints: store.oncall.reportFacts });
+      assert.deepEqual(byId(await restarted.windowFacts(window()) ?? []), await fresh());
+      assert.equal(second.filled(), false, 'started from the checkpoint, only the rows after its mark folded');
+
+      // Another version's checkpoint (its facts in a format this fold does not read) is not read: the rows are folded, then saved whole.
+      const head = (saved.mark?.seq ?? 0) + 1_000;
+      assert.equal(await store.oncall.reportFacts.save({ mark: { seq: head, version: FACTS_VERSION + 1, writtenAtMs: T0 }, full: true,
+        pages: [{ pageId: a.id, openedAtMs: T0 + HOUR, facts: '["a format to come"]' }], keepFromMs: T0 }), 'saved');
+      const third = watched(store.oncall.reportReads);
+      const upgraded = reportFactsCache(third.reads, now, { checkpoints: store.oncall.reportFacts });
+      assert.deepEqual(byId(await upgraded.windowFacts(window()) ?? []), await fresh());
+      assert.ok(third.filled(), 'the rows were folded');
     });
 
     it('the kept facts, folded as rows are appended, are what a whole read and fold of the rows says', async () => {

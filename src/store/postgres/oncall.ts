@@ -36,6 +36,7 @@ import type { ChainTx } from './chain-tx.js';
 import type { ChainWriter } from './chain-writer.js';
 import { page as keysetPage } from './pages.js';
 import { readReportRows } from '../report-rows.js';
+import { postgresReportFacts } from './report-facts.js';
 import { postgresReportReads } from './report-reads.js';
 import { insertReceipts } from './receipts.js';
 
@@ -258,6 +259,7 @@ export function postgresOncall(pool: pg.Pool, writer: ChainWriter, budget?: numb
   return {
     reportRows: (window) => readReportRows(reportReads, window),
     reportReads,
+    reportFacts: postgresReportFacts(pool),
     // In the chain writer's batches, many plans to a transaction (page-writes.ts).
     applyPagePlan: (plan, nowMs, claim) => writer.applyPagePlan(plan, nowMs, claim),
 

@@ -12,6 +12,7 @@ import { GENESIS_HASH } from '../../audit/chain.js';
 import { RuntimeError } from '../../core/errors.js';
 import { PG_ONCALL_INTEGRITY_MIGRATION, PG_ONCALL_MIGRATION, PG_OUTBOX_ORDER_INDEX, PG_POLL_OFFSETS_TABLE } from './oncall.js';
 import { PG_RECEIPTS_MIGRATION } from './receipts.js';
+import { PG_REPORT_FACTS_MIGRATION } from './report-facts.js';
 import { PG_REPORT_MIGRATION } from './report-reads.js';
 
 /** Key of the advisory lock migrations run under ("svc-mig" in ASCII). */
@@ -179,6 +180,8 @@ export const MIGRATIONS: readonly string[] = [
   PG_OUTBOX_ORDER_INDEX,
   // 10: reports (contract §23): the page kinds' audit rows in seq order, the window's pages without their bodies.
   PG_REPORT_MIGRATION,
+  // 11: the report cache's checkpoint (contract §23.2): each kept page's folded facts and the seq they are folded through.
+  PG_REPORT_FACTS_MIGRATION,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -5,6 +5,8 @@
  * look and the wire.
  */
 import { isStaleNotification } from '../../oncall/page.js';
+import type { ReportFactsStore } from '../report-facts.js';
+import { loadFacts } from '../report-facts.js';
 import type { ReportReads } from '../report-rows.js';
 import { readReportRows } from '../report-rows.js';
 import type { SendHold } from '../oncall-store.js';
@@ -22,6 +24,10 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     firstSeqSince: (sinceMs) => read('reportFirstSeq', sinceMs),
     auditLines: (afterSeq, limit) => read('reportAuditLines', afterSeq, limit),
     eventPayloads: (ids) => read('reportEventPayloads', ids),
+  };
+  const reportFacts: ReportFactsStore = {
+    save: (save) => write('saveReportFacts', save),
+    load: (onLines) => loadFacts({ mark: () => read('reportFactsMark'), chunk: (after, limit) => read('reportFactsChunk', after, limit) }, onLines),
   };
   return {
     // A new page has had no send yet: only a plan onto a stored page waits for the sends under their last look.
@@ -67,6 +73,7 @@ export function sqliteOncall(write: WorkerCall<WriterOps>, read: WorkerCall<Read
     listHeartbeats: () => read('listHeartbeats'),
     reportRows: (window) => readReportRows(reportReads, window),
     reportReads,
+    reportFacts,
     pollOffset: (feed) => read('pollOffset', feed),
     savePollOffset: (feed, offset, nowMs) => write('savePollOffset', feed, offset, nowMs),
   };

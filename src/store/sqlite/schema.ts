@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { errorText, RuntimeError } from '../../core/errors.js';
 import { ONCALL_INTEGRITY_MIGRATION, ONCALL_MIGRATION, OPEN_PAGE_COUNTS_INDEX, OUTBOX_ORDER_INDEX, POLL_OFFSETS_TABLE } from './oncall-schema.js';
 import { RECEIPTS_MIGRATION } from './receipts.js';
+import { REPORT_FACTS_MIGRATION } from './report-facts.js';
 import { REPORT_MIGRATION } from './report-schema.js';
 import { SUPPRESSED_STATUS_MIGRATION } from './suppressed-migration.js';
 
@@ -142,6 +143,8 @@ const MIGRATIONS: readonly string[] = [
   OUTBOX_ORDER_INDEX,
   // 13: reports (contract §23): each page row's report line in an index, and the pages of a window without their bodies.
   REPORT_MIGRATION,
+  // 14: the report cache's checkpoint (contract §23.2): each kept page's folded facts and the seq they are folded through.
+  REPORT_FACTS_MIGRATION,
 ];
 
 /**

@@ -146,7 +146,7 @@ describe('sqlite store: the file', () => {
       DROP INDEX audit_event_ref; DROP INDEX audit_page_ref;
       DROP TABLE pages; DROP TABLE page_notifications; DROP TABLE oncall_overrides; DROP TABLE silences;
       DROP TABLE heartbeats; DROP TABLE schedule_handoffs; DROP TABLE incident_resolves; DROP TABLE answer_once; DROP TABLE poll_offsets; DROP TABLE page_receipts;
-      DROP INDEX audit_report;`);
+      DROP INDEX audit_report; DROP TABLE report_facts; DROP TABLE report_facts_mark;`);
     db.pragma('user_version = 2');
     db.close();
     const upgraded = await openSqliteStore({ path });
@@ -157,7 +157,7 @@ describe('sqlite store: the file', () => {
     assert.deepEqual((await upgraded.eventStory(id)).map((r) => r.kind), ['event.accepted']);
     await upgraded.close();
     const check = new Database(path, { readonly: true });
-    assert.equal(check.pragma('user_version', { simple: true }), 13);
+    assert.equal(check.pragma('user_version', { simple: true }), 14);
     check.close();
   });
 
@@ -179,7 +179,7 @@ describe('sqlite store: the file', () => {
     db.pragma('foreign_keys = OFF');
     db.exec(`DELETE FROM events WHERE id = '${gone}'; DROP TABLE schedule_handoffs; DROP INDEX pages_open_state; DROP TABLE incident_resolves; DROP TABLE answer_once; DROP TABLE poll_offsets; DROP TABLE page_receipts; DROP INDEX page_notifications_page_pending;
       ALTER TABLE page_notifications DROP COLUMN channel_id;
-      DROP INDEX audit_report; DROP INDEX pages_report; DROP INDEX audit_event_ref; DROP INDEX audit_page_ref;
+      DROP INDEX audit_report; DROP INDEX pages_report; DROP TABLE report_facts; DROP TABLE report_facts_mark; DROP INDEX audit_event_ref; DROP INDEX audit_page_ref;
       CREATE TABLE audit_events (event_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (event_id, seq)) WITHOUT ROWID;
       CREATE TRIGGER audit_events_fill AFTER INSERT ON audit BEGIN SELECT 1; END;
       CREATE TABLE page_audit (page_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (page_id, seq)) WITHOUT ROWID;
@@ -211,7 +211,7 @@ describe('sqlite store: the file', () => {
 
     const after = new Database(path);
     try {
-      assert.equal(after.pragma('user_version', { simple: true }), 13);
+      assert.equal(after.pragma('user_version', { simple: true }), 14);
       const rows = after.prepare('SELECT * FROM events ORDER BY seq').all() as Array<{ seq: number; status: string }>;
       assert.deepEqual(rows.slice(0, -1), rowsBefore, 'every column of every row as it was');
       assert.equal(rows.at(-1)?.seq, 4, 'a seq once handed out (3, deleted) is never handed out again');

@@ -29,6 +29,8 @@ import { createOncallWriter } from './oncall-writer.js';
 import type { ReceiptReader, ReceiptWriter } from './receipts.js';
 import { createReceiptReader, createReceiptWriter } from './receipts.js';
 import { createPager } from './pages.js';
+import type { ReportFactsReader, ReportFactsWriter } from './report-facts.js';
+import { createReportFactsReader, createReportFactsWriter } from './report-facts.js';
 import type { ReportReader } from './report-reader.js';
 import { createReportReader } from './report-reader.js';
 
@@ -47,8 +49,9 @@ export interface StoreWorkerData {
  * What each thread answers, as its handler table: worker-client.ts derives `call`'s names, arguments
  * and results from these, so a misspelt operation or a swapped argument does not compile.
  */
-export type WriterOps = Writer & OncallWriter & ReceiptWriter & { close(): null };
-export type ReaderOps = Reader & OncallReader & ReceiptReader & ReportReader & { backup(path: string): Promise<{ bytes: number }>; close(): null };
+export type WriterOps = Writer & OncallWriter & ReceiptWriter & ReportFactsWriter & { close(): null };
+export type ReaderOps = Reader & OncallReader & ReceiptReader & ReportReader & ReportFactsReader
+  & { backup(path: string): Promise<{ bytes: number }>; close(): null };
 
 export interface StoreRequest {
   id: number;
@@ -73,7 +76,9 @@ export type StoreReady = { ready: true } | { ready: false; error: SerializedErro
  */
 const RELAXED_OPS = new Set(['claimEvents', 'renewLeases', 'releaseClaims', 'claimDuePages', 'claimNotifications', 'touchHeartbeats',
   // A feed offset lost in a power cut reads its last updates again: the actions they carry change nothing twice.
-  'savePollOffset']);
+  'savePollOffset',
+  // A checkpoint of the report cache lost in a power cut is derived data: the next start folds the rows since the one before.
+  'saveReportFacts']);
 /** Operations that run on their own, outside a batch. */
 const SOLO_OPS = new Set(['prune', 'close']);
 
@@ -99,7 +104,7 @@ function handlerOf(table: object, op: string): ((...args: unknown[]) => unknown)
 function startWriter(db: Database.Database, windowMs: number, reply: (r: StoreReply | StoreReply[]) => void): (req: StoreRequest) => void {
   const writer = createWriter(db, { windowMs });
   const handlers: Omit<WriterOps, 'close'> = { ...writer, ...createOncallWriter(db, (entry, nowMs) => writer.appendAudit(entry, nowMs)),
-    ...createReceiptWriter(db) };
+    ...createReceiptWriter(db), ...createReportFactsWriter(db) };
   let queue: StoreRequest[] = [];
   let scheduled = false;
   let durability: 'FULL' | 'NORMAL' = 'FULL';
@@ -257,7 +262,7 @@ function startReader(db: Database.Database, pageBudget: number | undefined, repl
     }
     try {
       reader ??= { ...createReader(db, pageBudget), ...createOncallReader(db, createPager(db, pageBudget)), ...createReceiptReader(db),
-        ...createReportReader(db) };
+        ...createReportReader(db), ...createReportFactsReader(db) };
       const handler = handlerOf(reader, r.op);
       if (handler === undefined) throw new Error(`unknown store operation ${r.op}`);
       const value = handler(...r.args);
