@@ -66,6 +66,7 @@ describe('heartbeats e2e', () => {
     assert.equal(missed.length, 1);
     const opened = auditRows(a.home).find((r) => r.kind === 'page.opened');
     assert.equal(opened?.data.incidentKey, 'heartbeat:watchdog');
+    assert.equal(opened.data.alertname, 'heartbeat:watchdog', 'svc report --by alert names it');
 
     assert.equal((await postAlert(a.url, a.secret, watchdog(a.fixture), 'wd-2')).status, 202);
     const resolved = await waitFor('the heartbeat is back: the page is resolved', () => readJsonLines(out).find((l) => l.status === 'resolved'), 30_000);

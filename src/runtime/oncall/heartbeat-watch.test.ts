@@ -35,11 +35,13 @@ async function setup(reopenWindowMs: number) {
 describe('heartbeat watch (§17.7)', () => {
   for (const [name, reopenWindowMs] of [['a new page', 0], ['the page reopened', 3_600_000]] as const) {
     it(`a missing-heartbeat page resolved by hand ends that miss, not the watch: the next miss pages again (${name})`, async () => {
-      const { engine, watch, pages, kinds } = await setup(reopenWindowMs);
+      const { store, engine, watch, pages, kinds } = await setup(reopenWindowMs);
       await watch(T0 + 11 * S);
       const [first] = await pages();
       assert.equal(first?.state, 'triggered');
       assert.equal(first.incidentKey, 'heartbeat:watchdog');
+      // Reports count pages per alert name: the heartbeat's is its key.
+      assert.equal(JSON.parse((await store.listAudit(all, { kind: 'page.opened' })).items[0]?.dataText ?? '{}').alertname, 'heartbeat:watchdog');
       const resolved = await engine.act(first.id, { kind: 'resolve', note: null }, { actor: 'cli:op', by: 'op', via: 'cli' });
       assert.equal(resolved.ok, true);
       await watch(T0 + 15 * S);

@@ -57,7 +57,8 @@ export async function watchHeartbeats(deps: HeartbeatWatchDeps, nowMs: number): 
       }
       const since = missingSince(last, page);
       if (!open && nowMs > since + hb.everyMs + hb.graceMs) {
-        await engine.openFor(agentId, key, hb.policy, { id: `${key}@${since}`, title: missingTitle(hb, last), severity: 'P1' },
+        // Its incident key names it in reports (§23: pages per alert name), not "(no alert name)".
+        await engine.openFor(agentId, key, hb.policy, { id: `${key}@${since}`, title: missingTitle(hb, last), severity: 'P1', alertname: key },
           [{ kind: 'heartbeat.missed', actor: `agent:${agentId}`, agentId, data: { heartbeat: hb.id, source: hb.source, lastSeen: isoTs(last) } }]);
       }
     }
