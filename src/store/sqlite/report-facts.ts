@@ -4,6 +4,7 @@
  * the reader's chunks.
  */
 import type Database from 'better-sqlite3';
+import { statementCache } from './statement-cache.js';
 import type { FactsMark, FactsSave, FactsSaveOutcome } from '../report-facts.js';
 
 /** Migration 14 (contract §23.2): each kept page's folded facts, and the one mark they are folded through. */
@@ -58,15 +59,7 @@ export function createReportFactsWriter(db: Database.Database): ReportFactsWrite
 }
 
 export function createReportFactsReader(db: Database.Database): ReportFactsReader {
-  const prepared = new Map<string, Database.Statement<unknown[], unknown>>();
-  const stmt = (sql: string): Database.Statement<unknown[], unknown> => {
-    let s = prepared.get(sql);
-    if (s === undefined) {
-      s = db.prepare<unknown[], unknown>(sql);
-      prepared.set(sql, s);
-    }
-    return s;
-  };
+  const stmt = statementCache(db);
   return {
     reportFactsMark: () => toMark(stmt('SELECT seq, version, written_ms FROM report_facts_mark WHERE id = 1').get() as MarkRow | undefined),
     reportFactsChunk: (afterPageId, limit) => {

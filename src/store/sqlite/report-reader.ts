@@ -4,6 +4,7 @@
  * prepared on first use (a read-only store of an older schema still opens).
  */
 import type Database from 'better-sqlite3';
+import { statementCache } from './statement-cache.js';
 import type { ReportWindow } from '../report-rows.js';
 import { reportLineSql } from '../report-rows.js';
 import { REPORT_ROWS_WHERE } from './report-schema.js';
@@ -19,15 +20,7 @@ export interface ReportReader {
 const PAGE_LINE = `id || char(9) || agent_id || char(9) || policy_id || char(9) || ts_ms`;
 
 export function createReportReader(db: Database.Database): ReportReader {
-  const prepared = new Map<string, Database.Statement<unknown[], unknown>>();
-  const stmt = (sql: string): Database.Statement<unknown[], unknown> => {
-    let s = prepared.get(sql);
-    if (s === undefined) {
-      s = db.prepare<unknown[], unknown>(sql);
-      prepared.set(sql, s);
-    }
-    return s;
-  };
+  const stmt = statementCache(db);
   return {
     reportPageLines: (w) => (stmt(`SELECT group_concat(${PAGE_LINE}, char(10)) FROM pages INDEXED BY pages_report
       WHERE ts_ms >= ? AND ts_ms < ? AND (? IS NULL OR agent_id = ?)`).pluck().get(w.sinceMs, w.untilMs, w.agent, w.agent) as string | null) ?? '',
