@@ -276,7 +276,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const shared = createSharedReads(store, clock, { configs: oncallReads.configs,
       channelTypes: (agentId) => channelTypes.get(agentId) ?? new Map<string, string>(), facts: reportFacts });
     closers.add('shared reads', () => shared.close());
-    // The default report (the last DEFAULT_REPORT_DAYS) computed at its turn after each catch-up, as GET /report would: its interruptions kept.
+    // The default report (the last DEFAULT_REPORT_DAYS) computed at its turn after the first catch-up, as GET /report would: its interruptions kept.
     const primeReport = async (): Promise<void> => {
       const untilMs = clock.now();
       await reportAtTurn(shared.reports, { sinceMs: untilMs - DEFAULT_REPORT_DAYS * DAY_MS, untilMs, agent: null, by: null }, new AbortController().signal);
