@@ -107,11 +107,6 @@ function verify(spec: VendorSpec, result: ImportResult, timeline: Answers, agent
   return { outcomes, notCompared };
 }
 
-/**
- * `--verify` of an export taken some time ago, without `--at`: what had ended by now (an override, a
- * shift) was left out of oncall.yaml but is in the vendor's rendering, so the rendering's past differs.
- * Said beside the differences, with the `--at` that judges as of the export.
- */
 /** What the person does next, in the report's order: the channels, svc check, the overrides once svc runs. */
 function nextSteps(result: ImportResult): string {
   const steps = [...(result.channels.length > 0 ? [`add the channels ${REPORT_FILE} lists to channels.yaml`] : []), 'svc check',
@@ -119,11 +114,17 @@ function nextSteps(result: ImportResult): string {
   return steps.map((step, i) => `${i === 0 ? 'next:' : '     '} ${i + 1}. ${step}\n`).join('');
 }
 
-const HOUR_MS = 3_600_000;
+/** A rendering that starts longer ago than this was exported some time ago (a fresh one starts about now). */
+const STALE_EXPORT_MS = 3_600_000;
 
+/**
+ * `--verify` of an export taken some time ago, without `--at`: what had ended by now (an override, a
+ * shift) was left out of oncall.yaml but is in the vendor's rendering, so the rendering's past differs.
+ * Said beside the differences, with the `--at` that judges as of the export.
+ */
 function staleExportHint(differing: readonly VerifyOutcome[], nowMs: number): string | null {
   const fromMs = Math.min(...differing.map((o) => o.fromMs));
-  if (!(fromMs < nowMs - HOUR_MS)) return null;
+  if (!(fromMs < nowMs - STALE_EXPORT_MS)) return null;
   return `the rendering starts at ${isoTime(fromMs)}, before now: what had ended by now (overrides, shifts) was left out of oncall.yaml, `
     + `which alone makes such differences; --at ${isoTime(fromMs)} judges as of the export\n`;
 }

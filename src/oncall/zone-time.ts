@@ -112,7 +112,7 @@ export function parseLocalDateTime(text: string): number | null {
   return ms;
 }
 
-/** Naive milliseconds as `YYYY-MM-DD HH:mm` (for messages). */
+/** Naive milliseconds as `YYYY-MM-DD HH:mm` (for messages; of a UTC instant, its UTC minute). */
 export function formatNaive(naiveMs: number): string {
   return new Date(naiveMs).toISOString().slice(0, 16).replace('T', ' ');
 }

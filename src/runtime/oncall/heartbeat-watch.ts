@@ -15,6 +15,7 @@ import { formatDuration } from '../../core/duration.js';
 import type { Heartbeat, OncallConfig } from '../../oncall/oncall-config.js';
 import { heartbeatKey } from '../../oncall/incident-key.js';
 import type { PageRecord } from '../../oncall/page.js';
+import { formatNaive } from '../../oncall/zone-time.js';
 import { incarnationOpenedAtMs } from '../../oncall/page.js';
 import type { HeartbeatSeen } from '../../store/oncall-store.js';
 import { isDamagedPage } from '../../store/oncall-store.js';
@@ -79,6 +80,6 @@ function missingSince(lastSeenMs: number, page: PageRecord | null): number {
  * CLI's tables print times (`2026-11-29 11:01Z`); the exact instant is the audit row's `lastSeen`.
  */
 function missingTitle(hb: Heartbeat, lastSeenMs: number): string {
-  const since = `${isoTs(lastSeenMs).slice(0, 16).replace('T', ' ')}Z`;
+  const since = `${formatNaive(lastSeenMs)}Z`;
   return `Heartbeat ${hb.id} missing: nothing from ${hb.source} since ${since} (every ${formatDuration(hb.everyMs)}, grace ${formatDuration(hb.graceMs)})`;
 }

@@ -55,7 +55,7 @@ export function postgresReportFacts(pool: pg.Pool): ReportFactsStore {
       try {
         await client.query('BEGIN');
         const outcome = await saveIn(client, save);
-        // Refused: the placeholder mark (if this inserted it) goes with the rollback.
+        // Refused: the seq -1 mark row (if this inserted it) goes with the rollback.
         await client.query(outcome === 'saved' ? 'COMMIT' : 'ROLLBACK');
         client.release();
         return outcome;
